@@ -1,0 +1,131 @@
+"""Argument checks shared by the whole package.
+
+Every check raises ``ValueError`` whose message names the parameter, the value
+received and the allowed range, so that the command line and the app can show it
+to a person as it is.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ldpcore import bounds
+
+
+def check_epsilon(epsilon: object) -> float:
+    """Return ``epsilon`` as a float, or raise if it is not a valid privacy budget."""
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
+        raise ValueError(
+            f"epsilon must be a number in ({0}, {bounds.EPSILON_MAX}], got {epsilon!r}"
+        )
+    value = float(epsilon)
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(
+            f"epsilon must be a finite number > 0 (at most {bounds.EPSILON_MAX}), got {value!r}"
+        )
+    if value < bounds.EPSILON_MIN or value > bounds.EPSILON_MAX:
+        raise ValueError(
+            f"epsilon must be in [{bounds.EPSILON_MIN}, {bounds.EPSILON_MAX}], got {value!r}"
+        )
+    return value
+
+
+def check_int(value: object, *, name: str, minimum: int, maximum: int | None = None) -> int:
+    """Return ``value`` as an int in ``[minimum, maximum]``, or raise naming ``name``."""
+    allowed = (
+        f"an integer >= {minimum}" if maximum is None else (f"an integer in [{minimum}, {maximum}]")
+    )
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        result = int(value)
+    else:
+        as_float = float(value)
+        if not math.isfinite(as_float) or as_float != round(as_float):
+            raise ValueError(f"{name} must be {allowed}, got {value!r}")
+        result = round(as_float)
+    if result < minimum or (maximum is not None and result > maximum):
+        raise ValueError(f"{name} must be {allowed}, got {result}")
+    return result
+
+
+def check_domain_size(domain_size: object) -> int:
+    """Return the domain size ``d`` as an int, or raise if outside the bounds."""
+    return check_int(
+        domain_size,
+        name="domain_size",
+        minimum=bounds.DOMAIN_SIZE_MIN,
+        maximum=bounds.DOMAIN_SIZE_MAX,
+    )
+
+
+def check_n_users(n: object) -> int:
+    """Return the number of users ``n`` as an int, or raise if outside the bounds."""
+    return check_int(n, name="n", minimum=bounds.N_USERS_MIN, maximum=bounds.N_USERS_MAX)
+
+
+def check_counts(
+    counts: ArrayLike, *, name: str, length: int, maximum: int | None = None
+) -> NDArray[np.int64]:
+    """Return a copy of ``counts`` as int64, or raise if it is not a count vector.
+
+    Parameters
+    ----------
+    counts : array_like
+        One non-negative whole number per domain value.
+    name : str
+        The parameter's name, used in the error message.
+    length : int
+        The required length (the domain size).
+    maximum : int, optional
+        An upper bound for every entry (e.g. ``n`` for support counts).
+    """
+    array = np.asarray(counts)
+    if array.ndim != 1 or array.shape[0] != length:
+        raise ValueError(
+            f"{name} must be a 1-D array of length {length} (one entry per domain value), "
+            f"got shape {array.shape}"
+        )
+    if array.dtype == np.bool_ or not (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    ):
+        raise ValueError(f"{name} must hold whole numbers >= 0, got dtype {array.dtype}")
+    if np.issubdtype(array.dtype, np.floating):
+        if not np.all(np.isfinite(array)):
+            raise ValueError(f"{name} must be finite whole numbers >= 0; found NaN or inf")
+        if np.any(array != np.round(array)):
+            raise ValueError(f"{name} must be whole numbers >= 0; found a fractional entry")
+        if np.any(np.abs(array) > 2.0**62):
+            raise ValueError(f"{name} entries must be below 2^62")
+    if np.any(array < 0):
+        first = int(np.flatnonzero(array < 0)[0])
+        raise ValueError(f"{name} must be whole numbers >= 0; entry {first} is {array[first].item()!r}")
+    result = array.astype(np.int64, copy=True)
+    if maximum is not None and np.any(result > maximum):
+        first = int(np.flatnonzero(result > maximum)[0])
+        raise ValueError(
+            f"{name} entries must be at most {maximum}; entry {first} is {result[first]}"
+        )
+    return result
+
+
+def check_values(values: ArrayLike, *, domain_size: int) -> NDArray[np.int64]:
+    """Return user values as int64, or raise unless each is an index in ``[0, d)``."""
+    array = np.asarray(values)
+    if array.ndim != 1:
+        raise ValueError(f"values must be a 1-D array of user values, got shape {array.shape}")
+    if array.size and not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(
+            f"values must be integer indices in [0, {domain_size - 1}], got dtype {array.dtype}"
+        )
+    result = array.astype(np.int64, copy=False)
+    if result.size and (result.min() < 0 or result.max() >= domain_size):
+        raise ValueError(
+            f"values must be integer indices in [0, {domain_size - 1}] (0-based), "
+            f"got range [{result.min()}, {result.max()}]"
+        )
+    return result

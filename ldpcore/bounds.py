@@ -1,0 +1,31 @@
+"""The one place that says which parameter values ldpcore accepts.
+
+Sliders, the command line, validation and the tests all import these numbers,
+so a limit changes in one place only.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: Smallest accepted privacy budget. Below it every protocol's estimates are
+#: pure noise at any realistic n, and e^ε − 1 underflows towards 0 in the formulas.
+EPSILON_MIN: Final[float] = 1e-3
+#: Largest accepted privacy budget. OLH's hash range g = round(e^ε + 1) must stay
+#: below 2^32 for its 64-bit hash arithmetic; e^20 ≈ 4.9e8 leaves ample room.
+EPSILON_MAX: Final[float] = 20.0
+
+#: Domain sizes accepted by the core. d = 1 has nothing to estimate.
+DOMAIN_SIZE_MIN: Final[int] = 2
+DOMAIN_SIZE_MAX: Final[int] = 1_000_000
+
+#: Number of users accepted by the core (int64 counts stay exact far beyond this).
+N_USERS_MIN: Final[int] = 1
+N_USERS_MAX: Final[int] = 10**12
+
+#: Trials per experiment.
+TRIALS_MIN: Final[int] = 1
+TRIALS_MAX: Final[int] = 10_000
+
+#: The per-user path materialises every report: keep it to sizes a laptop handles.
+PER_USER_N_MAX: Final[int] = 50_000_000

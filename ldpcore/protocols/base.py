@@ -1,0 +1,251 @@
+"""The generalized view of a frequency oracle (NDSS 2020, Section III).
+
+Every pure protocol has each user report a set ``Y`` of domain values: the user's
+true value is in ``Y`` with probability ``p``, any other value with probability
+``q < p``. The aggregator counts, for each value ``v``, the reports that support
+it (``c_v``) and scales the count into an unbiased frequency estimate.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ldpcore import bounds
+from ldpcore._validation import (
+    check_counts,
+    check_domain_size,
+    check_epsilon,
+    check_n_users,
+    check_values,
+)
+from ldpcore.rng import RNGLike, as_generator
+
+Sampler = Literal["fast", "per-user"]
+SAMPLERS: tuple[Sampler, ...] = ("fast", "per-user")
+
+#: Users randomized per batch on the per-user path; bounds memory, not results.
+_USERS_PER_BATCH = 1 << 16
+
+
+@dataclass(frozen=True, kw_only=True)
+class FrequencyOracle(ABC):
+    """A frequency oracle under ε-LDP in the generalized (p, q) view.
+
+    Subclasses set the class metadata, implement ``p``/``q``, the client
+    randomizer (``randomize``), the server's aggregation (``aggregate``) and the
+    fast support-count sampler (``_sample_fast``).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε > 0.
+    domain_size : int
+        The number of values ``d``; user values are 0-based indices in ``[0, d)``.
+    """
+
+    #: Canonical registry name, e.g. ``"OLH"``.
+    name: ClassVar[str]
+    #: One line for people: what the protocol does.
+    description: ClassVar[str]
+    #: Where the protocol and its formulas come from.
+    reference: ClassVar[str]
+    #: What one report costs to send, for people comparing protocols.
+    communication: ClassVar[str]
+
+    epsilon: float
+    domain_size: int
+
+    def __post_init__(self) -> None:
+        # Frozen dataclass: normalised values are written once, here.
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "domain_size", check_domain_size(self.domain_size))
+
+    # ------------------------------------------------------------------ (p, q)
+    @property
+    @abstractmethod
+    def p(self) -> float:
+        """Probability that a report supports the user's own value."""
+
+    @property
+    @abstractmethod
+    def q(self) -> float:
+        """Probability that a report supports a given other value."""
+
+    def parameters(self) -> dict[str, Any]:
+        """Return the constructor arguments that reproduce this protocol."""
+        return {"epsilon": self.epsilon, "domain_size": self.domain_size}
+
+    # --------------------------------------------------------------- accuracy
+    def variance(self, frequencies: ArrayLike, n: int) -> NDArray[np.float64]:
+        """Per-value variance of the Base estimate, NDSS Eq. (3).
+
+        ``σ_v² = [q(1−q) + f_v (p−q)(1−p−q)] / [n (p−q)²]``. It is exact for every
+        protocol here, because each ``c_v`` is a sum of independent Bernoulli
+        indicators with success probability ``p`` (users with value ``v``) or
+        ``q`` (everyone else).
+
+        Parameters
+        ----------
+        frequencies : array_like
+            True frequencies ``f_v`` (length ``d``).
+        n : int
+            Number of users.
+        """
+        n = check_n_users(n)
+        f = np.asarray(frequencies, dtype=np.float64)
+        if f.shape != (self.domain_size,):
+            raise ValueError(
+                f"frequencies must have length domain_size={self.domain_size}, got shape {f.shape}"
+            )
+        p, q = self.p, self.q
+        return (q * (1 - q) + f * (p - q) * (1 - p - q)) / (n * (p - q) ** 2)
+
+    def approx_variance(self, n: int) -> float:
+        """The f-free variance of the Base estimate, NDSS Eq. (5): ``q(1−q)/[n(p−q)²]``."""
+        n = check_n_users(n)
+        p, q = self.p, self.q
+        return q * (1 - q) / (n * (p - q) ** 2)
+
+    def estimate(self, support_counts: ArrayLike, n: int) -> NDArray[np.float64]:
+        """Return the unbiased Base estimate ``f̃_v = (c_v/n − q)/(p − q)`` (NDSS Sec. III).
+
+        Parameters
+        ----------
+        support_counts : array_like
+            ``c_v``, the number of reports supporting each value (length ``d``).
+        n : int
+            Number of users who reported.
+        """
+        n = check_n_users(n)
+        counts = check_counts(
+            support_counts, name="support_counts", length=self.domain_size, maximum=n
+        )
+        return (counts / n - self.q) / (self.p - self.q)
+
+    # --------------------------------------------------------------- sampling
+    def sample_support_counts(
+        self,
+        true_counts: ArrayLike,
+        rng: RNGLike = None,
+        *,
+        sampler: Sampler = "fast",
+    ) -> NDArray[np.int64]:
+        """Draw the support counts ``c`` that ``n = Σ true_counts`` users would produce.
+
+        Parameters
+        ----------
+        true_counts : array_like
+            ``n_v``, how many users hold each value (length ``d``).
+        rng : Generator, int or None
+            Source of randomness.
+        sampler : {"fast", "per-user"}
+            ``"fast"`` draws ``c`` directly from its exact distribution in time
+            independent of ``n``; ``"per-user"`` runs the real client randomizer
+            for every user and the server's aggregation (the slow reference path).
+
+        Returns
+        -------
+        ndarray of int64
+            One support count per value.
+        """
+        counts = check_counts(true_counts, name="true_counts", length=self.domain_size)
+        check_n_users(int(counts.sum()))
+        generator = as_generator(rng)
+        if sampler == "fast":
+            return self._sample_fast(counts, generator)
+        if sampler == "per-user":
+            n = int(counts.sum())
+            if n > bounds.PER_USER_N_MAX:
+                raise ValueError(
+                    f"the per-user sampler handles at most {bounds.PER_USER_N_MAX:,} users, "
+                    f"got n={n:,}; use sampler='fast'"
+                )
+            return self._sample_per_user(counts, generator)
+        raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}; got {sampler!r}")
+
+    def _sample_per_user(
+        self, true_counts: NDArray[np.int64], rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        total = np.zeros(self.domain_size, dtype=np.int64)
+        for values in _user_batches(true_counts, self._users_per_batch()):
+            total += self.aggregate(self.randomize(values, rng))
+        return total
+
+    def _users_per_batch(self) -> int:
+        """Users randomized at once on the per-user path (memory, not results)."""
+        return _USERS_PER_BATCH
+
+    @abstractmethod
+    def _sample_fast(
+        self, true_counts: NDArray[np.int64], rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        """Draw support counts from their exact joint distribution, O(d) (or near) per call."""
+
+    # ------------------------------------------------------ client and server
+    @abstractmethod
+    def randomize(self, values: ArrayLike, rng: RNGLike = None) -> Any:
+        """Apply the client randomizer to each user's value (0-based indices).
+
+        Returns the protocol's reports; their format is given by the subclass.
+        """
+
+    @abstractmethod
+    def aggregate(self, reports: Any) -> NDArray[np.int64]:
+        """Turn a batch of reports into support counts ``c_v`` (length ``d``)."""
+
+    def _values(self, values: ArrayLike) -> NDArray[np.int64]:
+        return check_values(values, domain_size=self.domain_size)
+
+    # ---------------------------------------------------------------- privacy
+    @abstractmethod
+    def worst_case_ratio(self) -> float:
+        """Exact ``max_{y, v, v'} P(y | v) / P(y | v')`` over the protocol's outputs.
+
+        Computed from the channel's structure rather than from ``epsilon``; ε-LDP
+        holds if and only if it is at most ``e^ε``.
+        """
+
+    @abstractmethod
+    def channel_matrix(self) -> NDArray[np.float64]:
+        """Return ``Q[y, v] = P(report y | value v)`` with every output enumerated.
+
+        Only for small domains (the output space can be exponential in ``d``);
+        raises ``ValueError`` when it would be too large.
+        """
+
+    def __str__(self) -> str:
+        extras = ", ".join(
+            f"{k}={v}" for k, v in self.parameters().items() if k not in {"epsilon", "domain_size"}
+        )
+        tail = f", {extras}" if extras else ""
+        return f"{self.name}(ε={self.epsilon:g}, d={self.domain_size}{tail})"
+
+
+def ratio_from_matrix(channel: NDArray[np.float64]) -> float:
+    """Worst-case output-probability ratio of an explicit channel ``Q[y, v]``.
+
+    An output that some input can produce and another cannot has an infinite ratio.
+    """
+    high = channel.max(axis=1)
+    low = channel.min(axis=1)
+    possible = high > 0
+    if np.any(low[possible] == 0):
+        return math.inf
+    return float(np.max(high[possible] / low[possible]))
+
+
+def _user_batches(true_counts: NDArray[np.int64], batch: int) -> Iterator[NDArray[np.int64]]:
+    """Yield the users' values (sorted by value) in batches of at most ``batch``."""
+    n = int(true_counts.sum())
+    ends = np.cumsum(true_counts)
+    for start in range(0, n, batch):
+        stop = min(start + batch, n)
+        # value of user i is the first v with ends[v] > i
+        yield np.searchsorted(ends, np.arange(start, stop), side="right").astype(np.int64)

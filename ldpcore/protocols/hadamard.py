@@ -1,0 +1,171 @@
+"""Hadamard Response (HR): Acharya, Sun & Zhang, AISTATS 2019; NDSS 2020 Section III-C.
+
+Value ``v`` is mapped to column ``v + 1`` of the Sylvester Hadamard matrix ``H`` of
+order ``K`` (the smallest power of two above ``d``), ``H[r, c] = (−1)^{popcount(r & c)}``.
+A user reports one row index: with probability ``e^ε/(e^ε + 1)`` a uniform row where
+its column is +1, otherwise a uniform row where it is −1. A report ``r`` supports
+every value whose column is +1 in row ``r``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ldpcore.protocols.base import FrequencyOracle, ratio_from_matrix
+from ldpcore.rng import RNGLike, as_generator
+
+_MAX_EXPLICIT_ROWS = 8192
+
+
+def fwht(x: ArrayLike) -> NDArray[np.int64]:
+    """Fast Walsh–Hadamard transform ``H x`` for the Sylvester ``H``, in O(K log K).
+
+    Parameters
+    ----------
+    x : array_like of int
+        Length ``K``, a power of two.
+
+    Examples
+    --------
+    >>> fwht([1, 0, 0, 0]).tolist()
+    [1, 1, 1, 1]
+    >>> fwht([0, 1, 0, 0]).tolist()
+    [1, -1, 1, -1]
+    """
+    a = np.array(x, dtype=np.int64)
+    size = a.shape[0]
+    if a.ndim != 1 or size == 0 or size & (size - 1):
+        raise ValueError(f"fwht needs a 1-D array whose length is a power of two, got {a.shape}")
+    half = 1
+    while half < size:
+        blocks = a.reshape(-1, 2, half)
+        a = np.stack((blocks[:, 0] + blocks[:, 1], blocks[:, 0] - blocks[:, 1]), axis=1).ravel()
+        half *= 2
+    return a
+
+
+def hadamard_order(domain_size: int) -> int:
+    """``K``: the smallest power of two strictly greater than ``d`` (column 0 is all +1)."""
+    return 1 << domain_size.bit_length()
+
+
+@dataclass(frozen=True, kw_only=True)
+class HadamardResponse(FrequencyOracle):
+    """Hadamard Response: ``p = e^ε/(e^ε + 1)``, ``q = 1/2``.
+
+    Reports are row indices in ``[0, K)`` (int64).
+
+    Examples
+    --------
+    >>> HadamardResponse(epsilon=1.0, domain_size=1024).order
+    2048
+    """
+
+    name: ClassVar[str] = "HR"
+    description: ClassVar[str] = "Hadamard response: report one row of a Hadamard matrix"
+    reference: ClassVar[str] = "Acharya, Sun & Zhang, AISTATS 2019; NDSS 2020, Sec. III-C"
+    communication: ClassVar[str] = "one row index (log2 K bits)"
+
+    @property
+    def order(self) -> int:
+        """``K``, the order of the Hadamard matrix."""
+        return hadamard_order(self.domain_size)
+
+    @property
+    def p(self) -> float:
+        """``e^ε/(e^ε + 1)``."""
+        return 1.0 / (1.0 + math.exp(-self.epsilon))
+
+    @property
+    def q(self) -> float:
+        """``1/2``: two distinct columns agree on exactly half the rows."""
+        return 0.5
+
+    def randomize(self, values: ArrayLike, rng: RNGLike = None) -> NDArray[np.int64]:
+        """Draw each user's row: a +1 row of its column with probability ``p``, else a −1 row."""
+        v = self._values(values)
+        generator = as_generator(rng)
+        column = v + 1
+        want_negative = generator.random(v.size) >= self.p
+        rows = generator.integers(0, self.order, size=v.size, dtype=np.int64)
+        negative = (np.bitwise_count(rows & column) & 1).astype(bool)
+        # Flipping the row bit at the column's lowest set bit flips the sign: a
+        # bijection between +1 and −1 rows, so the result stays uniform.
+        return np.where(negative != want_negative, rows ^ (column & -column), rows)
+
+    def aggregate(self, reports: ArrayLike) -> NDArray[np.int64]:
+        """Support counts via one FWHT of the row histogram: ``c_v = (n + (H h)_{v+1}) / 2``."""
+        rows = np.asarray(reports)
+        if rows.ndim != 1 or (rows.size and not np.issubdtype(rows.dtype, np.integer)):
+            raise ValueError(
+                f"HR reports must be a 1-D integer array of row indices, got {rows.dtype}"
+            )
+        if rows.size and (rows.min() < 0 or rows.max() >= self.order):
+            raise ValueError(f"HR reports must be row indices in [0, {self.order - 1}]")
+        return self._support_from_rows(np.bincount(rows, minlength=self.order))
+
+    def _support_from_rows(self, histogram: NDArray[np.int64]) -> NDArray[np.int64]:
+        n = int(histogram.sum())
+        transformed = fwht(histogram)
+        return (n + transformed[1 : self.domain_size + 1]) // 2
+
+    def _sample_fast(
+        self, true_counts: NDArray[np.int64], rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        """Exact row histogram in O(K log K), then one FWHT.
+
+        As a mixture, with ``t = (e^ε − 1)/(e^ε + 1)`` a user takes a uniform row
+        of ``S_c = {r : r·c ≡ 0 (mod 2)}`` (its column's +1 rows), otherwise a
+        uniform row of all ``K``. ``kept_v ~ Bin(n_v, t)``.
+
+        A uniform row subject to ``r·c ≡ b`` is drawn bit by bit from the top.
+        Write ``c = (c_hi, c_lo)``. If ``c_lo ≠ 0`` (or ``c = 0``), the top bit of
+        ``r`` is a fair coin and the rest must satisfy ``r_lo·c_lo ≡ b ⊕ r_hi c_hi``;
+        if ``c_lo = 0`` and ``c_hi = 1`` the top bit must equal ``b``. Users with
+        equal ``(c, b)`` in the same prefix node are exchangeable, so each level
+        splits every class count by one Binomial(·, 1/2): ``2K`` draws per level,
+        ``log2 K`` levels, and the leaves are the row histogram.
+        """
+        order = self.order
+        t = math.tanh(self.epsilon / 2)  # (e^ε − 1)/(e^ε + 1), stable for small ε
+        kept = rng.binomial(true_counts, t).astype(np.int64)
+        # classes[node, c, b]: users in this row-prefix node whose remaining
+        # constraint is r_rest · c ≡ b (mod 2); c = 0 means unconstrained.
+        classes = np.zeros((1, order, 2), dtype=np.int64)
+        classes[0, 1 : self.domain_size + 1, 0] = kept
+        classes[0, 0, 0] = int(true_counts.sum() - kept.sum())
+        while classes.shape[1] > 1:
+            nodes, width = classes.shape[0], classes.shape[1] // 2
+            split = classes.reshape(nodes, 2, width, 2)  # [node, c_hi, c_lo, b]
+            to_zero = rng.binomial(split, 0.5)
+            # c_lo = 0, c_hi = 1: the top row bit is forced to equal b.
+            to_zero[:, 1, 0, 0] = split[:, 1, 0, 0]
+            to_zero[:, 1, 0, 1] = 0
+            to_one = split - to_zero
+            child_zero = to_zero[:, 0] + to_zero[:, 1]
+            child_one = to_one[:, 0] + to_one[:, 1, :, ::-1]  # b ⊕ c_hi when the bit is 1
+            classes = np.stack((child_zero, child_one), axis=1).reshape(2 * nodes, width, 2)
+        return self._support_from_rows(classes[:, 0, 0])
+
+    def channel_matrix(self) -> NDArray[np.float64]:
+        """``Q[r, v] = 2p/K`` where ``H[r, v+1] = +1`` and ``2(1−p)/K`` where it is −1."""
+        order = self.order
+        if order > _MAX_EXPLICIT_ROWS:
+            raise ValueError(
+                f"channel_matrix is built for K <= {_MAX_EXPLICIT_ROWS} rows, got K = {order}"
+            )
+        rows = np.arange(order)[:, None]
+        columns = np.arange(1, self.domain_size + 1)[None, :]
+        negative = (np.bitwise_count(rows & columns) & 1).astype(bool)
+        return np.where(negative, 2 * (1 - self.p) / order, 2 * self.p / order)
+
+    def worst_case_ratio(self) -> float:
+        """Exact worst-case ratio from the channel (closed form ``p/(1−p)`` for large ``K``)."""
+        if self.order <= _MAX_EXPLICIT_ROWS:
+            return ratio_from_matrix(self.channel_matrix())
+        return self.p / (1 - self.p)

@@ -1,0 +1,214 @@
+"""Subset Selection (SS): report a random k-subset that tends to contain the value.
+
+Ye & Barg, IEEE Trans. IT 2018; Wang et al., ISIT 2016; NDSS 2020 Section III-C.
+The user's value is included with probability ``p = k e^ε/(k e^ε + d − k)``; the
+rest of the subset is a uniform choice among the other values. Any output subset
+``Y`` therefore has probability ``e^ε/Z`` if it contains the value and ``1/Z``
+otherwise, ``Z = C(d−1, k−1) e^ε + C(d−1, k)``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ldpcore._validation import check_int
+from ldpcore.protocols.base import FrequencyOracle
+from ldpcore.rng import RNGLike, as_generator
+
+#: ``channel_matrix`` enumerates subsets only up to this many.
+_MAX_ENUMERATED_SUBSETS = 20_000
+
+
+def default_k(epsilon: float, domain_size: int) -> int:
+    """The variance-optimal subset size ``k = round(d/(e^ε + 1))``, kept in ``[1, d − 1]``."""
+    return min(domain_size - 1, max(1, round(domain_size / (math.exp(epsilon) + 1))))
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubsetSelection(FrequencyOracle):
+    """Subset Selection with subset size ``k``.
+
+    ``p = k e^ε/(k e^ε + d − k)`` and
+    ``q = [k e^ε (k−1) + (d−k) k] / [(d−1)(k e^ε + d − k)]`` (reading notes, item 2).
+
+    Reports are an int64 array of shape ``(n_users, k)``: each row the chosen subset.
+
+    Examples
+    --------
+    >>> SubsetSelection(epsilon=1.0, domain_size=1024).k
+    275
+    """
+
+    name: ClassVar[str] = "SS"
+    description: ClassVar[str] = (
+        "Subset selection: report k values, the true one more likely among them"
+    )
+    reference: ClassVar[str] = "Ye & Barg 2018; Wang et al. 2016; NDSS 2020, Sec. III-C"
+    communication: ClassVar[str] = "k values (k log2 d bits)"
+
+    k: int | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        k = default_k(self.epsilon, self.domain_size) if self.k is None else self.k
+        object.__setattr__(
+            self, "k", check_int(k, name="k", minimum=1, maximum=self.domain_size - 1)
+        )
+
+    @property
+    def subset_size(self) -> int:
+        """``k`` as a plain int (always set after construction)."""
+        assert self.k is not None  # set in __post_init__
+        return self.k
+
+    def parameters(self) -> dict[str, object]:
+        """Constructor arguments, including ``k``."""
+        return {**super().parameters(), "k": self.subset_size}
+
+    @property
+    def p(self) -> float:
+        """``k e^ε / (k e^ε + d − k)``."""
+        k, d, e = self.subset_size, self.domain_size, math.exp(self.epsilon)
+        return k * e / (k * e + d - k)
+
+    @property
+    def q(self) -> float:
+        """``[k e^ε (k−1) + (d−k) k] / [(d−1)(k e^ε + d − k)]``."""
+        k, d, e = self.subset_size, self.domain_size, math.exp(self.epsilon)
+        return (k * e * (k - 1) + (d - k) * k) / ((d - 1) * (k * e + d - k))
+
+    @property
+    def mixture_weight(self) -> float:
+        """``β = k(e^ε − 1)/(k(e^ε − 1) + d)``: SS as a mixture (see ``_sample_fast``)."""
+        k, d, e = self.subset_size, self.domain_size, math.exp(self.epsilon)
+        return k * (e - 1) / (k * (e - 1) + d)
+
+    def randomize(self, values: ArrayLike, rng: RNGLike = None) -> NDArray[np.int64]:
+        """Include each user's value with probability ``p``; fill up uniformly from the others."""
+        v = self._values(values)
+        generator = as_generator(rng)
+        k = self.subset_size
+        include = generator.random(v.size) < self.p
+        # The k smallest of i.i.d. uniform keys are a uniform k-subset; pinning the
+        # own value's key below (or above) every other forces it in (or out).
+        keys = generator.random((v.size, self.domain_size))
+        keys[np.arange(v.size), v] = np.where(include, -1.0, 2.0)
+        return np.argpartition(keys, k - 1, axis=1)[:, :k].astype(np.int64)
+
+    def aggregate(self, reports: ArrayLike) -> NDArray[np.int64]:
+        """Count how many reported subsets contain each value."""
+        subsets = np.asarray(reports)
+        k = self.subset_size
+        if (
+            subsets.ndim != 2
+            or subsets.shape[1] != k
+            or not np.issubdtype(subsets.dtype, np.integer)
+        ):
+            raise ValueError(
+                f"SS reports must be an integer array of shape (n_users, {k}), "
+                f"got {subsets.dtype} array of shape {subsets.shape}"
+            )
+        flat = self._values(subsets.ravel())
+        ordered = np.sort(subsets, axis=1)
+        if k > 1 and np.any(ordered[:, 1:] == ordered[:, :-1]):
+            raise ValueError("SS reports must list k distinct values per user")
+        return np.bincount(flat, minlength=self.domain_size).astype(np.int64)
+
+    def _users_per_batch(self) -> int:
+        return max(1, (1 << 22) // self.domain_size)
+
+    def _sample_fast(
+        self, true_counts: NDArray[np.int64], rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        """Exact support counts in O(d · w) with w the spread of the remaining-picks state.
+
+        SS is the mixture ``β · U(k-subsets containing v) + (1−β) · U(all k-subsets)``
+        (β from ``mixture_weight``; check: subsets with ``v`` get ``β/C(d−1,k−1) +
+        (1−β)/C(d,k)``, the others ``(1−β)/C(d,k)``, ratio ``e^ε``). So ``kept_v ~
+        Bin(n_v, β)`` users report ``{v}`` plus a uniform (k−1)-subset of the others,
+        and the remaining users a uniform k-subset.
+
+        The sum of many uniform subsets is drawn column by column. A user that still
+        needs ``r`` picks among ``R`` remaining columns takes the current column with
+        probability ``r/R``, whatever it picked before; so only the histogram of
+        ``r`` over users matters. Users of a kept value ``v > j`` (pool ``forced``)
+        skip column ``v`` and see ``R − 1`` eligible columns; at column ``j`` the
+        ``kept_j`` users of value ``j`` are a uniform random subset of that pool
+        (its members have evolved identically), drawn by a multivariate
+        hypergeometric, counted in, and moved to the ``free`` pool unchanged.
+        """
+        d, k = self.domain_size, self.subset_size
+        kept_array = rng.binomial(true_counts, self.mixture_weight).astype(np.int64)
+        kept = kept_array.tolist()  # Python ints: the loop below reads one per column
+        n = int(true_counts.sum())
+        n_kept = int(kept_array.sum())
+        # state[0]: forced pool (own value still ahead), state[1]: free pool; index r.
+        state = np.zeros((2, k + 1), dtype=np.int64)
+        state[0, k - 1] = n_kept
+        state[1, k] = n - n_kept
+        r_values = np.arange(k + 1, dtype=np.float64)
+        support = np.zeros(d, dtype=np.int64)
+        low = k - 1 if n_kept else k
+        high = k if n > n_kept else k - 1
+        inverse = np.empty((2, 1))
+        for j in range(d):
+            remaining = d - j
+            window = slice(low, high + 1)
+            block = state[:, window]  # a view: updates below write through
+            taken = None
+            if kept[j]:
+                taken = rng.multivariate_hypergeometric(block[0], kept[j])
+                block[0] -= taken
+            # Forced users still ahead see one column fewer. A state whose r exceeds
+            # its eligible columns is necessarily empty; clipping keeps p in [0, 1].
+            inverse[0, 0] = 1.0 / max(remaining - 1, 1)
+            inverse[1, 0] = 1.0 / remaining
+            probs = np.minimum(r_values[window] * inverse, 1.0)
+            picked = rng.binomial(block, probs)
+            support[j] = kept[j] + int(picked.sum())
+            block -= picked
+            # A pick lowers r by one (nobody picks at r = 0, whose probability is 0).
+            if low == 0:
+                state[:, 0:high] += picked[:, 1:]
+            else:
+                state[:, low - 1 : high] += picked
+                low -= 1
+            if taken is not None:
+                state[1, window] += taken
+            # Trim empty ends of the window (it only ever moves down by one).
+            while high > low and not (state[0, high] or state[1, high]):
+                high -= 1
+            while low < high and not (state[0, low] or state[1, low]):
+                low += 1
+        return support
+
+    def worst_case_ratio(self) -> float:
+        """Exact worst-case ratio: ``[p/C(d−1,k−1)] / [(1−p)/C(d−1,k)] = p(d−k)/((1−p)k)``.
+
+        Output probabilities take two values, for subsets with and without the
+        user's value; the ratio is largest between an input inside ``Y`` and one
+        outside it (possible because ``1 ≤ k ≤ d − 1``).
+        """
+        k, d, p = self.subset_size, self.domain_size, self.p
+        return p * (d - k) / ((1 - p) * k)
+
+    def channel_matrix(self) -> NDArray[np.float64]:
+        """``Q[Y, v]`` over all k-subsets ``Y`` in lexicographic order."""
+        d, k = self.domain_size, self.subset_size
+        if math.comb(d, k) > _MAX_ENUMERATED_SUBSETS:
+            raise ValueError(
+                f"channel_matrix enumerates C(d, k) = {math.comb(d, k):,} subsets; "
+                f"at most {_MAX_ENUMERATED_SUBSETS:,} are allowed"
+            )
+        subsets = np.array(list(itertools.combinations(range(d), k)))
+        member = np.zeros((subsets.shape[0], d), dtype=bool)
+        np.put_along_axis(member, subsets, True, axis=1)
+        inside = self.p / math.comb(d - 1, k - 1)
+        outside = (1 - self.p) / math.comb(d - 1, k)
+        return np.where(member, inside, outside)

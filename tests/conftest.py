@@ -1,0 +1,88 @@
+"""Shared helpers for the statistical tests.
+
+``exact_count_moments`` computes the mean vector and covariance matrix of the
+support counts from the protocol's enumerated channel, an independent path from
+both samplers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import settings
+
+from ldpcore.protocols import OLH, FrequencyOracle, HadamardResponse, SubsetSelection
+from ldpcore.protocols.unary import _UnaryEncoding
+
+settings.register_profile("ci", deadline=None, max_examples=60, derandomize=True)
+settings.load_profile("ci")
+
+#: Width of the statistical acceptance bands, in standard errors. Seeds are fixed,
+#: so a pass is deterministic; 4.5σ keeps a correct implementation passing for
+#: essentially any seed while a wrong formula (off by a few %) fails.
+K_SIGMA = 4.5
+
+
+def support_matrix(protocol: FrequencyOracle) -> np.ndarray:
+    """``M[y, v] = 1`` when output ``y`` (as enumerated by ``channel_matrix``) supports ``v``."""
+    d = protocol.domain_size
+    if isinstance(protocol, _UnaryEncoding):
+        return np.array(list(itertools.product((0, 1), repeat=d)))[:, ::-1].astype(float)
+    if isinstance(protocol, SubsetSelection):
+        subsets = list(itertools.combinations(range(d), protocol.subset_size))
+        member = np.zeros((len(subsets), d))
+        for row, subset in enumerate(subsets):
+            member[row, list(subset)] = 1
+        return member
+    if isinstance(protocol, HadamardResponse):
+        rows = np.arange(protocol.order)[:, None]
+        cols = np.arange(1, d + 1)[None, :]
+        return ((np.bitwise_count(rows & cols) & 1) == 0).astype(float)
+    return np.eye(d)  # GRR: a report supports the reported value
+
+
+def exact_count_moments(
+    protocol: FrequencyOracle, true_counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and covariance of the support-count vector ``c``.
+
+    Users are independent, so ``Cov(c) = Σ_v n_v Cov_{y ~ Q[:, v]}(M[y, :])``. OLH is
+    taken under the ideal hash the paper assumes (indicators independent across values).
+    """
+    d = protocol.domain_size
+    n = int(true_counts.sum())
+    if isinstance(protocol, OLH):
+        p, q = protocol.p, protocol.q
+        mean = true_counts * p + (n - true_counts) * q
+        var = true_counts * p * (1 - p) + (n - true_counts) * q * (1 - q)
+        return mean, np.diag(var)
+    channel = protocol.channel_matrix()
+    support = support_matrix(protocol)
+    mean = np.zeros(d)
+    cov = np.zeros((d, d))
+    for v in range(d):
+        weights = channel[:, v]
+        first = weights @ support
+        second = support.T @ (weights[:, None] * support)
+        mean += true_counts[v] * first
+        cov += true_counts[v] * (second - np.outer(first, first))
+    return mean, cov
+
+
+def zipf_counts(d: int, n: int, s: float = 1.5) -> np.ndarray:
+    """Largest-remainder rounding of ``n · f`` with ``f_i ∝ i^{-s}``."""
+    f = np.arange(1, d + 1, dtype=float) ** -s
+    f /= f.sum()
+    raw = n * f
+    counts = np.floor(raw).astype(np.int64)
+    short = n - int(counts.sum())
+    counts[np.argsort(-(raw - counts), kind="stable")[:short]] += 1
+    return counts
+
+
+@pytest.fixture
+def e() -> float:
+    return math.e

@@ -1,0 +1,191 @@
+"""The fast sampler and the per-user path draw support counts from the same law.
+
+Both are held against exact moments computed from the enumerated channel
+(``conftest.exact_count_moments``) and against each other, with k·σ bands.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import K_SIGMA, exact_count_moments, zipf_counts
+from ldpcore import trial_generators
+from ldpcore.protocols import FrequencyOracle, get_protocol, protocol_names
+
+ALL = protocol_names()
+
+
+def _draw(protocol: FrequencyOracle, counts: np.ndarray, trials: int, seed: int, sampler: str):
+    return np.array(
+        [
+            protocol.sample_support_counts(counts, rng, sampler=sampler)  # type: ignore[arg-type]
+            for rng in trial_generators(seed, trials)
+        ]
+    )
+
+
+def _variance_se(samples: np.ndarray) -> np.ndarray:
+    """Standard error of the sample variance, from the empirical fourth moment."""
+    t = samples.shape[0]
+    centred = samples - samples.mean(axis=0)
+    m2 = (centred**2).mean(axis=0)
+    m4 = (centred**4).mean(axis=0)
+    return np.sqrt(np.maximum(m4 - m2**2 * (t - 3) / (t - 1), 0) / t)
+
+
+def _assert_moments(samples: np.ndarray, mean: np.ndarray, cov: np.ndarray, label: str) -> None:
+    t = samples.shape[0]
+    var = np.diag(cov)
+    z_mean = (samples.mean(axis=0) - mean) / np.sqrt(var / t)
+    assert np.abs(z_mean).max() < K_SIGMA, f"{label}: mean off by {np.abs(z_mean).max():.1f}σ"
+    emp_cov = np.cov(samples, rowvar=False, ddof=1)
+    se_var = _variance_se(samples)
+    z_var = (np.diag(emp_cov) - var) / se_var
+    assert np.abs(z_var).max() < K_SIGMA, f"{label}: variance off by {np.abs(z_var).max():.1f}σ"
+    # Covariances (what drives Var Σ f̃): SE of a sample covariance under near-normality.
+    se_cov = np.sqrt((np.outer(var, var) + cov**2) / t)
+    off = ~np.eye(len(mean), dtype=bool)
+    z_cov = np.abs(emp_cov - cov)[off] / se_cov[off]
+    assert z_cov.max() < K_SIGMA, f"{label}: a covariance off by {z_cov.max():.1f}σ"
+
+
+CASES = [(name, {}) for name in ALL] + [
+    ("OLH", {"g": 7}),
+    ("SS", {"k": 3}),
+    ("SS", {"k": 1}),
+]
+
+
+def _case_id(case: tuple[str, dict[str, int]]) -> str:
+    name, extra = case
+    return name + "".join(f"-{k}{v}" for k, v in extra.items())
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+@pytest.mark.parametrize("sampler,trials", [("fast", 3000), ("per-user", 600)])
+def test_counts_match_exact_moments(case: tuple[str, dict[str, int]], sampler: str, trials: int):
+    name, extra = case
+    d = 7 if name == "HR" else 8  # HR: d = 7 uses every column of K = 8
+    protocol = get_protocol(name, epsilon=1.0, domain_size=d, **extra)
+    counts = zipf_counts(d, 300)
+    mean, cov = exact_count_moments(protocol, counts)
+    samples = _draw(protocol, counts, trials, seed=101, sampler=sampler)
+    _assert_moments(samples, mean, cov, f"{protocol} {sampler}")
+
+
+@pytest.mark.parametrize("d", [2, 5, 8, 9])
+def test_hr_fast_sampler_on_partial_hadamard_columns(d: int) -> None:
+    protocol = get_protocol("HR", epsilon=0.7, domain_size=d)
+    counts = zipf_counts(d, 200, s=1.0)
+    mean, cov = exact_count_moments(protocol, counts)
+    _assert_moments(_draw(protocol, counts, 2000, seed=5, sampler="fast"), mean, cov, str(protocol))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_fast_and_per_user_agree_with_each_other(name: str) -> None:
+    d, n, trials = 12, 250, 400
+    protocol = get_protocol(name, epsilon=1.5, domain_size=d)
+    counts = zipf_counts(d, n, s=1.1)
+    fast = _draw(protocol, counts, trials, seed=1, sampler="fast")
+    slow = _draw(protocol, counts, trials, seed=2, sampler="per-user")
+    for label, a, b in (
+        ("support counts", fast, slow),
+        (
+            "Σ f̃",
+            np.array([protocol.estimate(c, n).sum() for c in fast])[:, None],
+            np.array([protocol.estimate(c, n).sum() for c in slow])[:, None],
+        ),
+    ):
+        se_mean = np.sqrt(a.var(axis=0, ddof=1) / trials + b.var(axis=0, ddof=1) / trials)
+        gap = np.abs(a.mean(axis=0) - b.mean(axis=0))
+        constant = se_mean == 0
+        # GRR and SS fix Σ c exactly (n and n·k); then both paths must be that constant.
+        assert np.all(gap[constant] < 1e-9), f"{name} {label}: constant differs"
+        assert np.all(gap[~constant] < K_SIGMA * se_mean[~constant]), f"{name} {label}: means"
+        var_a, var_b = a.var(axis=0, ddof=1), b.var(axis=0, ddof=1)
+        se_var = np.sqrt(_variance_se(a) ** 2 + _variance_se(b) ** 2)
+        assert np.all(np.abs(var_a - var_b)[~constant] < K_SIGMA * se_var[~constant]), (
+            f"{name} {label}: variances"
+        )
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_base_estimate_unbiased_with_eq3_variance(name: str) -> None:
+    d, n, trials = 16, 1000, 4000
+    protocol = get_protocol(name, epsilon=1.0, domain_size=d)
+    counts = zipf_counts(d, n)
+    f = counts / n
+    estimates = np.array(
+        [protocol.estimate(c, n) for c in _draw(protocol, counts, trials, 9, "fast")]
+    )
+    sigma2 = protocol.variance(f, n)
+    z = (estimates.mean(axis=0) - f) / np.sqrt(sigma2 / trials)
+    assert np.abs(z).max() < K_SIGMA
+    ratio = estimates.var(axis=0, ddof=1) / sigma2
+    assert np.all(np.abs(ratio - 1) < 0.10), ratio  # NDSS Eq. (3) within 10%
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_per_user_base_estimate_unbiased_with_eq3_variance(name: str) -> None:
+    d, n, trials = 10, 300, 1000
+    protocol = get_protocol(name, epsilon=2.0, domain_size=d)
+    counts = zipf_counts(d, n)
+    f = counts / n
+    estimates = np.array(
+        [protocol.estimate(c, n) for c in _draw(protocol, counts, trials, 3, "per-user")]
+    )
+    sigma2 = protocol.variance(f, n)
+    z = (estimates.mean(axis=0) - f) / np.sqrt(sigma2 / trials)
+    assert np.abs(z).max() < K_SIGMA
+    pooled = estimates.var(axis=0, ddof=1).sum() / sigma2.sum()
+    assert abs(pooled - 1) < 0.10
+
+
+def test_eq5_drops_the_frequency_term() -> None:
+    protocol = get_protocol("OLH", epsilon=1.0, domain_size=32)
+    assert protocol.approx_variance(1000) == pytest.approx(protocol.variance(np.zeros(32), 1000)[0])
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_fast_sampler_at_a_billion_users(name: str) -> None:
+    d, n = 64, 10**9
+    protocol = get_protocol(name, epsilon=1.0, domain_size=d)
+    counts = zipf_counts(d, n)
+    c = protocol.sample_support_counts(counts, 123)
+    mean = counts * protocol.p + (n - counts) * protocol.q
+    var = counts * protocol.p * (1 - protocol.p) + (n - counts) * protocol.q * (1 - protocol.q)
+    assert c.dtype == np.int64 and np.all((c >= 0) & (c <= n))
+    assert np.abs((c - mean) / np.sqrt(var)).max() < 6
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("sampler", ["fast", "per-user"])
+def test_same_seed_same_counts(name: str, sampler: str) -> None:
+    protocol = get_protocol(name, epsilon=1.0, domain_size=20)
+    counts = zipf_counts(20, 500)
+    first = protocol.sample_support_counts(counts, 42, sampler=sampler)  # type: ignore[arg-type]
+    again = protocol.sample_support_counts(counts, 42, sampler=sampler)  # type: ignore[arg-type]
+    other = protocol.sample_support_counts(counts, 43, sampler=sampler)  # type: ignore[arg-type]
+    np.testing.assert_array_equal(first, again)
+    assert not np.array_equal(first, other)
+
+
+def test_trial_generators_are_spawned_children() -> None:
+    ten = [g.integers(0, 2**63) for g in trial_generators(7, 10)]
+    four = [g.integers(0, 2**63) for g in trial_generators(7, 4)]
+    # Trial i's stream does not depend on how many trials were spawned.
+    assert ten[:4] == four
+    assert len(set(ten)) == 10
+    children = np.random.SeedSequence(7).spawn(3)
+    expected = [np.random.default_rng(c).integers(0, 2**63) for c in children]
+    assert ten[:3] == expected
+
+
+def test_per_user_batches_do_not_change_the_result() -> None:
+    # Users are randomized in batches; batch size only bounds memory. A run with
+    # more users than one batch must still count every user exactly once.
+    protocol = get_protocol("GRR", epsilon=1.0, domain_size=4)
+    counts = np.array([70_000, 30_000, 0, 1])
+    c = protocol.sample_support_counts(counts, 0, sampler="per-user")
+    assert c.sum() == counts.sum()

@@ -1,0 +1,118 @@
+"""Every parameter a person can get wrong raises ValueError naming it and its range."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from ldpcore import bounds
+from ldpcore.protocols import get_protocol, protocol_names
+from ldpcore.rng import as_generator
+
+ALL = protocol_names()
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("epsilon", [0, -1.0, math.nan, math.inf, -math.inf, "1", None, True])
+def test_bad_epsilon(name: str, epsilon: object) -> None:
+    with pytest.raises(ValueError, match="epsilon must be"):
+        get_protocol(name, epsilon=epsilon, domain_size=8)  # type: ignore[arg-type]
+
+
+def test_epsilon_range_is_stated() -> None:
+    with pytest.raises(ValueError, match=rf"\[{bounds.EPSILON_MIN}, {bounds.EPSILON_MAX}\]"):
+        get_protocol("GRR", epsilon=bounds.EPSILON_MAX * 2, domain_size=8)
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("d", [1, 0, -5, 2.5, math.nan, "8", bounds.DOMAIN_SIZE_MAX + 1])
+def test_bad_domain_size(name: str, d: object) -> None:
+    with pytest.raises(ValueError, match=r"domain_size must be an integer in \[2, "):
+        get_protocol(name, epsilon=1.0, domain_size=d)  # type: ignore[arg-type]
+
+
+def test_whole_float_domain_size_is_accepted() -> None:
+    assert get_protocol("GRR", epsilon=1.0, domain_size=8.0).domain_size == 8  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("n", [0, -3, 1.5])
+def test_bad_n(n: object) -> None:
+    protocol = get_protocol("OUE", epsilon=1.0, domain_size=4)
+    with pytest.raises(ValueError, match=r"n must be an integer in \[1, "):
+        protocol.estimate([1, 1, 1, 1], n)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"n must be an integer in \[1, "):
+        protocol.approx_variance(n)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("counts", "message"),
+    [
+        ([1, 2, 3], r"length 4 \(one entry per domain value\)"),
+        ([1, -2, 3, 4], "entry 1 is -2"),
+        ([1, 2.5, 3, 4], "fractional"),
+        ([1, np.nan, 3, 4], "NaN or inf"),
+        ([[1, 2], [3, 4]], "1-D array of length 4"),
+        (["a", "b", "c", "d"], "whole numbers"),
+        ([True, False, True, True], "whole numbers"),
+    ],
+)
+def test_bad_counts(counts: object, message: str) -> None:
+    protocol = get_protocol("GRR", epsilon=1.0, domain_size=4)
+    with pytest.raises(ValueError, match=message):
+        protocol.sample_support_counts(counts)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=message):
+        protocol.estimate(counts, 10)  # type: ignore[arg-type]
+
+
+def test_all_zero_counts_means_no_users() -> None:
+    protocol = get_protocol("GRR", epsilon=1.0, domain_size=4)
+    with pytest.raises(ValueError, match="n must be an integer"):
+        protocol.sample_support_counts([0, 0, 0, 0])
+
+
+def test_support_counts_cannot_exceed_n() -> None:
+    protocol = get_protocol("OUE", epsilon=1.0, domain_size=4)
+    with pytest.raises(ValueError, match="at most 10; entry 2 is 11"):
+        protocol.estimate([1, 2, 11, 3], 10)
+
+
+def test_bad_sampler_and_rng() -> None:
+    protocol = get_protocol("OUE", epsilon=1.0, domain_size=4)
+    with pytest.raises(ValueError, match="sampler must be one of fast, per-user"):
+        protocol.sample_support_counts([1, 1, 1, 1], sampler="slow")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="rng must be"):
+        as_generator("seed")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="rng must be"):
+        as_generator(True)  # type: ignore[arg-type]
+
+
+def test_per_user_path_has_a_size_limit() -> None:
+    protocol = get_protocol("GRR", epsilon=1.0, domain_size=2)
+    with pytest.raises(ValueError, match="use sampler='fast'"):
+        protocol.sample_support_counts([bounds.PER_USER_N_MAX, 1], sampler="per-user")
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_bad_user_values(name: str) -> None:
+    protocol = get_protocol(name, epsilon=1.0, domain_size=4)
+    with pytest.raises(ValueError, match=r"integer indices in \[0, 3\]"):
+        protocol.randomize(np.array([0, 4]))
+    with pytest.raises(ValueError, match=r"integer indices in \[0, 3\]"):
+        protocol.randomize(np.array([-1, 2]))
+    with pytest.raises(ValueError, match="integer indices"):
+        protocol.randomize(np.array([0.5]))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_inputs_are_not_mutated(name: str) -> None:
+    protocol = get_protocol(name, epsilon=1.0, domain_size=6)
+    counts = np.array([5, 4, 3, 2, 1, 0])
+    before = counts.copy()
+    protocol.sample_support_counts(counts, 0)
+    support = protocol.sample_support_counts(counts, 0, sampler="per-user")
+    kept = support.copy()
+    protocol.estimate(support, int(counts.sum()))
+    np.testing.assert_array_equal(counts, before)
+    np.testing.assert_array_equal(support, kept)
