@@ -103,7 +103,9 @@ def check_counts(
             raise ValueError(f"{name} entries must be below 2^62")
     if np.any(array < 0):
         first = int(np.flatnonzero(array < 0)[0])
-        raise ValueError(f"{name} must be whole numbers >= 0; entry {first} is {array[first].item()!r}")
+        raise ValueError(
+            f"{name} must be whole numbers >= 0; entry {first} is {array[first].item()!r}"
+        )
     result = array.astype(np.int64, copy=True)
     if maximum is not None and np.any(result > maximum):
         first = int(np.flatnonzero(result > maximum)[0])

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ldpcore.protocols import OLH, HadamardResponse, fwht, get_protocol
-from ldpcore.protocols.olh import hash_values
+from ldpcore.protocols.olh import HashedReports, hash_values
 
 
 def _sylvester(order: int) -> np.ndarray:
@@ -62,8 +62,6 @@ def test_olh_hash_covers_the_last_bucket_edge() -> None:
     for g in (2, 3, 7):
         assert hash_values(a, b, np.zeros(1, dtype=np.int64), g)[0] == g - 1
         protocol = OLH(epsilon=1.0, domain_size=2, g=g)
-        from ldpcore.protocols.olh import HashedReports
-
         reports = HashedReports(a, b, np.array([g - 1]))
         np.testing.assert_array_equal(protocol.aggregate(reports), [1, 1])
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import K_SIGMA, exact_count_moments, zipf_counts
+
 from ldpcore import trial_generators
 from ldpcore.protocols import FrequencyOracle, get_protocol, protocol_names
 

@@ -106,7 +106,6 @@ def describe_protocols(*, epsilon: float, domain_size: int, n: int) -> list[dict
 
 
 __all__ = [
-    "describe_protocols",
     "BLH",
     "GRR",
     "OLH",
@@ -119,6 +118,7 @@ __all__ = [
     "HashedReports",
     "Sampler",
     "SubsetSelection",
+    "describe_protocols",
     "fwht",
     "get_protocol",
     "protocol_names",

@@ -170,6 +170,27 @@ class FrequencyOracle(ABC):
             return self._sample_per_user(counts, generator)
         raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}; got {sampler!r}")
 
+    def sample_tallies(
+        self,
+        true_counts: ArrayLike,
+        rng: RNGLike = None,
+        *,
+        sampler: Sampler = "fast",
+    ) -> NDArray[np.int64]:
+        """Draw the report histogram the protocol's exact likelihood needs (its *tallies*).
+
+        GRR's tallies are its support counts (how often each value was reported);
+        HR's are the histogram of reported rows (length ``K``). For the other
+        protocols the full report histogram is exponentially large, so their
+        support counts stand in. ``support_from_tallies`` maps back to support counts
+        with the same randomness, so both views of one trial agree.
+        """
+        return self.sample_support_counts(true_counts, rng, sampler=sampler)
+
+    def support_from_tallies(self, tallies: ArrayLike) -> NDArray[np.int64]:
+        """Turn the tallies of ``sample_tallies`` into support counts ``c_v``."""
+        return check_counts(tallies, name="tallies", length=self.domain_size)
+
     def _sample_per_user(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:

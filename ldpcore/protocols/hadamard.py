@@ -16,7 +16,14 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ldpcore.protocols.base import FrequencyOracle, ratio_from_matrix
+from ldpcore._validation import check_counts, check_n_users
+from ldpcore.protocols.base import (
+    SAMPLERS,
+    FrequencyOracle,
+    Sampler,
+    _user_batches,
+    ratio_from_matrix,
+)
 from ldpcore.rng import RNGLike, as_generator
 
 _MAX_EXPLICIT_ROWS = 8192
@@ -114,10 +121,40 @@ class HadamardResponse(FrequencyOracle):
         transformed = fwht(histogram)
         return (n + transformed[1 : self.domain_size + 1]) // 2
 
+    def sample_tallies(
+        self,
+        true_counts: ArrayLike,
+        rng: RNGLike = None,
+        *,
+        sampler: Sampler = "fast",
+    ) -> NDArray[np.int64]:
+        """Draw the histogram of reported rows (length ``K``), HR's sufficient statistic."""
+        counts = check_counts(true_counts, name="true_counts", length=self.domain_size)
+        check_n_users(int(counts.sum()))
+        generator = as_generator(rng)
+        if sampler == "fast":
+            return self._sample_rows_fast(counts, generator)
+        if sampler == "per-user":
+            histogram = np.zeros(self.order, dtype=np.int64)
+            for values in _user_batches(counts, self._users_per_batch()):
+                histogram += np.bincount(self.randomize(values, generator), minlength=self.order)
+            return histogram
+        raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}; got {sampler!r}")
+
+    def support_from_tallies(self, tallies: ArrayLike) -> NDArray[np.int64]:
+        """Support counts from a row histogram: ``c_v = (n + (H h)_{v+1}) / 2``."""
+        histogram = check_counts(tallies, name="tallies (HR row histogram)", length=self.order)
+        return self._support_from_rows(histogram)
+
     def _sample_fast(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:
-        """Exact row histogram in O(K log K), then one FWHT.
+        return self._support_from_rows(self._sample_rows_fast(true_counts, rng))
+
+    def _sample_rows_fast(
+        self, true_counts: NDArray[np.int64], rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        """Exact row histogram in O(K log K) (support counts then take one FWHT).
 
         As a mixture, with ``t = (e^ε − 1)/(e^ε + 1)`` a user takes a uniform row
         of ``S_c = {r : r·c ≡ 0 (mod 2)}`` (its column's +1 rows), otherwise a
@@ -150,7 +187,7 @@ class HadamardResponse(FrequencyOracle):
             child_zero = to_zero[:, 0] + to_zero[:, 1]
             child_one = to_one[:, 0] + to_one[:, 1, :, ::-1]  # b ⊕ c_hi when the bit is 1
             classes = np.stack((child_zero, child_one), axis=1).reshape(2 * nodes, width, 2)
-        return self._support_from_rows(classes[:, 0, 0])
+        return np.ascontiguousarray(classes[:, 0, 0])
 
     def channel_matrix(self) -> NDArray[np.float64]:
         """``Q[r, v] = 2p/K`` where ``H[r, v+1] = +1`` and ``2(1−p)/K`` where it is −1."""

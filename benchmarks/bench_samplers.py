@@ -1,0 +1,73 @@
+"""Fast sampler cost per trial vs n, and the per-user path at scale.
+
+Run: ``.venv/bin/python benchmarks/bench_samplers.py`` (or ``make bench``).
+Prints a Markdown table; paste it into benchmarks/README.md with the date.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+
+import numpy as np
+from _common import best_of, zipf_counts
+
+from ldpcore import get_protocol, protocol_names
+
+TARGET_MS = {"SS": 20.0, "HR": 20.0}  # the rest: 1 ms (issue 2)
+
+
+def fast_table(d: int, sizes: list[int], repeat: int) -> None:
+    print(f"\n### Fast sampler, d = {d}, ε = 1, Zipf s = 1.5 (ms per trial, best of {repeat})\n")
+    header = " | ".join(f"n = {n:.0e}" for n in sizes)
+    print(f"| protocol | {header} | n = {sizes[-1]:.0e} / n = {sizes[0]:.0e} | target |")
+    print("|---" * (len(sizes) + 3) + "|")
+    for name in protocol_names():
+        protocol = get_protocol(name, epsilon=1.0, domain_size=d)
+        rng = np.random.default_rng(0)
+        times = []
+        for n in sizes:
+            counts = zipf_counts(d, n)
+            number = 5 if name in TARGET_MS else 50
+            times.append(
+                best_of(
+                    lambda c=counts, pr=protocol, g=rng: pr.sample_support_counts(c, g),
+                    repeat=repeat,
+                    number=number,
+                )
+            )
+        cells = " | ".join(f"{t * 1e3:.3f}" for t in times)
+        target = TARGET_MS.get(name, 1.0)
+        print(f"| {name} | {cells} | {times[-1] / times[0]:.2f}× | ≤ {target:g} ms |")
+
+
+def per_user_olh(n: int, d: int) -> None:
+    protocol = get_protocol("OLH", epsilon=1.0, domain_size=d)
+    counts = zipf_counts(d, n)
+    values = np.repeat(np.arange(d), counts)
+    rng = np.random.default_rng(1)
+    start = time.perf_counter()
+    reports = protocol.randomize(values, rng)
+    middle = time.perf_counter()
+    protocol.aggregate(reports)
+    end = time.perf_counter()
+    print(f"\n### Per-user OLH, n = {n:.0e}, d = {d}, ε = 1\n")
+    print("| step | seconds |\n|---|---|")
+    print(f"| randomize | {middle - start:.2f} |\n| aggregate | {end - middle:.2f} |")
+    print(f"| total | {end - start:.2f} (target ≤ 10) |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--d", type=int, default=1024)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--per-user-n", type=int, default=1_000_000)
+    args = parser.parse_args()
+    print(f"machine: {platform.machine()}, {platform.python_version()}, numpy {np.__version__}")
+    fast_table(args.d, [10**3, 10**6, 10**9], args.repeat)
+    per_user_olh(args.per_user_n, args.d)
+
+
+if __name__ == "__main__":
+    main()
