@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -29,12 +29,14 @@ from ldpcore.rng import RNGLike, as_generator
 _MAX_EXPLICIT_ROWS = 8192
 
 
-def fwht(x: ArrayLike) -> NDArray[np.int64]:
+def fwht(x: ArrayLike) -> NDArray[Any]:
     """Fast Walsh–Hadamard transform ``H x`` for the Sylvester ``H``, in O(K log K).
+
+    Integers stay exact (int64); floats are transformed in float64.
 
     Parameters
     ----------
-    x : array_like of int
+    x : array_like
         Length ``K``, a power of two.
 
     Examples
@@ -44,7 +46,8 @@ def fwht(x: ArrayLike) -> NDArray[np.int64]:
     >>> fwht([0, 1, 0, 0]).tolist()
     [1, -1, 1, -1]
     """
-    a = np.array(x, dtype=np.int64)
+    a = np.array(x)
+    a = a.astype(np.float64 if np.issubdtype(a.dtype, np.floating) else np.int64)
     size = a.shape[0]
     if a.ndim != 1 or size == 0 or size & (size - 1):
         raise ValueError(f"fwht needs a 1-D array whose length is a power of two, got {a.shape}")

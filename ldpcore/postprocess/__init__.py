@@ -1,0 +1,92 @@
+"""Post-processing methods for Base frequency estimates, and their registry.
+
+NDSS 2020 Section IV (Table I) plus MLE and IBU. Every method is called as
+``method(estimate, protocol=..., n=...)`` and carries its own metadata.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Final
+
+from ldpcore.postprocess.base import PostProcessor, check_estimate
+from ldpcore.postprocess.baseline import Base, BaseCut, BasePos, PostPos
+from ldpcore.postprocess.ibu import IBU, IBUResult
+from ldpcore.postprocess.mle import MLE
+from ldpcore.postprocess.mle_apx import MLEApx
+from ldpcore.postprocess.normalization import Norm, NormCut, NormMul, NormSub, project_to_simplex
+from ldpcore.postprocess.power import Power, PowerNS
+
+#: Canonical name → method class, in the order of NDSS Table I, then MLE and IBU.
+METHODS: Final = MappingProxyType(
+    {
+        cls.name: cls
+        for cls in (
+            Base,
+            BasePos,
+            PostPos,
+            BaseCut,
+            Norm,
+            NormMul,
+            NormCut,
+            NormSub,
+            MLEApx,
+            Power,
+            PowerNS,
+            MLE,
+            IBU,
+        )
+    }
+)
+
+
+def method_names() -> tuple[str, ...]:
+    """The canonical method names, in display order."""
+    return tuple(METHODS)
+
+
+def resolve_method_name(name: str) -> str:
+    """Return the canonical spelling of a method name or alias (case-insensitive)."""
+    if isinstance(name, str):
+        wanted = name.strip().lower()
+        for canonical, cls in METHODS.items():
+            if wanted == canonical.lower() or wanted in (a.lower() for a in cls.aliases):
+                return canonical
+    valid = ", ".join(METHODS) + " (alias: CLS = Norm-Sub)"
+    raise ValueError(f"unknown post-processing method {name!r}; valid methods are: {valid}")
+
+
+def get_method(name: str) -> PostProcessor:
+    """Return the method registered under ``name`` with its default parameters.
+
+    Examples
+    --------
+    >>> get_method("cls").name
+    'Norm-Sub'
+    """
+    return METHODS[resolve_method_name(name)]()
+
+
+__all__ = [
+    "IBU",
+    "METHODS",
+    "MLE",
+    "Base",
+    "BaseCut",
+    "BasePos",
+    "IBUResult",
+    "MLEApx",
+    "Norm",
+    "NormCut",
+    "NormMul",
+    "NormSub",
+    "PostPos",
+    "PostProcessor",
+    "Power",
+    "PowerNS",
+    "check_estimate",
+    "get_method",
+    "method_names",
+    "project_to_simplex",
+    "resolve_method_name",
+]

@@ -1,0 +1,114 @@
+"""What every post-processing method is: a map from the Base estimate to a new one.
+
+Each method carries the metadata the dashboard shows (NDSS 2020, Table I): what it
+enforces, its cost, where it comes from and how it distributes bias.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ldpcore._validation import check_n_users
+from ldpcore.protocols.base import FrequencyOracle
+
+#: Whether a method guarantees a property of its output vector.
+Enforcement = Literal["yes", "no", "almost"]
+
+
+def check_estimate(estimate: ArrayLike, domain_size: int) -> NDArray[np.float64]:
+    """Return a float64 copy of a Base estimate, or raise if it is not one."""
+    array = np.asarray(estimate)
+    if array.ndim != 1 or array.shape[0] != domain_size:
+        raise ValueError(
+            f"estimate must be a 1-D array of length {domain_size} (one frequency per value), "
+            f"got shape {array.shape}"
+        )
+    if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
+        raise ValueError(f"estimate must hold numbers, got dtype {array.dtype}")
+    result = array.astype(np.float64, copy=True)
+    if not np.all(np.isfinite(result)):
+        raise ValueError("estimate must be finite; found NaN or inf")
+    return result
+
+
+@dataclass(frozen=True, kw_only=True)
+class PostProcessor(ABC):
+    """A post-processing method for a Base frequency estimate ``f̃``.
+
+    Call it as ``method(estimate, protocol=..., n=...)``. Methods that need the
+    raw tallies of a protocol (HR's row histogram, for the exact likelihood) accept
+    them as ``tallies``; every other method ignores them.
+    """
+
+    #: Canonical registry name.
+    name: ClassVar[str]
+    #: Other accepted names (case-insensitive), e.g. ``("CLS",)`` for Norm-Sub.
+    aliases: ClassVar[tuple[str, ...]] = ()
+    #: One line for people.
+    description: ClassVar[str]
+    #: Whether the output is non-negative.
+    nonnegative: ClassVar[Enforcement]
+    #: Whether the output sums to one.
+    sums_to_one: ClassVar[Enforcement]
+    #: Time complexity in d (and n where it matters).
+    complexity: ClassVar[str]
+    #: Paper and section.
+    reference: ClassVar[str]
+    #: How the method distributes bias, in plain words.
+    bias: ClassVar[str]
+    #: True for Post-Pos: it clamps query answers, not the vector.
+    answers_only: ClassVar[bool] = False
+
+    def __call__(
+        self,
+        estimate: ArrayLike,
+        *,
+        protocol: FrequencyOracle,
+        n: int,
+        tallies: ArrayLike | None = None,
+    ) -> NDArray[np.float64]:
+        """Post-process ``estimate`` (length ``d``); the input is never modified.
+
+        Parameters
+        ----------
+        estimate : array_like
+            The Base estimate ``f̃`` (frequencies; may be negative).
+        protocol : FrequencyOracle
+            The protocol that produced it (its ``p``, ``q`` and ``d``).
+        n : int
+            Number of users.
+        tallies : array_like, optional
+            The protocol's raw tallies (``FrequencyOracle.sample_tallies``).
+        """
+        f = check_estimate(estimate, protocol.domain_size)
+        n = check_n_users(n)
+        return self._apply(f, protocol=protocol, n=n, tallies=tallies)
+
+    @abstractmethod
+    def _apply(
+        self,
+        estimate: NDArray[np.float64],
+        *,
+        protocol: FrequencyOracle,
+        n: int,
+        tallies: ArrayLike | None,
+    ) -> NDArray[np.float64]:
+        """Transform a validated private copy of the estimate."""
+
+    def metadata(self) -> dict[str, object]:
+        """The method's metadata as a plain dict (for tables and the app)."""
+        return {
+            "method": self.name,
+            "aliases": ", ".join(self.aliases),
+            "description": self.description,
+            "non-negative": self.nonnegative,
+            "sums to one": self.sums_to_one,
+            "complexity": self.complexity,
+            "reference": self.reference,
+            "bias": self.bias,
+        }

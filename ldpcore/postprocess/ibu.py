@@ -1,0 +1,171 @@
+"""IBU: the iterative Bayesian update (EM) to the maximum-likelihood distribution.
+
+Generalized IBU paper (CSS 2020); Agrawal & Aggarwal, PODS 2001; reading note 10.
+
+Why plain EM is not enough. EM moves each ``π_x`` by ``π_x (g_x − 1)`` where
+``g_x − 1 = (∂L/∂π_x − N)/N`` (``N`` = users, or users × d for the support-count
+likelihood): a gradient step preconditioned by ``diag(π)/N``. Its speed on a
+coordinate is ``π_x · curvature_x / N``, so with frequencies spanning five decades
+(a Zipf head and tail) the small ones crawl, and values whose MLE is 0 decay only
+geometrically. At d = 1024 that is tens of thousands of steps.
+
+The acceleration. After every EM step we also try the step that the same EM
+quantities imply under the exact diagonal curvature of the log-likelihood,
+``π + N (g − 1) / curvature`` projected onto the simplex (a diagonal Newton step,
+Lange's EM-gradient idea, which for the separable likelihoods here is nearly
+exact), and keep it only if its likelihood is at least that of the EM step.
+Every accepted iterate is therefore at least as good as plain EM from the same
+point: the likelihood never decreases and the fixed point is the MLE.
+
+Stopping. When the EM step's relative likelihood gain ``ΔL/|L|`` (``L`` against the
+saturated model) is below ``tolerance`` *and* the KKT residual ``max_x g_x − 1``
+is below ``kkt_tolerance`` (it is ≤ 0 only at the MLE). The second test matters:
+a value stuck near 0 that should be positive barely changes ``L`` per step, so the
+likelihood gain alone would stop too early.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ldpcore._validation import check_int
+from ldpcore.postprocess.base import PostProcessor, check_estimate
+from ldpcore.postprocess.likelihood import LikelihoodModel, likelihood_model
+from ldpcore.postprocess.normalization import project_to_simplex
+from ldpcore.protocols.base import FrequencyOracle
+
+
+@dataclass(frozen=True)
+class IBUResult:
+    """What an IBU run returns.
+
+    Attributes
+    ----------
+    frequencies : ndarray
+        The estimated distribution.
+    iterations : int
+        EM steps taken.
+    log_likelihood : float
+        Final log-likelihood relative to the saturated model (≤ 0).
+    converged : bool
+        Whether the stopping rule was met before the iteration cap.
+    history : tuple of float
+        The log-likelihood after every iteration (non-decreasing).
+    """
+
+    frequencies: NDArray[np.float64]
+    iterations: int
+    log_likelihood: float
+    converged: bool
+    history: tuple[float, ...]
+
+
+def run_em(
+    model: LikelihoodModel,
+    *,
+    tolerance: float = 1e-13,
+    kkt_tolerance: float = 1e-12,
+    max_iterations: int = 100_000,
+    accelerate: bool = True,
+) -> IBUResult:
+    """Climb ``model``'s likelihood from the uniform distribution (see the module docstring)."""
+    d = model.domain_size
+    pi = np.full(d, 1.0 / d)
+    current = model.log_likelihood(pi)
+    history = [current]
+    for iteration in range(1, max_iterations + 1):
+        multiplier = model.em_multiplier(pi)
+        em = pi * multiplier
+        em /= em.sum()
+        em_value = model.log_likelihood(em)
+        gain = em_value - current
+        if gain <= tolerance * abs(current) and multiplier.max() - 1.0 <= kkt_tolerance:
+            history.append(max(em_value, current))
+            return IBUResult(em, iteration, max(em_value, current), True, tuple(history))
+        start = pi
+        pi, current = em, em_value
+        if accelerate:
+            # The Newton-scaled step is taken from the point EM started at (`start`).
+            curvature = np.maximum(model.curvature(start), np.finfo(float).tiny)
+            step = model.gradient_scale * (multiplier - 1.0) / curvature
+            candidate = project_to_simplex(start + step)
+            candidate_value = model.log_likelihood(candidate)
+            if candidate_value >= em_value:
+                pi, current = candidate, candidate_value
+        history.append(current)
+    return IBUResult(pi, max_iterations, current, False, tuple(history))
+
+
+@dataclass(frozen=True, kw_only=True)
+class IBU(PostProcessor):
+    """Iterative Bayesian update (EM) on the protocol's tallies, to convergence.
+
+    Uses the likelihood of :func:`ldpcore.postprocess.likelihood.likelihood_model`:
+    GRR's report multinomial, HR's row multinomial when its row histogram is passed
+    as ``tallies`` (else the support-count binomials), and the support-count
+    binomials for OUE, SUE, OLH, BLH and SS. Its fixed point is the MLE.
+
+    Parameters
+    ----------
+    tolerance : float
+        Stop when the EM step's relative likelihood gain is below this ...
+    kkt_tolerance : float
+        ... and the KKT residual ``max_x g_x − 1`` is below this.
+    max_iterations : int
+        Cap on EM steps.
+    accelerate : bool
+        Curvature-scaled, likelihood-guarded extrapolation (default) or plain EM.
+    """
+
+    name: ClassVar[str] = "IBU"
+    description: ClassVar[str] = "Iterative Bayesian update (EM) to the maximum-likelihood estimate"
+    nonnegative: ClassVar = "yes"
+    sums_to_one: ClassVar = "yes"
+    complexity: ClassVar[str] = "O(d log d) per step (HR: O(K log K)); ~10 accelerated steps"
+    reference: ClassVar[str] = "Generalized IBU, CSS 2020; Agrawal & Aggarwal, PODS 2001"
+    bias: ClassVar[str] = "Like the MLE: zeroes many rare values, slight shrinkage of frequent ones"
+
+    tolerance: float = 1e-13
+    kkt_tolerance: float = 1e-12
+    max_iterations: int = 100_000
+    accelerate: bool = True
+
+    def __post_init__(self) -> None:
+        for label, value in (("tolerance", self.tolerance), ("kkt_tolerance", self.kkt_tolerance)):
+            if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+                raise ValueError(f"{label} must be a finite number > 0, got {value!r}")
+        check_int(self.max_iterations, name="max_iterations", minimum=1)
+
+    def solve(
+        self,
+        estimate: ArrayLike,
+        *,
+        protocol: FrequencyOracle,
+        n: int,
+        tallies: ArrayLike | None = None,
+    ) -> IBUResult:
+        """Run IBU and return the full :class:`IBUResult` (iterations, likelihood)."""
+        f = check_estimate(estimate, protocol.domain_size)
+        rows = None if tallies is None else np.asarray(tallies, dtype=np.float64)
+        return run_em(
+            likelihood_model(protocol, f, n, rows),
+            tolerance=self.tolerance,
+            kkt_tolerance=self.kkt_tolerance,
+            max_iterations=self.max_iterations,
+            accelerate=self.accelerate,
+        )
+
+    def _apply(
+        self,
+        estimate: NDArray[np.float64],
+        *,
+        protocol: FrequencyOracle,
+        n: int,
+        tallies: ArrayLike | None,
+    ) -> NDArray[np.float64]:
+        return self.solve(estimate, protocol=protocol, n=n, tallies=tallies).frequencies

@@ -1,0 +1,158 @@
+"""Normalization methods (NDSS 2020, Sections IV-B and IV-C)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ldpcore.postprocess.base import PostProcessor
+from ldpcore.protocols.base import FrequencyOracle
+
+
+def project_to_simplex(values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Euclidean projection onto ``{f : f ≥ 0, Σ f = 1}`` in O(d log d).
+
+    The KKT solution of NDSS Appendix A: ``f'_v = max(f̃_v + δ, 0)`` with ``δ`` such
+    that the result sums to one. With the values sorted in decreasing order ``u``,
+    the support is the longest prefix with ``u_j > (Σ_{i≤j} u_i − 1)/j``.
+
+    Examples
+    --------
+    >>> project_to_simplex(np.array([0.5, 0.4, -0.2])).round(6).tolist()
+    [0.55, 0.45, 0.0]
+    """
+    ordered = np.sort(values)[::-1]
+    cumulative = np.cumsum(ordered)
+    ranks = np.arange(1, values.size + 1)
+    support = np.flatnonzero(ordered - (cumulative - 1.0) / ranks > 0)[-1] + 1
+    shift = (cumulative[support - 1] - 1.0) / support
+    return np.maximum(values - shift, 0.0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Norm(PostProcessor):
+    """Add the same ``δ`` to every estimate so they sum to one (NDSS Sec. IV-B).
+
+    Unbiased (Lemma 3). A no-op for GRR, HR and SS, whose estimates already sum to one.
+    """
+
+    name: ClassVar[str] = "Norm"
+    description: ClassVar[str] = "Add δ to every estimate so the total is 1"
+    nonnegative: ClassVar = "no"
+    sums_to_one: ClassVar = "yes"
+    complexity: ClassVar[str] = "O(d)"
+    reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. IV-B; Hay et al., VLDB 2010"
+    bias: ClassVar[str] = "None (Lemma 3); keeps negative estimates"
+
+    def _apply(
+        self,
+        estimate: NDArray[np.float64],
+        *,
+        protocol: FrequencyOracle,
+        n: int,
+        tallies: ArrayLike | None,
+    ) -> NDArray[np.float64]:
+        return estimate + (1.0 - estimate.sum()) / estimate.size
+
+
+@dataclass(frozen=True, kw_only=True)
+class NormMul(PostProcessor):
+    """Clip negatives, then scale: ``f'_v = max(γ f̃_v, 0)`` with ``Σ f' = 1`` (NDSS Sec. IV-B).
+
+    When no estimate is positive there is nothing to scale; we return the uniform
+    distribution, the only choice that treats all (tied at zero) values alike.
+    """
+
+    name: ClassVar[str] = "Norm-Mul"
+    description: ClassVar[str] = "Convert negatives to 0, then multiply by γ so the total is 1"
+    nonnegative: ClassVar = "yes"
+    sums_to_one: ClassVar = "yes"
+    complexity: ClassVar[str] = "O(d)"
+    reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. IV-B; Kairouz et al., ICML 2016"
+    bias: ClassVar[str] = "Positive for rare values, strongly negative for the most frequent ones"
+
+    def _apply(
+        self,
+        estimate: NDArray[np.float64],
+        *,
+        protocol: FrequencyOracle,
+        n: int,
+        tallies: ArrayLike | None,
+    ) -> NDArray[np.float64]:
+        positive = np.maximum(estimate, 0.0)
+        total = positive.sum()
+        if total <= 0:
+            return np.full(estimate.size, 1.0 / estimate.size)
+        return positive / total
+
+
+@dataclass(frozen=True, kw_only=True)
+class NormCut(PostProcessor):
+    """Zero the negative and the smallest positive estimates (NDSS Sec. IV-B).
+
+    Reading note 5: if ``Σ max(f̃_v, 0) ≤ 1`` only the negatives are clipped;
+    otherwise the largest estimates are kept while their running sum stays ≤ 1 and
+    the rest become 0, without rescaling. Tied estimates are kept or dropped
+    together, so equal inputs give equal outputs. The result sums to at most 1.
+    """
+
+    name: ClassVar[str] = "Norm-Cut"
+    description: ClassVar[str] = "Convert negatives and small estimates to 0 so the total is ≤ 1"
+    nonnegative: ClassVar = "yes"
+    sums_to_one: ClassVar = "almost"
+    complexity: ClassVar[str] = "O(d log d)"
+    reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. IV-B"
+    bias: ClassVar[str] = "Negative for the values cut to 0; frequent values stay unbiased"
+
+    def _apply(
+        self,
+        estimate: NDArray[np.float64],
+        *,
+        protocol: FrequencyOracle,
+        n: int,
+        tallies: ArrayLike | None,
+    ) -> NDArray[np.float64]:
+        positive = np.maximum(estimate, 0.0)
+        if positive.sum() <= 1.0:
+            return positive
+        ordered = np.sort(positive)[::-1]
+        cumulative = np.cumsum(ordered)
+        # A tie group fits only as a whole: test the running sum at the last member.
+        last_of_group = np.append(ordered[1:] != ordered[:-1], True)
+        fits = np.flatnonzero(last_of_group & (cumulative <= 1.0))
+        if fits.size == 0:
+            return np.zeros_like(estimate)
+        threshold = ordered[fits[-1]]
+        return np.where(positive >= threshold, positive, 0.0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NormSub(PostProcessor):
+    """Constrained least squares: the projection of ``f̃`` onto the simplex (NDSS Sec. IV-C).
+
+    ``f'_v = max(f̃_v + δ, 0)`` with ``Σ f' = 1`` (Appendix A); also called CLS.
+    """
+
+    name: ClassVar[str] = "Norm-Sub"
+    aliases: ClassVar[tuple[str, ...]] = ("CLS",)
+    description: ClassVar[str] = (
+        "Convert negatives to 0 while adding δ to the rest so the total is 1"
+    )
+    nonnegative: ClassVar = "yes"
+    sums_to_one: ClassVar = "yes"
+    complexity: ClassVar[str] = "O(d log d)"
+    reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. IV-B/C and Appendix A"
+    bias: ClassVar[str] = "Positive for rare values, negative (evenly spread) for frequent ones"
+
+    def _apply(
+        self,
+        estimate: NDArray[np.float64],
+        *,
+        protocol: FrequencyOracle,
+        n: int,
+        tallies: ArrayLike | None,
+    ) -> NDArray[np.float64]:
+        return project_to_simplex(estimate)
