@@ -64,8 +64,9 @@ def support_binomial_mle(model: SupportBinomialModel) -> NDArray[np.float64]:
     def frequencies(m: float) -> NDArray[np.float64]:
         b = m + n
         root = np.sqrt(np.maximum(b * b - 4.0 * m * c, 0.0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(c > 0, 2.0 * c / (b + root), 0.0)
+        # The root in [0, 1], by whichever of the two equivalent forms is free of
+        # cancellation: 2c/(b + √D) when b > 0, (b − √D)/(2m) when b ≤ 0 (then m < 0).
+        t = 2.0 * c / (b + root) if b > 0 else (b - root) / (2.0 * m)
         return np.clip((t - q) / gap, 0.0, 1.0)
 
     def excess(m: float) -> float:
@@ -78,10 +79,8 @@ def support_binomial_mle(model: SupportBinomialModel) -> NDArray[np.float64]:
         slope_p = c / p - (n - c) / (1 - p)
     high = float(slope_q.max()) + 1.0
     low = float(slope_p.min()) - 1.0
-    while excess(high) > 0:
-        high = high * 2.0 + 1.0
-    while excess(low) < 0:
-        low = low * 2.0 - 1.0
+    if excess(high) > 0 or excess(low) < 0:  # cannot happen in exact arithmetic
+        raise ArithmeticError("support_binomial_mle: could not bracket the multiplier")
     m_star = optimize.brentq(
         excess, low, high, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500
     )

@@ -1,0 +1,315 @@
+"""Post-processing methods: registry, invariants from their own metadata, exact solutions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from conftest import zipf_counts
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import optimize
+
+from ldpcore.postprocess import (
+    IBU,
+    BaseCut,
+    get_method,
+    method_names,
+    project_to_simplex,
+    resolve_method_name,
+)
+from ldpcore.postprocess.likelihood import likelihood_model
+from ldpcore.postprocess.mle_apx import mle_apx
+from ldpcore.postprocess.power import (
+    fit_power_law_exponent,
+    posterior_mean_counts,
+    power_calibrate,
+    power_sum,
+)
+from ldpcore.protocols import get_protocol, protocol_names
+
+ALL = method_names()
+
+
+# --- registry ---------------------------------------------------------------
+
+
+def test_registry_lists_every_method() -> None:
+    assert ALL == (
+        "Base", "Base-Pos", "Post-Pos", "Base-Cut", "Norm", "Norm-Mul", "Norm-Cut",
+        "Norm-Sub", "MLE-Apx", "Power", "PowerNS", "MLE", "IBU",
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_names_case_insensitive_and_metadata(name: str) -> None:
+    assert resolve_method_name(name.upper()) == name
+    method = get_method(f" {name.lower()} ")
+    meta = method.metadata()
+    assert meta["method"] == name
+    for key in ("description", "complexity", "reference", "bias"):
+        assert meta[key]
+    assert meta["non-negative"] in {"yes", "no", "almost"}
+    assert meta["sums to one"] in {"yes", "no", "almost"}
+
+
+def test_cls_is_norm_sub_and_unknown_names_list_the_valid_ones() -> None:
+    assert resolve_method_name("cls") == "Norm-Sub"
+    with pytest.raises(ValueError, match="unknown post-processing method 'Norm-Add'") as info:
+        get_method("Norm-Add")
+    for name in ALL:
+        assert name in str(info.value)
+
+
+def test_bad_method_options() -> None:
+    with pytest.raises(ValueError, match="alpha must be a finite number > 0"):
+        BaseCut(alpha=0)
+    with pytest.raises(ValueError, match="tolerance must be"):
+        IBU(tolerance=-1.0)
+    with pytest.raises(ValueError, match="max_iterations must be an integer"):
+        IBU(max_iterations=0)
+
+
+def test_bad_estimates_are_rejected() -> None:
+    protocol = get_protocol("OLH", epsilon=1.0, domain_size=3)
+    method = get_method("Norm-Sub")
+    with pytest.raises(ValueError, match="length 3"):
+        method([0.5, 0.5], protocol=protocol, n=10)
+    with pytest.raises(ValueError, match="NaN or inf"):
+        method([0.5, math.nan, 0.5], protocol=protocol, n=10)
+    with pytest.raises(ValueError, match=r"n must be an integer in \[1,"):
+        method([0.5, 0.2, 0.3], protocol=protocol, n=0)
+
+
+# --- invariants, from each method's own metadata -------------------------------
+
+PROTOCOLS = [name for name in protocol_names()]
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[str, float, int, np.ndarray]:
+    protocol = draw(st.sampled_from(PROTOCOLS))
+    epsilon = draw(st.sampled_from([0.1, 0.5, 1.0, 3.0, 8.0]))
+    n = draw(st.sampled_from([1, 7, 1000, 10**6]))
+    d = draw(st.integers(min_value=2, max_value=40))
+    kind = draw(st.sampled_from(["random", "ties", "negative", "zeros", "spike"]))
+    if kind == "random":
+        values = draw(st.lists(st.floats(-1.0, 1.5), min_size=d, max_size=d))
+    elif kind == "ties":
+        pool = draw(st.lists(st.floats(-0.3, 0.6), min_size=1, max_size=3))
+        values = [pool[draw(st.integers(0, len(pool) - 1))] for _ in range(d)]
+    elif kind == "negative":
+        values = draw(st.lists(st.floats(-2.0, -1e-6), min_size=d, max_size=d))
+    elif kind == "zeros":
+        values = [0.0] * d
+    else:
+        values = [0.0] * d
+        values[draw(st.integers(0, d - 1))] = draw(st.floats(0.5, 3.0))
+    return protocol, epsilon, n, np.array(values, dtype=float)
+
+
+@pytest.mark.parametrize("name", ALL)
+@given(case=cases())
+def test_invariants_from_metadata(name: str, case: tuple[str, float, int, np.ndarray]) -> None:
+    protocol_name, epsilon, n, estimate = case
+    protocol = get_protocol(protocol_name, epsilon=epsilon, domain_size=estimate.size)
+    method = get_method(name)
+    before = estimate.copy()
+    out = method(estimate, protocol=protocol, n=n)
+    np.testing.assert_array_equal(estimate, before)  # never mutates its input
+    assert out.shape == estimate.shape and np.all(np.isfinite(out))
+    if method.nonnegative == "yes":
+        assert out.min() >= 0.0
+    if method.sums_to_one == "yes":
+        assert abs(out.sum() - 1.0) <= 1e-12
+    if method.sums_to_one == "almost":
+        assert out.sum() <= 1.0 + 1e-12
+    # Order preservation (NDSS Sec. IV-F): f̃_a ≤ f̃_b implies f'_a ≤ f'_b.
+    order = np.argsort(estimate, kind="stable")
+    assert np.all(np.diff(out[order]) >= -1e-12 * max(1.0, np.abs(out).max()))
+    ties = estimate[:, None] == estimate[None, :]
+    assert np.all(np.abs(out[:, None] - out[None, :])[ties] <= 1e-12)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_huge_domain(name: str) -> None:
+    d = 1_000_000
+    protocol = get_protocol("OLH", epsilon=1.0, domain_size=d)
+    counts = zipf_counts(d, 10**8, s=1.1)
+    estimate = protocol.estimate(protocol.sample_support_counts(counts, 3), 10**8)
+    out = get_method(name)(estimate, protocol=protocol, n=10**8)
+    assert np.all(np.isfinite(out))
+
+
+# --- exact solutions against independent solvers ------------------------------
+
+
+def _slsqp_simplex(objective, gradient, d: int, start: np.ndarray) -> np.ndarray:
+    result = optimize.minimize(
+        objective,
+        start,
+        jac=gradient,
+        method="SLSQP",
+        bounds=[(0.0, 1.0)] * d,
+        constraints=[{"type": "eq", "fun": lambda x: x.sum() - 1.0, "jac": lambda x: np.ones(d)}],
+        options={"ftol": 1e-15, "maxiter": 2000},
+    )
+    # At this precision SLSQP may end on a line-search failure; what matters is that
+    # it returns a feasible point near the optimum, which the callers compare against.
+    assert abs(result.x.sum() - 1) < 1e-8 and result.x.min() >= -1e-10, result.message
+    return result.x
+
+
+@given(st.lists(st.floats(-0.5, 0.8), min_size=2, max_size=25))
+def test_norm_sub_is_the_constrained_least_squares_solution(values: list[float]) -> None:
+    f = np.array(values)
+    mine = project_to_simplex(f)
+    # Independent: the dual is a 1-D monotone equation Σ max(f + δ, 0) = 1, solved by
+    # bracketing root search, then checked against a generic QP solver.
+    delta = optimize.brentq(
+        lambda s: np.maximum(f + s, 0).sum() - 1, -2 - f.max(), 2 - f.min(), xtol=1e-15
+    )
+    np.testing.assert_allclose(mine, np.maximum(f + delta, 0), atol=1e-9)
+    # And a generic active-set solver: NNLS with the sum constraint as a heavy extra row.
+    weight = 1e5
+    design = np.vstack([np.eye(f.size), np.full((1, f.size), weight)])
+    qp, _ = optimize.nnls(design, np.append(f, weight))
+    np.testing.assert_allclose(mine, qp, atol=1e-6)
+
+
+@pytest.mark.parametrize("protocol_name", ["OLH", "OUE", "GRR", "HR", "BLH"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_mle_apx_satisfies_kkt(protocol_name: str, seed: int) -> None:
+    d, n = 64, 10_000
+    protocol = get_protocol(protocol_name, epsilon=1.0, domain_size=d)
+    f_tilde = protocol.estimate(protocol.sample_support_counts(zipf_counts(d, n), seed), n)
+    p, q = protocol.p, protocol.q
+    a, b = q * (1 - q), (p - q) * (1 - p - q)
+    out = mle_apx(f_tilde, p, q)
+    assert abs(out.sum() - 1) < 1e-12 and out.min() >= 0
+    # Gradient of Σ (f' − f̃)² / (A + f' B) (the Gaussian exponent, up to constants).
+    diff = out - f_tilde
+    var = a + out * b
+    grad = 2 * diff / var - diff**2 * b / var**2
+    support = out > 0
+    mu = -grad[support].mean()
+    np.testing.assert_allclose(grad[support], -mu, rtol=0, atol=1e-9 * max(1, abs(mu)))
+    assert np.all(grad[~support] + mu >= -1e-9 * max(1, abs(mu)))  # λ_v ≥ 0 off the support
+
+
+def _support_binomial_loglik(pi: np.ndarray, c: np.ndarray, n: int, p: float, q: float) -> float:
+    t = q + (p - q) * pi
+    return float(np.sum(c * np.log(t) + (n - c) * np.log1p(-t)))
+
+
+@pytest.mark.parametrize("protocol_name", ["GRR", "OLH", "OUE", "SS"])
+def test_mle_matches_a_generic_optimizer(protocol_name: str) -> None:
+    d, n = 12, 5_000
+    protocol = get_protocol(protocol_name, epsilon=1.5, domain_size=d)
+    counts = zipf_counts(d, n, s=1.3)
+    support = protocol.sample_support_counts(counts, 11)
+    f_tilde = protocol.estimate(support, n)
+    mine = get_method("MLE")(f_tilde, protocol=protocol, n=n)
+    p, q = protocol.p, protocol.q
+    c = support.astype(float)
+    if protocol_name == "GRR":  # multinomial over the reported values
+
+        def loglik(x: np.ndarray) -> float:
+            return float(np.sum(c * np.log(q + (p - q) * x)))
+
+        def grad(x: np.ndarray) -> np.ndarray:
+            return c * (p - q) / (q + (p - q) * x)
+    else:
+
+        def loglik(x: np.ndarray) -> float:
+            return _support_binomial_loglik(x, c, n, p, q)
+
+        def grad(x: np.ndarray) -> np.ndarray:
+            t = q + (p - q) * x
+            return (p - q) * (c / t - (n - c) / (1 - t))
+
+    generic = _slsqp_simplex(lambda x: -loglik(x), lambda x: -grad(x), d, np.full(d, 1 / d))
+    np.testing.assert_allclose(mine, generic, atol=1e-6)
+    assert loglik(mine) >= loglik(generic) - 1e-9
+
+
+@pytest.mark.parametrize(
+    ("protocol_name", "use_rows"),
+    [("GRR", False), ("OLH", False), ("OUE", False), ("SS", False), ("HR", True), ("HR", False)],
+)
+@pytest.mark.parametrize("accelerate", [True, False])
+def test_ibu_is_monotone_and_converges_to_mle(
+    protocol_name: str, use_rows: bool, accelerate: bool
+) -> None:
+    d, n = 30, 20_000
+    protocol = get_protocol(protocol_name, epsilon=1.0, domain_size=d)
+    tallies = protocol.sample_tallies(zipf_counts(d, n), 5)
+    f_tilde = protocol.estimate(protocol.support_from_tallies(tallies), n)
+    rows = tallies if use_rows else None
+    ibu = IBU(accelerate=accelerate, max_iterations=100_000 if accelerate else 3_000)
+    result = ibu.solve(f_tilde, protocol=protocol, n=n, tallies=rows)
+    history = np.array(result.history)
+    # Never lowers the likelihood (allow float noise relative to |L|).
+    assert np.all(np.diff(history) >= -1e-12 * np.abs(history[:-1]).max())
+    mle = get_method("MLE")(f_tilde, protocol=protocol, n=n, tallies=rows)
+    if accelerate:
+        assert result.converged
+        assert np.abs(result.frequencies - mle).max() <= 1e-6
+    else:
+        # Plain EM is slow (that is why it is accelerated); it must still head for the MLE.
+        model = likelihood_model(protocol, f_tilde, n, None if rows is None else rows.astype(float))
+        uniform = np.full(d, 1 / d)
+        assert result.log_likelihood > model.log_likelihood(uniform)
+        start_gap = np.abs(uniform - mle).max()
+        assert np.abs(result.frequencies - mle).max() <= start_gap / 2
+
+
+def test_ibu_fast_on_the_paper_setting() -> None:
+    d, n = 1024, 10**6
+    protocol = get_protocol("OLH", epsilon=1.0, domain_size=d)
+    f_tilde = protocol.estimate(protocol.sample_support_counts(zipf_counts(d, n), 0), n)
+    result = IBU().solve(f_tilde, protocol=protocol, n=n)
+    mle = get_method("MLE")(f_tilde, protocol=protocol, n=n)
+    assert result.converged and np.abs(result.frequencies - mle).max() <= 1e-6
+    assert result.iterations < 200
+
+
+# --- Power -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("n", "b"), [(1, 1.5), (15, 0.0), (16, 0.7), (5000, 1.0), (10**5, 2.5)])
+def test_power_sum_matches_direct_sum(n: int, b: float) -> None:
+    direct = float(np.sum(np.arange(1, n + 1, dtype=float) ** -b))
+    assert power_sum(n, b) == pytest.approx(direct, rel=1e-11)
+
+
+def test_fitted_prior_has_the_requested_mean() -> None:
+    n = 10**6
+    a = fit_power_law_exponent(n / 1024, n)
+    assert power_sum(n, a - 1) / power_sum(n, a) == pytest.approx(n / 1024, rel=1e-9)
+    assert fit_power_law_exponent(n, n) == 0.0  # mean above (n+1)/2: flattest prior
+
+
+@pytest.mark.parametrize("noise_sd", [0.7, 30.0, 400.0])
+def test_posterior_mean_matches_brute_force(noise_sd: float) -> None:
+    n, a = 40_000, 1.4
+    observed = np.array([-3 * noise_sd, -5.0, 0.0, 3.0, 80.0, 300.0, 2_500.0, 20_000.0, 39_999.0])
+    fast = posterior_mean_counts(observed, exponent=a, noise_sd=noise_sd, n=n)
+    x = np.arange(1, n + 1, dtype=float)
+    for c, value in zip(observed, fast, strict=True):
+        log_w = -a * np.log(x) - (x - c) ** 2 / (2 * noise_sd**2)
+        w = np.exp(log_w - log_w.max())
+        exact = (w * x).sum() / w.sum()
+        assert abs(value - exact) <= 2e-5 * max(1.0, noise_sd)
+
+
+def test_power_tabulation_agrees_with_direct_evaluation() -> None:
+    d, n = 2048, 10**6
+    protocol = get_protocol("OLH", epsilon=1.0, domain_size=d)
+    f_tilde = protocol.estimate(protocol.sample_support_counts(zipf_counts(d, n), 1), n)
+    tabulated = power_calibrate(f_tilde, p=protocol.p, q=protocol.q, n=n)
+    s = math.sqrt(n * protocol.q * (1 - protocol.q)) / (protocol.p - protocol.q)
+    a = fit_power_law_exponent(n / d, n)
+    direct = posterior_mean_counts(n * f_tilde, exponent=a, noise_sd=s, n=n) / n
+    assert np.abs(tabulated - direct).max() * n <= 1e-3 * s
