@@ -63,6 +63,13 @@ class PostProcessor(ABC):
     bias: ClassVar[str]
     #: True for Post-Pos: it clamps query answers, not the vector.
     answers_only: ClassVar[bool] = False
+    #: A method whose output this one post-processes (PowerNS: "Power"); callers that
+    #: run both on one estimate can pass the parent's output to ``from_parent``.
+    derived_from: ClassVar[str | None] = None
+
+    def from_parent(self, parent_output: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Finish from the output of ``derived_from`` on the same input (if any)."""
+        raise NotImplementedError(f"{self.name} is not derived from another method")
 
     def __call__(
         self,

@@ -114,10 +114,36 @@ def posterior_mean_counts(
         log_w = np.where(x <= hi, 0.0, -np.inf)
         return _weighted_mean(x, log_w, c, a, s)
 
-    exact = np.arange(1, min(n, _EXACT_BELOW - 1) + 1, dtype=np.float64)[None, :]
-    exact_log_w = np.where((exact >= lo) & (exact <= hi), 0.0, -np.inf)
-    nodes = [exact * np.ones_like(c)]
-    log_weights = [exact_log_w + np.zeros_like(c)]
+    near = lo[:, 0] < _EXACT_BELOW
+    if near.all() or not near.any() or n < _EXACT_BELOW:
+        return _mixed_quadrature(c, lo=lo, hi=hi, a=a, s=s, n=n, exact_part=bool(near.any()))
+    # Rows whose window starts above the exact part skip its 255 nodes entirely.
+    result = np.empty(c.shape[0])
+    result[near] = _mixed_quadrature(
+        c[near], lo=lo[near], hi=hi[near], a=a, s=s, n=n, exact_part=True
+    )
+    result[~near] = _mixed_quadrature(
+        c[~near], lo=lo[~near], hi=hi[~near], a=a, s=s, n=n, exact_part=False
+    )
+    return result
+
+
+def _mixed_quadrature(
+    c: NDArray[np.float64],
+    *,
+    lo: NDArray[np.float64],
+    hi: NDArray[np.float64],
+    a: float,
+    s: float,
+    n: int,
+    exact_part: bool,
+) -> NDArray[np.float64]:
+    nodes: list[NDArray[np.float64]] = []
+    log_weights: list[NDArray[np.float64]] = []
+    if exact_part:
+        exact = np.arange(1, min(n, _EXACT_BELOW - 1) + 1, dtype=np.float64)[None, :]
+        nodes.append(exact * np.ones_like(c))
+        log_weights.append(np.where((exact >= lo) & (exact <= hi), 0.0, -np.inf))
 
     if n >= _EXACT_BELOW:
         start = np.maximum(lo, float(_EXACT_BELOW)) - 0.5
@@ -232,6 +258,11 @@ class PowerNS(PostProcessor):
     complexity: ClassVar[str] = "O(d log d) (tabulated posterior)"
     reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. IV-E"
     bias: ClassVar[str] = "Like Power, then shifted so the total is 1"
+    derived_from: ClassVar[str | None] = "Power"
+
+    def from_parent(self, parent_output: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Norm-Sub of Power's output."""
+        return project_to_simplex(parent_output)
 
     def _apply(
         self,
@@ -241,4 +272,4 @@ class PowerNS(PostProcessor):
         n: int,
         tallies: ArrayLike | None,
     ) -> NDArray[np.float64]:
-        return project_to_simplex(power_calibrate(estimate, p=protocol.p, q=protocol.q, n=n))
+        return self.from_parent(power_calibrate(estimate, p=protocol.p, q=protocol.q, n=n))

@@ -1,0 +1,273 @@
+"""The ``ldpcore`` command: simulate, post-process, recommend.
+
+A contract that scripts rely on (DESIGN.md, "The command line"): the JSON of
+``simulate --format json`` and the CSV of ``postprocess``. Bad input ends with exit
+code 2 and one line on stderr that starts with ``error:``; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+import numpy as np
+
+from ldpcore import bounds
+from ldpcore.datasets import MAX_FILE_BYTES, read_two_column_csv
+from ldpcore.postprocess import get_method, method_names, resolve_method_name
+from ldpcore.protocols import get_protocol, protocol_names
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one ``error:`` line and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{message} (see '{self.prog} --help')")
+
+
+class _UsageError(Exception):
+    pass
+
+
+SIMULATE_EXAMPLE = """example:
+  ldpcore simulate --protocol OLH --epsilon 1 --n 1000000 \\
+      --dataset zipf:d=1024,s=1.5 --methods Base,Norm-Sub,PowerNS --trials 30 --format json
+"""
+
+POSTPROCESS_EXAMPLE = """example (a CSV with header value,estimate or value,count):
+  ldpcore postprocess --protocol OLH --epsilon 1 --n 1000000 --method Norm-Sub \\
+      --input estimates.csv --output consistent.csv
+"""
+
+
+def _parser() -> _Parser:
+    parser = _Parser(
+        prog="ldpcore",
+        description="Frequency oracles under local differential privacy and their post-processing.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    sim = commands.add_parser(
+        "simulate",
+        help="simulate a protocol and compare post-processing methods",
+        description="Simulate LDP collection on a dataset and measure every method's error.",
+        epilog=SIMULATE_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_protocol_arguments(sim)
+    sim.add_argument(
+        "--dataset",
+        required=True,
+        help="zipf:d=D,s=S | uniform:d=D | file:PATH (a value,count CSV)",
+    )
+    sim.add_argument("--methods", default="all", help="all, or NAME,NAME,... (default: all)")
+    sim.add_argument(
+        "--query",
+        default="full",
+        help="full | topk:k=K | set:rho=R[,samples=M] | prefix (default: full)",
+    )
+    sim.add_argument("--trials", default="30", help="independent repetitions (default: 30)")
+    sim.add_argument("--seed", default="0", help="the one seed of the run (default: 0)")
+    sim.add_argument("--sampler", default="fast", choices=["fast", "per-user"])
+    sim.add_argument("--workers", default="1", help="processes to run trials in (default: 1)")
+    sim.add_argument("--format", default="table", choices=["table", "json", "csv"])
+
+    post = commands.add_parser(
+        "postprocess",
+        help="post-process LDP estimates or support counts from a CSV",
+        description="Read Base estimates or support counts and write consistent frequencies.",
+        epilog=POSTPROCESS_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_protocol_arguments(post)
+    post.add_argument("--method", required=True, help=", ".join(method_names()))
+    post.add_argument(
+        "--input", required=True, help="CSV with header value,estimate or value,count"
+    )
+    post.add_argument(
+        "--input-kind",
+        choices=["estimates", "counts"],
+        help="what the input holds (default: read from its header)",
+    )
+    post.add_argument("--output", help="where to write value,frequency (default: stdout)")
+    return parser
+
+
+def _add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--protocol", required=True, help=" | ".join(protocol_names()))
+    parser.add_argument("--epsilon", required=True, help="privacy budget ε > 0")
+    parser.add_argument("--n", required=True, help="number of users")
+    parser.add_argument("--g", default=None, help="OLH hash range (default round(e^ε + 1))")
+    parser.add_argument("--k", default=None, help="SS subset size (default round(d/(e^ε + 1)))")
+
+
+def _number(raw: str, name: str) -> float:
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"--{name} must be a number, got {raw!r}") from None
+    if not math.isfinite(value):
+        raise ValueError(f"--{name} must be a finite number, got {raw!r}")
+    return value
+
+
+def _whole(raw: str | None, name: str, minimum: int, maximum: int | None = None) -> int | None:
+    if raw is None:
+        return None
+    value = _number(raw, name)
+    if value != round(value) or value < minimum or (maximum is not None and value > maximum):
+        upper = "" if maximum is None else f" and at most {maximum:,}"
+        raise ValueError(f"--{name} must be a whole number >= {minimum}{upper}, got {raw!r}")
+    return round(value)
+
+
+def _n(raw: str) -> int:
+    n = _whole(raw, "n", bounds.N_USERS_MIN, bounds.N_USERS_MAX)
+    assert n is not None
+    return n
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from ldpcore.experiment import ExperimentConfig, run  # noqa: PLC0415 (pandas: only here)
+
+    methods = (
+        method_names()
+        if args.methods.strip().lower() == "all"
+        else tuple(name for name in (m.strip() for m in args.methods.split(",")) if name)
+    )
+    config = ExperimentConfig(
+        dataset=args.dataset,
+        n=_n(args.n),
+        protocol=args.protocol,
+        epsilon=_number(args.epsilon, "epsilon"),
+        methods=methods,
+        query=args.query,
+        trials=_whole(args.trials, "trials", bounds.TRIALS_MIN, bounds.TRIALS_MAX) or 1,
+        seed=_whole(args.seed, "seed", 0) or 0,
+        sampler=args.sampler,
+        g=_whole(args.g, "g", 2),
+        k=_whole(args.k, "k", 1),
+    )
+    workers = _whole(args.workers, "workers", 1, 64) or 1
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+
+        with ProcessPoolExecutor(workers) as pool:
+            result = run(config, executor=pool, workers=workers)
+    else:
+        result = run(config)
+    if args.format == "json":
+        print(json.dumps(result.to_json_dict(), allow_nan=False, default=_json_default))
+    elif args.format == "csv":
+        sys.stdout.write(result.summary.to_csv(index=False, float_format="%.17g"))
+    else:
+        analytic = result.analytic
+        print(
+            f"{config.protocol}, ε = {config.epsilon:g}, n = {config.n:,}, {args.dataset}, "
+            f"query {config.query}, {config.trials} trials, seed {config.seed}"
+        )
+        print(result.summary.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+        if analytic["base_mse"] is not None:
+            print(f"analytic Base MSE (Eq. 3): {analytic['base_mse']:.4g}")
+        print(f"lower bound (asymptotic, prior-averaged): {analytic['lower_bound']:.4g}")
+    return 0
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, np.integer | np.floating):
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def _postprocess(args: argparse.Namespace) -> int:
+    n = _n(args.n)
+    epsilon = _number(args.epsilon, "epsilon")
+    method = get_method(resolve_method_name(args.method))
+    path = Path(args.input)
+    if not path.is_file():
+        raise ValueError(f"--input {args.input!r} does not exist")
+    if path.stat().st_size == 0:
+        raise ValueError(f"--input {args.input!r} is empty; expected a CSV with a header")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise ValueError(f"--input {args.input!r} is over {MAX_FILE_BYTES // 2**20} MiB")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read --input {args.input!r} as UTF-8 text: {exc}") from None
+    header = next(csv.reader(io.StringIO(text)), [])
+    columns = [cell.strip().lower() for cell in header]
+    kind = args.input_kind or ("counts" if "count" in columns else "estimates")
+    number_column = "count" if kind == "counts" else "estimate"
+    rows = read_two_column_csv(
+        text, value_column="value", number_column=number_column, source=args.input
+    )
+    protocol = get_protocol(
+        args.protocol, epsilon=epsilon, domain_size=len(rows), g=_whole(args.g, "g", 2),
+        k=_whole(args.k, "k", 1),
+    )  # fmt: skip
+    array = _numbers(rows, column=number_column, source=args.input)
+    if kind == "counts":
+        if np.any(array < 0) or np.any(array != np.round(array)):
+            raise ValueError(f"{args.input}: support counts must be whole numbers >= 0")
+        estimate = protocol.estimate(array.astype(np.int64), n)
+    else:
+        estimate = array
+    frequencies = method(estimate, protocol=protocol, n=n)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["value", "frequency"])
+    for (value, _), frequency in zip(rows, frequencies, strict=True):
+        writer.writerow([value, repr(float(frequency))])  # repr: full double precision
+    if args.output:
+        try:
+            Path(args.output).write_text(out.getvalue(), encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"cannot write --output {args.output!r}: {exc.strerror}") from None
+    else:
+        sys.stdout.write(out.getvalue())
+    return 0
+
+
+def _numbers(rows: list[tuple[str, str]], *, column: str, source: str) -> np.ndarray:
+    numbers = []
+    for line, (value, raw) in enumerate(rows, start=2):
+        try:
+            number = float(raw)
+        except ValueError:
+            raise ValueError(
+                f"{source}, line {line}: the {column} of {value!r} is not a number: {raw!r}"
+            ) from None
+        if not math.isfinite(number):
+            raise ValueError(f"{source}, line {line}: the {column} of {value!r} is {raw}")
+        numbers.append(number)
+    return np.array(numbers)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    try:
+        args = _parser().parse_args(argv)
+        if args.command == "simulate":
+            return _simulate(args)
+        return _postprocess(args)
+    except (_UsageError, ValueError) as exc:
+        message = " ".join(str(exc).split())  # one line, whatever the message
+        print(f"error: {message}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,360 @@
+"""Reproducible simulations: a frozen config in, tidy tables out (NDSS 2020, Section V).
+
+One integer seed drives everything: trial ``i`` uses the ``i``-th child of
+``SeedSequence(seed)`` (built directly as ``SeedSequence(seed, spawn_key=(i,))``), so
+the numbers are bit-identical however the trials are split across processes or
+machines. Work runs on any ``concurrent.futures.Executor``; by default in-process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from ldpcore import bounds
+from ldpcore._validation import check_int
+from ldpcore.datasets import Dataset, parse_dataset
+from ldpcore.metrics import (
+    analytic_base_mse,
+    equivalent_users,
+    kl_divergence,
+    lower_bound,
+    per_answer,
+    summarize_errors,
+    total_variation,
+)
+from ldpcore.postprocess import get_method, method_names, resolve_method_name
+from ldpcore.protocols import SAMPLERS, FrequencyOracle, get_protocol, resolve_protocol_name
+from ldpcore.queries import Query, parse_query
+
+#: Called as ``progress(done, total)`` while trials finish.
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExperimentConfig:
+    """Everything that determines a simulation's numbers.
+
+    Parameters
+    ----------
+    dataset : str
+        ``zipf:d=D,s=S``, ``uniform:d=D`` or ``file:PATH`` (see
+        :func:`ldpcore.datasets.parse_dataset`); a file is rescaled to ``n``.
+    n : int
+        Number of users.
+    protocol : str
+        Registry name of the frequency oracle.
+    epsilon : float
+        Privacy budget.
+    methods : tuple of str
+        Post-processing methods (default: all).
+    query : str
+        ``full``, ``topk:k=K``, ``set:rho=R[,samples=M]``, ``groups`` or ``prefix``.
+    trials : int
+        Independent repetitions.
+    seed : int
+        The one seed everything derives from.
+    sampler : {"fast", "per-user"}
+        How support counts are drawn.
+    g, k : int, optional
+        OLH's hash range, SS's subset size.
+    """
+
+    dataset: str
+    n: int
+    protocol: str
+    epsilon: float
+    methods: tuple[str, ...] = dataclasses.field(default_factory=method_names)
+    query: str = "full"
+    trials: int = 30
+    seed: int = 0
+    sampler: str = "fast"
+    g: int | None = None
+    k: int | None = None
+
+    def __post_init__(self) -> None:
+        # Normalise names so equal configs compare (and cache) equal.
+        object.__setattr__(self, "protocol", resolve_protocol_name(self.protocol))
+        methods = tuple(dict.fromkeys(resolve_method_name(m) for m in self.methods))
+        if not methods:
+            raise ValueError("methods must name at least one post-processing method")
+        object.__setattr__(self, "methods", methods)
+        object.__setattr__(
+            self,
+            "trials",
+            check_int(
+                self.trials, name="trials", minimum=bounds.TRIALS_MIN, maximum=bounds.TRIALS_MAX
+            ),
+        )
+        object.__setattr__(self, "seed", check_int(self.seed, name="seed", minimum=0))
+        if self.sampler not in SAMPLERS:
+            raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}; got {self.sampler!r}")
+
+    def build(self) -> tuple[Dataset, FrequencyOracle, Query]:
+        """Resolve the dataset, protocol and query (validating every parameter)."""
+        data = parse_dataset(self.dataset, self.n)
+        protocol = get_protocol(
+            self.protocol, epsilon=self.epsilon, domain_size=data.domain_size, g=self.g, k=self.k
+        )
+        query = parse_query(self.query, true_frequencies=data.frequencies(), seed=self.seed)
+        return data, protocol, query
+
+    def to_dict(self) -> dict[str, Any]:
+        """The config as plain JSON-ready values."""
+        return dataclasses.asdict(self) | {"methods": list(self.methods)}
+
+
+@dataclass(frozen=True)
+class ExperimentResult:
+    """The outcome of :func:`run`.
+
+    Attributes
+    ----------
+    config : ExperimentConfig
+    summary : DataFrame
+        One row per method: ``mse, mse_std, bias_sq, variance, mae, max_error, tv, kl,
+        equivalent_users``.
+    per_item : DataFrame
+        One row per (method, answer): ``truth, mean, bias, variance, mse``.
+    analytic : dict
+        ``base_mse`` (Eq. 3, exact for single-value queries; None for set-type ones) and
+        ``lower_bound`` (reading note 8).
+    answers : ndarray
+        Shape ``(methods, trials, answers)``: every answer of every trial.
+    truth : ndarray
+        The true answers.
+    labels : tuple of str
+        One label per answer.
+    """
+
+    config: ExperimentConfig
+    summary: pd.DataFrame
+    per_item: pd.DataFrame
+    analytic: dict[str, float | None]
+    answers: NDArray[np.float64]
+    truth: NDArray[np.float64]
+    labels: tuple[str, ...]
+
+    def trials_frame(self) -> pd.DataFrame:
+        """Tidy table: one row per (trial, method, answer)."""
+        methods, trials, items = self.answers.shape
+        return pd.DataFrame(
+            {
+                "trial": np.tile(np.repeat(np.arange(trials), items), methods),
+                "method": np.repeat(np.array(self.config.methods), trials * items),
+                "item": np.tile(np.array(self.labels), methods * trials),
+                "truth": np.tile(self.truth, methods * trials),
+                "estimate": self.answers.ravel(),
+            }
+        )
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The ``simulate --format json`` contract (see DESIGN.md, "The command line")."""
+        records = self.summary[["method", "mse", "mse_std", "bias_sq", "variance"]]
+        return {
+            "config": self.config.to_dict(),
+            "analytic": self.analytic,
+            "results": [
+                {k: _plain(v) for k, v in row.items()} for row in records.to_dict("records")
+            ],
+        }
+
+
+def _plain(value: object) -> object:
+    return float(value) if isinstance(value, np.floating) else value
+
+
+def trial_generator(seed: int, index: int) -> np.random.Generator:
+    """The generator of trial ``index``: the ``index``-th spawned child of ``seed``."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(index,))))
+
+
+def _run_trials(
+    config: ExperimentConfig, indices: Sequence[int]
+) -> tuple[NDArray[np.float64], ...]:
+    """Answers, TV and KL of every method for the given trials (runs in any worker)."""
+    data, protocol, query = config.build()
+    truth_vector = data.frequencies()
+    methods = [get_method(name) for name in config.methods]
+    n = data.n
+    answers = np.empty((len(methods), len(indices), len(query.labels)))
+    tv = np.empty((len(methods), len(indices)))
+    kl = np.empty((len(methods), len(indices)))
+    for column, index in enumerate(indices):
+        rng = trial_generator(config.seed, index)
+        tallies = protocol.sample_tallies(data.counts, rng, sampler=config.sampler)  # type: ignore[arg-type]
+        estimate = protocol.estimate(protocol.support_from_tallies(tallies), n)
+        outputs: dict[str, NDArray[np.float64]] = {}
+        for row, method in enumerate(methods):
+            parent = outputs.get(method.derived_from or "")
+            if parent is not None:  # e.g. PowerNS reuses this trial's Power output
+                vector = method.from_parent(parent)
+            else:
+                vector = method(estimate, protocol=protocol, n=n, tallies=tallies)
+            outputs[method.name] = vector
+            answers[row, column] = query.answer(vector, clamp=method.answers_only)
+            tv[row, column] = total_variation(vector, truth_vector)
+            kl[row, column] = kl_divergence(truth_vector, vector)
+    return answers, tv, kl
+
+
+def _chunks(total: int, parts: int) -> list[list[int]]:
+    size = max(1, math.ceil(total / parts))
+    return [list(range(start, min(start + size, total))) for start in range(0, total, size)]
+
+
+def run(
+    config: ExperimentConfig,
+    *,
+    executor: Executor | None = None,
+    workers: int = 1,
+    progress: Progress | None = None,
+) -> ExperimentResult:
+    """Run every trial of ``config`` and summarise.
+
+    Parameters
+    ----------
+    config : ExperimentConfig
+    executor : concurrent.futures.Executor, optional
+        Where trials run (e.g. a ``ProcessPoolExecutor`` or a Dask client's
+        ``get_executor()``); in-process when omitted.
+    workers : int
+        How many chunks to split the trials into for the executor.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each chunk.
+    """
+    data, protocol, query = config.build()  # validate before any work is sent out
+    chunks = _chunks(config.trials, max(1, workers) if executor is not None else 1)
+    results: list[tuple[NDArray[np.float64], ...]] = []
+    done = 0
+    if executor is None:
+        parts: Iterable[tuple[NDArray[np.float64], ...]] = (_run_trials(config, c) for c in chunks)
+    else:
+        parts = executor.map(_run_trials, [config] * len(chunks), chunks)
+    for chunk, part in zip(chunks, parts, strict=True):
+        results.append(part)
+        done += len(chunk)
+        if progress is not None:
+            progress(done, config.trials)
+    answers = np.concatenate([r[0] for r in results], axis=1)
+    tv = np.concatenate([r[1] for r in results], axis=1)
+    kl = np.concatenate([r[2] for r in results], axis=1)
+    truth = query.answer(data.frequencies())
+    return _summarise(
+        config=config, data=data, protocol=protocol, query=query, answers=answers, tv=tv, kl=kl,
+        truth=truth,
+    )  # fmt: skip
+
+
+def _summarise(
+    *,
+    config: ExperimentConfig,
+    data: Dataset,
+    protocol: FrequencyOracle,
+    query: Query,
+    answers: NDArray[np.float64],
+    tv: NDArray[np.float64],
+    kl: NDArray[np.float64],
+    truth: NDArray[np.float64],
+) -> ExperimentResult:
+    rows = []
+    items = []
+    for row, name in enumerate(config.methods):
+        summary = summarize_errors(answers[row], truth)
+        rows.append(
+            dataclasses.asdict(summary)
+            | {
+                "method": name,
+                "tv": float(tv[row].mean()),
+                # NaN where KL is undefined for some trial; inf where a support is missed.
+                "kl": float(np.mean(kl[row])),
+                "equivalent_users": equivalent_users(protocol, summary.mse)
+                if query.kind == "full"
+                else math.nan,
+            }
+        )
+        stats = per_answer(answers[row], truth)
+        items.append(
+            pd.DataFrame({"method": name, "item": list(query.labels), "truth": truth} | stats)
+        )
+    summary_frame = pd.DataFrame(rows)[
+        ["method", "mse", "mse_std", "bias_sq", "variance", "mae", "max_error", "tv", "kl",
+         "equivalent_users"]
+    ]  # fmt: skip
+    single_values = query.kind in {"full", "topk"}
+    base_mse = None
+    if single_values:
+        index = np.concatenate(query.members)
+        base_mse = analytic_base_mse(protocol, data.frequencies(), data.n, values=index)
+    analytic: dict[str, float | None] = {
+        "base_mse": base_mse,
+        "lower_bound": lower_bound(protocol.epsilon, data.n),
+    }
+    return ExperimentResult(
+        config, summary_frame, pd.concat(items, ignore_index=True), analytic, answers, truth,
+        query.labels,
+    )  # fmt: skip
+
+
+#: Sweep parameters that rewrite a spec rather than a config field.
+_SPEC_PARAMETERS = {"d", "rho", "topk"}
+
+
+def sweep(
+    config: ExperimentConfig,
+    parameter: str,
+    values: Sequence[Any],
+    *,
+    executor: Executor | None = None,
+    workers: int = 1,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
+    """Run ``config`` once per value of ``parameter`` and stack the summaries.
+
+    ``parameter`` is a config field (``epsilon``, ``n``, ``protocol``, ``trials``, …),
+    or ``d`` (the synthetic dataset's domain size), ``rho`` (set queries) or ``topk``
+    (the k of a top-k query). Each point uses the same seed, so curves are smooth in
+    the parameter (common random numbers).
+    """
+    frames = []
+    total = len(values) * config.trials
+    for position, value in enumerate(values):
+        point = _with_parameter(config, parameter, value)
+
+        def report(done: int, _total: int, offset: int = position * config.trials) -> None:
+            if progress is not None:
+                progress(offset + done, total)
+
+        result = run(point, executor=executor, workers=workers, progress=report)
+        frame = result.summary.copy()
+        frame.insert(0, parameter, value)
+        frame["base_mse"] = result.analytic["base_mse"]
+        frame["lower_bound"] = result.analytic["lower_bound"]
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def _with_parameter(config: ExperimentConfig, parameter: str, value: Any) -> ExperimentConfig:
+    if parameter == "rho":
+        return dataclasses.replace(config, query=f"set:rho={value}")
+    if parameter == "topk":
+        return dataclasses.replace(config, query=f"topk:k={value}")
+    if parameter == "d":
+        kind, _, rest = config.dataset.partition(":")
+        if kind not in {"zipf", "uniform"}:
+            raise ValueError("sweeping d needs a synthetic dataset (zipf:… or uniform:…)")
+        options = [part for part in rest.split(",") if part and not part.startswith("d=")]
+        return dataclasses.replace(config, dataset=f"{kind}:" + ",".join([f"d={value}", *options]))
+    fields = {f.name for f in dataclasses.fields(ExperimentConfig)}
+    if parameter not in fields:
+        valid = ", ".join(sorted(fields | _SPEC_PARAMETERS))
+        raise ValueError(f"cannot sweep {parameter!r}; valid parameters are: {valid}")
+    return dataclasses.replace(config, **{parameter: value})

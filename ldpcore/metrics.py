@@ -1,0 +1,147 @@
+"""Accuracy measures over trials, and the analytic references (NDSS 2020, Section V).
+
+Conventions: errors are in frequency units; "MSE" is the *mean* over the query's
+answers of the squared error (NDSS convention; the MLE paper sums instead, reading
+note 3), averaged over trials. Bias and variance are per answer over trials, with
+the population variance (ddof = 0), so ``MSE = bias² + variance`` holds exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ldpcore._validation import check_epsilon, check_n_users
+from ldpcore.protocols.base import FrequencyOracle
+
+#: What to say wherever the lower bound is drawn (reading note 8).
+LOWER_BOUND_CAVEAT = (
+    "asymptotic in n, and a bound on the error averaged over a prior over distributions: "
+    "on one fixed distribution a method that assumes its shape can go below it"
+)
+
+
+@dataclass(frozen=True)
+class ErrorSummary:
+    """Accuracy of one method's answers over trials.
+
+    Attributes
+    ----------
+    mse : float
+        Mean over trials of the mean squared error over answers.
+    mse_std : float
+        Standard deviation over trials of that per-trial MSE.
+    bias_sq : float
+        Mean over answers of the squared bias (mean error over trials).
+    variance : float
+        Mean over answers of the variance over trials (ddof = 0).
+    mae : float
+        Mean absolute error over answers and trials.
+    max_error : float
+        Mean over trials of the largest absolute error among the answers.
+    """
+
+    mse: float
+    mse_std: float
+    bias_sq: float
+    variance: float
+    mae: float
+    max_error: float
+
+
+def summarize_errors(answers: NDArray[np.float64], truth: NDArray[np.float64]) -> ErrorSummary:
+    """Summarize ``answers`` (trials × questions) against the true answers.
+
+    Examples
+    --------
+    >>> s = summarize_errors(np.array([[1.0, 0.0], [3.0, 0.0]]), np.array([1.0, 1.0]))
+    >>> (s.mse, s.bias_sq, s.variance)
+    (1.5, 1.0, 0.5)
+    """
+    a = np.atleast_2d(np.asarray(answers, dtype=np.float64))
+    errors = a - np.asarray(truth, dtype=np.float64)
+    per_trial = (errors**2).mean(axis=1)
+    bias = errors.mean(axis=0)
+    return ErrorSummary(
+        mse=float(per_trial.mean()),
+        mse_std=float(per_trial.std(ddof=1)) if a.shape[0] > 1 else 0.0,
+        bias_sq=float((bias**2).mean()),
+        variance=float(a.var(axis=0).mean()),
+        mae=float(np.abs(errors).mean()),
+        max_error=float(np.abs(errors).max(axis=1).mean()),
+    )
+
+
+def per_answer(
+    answers: NDArray[np.float64], truth: NDArray[np.float64]
+) -> dict[str, NDArray[np.float64]]:
+    """Per-answer ``mean``, ``bias``, ``variance`` and ``mse`` over trials."""
+    a = np.atleast_2d(np.asarray(answers, dtype=np.float64))
+    errors = a - truth
+    return {
+        "mean": a.mean(axis=0),
+        "bias": errors.mean(axis=0),
+        "variance": a.var(axis=0),
+        "mse": (errors**2).mean(axis=0),
+    }
+
+
+def total_variation(estimate: NDArray[np.float64], truth: NDArray[np.float64]) -> float:
+    """``½ Σ |f'_v − f_v|`` (for vectors that need not be distributions)."""
+    return 0.5 * float(np.abs(np.asarray(estimate) - np.asarray(truth)).sum())
+
+
+def kl_divergence(truth: NDArray[np.float64], estimate: NDArray[np.float64]) -> float:
+    """``KL(f ‖ f') = Σ f_v log(f_v / f'_v)``, or NaN where it is not defined.
+
+    Defined only when ``f'`` is a distribution (non-negative, sums to one within
+    1e-9) that is positive wherever ``f`` is; otherwise NaN (or inf, if ``f'`` is a
+    distribution that misses part of the support).
+
+    Examples
+    --------
+    >>> kl_divergence(np.array([0.5, 0.5]), np.array([0.5, 0.5]))
+    0.0
+    """
+    f = np.asarray(truth, dtype=np.float64)
+    g = np.asarray(estimate, dtype=np.float64)
+    if g.min() < 0 or abs(g.sum() - 1.0) > 1e-9:
+        return math.nan
+    support = f > 0
+    if np.any(g[support] == 0):
+        return math.inf
+    return float(np.sum(f[support] * np.log(f[support] / g[support])))
+
+
+def analytic_base_mse(
+    protocol: FrequencyOracle,
+    true_frequencies: NDArray[np.float64],
+    n: int,
+    *,
+    values: NDArray[np.int64] | None = None,
+) -> float:
+    """Mean of the Base variances of Eq. (3), over all values or the given ones (exact)."""
+    variances = protocol.variance(true_frequencies, n)
+    return float(np.mean(variances if values is None else variances[values]))
+
+
+def equivalent_users(protocol: FrequencyOracle, mse: float) -> float:
+    """Users of Base that would give this mean MSE (NDSS Sec. V-C; reading note 9).
+
+    ``n' = [q(1−q)/(p−q)² + (1−p−q)/(d(p−q))] / m``.
+    """
+    p, q, d = protocol.p, protocol.q, protocol.domain_size
+    if not mse > 0:
+        return math.inf
+    return (q * (1 - q) / (p - q) ** 2 + (1 - p - q) / (d * (p - q))) / mse
+
+
+def lower_bound(epsilon: float, n: int) -> float:
+    """Per-value mean MSE bound ``1/(n (e^ε − 1)²)`` (MLE paper, Theorem 4.5, Eq. 59).
+
+    See :data:`LOWER_BOUND_CAVEAT` for what it does and does not promise.
+    """
+    return 1.0 / (check_n_users(n) * math.expm1(check_epsilon(epsilon)) ** 2)

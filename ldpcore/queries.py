@@ -1,0 +1,189 @@
+"""Queries answered from a frequency vector (NDSS 2020, Section V).
+
+A query is a set of linear questions about the distribution: one row of a 0/1
+matrix ``A`` per question, the answer being ``A @ f``. The full-domain query asks
+every value; top-k asks the k values with the highest *true* frequency (the
+estimators never see which those are); set queries ask the total frequency of
+random sets; groups ask the total of each group; prefixes ask ``P(value ≤ i)`` on an
+ordered domain. Post-Pos lives here: it clamps each answer at 0.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ldpcore._validation import check_int
+
+#: The query kinds, as used in specs and in the app.
+QUERY_KINDS = ("full", "topk", "set", "groups", "prefix")
+
+
+@dataclass(frozen=True)
+class Query:
+    """A batch of linear questions ``A @ f`` with their labels.
+
+    Attributes
+    ----------
+    kind : str
+        One of :data:`QUERY_KINDS`.
+    spec : str
+        The spec that rebuilds it (as accepted by :func:`parse_query`).
+    members : tuple of ndarray
+        For each question, the indices of the values it sums.
+    labels : tuple of str
+        One label per question.
+    """
+
+    kind: str
+    spec: str
+    members: tuple[NDArray[np.int64], ...]
+    labels: tuple[str, ...]
+
+    def matrix(self, domain_size: int) -> NDArray[np.float64]:
+        """The 0/1 matrix ``A`` (questions × values)."""
+        a = np.zeros((len(self.members), domain_size))
+        for row, members in enumerate(self.members):
+            a[row, members] = 1.0
+        return a
+
+    def answer(
+        self, frequencies: NDArray[np.float64], *, clamp: bool = False
+    ) -> NDArray[np.float64]:
+        """Answers ``A @ f`` for one vector (or a stack, one per row); ``clamp`` is Post-Pos.
+
+        Parameters
+        ----------
+        frequencies : ndarray
+            Shape ``(d,)`` or ``(trials, d)``.
+        clamp : bool
+            Clamp every answer at 0 (Post-Pos, NDSS Sec. IV-A).
+        """
+        f = np.asarray(frequencies, dtype=np.float64)
+        if self.kind in {"full", "topk"}:
+            index = np.concatenate(self.members)
+            answers = f[..., index]
+        elif self.kind == "prefix":
+            answers = np.cumsum(f, axis=-1)[..., [int(m[-1]) for m in self.members]]
+        else:
+            answers = f @ self.matrix(f.shape[-1]).T
+        return np.maximum(answers, 0.0) if clamp else answers
+
+
+def full_domain(domain_size: int) -> Query:
+    """Every value on its own."""
+    return Query(
+        "full",
+        "full",
+        tuple(np.array([v]) for v in range(domain_size)),
+        tuple(str(v) for v in range(domain_size)),
+    )
+
+
+def top_k(true_frequencies: NDArray[np.float64], k: int) -> Query:
+    """The ``k`` values with the highest true frequency (ties broken by index)."""
+    d = len(true_frequencies)
+    k = check_int(k, name="k", minimum=1, maximum=d)
+    order = np.argsort(-np.asarray(true_frequencies), kind="stable")[:k]
+    return Query(
+        "topk", f"topk:k={k}", tuple(np.array([v]) for v in order), tuple(str(v) for v in order)
+    )
+
+
+def random_sets(domain_size: int, rho: float, *, samples: int = 10, seed: int = 0) -> Query:
+    """``samples`` sets of ``⌈ρ d⌉`` values drawn uniformly (NDSS Sec. V-D).
+
+    The sets depend only on ``(d, ρ, samples, seed)``, so every trial and method
+    answers the same questions.
+    """
+    if not (isinstance(rho, int | float) and math.isfinite(rho) and 0 < rho <= 1):
+        raise ValueError(f"rho (the set size as a fraction of d) must be in (0, 1], got {rho!r}")
+    samples = check_int(samples, name="samples", minimum=1, maximum=10_000)
+    size = min(domain_size, math.ceil(rho * domain_size))
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0x5E7,)))
+    members = tuple(
+        np.sort(rng.choice(domain_size, size=size, replace=False)) for _ in range(samples)
+    )
+    return Query(
+        "set",
+        f"set:rho={rho:g},samples={samples}",
+        members,
+        tuple(f"set {i + 1}" for i in range(samples)),
+    )
+
+
+def groups(group_of_value: list[str] | tuple[str, ...]) -> Query:
+    """One question per group: the total frequency of its values (e.g. emoji categories)."""
+    names = list(dict.fromkeys(group_of_value))
+    if len(names) < 1:
+        raise ValueError("groups: every value needs a group")
+    labels = np.array(group_of_value)
+    members = tuple(np.flatnonzero(labels == name) for name in names)
+    return Query("groups", "groups", members, tuple(names))
+
+
+def prefixes(domain_size: int) -> Query:
+    """``P(value ≤ i)`` for every ``i`` of an ordered domain (cumulative distribution)."""
+    return Query(
+        "prefix",
+        "prefix",
+        tuple(np.arange(i + 1) for i in range(domain_size)),
+        tuple(f"≤ {i}" for i in range(domain_size)),
+    )
+
+
+def parse_query(
+    spec: str,
+    *,
+    true_frequencies: NDArray[np.float64],
+    group_of_value: list[str] | tuple[str, ...] | None = None,
+    seed: int = 0,
+) -> Query:
+    """Build a query from its spec.
+
+    Specs: ``full``, ``topk:k=K``, ``set:rho=R[,samples=M]``, ``groups``, ``prefix``.
+
+    Examples
+    --------
+    >>> parse_query("topk:k=2", true_frequencies=np.array([0.1, 0.6, 0.3])).labels
+    ('1', '2')
+    """
+    d = len(true_frequencies)
+    if not isinstance(spec, str):
+        raise ValueError(_QUERY_HELP.format(got=repr(spec)))
+    kind, _, rest = spec.strip().partition(":")
+    kind = kind.lower()
+    options: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise ValueError(f"malformed query option {part!r} in {spec!r}; expected key=value")
+        options[key.strip().lower()] = value.strip()
+    if kind == "full" and not options:
+        return full_domain(d)
+    if kind == "prefix" and not options:
+        return prefixes(d)
+    if kind == "topk" and set(options) == {"k"}:
+        return top_k(true_frequencies, _as_number(options["k"], "k"))  # type: ignore[arg-type]
+    if kind == "set" and "rho" in options and set(options) <= {"rho", "samples"}:
+        samples = _as_number(options.get("samples", "10"), "samples")
+        return random_sets(d, _as_number(options["rho"], "rho"), samples=samples, seed=seed)  # type: ignore[arg-type]
+    if kind == "groups" and not options:
+        if group_of_value is None:
+            raise ValueError("the groups query needs a dataset whose values have groups")
+        return groups(group_of_value)
+    raise ValueError(_QUERY_HELP.format(got=repr(spec)))
+
+
+_QUERY_HELP = "unknown query {got}; use full, topk:k=K, set:rho=R[,samples=M], groups or prefix"
+
+
+def _as_number(raw: str, name: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, got {raw!r}") from None
+    return int(value) if value.is_integer() else value

@@ -1,0 +1,193 @@
+"""The ldpcore command, through a real subprocess: the contract and every bad input."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from ldpcore.postprocess import get_method
+from ldpcore.protocols import get_protocol
+
+COMMAND = [sys.executable, "-m", "ldpcore.cli"]
+
+
+def ldpcore(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*COMMAND, *args], check=False, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_simulate_json_contract() -> None:
+    done = ldpcore(
+        "simulate", "--protocol", "olh", "--epsilon", "1", "--n", "100000",
+        "--dataset", "zipf:d=128,s=1.5", "--methods", "Base,Norm-Sub", "--trials", "5",
+        "--format", "json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    assert payload["config"]["protocol"] == "OLH"
+    assert [r["method"] for r in payload["results"]] == ["Base", "Norm-Sub"]
+    assert payload["analytic"]["base_mse"] > payload["analytic"]["lower_bound"] > 0
+    for row in payload["results"]:
+        assert row["mse"] == pytest.approx(row["bias_sq"] + row["variance"], rel=1e-9)
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv"])
+def test_simulate_other_formats(fmt: str) -> None:
+    done = ldpcore(
+        "simulate", "--protocol", "GRR", "--epsilon", "2", "--n", "5000",
+        "--dataset", "uniform:d=16", "--query", "topk:k=3", "--trials", "3", "--format", fmt,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Norm-Sub" in done.stdout
+
+
+def test_help_has_worked_examples() -> None:
+    for sub in ("simulate", "postprocess"):
+        done = ldpcore(sub, "--help")
+        assert done.returncode == 0 and "example" in done.stdout
+
+
+def test_postprocess_estimates_and_counts(tmp_path) -> None:
+    protocol = get_protocol("OUE", epsilon=1.0, domain_size=5)
+    counts = np.array([300, 250, 200, 150, 100])
+    support = protocol.sample_support_counts(counts, 4)
+    estimate = protocol.estimate(support, 1000)
+    names = ["e", "d", "c", "b", "a"]  # the output keeps the input's order
+    estimates = tmp_path / "estimates.csv"
+    estimates.write_text(
+        "value,estimate\n"
+        + "".join(f"{v},{float(x)!r}\n" for v, x in zip(names, estimate, strict=True))
+    )
+    out = tmp_path / "out.csv"
+    done = ldpcore(
+        "postprocess",
+        "--protocol",
+        "OUE",
+        "--epsilon",
+        "1",
+        "--n",
+        "1000",
+        "--method",
+        "cls",
+        "--input",
+        str(estimates),
+        "--output",
+        str(out),
+    )
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert [r["value"] for r in rows] == names
+    expected = get_method("Norm-Sub")(estimate, protocol=protocol, n=1000)
+    # Full double precision: the floats round-trip exactly.
+    assert [float(r["frequency"]) for r in rows] == expected.tolist()
+    counts_file = tmp_path / "counts.csv"
+    counts_file.write_text(
+        "value,count\n" + "".join(f"{v},{c}\n" for v, c in zip(names, support, strict=True))
+    )
+    done = ldpcore(
+        "postprocess",
+        "--protocol",
+        "OUE",
+        "--epsilon",
+        "1",
+        "--n",
+        "1000",
+        "--method",
+        "Norm-Sub",
+        "--input",
+        str(counts_file),
+    )
+    assert done.returncode == 0, done.stderr
+    via_counts = [float(r["frequency"]) for r in csv.DictReader(io.StringIO(done.stdout))]
+    assert via_counts == expected.tolist()
+
+
+GOOD = ["--protocol", "OLH", "--epsilon", "1", "--n", "1000"]
+SIM = ["simulate", *GOOD, "--dataset", "zipf:d=16"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["simulate", "--protocol", "RAPPOR", "--epsilon", "1", "--n", "10", "--dataset",
+          "zipf:d=8"], "unknown protocol 'RAPPOR'"),
+        ([*SIM, "--methods", "Norm-Add"], "unknown post-processing method"),
+        (["simulate", *GOOD, "--dataset", "pareto:d=8"], "unknown dataset"),
+        (["simulate", "--protocol", "OLH", "--epsilon", "0", "--n", "10", "--dataset",
+          "zipf:d=8"], "epsilon must be"),
+        (["simulate", "--protocol", "OLH", "--epsilon", "-2", "--n", "10", "--dataset",
+          "zipf:d=8"], "epsilon must be"),
+        (["simulate", "--protocol", "OLH", "--epsilon", "one", "--n", "10", "--dataset",
+          "zipf:d=8"], "--epsilon must be a number"),
+        (["simulate", "--protocol", "OLH", "--epsilon", "nan", "--n", "10", "--dataset",
+          "zipf:d=8"], "--epsilon must be a finite number"),
+        (["simulate", *GOOD, "--dataset", "zipf:d=1"], "domain_size must be an integer in"),
+        (["simulate", "--protocol", "OLH", "--epsilon", "1", "--n", "0", "--dataset",
+          "zipf:d=8"], "--n must be a whole number >= 1"),
+        ([*SIM, "--query", "topk:k=x"], "k must be a number"),
+        ([*SIM, "--query", "set:rho=7"], "rho"),
+        ([*SIM, "--query", "median"], "unknown query"),
+        ([*SIM, "--trials", "0"], "--trials must be a whole number >= 1"),
+        (["simulate", *GOOD], "required: --dataset"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)  # fmt: skip
+def test_simulate_bad_input(args: list[str], message: str) -> None:
+    done = ldpcore(*args)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:"), done.stderr
+    assert message in lines[0]
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "extra", "message"),
+    [
+        (None, [], "does not exist"),
+        ("", [], "is empty"),
+        ("value,estimate\na,0.5\n", [], "at least 2 rows"),
+        ("name,estimate\na,0.5\nb,0.5\n", [], "must name the columns 'value' and 'estimate'"),
+        ("value,estimate\na,0.5\na,0.5\n", [], "appears more than once"),
+        ("value,estimate\na,half\nb,0.5\n", [], "is not a number"),
+        ("value,estimate\na,inf\nb,0.5\n", [], "is inf"),
+        ("value,count\na,-3\nb,5\n", [], "whole numbers >= 0"),
+        ("value,count\na,2.5\nb,5\n", [], "whole numbers >= 0"),
+        ("value,count\na,20000\nb,5\n", [], "at most 1000"),
+        ("value,estimate\na,0.5\nb,0.5\n", ["--method", "Nope"], "unknown post-processing"),
+        ("value,estimate\na,0.5\nb,0.5\n", ["--input-kind", "counts"], "'value' and 'count'"),
+    ],
+)
+def test_postprocess_bad_input(tmp_path, content: str | None, extra: list[str], message: str):
+    path = tmp_path / "input.csv"
+    if content is not None:
+        path.write_bytes(content.encode())
+    method = [] if "--method" in extra else ["--method", "Norm-Sub"]
+    done = ldpcore("postprocess", *GOOD, *method, "--input", str(path), *extra)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:"), done.stderr
+    assert message in lines[0]
+
+
+def test_postprocess_unwritable_output(tmp_path) -> None:
+    path = tmp_path / "input.csv"
+    path.write_text("value,estimate\na,0.5\nb,0.5\n")
+    done = ldpcore(
+        "postprocess",
+        *GOOD,
+        "--method",
+        "Norm",
+        "--input",
+        str(path),
+        "--output",
+        str(tmp_path / "missing-dir" / "out.csv"),
+    )
+    assert done.returncode == 2 and done.stderr.startswith("error: cannot write --output")

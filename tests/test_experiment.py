@@ -1,0 +1,194 @@
+"""Datasets, queries, metrics and the experiment engine."""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+import pytest
+
+from ldpcore.datasets import parse_dataset, read_histogram, round_to_total, zipf
+from ldpcore.experiment import ExperimentConfig, run, sweep, trial_generator
+from ldpcore.metrics import (
+    equivalent_users,
+    kl_divergence,
+    lower_bound,
+    summarize_errors,
+    total_variation,
+)
+from ldpcore.protocols import get_protocol
+from ldpcore.queries import groups, parse_query, prefixes, random_sets, top_k
+
+# --- datasets ----------------------------------------------------------------
+
+
+def test_zipf_is_largest_remainder_rounding() -> None:
+    # f ∝ (1, 1/2, 1/3) → 600 · (6/11, 3/11, 2/11) = (327.27, 163.64, 109.09)
+    assert zipf(3, 600, s=1.0).counts.tolist() == [327, 164, 109]
+    assert round_to_total(np.array([1.0, 1.0, 1.0]), 10).tolist() == [4, 3, 3]
+    assert parse_dataset("uniform:d=4", 10).counts.tolist() == [3, 3, 2, 2]
+
+
+def test_histogram_file_round_trip(tmp_path) -> None:
+    path = tmp_path / "h.csv"
+    path.write_text("\ufeffvalue,count\napple,5\npear,0\nfig,15\n", encoding="utf-8")
+    data = read_histogram(path)
+    assert data.labels == ("apple", "pear", "fig") and data.counts.tolist() == [5, 0, 15]
+    assert parse_dataset(f"file:{path}", 40).counts.tolist() == [10, 0, 30]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "is empty"),
+        ("value,number\na,1\nb,2\n", "must name the columns 'value' and 'count'"),
+        ("value,count\na,1\na,2\n", "appears more than once"),
+        ("value,count\na,-1\nb,2\n", "whole number >= 0"),
+        ("value,count\na,1.5\nb,2\n", "whole number >= 0"),
+        ("value,count\na,x\nb,2\n", "whole number >= 0"),
+        ("value,count\na,1\n", "at least 2 rows"),
+        ("value,count\na,0\nb,0\n", "every count is 0"),
+    ],
+)
+def test_bad_histogram_files(tmp_path, content: str, message: str) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        read_histogram(path)
+
+
+# --- queries, by hand ------------------------------------------------------------
+
+F = np.array([0.1, 0.5, -0.2, 0.6])
+
+
+def test_full_topk_prefix_by_hand() -> None:
+    truth = np.array([0.1, 0.4, 0.2, 0.3])
+    assert parse_query("full", true_frequencies=truth).answer(F).tolist() == F.tolist()
+    q = top_k(truth, 2)  # the two truly largest: values 1 and 3
+    assert q.labels == ("1", "3") and q.answer(F).tolist() == [0.5, 0.6]
+    np.testing.assert_allclose(prefixes(4).answer(F), [0.1, 0.6, 0.4, 1.0])
+    # Post-Pos clamps answers, not the vector.
+    np.testing.assert_allclose(prefixes(4).answer(F - 0.2, clamp=True), [0, 0.2, 0, 0.2])
+
+
+def test_groups_and_sets_by_hand() -> None:
+    q = groups(["a", "b", "a", "b"])
+    assert q.labels == ("a", "b")
+    np.testing.assert_allclose(q.answer(F), [-0.1, 1.1])
+    np.testing.assert_allclose(q.answer(F, clamp=True), [0.0, 1.1])
+    sets = random_sets(4, 0.5, samples=5, seed=3)
+    assert all(len(m) == 2 for m in sets.members)
+    expected = [F[m].sum() for m in sets.members]
+    np.testing.assert_allclose(sets.answer(F), expected)
+    # Same sets for the same (d, ρ, samples, seed): every trial and method agree.
+    again = random_sets(4, 0.5, samples=5, seed=3)
+    assert all(np.array_equal(a, b) for a, b in zip(sets.members, again.members, strict=True))
+
+
+# --- metrics, by hand ------------------------------------------------------------
+
+
+def test_metrics_by_hand() -> None:
+    answers = np.array([[1.0, 0.0], [3.0, 0.0]])  # two trials, two answers
+    s = summarize_errors(answers, np.array([1.0, 1.0]))
+    # errors: [[0, -1], [2, -1]]; per-trial MSE 0.5 and 2.5
+    assert s.mse == 1.5 and s.mse_std == pytest.approx(math.sqrt(2.0))
+    assert s.bias_sq == 1.0 and s.variance == 0.5
+    assert s.mae == 1.0 and s.max_error == 1.5
+    assert total_variation(np.array([0.5, 0.5]), np.array([1.0, 0.0])) == 0.5
+    assert kl_divergence(np.array([0.5, 0.5]), np.array([0.25, 0.75])) == pytest.approx(
+        0.5 * math.log(2) + 0.5 * math.log(2 / 3)
+    )
+    assert math.isnan(kl_divergence(np.array([0.5, 0.5]), np.array([-0.1, 1.1])))
+    assert kl_divergence(np.array([0.5, 0.5]), np.array([1.0, 0.0])) == math.inf
+    assert lower_bound(1.0, 100) == pytest.approx(1 / (100 * (math.e - 1) ** 2))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_mse_is_bias_squared_plus_variance(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    answers = rng.normal(size=(17, 9))
+    truth = rng.normal(size=9)
+    s = summarize_errors(answers, truth)
+    assert abs(s.mse - (s.bias_sq + s.variance)) <= 1e-12
+
+
+def test_equivalent_users_of_base_is_n() -> None:
+    protocol = get_protocol("OLH", epsilon=1.0, domain_size=100)
+    f = np.full(100, 0.01)
+    base_mse = float(np.mean(protocol.variance(f, 5000)))
+    assert equivalent_users(protocol, base_mse) == pytest.approx(5000)
+
+
+# --- experiments -------------------------------------------------------------------
+
+SMALL = ExperimentConfig(
+    dataset="zipf:d=64,s=1.2", n=20_000, protocol="OLH", epsilon=1.0, trials=12, seed=7
+)
+
+
+def test_run_produces_tidy_tables_and_the_json_contract() -> None:
+    result = run(SMALL)
+    assert list(result.summary["method"]) == list(SMALL.methods)
+    assert len(result.per_item) == len(SMALL.methods) * 64
+    assert len(result.trials_frame()) == len(SMALL.methods) * 12 * 64
+    payload = result.to_json_dict()
+    assert set(payload) == {"config", "analytic", "results"}
+    assert set(payload["results"][0]) == {"method", "mse", "mse_std", "bias_sq", "variance"}
+    for row in result.summary.itertuples():
+        assert abs(row.mse - (row.bias_sq + row.variance)) <= 1e-12
+    base = result.summary.set_index("method").loc["Base"]
+    # Base's measured MSE is near Eq. 3 (12 trials: a loose band).
+    assert abs(base.mse / result.analytic["base_mse"] - 1) < 0.3
+
+
+def test_trials_are_spawned_children_of_the_seed() -> None:
+    expected = np.random.SeedSequence(7).spawn(3)[2]
+    assert trial_generator(7, 2).integers(2**62) == np.random.default_rng(expected).integers(2**62)
+
+
+def test_bit_identical_with_1_2_and_4_processes() -> None:
+    reference = run(SMALL).answers
+    for workers in (2, 4):
+        with ProcessPoolExecutor(workers) as pool:
+            parallel = run(SMALL, executor=pool, workers=workers).answers
+        assert np.array_equal(reference, parallel)
+
+
+def test_progress_is_reported() -> None:
+    seen: list[tuple[int, int]] = []
+    run(SMALL, progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (12, 12)
+
+
+def test_sweep_over_epsilon_and_rho() -> None:
+    config = ExperimentConfig(
+        dataset="zipf:d=32,s=1.5", n=10_000, protocol="GRR", epsilon=1.0, trials=4,
+        methods=("Base", "Norm-Sub"),
+    )  # fmt: skip
+    frame = sweep(config, "epsilon", [0.5, 2.0, 4.0])
+    base = frame[frame["method"] == "Base"]["mse"].to_numpy()
+    assert base[0] > base[1] > base[2]  # more budget, less error
+    rho = sweep(config, "rho", [0.1, 0.5])
+    assert set(rho["rho"]) == {0.1, 0.5} and rho["base_mse"].isna().all()
+    with pytest.raises(ValueError, match="cannot sweep 'colour'"):
+        sweep(config, "colour", [1])
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"protocol": "RAPPOR"}, "unknown protocol"),
+        ({"methods": ("Nope",)}, "unknown post-processing method"),
+        ({"methods": ()}, "at least one"),
+        ({"trials": 0}, "trials must be an integer"),
+        ({"sampler": "slow"}, "sampler must be one of"),
+        ({"seed": -1}, "seed must be an integer"),
+    ],
+)
+def test_bad_configs(change: dict[str, object], message: str) -> None:
+    base = {"dataset": "zipf:d=8", "n": 100, "protocol": "OLH", "epsilon": 1.0}
+    with pytest.raises(ValueError, match=message):
+        ExperimentConfig(**(base | change))  # type: ignore[arg-type]
