@@ -39,6 +39,7 @@ test: lint
 bench: $(VENV)/.stamp-test
 	$(BIN)/python benchmarks/bench_samplers.py
 	$(BIN)/python benchmarks/bench_postprocess.py
+	$(BIN)/python benchmarks/bench_cli.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

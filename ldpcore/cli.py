@@ -1,4 +1,4 @@
-"""The ``ldpcore`` command: simulate, post-process, recommend.
+"""The ``ldpcore`` command: simulate, postprocess, recommend, advise-epsilon.
 
 A contract that scripts rely on (DESIGN.md, "The command line"): the JSON of
 ``simulate --format json`` and the CSV of ``postprocess``. Bad input ends with exit
@@ -15,7 +15,7 @@ import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -100,7 +100,59 @@ def _parser() -> _Parser:
         help="what the input holds (default: read from its header)",
     )
     post.add_argument("--output", help="where to write value,frequency (default: stdout)")
+
+    rec = commands.add_parser(
+        "recommend",
+        help="rank post-processing methods for your collected estimates",
+        description="Simulate on a consistent stand-in for your data (NDSS Sec. V-D) and rank "
+        "the methods for the query that matters.",
+        epilog=RECOMMEND_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_protocol_arguments(rec)
+    rec.add_argument("--input", required=True, help="CSV with header value,estimate or value,count")
+    rec.add_argument("--input-kind", choices=["estimates", "counts"])
+    rec.add_argument("--query", default="full", help="full | topk:k=K | set:rho=R | prefix")
+    rec.add_argument("--methods", default="all", help="all, or NAME,NAME,...")
+    rec.add_argument("--trials", default="20")
+    rec.add_argument("--seed", default="0")
+    rec.add_argument("--truth-from", default="Norm-Sub", choices=["Norm-Sub", "PowerNS"])
+    rec.add_argument("--format", default="table", choices=["table", "json"])
+
+    adv = commands.add_parser(
+        "advise-epsilon",
+        help="the smallest ε that meets an accuracy target",
+        description="For each protocol and method, the smallest ε whose root-mean-square "
+        "error on the query is at most the target (with a ±2 SE range).",
+        epilog=ADVISE_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    adv.add_argument(
+        "--protocol", default="all", help="all, or P,P,... of " + ", ".join(protocol_names())
+    )
+    adv.add_argument("--n", required=True, help="number of users")
+    adv.add_argument("--dataset", required=True, help="zipf:d=D,s=S | uniform:d=D | file:PATH")
+    adv.add_argument(
+        "--target-rmse",
+        required=True,
+        help="root-mean-square error allowed, in frequency units (0.005 = 0.5 pp)",
+    )
+    adv.add_argument("--query", default="full", help="full | topk:k=K | set:rho=R | prefix")
+    adv.add_argument("--methods", default="Base,Norm-Sub,PowerNS", help="NAME,NAME,... or all")
+    adv.add_argument("--trials", default="10")
+    adv.add_argument("--seed", default="0")
+    adv.add_argument("--format", default="table", choices=["table", "json"])
     return parser
+
+
+RECOMMEND_EXAMPLE = """example:
+  ldpcore recommend --protocol OLH --epsilon 1 --n 1000000 --input estimates.csv --query topk:k=10
+"""
+
+ADVISE_EXAMPLE = """example (top-10 frequencies within ±0.5 percentage points, root-mean-square):
+  ldpcore advise-epsilon --protocol OLH,GRR --n 1000000 --dataset zipf:d=1024,s=1.5 \\
+      --query topk:k=10 --target-rmse 0.005
+"""
 
 
 def _add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
@@ -189,10 +241,9 @@ def _json_default(value: object) -> object:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def _postprocess(args: argparse.Namespace) -> int:
-    n = _n(args.n)
+def _read_estimate(args: argparse.Namespace, n: int) -> tuple[list[tuple[str, str]], Any, Any]:
+    """Rows, protocol and Base estimate from ``--input`` (estimates or support counts)."""
     epsilon = _number(args.epsilon, "epsilon")
-    method = get_method(resolve_method_name(args.method))
     path = Path(args.input)
     if not path.is_file():
         raise ValueError(f"--input {args.input!r} does not exist")
@@ -219,9 +270,14 @@ def _postprocess(args: argparse.Namespace) -> int:
     if kind == "counts":
         if np.any(array < 0) or np.any(array != np.round(array)):
             raise ValueError(f"{args.input}: support counts must be whole numbers >= 0")
-        estimate = protocol.estimate(array.astype(np.int64), n)
-    else:
-        estimate = array
+        return rows, protocol, protocol.estimate(array.astype(np.int64), n)
+    return rows, protocol, array
+
+
+def _postprocess(args: argparse.Namespace) -> int:
+    n = _n(args.n)
+    method = get_method(resolve_method_name(args.method))
+    rows, protocol, estimate = _read_estimate(args, n)
     frequencies = method(estimate, protocol=protocol, n=n)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -235,6 +291,80 @@ def _postprocess(args: argparse.Namespace) -> int:
             raise ValueError(f"cannot write --output {args.output!r}: {exc.strerror}") from None
     else:
         sys.stdout.write(out.getvalue())
+    return 0
+
+
+def _method_list(raw: str) -> tuple[str, ...]:
+    if raw.strip().lower() == "all":
+        return method_names()
+    return tuple(resolve_method_name(m) for m in (p.strip() for p in raw.split(",")) if m)
+
+
+def _recommend(args: argparse.Namespace) -> int:
+    from ldpcore.advice import recommend  # noqa: PLC0415 (pandas: only here)
+
+    n = _n(args.n)
+    _, protocol, estimate = _read_estimate(args, n)
+    ranking = recommend(
+        estimate,
+        protocol=protocol,
+        n=n,
+        query=args.query,
+        methods=_method_list(args.methods),
+        trials=_whole(args.trials, "trials", 1, bounds.TRIALS_MAX) or 1,
+        seed=_whole(args.seed, "seed", 0) or 0,
+        truth_from=args.truth_from,
+    )
+    if args.format == "json":
+        print(json.dumps({"query": args.query, "ranking": ranking.to_dict("records")},
+                         default=_json_default))  # fmt: skip
+    else:
+        best = ranking.iloc[0]
+        print(f"recommended for query {args.query}: {best['method']}")
+        print(ranking.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+    return 0
+
+
+def _advise_epsilon(args: argparse.Namespace) -> int:
+    from ldpcore.advice import advise_epsilon  # noqa: PLC0415 (pandas: only here)
+    from ldpcore.experiment import ExperimentConfig  # noqa: PLC0415
+
+    protocols = (
+        protocol_names()
+        if args.protocol.strip().lower() == "all"
+        else tuple(p.strip() for p in args.protocol.split(",") if p.strip())
+    )
+    target = _number(args.target_rmse, "target-rmse")
+    advice = []
+    for name in protocols:
+        config = ExperimentConfig(
+            dataset=args.dataset,
+            n=_n(args.n),
+            protocol=name,
+            epsilon=1.0,  # replaced by the search
+            methods=_method_list(args.methods),
+            query=args.query,
+            trials=_whole(args.trials, "trials", 1, bounds.TRIALS_MAX) or 1,
+            seed=_whole(args.seed, "seed", 0) or 0,
+        )
+        advice.extend(advise_epsilon(config, target_rmse=target))
+    records = [
+        {"protocol": a.protocol, "method": a.method, "epsilon": a.value, "epsilon_low": a.low,
+         "epsilon_high": a.high, "rmse": a.rmse_at_value}
+        for a in advice
+    ]  # fmt: skip
+    if args.format == "json":
+        print(json.dumps({"target_rmse": target, "advice": records}, default=_json_default))
+        return 0
+    for record in records:
+        if record["epsilon"] is None:
+            line = "does not meet the target for any ε up to 10"
+        else:
+            line = (
+                f"ε ≈ {record['epsilon']:.3g} (between {record['epsilon_low']:.3g} and "
+                f"{record['epsilon_high']:.3g} within ±2 SE)"
+            )
+        print(f"{record['protocol']:>4} + {record['method']:<9} {line}")
     return 0
 
 
@@ -257,9 +387,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     try:
         args = _parser().parse_args(argv)
-        if args.command == "simulate":
-            return _simulate(args)
-        return _postprocess(args)
+        handlers = {
+            "simulate": _simulate,
+            "postprocess": _postprocess,
+            "recommend": _recommend,
+            "advise-epsilon": _advise_epsilon,
+        }
+        return handlers[args.command](args)
     except (_UsageError, ValueError) as exc:
         message = " ".join(str(exc).split())  # one line, whatever the message
         print(f"error: {message}", file=sys.stderr)

@@ -35,11 +35,14 @@ class Dataset:
         One label per value, in index order.
     counts : ndarray of int64
         ``n_v`` per value; ``counts.sum()`` is the number of users.
+    groups : tuple of str, optional
+        The group of each value (for group queries), when the data has them.
     """
 
     name: str
     labels: tuple[str, ...]
     counts: NDArray[np.int64]
+    groups: tuple[str, ...] | None = None
 
     @property
     def n(self) -> int:
@@ -96,7 +99,8 @@ def _index_labels(d: int) -> tuple[str, ...]:
 
 def rescale(dataset: Dataset, n: int) -> Dataset:
     """The same shape with ``n`` users (largest-remainder rounding)."""
-    return Dataset(dataset.name, dataset.labels, round_to_total(dataset.counts.astype(float), n))
+    counts = round_to_total(dataset.counts.astype(float), n)
+    return Dataset(dataset.name, dataset.labels, counts, dataset.groups)
 
 
 def read_histogram(path: str | Path) -> Dataset:
@@ -120,6 +124,7 @@ def read_histogram(path: str | Path) -> Dataset:
         raise ValueError(f"cannot read {str(file)!r} as UTF-8 text: {exc}") from None
     rows = read_two_column_csv(text, value_column="value", number_column="count", source=str(file))
     labels = tuple(label for label, _ in rows)
+    groups = _group_column(text, len(rows))
     counts = []
     for line, (label, raw) in enumerate(rows, start=2):
         counts.append(_whole_number(raw, what=f"count of value {label!r} (line {line})"))
@@ -130,7 +135,22 @@ def read_histogram(path: str | Path) -> Dataset:
         raise ValueError(
             f"{str(file)!r} has {array.size:,} values; at most {bounds.DOMAIN_SIZE_MAX:,}"
         )
-    return Dataset(file.name, labels, array)
+    return Dataset(file.name, labels, array, groups)
+
+
+def _group_column(text: str, rows: int) -> tuple[str, ...] | None:
+    """The optional ``group`` column, in row order (blank lines skipped as for the rest)."""
+    reader = csv.reader(io.StringIO(text))
+    header = [cell.strip().lower() for cell in next(reader)]
+    if "group" not in header:
+        return None
+    at = header.index("group")
+    groups = tuple(
+        (row[at].strip() if len(row) > at else "") or "(no group)"
+        for row in reader
+        if any(cell.strip() for cell in row)
+    )
+    return groups if len(groups) == rows else None
 
 
 def read_two_column_csv(

@@ -13,15 +13,15 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from ldpcore import bounds
-from ldpcore._validation import check_int
-from ldpcore.datasets import Dataset, parse_dataset
+from ldpcore._validation import check_counts, check_int, check_n_users
+from ldpcore.datasets import Dataset, parse_dataset, rescale
 from ldpcore.metrics import (
     analytic_base_mse,
     equivalent_users,
@@ -34,6 +34,15 @@ from ldpcore.metrics import (
 from ldpcore.postprocess import get_method, method_names, resolve_method_name
 from ldpcore.protocols import SAMPLERS, FrequencyOracle, get_protocol, resolve_protocol_name
 from ldpcore.queries import Query, parse_query
+
+if TYPE_CHECKING:  # pandas costs ~0.3 s to import; the JSON path of the CLI skips it
+    import pandas as pd
+
+#: The columns of :attr:`ExperimentResult.summary`.
+SUMMARY_COLUMNS = (
+    "method", "mse", "mse_std", "bias_sq", "variance", "mae", "max_error", "tv", "kl",
+    "equivalent_users",
+)  # fmt: skip
 
 #: Called as ``progress(done, total)`` while trials finish.
 Progress = Callable[[int, int], None]
@@ -66,6 +75,10 @@ class ExperimentConfig:
         How support counts are drawn.
     g, k : int, optional
         OLH's hash range, SS's subset size.
+    true_counts : tuple of int, optional
+        Explicit true counts (then ``dataset`` is only a name); rescaled to ``n``.
+    labels : tuple of str, optional
+        Value labels for ``true_counts``.
     """
 
     dataset: str
@@ -79,6 +92,8 @@ class ExperimentConfig:
     sampler: str = "fast"
     g: int | None = None
     k: int | None = None
+    true_counts: tuple[int, ...] | None = None
+    labels: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         # Normalise names so equal configs compare (and cache) equal.
@@ -100,16 +115,31 @@ class ExperimentConfig:
 
     def build(self) -> tuple[Dataset, FrequencyOracle, Query]:
         """Resolve the dataset, protocol and query (validating every parameter)."""
-        data = parse_dataset(self.dataset, self.n)
+        if self.true_counts is not None:
+            counts = check_counts(
+                self.true_counts, name="true_counts", length=len(self.true_counts)
+            )
+            labels = self.labels or tuple(str(i) for i in range(counts.size))
+            data = Dataset(self.dataset, labels, counts)
+            data = data if data.n == self.n else rescale(data, check_n_users(self.n))
+        else:
+            data = parse_dataset(self.dataset, self.n)
         protocol = get_protocol(
             self.protocol, epsilon=self.epsilon, domain_size=data.domain_size, g=self.g, k=self.k
         )
-        query = parse_query(self.query, true_frequencies=data.frequencies(), seed=self.seed)
+        query = parse_query(
+            self.query, true_frequencies=data.frequencies(), group_of_value=data.groups,
+            seed=self.seed,
+        )  # fmt: skip
         return data, protocol, query
 
     def to_dict(self) -> dict[str, Any]:
-        """The config as plain JSON-ready values."""
-        return dataclasses.asdict(self) | {"methods": list(self.methods)}
+        """The config as plain JSON-ready values (explicit counts summarised)."""
+        plain = dataclasses.asdict(self) | {"methods": list(self.methods)}
+        if self.true_counts is not None:
+            plain["true_counts"] = f"{len(self.true_counts)} explicit counts"
+            plain["labels"] = None
+        return plain
 
 
 @dataclass(frozen=True)
@@ -136,15 +166,37 @@ class ExperimentResult:
     """
 
     config: ExperimentConfig
-    summary: pd.DataFrame
-    per_item: pd.DataFrame
+    rows: tuple[dict[str, Any], ...]
     analytic: dict[str, float | None]
     answers: NDArray[np.float64]
     truth: NDArray[np.float64]
     labels: tuple[str, ...]
 
+    @cached_property
+    def summary(self) -> pd.DataFrame:
+        """One row per method (built on first use)."""
+        import pandas as pd  # noqa: PLC0415
+
+        return pd.DataFrame(list(self.rows))[list(SUMMARY_COLUMNS)]
+
+    @cached_property
+    def per_item(self) -> pd.DataFrame:
+        """One row per (method, answer) (built on first use)."""
+        import pandas as pd  # noqa: PLC0415
+
+        frames = [
+            pd.DataFrame(
+                {"method": name, "item": list(self.labels), "truth": self.truth}
+                | per_answer(self.answers[row], self.truth)
+            )
+            for row, name in enumerate(self.config.methods)
+        ]
+        return pd.concat(frames, ignore_index=True)
+
     def trials_frame(self) -> pd.DataFrame:
         """Tidy table: one row per (trial, method, answer)."""
+        import pandas as pd  # noqa: PLC0415
+
         methods, trials, items = self.answers.shape
         return pd.DataFrame(
             {
@@ -158,13 +210,11 @@ class ExperimentResult:
 
     def to_json_dict(self) -> dict[str, Any]:
         """The ``simulate --format json`` contract (see DESIGN.md, "The command line")."""
-        records = self.summary[["method", "mse", "mse_std", "bias_sq", "variance"]]
+        keys = ("method", "mse", "mse_std", "bias_sq", "variance")
         return {
             "config": self.config.to_dict(),
             "analytic": self.analytic,
-            "results": [
-                {k: _plain(v) for k, v in row.items()} for row in records.to_dict("records")
-            ],
+            "results": [{key: _plain(row[key]) for key in keys} for row in self.rows],
         }
 
 
@@ -266,7 +316,6 @@ def _summarise(
     truth: NDArray[np.float64],
 ) -> ExperimentResult:
     rows = []
-    items = []
     for row, name in enumerate(config.methods):
         summary = summarize_errors(answers[row], truth)
         rows.append(
@@ -281,14 +330,6 @@ def _summarise(
                 else math.nan,
             }
         )
-        stats = per_answer(answers[row], truth)
-        items.append(
-            pd.DataFrame({"method": name, "item": list(query.labels), "truth": truth} | stats)
-        )
-    summary_frame = pd.DataFrame(rows)[
-        ["method", "mse", "mse_std", "bias_sq", "variance", "mae", "max_error", "tv", "kl",
-         "equivalent_users"]
-    ]  # fmt: skip
     single_values = query.kind in {"full", "topk"}
     base_mse = None
     if single_values:
@@ -298,10 +339,7 @@ def _summarise(
         "base_mse": base_mse,
         "lower_bound": lower_bound(protocol.epsilon, data.n),
     }
-    return ExperimentResult(
-        config, summary_frame, pd.concat(items, ignore_index=True), analytic, answers, truth,
-        query.labels,
-    )  # fmt: skip
+    return ExperimentResult(config, tuple(rows), analytic, answers, truth, query.labels)
 
 
 #: Sweep parameters that rewrite a spec rather than a config field.
@@ -324,6 +362,8 @@ def sweep(
     (the k of a top-k query). Each point uses the same seed, so curves are smooth in
     the parameter (common random numbers).
     """
+    import pandas as pd  # noqa: PLC0415
+
     frames = []
     total = len(values) * config.trials
     for position, value in enumerate(values):

@@ -5,7 +5,7 @@ matrix ``A`` per question, the answer being ``A @ f``. The full-domain query ask
 every value; top-k asks the k values with the highest *true* frequency (the
 estimators never see which those are); set queries ask the total frequency of
 random sets; groups ask the total of each group; prefixes ask ``P(value ≤ i)`` on an
-ordered domain. Post-Pos lives here: it clamps each answer at 0.
+ordered domain, intervals random ranges of it. Post-Pos lives here: it clamps each answer at 0.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from ldpcore._validation import check_int
 
 #: The query kinds, as used in specs and in the app.
-QUERY_KINDS = ("full", "topk", "set", "groups", "prefix")
+QUERY_KINDS = ("full", "topk", "set", "groups", "prefix", "interval")
 
 
 @dataclass(frozen=True)
@@ -135,6 +135,19 @@ def prefixes(domain_size: int) -> Query:
     )
 
 
+def random_intervals(domain_size: int, *, samples: int = 10, seed: int = 0) -> Query:
+    """``samples`` random ranges ``[a, b]`` of an ordered domain (endpoints uniform)."""
+    samples = check_int(samples, name="samples", minimum=1, maximum=10_000)
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0x1A7,)))
+    ends = np.sort(rng.integers(0, domain_size, size=(samples, 2)), axis=1)
+    return Query(
+        "interval",
+        f"interval:samples={samples}",
+        tuple(np.arange(a, b + 1) for a, b in ends),
+        tuple(f"[{a}, {b}]" for a, b in ends),
+    )
+
+
 def parse_query(
     spec: str,
     *,
@@ -144,7 +157,8 @@ def parse_query(
 ) -> Query:
     """Build a query from its spec.
 
-    Specs: ``full``, ``topk:k=K``, ``set:rho=R[,samples=M]``, ``groups``, ``prefix``.
+    Specs: ``full``, ``topk:k=K``, ``set:rho=R[,samples=M]``, ``groups``, ``prefix``,
+    ``interval[:samples=M]``.
 
     Examples
     --------
@@ -171,6 +185,9 @@ def parse_query(
     if kind == "set" and "rho" in options and set(options) <= {"rho", "samples"}:
         samples = _as_number(options.get("samples", "10"), "samples")
         return random_sets(d, _as_number(options["rho"], "rho"), samples=samples, seed=seed)  # type: ignore[arg-type]
+    if kind == "interval" and set(options) <= {"samples"}:
+        samples = _as_number(options.get("samples", "10"), "samples")
+        return random_intervals(d, samples=samples, seed=seed)  # type: ignore[arg-type]
     if kind == "groups" and not options:
         if group_of_value is None:
             raise ValueError("the groups query needs a dataset whose values have groups")

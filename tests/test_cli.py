@@ -49,7 +49,7 @@ def test_simulate_other_formats(fmt: str) -> None:
 
 
 def test_help_has_worked_examples() -> None:
-    for sub in ("simulate", "postprocess"):
+    for sub in ("simulate", "postprocess", "recommend", "advise-epsilon"):
         done = ldpcore(sub, "--help")
         assert done.returncode == 0 and "example" in done.stdout
 
@@ -134,6 +134,7 @@ SIM = ["simulate", *GOOD, "--dataset", "zipf:d=16"]
         ([*SIM, "--query", "topk:k=x"], "k must be a number"),
         ([*SIM, "--query", "set:rho=7"], "rho"),
         ([*SIM, "--query", "median"], "unknown query"),
+        ([*SIM, "--query", "groups"], "needs a dataset whose values have groups"),
         ([*SIM, "--trials", "0"], "--trials must be a whole number >= 1"),
         (["simulate", *GOOD], "required: --dataset"),
         (["frobnicate"], "invalid choice"),

@@ -192,3 +192,21 @@ def test_bad_configs(change: dict[str, object], message: str) -> None:
     base = {"dataset": "zipf:d=8", "n": 100, "protocol": "OLH", "epsilon": 1.0}
     with pytest.raises(ValueError, match=message):
         ExperimentConfig(**(base | change))  # type: ignore[arg-type]
+
+
+def test_intervals_by_hand() -> None:
+    q = parse_query("interval:samples=4", true_frequencies=np.full(4, 0.25), seed=1)
+    for members, label in zip(q.members, q.labels, strict=True):
+        a, b = members[0], members[-1]
+        assert label == f"[{a}, {b}]" and members.tolist() == list(range(a, b + 1))
+    np.testing.assert_allclose(q.answer(F), [F[m].sum() for m in q.members])
+
+
+def test_groups_query_from_a_file_with_groups(tmp_path) -> None:
+    path = tmp_path / "g.csv"
+    path.write_text("value,count,group\na,10,x\nb,30,y\nc,60,x\n")
+    config = ExperimentConfig(dataset=f"file:{path}", n=100, protocol="GRR", epsilon=2.0,
+                              query="groups", methods=("Base",), trials=3)  # fmt: skip
+    result = run(config)
+    assert result.labels == ("x", "y")
+    np.testing.assert_allclose(result.truth, [0.7, 0.3])

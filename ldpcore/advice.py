@@ -1,0 +1,232 @@
+"""Decisions from simulations: which method to use, and which ε (or n) is enough.
+
+* :func:`recommend` — NDSS 2020 Section V-D, "choosing the method on a synthetic
+  dataset": make a consistent stand-in for the unknown truth from the Base estimate
+  (Norm-Sub or PowerNS of it), simulate the whole pipeline on it, rank the methods
+  for the query that matters.
+* :func:`advise_epsilon` — the smallest ε at which a method's root-mean-square error
+  on the query meets a target, by a monotone search over ε (analytic for Base),
+  with an interval from the simulation's standard error.
+* :func:`advise_users` — the reverse: how many users at a given ε.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from ldpcore import bounds
+from ldpcore.datasets import round_to_total
+from ldpcore.experiment import ExperimentConfig, run
+from ldpcore.postprocess import get_method, method_names
+from ldpcore.protocols import FrequencyOracle
+
+#: The ε range searched (the app's slider range).
+EPSILON_RANGE = (0.05, 10.0)
+#: The n range searched by :func:`advise_users`.
+USERS_RANGE = (100, 10**9)
+#: Bisection steps in log space after the bracketing grid (precision ≈ 1 %).
+_REFINE_STEPS = 7
+#: Standard errors on each side for the reported interval.
+_SE_WIDTH = 2.0
+
+
+def recommend(
+    estimate: ArrayLike,
+    *,
+    protocol: FrequencyOracle,
+    n: int,
+    query: str = "full",
+    methods: Sequence[str] | None = None,
+    trials: int = 20,
+    seed: int = 0,
+    truth_from: str = "Norm-Sub",
+) -> pd.DataFrame:
+    """Rank post-processing methods for data like this estimate (NDSS Sec. V-D).
+
+    Parameters
+    ----------
+    estimate : array_like
+        The Base estimate that was collected.
+    protocol : FrequencyOracle
+        The protocol that produced it.
+    n : int
+        Number of users.
+    query : str
+        The query that matters (see :func:`ldpcore.queries.parse_query`).
+    methods : sequence of str, optional
+        Candidates (default: all).
+    trials, seed : int
+        Simulation size and seed.
+    truth_from : {"Norm-Sub", "PowerNS"}
+        How the consistent stand-in for the truth is made.
+
+    Returns
+    -------
+    DataFrame
+        ``rank, method, mse, mse_std`` sorted best first.
+    """
+    if truth_from not in {"Norm-Sub", "PowerNS"}:
+        raise ValueError(f"truth_from must be 'Norm-Sub' or 'PowerNS', got {truth_from!r}")
+    stand_in = get_method(truth_from)(estimate, protocol=protocol, n=n)
+    counts = round_to_total(stand_in, n)
+    extras = protocol.parameters()
+    config = ExperimentConfig(
+        dataset=f"synthetic truth ({truth_from} of the estimate)",
+        n=n,
+        protocol=protocol.name,
+        epsilon=protocol.epsilon,
+        methods=method_names() if methods is None else tuple(methods),
+        query=query,
+        trials=trials,
+        seed=seed,
+        g=_optional_int(extras.get("g")),
+        k=_optional_int(extras.get("k")),
+        true_counts=tuple(int(c) for c in counts),
+    )
+    summary = run(config).summary.sort_values("mse", kind="stable").reset_index(drop=True)
+    summary.insert(0, "rank", np.arange(1, len(summary) + 1))
+    return summary[["rank", "method", "mse", "mse_std"]]
+
+
+def _optional_int(value: object) -> int | None:
+    return None if value is None else int(value)  # type: ignore[call-overload]
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The smallest value of a parameter (ε or n) that meets an accuracy target.
+
+    Attributes
+    ----------
+    protocol, method : str
+    value : float or None
+        The smallest value meeting the target (None if none in range does).
+    low, high : float or None
+        The range of values for which the simulation cannot tell whether the target
+        is met (the curve ± 2 standard errors crosses the target there).
+    rmse_at_value : float or None
+        The measured RMSE at ``value``.
+    """
+
+    protocol: str
+    method: str
+    value: float | None
+    low: float | None
+    high: float | None
+    rmse_at_value: float | None
+
+
+def advise_epsilon(
+    config: ExperimentConfig,
+    *,
+    target_rmse: float,
+    epsilon_range: tuple[float, float] = EPSILON_RANGE,
+) -> list[Advice]:
+    """Smallest ε meeting ``target_rmse`` for every method of ``config``.
+
+    The RMSE is ``√MSE`` of the query's answers (frequency units). Base is solved on
+    its analytic curve (Eq. 3) for single-value queries; everything else by
+    simulation with common random numbers (the same seed at every ε).
+    """
+    _check_target(target_rmse)
+    return [
+        _advise(config, method, "epsilon", target_rmse, epsilon_range) for method in config.methods
+    ]
+
+
+def advise_users(
+    config: ExperimentConfig,
+    *,
+    target_rmse: float,
+    users_range: tuple[int, int] = USERS_RANGE,
+) -> list[Advice]:
+    """Smallest number of users meeting ``target_rmse`` at ``config.epsilon``."""
+    _check_target(target_rmse)
+    return [
+        _advise(config, method, "n", target_rmse, (float(users_range[0]), float(users_range[1])))
+        for method in config.methods
+    ]
+
+
+def _check_target(target: float) -> None:
+    if not (isinstance(target, int | float) and math.isfinite(target) and 0 < target < 1):
+        raise ValueError(
+            f"target_rmse must be in (0, 1) (frequency units; 0.005 = 0.5 percentage points), "
+            f"got {target!r}"
+        )
+
+
+def _advise(
+    config: ExperimentConfig,
+    method: str,
+    parameter: str,
+    target: float,
+    bounds_: tuple[float, float],
+) -> Advice:
+    single = dataclasses.replace(config, methods=(method,))
+
+    def at(value: float) -> tuple[float, float]:
+        point = (
+            dataclasses.replace(single, n=round(value))
+            if parameter == "n"
+            else dataclasses.replace(single, epsilon=value)
+        )
+        result = run(point)
+        if method == "Base" and result.analytic["base_mse"] is not None:
+            return math.sqrt(float(result.analytic["base_mse"])), 0.0  # exact, no noise
+        row = result.summary.iloc[0]
+        mse, se = float(row["mse"]), float(row["mse_std"]) / math.sqrt(point.trials)
+        return math.sqrt(mse), se / (2 * math.sqrt(mse)) if mse > 0 else 0.0
+
+    value, rmse = _smallest_meeting(lambda v: at(v)[0], target, bounds_, integer=parameter == "n")
+    low, _ = _smallest_meeting(lambda v: _shift(at(v), -_SE_WIDTH), target, bounds_,
+                               integer=parameter == "n")  # fmt: skip
+    high, _ = _smallest_meeting(lambda v: _shift(at(v), _SE_WIDTH), target, bounds_,
+                                integer=parameter == "n")  # fmt: skip
+    return Advice(single.protocol, method, value, low, high, rmse)
+
+
+def _shift(pair: tuple[float, float], width: float) -> float:
+    return pair[0] + width * pair[1]
+
+
+def _smallest_meeting(
+    rmse: Callable[[float], float],
+    target: float,
+    bounds_: tuple[float, float],
+    *,
+    integer: bool,
+) -> tuple[float | None, float | None]:
+    """Smallest value in ``bounds_`` with ``rmse(value) ≤ target`` (rmse falls with value)."""
+    low, high = bounds_
+    grid = np.geomspace(low, high, 9)
+    values = [rmse(float(v)) for v in grid]
+    meeting = [i for i, r in enumerate(values) if r <= target]
+    if not meeting:
+        return None, None
+    first = meeting[0]
+    if first == 0:
+        return float(grid[0]), values[0]
+    lo, hi, hi_rmse = float(grid[first - 1]), float(grid[first]), values[first]
+    for _ in range(_REFINE_STEPS):
+        mid = math.sqrt(lo * hi)
+        if integer:
+            mid = float(round(mid))
+            if mid in {lo, hi}:
+                break
+        mid_rmse = rmse(mid)
+        if mid_rmse <= target:
+            hi, hi_rmse = mid, mid_rmse
+        else:
+            lo = mid
+    return (float(math.ceil(hi)) if integer else hi), hi_rmse
+
+
+assert EPSILON_RANGE[0] >= bounds.EPSILON_MIN
