@@ -192,3 +192,10 @@ def test_postprocess_unwritable_output(tmp_path) -> None:
         str(tmp_path / "missing-dir" / "out.csv"),
     )
     assert done.returncode == 2 and done.stderr.startswith("error: cannot write --output")
+
+
+def test_postprocess_unreadable_file(tmp_path) -> None:
+    path = tmp_path / "latin1.csv"
+    path.write_bytes("value,estimate\ncaf\xe9,0.5\nb,0.5\n".encode("latin-1"))
+    done = ldpcore("postprocess", *GOOD, "--method", "Norm", "--input", str(path))
+    assert done.returncode == 2 and done.stderr.startswith("error: cannot read --input")
