@@ -1,26 +1,130 @@
-"""The app renders through Streamlit's AppTest and reacts to its widgets."""
+"""Every page through Streamlit's AppTest: renders, reacts to widgets, restores from the URL."""
 
 from __future__ import annotations
 
+import base64
+import json
 from pathlib import Path
 
+import numpy as np
+import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGES = ["pages/explorer.py", "pages/tradeoffs.py", "pages/queries.py", "pages/learn.py"]
 
 
-def test_app_renders_every_protocol() -> None:
-    at = AppTest.from_file(APP, default_timeout=60).run()
+def app(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    return at
+
+
+def small(at: AppTest) -> AppTest:
+    """Shrink the sidebar's defaults so each run takes well under a second."""
+    at.run()
+    at.select_slider(key="n").set_value(10_000)
+    at.select_slider(key="d").set_value(64)
+    at.slider(key="trials").set_value(5)
+    return at.run()
+
+
+def chart(at: AppTest, key: str) -> dict:
+    """The Plotly spec of the chart with this key."""
+    for element in at.get("plotly_chart"):
+        if element.proto.id and key in element.proto.id:
+            return json.loads(element.proto.spec)
+    raise AssertionError(f"no chart {key!r}; have {[e.proto.id for e in at.get('plotly_chart')]}")
+
+
+def values(data: object) -> list:
+    """A Plotly array as a list (Plotly 6 sends numpy arrays as base64 typed arrays)."""
+    if isinstance(data, dict) and "bdata" in data:
+        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"]).tolist()
+    return list(data)  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_at_defaults(page: str) -> None:
+    at = app()
+    at.run()
+    at.switch_page(page)
+    at.run()
+    assert not at.exception, at.exception
+
+
+def test_explorer_reacts_to_epsilon_protocol_and_methods() -> None:
+    at = small(app())
     assert not at.exception
-    frame = at.dataframe[0].value
-    assert list(frame["protocol"]) == ["GRR", "OLH", "BLH", "OUE", "SUE", "SS", "HR"]
+    before = chart(at, "chart-mse")
+    assert len(before["data"]) == 13  # one bar per method
+    at.select_slider(key="epsilon").set_value(4.0).run()
+    after = chart(at, "chart-mse")
+    base_before = values(next(t for t in before["data"] if t["name"] == "Base")["y"])[0]
+    base_after = values(next(t for t in after["data"] if t["name"] == "Base")["y"])[0]
+    assert base_after < base_before  # more budget, less error
+    at.selectbox(key="protocol").set_value("GRR").run()
+    assert "GRR" in at.caption[0].value
+    at.multiselect(key="methods").set_value(["Base", "Norm-Sub"]).run()
+    assert [t["name"] for t in chart(at, "chart-mse")["data"]] == ["Base", "Norm-Sub"]
+    table = at.dataframe[0].value
+    assert list(table["method"]) == ["Base", "Norm-Sub"]
 
 
-def test_changing_epsilon_changes_the_table() -> None:
-    at = AppTest.from_file(APP, default_timeout=60).run()
-    before = at.dataframe[0].value["base_std_pp"].to_numpy()
-    at.slider(key="epsilon").set_value(3.0).run()
+def test_explorer_compare_protocols_facets_the_chart() -> None:
+    at = small(app())
+    at.multiselect(key="methods").set_value(["Base", "Norm-Sub"]).run()
+    at.toggle(key="compare").set_value(True).run()
     assert not at.exception
-    after = at.dataframe[0].value["base_std_pp"].to_numpy()
-    # More budget, less noise, for every protocol.
-    assert (after < before).all()
+    bars = chart(at, "chart-mse")["data"]
+    assert set(values(bars[0]["x"])) == {"GRR", "OLH", "BLH", "OUE", "SUE", "SS", "HR"}
+
+
+def test_url_restores_the_view() -> None:
+    at = app({"protocol": "OUE", "epsilon": "2.0", "d": "64", "n": "10000", "trials": "5",
+              "methods": "Norm-Sub"})  # fmt: skip
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="protocol").value == "OUE"
+    assert at.select_slider(key="d").value == 64
+    assert "OUE, ε = 2, n = 10,000" in at.caption[0].value
+    assert [t["name"] for t in chart(at, "chart-mse")["data"]] == ["Norm-Sub"]
+
+
+def test_no_methods_is_explained_not_a_traceback() -> None:
+    at = small(app())
+    at.multiselect(key="methods").set_value([]).run()
+    assert not at.exception
+    assert any("at least one method" in e.value for e in at.error)
+
+
+def test_tradeoffs_and_queries_pages_change_with_the_sidebar() -> None:
+    at = small(app())
+    at.multiselect(key="methods").set_value(["Base", "Norm-Sub"]).run()
+    at.switch_page("pages/tradeoffs.py").run()
+    assert not at.exception
+    curve = chart(at, "chart-mse-epsilon")
+    names = [t.get("name") for t in curve["data"]]
+    assert "Base" in names and "lower bound" in names
+    at.switch_page("pages/queries.py").run()
+    assert not at.exception
+    sets = chart(at, "chart-sets")
+    assert any(t.get("name") == "Norm-Sub" for t in sets["data"])
+    at.radio(key="query").set_value("Most frequent values").run()
+    assert not at.exception and chart(at, "chart-topk")["data"]
+
+
+def test_learn_page_walks_through_the_steps() -> None:
+    at = app()
+    at.run()
+    at.switch_page("pages/learn.py").run()
+    assert not at.exception
+    # dataframes in order: the population editor, reports, Base, methods
+    reports = at.dataframe[1].value
+    assert len(reports) == 20 and set(reports.columns) >= {"true value", "report", "supports"}
+    methods = at.dataframe[3].value
+    assert abs(methods["Norm-Sub"].sum() - 1) < 1e-3
+    at.selectbox(key="preset").set_value("The paper's headline: OLH, ε = 1").run()
+    assert not at.exception
+    assert "hash" in at.dataframe[1].value["report"].iloc[0]

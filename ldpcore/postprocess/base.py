@@ -61,6 +61,10 @@ class PostProcessor(ABC):
     reference: ClassVar[str]
     #: How the method distributes bias, in plain words.
     bias: ClassVar[str]
+    #: The rule as LaTeX (for the Learn page).
+    formula: ClassVar[str] = ""
+    #: One paragraph for people meeting the method for the first time.
+    explanation: ClassVar[str] = ""
     #: True for Post-Pos: it clamps query answers, not the vector.
     answers_only: ClassVar[bool] = False
     #: A method whose output this one post-processes (PowerNS: "Power"); callers that

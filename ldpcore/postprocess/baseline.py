@@ -25,6 +25,11 @@ class Base(PostProcessor):
     complexity: ClassVar[str] = "O(1)"
     reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. III"
     bias: ClassVar[str] = "None: unbiased, but with the full variance and negative estimates"
+    formula: ClassVar[str] = r"f'_v = \tilde f_v = \frac{c_v/n - q}{p - q}"
+    explanation: ClassVar[str] = (
+        "The aggregator's unbiased estimate: on average exactly right, but every value carries "
+        "the full noise, so rare values often come out negative and the total is not exactly 1."
+    )
 
     def _apply(
         self,
@@ -48,6 +53,12 @@ class BasePos(PostProcessor):
     complexity: ClassVar[str] = "O(d)"
     reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. IV-A"
     bias: ClassVar[str] = "Positive for every value (Lemma 1); grows with the size of a set query"
+    formula: ClassVar[str] = r"f'_v = \max(\tilde f_v, 0)"
+    explanation: ClassVar[str] = (
+        "Negative estimates are impossible frequencies, so set them to zero. Each single value "
+        "gets closer to the truth, but because only negative noise is removed, sums over many "
+        "values drift upwards."
+    )
 
     def _apply(
         self,
@@ -75,6 +86,11 @@ class PostPos(PostProcessor):
     complexity: ClassVar[str] = "O(1) per answer"
     reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. IV-A"
     bias: ClassVar[str] = "Positive, but small for set queries whose answers are rarely negative"
+    formula: ClassVar[str] = r"\text{answer}'(S) = \max\Big(\sum_{v \in S} \tilde f_v,\ 0\Big)"
+    explanation: ClassVar[str] = (
+        "Keep the estimates as they are and only clamp the final answer of a question at zero. "
+        "For one value it is Base-Pos; for a large set it is almost Base."
+    )
     answers_only: ClassVar[bool] = True
 
     def _apply(
@@ -111,6 +127,15 @@ class BaseCut(PostProcessor):
     complexity: ClassVar[str] = "O(d)"
     reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. IV-A, Eq. (7)"
     bias: ClassVar[str] = "Negative for values cut to 0, positive for noise pushed above T"
+    formula: ClassVar[str] = (
+        r"f'_v = \tilde f_v \cdot [\tilde f_v \ge T],\quad "
+        r"T = \Phi^{-1}\!\left(1 - \tfrac{\alpha}{d}\right)\sigma"
+    )
+    explanation: ClassVar[str] = (
+        "Treat anything below a significance threshold as noise and set it to zero; about α of "
+        "the truly-zero values survive by chance. Frequent values are untouched, rare ones "
+        "vanish."
+    )
 
     alpha: float = 2.0
 

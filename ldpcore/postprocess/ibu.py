@@ -129,6 +129,11 @@ class IBU(PostProcessor):
     complexity: ClassVar[str] = "O(d log d) per step (HR: O(K log K)); ~10 accelerated steps"
     reference: ClassVar[str] = "Generalized IBU, CSS 2020; Agrawal & Aggarwal, PODS 2001"
     bias: ClassVar[str] = "Like the MLE: zeroes many rare values, slight shrinkage of frequent ones"
+    formula: ClassVar[str] = r"\pi \leftarrow \pi \odot Q^\top\!\left(\frac{s}{Q\pi}\right)/n"
+    explanation: ClassVar[str] = (
+        "Repeatedly ask: given the current guess, where did each report most likely come from? "
+        "Re-count and repeat. It climbs to the maximum-likelihood estimate."
+    )
 
     tolerance: float = 1e-13
     kkt_tolerance: float = 1e-12

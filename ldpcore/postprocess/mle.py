@@ -108,6 +108,11 @@ class MLE(PostProcessor):
     complexity: ClassVar[str] = "O(d log d) (HR rows: EM, O(K log K) per step)"
     reference: ClassVar[str] = "Lopuhaä-Zwakenberg et al., Sec. 3.1, Eq. (22), Appendix B"
     bias: ClassVar[str] = "Zeroes many rare values; slight shrinkage of frequent ones"
+    formula: ClassVar[str] = r"\hat\pi = \arg\max_{\pi \in \Delta} \log P(\text{tallies} \mid \pi)"
+    explanation: ClassVar[str] = (
+        "The distribution under which the reports actually received are most likely. Exact and "
+        "consistent; it sets many rare values to exactly zero."
+    )
 
     def _apply(
         self,

@@ -84,6 +84,13 @@ class MLEApx(PostProcessor):
     complexity: ClassVar[str] = "O(d log d)"
     reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. IV-D and Appendix B"
     bias: ClassVar[str] = "Like Norm-Sub: positive for rare values, negative for frequent ones"
+    formula: ClassVar[str] = (
+        r"f'_v = \gamma \tilde f_v + \delta \text{ on } D_1,\ 0 \text{ elsewhere}"
+    )
+    explanation: ClassVar[str] = (
+        "The most likely consistent distribution if the noise were exactly Gaussian with the "
+        "variance of Eq. (3). In practice it is almost Norm-Sub."
+    )
 
     def _apply(
         self,

@@ -46,6 +46,13 @@ class Norm(PostProcessor):
     complexity: ClassVar[str] = "O(d)"
     reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. IV-B; Hay et al., VLDB 2010"
     bias: ClassVar[str] = "None (Lemma 3); keeps negative estimates"
+    formula: ClassVar[str] = (
+        r"f'_v = \tilde f_v + \delta,\quad \delta = \tfrac{1}{d}\Big(1 - \sum_u \tilde f_u\Big)"
+    )
+    explanation: ClassVar[str] = (
+        "Shift every estimate by the same amount so they add up to one. It stays unbiased but "
+        "keeps the negative values."
+    )
 
     def _apply(
         self,
@@ -73,6 +80,11 @@ class NormMul(PostProcessor):
     complexity: ClassVar[str] = "O(d)"
     reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. IV-B; Kairouz et al., ICML 2016"
     bias: ClassVar[str] = "Positive for rare values, strongly negative for the most frequent ones"
+    formula: ClassVar[str] = r"f'_v = \gamma \max(\tilde f_v, 0),\quad \sum_v f'_v = 1"
+    explanation: ClassVar[str] = (
+        "Clip the negatives, then shrink everything by one factor so the total is one. Big values"
+        " lose the most: on skewed data the most frequent values are badly underestimated."
+    )
 
     def _apply(
         self,
@@ -106,6 +118,14 @@ class NormCut(PostProcessor):
     complexity: ClassVar[str] = "O(d log d)"
     reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. IV-B"
     bias: ClassVar[str] = "Negative for the values cut to 0; frequent values stay unbiased"
+    formula: ClassVar[str] = (
+        r"f'_v = \tilde f_v\,[\tilde f_v \ge \theta],\quad \theta \text{ the smallest with } "
+        r"\sum_{\tilde f_u \ge \theta} \tilde f_u \le 1"
+    )
+    explanation: ClassVar[str] = (
+        "Keep the largest estimates as they are and drop the small ones until the total fits "
+        "under one. Frequent values stay unbiased; the total may end a little below one."
+    )
 
     def _apply(
         self,
@@ -146,6 +166,12 @@ class NormSub(PostProcessor):
     complexity: ClassVar[str] = "O(d log d)"
     reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. IV-B/C and Appendix A"
     bias: ClassVar[str] = "Positive for rare values, negative (evenly spread) for frequent ones"
+    formula: ClassVar[str] = r"f'_v = \max(\tilde f_v + \delta, 0),\quad \sum_v f'_v = 1"
+    explanation: ClassVar[str] = (
+        "Find the single shift that, after clipping negatives, makes the total exactly one. It is"
+        " the closest consistent vector to the estimate (least squares), and usually the safest "
+        "default."
+    )
 
     def _apply(
         self,

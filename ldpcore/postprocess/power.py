@@ -235,6 +235,12 @@ class Power(PostProcessor):
     complexity: ClassVar[str] = "O(d log d) (tabulated posterior)"
     reference: ClassVar[str] = "Jia & Gong, INFOCOM 2019; NDSS 2020, Sec. IV-E, Eq. (11)"
     bias: ClassVar[str] = "Shrinks towards the fitted prior: rare values up, frequent ones down"
+    formula: ClassVar[str] = r"f'_v = \mathbb{E}[x \mid \tilde c_v]/n,\quad P(x) \propto x^{-a}"
+    explanation: ClassVar[str] = (
+        "Assume frequencies follow a power law, fit it, and replace each estimate by its expected"
+        " true value given the noisy observation. Very good on skewed data, worse when the "
+        "assumption is wrong."
+    )
 
     def _apply(
         self,
@@ -258,6 +264,10 @@ class PowerNS(PostProcessor):
     complexity: ClassVar[str] = "O(d log d) (tabulated posterior)"
     reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. IV-E"
     bias: ClassVar[str] = "Like Power, then shifted so the total is 1"
+    formula: ClassVar[str] = r"f' = \text{Norm-Sub}(\text{Power}(\tilde f))"
+    explanation: ClassVar[str] = (
+        "Power followed by Norm-Sub, so the result is also a proper distribution."
+    )
     derived_from: ClassVar[str | None] = "Power"
 
     def from_parent(self, parent_output: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -1,0 +1,228 @@
+"""Plotly figure builders: data in, ``go.Figure`` out. No streamlit here.
+
+Every method keeps one colour (Plotly's colour-blind-safe ``Safe`` palette, 11
+colours, then a 12th and 13th from ``Dark2``) and one dash and marker on every chart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from numpy.typing import NDArray
+from plotly.colors import qualitative
+
+from ldpcore.metrics import LOWER_BOUND_CAVEAT
+from ldpcore.postprocess import method_names
+
+_COLOURS = (*qualitative.Safe, qualitative.Dark2[0], qualitative.Dark2[3])
+_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+_MARKERS = ("circle", "square", "diamond", "cross", "x", "triangle-up", "triangle-down",
+            "star", "hexagon", "pentagon", "hourglass", "bowtie", "triangle-left")  # fmt: skip
+
+
+def method_style(method: str) -> dict[str, str]:
+    """The fixed ``colour``, ``dash`` and ``marker`` of a method, by its registry position."""
+    names = method_names()
+    index = names.index(method) if method in names else len(names)
+    return {
+        "color": _COLOURS[index % len(_COLOURS)],
+        "dash": _DASHES[index % len(_DASHES)],
+        "marker": _MARKERS[index % len(_MARKERS)],
+    }
+
+
+def _line(method: str, x: Any, y: Any, *, hover: str, **extra: Any) -> go.Scatter:
+    style = method_style(method)
+    return go.Scatter(
+        x=x,
+        y=y,
+        name=method,
+        legendgroup=method,
+        mode="lines+markers" if len(x) <= 40 else "lines",
+        line={"color": style["color"], "dash": style["dash"]},
+        marker={"symbol": style["marker"], "color": style["color"], "size": 6},
+        hovertemplate=hover + "<extra>" + method + "</extra>",
+        **extra,
+    )
+
+
+def _layout(figure: go.Figure, *, title: str, x: str, y: str, log_y: bool = False) -> go.Figure:
+    figure.update_layout(
+        title=title,
+        xaxis_title=x,
+        yaxis_title=y,
+        template="plotly_white",
+        legend={"title": "method"},
+        margin={"l": 60, "r": 20, "t": 50, "b": 50},
+        hovermode="closest",
+    )
+    if log_y:
+        figure.update_yaxes(type="log", exponentformat="power")
+    return figure
+
+
+def estimates_by_rank(per_item: pd.DataFrame, *, log_y: bool = True) -> go.Figure:
+    """Mean estimate of each value against the truth, values by true rank (NDSS Fig. 1).
+
+    On a log axis non-positive estimates cannot be drawn; they are left out (the
+    hover of the neighbours and the bias chart show them).
+    """
+    figure = go.Figure()
+    truth = per_item.drop_duplicates("item")["truth"].to_numpy()
+    order = np.argsort(-truth, kind="stable")
+    ranks = np.arange(1, truth.size + 1)
+    figure.add_trace(
+        go.Scatter(
+            x=ranks, y=truth[order], name="truth", mode="lines",
+            line={"color": "black", "width": 2},
+            hovertemplate="rank %{x}<br>true %{y:.3g}<extra>truth</extra>",
+        )
+    )  # fmt: skip
+    for method, rows in per_item.groupby("method", sort=False):
+        mean = rows["mean"].to_numpy()[order]
+        y = np.where(mean > 0, mean, np.nan) if log_y else mean
+        figure.add_trace(_line(str(method), ranks, y, hover="rank %{x}<br>estimate %{y:.3g}"))
+    return _layout(figure, title="Estimates vs truth, by true rank", x="rank of the value",
+                   y="frequency", log_y=log_y)  # fmt: skip
+
+
+def by_rank(per_item: pd.DataFrame, column: str, *, title: str, log_y: bool = False) -> go.Figure:
+    """``bias`` or ``variance`` of each value, values by true rank (NDSS Figs. 2 and 3)."""
+    figure = go.Figure()
+    truth = per_item.drop_duplicates("item")["truth"].to_numpy()
+    order = np.argsort(-truth, kind="stable")
+    ranks = np.arange(1, truth.size + 1)
+    for method, rows in per_item.groupby("method", sort=False):
+        figure.add_trace(
+            _line(str(method), ranks, rows[column].to_numpy()[order],
+                  hover="rank %{x}<br>" + column + " %{y:.3g}")
+        )  # fmt: skip
+    if column == "bias":
+        figure.add_hline(y=0, line={"color": "grey", "width": 1})
+    return _layout(figure, title=title, x="rank of the value", y=column, log_y=log_y)
+
+
+def mse_bars(
+    summary: pd.DataFrame,
+    *,
+    base_mse: float | None,
+    lower_bound: float | None,
+    relative_to_base: bool = False,
+    facet: str | None = None,
+) -> go.Figure:
+    """MSE per method with its spread over trials, and the reference lines.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        ``method, mse, mse_std`` (and the ``facet`` column if given).
+    base_mse, lower_bound : float, optional
+        Drawn as labelled horizontal lines (not in relative mode).
+    relative_to_base : bool
+        Plot ``mse / mse(Base)`` instead (per facet).
+    facet : str, optional
+        A column (e.g. ``protocol``) to group the bars by.
+    """
+    figure = go.Figure()
+    frame = summary.copy()
+    if relative_to_base:
+        keys = [facet] if facet else []
+        base = frame[frame["method"] == "Base"].set_index(keys or ["method"])["mse"]
+        if keys:
+            reference = frame[facet].map(base)
+        else:
+            reference = pd.Series(float(base.iloc[0]) if len(base) else np.nan, index=frame.index)
+        frame["mse_std"] = frame["mse_std"] / reference
+        frame["mse"] = frame["mse"] / reference
+    for method, rows in frame.groupby("method", sort=False):
+        style = method_style(str(method))
+        figure.add_trace(
+            go.Bar(
+                x=rows[facet] if facet else [method],
+                y=rows["mse"],
+                name=str(method),
+                marker={"color": style["color"]},
+                error_y={"type": "data", "array": rows["mse_std"], "visible": True},
+                hovertemplate="%{y:.4g} ± %{error_y.array:.2g}<extra>" + str(method) + "</extra>",
+            )
+        )
+    if not relative_to_base:
+        if base_mse is not None:
+            figure.add_hline(y=base_mse, line={"dash": "dash", "color": "black"},
+                             annotation_text="analytic Base MSE (Eq. 3)")  # fmt: skip
+        if lower_bound is not None:
+            figure.add_hline(y=lower_bound, line={"dash": "dot", "color": "firebrick"},
+                             annotation_text="lower bound (asymptotic, prior-averaged)",
+                             annotation_position="bottom right")  # fmt: skip
+    figure.update_layout(barmode="group", showlegend=facet is not None)
+    return _layout(
+        figure,
+        title="MSE per method (error bars: standard deviation over trials)",
+        x=facet or "method",
+        y="MSE relative to Base" if relative_to_base else "mean squared error",
+        log_y=True,
+    )
+
+
+def curves(
+    frame: pd.DataFrame,
+    x: str,
+    *,
+    y: str = "mse",
+    band: str | None = "mse_std",
+    title: str,
+    x_title: str,
+    y_title: str,
+    log_x: bool = False,
+    log_y: bool = True,
+    references: Sequence[tuple[str, NDArray[np.float64] | pd.Series, str]] = (),
+) -> go.Figure:
+    """One line per method of ``y`` against ``x`` with a ±``band`` ribbon (NDSS Figs. 4–10).
+
+    ``references`` are extra labelled lines ``(name, values along x, dash)``, such as
+    the lower bound.
+    """
+    figure = go.Figure()
+    for method, group in frame.groupby("method", sort=False):
+        rows = group.sort_values(x)
+        style = method_style(str(method))
+        if band is not None and band in rows:
+            upper = rows[y] + rows[band]
+            lower = (rows[y] - rows[band]).clip(lower=rows[y] * 1e-3)
+            figure.add_trace(
+                go.Scatter(
+                    x=np.concatenate([rows[x], rows[x][::-1]]),
+                    y=np.concatenate([upper, lower[::-1]]),
+                    fill="toself", fillcolor=style["color"], opacity=0.15,
+                    line={"width": 0}, hoverinfo="skip", showlegend=False,
+                    legendgroup=str(method),
+                )
+            )  # fmt: skip
+        figure.add_trace(_line(str(method), rows[x], rows[y], hover=x + " %{x:.3g}<br>%{y:.4g}"))
+    xs = np.sort(frame[x].unique())
+    for name, values, dash in references:
+        figure.add_trace(
+            go.Scatter(
+                x=xs, y=values, name=name, mode="lines",
+                line={"color": "black", "dash": dash, "width": 1.5},
+                hovertemplate=name + ": %{y:.3g}<extra></extra>",
+            )
+        )  # fmt: skip
+    figure = _layout(figure, title=title, x=x_title, y=y_title, log_y=log_y)
+    if log_x:
+        figure.update_xaxes(type="log")
+    return figure
+
+
+def lower_bound_note() -> str:
+    """What the lower-bound line does and does not promise (reading note 8)."""
+    return "The lower bound is " + LOWER_BOUND_CAVEAT + "."
+
+
+def figure_data(figure: go.Figure) -> list[dict[str, Any]]:
+    """The traces of a figure as plain dicts (what tests and downloads read)."""
+    return [trace.to_plotly_json() for trace in figure.data]

@@ -1,0 +1,73 @@
+"""Explorer: one configuration, every method, bias / variance / MSE."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+import streamlit as st
+
+from ldpcore import viz
+from ldpcore.experiment import ExperimentConfig
+from ldpcore.protocols import protocol_names
+from pages.common import command_line, downloads, method_table, run_or_explain, sidebar, simulate
+
+st.title("Explorer")
+config: ExperimentConfig | None = sidebar()
+if config is None:
+    st.info("Fix the settings in the sidebar to see results.")
+    st.stop()
+
+left, right = st.columns(2)
+relative = left.toggle("MSE relative to Base", key="relative", bind="query-params")
+compare = right.toggle("Compare protocols", key="compare", bind="query-params")
+
+result = run_or_explain(lambda: simulate(config), "Simulating…")
+if result is None:
+    st.stop()
+summary: pd.DataFrame = result["summary"]
+per_item: pd.DataFrame = result["per_item"]
+analytic = result["analytic"]
+
+st.caption(
+    f"{config.protocol}, ε = {config.epsilon:g}, n = {config.n:,}, {config.dataset}, "
+    f"{config.trials} trials, seed {config.seed}."
+)
+estimates = viz.estimates_by_rank(per_item)
+st.plotly_chart(estimates, key="chart-estimates")
+bias_col, variance_col = st.columns(2)
+bias_col.plotly_chart(viz.by_rank(per_item, "bias", title="Bias by rank"), key="chart-bias")
+variance_col.plotly_chart(
+    viz.by_rank(per_item, "variance", title="Variance by rank", log_y=True), key="chart-variance"
+)
+
+if compare:
+    progress = st.progress(0.0, text="Running every protocol…")
+    frames = []
+    for position, name in enumerate(protocol_names()):
+        point = dataclasses.replace(config, protocol=name)
+        try:
+            frames.append(simulate(point)["summary"].assign(protocol=name))
+        except ValueError as exc:
+            st.warning(f"{name}: {exc}")
+        progress.progress((position + 1) / len(protocol_names()), text=f"{name} done")
+    progress.empty()
+    mse_figure = viz.mse_bars(pd.concat(frames), base_mse=None, lower_bound=None,
+                              relative_to_base=relative, facet="protocol")  # fmt: skip
+else:
+    mse_figure = viz.mse_bars(
+        summary,
+        base_mse=analytic["base_mse"],
+        lower_bound=analytic["lower_bound"],
+        relative_to_base=relative,
+    )
+st.plotly_chart(mse_figure, key="chart-mse")
+st.caption(viz.lower_bound_note())
+
+table = method_table(summary)
+st.dataframe(
+    table, hide_index=True, key="method-table",
+    column_config={c: st.column_config.NumberColumn(format="%.3e") for c in
+                   ("MSE", "bias²", "variance", "equivalent users n'")},
+)  # fmt: skip
+downloads("explorer", summary, mse_figure, command_line(config))

@@ -1,0 +1,87 @@
+"""Learn: a small class population through a protocol, one step at a time."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ldpcore.postprocess import METHODS
+from ldpcore.protocols import PROTOCOLS, protocol_names
+from ldpcore.walkthrough import walkthrough
+
+st.title("Learn: what happens to 20 users' answers")
+
+LABELS = ("A", "B", "C", "D", "E", "F")
+PRESETS = {
+    "Class default: GRR, ε = 1": ("GRR", 1.0),
+    "The paper's headline: OLH, ε = 1": ("OLH", 1.0),
+    "Strong privacy: OUE, ε = 0.5": ("OUE", 0.5),
+    "Weak privacy: GRR, ε = 4": ("GRR", 4.0),
+}
+
+preset = st.selectbox("Preset", list(PRESETS), key="preset", bind="query-params")
+default_protocol, default_epsilon = PRESETS[preset]
+left, middle, right = st.columns(3)
+protocol = left.selectbox("Protocol", protocol_names(),
+                          index=protocol_names().index(default_protocol),
+                          key=f"learn-protocol-{preset}")  # fmt: skip
+epsilon = middle.slider("ε", 0.1, 6.0, default_epsilon, 0.1, key=f"learn-epsilon-{preset}")
+seed = right.number_input("Seed", 0, 10_000, 0, key="learn-seed")
+
+st.header("1. Each user's true value")
+st.write("Edit the values to see how the rest changes. Nobody's true value leaves their device.")
+start = pd.DataFrame({"value": list("AAAAAAAABBBBBCCCDDEF")})
+edited = st.data_editor(
+    start, key="population", num_rows="dynamic", hide_index=False,
+    column_config={"value": st.column_config.SelectboxColumn("value", options=LABELS,
+                                                             required=True)},
+)  # fmt: skip
+chosen = [v for v in edited["value"].tolist() if v in LABELS]
+if not chosen:
+    st.error("Add at least one user with a value from A to F.")
+    st.stop()
+values = np.array([LABELS.index(v) for v in chosen])
+
+try:
+    steps = walkthrough(protocol=protocol, epsilon=float(epsilon), values=values, labels=LABELS,
+                        seed=int(seed))  # fmt: skip
+except ValueError as exc:
+    st.error(str(exc))
+    st.stop()
+oracle = steps.protocol
+st.bar_chart(pd.Series(np.bincount(values, minlength=6), index=LABELS, name="users"))
+
+st.header("2. Each user sends a randomized report")
+st.write(
+    f"**{protocol}**: {PROTOCOLS[protocol].description}. A report supports its user's own value "
+    f"with probability p = {oracle.p:.3f} and any other value with q = {oracle.q:.3f}; "
+    f"p/q ≤ e^ε = {np.exp(epsilon):.2f} is what protects each user."
+)
+st.dataframe(steps.reports, hide_index=True, key="reports")
+
+st.header("3. The aggregator counts support")
+st.latex(r"c_v = \#\{\text{reports that support } v\}")
+st.bar_chart(pd.Series(steps.support_counts, index=LABELS, name="support count"))
+
+st.header("4. The unbiased (Base) estimate")
+st.latex(r"\tilde f_v = \frac{c_v/n - q}{p - q}")
+base = pd.DataFrame({"value": LABELS, "Base estimate": steps.base, "truth": steps.methods["truth"]})
+negatives = int((steps.base < 0).sum())
+st.dataframe(base, hide_index=True, key="base")
+st.write(
+    f"The estimates sum to {steps.base.sum():.3f}"
+    + (f" and {negatives} of them are negative" if negatives else "")
+    + ": unbiased on average, but not a distribution."
+)
+
+st.header("5. Post-processing the same vector")
+st.dataframe(steps.methods.round(4), hide_index=True, key="methods")
+for name, cls in METHODS.items():
+    with st.expander(f"{name}: {cls.description}"):
+        st.latex(cls.formula)
+        st.write(cls.explanation)
+        st.write(
+            f"Non-negative: **{cls.nonnegative}** · sums to one: **{cls.sums_to_one}** · "
+            f"bias: {cls.bias} · {cls.reference}"
+        )

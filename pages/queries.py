@@ -1,0 +1,60 @@
+"""Queries: set-value (NDSS Figs. 6–7), top-k (Fig. 10), groups (Fig. 8), intervals."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ldpcore import viz
+from ldpcore.experiment import ExperimentConfig
+from pages.common import (
+    command_line,
+    downloads,
+    run_or_explain,
+    sidebar,
+    simulate,
+    simulate_sweep,
+    with_query,
+)
+
+st.title("Queries")
+config: ExperimentConfig | None = sidebar()
+if config is None:
+    st.info("Fix the settings in the sidebar to see results.")
+    st.stop()
+
+RHOS = (0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9)
+KS = (2, 4, 8, 16, 32)
+
+kind = st.radio("Query", ("Sets of values", "Most frequent values", "Groups", "Intervals"),
+                horizontal=True, key="query", bind="query-params")  # fmt: skip
+
+if kind == "Sets of values":
+    st.caption("Random sets of ⌈ρ·d⌉ values; the same sets for every trial and method.")
+    frame = run_or_explain(lambda: simulate_sweep(config, "rho", RHOS), "Simulating set sizes…")
+    if frame is not None:
+        figure = viz.curves(frame, "rho", title="Set-query MSE against set size ρ",
+                            x_title="ρ (fraction of the domain)", y_title="MSE")  # fmt: skip
+        st.plotly_chart(figure, key="chart-sets")
+        downloads("sets", frame, figure, command_line(config, query="set:rho=0.5"))
+elif kind == "Most frequent values":
+    st.caption("The k values with the highest true frequency (the estimators do not know them).")
+    frame = run_or_explain(lambda: simulate_sweep(config, "topk", KS), "Simulating top-k…")
+    if frame is not None:
+        figure = viz.curves(frame, "topk", title="Top-k MSE against k", x_title="k",
+                            y_title="MSE", log_x=True)  # fmt: skip
+        st.plotly_chart(figure, key="chart-topk")
+        downloads("topk", frame, figure, command_line(config, query="topk:k=8"))
+elif kind == "Groups":
+    st.info(
+        "Group queries need a dataset whose values have groups (a `value,count,group` file). "
+        "Synthetic datasets have none; use `ldpcore simulate --dataset file:PATH --query groups`."
+    )
+else:
+    result = run_or_explain(lambda: simulate(with_query(config, "interval:samples=20")),
+                            "Simulating intervals…")  # fmt: skip
+    if result is not None:
+        figure = viz.mse_bars(result["summary"], base_mse=None, lower_bound=None)
+        st.plotly_chart(figure, key="chart-intervals")
+        st.caption("20 random ranges [a, b] of the (ordered) domain.")
+        downloads("intervals", result["summary"], figure,
+                  command_line(config, query="interval:samples=20"))  # fmt: skip

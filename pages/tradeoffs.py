@@ -1,0 +1,63 @@
+"""ε trade-offs: MSE against ε (NDSS Fig. 4) and equivalent users against n (Fig. 5)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import streamlit as st
+
+from ldpcore import viz
+from ldpcore.experiment import ExperimentConfig
+from ldpcore.metrics import lower_bound
+from pages.common import command_line, downloads, run_or_explain, sidebar, simulate_sweep
+
+st.title("ε trade-offs")
+config: ExperimentConfig | None = sidebar()
+if config is None:
+    st.info("Fix the settings in the sidebar to see results.")
+    st.stop()
+
+EPSILON_GRID = (0.2, 0.4, 0.7, 1.0, 1.5, 2.0, 3.0, 4.0)
+N_GRID = (10**4, 10**5, 10**6, 10**7, 10**8)
+
+st.subheader("Error against the privacy budget")
+frame = run_or_explain(
+    lambda: simulate_sweep(config, "epsilon", EPSILON_GRID), "Simulating every ε…"
+)
+if frame is not None:
+    bound = [lower_bound(e, config.n) for e in EPSILON_GRID]
+    base = frame.groupby("epsilon")["base_mse"].first().to_numpy()
+    figure = viz.curves(
+        frame, "epsilon", title="MSE against ε (bands: ± one standard deviation over trials)",
+        x_title="ε", y_title="mean squared error",
+        references=[
+            ("analytic Base (Eq. 3)", base, "dash"),
+            ("lower bound", np.array(bound), "dot"),
+        ],
+    )  # fmt: skip
+    st.plotly_chart(figure, key="chart-mse-epsilon")
+    st.caption(viz.lower_bound_note())
+    downloads("mse-vs-epsilon", frame, figure, command_line(config))
+
+st.subheader("What post-processing is worth, in users")
+st.caption(
+    "Equivalent users n′: how many users the plain Base estimate would need to match a "
+    "method's accuracy (NDSS Sec. V-C). Above the diagonal, post-processing saves users."
+)
+users = run_or_explain(lambda: simulate_sweep(config, "n", N_GRID), "Simulating every n…")
+if users is not None:
+    figure = viz.curves(
+        users, "n", y="equivalent_users", band=None,
+        title=f"Equivalent users at ε = {config.epsilon:g}", x_title="users n",
+        y_title="equivalent users n′", log_x=True,
+        references=[("n′ = n (Base)", np.array(N_GRID, dtype=float), "dash")],
+    )  # fmt: skip
+    st.plotly_chart(figure, key="chart-equivalent-users")
+    saved = users[users["n"] == N_GRID[2]].set_index("method")["equivalent_users"]
+    if "Norm-Sub" in saved and math.isfinite(saved["Norm-Sub"]):
+        st.write(
+            f"At n = {N_GRID[2]:,}, Norm-Sub is worth {saved['Norm-Sub']:,.0f} Base users "
+            f"({saved['Norm-Sub'] / N_GRID[2]:.1f}× as many)."
+        )
+    downloads("equivalent-users", users, figure, command_line(config))
