@@ -5,12 +5,21 @@ from __future__ import annotations
 import dataclasses
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from ldpcore import viz
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.protocols import protocol_names
-from pages.common import command_line, downloads, method_table, run_or_explain, sidebar, simulate
+from pages.common import (
+    command_line,
+    downloads,
+    explorer_figures,
+    method_table,
+    run_or_explain,
+    sidebar,
+    simulate,
+)
 
 st.title("Explorer")
 config: ExperimentConfig | None = sidebar()
@@ -33,13 +42,11 @@ st.caption(
     f"{config.protocol}, ε = {config.epsilon:g}, n = {config.n:,}, {config.dataset}, "
     f"{config.trials} trials, seed {config.seed}."
 )
-estimates = viz.estimates_by_rank(per_item)
-st.plotly_chart(estimates, key="chart-estimates")
+figures = explorer_figures(config, relative)
+st.plotly_chart(figures["estimates"], key="chart-estimates")
 bias_col, variance_col = st.columns(2)
-bias_col.plotly_chart(viz.by_rank(per_item, "bias", title="Bias by rank"), key="chart-bias")
-variance_col.plotly_chart(
-    viz.by_rank(per_item, "variance", title="Variance by rank", log_y=True), key="chart-variance"
-)
+bias_col.plotly_chart(figures["bias"], key="chart-bias")
+variance_col.plotly_chart(figures["variance"], key="chart-variance")
 
 if compare:
     progress = st.progress(0.0, text="Running every protocol…")
@@ -55,12 +62,7 @@ if compare:
     mse_figure = viz.mse_bars(pd.concat(frames), base_mse=None, lower_bound=None,
                               relative_to_base=relative, facet="protocol")  # fmt: skip
 else:
-    mse_figure = viz.mse_bars(
-        summary,
-        base_mse=analytic["base_mse"],
-        lower_bound=analytic["lower_bound"],
-        relative_to_base=relative,
-    )
+    mse_figure = go.Figure(figures["mse"])
 st.plotly_chart(mse_figure, key="chart-mse")
 st.caption(viz.lower_bound_note())
 
