@@ -64,6 +64,15 @@ def sidebar() -> ExperimentConfig | None:
         return None
 
 
+def require_config() -> ExperimentConfig:
+    """Draw the sidebar; stop the page with a hint when its settings are not usable."""
+    config = sidebar()
+    if config is None:
+        st.info("Fix the settings in the sidebar to see results.")
+        st.stop()
+    return config
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def simulate(config: ExperimentConfig) -> dict[str, Any]:
     """Run (cached) and return plain tables."""

@@ -16,16 +16,13 @@ from pages.common import (
     downloads,
     explorer_figures,
     method_table,
+    require_config,
     run_or_explain,
-    sidebar,
     simulate,
 )
 
 st.title("Explorer")
-config: ExperimentConfig | None = sidebar()
-if config is None:
-    st.info("Fix the settings in the sidebar to see results.")
-    st.stop()
+config: ExperimentConfig = require_config()
 
 left, right = st.columns(2)
 relative = left.toggle("MSE relative to Base", key="relative", bind="query-params")

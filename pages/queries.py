@@ -9,18 +9,15 @@ from ldpcore.experiment import ExperimentConfig
 from pages.common import (
     command_line,
     downloads,
+    require_config,
     run_or_explain,
-    sidebar,
     simulate,
     simulate_sweep,
     with_query,
 )
 
 st.title("Queries")
-config: ExperimentConfig | None = sidebar()
-if config is None:
-    st.info("Fix the settings in the sidebar to see results.")
-    st.stop()
+config: ExperimentConfig = require_config()
 
 RHOS = (0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9)
 KS = (2, 4, 8, 16, 32)

@@ -10,13 +10,10 @@ import streamlit as st
 from ldpcore import viz
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.metrics import lower_bound
-from pages.common import command_line, downloads, run_or_explain, sidebar, simulate_sweep
+from pages.common import command_line, downloads, require_config, run_or_explain, simulate_sweep
 
 st.title("ε trade-offs")
-config: ExperimentConfig | None = sidebar()
-if config is None:
-    st.info("Fix the settings in the sidebar to see results.")
-    st.stop()
+config: ExperimentConfig = require_config()
 
 EPSILON_GRID = (0.2, 0.4, 0.7, 1.0, 1.5, 2.0, 3.0, 4.0)
 N_GRID = (10**4, 10**5, 10**6, 10**7, 10**8)

@@ -155,20 +155,24 @@ class FrequencyOracle(ABC):
         ndarray of int64
             One support count per value.
         """
-        counts = check_counts(true_counts, name="true_counts", length=self.domain_size)
-        check_n_users(int(counts.sum()))
-        generator = as_generator(rng)
+        counts, generator = self._check_sampling(true_counts, rng, sampler)
         if sampler == "fast":
             return self._sample_fast(counts, generator)
-        if sampler == "per-user":
-            n = int(counts.sum())
-            if n > bounds.PER_USER_N_MAX:
-                raise ValueError(
-                    f"the per-user sampler handles at most {bounds.PER_USER_N_MAX:,} users, "
-                    f"got n={n:,}; use sampler='fast'"
-                )
-            return self._sample_per_user(counts, generator)
-        raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}; got {sampler!r}")
+        return self._sample_per_user(counts, generator)
+
+    def _check_sampling(
+        self, true_counts: ArrayLike, rng: RNGLike, sampler: str
+    ) -> tuple[NDArray[np.int64], np.random.Generator]:
+        counts = check_counts(true_counts, name="true_counts", length=self.domain_size)
+        n = check_n_users(int(counts.sum()))
+        if sampler not in SAMPLERS:
+            raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}; got {sampler!r}")
+        if sampler == "per-user" and n > bounds.PER_USER_N_MAX:
+            raise ValueError(
+                f"the per-user sampler handles at most {bounds.PER_USER_N_MAX:,} users, "
+                f"got n={n:,}; use sampler='fast'"
+            )
+        return counts, as_generator(rng)
 
     def sample_tallies(
         self,
@@ -185,7 +189,20 @@ class FrequencyOracle(ABC):
         support counts stand in. ``support_from_tallies`` maps back to support counts
         with the same randomness, so both views of one trial agree.
         """
-        return self.sample_support_counts(true_counts, rng, sampler=sampler)
+        counts, generator = self._check_sampling(true_counts, rng, sampler)
+        if sampler == "fast":
+            return self._tallies_fast(counts, generator)
+        return self._tallies_per_user(counts, generator)
+
+    def _tallies_fast(
+        self, true_counts: NDArray[np.int64], rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        return self._sample_fast(true_counts, rng)
+
+    def _tallies_per_user(
+        self, true_counts: NDArray[np.int64], rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        return self._sample_per_user(true_counts, rng)
 
     def support_from_tallies(self, tallies: ArrayLike) -> NDArray[np.int64]:
         """Turn the tallies of ``sample_tallies`` into support counts ``c_v``."""

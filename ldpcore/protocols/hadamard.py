@@ -16,11 +16,9 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ldpcore._validation import check_counts, check_n_users
+from ldpcore._validation import check_counts
 from ldpcore.protocols.base import (
-    SAMPLERS,
     FrequencyOracle,
-    Sampler,
     _user_batches,
     ratio_from_matrix,
 )
@@ -124,25 +122,19 @@ class HadamardResponse(FrequencyOracle):
         transformed = fwht(histogram)
         return (n + transformed[1 : self.domain_size + 1]) // 2
 
-    def sample_tallies(
-        self,
-        true_counts: ArrayLike,
-        rng: RNGLike = None,
-        *,
-        sampler: Sampler = "fast",
+    def _tallies_per_user(
+        self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:
-        """Draw the histogram of reported rows (length ``K``), HR's sufficient statistic."""
-        counts = check_counts(true_counts, name="true_counts", length=self.domain_size)
-        check_n_users(int(counts.sum()))
-        generator = as_generator(rng)
-        if sampler == "fast":
-            return self._sample_rows_fast(counts, generator)
-        if sampler == "per-user":
-            histogram = np.zeros(self.order, dtype=np.int64)
-            for values in _user_batches(counts, self._users_per_batch()):
-                histogram += np.bincount(self.randomize(values, generator), minlength=self.order)
-            return histogram
-        raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}; got {sampler!r}")
+        """HR's tallies are the histogram of reported rows (its sufficient statistic)."""
+        histogram = np.zeros(self.order, dtype=np.int64)
+        for values in _user_batches(true_counts, self._users_per_batch()):
+            histogram += np.bincount(self.randomize(values, rng), minlength=self.order)
+        return histogram
+
+    def _tallies_fast(
+        self, true_counts: NDArray[np.int64], rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        return self._sample_rows_fast(true_counts, rng)
 
     def support_from_tallies(self, tallies: ArrayLike) -> NDArray[np.int64]:
         """Support counts from a row histogram: ``c_v = (n + (H h)_{v+1}) / 2``."""
