@@ -145,6 +145,13 @@ def test_explorer_slider_changes_the_chart_and_csv_downloads(server: str, browse
     path = download_info.value.path()
     header = Path(path).read_text().splitlines()[0]
     assert header.startswith("method,mse,mse_std,bias_sq,variance")
+    # PNG: prepared on request (kaleido with the same system chromium), then downloaded.
+    page.get_by_role("button", name="Prepare PNG").first.click()
+    button = page.get_by_role("button", name="Chart (PNG)").first
+    button.wait_for(timeout=60_000)
+    with page.expect_download() as download_info:
+        button.click()
+    assert Path(download_info.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.mark.parametrize(
