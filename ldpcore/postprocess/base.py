@@ -18,6 +18,17 @@ from ldpcore.protocols.base import FrequencyOracle
 
 #: Whether a method guarantees a property of its output vector.
 Enforcement = Literal["yes", "no", "almost"]
+#: A frequency vector.
+Vector = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a method may use besides the estimate: the protocol, n and raw tallies."""
+
+    protocol: FrequencyOracle
+    n: int
+    tallies: ArrayLike | None = None
 
 
 def check_estimate(estimate: ArrayLike, domain_size: int) -> NDArray[np.float64]:
@@ -98,17 +109,10 @@ class PostProcessor(ABC):
         """
         f = check_estimate(estimate, protocol.domain_size)
         n = check_n_users(n)
-        return self._apply(f, protocol=protocol, n=n, tallies=tallies)
+        return self._apply(f, Context(protocol=protocol, n=n, tallies=tallies))
 
     @abstractmethod
-    def _apply(
-        self,
-        estimate: NDArray[np.float64],
-        *,
-        protocol: FrequencyOracle,
-        n: int,
-        tallies: ArrayLike | None,
-    ) -> NDArray[np.float64]:
+    def _apply(self, estimate: Vector, context: Context) -> Vector:
         """Transform a validated private copy of the estimate."""
 
     def metadata(self) -> dict[str, object]:

@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from ldpcore.postprocess.base import PostProcessor
+from ldpcore.postprocess.base import Context, PostProcessor, Vector
 from ldpcore.protocols.base import FrequencyOracle
 
 
@@ -31,14 +30,7 @@ class Base(PostProcessor):
         "the full noise, so rare values often come out negative and the total is not exactly 1."
     )
 
-    def _apply(
-        self,
-        estimate: NDArray[np.float64],
-        *,
-        protocol: FrequencyOracle,
-        n: int,
-        tallies: ArrayLike | None,
-    ) -> NDArray[np.float64]:
+    def _apply(self, estimate: Vector, context: Context) -> Vector:
         return estimate
 
 
@@ -60,14 +52,7 @@ class BasePos(PostProcessor):
         "values drift upwards."
     )
 
-    def _apply(
-        self,
-        estimate: NDArray[np.float64],
-        *,
-        protocol: FrequencyOracle,
-        n: int,
-        tallies: ArrayLike | None,
-    ) -> NDArray[np.float64]:
+    def _apply(self, estimate: Vector, context: Context) -> Vector:
         return np.maximum(estimate, 0.0)
 
 
@@ -93,14 +78,7 @@ class PostPos(PostProcessor):
     )
     answers_only: ClassVar[bool] = True
 
-    def _apply(
-        self,
-        estimate: NDArray[np.float64],
-        *,
-        protocol: FrequencyOracle,
-        n: int,
-        tallies: ArrayLike | None,
-    ) -> NDArray[np.float64]:
+    def _apply(self, estimate: Vector, context: Context) -> Vector:
         return estimate
 
 
@@ -152,12 +130,5 @@ class BaseCut(PostProcessor):
             return 0.0
         return float(special.ndtri(1.0 - tail)) * math.sqrt(protocol.approx_variance(n))
 
-    def _apply(
-        self,
-        estimate: NDArray[np.float64],
-        *,
-        protocol: FrequencyOracle,
-        n: int,
-        tallies: ArrayLike | None,
-    ) -> NDArray[np.float64]:
-        return np.where(estimate >= self.threshold(protocol, n), estimate, 0.0)
+    def _apply(self, estimate: Vector, context: Context) -> Vector:
+        return np.where(estimate >= self.threshold(context.protocol, context.n), estimate, 0.0)

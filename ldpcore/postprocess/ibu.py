@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_int
-from ldpcore.postprocess.base import PostProcessor, check_estimate
+from ldpcore.postprocess.base import Context, PostProcessor, Vector, check_estimate
 from ldpcore.postprocess.likelihood import LikelihoodModel, likelihood_model
 from ldpcore.postprocess.normalization import project_to_simplex
 from ldpcore.protocols.base import FrequencyOracle
@@ -165,12 +165,7 @@ class IBU(PostProcessor):
             accelerate=self.accelerate,
         )
 
-    def _apply(
-        self,
-        estimate: NDArray[np.float64],
-        *,
-        protocol: FrequencyOracle,
-        n: int,
-        tallies: ArrayLike | None,
-    ) -> NDArray[np.float64]:
-        return self.solve(estimate, protocol=protocol, n=n, tallies=tallies).frequencies
+    def _apply(self, estimate: Vector, context: Context) -> Vector:
+        return self.solve(
+            estimate, protocol=context.protocol, n=context.n, tallies=context.tallies
+        ).frequencies

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 from scipy import optimize
 
-from ldpcore.postprocess.base import PostProcessor
+from ldpcore.postprocess.base import Context, PostProcessor, Vector
 from ldpcore.postprocess.ibu import run_em
 from ldpcore.postprocess.likelihood import (
     HadamardRowModel,
@@ -20,7 +20,6 @@ from ldpcore.postprocess.likelihood import (
     SupportBinomialModel,
     likelihood_model,
 )
-from ldpcore.protocols.base import FrequencyOracle
 
 
 def grr_mle(counts: NDArray[np.float64], *, p: float, q: float) -> NDArray[np.float64]:
@@ -114,16 +113,12 @@ class MLE(PostProcessor):
         "consistent; it sets many rare values to exactly zero."
     )
 
-    def _apply(
-        self,
-        estimate: NDArray[np.float64],
-        *,
-        protocol: FrequencyOracle,
-        n: int,
-        tallies: ArrayLike | None,
-    ) -> NDArray[np.float64]:
+    def _apply(self, estimate: Vector, context: Context) -> Vector:
         model = likelihood_model(
-            protocol, estimate, n, None if tallies is None else np.asarray(tallies, dtype=float)
+            context.protocol,
+            estimate,
+            context.n,
+            None if context.tallies is None else np.asarray(context.tallies, dtype=float),
         )
         if isinstance(model, ReportModel):
             return grr_mle(model.counts, p=model.p, q=model.q)

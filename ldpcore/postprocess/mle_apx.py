@@ -9,10 +9,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
-from ldpcore.postprocess.base import PostProcessor
-from ldpcore.protocols.base import FrequencyOracle
+from ldpcore.postprocess.base import Context, PostProcessor, Vector
 
 
 def mle_apx(estimate: NDArray[np.float64], p: float, q: float) -> NDArray[np.float64]:
@@ -92,12 +91,5 @@ class MLEApx(PostProcessor):
         "variance of Eq. (3). In practice it is almost Norm-Sub."
     )
 
-    def _apply(
-        self,
-        estimate: NDArray[np.float64],
-        *,
-        protocol: FrequencyOracle,
-        n: int,
-        tallies: ArrayLike | None,
-    ) -> NDArray[np.float64]:
-        return mle_apx(estimate, protocol.p, protocol.q)
+    def _apply(self, estimate: Vector, context: Context) -> Vector:
+        return mle_apx(estimate, context.protocol.p, context.protocol.q)

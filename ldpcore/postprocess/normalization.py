@@ -6,10 +6,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
-from ldpcore.postprocess.base import PostProcessor
-from ldpcore.protocols.base import FrequencyOracle
+from ldpcore.postprocess.base import Context, PostProcessor, Vector
 
 
 def project_to_simplex(values: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -54,14 +53,7 @@ class Norm(PostProcessor):
         "keeps the negative values."
     )
 
-    def _apply(
-        self,
-        estimate: NDArray[np.float64],
-        *,
-        protocol: FrequencyOracle,
-        n: int,
-        tallies: ArrayLike | None,
-    ) -> NDArray[np.float64]:
+    def _apply(self, estimate: Vector, context: Context) -> Vector:
         return estimate + (1.0 - estimate.sum()) / estimate.size
 
 
@@ -86,14 +78,7 @@ class NormMul(PostProcessor):
         " lose the most: on skewed data the most frequent values are badly underestimated."
     )
 
-    def _apply(
-        self,
-        estimate: NDArray[np.float64],
-        *,
-        protocol: FrequencyOracle,
-        n: int,
-        tallies: ArrayLike | None,
-    ) -> NDArray[np.float64]:
+    def _apply(self, estimate: Vector, context: Context) -> Vector:
         positive = np.maximum(estimate, 0.0)
         total = positive.sum()
         if total <= 0:
@@ -127,14 +112,7 @@ class NormCut(PostProcessor):
         "under one. Frequent values stay unbiased; the total may end a little below one."
     )
 
-    def _apply(
-        self,
-        estimate: NDArray[np.float64],
-        *,
-        protocol: FrequencyOracle,
-        n: int,
-        tallies: ArrayLike | None,
-    ) -> NDArray[np.float64]:
+    def _apply(self, estimate: Vector, context: Context) -> Vector:
         positive = np.maximum(estimate, 0.0)
         if positive.sum() <= 1.0:
             return positive
@@ -173,12 +151,5 @@ class NormSub(PostProcessor):
         "default."
     )
 
-    def _apply(
-        self,
-        estimate: NDArray[np.float64],
-        *,
-        protocol: FrequencyOracle,
-        n: int,
-        tallies: ArrayLike | None,
-    ) -> NDArray[np.float64]:
+    def _apply(self, estimate: Vector, context: Context) -> Vector:
         return project_to_simplex(estimate)

@@ -10,12 +10,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 from scipy import interpolate, optimize
 
-from ldpcore.postprocess.base import PostProcessor
+from ldpcore.postprocess.base import Context, PostProcessor, Vector
 from ldpcore.postprocess.normalization import project_to_simplex
-from ldpcore.protocols.base import FrequencyOracle
 
 #: Largest exponent considered for the prior (beyond it the prior is a point mass at 1).
 _MAX_EXPONENT = 60.0
@@ -242,15 +241,8 @@ class Power(PostProcessor):
         "assumption is wrong."
     )
 
-    def _apply(
-        self,
-        estimate: NDArray[np.float64],
-        *,
-        protocol: FrequencyOracle,
-        n: int,
-        tallies: ArrayLike | None,
-    ) -> NDArray[np.float64]:
-        return power_calibrate(estimate, p=protocol.p, q=protocol.q, n=n)
+    def _apply(self, estimate: Vector, context: Context) -> Vector:
+        return power_calibrate(estimate, p=context.protocol.p, q=context.protocol.q, n=context.n)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -274,12 +266,6 @@ class PowerNS(PostProcessor):
         """Norm-Sub of Power's output."""
         return project_to_simplex(parent_output)
 
-    def _apply(
-        self,
-        estimate: NDArray[np.float64],
-        *,
-        protocol: FrequencyOracle,
-        n: int,
-        tallies: ArrayLike | None,
-    ) -> NDArray[np.float64]:
-        return self.from_parent(power_calibrate(estimate, p=protocol.p, q=protocol.q, n=n))
+    def _apply(self, estimate: Vector, context: Context) -> Vector:
+        protocol = context.protocol
+        return self.from_parent(power_calibrate(estimate, p=protocol.p, q=protocol.q, n=context.n))
