@@ -221,8 +221,3 @@ def curves(
 def lower_bound_note() -> str:
     """What the lower-bound line does and does not promise (reading note 8)."""
     return "The lower bound is " + LOWER_BOUND_CAVEAT + "."
-
-
-def figure_data(figure: go.Figure) -> list[dict[str, Any]]:
-    """The traces of a figure as plain dicts (what tests and downloads read)."""
-    return [trace.to_plotly_json() for trace in figure.data]

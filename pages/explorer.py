@@ -10,7 +10,7 @@ import streamlit as st
 
 from ldpcore import viz
 from ldpcore.experiment import ExperimentConfig
-from ldpcore.protocols import protocol_names
+from ldpcore.protocols import describe_protocols, protocol_names
 from pages.common import (
     command_line,
     downloads,
@@ -70,3 +70,15 @@ st.dataframe(
                    ("MSE", "bias²", "variance", "equivalent users n'")},
 )  # fmt: skip
 downloads("explorer", summary, mse_figure, command_line(config))
+
+with st.expander("Every protocol at these settings"):
+    protocols = pd.DataFrame(
+        describe_protocols(epsilon=config.epsilon, domain_size=per_item["item"].nunique(),
+                           n=config.n)
+    )  # fmt: skip
+    st.caption(
+        "p: chance a report supports its user's own value; q: any other value. Base variance: "
+        "NDSS Eq. (5). Worst-case ratio: max P(y|v)/P(y|v') from the channel; ε-LDP means it "
+        "is at most e^ε."
+    )
+    st.dataframe(protocols, hide_index=True)
