@@ -65,16 +65,43 @@ def _layout(figure: go.Figure, *, title: str, x: str, y: str, log_y: bool = Fals
     return figure
 
 
+#: Ranks drawn per trace: every rank of the head, an evenly spread sample of the tail.
+MAX_RANKS_DRAWN = 400
+
+
+def rank_sample(d: int, limit: int = MAX_RANKS_DRAWN) -> NDArray[np.int64]:
+    """0-based rank positions to draw: all of the first ``limit/2``, a spread of the rest.
+
+    Thirteen traces of thousands of points make a browser redraw slowly, and a tail of
+    noise is no easier to read at full density.
+
+    Examples
+    --------
+    >>> rank_sample(5).tolist()
+    [0, 1, 2, 3, 4]
+    >>> len(rank_sample(100_000))
+    400
+    """
+    if d <= limit:
+        return np.arange(d)
+    head = limit // 2
+    tail = np.unique(np.round(np.linspace(head, d - 1, limit - head)).astype(np.int64))
+    return np.concatenate([np.arange(head), tail])
+
+
 def estimates_by_rank(per_item: pd.DataFrame, *, log_y: bool = True) -> go.Figure:
     """Mean estimate of each value against the truth, values by true rank (NDSS Fig. 1).
+
+    Large domains are drawn at the ranks of :func:`rank_sample`.
 
     On a log axis non-positive estimates cannot be drawn; they are left out (the
     hover of the neighbours and the bias chart show them).
     """
     figure = go.Figure()
     truth = per_item.drop_duplicates("item")["truth"].to_numpy()
-    order = np.argsort(-truth, kind="stable")
-    ranks = np.arange(1, truth.size + 1)
+    shown = rank_sample(truth.size)
+    order = np.argsort(-truth, kind="stable")[shown]
+    ranks = shown + 1
     figure.add_trace(
         go.Scatter(
             x=ranks, y=truth[order], name="truth", mode="lines",
@@ -91,11 +118,12 @@ def estimates_by_rank(per_item: pd.DataFrame, *, log_y: bool = True) -> go.Figur
 
 
 def by_rank(per_item: pd.DataFrame, column: str, *, title: str, log_y: bool = False) -> go.Figure:
-    """``bias`` or ``variance`` of each value, values by true rank (NDSS Figs. 2 and 3)."""
+    """``bias`` or ``variance`` of each value by true rank (NDSS Figs. 2, 3; ranks sampled)."""
     figure = go.Figure()
     truth = per_item.drop_duplicates("item")["truth"].to_numpy()
-    order = np.argsort(-truth, kind="stable")
-    ranks = np.arange(1, truth.size + 1)
+    shown = rank_sample(truth.size)
+    order = np.argsort(-truth, kind="stable")[shown]
+    ranks = shown + 1
     for method, rows in per_item.groupby("method", sort=False):
         figure.add_trace(
             _line(str(method), ranks, rows[column].to_numpy()[order],

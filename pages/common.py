@@ -18,7 +18,7 @@ import streamlit as st
 from ldpcore import bounds, viz
 from ldpcore.experiment import ExperimentConfig, run, sweep
 from ldpcore.postprocess import METHODS, method_names
-from ldpcore.protocols import protocol_names
+from ldpcore.protocols import describe_protocols, protocol_names
 
 # Round, roughly log-spaced steps: a slider position is a value people can quote.
 EPSILONS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75, 2.0,
@@ -105,6 +105,13 @@ def explorer_figures(config: ExperimentConfig, relative: bool) -> dict[str, dict
         ),
     }
     return {name: figure.to_plotly_json() for name, figure in figures.items()}
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def protocols_table(epsilon: float, domain_size: int, n: int) -> pd.DataFrame:
+    """Every protocol's p, q, Base variance and worst-case ratio (cached: the ratio is
+    computed from explicit channel matrices, millions of entries at d = 1024)."""
+    return pd.DataFrame(describe_protocols(epsilon=epsilon, domain_size=domain_size, n=n))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -10,12 +10,13 @@ import streamlit as st
 
 from ldpcore import viz
 from ldpcore.experiment import ExperimentConfig
-from ldpcore.protocols import describe_protocols, protocol_names
+from ldpcore.protocols import protocol_names
 from pages.common import (
     command_line,
     downloads,
     explorer_figures,
     method_table,
+    protocols_table,
     require_config,
     run_or_explain,
     simulate,
@@ -40,10 +41,14 @@ st.caption(
     f"{config.trials} trials, seed {config.seed}."
 )
 figures = explorer_figures(config, relative)
-st.plotly_chart(figures["estimates"], key="chart-estimates")
-bias_col, variance_col = st.columns(2)
-bias_col.plotly_chart(figures["bias"], key="chart-bias")
-variance_col.plotly_chart(figures["variance"], key="chart-variance")
+# One by-rank chart at a time: each holds 13 traces × d points, and redrawing all of
+# them on every change is what makes a slider feel slow in the browser.
+VIEWS = {"Estimates vs truth": "estimates", "Bias by rank": "bias", "Variance by rank": "variance"}
+view = st.segmented_control(
+    "By rank", list(VIEWS), default="Estimates vs truth", key="view", bind="query-params"
+)
+chosen = VIEWS.get(view or "Estimates vs truth", "estimates")
+st.plotly_chart(figures[chosen], key=f"chart-{chosen}")
 
 if compare:
     progress = st.progress(0.0, text="Running every protocol…")
@@ -72,10 +77,7 @@ st.dataframe(
 downloads("explorer", summary, mse_figure, command_line(config))
 
 with st.expander("Every protocol at these settings"):
-    protocols = pd.DataFrame(
-        describe_protocols(epsilon=config.epsilon, domain_size=per_item["item"].nunique(),
-                           n=config.n)
-    )  # fmt: skip
+    protocols = protocols_table(config.epsilon, int(per_item["item"].nunique()), config.n)
     st.caption(
         "p: chance a report supports its user's own value; q: any other value. Base variance: "
         "NDSS Eq. (5). Worst-case ratio: max P(y|v)/P(y|v') from the channel; ε-LDP means it "
