@@ -22,6 +22,9 @@ from ldpcore._validation import check_domain_size, check_n_users
 #: Largest histogram file read, in bytes (also the upload limit of the app).
 MAX_FILE_BYTES = 20 * 1024 * 1024
 
+#: Where the bundled datasets live (a folder next to the package in this checkout).
+SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
+
 
 @dataclass(frozen=True)
 class Dataset:
@@ -202,10 +205,42 @@ def _whole_number(raw: str, *, what: str) -> int:
     return round(value)
 
 
-def parse_dataset(spec: str, n: int | None = None) -> Dataset:
-    """Build a dataset from a spec: ``zipf:d=D,s=S``, ``uniform:d=D`` or ``file:PATH``.
+def bundled_names() -> tuple[str, ...]:
+    """Names of the datasets bundled in ``sample_data/`` (file stems)."""
+    if not SAMPLE_DATA.is_dir():
+        return ()
+    return tuple(sorted(path.stem for path in SAMPLE_DATA.glob("*.csv")))
 
-    Synthetic specs need ``n``; a file is rescaled to ``n`` when ``n`` is given.
+
+def load_bundled(name: str, *, n: int | None = None, top_d: int | None = None) -> Dataset:
+    """A bundled dataset, optionally cut to its ``top_d`` most frequent values and rescaled.
+
+    Examples
+    --------
+    >>> load_bundled("zipf").n
+    1000000
+    """
+    names = bundled_names()
+    if name not in names:
+        raise ValueError(
+            f"unknown bundled dataset {name!r}; bundled: {', '.join(names) or '(none found)'}"
+        )
+    data = read_histogram(SAMPLE_DATA / f"{name}.csv")
+    data = Dataset(name, data.labels, data.counts, data.groups)
+    if top_d is not None:
+        d = check_domain_size(top_d)
+        keep = np.sort(np.argsort(-data.counts, kind="stable")[:d])
+        groups = None if data.groups is None else tuple(data.groups[i] for i in keep)
+        data = Dataset(f"{name} (top {d})", tuple(data.labels[i] for i in keep),
+                       data.counts[keep], groups)  # fmt: skip
+    return data if n is None else rescale(data, check_n_users(n))
+
+
+def parse_dataset(spec: str, n: int | None = None) -> Dataset:
+    """Build a dataset from a spec.
+
+    Specs: ``zipf:d=D,s=S``, ``uniform:d=D``, ``file:PATH`` or a bundled dataset's name.
+    Synthetic specs need ``n``; files and bundled data are rescaled to ``n`` when given.
 
     Examples
     --------
@@ -214,6 +249,8 @@ def parse_dataset(spec: str, n: int | None = None) -> Dataset:
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(_DATASET_HELP.format(got=repr(spec)))
+    if ":" not in spec and spec.strip() in bundled_names():
+        return load_bundled(spec.strip(), n=n)
     kind, _, rest = spec.strip().partition(":")
     kind = kind.lower()
     if kind == "file":
@@ -237,7 +274,8 @@ def parse_dataset(spec: str, n: int | None = None) -> Dataset:
 
 
 _DATASET_HELP = (
-    "unknown dataset {got}; use zipf:d=D,s=S (e.g. zipf:d=1024,s=1.5), uniform:d=D or file:PATH"
+    "unknown dataset {got}; use zipf:d=D,s=S (e.g. zipf:d=1024,s=1.5), uniform:d=D, "
+    "file:PATH or a bundled dataset name"
 )
 
 

@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ldpcore import bounds, viz
+from ldpcore.datasets import bundled_names
 from ldpcore.experiment import ExperimentConfig, run, sweep
 from ldpcore.postprocess import METHODS, method_names
 from ldpcore.protocols import describe_protocols, protocol_names
@@ -41,11 +42,14 @@ def sidebar() -> ExperimentConfig | None:
     # No format_func: the URL carries the option's label, and plain digits keep links clean.
     n = bar.select_slider("Users n", USERS, value=10**6, key="n", bind="query-params")
     d = bar.select_slider("Domain size d", DOMAINS, value=1024, key="d", bind="query-params")
-    shape = bar.radio("Dataset", ("Zipf", "uniform"), horizontal=True, key="dataset",
-                      bind="query-params")  # fmt: skip
+    samples = bundled_names()
+    shape = bar.radio("Dataset", ("Zipf", "uniform", *(f"sample: {name}" for name in samples)),
+                      key="dataset", bind="query-params")  # fmt: skip
     s = 1.5
     if shape == "Zipf":
         s = bar.slider("Zipf exponent s", 0.0, 3.0, 1.5, 0.1, key="s", bind="query-params")
+    elif shape.startswith("sample: "):
+        bar.caption("A bundled sample keeps its own domain; d does not apply.")
     methods = bar.multiselect("Methods", method_names(), default=list(method_names()),
                               key="methods", bind="query-params")  # fmt: skip
     trials = bar.slider("Trials", bounds.TRIALS_MIN, 200, 30, key="trials", bind="query-params")
@@ -53,7 +57,12 @@ def sidebar() -> ExperimentConfig | None:
     if not methods:
         bar.error("Pick at least one method.")
         return None
-    dataset = f"zipf:d={d},s={s:g}" if shape == "Zipf" else f"uniform:d={d}"
+    if shape == "Zipf":
+        dataset = f"zipf:d={d},s={s:g}"
+    elif shape == "uniform":
+        dataset = f"uniform:d={d}"
+    else:
+        dataset = shape.removeprefix("sample: ")
     try:
         return ExperimentConfig(
             dataset=dataset, n=int(n), protocol=protocol, epsilon=float(epsilon),

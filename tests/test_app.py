@@ -128,3 +128,10 @@ def test_learn_page_walks_through_the_steps() -> None:
     at.selectbox(key="preset").set_value("The paper's headline: OLH, ε = 1").run()
     assert not at.exception
     assert "hash" in at.dataframe[1].value["report"].iloc[0]
+
+
+def test_bundled_sample_in_the_sidebar() -> None:
+    at = small(app())
+    at.radio(key="dataset").set_value("sample: zipf").run()
+    assert not at.exception
+    assert "zipf, 5 trials" in at.caption[0].value

@@ -8,7 +8,14 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pytest
 
-from ldpcore.datasets import parse_dataset, read_histogram, round_to_total, zipf
+from ldpcore.datasets import (
+    bundled_names,
+    load_bundled,
+    parse_dataset,
+    read_histogram,
+    round_to_total,
+    zipf,
+)
 from ldpcore.experiment import ExperimentConfig, run, sweep, trial_generator
 from ldpcore.metrics import (
     equivalent_users,
@@ -210,3 +217,15 @@ def test_groups_query_from_a_file_with_groups(tmp_path) -> None:
     result = run(config)
     assert result.labels == ("x", "y")
     np.testing.assert_allclose(result.truth, [0.7, 0.3])
+
+
+def test_bundled_zipf_sample_matches_its_generator() -> None:
+    assert "zipf" in bundled_names()
+    data = load_bundled("zipf")
+    assert data.n == 1_000_000 and data.domain_size == 1024
+    assert data.counts.tolist() == zipf(1024, 1_000_000, s=1.5).counts.tolist()
+    top = load_bundled("zipf", top_d=10, n=1000)
+    assert top.domain_size == 10 and top.n == 1000
+    assert parse_dataset("zipf", 500).n == 500
+    with pytest.raises(ValueError, match="unknown bundled dataset 'emoji'"):
+        load_bundled("emoji")
