@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test lint format bench clean
+.PHONY: run test lint format bench samples clean
 
 # The stamp files depend on pyproject.toml, so editing dependencies re-installs.
 $(BIN)/python:
@@ -40,6 +40,12 @@ bench: $(VENV)/.stamp-test
 	$(BIN)/python benchmarks/bench_samplers.py
 	$(BIN)/python benchmarks/bench_postprocess.py
 	$(BIN)/python benchmarks/bench_cli.py
+
+# Rebuild the bundled datasets; needs Debian's unicode-data for the emoji groups.
+samples: $(VENV)/.stamp-run
+	test -f /usr/share/unicode/emoji/emoji-test.txt || (apt-get update && apt-get install -y unicode-data)
+	$(BIN)/python -m pip install --quiet -e ".[data]"
+	$(BIN)/python sample_data/make_samples.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -171,8 +171,14 @@ def _advise(
     bounds_: tuple[float, float],
 ) -> Advice:
     single = dataclasses.replace(config, methods=(method,))
+    seen: dict[float, tuple[float, float]] = {}  # the three searches share grid points
 
     def at(value: float) -> tuple[float, float]:
+        if value not in seen:
+            seen[value] = measure(value)
+        return seen[value]
+
+    def measure(value: float) -> tuple[float, float]:
         point = (
             dataclasses.replace(single, n=round(value))
             if parameter == "n"
@@ -191,6 +197,82 @@ def _advise(
     high, _ = _smallest_meeting(lambda v: _shift(at(v), _SE_WIDTH), target, bounds_,
                                 integer=parameter == "n")  # fmt: skip
     return Advice(single.protocol, method, value, low, high, rmse)
+
+
+@dataclass(frozen=True)
+class EpsilonAnswer:
+    """For one protocol: its best method's smallest ε, and Base's, for a target.
+
+    Attributes
+    ----------
+    protocol, method : str
+        The protocol and the method that needs the smallest ε with it.
+    best : Advice
+        That method's advice.
+    base : Advice
+        Base's advice (no post-processing), for comparison.
+    """
+
+    protocol: str
+    method: str
+    best: Advice
+    base: Advice
+
+
+def choose_epsilon(
+    config: ExperimentConfig,
+    *,
+    target_rmse: float,
+    protocols: Sequence[str],
+    epsilon_range: tuple[float, float] = EPSILON_RANGE,
+    progress: Callable[[float, str], None] | None = None,
+) -> list[EpsilonAnswer]:
+    """Per protocol, the smallest ε meeting the target with its best method, and with Base.
+
+    Every method of ``config`` is simulated together (common random numbers) on a
+    coarse log grid of ε; the best method is the one whose RMSE curve crosses the
+    target first (log-linear interpolation between grid points). That method and
+    Base are then searched precisely as in :func:`advise_epsilon`.
+    """
+    _check_target(target_rmse)
+    grid = np.geomspace(epsilon_range[0], epsilon_range[1], 10)
+    answers = []
+    for position, protocol in enumerate(protocols):
+        point = dataclasses.replace(config, protocol=protocol)
+        curves = pd.concat(
+            [run(dataclasses.replace(point, epsilon=float(e))).summary.assign(epsilon=e)
+             for e in grid]
+        )  # fmt: skip
+        crossing = {}
+        for name, frame in curves.groupby("method", sort=False):
+            rmse = np.sqrt(frame["mse"].to_numpy())
+            crossing[str(name)] = _crossing(frame["epsilon"].to_numpy(), rmse, target_rmse)
+        candidates = {m: c for m, c in crossing.items() if m != "Base"} or crossing
+        method = min(candidates, key=lambda m: candidates[m])
+        best = _advise(point, method, "epsilon", target_rmse, epsilon_range)
+        base = (
+            best
+            if method == "Base"
+            else _advise(point, "Base", "epsilon", target_rmse, epsilon_range)
+        )
+        answers.append(EpsilonAnswer(point.protocol, method, best, base))
+        if progress is not None:
+            progress((position + 1) / len(protocols), point.protocol)
+    return answers
+
+
+def _crossing(epsilons: np.ndarray, rmse: np.ndarray, target: float) -> float:
+    """First ε where a decreasing RMSE curve reaches ``target`` (inf if it never does)."""
+    meeting = np.flatnonzero(rmse <= target)
+    if meeting.size == 0:
+        return math.inf
+    i = int(meeting[0])
+    if i == 0:
+        return float(epsilons[0])
+    x0, x1 = math.log(epsilons[i - 1]), math.log(epsilons[i])
+    y0, y1 = math.log(rmse[i - 1]), math.log(max(rmse[i], 1e-300))
+    t = (math.log(target) - y0) / (y1 - y0) if y1 != y0 else 1.0
+    return math.exp(x0 + min(max(t, 0.0), 1.0) * (x1 - x0))
 
 
 def _shift(pair: tuple[float, float], width: float) -> float:

@@ -29,3 +29,8 @@ TRIALS_MAX: Final[int] = 10_000
 
 #: The per-user path materialises every report: keep it to sizes a laptop handles.
 PER_USER_N_MAX: Final[int] = 50_000_000
+
+#: Largest file read as a histogram or as collected LDP output (uploads and --input),
+#: in bytes. 20 MiB holds a million ``value,count`` rows; the app's uploader uses
+#: the same limit (``.streamlit/config.toml``, ``server.maxUploadSize``).
+UPLOAD_BYTES_MAX: Final[int] = 20 * 2**20

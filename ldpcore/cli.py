@@ -15,14 +15,14 @@ import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import numpy as np
 
 from ldpcore import bounds
-from ldpcore.datasets import MAX_FILE_BYTES, read_two_column_csv
+from ldpcore.collected import Collected, read_collected
 from ldpcore.postprocess import get_method, method_names, resolve_method_name
-from ldpcore.protocols import get_protocol, protocol_names
+from ldpcore.protocols import protocol_names
 
 EXIT_USAGE = 2
 
@@ -241,48 +241,33 @@ def _json_default(value: object) -> object:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def _read_estimate(args: argparse.Namespace, n: int) -> tuple[list[tuple[str, str]], Any, Any]:
-    """Rows, protocol and Base estimate from ``--input`` (estimates or support counts)."""
+def _read_estimate(args: argparse.Namespace, n: int) -> Collected:
+    """Collected output (estimates or support counts) from ``--input``."""
     epsilon = _number(args.epsilon, "epsilon")
     path = Path(args.input)
     if not path.is_file():
         raise ValueError(f"--input {args.input!r} does not exist")
-    if path.stat().st_size == 0:
-        raise ValueError(f"--input {args.input!r} is empty; expected a CSV with a header")
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise ValueError(f"--input {args.input!r} is over {MAX_FILE_BYTES // 2**20} MiB")
+    if path.stat().st_size > bounds.UPLOAD_BYTES_MAX:  # before reading it into memory
+        raise ValueError(f"--input {args.input!r} is over {bounds.UPLOAD_BYTES_MAX // 2**20} MiB")
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read --input {args.input!r} as UTF-8 text: {exc}") from None
-    header = next(csv.reader(io.StringIO(text)), [])
-    columns = [cell.strip().lower() for cell in header]
-    kind = args.input_kind or ("counts" if "count" in columns else "estimates")
-    number_column = "count" if kind == "counts" else "estimate"
-    rows = read_two_column_csv(
-        text, value_column="value", number_column=number_column, source=args.input
-    )
-    protocol = get_protocol(
-        args.protocol, epsilon=epsilon, domain_size=len(rows), g=_whole(args.g, "g", 2),
-        k=_whole(args.k, "k", 1),
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"cannot read --input {args.input!r}: {exc.strerror}") from None
+    return read_collected(
+        data, protocol=args.protocol, epsilon=epsilon, n=n, kind=args.input_kind,
+        source=args.input, g=_whole(args.g, "g", 2), k=_whole(args.k, "k", 1),
     )  # fmt: skip
-    array = _numbers(rows, column=number_column, source=args.input)
-    if kind == "counts":
-        if np.any(array < 0) or np.any(array != np.round(array)):
-            raise ValueError(f"{args.input}: support counts must be whole numbers >= 0")
-        return rows, protocol, protocol.estimate(array.astype(np.int64), n)
-    return rows, protocol, array
 
 
 def _postprocess(args: argparse.Namespace) -> int:
     n = _n(args.n)
     method = get_method(resolve_method_name(args.method))
-    rows, protocol, estimate = _read_estimate(args, n)
-    frequencies = method(estimate, protocol=protocol, n=n)
+    collected = _read_estimate(args, n)
+    frequencies = method(collected.estimate, protocol=collected.protocol, n=n)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["value", "frequency"])
-    for (value, _), frequency in zip(rows, frequencies, strict=True):
+    for value, frequency in zip(collected.labels, frequencies, strict=True):
         writer.writerow([value, repr(float(frequency))])  # repr: full double precision
     if args.output:
         try:
@@ -304,7 +289,8 @@ def _recommend(args: argparse.Namespace) -> int:
     from ldpcore.advice import recommend  # noqa: PLC0415 (pandas: only here)
 
     n = _n(args.n)
-    _, protocol, estimate = _read_estimate(args, n)
+    collected = _read_estimate(args, n)
+    protocol, estimate = collected.protocol, collected.estimate
     ranking = recommend(
         estimate,
         protocol=protocol,
@@ -366,21 +352,6 @@ def _advise_epsilon(args: argparse.Namespace) -> int:
             )
         print(f"{record['protocol']:>4} + {record['method']:<9} {line}")
     return 0
-
-
-def _numbers(rows: list[tuple[str, str]], *, column: str, source: str) -> np.ndarray:
-    numbers = []
-    for line, (value, raw) in enumerate(rows, start=2):
-        try:
-            number = float(raw)
-        except ValueError:
-            raise ValueError(
-                f"{source}, line {line}: the {column} of {value!r} is not a number: {raw!r}"
-            ) from None
-        if not math.isfinite(number):
-            raise ValueError(f"{source}, line {line}: the {column} of {value!r} is {raw}")
-        numbers.append(number)
-    return np.array(numbers)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,8 +7,6 @@ always sum to exactly ``n``.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,9 +16,7 @@ from numpy.typing import NDArray
 
 from ldpcore import bounds
 from ldpcore._validation import check_domain_size, check_n_users
-
-#: Largest histogram file read, in bytes (also the upload limit of the app).
-MAX_FILE_BYTES = 20 * 1024 * 1024
+from ldpcore.tables import TableError, read_numbers
 
 #: Where the bundled datasets live (a folder next to the package in this checkout).
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
@@ -106,103 +102,53 @@ def rescale(dataset: Dataset, n: int) -> Dataset:
     return Dataset(dataset.name, dataset.labels, counts, dataset.groups)
 
 
-def read_histogram(path: str | Path) -> Dataset:
-    """Read a ``value,count`` CSV (header required) into a :class:`Dataset`.
+def parse_histogram(
+    data: bytes,
+    *,
+    source: str = "the file",
+    value_column: str | None = None,
+    count_column: str | None = None,
+    group_column: str | None = None,
+    sum_duplicates: bool = False,
+) -> Dataset:
+    r"""A :class:`Dataset` from the bytes of a histogram CSV/TSV (an upload).
 
-    Raises ``ValueError`` with a message that says what to fix for: a missing,
-    empty, unreadable or oversized file, a missing column, a count that is not a
-    whole number ≥ 0, duplicate values, fewer than 2 values, or all-zero counts.
+    Columns are guessed from the header when it is obvious (see
+    :func:`ldpcore.tables.inspect_table`) and can be chosen; every problem raises
+    :class:`ldpcore.tables.TableError` with a message that says what to change.
+
+    Examples
+    --------
+    >>> parse_histogram(b"emoji;uses\n:);3\n:(;1\n").counts.tolist()
+    [3, 1]
+    """
+    table = read_numbers(
+        data, source=source, value_column=value_column, number_column=count_column,
+        group_column=group_column, numbers="counts", sum_duplicates=sum_duplicates,
+    )  # fmt: skip
+    return Dataset(source, table.labels, table.numbers.astype(np.int64), table.groups)
+
+
+def read_histogram(path: str | Path) -> Dataset:
+    """Read a histogram file (``value,count[,group]`` CSV or TSV) into a :class:`Dataset`.
+
+    Raises ``ValueError`` (a :class:`~ldpcore.tables.TableError`) with a message that
+    says what to fix for a missing, empty, oversized or unreadable file and for every
+    problem :func:`parse_histogram` finds.
     """
     file = Path(path)
     if not file.is_file():
-        raise ValueError(f"dataset file {str(file)!r} does not exist")
-    size = file.stat().st_size
-    if size == 0:
-        raise ValueError(f"dataset file {str(file)!r} is empty; expected a 'value,count' CSV")
-    if size > MAX_FILE_BYTES:
-        raise ValueError(f"dataset file {str(file)!r} is over {MAX_FILE_BYTES // 2**20} MiB")
-    try:
-        text = file.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read {str(file)!r} as UTF-8 text: {exc}") from None
-    rows = read_two_column_csv(text, value_column="value", number_column="count", source=str(file))
-    labels = tuple(label for label, _ in rows)
-    groups = _group_column(text, len(rows))
-    counts = []
-    for line, (label, raw) in enumerate(rows, start=2):
-        counts.append(_whole_number(raw, what=f"count of value {label!r} (line {line})"))
-    array = np.array(counts, dtype=np.int64)
-    if array.sum() == 0:
-        raise ValueError(f"{str(file)!r}: every count is 0; there are no users")
-    if array.size > bounds.DOMAIN_SIZE_MAX:
-        raise ValueError(
-            f"{str(file)!r} has {array.size:,} values; at most {bounds.DOMAIN_SIZE_MAX:,}"
+        raise TableError(f"dataset file {str(file)!r} does not exist")
+    if file.stat().st_size > bounds.UPLOAD_BYTES_MAX:  # before reading it into memory
+        raise TableError(
+            f"dataset file {str(file)!r} is over {bounds.UPLOAD_BYTES_MAX // 2**20} MiB"
         )
-    return Dataset(file.name, labels, array, groups)
-
-
-def _group_column(text: str, rows: int) -> tuple[str, ...] | None:
-    """The optional ``group`` column, in row order (blank lines skipped as for the rest)."""
-    reader = csv.reader(io.StringIO(text))
-    header = [cell.strip().lower() for cell in next(reader)]
-    if "group" not in header:
-        return None
-    at = header.index("group")
-    groups = tuple(
-        (row[at].strip() if len(row) > at else "") or "(no group)"
-        for row in reader
-        if any(cell.strip() for cell in row)
-    )
-    return groups if len(groups) == rows else None
-
-
-def read_two_column_csv(
-    text: str, *, value_column: str, number_column: str, source: str
-) -> list[tuple[str, str]]:
-    """Rows ``(value, number)`` from CSV text with a header naming both columns."""
-    reader = csv.reader(io.StringIO(text))
     try:
-        header = [cell.strip().lower() for cell in next(reader)]
-    except StopIteration:
-        raise ValueError(
-            f"{source}: no header line; expected '{value_column},{number_column}'"
-        ) from None
-    except csv.Error as exc:
-        raise ValueError(f"{source}: not a readable CSV ({exc})") from None
-    if value_column not in header or number_column not in header:
-        raise ValueError(
-            f"{source}: the header must name the columns '{value_column}' and "
-            f"'{number_column}', got {','.join(header) or '(nothing)'}"
-        )
-    value_at, number_at = header.index(value_column), header.index(number_column)
-    rows: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    try:
-        for line, row in enumerate(reader, start=2):
-            if not any(cell.strip() for cell in row):
-                continue
-            if len(row) <= max(value_at, number_at):
-                raise ValueError(f"{source}, line {line}: expected {len(header)} columns")
-            value = row[value_at].strip()
-            if value in seen:
-                raise ValueError(f"{source}, line {line}: value {value!r} appears more than once")
-            seen.add(value)
-            rows.append((value, row[number_at].strip()))
-    except csv.Error as exc:
-        raise ValueError(f"{source}: not a readable CSV ({exc})") from None
-    if len(rows) < bounds.DOMAIN_SIZE_MIN:
-        raise ValueError(f"{source}: needs at least {bounds.DOMAIN_SIZE_MIN} rows, got {len(rows)}")
-    return rows
-
-
-def _whole_number(raw: str, *, what: str) -> int:
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"the {what} must be a whole number >= 0, got {raw!r}") from None
-    if not math.isfinite(value) or value < 0 or value != round(value):
-        raise ValueError(f"the {what} must be a whole number >= 0, got {raw!r}")
-    return round(value)
+        data = file.read_bytes()
+    except OSError as exc:
+        raise TableError(f"cannot read {str(file)!r}: {exc.strerror}") from None
+    dataset = parse_histogram(data, source=repr(str(file)))
+    return Dataset(file.name, dataset.labels, dataset.counts, dataset.groups)
 
 
 def bundled_names() -> tuple[str, ...]:

@@ -79,6 +79,8 @@ class ExperimentConfig:
         Explicit true counts (then ``dataset`` is only a name); rescaled to ``n``.
     labels : tuple of str, optional
         Value labels for ``true_counts``.
+    groups : tuple of str, optional
+        The group of each value of ``true_counts`` (for group queries).
     """
 
     dataset: str
@@ -94,6 +96,7 @@ class ExperimentConfig:
     k: int | None = None
     true_counts: tuple[int, ...] | None = None
     labels: tuple[str, ...] | None = None
+    groups: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         # Normalise names so equal configs compare (and cache) equal.
@@ -120,7 +123,7 @@ class ExperimentConfig:
                 self.true_counts, name="true_counts", length=len(self.true_counts)
             )
             labels = self.labels or tuple(str(i) for i in range(counts.size))
-            data = Dataset(self.dataset, labels, counts)
+            data = Dataset(self.dataset, labels, counts, self.groups)
             data = data if data.n == self.n else rescale(data, check_n_users(self.n))
         else:
             data = parse_dataset(self.dataset, self.n)
@@ -139,6 +142,7 @@ class ExperimentConfig:
         if self.true_counts is not None:
             plain["true_counts"] = f"{len(self.true_counts)} explicit counts"
             plain["labels"] = None
+            plain["groups"] = None
         return plain
 
 

@@ -16,10 +16,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ldpcore import bounds, viz
-from ldpcore.datasets import bundled_names
+from ldpcore.datasets import Dataset, bundled_names, load_bundled, parse_histogram
 from ldpcore.experiment import ExperimentConfig, run, sweep
 from ldpcore.postprocess import METHODS, method_names
 from ldpcore.protocols import describe_protocols, protocol_names
+from ldpcore.tables import DuplicateValuesError, TableError, inspect_table
 
 # Round, roughly log-spaced steps: a slider position is a value people can quote.
 EPSILONS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75, 2.0,
@@ -221,3 +222,108 @@ def method_table(summary: pd.DataFrame) -> pd.DataFrame:
 def with_query(config: ExperimentConfig, query: str) -> ExperimentConfig:
     """The same configuration asking another query."""
     return dataclasses.replace(config, query=query)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def bundled_dataset(name: str) -> Dataset:
+    """A bundled dataset as shipped (cached: words.csv has 10,000 rows)."""
+    return load_bundled(name)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def parsed_upload(
+    data: bytes, *, source: str, value: str | None, count: str | None, group: str | None,
+    sum_duplicates: bool,
+) -> Dataset:  # fmt: skip
+    """An uploaded histogram, parsed (cached on the bytes and the column choice)."""
+    return parse_histogram(
+        data, source=source, value_column=value, count_column=count, group_column=group,
+        sum_duplicates=sum_duplicates,
+    )  # fmt: skip
+
+
+def histogram_picker(key: str, *, allow_bundled: bool = True) -> Dataset | None:
+    """A bundled dataset or an uploaded histogram, with every problem explained.
+
+    The column choice appears when the file does not make it obvious; repeated
+    values are summed only when the person ticks the box the message offers.
+    """
+    sources = ("A bundled dataset", "Upload a file") if allow_bundled else ("Upload a file",)
+    source = st.radio("Data", sources, horizontal=True, key=f"{key}-source")
+    if source == "A bundled dataset":
+        name = st.selectbox("Bundled dataset", bundled_names(), key=f"{key}-bundled",
+                            help="Provenance and licences: sample_data/README.md.")  # fmt: skip
+        return bundled_dataset(name) if name else None
+    upload = st.file_uploader(
+        "Histogram: CSV or TSV with a value and a count column (and optionally a group)",
+        type=["csv", "tsv", "txt"], key=f"{key}-upload",
+        help=f"One row per value. UTF-8, at most {bounds.UPLOAD_BYTES_MAX // 2**20} MiB and "
+        f"{bounds.DOMAIN_SIZE_MAX:,} values.",
+    )  # fmt: skip
+    if upload is None:
+        st.info("Upload a file such as `value,count` / `apple,120` / `pear,75` to begin.")
+        return None
+    data = upload.getvalue()
+    try:
+        layout = inspect_table(data, source=upload.name)
+    except TableError as exc:
+        st.error(str(exc))
+        return None
+    columns = list(layout.columns)
+    obvious = layout.number_column is not None and layout.value_column is not None
+    with st.expander("Columns", expanded=not obvious):
+        pick = st.columns(3)
+        value = pick[0].selectbox("Value column", columns, key=f"{key}-value-col",
+                                  index=_position(columns, layout.value_column))  # fmt: skip
+        numeric = [c for c in columns if c in layout.numeric] or columns
+        count = pick[1].selectbox("Count column", numeric, key=f"{key}-count-col",
+                                  index=_position(numeric, layout.number_column))  # fmt: skip
+        choices = ["(none)", *columns]
+        group = pick[2].selectbox("Group column", choices, key=f"{key}-group-col",
+                                  index=_position(choices, layout.group_column))  # fmt: skip
+    sum_duplicates = st.session_state.get(f"{key}-sum", False)
+    try:
+        return parsed_upload(data, source=upload.name, value=value, count=count,
+                             group="" if group == "(none)" else group,
+                             sum_duplicates=sum_duplicates)  # fmt: skip
+    except DuplicateValuesError as exc:
+        st.warning(str(exc))
+        st.checkbox("Sum the counts of repeated values", key=f"{key}-sum")
+        return None
+    except TableError as exc:
+        st.error(str(exc))
+        return None
+
+
+def _position(options: list[str], wanted: str | None) -> int:
+    return options.index(wanted) if wanted in options else 0
+
+
+def query_picker(key: str, dataset: Dataset) -> str:
+    """The query that matters, as an ``ldpcore.queries`` spec."""
+    kinds = ["The most frequent values", "Every value", "A set of values"]
+    if dataset.groups is not None:
+        kinds.append("Group totals")
+    kind = st.radio("Query that matters", kinds, horizontal=True, key=f"{key}-query")
+    if kind == "The most frequent values":
+        k = st.number_input("How many (k)", 1, max(1, dataset.domain_size - 1),
+                            min(10, dataset.domain_size - 1), key=f"{key}-k")  # fmt: skip
+        return f"topk:k={int(k)}"
+    if kind == "A set of values":
+        rho = st.slider("Set size, as a share of the values", 0.01, 0.9, 0.1, 0.01,
+                        key=f"{key}-rho")  # fmt: skip
+        return f"set:rho={rho:g}"
+    return "groups" if kind == "Group totals" else "full"
+
+
+def counts_config(
+    dataset: Dataset, *, n: int, protocol: str, epsilon: float, query: str,
+    methods: tuple[str, ...] | None = None, trials: int = 20, seed: int = 0,
+) -> ExperimentConfig:  # fmt: skip
+    """An experiment on a dataset's own counts (rescaled to ``n``)."""
+    return ExperimentConfig(
+        dataset=dataset.name, n=n, protocol=protocol, epsilon=epsilon,
+        methods=methods or method_names(), query=query, trials=trials, seed=seed,
+        true_counts=tuple(int(c) for c in dataset.counts), labels=dataset.labels,
+        groups=dataset.groups,
+    )  # fmt: skip

@@ -154,16 +154,16 @@ def test_simulate_bad_input(args: list[str], message: str) -> None:
     [
         (None, [], "does not exist"),
         ("", [], "is empty"),
-        ("value,estimate\na,0.5\n", [], "at least 2 rows"),
-        ("name,estimate\na,0.5\nb,0.5\n", [], "must name the columns 'value' and 'estimate'"),
-        ("value,estimate\na,0.5\na,0.5\n", [], "appears more than once"),
-        ("value,estimate\na,half\nb,0.5\n", [], "is not a number"),
-        ("value,estimate\na,inf\nb,0.5\n", [], "is inf"),
-        ("value,count\na,-3\nb,5\n", [], "whole numbers >= 0"),
-        ("value,count\na,2.5\nb,5\n", [], "whole numbers >= 0"),
-        ("value,count\na,20000\nb,5\n", [], "at most 1000"),
+        ("value,estimate\na,0.5\n", [], "at least 2 are needed"),
+        ("value,note\na,x\nb,y\n", [], "has no numeric column"),
+        ("value,estimate\na,0.5\na,0.5\n", [], "appear on more than one row"),
+        ("value,estimate\na,half\nb,0.5\n", [], "not a number"),
+        ("value,estimate\na,inf\nb,0.5\n", [], "is infinite"),
+        ("value,count\na,-3\nb,5\n", [], "is negative (-3)"),
+        ("value,count\na,2.5\nb,5\n", [], "not a whole number"),
+        ("value,count\na,20000\nb,5\n", [], "more than the n = 1,000 users"),
         ("value,estimate\na,0.5\nb,0.5\n", ["--method", "Nope"], "unknown post-processing"),
-        ("value,estimate\na,0.5\nb,0.5\n", ["--input-kind", "counts"], "'value' and 'count'"),
+        ("value,estimate\na,0.5\nb,0.5\n", ["--input-kind", "counts"], "not a whole number"),
     ],
 )
 def test_postprocess_bad_input(tmp_path, content: str | None, extra: list[str], message: str):
@@ -198,4 +198,8 @@ def test_postprocess_unreadable_file(tmp_path) -> None:
     path = tmp_path / "latin1.csv"
     path.write_bytes("value,estimate\ncaf\xe9,0.5\nb,0.5\n".encode("latin-1"))
     done = ldpcore("postprocess", *GOOD, "--method", "Norm", "--input", str(path))
-    assert done.returncode == 2 and done.stderr.startswith("error: cannot read --input")
+    assert (
+        done.returncode == 2
+        and "is not UTF-8 text" in done.stderr
+        and done.stderr.startswith("error: ")
+    )

@@ -45,26 +45,6 @@ def test_histogram_file_round_trip(tmp_path) -> None:
     assert parse_dataset(f"file:{path}", 40).counts.tolist() == [10, 0, 30]
 
 
-@pytest.mark.parametrize(
-    ("content", "message"),
-    [
-        ("", "is empty"),
-        ("value,number\na,1\nb,2\n", "must name the columns 'value' and 'count'"),
-        ("value,count\na,1\na,2\n", "appears more than once"),
-        ("value,count\na,-1\nb,2\n", "whole number >= 0"),
-        ("value,count\na,1.5\nb,2\n", "whole number >= 0"),
-        ("value,count\na,x\nb,2\n", "whole number >= 0"),
-        ("value,count\na,1\n", "at least 2 rows"),
-        ("value,count\na,0\nb,0\n", "every count is 0"),
-    ],
-)
-def test_bad_histogram_files(tmp_path, content: str, message: str) -> None:
-    path = tmp_path / "bad.csv"
-    path.write_text(content, encoding="utf-8")
-    with pytest.raises(ValueError, match=message):
-        read_histogram(path)
-
-
 # --- queries, by hand ------------------------------------------------------------
 
 F = np.array([0.1, 0.5, -0.2, 0.6])
@@ -227,5 +207,5 @@ def test_bundled_zipf_sample_matches_its_generator() -> None:
     top = load_bundled("zipf", top_d=10, n=1000)
     assert top.domain_size == 10 and top.n == 1000
     assert parse_dataset("zipf", 500).n == 500
-    with pytest.raises(ValueError, match="unknown bundled dataset 'emoji'"):
-        load_bundled("emoji")
+    with pytest.raises(ValueError, match="unknown bundled dataset 'nonexistent'"):
+        load_bundled("nonexistent")

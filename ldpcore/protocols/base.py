@@ -258,6 +258,26 @@ class FrequencyOracle(ABC):
         raises ``ValueError`` when it would be too large.
         """
 
+    # ------------------------------------------------------------------- risk
+    def bayes_guess_rate(self, prior: ArrayLike) -> float:
+        """How often the best possible attacker guesses a user's value from one report.
+
+        The Bayes-optimal (maximum a posteriori) attacker who knows the prior ``π``
+        and the protocol guesses ``argmax_v π_v P(y | v)`` for report ``y``; it is
+        right with probability ``Σ_y max_v π_v P(y | v)`` (Bayes decision rule; see
+        e.g. Kairouz, Oh & Viswanath, ICML 2014, for this view of LDP channels).
+        No attacker does better. Compare with ``max_v π_v``, the rate of guessing
+        without the report. This default enumerates ``channel_matrix`` (small ``d``);
+        each protocol overrides it with an exact closed form for any ``d``.
+
+        Parameters
+        ----------
+        prior : array_like
+            ``π``: how common each value is (non-negative, normalised here).
+        """
+        pi = check_prior(prior, self.domain_size)
+        return float(np.max(self.channel_matrix() * pi[None, :], axis=1).sum())
+
     def __str__(self) -> str:
         extras = ", ".join(
             f"{k}={v}" for k, v in self.parameters().items() if k not in {"epsilon", "domain_size"}
@@ -287,3 +307,34 @@ def _user_batches(true_counts: NDArray[np.int64], batch: int) -> Iterator[NDArra
         stop = min(start + batch, n)
         # value of user i is the first v with ends[v] > i
         yield np.searchsorted(ends, np.arange(start, stop), side="right").astype(np.int64)
+
+
+def check_prior(prior: ArrayLike, domain_size: int) -> NDArray[np.float64]:
+    """``prior`` as a probability vector of length ``domain_size``, or a clear error."""
+    pi = np.asarray(prior, dtype=np.float64)
+    if pi.shape != (domain_size,):
+        raise ValueError(f"the prior needs {domain_size} entries, got shape {pi.shape}")
+    if not np.all(np.isfinite(pi)) or np.any(pi < 0) or pi.sum() <= 0:
+        raise ValueError("the prior must be finite, non-negative and not all zero")
+    return pi / pi.sum()
+
+
+def membership_guess_rate(
+    prior: NDArray[np.float64], *, own: float, other: float, ratio: float
+) -> float:
+    """Bayes-optimal guess rate when a report marks each value in or out independently.
+
+    Unary encodings (each bit), and local hashing under an ideal hash (each value
+    hashing to the reported bucket), report a membership bit ``b_v`` per value:
+    ``P(b_v = 1) = own`` for the user's value and ``other`` for every other value,
+    independently, with likelihood ratio ``ratio > 1`` between a marked and an
+    unmarked value. Sort ``π`` decreasingly; the MAP guess is the top value if it is
+    marked, else the first marked value ``v`` if ``π_v · ratio > π_1``, else the top
+    value. With ``m = #{v : π_v · ratio > π_1}``, the guess is right with probability
+    ``π_1 [own + (1 − own)(1 − other)^(m−1)] + Σ_{v=2..m} π_v (1 − other)^(v−1) own``.
+    """
+    pi = np.sort(prior)[::-1]
+    m = int(np.count_nonzero(pi * ratio > pi[0])) or 1
+    stay = (1.0 - other) ** np.arange(m)  # (1 − other)^(v−1) for v = 1..m
+    first = pi[0] * (own + (1.0 - own) * stay[m - 1])
+    return float(first + own * np.dot(pi[1:m], stay[1:m]))

@@ -9,7 +9,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ldpcore.protocols.base import FrequencyOracle, ratio_from_matrix
+from ldpcore.protocols.base import FrequencyOracle, check_prior, ratio_from_matrix
 from ldpcore.rng import RNGLike, as_generator
 
 #: Largest domain for which ``channel_matrix`` builds the explicit d × d matrix.
@@ -74,6 +74,15 @@ class GRR(FrequencyOracle):
         spread = int(true_counts.sum() - kept.sum())
         uniform = rng.multinomial(spread, np.full(self.domain_size, 1.0 / self.domain_size))
         return (kept + uniform).astype(np.int64)
+
+    def bayes_guess_rate(self, prior: ArrayLike) -> float:
+        """Exact MAP attacker success: ``Σ_y max(p π_y, q · max_{v≠y} π_v)`` in O(d)."""
+        pi = check_prior(prior, self.domain_size)
+        top = int(np.argmax(pi))
+        first, second = pi[top], np.partition(pi, -2)[-2]
+        best_other = np.full(pi.size, first)
+        best_other[top] = second
+        return float(np.maximum(self.p * pi, self.q * best_other).sum())
 
     def worst_case_ratio(self) -> float:
         """``max P(y|v)/P(y|v')``: each output has the two probabilities ``p`` and ``q``."""

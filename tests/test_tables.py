@@ -1,0 +1,279 @@
+"""Files people bring: bundled datasets, histogram uploads, collected LDP output."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import math
+
+import numpy as np
+import pytest
+from conftest import K_SIGMA
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ldpcore import bounds
+from ldpcore.collected import consistent_estimates, guess_kind, read_collected
+from ldpcore.datasets import bundled_names, load_bundled, parse_histogram, read_histogram
+from ldpcore.protocols import get_protocol
+from ldpcore.tables import DuplicateValuesError, TableError, inspect_table
+
+# --- bundled datasets ---------------------------------------------------------------
+
+#: name -> (values, users, number of groups or None). From sample_data/README.md.
+BUNDLED = {
+    "zipf": (1024, 1_000_000, None),
+    "emoji": (1573, 884_427, 98),
+    "words": (10_000, 10_000_000, None),
+    "countries": (248, 7_624_210_908, 7),
+}
+
+
+def test_every_bundled_file_is_described() -> None:
+    assert set(bundled_names()) == set(BUNDLED)
+
+
+@pytest.mark.parametrize("name", sorted(BUNDLED))
+def test_bundled_dataset_shape(name: str) -> None:
+    values, users, groups = BUNDLED[name]
+    data = load_bundled(name)
+    assert data.domain_size == values and data.n == users
+    assert len(set(data.labels)) == values
+    if groups is None:
+        assert data.groups is None
+    else:
+        assert data.groups is not None and len(set(data.groups)) == groups
+    assert np.all(data.counts >= 0)
+
+
+@pytest.mark.parametrize("name", sorted(BUNDLED))
+def test_bundled_top_d_and_rescale(name: str) -> None:
+    data = load_bundled(name)
+    cut = load_bundled(name, top_d=50, n=10_000)
+    assert cut.domain_size == 50 and cut.n == 10_000
+    # The 50 kept are the 50 most frequent (ties aside), in file order.
+    kept = {data.labels.index(label) for label in cut.labels}
+    threshold = np.sort(data.counts)[::-1][49]
+    assert all(data.counts[i] >= threshold for i in kept)
+    assert [data.labels.index(label) for label in cut.labels] == sorted(kept)
+    if data.groups is not None:
+        assert cut.groups == tuple(data.groups[data.labels.index(lb)] for lb in cut.labels)
+
+
+def test_emoji_is_heavy_tailed_and_grouped() -> None:
+    data = load_bundled("emoji")
+    f = np.sort(data.frequencies())[::-1]
+    assert f[0] > 0.1 and f[:10].sum() > 0.3  # a few emoji dominate, as in the paper's data
+    assert data.groups is not None and "face-smiling" in data.groups
+
+
+# --- histogram uploads: the good ones -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "labels", "counts"),
+    [
+        (b"value,count\na,3\nb,4\n", ("a", "b"), [3, 4]),
+        (b"\xef\xbb\xbfvalue,count\r\na,3\r\nb,4\r\n", ("a", "b"), [3, 4]),  # BOM, CRLF
+        (b"word\tusers\nhi\t3\nyo\t4\n", ("hi", "yo"), [3, 4]),  # TSV, other names
+        (b"item;n\nx;1\ny;2\n", ("x", "y"), [1, 2]),  # semicolons
+        (b"a,3\nb,4\n", ("a", "b"), [3, 4]),  # no header
+        (b"1,3\n2,4\n", ("1", "2"), [3, 4]),  # no header, numeric values
+        (b'value,count\n"New York, NY",3\nb,4.0\n', ("New York, NY", "b"), [3, 4]),
+        (b"label,note,count\nx,big,1e3\ny,,0\n", ("x", "y"), [1000, 0]),
+        (b"value,count\n\n a ,3\n\nb,4\n\n", ("a", "b"), [3, 4]),  # blanks, spaces
+    ],
+)
+def test_good_histograms(content: bytes, labels: tuple[str, ...], counts: list[int]) -> None:
+    data = parse_histogram(content)
+    assert data.labels == labels and data.counts.tolist() == counts
+
+
+def test_group_column_and_summing_duplicates() -> None:
+    content = b"value,count,group\na,1,g1\nb,2,g2\na,5,g1\n"
+    with pytest.raises(DuplicateValuesError, match="1 value\\(s\\) appear on more") as caught:
+        parse_histogram(content)
+    assert caught.value.duplicates == ("a",)
+    data = parse_histogram(content, sum_duplicates=True)
+    assert data.counts.tolist() == [6, 2] and data.groups == ("g1", "g2")
+    with pytest.raises(TableError, match="a value has one group"):
+        parse_histogram(b"value,count,group\na,1,g1\nb,2,g2\na,5,g3\n", sum_duplicates=True)
+
+
+def test_columns_can_be_chosen_when_ambiguous() -> None:
+    content = b"city,in 2019,in 2020\nx,1,2\ny,3,4\n"
+    layout = inspect_table(content)
+    assert layout.numeric == ("in 2019", "in 2020") and layout.number_column is None
+    with pytest.raises(TableError, match="several numeric columns \\(in 2019, in 2020\\)"):
+        parse_histogram(content)
+    assert parse_histogram(content, count_column="in 2020").counts.tolist() == [2, 4]
+
+
+# --- histogram uploads: every failure has its message ---------------------------------
+
+BAD_UPLOADS = [
+    (b"", "is empty"),
+    (b"\n \n\t\n", "is empty"),
+    (b"\xff\xfevalue", "not UTF-8 text"),
+    (b"value,count\x00\n", "NUL bytes"),
+    (b"value,label\na,x\nb,y\n", "no numeric column"),
+    (b"value,count\na,-1\nb,2\n", "is negative \\(-1\\)"),
+    (b"value,count\na,1.5\nb,2\n", "1.5, not a whole number"),
+    (b"value,count\na,nan\nb,2\n", "is NaN"),
+    (b"value,count\na,inf\nb,2\n", "is infinite"),
+    (b"value,count\na,-inf\nb,2\n", "is infinite"),
+    (b"value,count\na,lots\nb,2\n", "'lots', not a number"),
+    (b"value,count\na,\nb,2\n", "is blank; write 0"),
+    (b"value,count\na,1\na,2\n", "appear on more than one row \\('a'\\)"),
+    (b"value,count\na,1\n", "has 1 value\\(s\\); at least 2"),
+    (b"value,count\na,0\nb,0\n", "every count is 0"),
+    (b"value,a,b\nx,1,2\ny,3,4\n", "several numeric columns"),
+    (b"value,count\na,1\nb\n", "line 3: expected 2 columns, got 1"),
+    (b"value,count\n,1\nb,2\n", "value column \\(value\\) is blank"),
+    (b"value,value,count\na,a,1\nb,b,2\n", "names a column twice"),
+    (b'value,count\n"a,1\nb,2\n', "expected 2 columns"),  # an unclosed quote swallows the rest
+    (b"value,count\na,1e12\nb,1e12\n", "add up to 2,000,000,000,000 users"),
+]
+
+
+@pytest.mark.parametrize(("content", "message"), BAD_UPLOADS)
+def test_bad_uploads(content: bytes, message: str) -> None:
+    with pytest.raises(TableError, match=message):
+        parse_histogram(content, source="upload.csv")
+
+
+def test_size_limits(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    big = b"value,count\n" + b"a,1\n" * (bounds.UPLOAD_BYTES_MAX // 4)
+    with pytest.raises(TableError, match="the limit is 20 MiB"):
+        parse_histogram(big)
+    path = tmp_path / "big.csv"
+    path.write_bytes(big)
+    with pytest.raises(TableError, match="is over 20 MiB"):
+        read_histogram(path)
+    monkeypatch.setattr(bounds, "DOMAIN_SIZE_MAX", 3)
+    with pytest.raises(TableError, match="has 4 values; at most 3"):
+        parse_histogram(b"value,count\na,1\nb,1\nc,1\nd,1\n")
+
+
+def test_unknown_chosen_column() -> None:
+    with pytest.raises(TableError, match="has no column 'users'; columns: value, count"):
+        parse_histogram(b"value,count\na,1\nb,2\n", count_column="users")
+    with pytest.raises(TableError, match="other than the count column"):
+        parse_histogram(b"value,count\na,1\nb,2\n", value_column="count")
+
+
+def test_missing_file(tmp_path) -> None:
+    with pytest.raises(TableError, match="does not exist"):
+        read_histogram(tmp_path / "nope.csv")
+
+
+_cell = st.one_of(
+    st.text(max_size=6),
+    st.integers(-5, 10**6).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(str),
+    st.sampled_from(["", " ", '"', "nan", "1e400", "value", "count", "group", "\ufeff"]),
+)
+
+
+def _as_csv(rows: list[list[str]], delimiter: str) -> bytes:
+    buffer = io.StringIO()
+    csv.writer(buffer, delimiter=delimiter).writerows(rows)
+    return buffer.getvalue().encode("utf-8")
+
+
+@settings(max_examples=300)
+@given(
+    rows=st.lists(st.lists(_cell, min_size=0, max_size=4), max_size=8),
+    delimiter=st.sampled_from([",", "\t", ";", "|"]),
+    sum_duplicates=st.booleans(),
+)
+def test_any_csv_parses_or_says_why(
+    rows: list[list[str]], delimiter: str, sum_duplicates: bool
+) -> None:
+    """Whatever the file, the result is a valid dataset or a TableError; nothing else."""
+    try:
+        data = parse_histogram(_as_csv(rows, delimiter), sum_duplicates=sum_duplicates)
+    except TableError as exc:
+        assert str(exc)
+        return
+    assert data.domain_size >= 2 and data.n > 0 and np.all(data.counts >= 0)
+    assert len(set(data.labels)) == data.domain_size
+
+
+@settings(max_examples=200)
+@given(st.binary(max_size=200))
+def test_any_bytes_parse_or_say_why(blob: bytes) -> None:
+    with contextlib.suppress(TableError):
+        parse_histogram(blob)
+
+
+# --- collected LDP output -------------------------------------------------------------
+
+
+def test_collected_counts_and_estimates_agree() -> None:
+    oracle = get_protocol("OUE", epsilon=1.0, domain_size=3)
+    support = np.array([700, 300, 250])
+    counts_file = b"value,count\na,700\nb,300\nc,250\n"
+    estimate = oracle.estimate(support, 1000)
+    estimates_file = ("value,estimate\n" + "".join(
+        f"{v},{float(e)!r}\n" for v, e in zip("abc", estimate, strict=True)
+    )).encode()  # fmt: skip
+    assert guess_kind(counts_file) == "counts" and guess_kind(estimates_file) == "estimates"
+    from_counts = read_collected(counts_file, protocol="OUE", epsilon=1.0, n=1000)
+    from_estimates = read_collected(estimates_file, protocol="OUE", epsilon=1.0, n=1000)
+    np.testing.assert_allclose(from_counts.estimate, estimate)
+    np.testing.assert_allclose(from_estimates.estimate, estimate)
+    assert from_estimates.labels == ("a", "b", "c")
+
+
+@pytest.mark.parametrize(
+    ("content", "kwargs", "message"),
+    [
+        (b"value,count\na,70\nb,300\n", {"n": 100}, "support count of 'b' is 300, more than"),
+        (b"value,estimate\na,0.2\nb,nan\n", {}, "is NaN"),
+        (b"value,estimate\na,5000\nb,1\n", {}, "name the column 'count'"),
+        (b"value,count\na,1.5\nb,1\n", {}, "not a whole number"),
+        (b"value,estimate\na,0.5\nb,0.5\n", {"protocol": "XYZ"}, "unknown protocol"),
+    ],
+)
+def test_bad_collected_files(content: bytes, kwargs: dict, message: str) -> None:
+    arguments = {"protocol": "GRR", "epsilon": 1.0, "n": 1000, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        read_collected(content, **arguments)
+
+
+def test_consistent_estimates_table() -> None:
+    content = b"value,estimate\na,0.7\nb,0.35\nc,-0.05\n"
+    collected = read_collected(content, protocol="GRR", epsilon=2.0, n=5000)
+    table = consistent_estimates(collected, "Norm-Sub", trials=50)
+    assert list(table.columns) == ["value", "base_estimate", "estimate", "low", "high"]
+    assert table["estimate"].sum() == pytest.approx(1.0) and (table["estimate"] >= 0).all()
+    assert (table["low"] <= table["estimate"] + 1e-12).all()
+    assert (table["estimate"] <= table["high"] + 1e-12).all()
+    assert consistent_estimates(collected, "Norm-Sub", trials=0)["low"].isna().all()
+
+
+@pytest.mark.parametrize("method", ["Base", "Norm-Sub"])
+def test_interval_coverage(method: str) -> None:
+    """Across repeated collections, the 90% intervals cover the truth about 90% of the time.
+
+    Values are well inside (0, 1), where neither method is biased, so the basic
+    bootstrap interval should be close to nominal; the bound is k·σ of a binomial
+    coverage count plus the bootstrap's own 100-draw quantile noise (≈ 2 points).
+    """
+    truth = np.array([0.3, 0.25, 0.2, 0.15, 0.1])
+    n, level, repeats = 20_000, 0.9, 80
+    oracle = get_protocol("OUE", epsilon=1.0, domain_size=truth.size)
+    counts = np.round(truth * n).astype(np.int64)
+    generator = np.random.default_rng(3)
+    covered = []
+    for repeat in range(repeats):
+        support = oracle.sample_support_counts(counts, generator)
+        content = "value,count\n" + "".join(f"v{i},{c}\n" for i, c in enumerate(support))
+        collected = read_collected(content.encode(), protocol="OUE", epsilon=1.0, n=n)
+        table = consistent_estimates(collected, method, trials=100, level=level, seed=repeat)
+        covered.extend((table["low"] <= truth) & (truth <= table["high"]))
+    rate = float(np.mean(covered))
+    sigma = math.sqrt(level * (1 - level) / len(covered))
+    assert abs(rate - level) < K_SIGMA * sigma + 0.02, rate
