@@ -10,6 +10,8 @@ PAGES = [
     st.Page("pages/explorer.py", title="Explorer", icon=":material/query_stats:", default=True),
     st.Page("pages/tradeoffs.py", title="ε trade-offs", icon=":material/tune:"),
     st.Page("pages/queries.py", title="Queries", icon=":material/join:"),
+    st.Page("pages/your_data.py", title="Your data", icon=":material/upload_file:"),
+    st.Page("pages/choose_epsilon.py", title="Choose ε", icon=":material/shield:"),
     st.Page("pages/learn.py", title="Learn", icon=":material/school:"),
 ]
 

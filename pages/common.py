@@ -254,6 +254,10 @@ def histogram_picker(key: str, *, allow_bundled: bool = True) -> Dataset | None:
         name = st.selectbox("Bundled dataset", bundled_names(), key=f"{key}-bundled",
                             help="Provenance and licences: sample_data/README.md.")  # fmt: skip
         return bundled_dataset(name) if name else None
+    return _uploaded_histogram(key)
+
+
+def _uploaded_histogram(key: str) -> Dataset | None:
     upload = st.file_uploader(
         "Histogram: CSV or TSV with a value and a count column (and optionally a group)",
         type=["csv", "tsv", "txt"], key=f"{key}-upload",
@@ -270,6 +274,12 @@ def histogram_picker(key: str, *, allow_bundled: bool = True) -> Dataset | None:
         st.error(str(exc))
         return None
     columns = list(layout.columns)
+    if not layout.numeric:  # nothing to choose from: the parser's own message says why
+        try:
+            parse_histogram(data, source=upload.name)
+        except TableError as exc:
+            st.error(str(exc))
+            return None
     obvious = layout.number_column is not None and layout.value_column is not None
     with st.expander("Columns", expanded=not obvious):
         pick = st.columns(3)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from ldpcore import viz
+from ldpcore.datasets import bundled_names
 from ldpcore.experiment import ExperimentConfig
 from pages.common import (
+    bundled_dataset,
     command_line,
     downloads,
     require_config,
@@ -42,10 +44,22 @@ elif kind == "Most frequent values":
         st.plotly_chart(figure, key="chart-topk")
         downloads("topk", frame, figure, command_line(config, query="topk:k=8"))
 elif kind == "Groups":
-    st.info(
-        "Group queries need a dataset whose values have groups (a `value,count,group` file). "
-        "Synthetic datasets have none; use `ldpcore simulate --dataset file:PATH --query groups`."
-    )
+    grouped = config.dataset in bundled_names() and bundled_dataset(config.dataset).groups
+    if not grouped:
+        st.info(
+            "Group queries need values with groups: pick the bundled emoji (Unicode "
+            "subgroups) or countries (continents) sample in the sidebar, or upload a "
+            "`value,count,group` file on the Your data page."
+        )
+    else:
+        result = run_or_explain(lambda: simulate(with_query(config, "groups")),
+                                "Simulating group totals…")  # fmt: skip
+        if result is not None:
+            st.caption("Each group's total frequency: the sum of its values' estimates.")
+            figure = viz.mse_bars(result["summary"], base_mse=None, lower_bound=None)
+            st.plotly_chart(figure, key="chart-groups")
+            downloads("groups", result["summary"], figure,
+                      command_line(config, query="groups"))  # fmt: skip
 else:
     result = run_or_explain(lambda: simulate(with_query(config, "interval:samples=20")),
                             "Simulating intervals…")  # fmt: skip

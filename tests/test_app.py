@@ -11,7 +11,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGES = ["pages/explorer.py", "pages/tradeoffs.py", "pages/queries.py", "pages/learn.py"]
+PAGES = [
+    "pages/explorer.py",
+    "pages/tradeoffs.py",
+    "pages/queries.py",
+    "pages/your_data.py",
+    "pages/choose_epsilon.py",
+    "pages/learn.py",
+]
 
 
 def app(query: dict[str, str] | None = None) -> AppTest:

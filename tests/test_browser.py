@@ -156,7 +156,12 @@ def test_explorer_slider_changes_the_chart_and_csv_downloads(server: str, browse
 
 @pytest.mark.parametrize(
     ("title", "shot"),
-    [("ε trade-offs", "tradeoffs"), ("Queries", "queries"), ("Learn", "learn")],
+    [
+        ("ε trade-offs", "tradeoffs"),
+        ("Queries", "queries"),
+        ("Learn", "learn"),
+        ("Choose ε", "choose-epsilon"),
+    ],
 )
 def test_each_page_opens(server: str, browser_page: Page, title: str, shot: str) -> None:
     page = browser_page
@@ -186,3 +191,29 @@ def test_slider_response_time_at_the_issue_defaults(server: str, browser_page: P
     (ARTIFACTS / "browser-timings.json").write_text(json.dumps(timings))
     print(f"\nslider → updated MSE chart: cold {cold:.2f} s, warm {warm:.2f} s")
     assert cold < 30 and warm < 30  # sanity only; the targets are reported, not timed tests
+
+
+def test_upload_collected_output_and_download_consistent_estimates(
+    server: str, browser_page: Page, tmp_path: Path
+) -> None:
+    """Your data: upload support counts, get the consistent estimates back as CSV."""
+    page = browser_page
+    upload = tmp_path / "support.csv"
+    # OLH at ε = 1 (g = 4) on 10,000 users holding 40/30/20/10 %: c_v ≈ n(q + f_v(p − q)).
+    upload.write_text("value,count\nred,3410\ngreen,3160\nblue,2965\ngrey,2720\n")
+    page.goto(server)
+    page.get_by_role("link", name="Your data").click()
+    page.get_by_role("tab", name="Make collected LDP output consistent").click()
+    page.locator("input[type='file']").last.set_input_files(str(upload))
+    button = page.get_by_role("button", name="Consistent estimates (CSV)")
+    button.wait_for(timeout=60_000)
+    page.screenshot(path=str(ARTIFACTS / "your-data-collected.png"), full_page=True)
+    with page.expect_download() as download_info:
+        button.click()
+    lines = Path(download_info.value.path()).read_text().splitlines()
+    assert lines[0] == "value,base_estimate,estimate,low,high"
+    rows = [line.split(",") for line in lines[1:]]
+    assert [row[0] for row in rows] == ["red", "green", "blue", "grey"]
+    estimates = [float(row[2]) for row in rows]
+    assert abs(sum(estimates) - 1.0) < 1e-9 and min(estimates) >= 0
+    assert page.locator("[data-testid='stException']").count() == 0

@@ -1,0 +1,166 @@
+"""Your data: simulate on your own histogram, or make collected LDP output consistent."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from ldpcore import bounds, viz
+from ldpcore.collected import Collected, consistent_estimates, guess_kind, read_collected
+from ldpcore.datasets import Dataset
+from ldpcore.postprocess import METHODS, method_names
+from ldpcore.protocols import protocol_names
+from ldpcore.tables import TableError
+from pages.common import (
+    EPSILONS,
+    counts_config,
+    explorer_figures,
+    histogram_picker,
+    method_table,
+    query_picker,
+    run_or_explain,
+    simulate,
+)
+
+st.title("Your data")
+simulate_tab, collected_tab = st.tabs(
+    ["Simulate on your histogram", "Make collected LDP output consistent"]
+)
+
+
+def _histogram_preview(dataset: Dataset) -> None:
+    top = pd.DataFrame({"value": dataset.labels, "count": dataset.counts})
+    top = top.sort_values("count", ascending=False, kind="stable").head(50)
+    columns = st.columns(3)
+    columns[0].metric("Values d", f"{dataset.domain_size:,}")
+    columns[1].metric("Users n", f"{dataset.n:,}")
+    columns[2].metric(
+        "Groups", "none" if dataset.groups is None else f"{len(set(dataset.groups)):,}"
+    )
+    figure = go.Figure(go.Bar(x=top["value"], y=top["count"], marker_color="#88CCEE"))
+    figure.update_layout(title="The 50 most frequent values", xaxis_title="value",
+                         yaxis_title="count", height=320, margin={"t": 40, "b": 40})  # fmt: skip
+    st.plotly_chart(figure, key="chart-histogram")
+
+
+with simulate_tab:
+    dataset = histogram_picker("yours")
+    if dataset is not None:
+        _histogram_preview(dataset)
+        st.subheader("Simulate a protocol on it")
+        row = st.columns(4)
+        protocol = row[0].selectbox("Protocol", protocol_names(), index=1, key="yours-protocol")
+        epsilon = row[1].select_slider("Privacy budget ε", EPSILONS, value=1.0,
+                                       key="yours-epsilon")  # fmt: skip
+        n = row[2].number_input("Users n (the file's total by default)", bounds.N_USERS_MIN,
+                                bounds.N_USERS_MAX, dataset.n, key="yours-n")  # fmt: skip
+        trials = row[3].slider("Trials", 5, 100, 20, key="yours-trials")
+        query = query_picker("yours", dataset)
+        config = run_or_explain(
+            lambda: counts_config(dataset, n=int(n), protocol=protocol, epsilon=float(epsilon),
+                                  query=query, trials=int(trials)),
+            "Checking the settings…",
+        )  # fmt: skip
+        result = None if config is None else run_or_explain(
+            lambda: simulate(config), "Simulating…"
+        )  # fmt: skip
+        if config is not None and result is not None:
+            summary = result["summary"].sort_values("mse", kind="stable")
+            best = summary.iloc[0]
+            base = summary[summary["method"] == "Base"]["mse"]
+            gain = (f" — {float(base.iloc[0]) / float(best['mse']):.1f}× lower MSE than Base"
+                    if len(base) and best["method"] != "Base" else "")  # fmt: skip
+            st.success(
+                f"Recommended for this query: **{best['method']}** "
+                f"(MSE {float(best['mse']):.3g}{gain}). "
+                f"{METHODS[str(best['method'])].explanation}"
+            )
+            figures = explorer_figures(config, False)
+            st.plotly_chart(go.Figure(figures["mse"]), key="yours-mse")
+            st.plotly_chart(go.Figure(figures["estimates"]), key="yours-estimates")
+            st.dataframe(method_table(result["summary"]), hide_index=True, key="yours-table")
+            st.caption(viz.lower_bound_note())
+
+
+def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
+    upload = st.file_uploader(
+        "Collected output: CSV or TSV with a value column and either `count` (support "
+        "counts) or `estimate` (Base frequency estimates)",
+        type=["csv", "tsv", "txt"], key="collected-upload",
+    )  # fmt: skip
+    if upload is None:
+        st.info(
+            "Support counts are how many reports supported each value (what `ldpcore "
+            "aggregate` writes); Base estimates are the unbiased frequencies (Eq. 2), which "
+            "may be negative. Try `sample_data/` files via the CLI, or download one from the "
+            "Explorer."
+        )
+        return None
+    data = upload.getvalue()
+    try:
+        guessed = guess_kind(data, source=upload.name)
+    except TableError as exc:
+        st.error(str(exc))
+        return None
+    row = st.columns(4)
+    kind = row[0].radio("The file holds", ("counts", "estimates"),
+                        index=0 if guessed == "counts" else 1, key="collected-kind",
+                        format_func={"counts": "support counts",
+                                     "estimates": "Base estimates"}.__getitem__)  # fmt: skip
+    protocol = row[1].selectbox("Protocol used", protocol_names(), index=1,
+                                key="collected-protocol")  # fmt: skip
+    epsilon = row[2].number_input("ε used", bounds.EPSILON_MIN, bounds.EPSILON_MAX, 1.0,
+                                  step=0.1, format="%.3f", key="collected-epsilon")  # fmt: skip
+    n = row[3].number_input("Users who reported (n)", bounds.N_USERS_MIN, bounds.N_USERS_MAX,
+                            10_000, key="collected-n")  # fmt: skip
+    return data, upload.name, {"kind": kind, "protocol": protocol, "epsilon": float(epsilon),
+                               "n": int(n)}  # fmt: skip
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _consistent(
+    data: bytes, source: str, settings: dict[str, object], method: str, trials: int
+) -> pd.DataFrame:
+    collected: Collected = read_collected(data, source=source, **settings)  # type: ignore[arg-type]
+    return consistent_estimates(collected, method, trials=trials)
+
+
+with collected_tab:
+    inputs = _collected_inputs()
+    if inputs is not None:
+        data, source, settings = inputs
+        row = st.columns(2)
+        method = row[0].selectbox("Post-processing method", method_names(),
+                                  index=method_names().index("Norm-Sub"),
+                                  key="collected-method")  # fmt: skip
+        trials = row[1].slider("Simulations for the intervals", 20, 500, 100,
+                               key="collected-trials")  # fmt: skip
+        table = run_or_explain(
+            lambda: _consistent(data, source, settings, method, int(trials)),
+            "Post-processing and simulating intervals…",
+        )
+        if table is not None:
+            st.caption(
+                f"{method}: {METHODS[method].explanation} Intervals: 95%, by simulating the "
+                "protocol and the method on the fitted distribution (parametric bootstrap); "
+                "they describe the collection's noise, not errors in the settings above."
+            )
+            top = table.sort_values("estimate", ascending=False, kind="stable").head(50)
+            figure = go.Figure(
+                go.Bar(
+                    x=top["value"], y=top["estimate"], marker_color="#44AA99",
+                    error_y={"type": "data", "symmetric": False,
+                             "array": top["high"] - top["estimate"],
+                             "arrayminus": top["estimate"] - top["low"]},
+                )
+            )  # fmt: skip
+            figure.update_layout(title="Consistent estimates (50 largest) with 95% intervals",
+                                 yaxis_title="frequency", height=360)  # fmt: skip
+            st.plotly_chart(figure, key="chart-consistent")
+            st.dataframe(table, hide_index=True, key="consistent-table")
+            st.download_button(
+                "Consistent estimates (CSV)", data=table.to_csv(index=False).encode(),
+                file_name="consistent_estimates.csv", mime="text/csv",
+                key="consistent-download", on_click="ignore",
+            )  # fmt: skip

@@ -1,0 +1,155 @@
+"""AppTest flows of the data pages: Your data and Choose ε, with good and bad uploads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+from test_app import app, chart, values
+
+from ldpcore.protocols import get_protocol
+
+HISTOGRAM = b"value,count,group\napple,500,fruit\npear,300,fruit\nleek,150,veg\nkale,50,veg\n"
+
+
+def open_page(page: str) -> AppTest:
+    at = app()
+    at.run()
+    at.switch_page(page)
+    return at.run()
+
+
+def messages(at: AppTest) -> str:
+    return " | ".join(e.value for e in [*at.error, *at.warning, *at.info])
+
+
+def frame(at: AppTest, column: str):
+    """The first table with this column (AppTest does not look dataframes up by key)."""
+    for element in at.dataframe:
+        if column in element.value.columns:
+            return element.value
+    raise AssertionError(f"no table with a {column!r} column")
+
+
+def upload(at: AppTest, key: str, name: str, content: bytes) -> AppTest:
+    at.radio(key=f"{key}-source").set_value("Upload a file").run()
+    at.file_uploader(key=f"{key}-upload").set_value((name, content, "text/csv"))
+    return at.run()
+
+
+def test_your_data_simulates_an_upload_and_recommends_a_method() -> None:
+    at = upload(open_page("pages/your_data.py"), "yours", "fruit.csv", HISTOGRAM)
+    assert not at.exception, at.exception
+    assert [m.value for m in at.metric] == ["4", "1,000", "2"]
+    bars = chart(at, "chart-histogram")["data"][0]
+    assert list(bars["x"]) == ["apple", "pear", "leek", "kale"]
+    assert values(bars["y"]) == [500, 300, 150, 50]
+    at.slider(key="yours-trials").set_value(5)
+    at.radio(key="yours-query").set_value("Group totals")
+    at = at.run()
+    assert not at.exception, at.exception
+    assert at.success and "Recommended for this query" in at.success[0].value
+    table = frame(at, "equivalent users n'")
+    assert set(table["method"]) >= {"Base", "Norm-Sub"}
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "is empty"),
+        (b"value,count\na,-2\nb,3\n", "is negative (-2)"),
+        (b"value,count\na,2.5\nb,3\n", "not a whole number"),
+        (b"value,count\na,1\n", "at least 2 are needed"),
+        (b"value,count\na,0\nb,0\n", "every count is 0"),
+        (b"value,note\na,x\nb,y\n", "has no numeric column"),
+        (b"\xff\xfe\x00", "not UTF-8"),
+    ],
+)
+def test_your_data_explains_bad_uploads(content: bytes, message: str) -> None:
+    at = upload(open_page("pages/your_data.py"), "yours", "bad.csv", content)
+    assert not at.exception, at.exception
+    assert message in messages(at)
+
+
+def test_duplicates_are_summed_only_when_asked() -> None:
+    at = upload(open_page("pages/your_data.py"), "yours", "dup.csv",
+                b"value,count\na,1\nb,2\na,3\n")  # fmt: skip
+    assert "appear on more than one row" in messages(at) and not at.metric
+    at.checkbox(key="yours-sum").check()
+    at = at.run()
+    assert not at.exception and [m.value for m in at.metric][:2] == ["2", "6"]
+
+
+def test_ambiguous_columns_are_chosen_by_the_user() -> None:
+    at = upload(open_page("pages/your_data.py"), "yours", "years.csv",
+                b"city,in 2019,in 2020\nx,1,2\ny,3,4\n")  # fmt: skip
+    assert not at.exception, at.exception
+    at.selectbox(key="yours-count-col").set_value("in 2020")
+    at = at.run()
+    assert [m.value for m in at.metric][:2] == ["2", "6"]
+
+
+def test_collected_output_becomes_consistent_estimates() -> None:
+    oracle = get_protocol("OLH", epsilon=1.0, domain_size=4)
+    support = oracle.sample_support_counts([5000, 3000, 1500, 500], 1)
+    content = ("value,count\n" + "".join(f"v{i},{c}\n" for i, c in enumerate(support))).encode()
+    at = open_page("pages/your_data.py")
+    at.file_uploader(key="collected-upload").set_value(("counts.csv", content, "text/csv"))
+    at = at.run()
+    at.number_input(key="collected-n").set_value(10_000)
+    at.slider(key="collected-trials").set_value(20)
+    at = at.run()
+    assert not at.exception, at.exception
+    assert at.radio(key="collected-kind").value == "counts"
+    table = frame(at, "base_estimate")
+    assert list(table["value"]) == ["v0", "v1", "v2", "v3"]
+    assert table["estimate"].sum() == pytest.approx(1.0) and (table["estimate"] >= 0).all()
+    np.testing.assert_allclose(table["base_estimate"], oracle.estimate(support, 10_000))
+    assert (table["low"] <= table["estimate"] + 1e-12).all()
+
+
+def test_collected_output_with_too_few_users_is_explained() -> None:
+    at = open_page("pages/your_data.py")
+    at.file_uploader(key="collected-upload").set_value(
+        ("counts.csv", b"value,count\na,700\nb,300\n", "text/csv")
+    )
+    at = at.run()
+    at.number_input(key="collected-n").set_value(500)
+    at = at.run()
+    assert not at.exception, at.exception
+    assert "more than the n = 500 users" in messages(at)
+
+
+def test_choose_epsilon_answers_in_one_sentence_with_risk() -> None:
+    at = open_page("pages/choose_epsilon.py")
+    at.selectbox(key="choose-bundled").set_value("countries")
+    at.slider(key="choose-trials").set_value(5)
+    at.multiselect(key="choose-protocols").set_value(["GRR", "OUE"])
+    at.multiselect(key="choose-methods").set_value(["Base", "Norm-Sub"])
+    at.number_input(key="choose-target").set_value(1.0)
+    at = at.run()
+    assert not at.exception, at.exception
+    sentence = at.success[0].value
+    assert sentence.startswith("With 1,000,000 users") and "meets your target" in sentence
+    table = frame(at, "best method")
+    assert list(table["protocol"]) == ["GRR", "OUE"]
+    curve = chart(at, "chart-choose")
+    assert any(shape.get("type") == "line" for shape in curve["layout"].get("shapes", []))
+    risk = frame(at, "attacker guesses right")
+    assert (risk["attacker guesses right"] >= risk["guessing without the report"] - 1e-12).all()
+    assert "e^ε" in " ".join(m.value for m in at.markdown)
+
+
+def test_group_queries_on_a_grouped_sample() -> None:
+    at = app({"dataset": "sample: countries", "n": "10000", "trials": "5"})
+    at.run()
+    at.switch_page("pages/queries.py")
+    at = at.run()
+    at.radio(key="query").set_value("Groups")
+    at = at.run()
+    assert not at.exception, at.exception
+    bars = chart(at, "chart-groups")
+    assert bars["data"], "no bars drawn"
+    at.radio(key="dataset").set_value("Zipf")
+    at = at.run()
+    assert "need values with groups" in messages(at)
