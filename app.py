@@ -13,6 +13,7 @@ PAGES = [
     st.Page("pages/your_data.py", title="Your data", icon=":material/upload_file:"),
     st.Page("pages/choose_epsilon.py", title="Choose ε", icon=":material/shield:"),
     st.Page("pages/learn.py", title="Learn", icon=":material/school:"),
+    st.Page("pages/paper.py", title="Paper", icon=":material/article:"),
 ]
 
 # Each page draws the shared sidebar itself (pages.common.sidebar); the Learn page

@@ -47,6 +47,7 @@ def recommend(
     trials: int = 20,
     seed: int = 0,
     truth_from: str = "Norm-Sub",
+    groups: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Rank post-processing methods for data like this estimate (NDSS Sec. V-D).
 
@@ -66,6 +67,8 @@ def recommend(
         Simulation size and seed.
     truth_from : {"Norm-Sub", "PowerNS"}
         How the consistent stand-in for the truth is made.
+    groups : sequence of str, optional
+        The group of each value, for the ``groups`` query.
 
     Returns
     -------
@@ -89,6 +92,7 @@ def recommend(
         g=_optional_int(extras.get("g")),
         k=_optional_int(extras.get("k")),
         true_counts=tuple(int(c) for c in counts),
+        groups=None if groups is None else tuple(groups),
     )
     summary = run(config).summary.sort_values("mse", kind="stable").reset_index(drop=True)
     summary.insert(0, "rank", np.arange(1, len(summary) + 1))

@@ -49,6 +49,13 @@ POSTPROCESS_EXAMPLE = """example (a CSV with header value,estimate or value,coun
 """
 
 
+REPRODUCE_EXAMPLE = """examples:
+  ldpcore reproduce --list
+  ldpcore reproduce all --quick --out reproduction/
+  ldpcore reproduce ndss-fig4 ndss-fig10 --full --out reproduction/
+"""
+
+
 def _parser() -> _Parser:
     parser = _Parser(
         prog="ldpcore",
@@ -142,6 +149,24 @@ def _parser() -> _Parser:
     adv.add_argument("--trials", default="10")
     adv.add_argument("--seed", default="0")
     adv.add_argument("--format", default="table", choices=["table", "json"])
+
+    rep = commands.add_parser(
+        "reproduce",
+        help="reproduce the papers' figures and check their claims",
+        description="Run paper recipes (NDSS 2020 Figs. 1-10, the MLE paper's Figs. 2-3, the "
+        "IBU paper's Table 1). Per figure, DIR/<id>/ gets data.csv, figure.html, figure.png "
+        "and report.md (each claim, the measured value, holds or not); DIR/report.md "
+        "lists every claim.",
+        epilog=REPRODUCE_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rep.add_argument("figures", nargs="*", metavar="FIGURE", help="figure ids, or all")
+    size = rep.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="few trials and points (default)")
+    size.add_argument("--full", action="store_true", help="the papers' trial counts")
+    rep.add_argument("--out", help="output folder (required unless --list)")
+    rep.add_argument("--list", action="store_true", help="list the figure ids and stop")
+    rep.add_argument("--no-png", action="store_true", help="skip PNG export (needs Chromium)")
     return parser
 
 
@@ -354,6 +379,41 @@ def _advise_epsilon(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reproduce(args: argparse.Namespace) -> int:
+    from ldpcore import reproduce  # noqa: PLC0415 (pandas and plotly: only here)
+
+    if args.list:
+        for recipe_id in reproduce.recipe_ids():
+            recipe = reproduce.get_recipe(recipe_id)
+            print(f"{recipe_id:12} {recipe.title} (quick ≈ {recipe.quick_seconds:g} s, "
+                  f"full ≈ {recipe.full_seconds:g} s)")  # fmt: skip
+        return 0
+    if not args.figures:
+        raise ValueError("name the figures to reproduce (or all); --list shows them")
+    if not args.out:
+        raise ValueError("--out DIR is required: where the figures and reports go")
+    ids = reproduce.recipe_ids() if args.figures == ["all"] else tuple(args.figures)
+    mode = "full" if args.full else "quick"
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {args.out!r} exists and is not a folder")
+
+    def progress(share: float, message: str) -> None:
+        print(f"\r[{share:4.0%}] {message[:70]:70}", end="", file=sys.stderr, flush=True)
+
+    try:
+        results = reproduce.reproduce(ids, mode, out, png=not args.no_png, progress=progress)
+    except OSError as exc:
+        raise ValueError(f"cannot write to --out {args.out!r}: {exc.strerror or exc}") from None
+    print(file=sys.stderr)
+    for result in results:
+        held = sum(c.holds for c in result.claims)
+        print(f"{result.recipe:12} {held}/{len(result.claims)} claims hold "
+              f"({result.seconds:.1f} s) -> {out / result.recipe}")  # fmt: skip
+    print(f"summary: {out / 'report.md'}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     try:
@@ -363,6 +423,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "postprocess": _postprocess,
             "recommend": _recommend,
             "advise-epsilon": _advise_epsilon,
+            "reproduce": _reproduce,
         }
         return handlers[args.command](args)
     except (_UsageError, ValueError) as exc:

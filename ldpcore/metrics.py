@@ -113,7 +113,9 @@ def kl_divergence(truth: NDArray[np.float64], estimate: NDArray[np.float64]) -> 
     support = f > 0
     if np.any(g[support] == 0):
         return math.inf
-    return float(np.sum(f[support] * np.log(f[support] / g[support])))
+    # log f − log g, not log(f/g): an estimate can be subnormal (≈ 1e-320), and f/g
+    # would overflow where the difference of logs stays finite.
+    return float(np.sum(f[support] * (np.log(f[support]) - np.log(g[support]))))
 
 
 def analytic_base_mse(

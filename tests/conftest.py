@@ -87,3 +87,13 @@ def zipf_counts(d: int, n: int, s: float = 1.5) -> np.ndarray:
 @pytest.fixture
 def e() -> float:
     return math.e
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip the slow tier unless asked for (``pytest -m slow``): `make test` stays quick."""
+    if "slow" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow tier: run with `pytest -m slow`")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -18,6 +18,7 @@ PAGES = [
     "pages/your_data.py",
     "pages/choose_epsilon.py",
     "pages/learn.py",
+    "pages/paper.py",
 ]
 
 

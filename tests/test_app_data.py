@@ -153,3 +153,17 @@ def test_group_queries_on_a_grouped_sample() -> None:
     at.radio(key="dataset").set_value("Zipf")
     at = at.run()
     assert "need values with groups" in messages(at)
+
+
+def test_paper_page_runs_a_quick_recipe_beside_its_claims() -> None:
+    at = open_page("pages/paper.py")
+    assert "Run the quick mode" in messages(at)
+    at.selectbox(key="paper-figure").set_value("ndss-fig10")
+    at.button(key="paper-quick").click()
+    at = at.run()
+    assert not at.exception, at.exception
+    claims = frame(at, "claim")
+    assert len(claims) == 5 and set(claims["holds"]) <= {"✅ yes", "❌ no"}
+    assert "Norm-Mul" in " ".join(claims["claim"])
+    figure = chart(at, "paper-chart")
+    assert "Fig. 10" in figure["layout"]["title"]["text"]

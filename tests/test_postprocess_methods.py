@@ -313,3 +313,19 @@ def test_power_tabulation_agrees_with_direct_evaluation() -> None:
     a = fit_power_law_exponent(n / d, n)
     direct = posterior_mean_counts(n * f_tilde, exponent=a, noise_sd=s, n=n) / n
     assert np.abs(tabulated - direct).max() * n <= 1e-3 * s
+
+
+def test_ibu_with_as_many_values_as_users_stays_finite() -> None:
+    """Regression: GRR with n ≈ d leaves values no report supports; the Newton-scaled
+    extrapolation then divided by ~0 and overflowed (found by the IBU Table 1 recipe)."""
+    from ldpcore.datasets import zipf  # noqa: PLC0415
+    from ldpcore.protocols import get_protocol  # noqa: PLC0415
+
+    oracle = get_protocol("GRR", epsilon=4.0, domain_size=1000)
+    counts = zipf(1000, 1000, s=1.0).counts
+    tallies = oracle.sample_tallies(counts, 7)
+    estimate = oracle.estimate(oracle.support_from_tallies(tallies), 1000)
+    result = get_method("IBU")(estimate, protocol=oracle, n=1000, tallies=tallies)
+    mle = get_method("MLE")(estimate, protocol=oracle, n=1000, tallies=tallies)
+    assert np.all(np.isfinite(result)) and abs(result.sum() - 1) < 1e-12
+    assert np.abs(result - mle).max() < 1e-6

@@ -92,11 +92,16 @@ def run_em(
         if accelerate:
             # The Newton-scaled step is taken from the point EM started at (`start`).
             curvature = np.maximum(model.curvature(start), np.finfo(float).tiny)
-            step = model.gradient_scale * (multiplier - 1.0) / curvature
-            candidate = project_to_simplex(start + step)
-            candidate_value = model.log_likelihood(candidate)
-            if candidate_value >= em_value:
-                pi, current = candidate, candidate_value
+            # Where the likelihood is flat (a value no report supports, e.g. GRR with
+            # n ≈ d) the Newton step is unbounded: skip the extrapolation then, plain EM
+            # still climbs.
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                step = model.gradient_scale * (multiplier - 1.0) / curvature
+            if np.all(np.isfinite(step)) and np.abs(step).max() < 1e6:
+                candidate = project_to_simplex(start + step)
+                candidate_value = model.log_likelihood(candidate)
+                if candidate_value >= em_value:
+                    pi, current = candidate, candidate_value
         history.append(current)
     return IBUResult(pi, max_iterations, current, False, tuple(history))
 

@@ -1,0 +1,266 @@
+"""Reproduce the papers' experiments: one recipe per figure or table, claims checked.
+
+A *recipe* runs an experiment of one of the three papers in ``../shared/papers``
+(NDSS 2020 Figs. 1–10; the MLE paper's Figs. 2–3; the generalized-IBU paper's
+Table 1) in a ``quick`` mode (seconds, fewer trials and points) or a ``full`` mode
+(the paper's trial counts), and returns a :class:`Reproduction`: the numbers, a
+Plotly figure and every claim the paper makes about it, each with the measured
+value and whether it holds. A claim that does not hold is reported as such; the
+thresholds are fixed in the recipe, before anything is measured.
+
+``ldpcore reproduce`` and the Paper page are thin layers over :func:`run_recipe`
+and :func:`write_reproduction`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import plotly.graph_objects as go
+
+#: The two sizes of every recipe.
+MODES = ("quick", "full")
+#: ``progress(share_done, message)``.
+Progress = Callable[[float, str], None]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One statement a paper makes, checked against our measurement.
+
+    Attributes
+    ----------
+    text : str
+        What the paper says (paraphrased, with its section).
+    measured : str
+        What we measured, in words and numbers.
+    holds : bool
+        Whether the measurement supports the statement, by a threshold fixed in the
+        recipe before running it.
+    """
+
+    text: str
+    measured: str
+    holds: bool
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """The outcome of one recipe.
+
+    Attributes
+    ----------
+    recipe : str
+        Its id, e.g. ``ndss-fig4``.
+    title : str
+        What the figure shows.
+    mode : {"quick", "full"}
+    data : DataFrame
+        The numbers behind the figure.
+    figure : plotly Figure
+    claims : tuple of Claim
+    settings : str
+        The experiment's parameters, in one line.
+    notes : str
+        Where our setting differs from the paper's, and why.
+    seconds : float
+        Wall time of the run.
+    """
+
+    recipe: str
+    title: str
+    mode: str
+    data: pd.DataFrame
+    figure: go.Figure
+    claims: tuple[Claim, ...]
+    settings: str
+    notes: str = ""
+    seconds: float = 0.0
+
+
+@dataclass
+class Context:
+    """What a recipe is given: the mode, a progress callback and a cache shared by recipes.
+
+    The cache holds experiments several figures share (NDSS Figs. 1–3 are one run);
+    it lives for one :func:`reproduce` call, never at module level.
+    """
+
+    mode: str
+    progress: Progress | None = None
+    cache: dict[Any, Any] = field(default_factory=dict)
+
+    @property
+    def quick(self) -> bool:
+        """Whether this is the quick mode."""
+        return self.mode == "quick"
+
+    def report(self, share: float, message: str) -> None:
+        """Pass progress on, if anyone listens."""
+        if self.progress is not None:
+            self.progress(min(max(share, 0.0), 1.0), message)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How to reproduce one figure or table.
+
+    Attributes
+    ----------
+    id, title, paper : str
+    quick_seconds, full_seconds : float
+        Measured wall time on the reference machine (2 cores), for progress estimates.
+    build : callable
+        ``build(context) -> (data, figure, claims, settings, notes)``.
+    """
+
+    id: str
+    title: str
+    paper: str
+    quick_seconds: float
+    full_seconds: float
+    build: Callable[[Context], tuple[Any, Any, list[Claim], str, str]]
+
+
+def _registry() -> dict[str, Recipe]:
+    # Imported here: the recipes import the experiment engine, pandas and plotly.
+    from ldpcore.reproduce import ibu, mle, ndss  # noqa: PLC0415
+
+    recipes = [*ndss.RECIPES, *mle.RECIPES, *ibu.RECIPES]
+    return {recipe.id: recipe for recipe in recipes}
+
+
+def recipe_ids() -> tuple[str, ...]:
+    """Every recipe id, in the papers' order."""
+    return tuple(_registry())
+
+
+def get_recipe(recipe_id: str) -> Recipe:
+    """The recipe with this id (a clear error listing the ids otherwise)."""
+    recipes = _registry()
+    if recipe_id not in recipes:
+        raise ValueError(f"unknown figure {recipe_id!r}; known: {', '.join(recipes)} (or all)")
+    return recipes[recipe_id]
+
+
+def run_recipe(
+    recipe_id: str, mode: str = "quick", *, context: Context | None = None
+) -> Reproduction:
+    """Run one recipe and check its claims."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+    recipe = get_recipe(recipe_id)
+    context = context or Context(mode)
+    context.mode = mode
+    start = time.perf_counter()
+    data, figure, claims, settings, notes = recipe.build(context)
+    seconds = time.perf_counter() - start
+    return Reproduction(
+        recipe.id, recipe.title, mode, data, figure, tuple(claims), settings, notes, seconds
+    )
+
+
+def report_markdown(reproduction: Reproduction) -> str:
+    """``report.md`` of one figure: settings, notes and the claim table."""
+    recipe = get_recipe(reproduction.recipe)
+    lines = [
+        f"# {reproduction.recipe}: {reproduction.title}",
+        "",
+        f"- paper: {recipe.paper}",
+        f"- mode: {reproduction.mode} ({reproduction.seconds:.1f} s)",
+        f"- settings: {reproduction.settings}",
+    ]
+    if reproduction.notes:
+        lines.append(f"- notes: {reproduction.notes}")
+    held = sum(claim.holds for claim in reproduction.claims)
+    lines += [
+        "",
+        f"## Claims ({held} of {len(reproduction.claims)} hold)",
+        "",
+        "| claim | measured | holds |",
+        "| --- | --- | --- |",
+    ]
+    lines += [
+        f"| {_cell(c.text)} | {_cell(c.measured)} | {'yes' if c.holds else '**no**'} |"
+        for c in reproduction.claims
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def write_reproduction(reproduction: Reproduction, out: Path, *, png: bool = True) -> list[Path]:
+    """Write ``data.csv``, ``figure.html``, ``figure.png`` (optional) and ``report.md``.
+
+    Files go to ``out/<recipe id>/``. PNG export needs Chrome or Chromium (kaleido);
+    when it fails the other files are still written and the error is raised after.
+    """
+    folder = Path(out) / reproduction.recipe
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / "data.csv", folder / "figure.html", folder / "report.md"]
+    reproduction.data.to_csv(paths[0], index=False)
+    reproduction.figure.write_html(paths[1], include_plotlyjs="cdn")
+    paths[2].write_text(report_markdown(reproduction), encoding="utf-8")
+    if png:
+        image = folder / "figure.png"
+        reproduction.figure.write_image(image, width=1100, height=650)
+        paths.append(image)
+    return paths
+
+
+def reproduce(
+    recipe_ids_: Iterable[str],
+    mode: str,
+    out: Path,
+    *,
+    png: bool = True,
+    progress: Progress | None = None,
+) -> list[Reproduction]:
+    """Run recipes, write each one's files and a summary ``report.md`` in ``out``."""
+    ids = list(recipe_ids_)
+    for recipe_id in ids:
+        get_recipe(recipe_id)  # fail before running anything
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    context = Context(mode)
+    results = []
+    for position, recipe_id in enumerate(ids):
+
+        def step(share: float, message: str, at: int = position, name: str = recipe_id) -> None:
+            if progress is not None:
+                progress((at + share) / len(ids), f"{name}: {message}")
+
+        context.progress = step
+        reproduction = run_recipe(recipe_id, mode, context=context)
+        write_reproduction(reproduction, out, png=png)
+        results.append(reproduction)
+    (out / "report.md").write_text(summary_markdown(results), encoding="utf-8")
+    return results
+
+
+def summary_markdown(results: list[Reproduction]) -> str:
+    """One table of every claim of every recipe run."""
+    lines = [
+        "# Paper reproduction",
+        "",
+        "| figure | claim | measured | holds |",
+        "| --- | --- | --- | --- |",
+    ]
+    for result in results:
+        for claim in result.claims:
+            lines.append(
+                f"| {result.recipe} | {_cell(claim.text)} | {_cell(claim.measured)} | "
+                f"{'yes' if claim.holds else '**no**'} |"
+            )
+    held = sum(c.holds for r in results for c in r.claims)
+    total = sum(len(r.claims) for r in results)
+    lines += ["", f"{held} of {total} claims hold."]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,112 @@
+"""Generalized-IBU paper (CSS 2020), Table 1: IBU against each protocol's Base.
+
+Setting (readable part of the OCR): Zipf data with s = 1, D = 1000 values,
+N ∈ {1e3, 1e4, 1e5} users, ε ∈ {1, 2, 4}; Randomized Response (GRR), Subset
+Selection, RAPPOR's unary encoding with the symmetric p, q (SUE) and Hadamard
+Response; 10 trials per cell. MSE: the mean over values (the paper's unit is not
+legible; ratios do not depend on it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ldpcore.experiment import ExperimentConfig, run
+from ldpcore.reproduce import Claim, Context, Recipe
+
+PAPER = "Generalized iterative Bayesian technique for LDP frequency estimation, CSS 2020, Table 1"
+PROTOCOLS = ("GRR", "SS", "SUE", "HR")
+USERS = (1_000, 10_000, 100_000)
+EPSILONS = (1.0, 2.0, 4.0)
+#: The paper reports the proposal ahead in 16 of 18 comparisons on Zipf data.
+PAPER_SHARE = 16 / 18
+
+
+def table1(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, str]:
+    """Base and IBU MSE per protocol, N and ε."""
+    trials = 3 if context.quick else 10
+    rows = []
+    cells = [(p, n, e) for p in PROTOCOLS for n in USERS for e in EPSILONS]
+    for position, (protocol, n, epsilon) in enumerate(cells):
+        context.report(position / len(cells), f"{protocol}, N = {n:,}, ε = {epsilon:g}")
+        config = ExperimentConfig(
+            dataset="zipf:d=1000,s=1",
+            n=n,
+            protocol=protocol,
+            epsilon=epsilon,
+            methods=("Base", "IBU"),
+            trials=trials,
+            seed=2020,
+        )
+        summary = run(config).summary.set_index("method")["mse"]
+        rows.append(
+            {
+                "protocol": protocol,
+                "N": n,
+                "epsilon": epsilon,
+                "base_mse": float(summary["Base"]),
+                "ibu_mse": float(summary["IBU"]),
+            }
+        )
+    frame = pd.DataFrame(rows)
+    frame["ratio"] = frame["ibu_mse"] / frame["base_mse"]
+    labels = [f"N={n:,} ε={e:g}" for n in USERS for e in EPSILONS]
+    z = np.array(
+        [
+            [
+                float(
+                    frame[(frame["protocol"] == p) & (frame["N"] == n) & (frame["epsilon"] == e)][
+                        "ratio"
+                    ].iloc[0]
+                )
+                for n in USERS
+                for e in EPSILONS
+            ]
+            for p in PROTOCOLS
+        ]
+    )
+    figure = go.Figure(
+        go.Heatmap(
+            z=np.log10(z),
+            x=labels,
+            y=list(PROTOCOLS),
+            colorscale="RdBu",
+            zmid=0,
+            text=[[f"{v:.2f}" for v in row] for row in z],
+            texttemplate="%{text}",
+            colorbar={"title": "log10 IBU/Base"},
+        )
+    )
+    figure.update_layout(
+        title="IBU paper Table 1: IBU MSE / Base MSE (Zipf s = 1, D = 1000)",
+        template="plotly_white",
+        height=420,
+    )
+    share = float(np.mean(frame["ratio"] < 1))
+    claims = [
+        Claim(
+            "The iterative Bayesian estimate is more accurate than each protocol's standard "
+            "estimate in most settings (the paper: 16 of 18 on Zipf data)",
+            f"IBU below Base in {int((frame['ratio'] < 1).sum())} of {len(frame)} cells "
+            f"({share:.0%}); median IBU/Base {frame['ratio'].median():.2f}",
+            bool(share >= PAPER_SHARE),
+        ),
+    ]
+    settings = (
+        f"Zipf s=1, D=1000, N ∈ {USERS}, ε ∈ {EPSILONS}, protocols {PROTOCOLS}, "
+        f"{trials} trials (paper: 10)"
+    )
+    notes = (
+        "The OCR of the paper is mostly unreadable: the setting and the 16-of-18 count "
+        "are what could be read; the comparison counts 36 cells (4 protocols × 9)."
+    )
+    return frame, figure, claims, settings, notes
+
+
+RECIPES = [
+    Recipe(
+        "ibu-table1", "IBU against each protocol's Base (Zipf, D = 1000)", PAPER, 10, 60, table1
+    ),
+]
