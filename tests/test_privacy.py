@@ -19,6 +19,7 @@ from ldpcore.protocols import (
     ratio_from_matrix,
 )
 from ldpcore.protocols.olh import hash_values
+from ldpcore.rng import SecureRandom
 
 ALL = protocol_names()
 EPSILONS = [0.05, 0.1, 0.5, 1.0, 2.0, 4.0, 7.0, 10.0]
@@ -152,3 +153,53 @@ def test_olh_hash_is_uniform_and_pairwise_independent() -> None:
     assert stats.chisquare(np.bincount(h3, minlength=g)).pvalue > 1e-5
     joint = np.bincount(h3 * g + h9, minlength=g * g)
     assert stats.chisquare(joint).pvalue > 1e-5
+
+
+# --- the client randomizer's default source: the OS's secure generator ------------------
+# SecureRandom cannot be seeded (that is its point), so these tests are not deterministic;
+# their thresholds (p > 1e-7) make a false alarm a one-in-ten-million event per check.
+
+
+@pytest.mark.parametrize("name", ["GRR", "OUE", "SUE", "SS", "HR"])
+def test_secure_randomizer_matches_channel(name: str) -> None:
+    d = 5
+    protocol = get_protocol(name, epsilon=1.0, domain_size=d)
+    channel = protocol.channel_matrix()
+    users = 20_000
+    for v in range(d):
+        reports = protocol.randomize(np.full(users, v), SecureRandom())
+        observed = np.bincount(_encode_outputs(protocol, reports), minlength=channel.shape[0])
+        expected = channel[:, v] * users
+        keep = expected > 0
+        assert observed[~keep].sum() == 0
+        assert stats.chisquare(observed[keep], expected[keep]).pvalue > 1e-7
+
+
+def test_secure_random_draws_are_uniform() -> None:
+    source = SecureRandom()
+    for span in (2, 6, 1000, 3 * 2**61):
+        draws = source.integers(0, span, size=60_000)
+        assert draws.min() >= 0 and draws.max() < span
+        # Every value its own bin while that is feasible, else ten equal-width bins.
+        bins = draws if span <= 1000 else np.minimum((draws / span * 10).astype(np.int64), 9)
+        counts = np.bincount(bins, minlength=min(span, 10) if span > 1000 else span)
+        assert stats.chisquare(counts).pvalue > 1e-7
+    words = source.integers(0, 2**64 - 1, size=10_000, dtype=np.uint64, endpoint=True)
+    assert words.dtype == np.uint64 and (words >> np.uint64(63)).mean() == pytest.approx(
+        0.5, abs=0.03
+    )
+    floats = source.random((300, 200))
+    assert floats.shape == (300, 200) and floats.min() >= 0 and floats.max() < 1
+    assert stats.kstest(floats.ravel(), "uniform").pvalue > 1e-7
+    assert isinstance(source.random(), float) and isinstance(source.integers(3, 9), int)
+    with pytest.raises(ValueError, match="empty or wider"):
+        source.integers(5, 5)
+
+
+def test_secure_olh_buckets_are_grr_over_g() -> None:
+    protocol = OLH(epsilon=2.0, domain_size=16)
+    g, e, users = protocol.hash_range, math.exp(2.0), 40_000
+    buckets = protocol.perturb_bucket(np.full(users, 1), SecureRandom())
+    expected = np.full(g, users / (e + g - 1))
+    expected[1] = users * e / (e + g - 1)
+    assert stats.chisquare(np.bincount(buckets, minlength=g), expected).pvalue > 1e-7

@@ -25,7 +25,7 @@ from ldpcore._validation import (
     check_n_users,
     check_values,
 )
-from ldpcore.rng import RNGLike, as_generator
+from ldpcore.rng import ClientRNG, RNGLike, as_generator
 
 Sampler = Literal["fast", "per-user"]
 SAMPLERS: tuple[Sampler, ...] = ("fast", "per-user")
@@ -228,7 +228,7 @@ class FrequencyOracle(ABC):
 
     # ------------------------------------------------------ client and server
     @abstractmethod
-    def randomize(self, values: ArrayLike, rng: RNGLike = None) -> Any:
+    def randomize(self, values: ArrayLike, rng: ClientRNG = None) -> Any:
         """Apply the client randomizer to each user's value (0-based indices).
 
         Returns the protocol's reports; their format is given by the subclass.

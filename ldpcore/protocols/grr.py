@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore.protocols.base import FrequencyOracle, check_prior, ratio_from_matrix
-from ldpcore.rng import RNGLike, as_generator
+from ldpcore.rng import ClientRNG, as_source
 
 #: Largest domain for which ``channel_matrix`` builds the explicit d × d matrix.
 _MAX_EXPLICIT = 4096
@@ -48,10 +48,10 @@ class GRR(FrequencyOracle):
         """``1 / (e^ε + d − 1)``."""
         return 1.0 / (math.exp(self.epsilon) + self.domain_size - 1)
 
-    def randomize(self, values: ArrayLike, rng: RNGLike = None) -> NDArray[np.int64]:
+    def randomize(self, values: ArrayLike, rng: ClientRNG = None) -> NDArray[np.int64]:
         """Keep each value with probability ``p``, else report a uniform *other* value."""
         v = self._values(values)
-        generator = as_generator(rng)
+        generator = as_source(rng)
         keep = generator.random(v.size) < self.p
         # v + U{1..d-1} mod d is uniform over the d - 1 other values
         other = (

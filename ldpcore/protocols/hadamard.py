@@ -23,7 +23,7 @@ from ldpcore.protocols.base import (
     check_prior,
     ratio_from_matrix,
 )
-from ldpcore.rng import RNGLike, as_generator
+from ldpcore.rng import ClientRNG, as_source
 
 _MAX_EXPLICIT_ROWS = 8192
 
@@ -95,10 +95,10 @@ class HadamardResponse(FrequencyOracle):
         """``1/2``: two distinct columns agree on exactly half the rows."""
         return 0.5
 
-    def randomize(self, values: ArrayLike, rng: RNGLike = None) -> NDArray[np.int64]:
+    def randomize(self, values: ArrayLike, rng: ClientRNG = None) -> NDArray[np.int64]:
         """Draw each user's row: a +1 row of its column with probability ``p``, else a −1 row."""
         v = self._values(values)
-        generator = as_generator(rng)
+        generator = as_source(rng)
         column = v + 1
         want_negative = generator.random(v.size) >= self.p
         rows = generator.integers(0, self.order, size=v.size, dtype=np.int64)

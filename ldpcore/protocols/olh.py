@@ -31,7 +31,7 @@ from ldpcore.protocols.base import (
     membership_guess_rate,
     ratio_from_matrix,
 )
-from ldpcore.rng import RNGLike, as_generator
+from ldpcore.rng import ClientRNG, RandomSource, as_source
 
 #: Upper bound on g: the range reduction needs ``g · 2^32 < 2^64`` with room to spare.
 G_MAX = 1 << 31
@@ -126,19 +126,21 @@ class OLH(FrequencyOracle):
         """``1/g``."""
         return 1.0 / self.hash_range
 
-    def randomize(self, values: ArrayLike, rng: RNGLike = None) -> HashedReports:
+    def randomize(self, values: ArrayLike, rng: ClientRNG = None) -> HashedReports:
         """Hash each value with a fresh per-user hash function, then GRR over ``g`` buckets."""
         v = self._values(values)
-        generator = as_generator(rng)
+        generator = as_source(rng)
         top = np.iinfo(np.uint64).max
         multiplier = generator.integers(0, top, size=v.size, dtype=np.uint64, endpoint=True)
         offset = generator.integers(0, top, size=v.size, dtype=np.uint64, endpoint=True)
         hashed = hash_values(multiplier, offset, v, self.hash_range)
-        return HashedReports(multiplier, offset, self.perturb_bucket(hashed, generator))
+        return HashedReports(multiplier, offset, self._perturb(hashed, generator))
 
-    def perturb_bucket(self, hashed: NDArray[np.int64], rng: RNGLike = None) -> NDArray[np.int64]:
+    def perturb_bucket(self, hashed: NDArray[np.int64], rng: ClientRNG = None) -> NDArray[np.int64]:
         """GRR over ``g`` buckets: keep with ``e^ε/(e^ε + g − 1)``, else a uniform other bucket."""
-        generator = as_generator(rng)
+        return self._perturb(hashed, as_source(rng))
+
+    def _perturb(self, hashed: NDArray[np.int64], generator: RandomSource) -> NDArray[np.int64]:
         g = self.hash_range
         keep = generator.random(hashed.size) < self.p
         other = (hashed + 1 + generator.integers(0, g - 1, size=hashed.size)) % g

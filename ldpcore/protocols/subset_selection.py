@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_int
 from ldpcore.protocols.base import FrequencyOracle, check_prior
-from ldpcore.rng import RNGLike, as_generator
+from ldpcore.rng import ClientRNG, as_source
 
 #: ``channel_matrix`` enumerates subsets only up to this many.
 _MAX_ENUMERATED_SUBSETS = 20_000
@@ -89,10 +89,10 @@ class SubsetSelection(FrequencyOracle):
         k, d, e = self.subset_size, self.domain_size, math.exp(self.epsilon)
         return k * (e - 1) / (k * (e - 1) + d)
 
-    def randomize(self, values: ArrayLike, rng: RNGLike = None) -> NDArray[np.int64]:
+    def randomize(self, values: ArrayLike, rng: ClientRNG = None) -> NDArray[np.int64]:
         """Include each user's value with probability ``p``; fill up uniformly from the others."""
         v = self._values(values)
-        generator = as_generator(rng)
+        generator = as_source(rng)
         k = self.subset_size
         include = generator.random(v.size) < self.p
         # The k smallest of i.i.d. uniform keys are a uniform k-subset; pinning the

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore.protocols.base import FrequencyOracle, check_prior, membership_guess_rate
-from ldpcore.rng import RNGLike, as_generator
+from ldpcore.rng import ClientRNG, as_source
 
 #: ``channel_matrix`` enumerates all 2^d bit vectors only up to this d.
 _MAX_ENUMERATED_BITS = 12
@@ -32,10 +32,10 @@ class _UnaryEncoding(FrequencyOracle):
 
     communication: ClassVar[str] = "d bits"
 
-    def randomize(self, values: ArrayLike, rng: RNGLike = None) -> NDArray[np.bool_]:
+    def randomize(self, values: ArrayLike, rng: ClientRNG = None) -> NDArray[np.bool_]:
         """Perturb each user's one-hot vector bit by bit."""
         v = self._values(values)
-        generator = as_generator(rng)
+        generator = as_source(rng)
         bits = generator.random((v.size, self.domain_size)) < self.q
         rows = np.arange(v.size)
         bits[rows, v] = generator.random(v.size) < self.p
