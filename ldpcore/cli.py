@@ -15,14 +15,14 @@ import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 
 from ldpcore import bounds
 from ldpcore.collected import Collected, read_collected
 from ldpcore.postprocess import get_method, method_names, resolve_method_name
-from ldpcore.protocols import protocol_names
+from ldpcore.protocols import get_protocol, protocol_names
 
 EXIT_USAGE = 2
 
@@ -53,6 +53,30 @@ REPRODUCE_EXAMPLE = """examples:
   ldpcore reproduce --list
   ldpcore reproduce all --quick --out reproduction/
   ldpcore reproduce ndss-fig4 ndss-fig10 --full --out reproduction/
+"""
+
+
+RANDOMIZE_EXAMPLE = """example:
+  ldpcore randomize --protocol OLH --epsilon 1 --domain-size 1024 \\
+      --input values.csv --output reports.parquet
+"""
+
+AGGREGATE_EXAMPLE = """examples:
+  ldpcore aggregate --protocol OLH --epsilon 1 --domain-size 1024 \\
+      --input reports.parquet --output counts.csv
+  ldpcore aggregate --protocol OUE --epsilon 1 --domain-size 1024 \\
+      --input partitions/ --dask local:2 --output counts.csv
+"""
+
+SWEEP_EXAMPLE = """example sweep.toml:
+  dataset = "zipf:d=1024,s=1.5"
+  protocols = ["OLH", "OUE"]
+  epsilons = [0.5, 1.0, 2.0]
+  ns = [1000000]
+  methods = ["Base", "Norm-Sub"]
+  trials = 30
+then:
+  ldpcore sweep --config sweep.toml --dask local:2 --out results.parquet
 """
 
 
@@ -150,6 +174,12 @@ def _parser() -> _Parser:
     adv.add_argument("--seed", default="0")
     adv.add_argument("--format", default="table", choices=["table", "json"])
 
+    _add_more_commands(commands)
+    return parser
+
+
+def _add_more_commands(commands: Any) -> None:
+    """The reproduction, collection, cluster and audit commands."""
     rep = commands.add_parser(
         "reproduce",
         help="reproduce the papers' figures and check their claims",
@@ -167,7 +197,71 @@ def _parser() -> _Parser:
     rep.add_argument("--out", help="output folder (required unless --list)")
     rep.add_argument("--list", action="store_true", help="list the figure ids and stop")
     rep.add_argument("--no-png", action="store_true", help="skip PNG export (needs Chromium)")
-    return parser
+
+    rnd = commands.add_parser(
+        "randomize",
+        help="the client randomizer: values in, LDP reports out",
+        description="Randomize each user's value with the protocol's client randomizer and "
+        "write one report per user (format per protocol: see ldpcore.reports). Randomness "
+        "comes from the operating system's secure generator. --seed makes the output "
+        "reproducible and therefore NOT private: use it only to simulate.",
+        epilog=RANDOMIZE_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _protocol_arguments(rnd)
+    rnd.add_argument("--input", required=True, help="CSV with a 'value' column of 0..d-1")
+    rnd.add_argument("--output", required=True, help="reports file, .parquet or .csv")
+    rnd.add_argument("--seed", help="ONLY for reproducible simulation: makes reports non-private")
+
+    agg = commands.add_parser(
+        "aggregate",
+        help="reports in, support counts out (streamed; optionally on Dask)",
+        description="Count, for every value, the reports that support it. Streams in chunks "
+        "(memory stays bounded); a folder of Parquet/CSV partitions can be aggregated on a "
+        "Dask cluster with the same per-chunk function. Output: CSV value,count, ready for "
+        "'ldpcore postprocess --input-kind counts'.",
+        epilog=AGGREGATE_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _protocol_arguments(agg)
+    agg.add_argument("--input", required=True, help="a report file or a folder of them")
+    agg.add_argument("--output", help="CSV value,count (default: standard output)")
+    agg.add_argument("--dask", help="local:N or tcp://HOST:PORT (default: this process)")
+    agg.add_argument("--chunk-rows", default=str(1 << 18), help="reports per chunk")
+    agg.add_argument("--connect-timeout", default="10", help="seconds to reach a scheduler")
+
+    swp = commands.add_parser(
+        "sweep",
+        help="run a parameter grid from a TOML file (optionally on Dask)",
+        description="Cross the lists of a sweep file (see ldpcore.sweeps) and run every "
+        "point through the experiment engine; identical results locally and on a cluster.",
+        epilog=SWEEP_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    swp.add_argument("--config", required=True, help="sweep file (TOML)")
+    swp.add_argument("--out", required=True, help="results, .parquet or .csv")
+    swp.add_argument("--dask", help="local:N or tcp://HOST:PORT (default: this process)")
+    swp.add_argument("--connect-timeout", default="10", help="seconds to reach a scheduler")
+
+    aud = commands.add_parser(
+        "audit",
+        help="check that a protocol's randomizer satisfies ε-LDP",
+        description="The exact worst-case output-probability ratio from the channel, and an "
+        "empirical audit of the real randomizer on the two most distinguishable inputs with "
+        "a one-sided confidence bound; exit code 1 if either finds a violation.",
+    )
+    _protocol_arguments(aud)
+    aud.add_argument("--runs", default="200000", help="randomizer runs per input")
+    aud.add_argument("--confidence", default="0.99")
+    aud.add_argument("--seed", help="seed the randomizer (default: OS secure generator)")
+
+
+def _protocol_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--protocol", required=True, help=", ".join(protocol_names()))
+    parser.add_argument("--epsilon", required=True)
+    parser.add_argument("--domain-size", required=True, help="number of values d")
+    parser.add_argument("--g", help="OLH hash range (default round(e^ε + 1))")
+    parser.add_argument("--k", help="SS subset size (default about d/(e^ε + 1))")
 
 
 RECOMMEND_EXAMPLE = """example:
@@ -414,6 +508,110 @@ def _reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _protocol(args: argparse.Namespace) -> Any:
+    return get_protocol(
+        args.protocol, epsilon=_number(args.epsilon, "epsilon"),
+        domain_size=_whole(args.domain_size, "domain-size", 2) or 2, g=_whole(args.g, "g", 2),
+        k=_whole(args.k, "k", 1),
+    )  # fmt: skip
+
+
+def _randomize(args: argparse.Namespace) -> int:
+    from ldpcore.collection import randomize_file  # noqa: PLC0415 (pandas: only here)
+    from ldpcore.rng import SecureRandom  # noqa: PLC0415
+
+    protocol = _protocol(args)
+    seed = _whole(args.seed, "seed", 0)
+    rng = SecureRandom() if seed is None else np.random.default_rng(seed)
+    users = randomize_file(protocol, Path(args.input), Path(args.output), rng=rng)
+    source = "OS secure generator" if seed is None else f"seed {seed} (NOT private)"
+    print(f"{users:,} reports -> {args.output} ({protocol}, randomness: {source})",
+          file=sys.stderr)  # fmt: skip
+    return 0
+
+
+def _aggregate(args: argparse.Namespace) -> int:
+    from ldpcore.reports import aggregate_file, report_files  # noqa: PLC0415
+
+    protocol = _protocol(args)
+    chunk_rows = _whole(args.chunk_rows, "chunk-rows", 1) or 1
+    files = report_files(Path(args.input))
+    if args.dask:
+        from ldpcore.cluster import aggregate_on_dask, dask_client, where  # noqa: PLC0415
+
+        with dask_client(
+            args.dask, timeout=_number(args.connect_timeout, "connect-timeout")
+        ) as client:
+            print(f"aggregating {len(files)} file(s) on {where(client)}", file=sys.stderr)
+            counts, users = aggregate_on_dask(client, protocol, files, chunk_rows=chunk_rows)
+    else:
+        counts, users = np.zeros(protocol.domain_size, dtype=np.int64), 0
+        for file in files:
+            part, rows = aggregate_file(protocol, file, chunk_rows=chunk_rows)
+            counts += part
+            users += rows
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["value", "count"])
+    writer.writerows(enumerate(counts.tolist()))
+    _write_output(args.output, out.getvalue())
+    print(f"{users:,} reports aggregated (n = {users:,})", file=sys.stderr)
+    return 0
+
+
+def _write_output(path: str | None, text: str) -> None:
+    if not path:
+        sys.stdout.write(text)
+        return
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot write --output {path!r}: {exc.strerror}") from None
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from ldpcore.sweeps import read_sweep, run_sweep, write_table  # noqa: PLC0415
+
+    points = read_sweep(Path(args.config))
+    out = Path(args.out)
+    if out.suffix.lower() not in {".parquet", ".csv"}:
+        raise ValueError(f"--out {args.out!r} must end in .parquet or .csv")
+
+    def progress(done: int, total: int) -> None:
+        print(f"\r{done}/{total} grid points", end="", file=sys.stderr, flush=True)
+
+    if args.dask:
+        from ldpcore.cluster import dask_client, where  # noqa: PLC0415
+
+        with dask_client(
+            args.dask, timeout=_number(args.connect_timeout, "connect-timeout")
+        ) as client:
+            print(f"running {len(points)} grid points on {where(client)}", file=sys.stderr)
+            frame = run_sweep(points, executor=client.get_executor(), progress=progress)
+    else:
+        frame = run_sweep(points, progress=progress)
+    print(file=sys.stderr)
+    try:
+        write_table(frame, out)
+    except OSError as exc:
+        raise ValueError(f"cannot write --out {args.out!r}: {exc.strerror}") from None
+    print(f"{len(points)} grid points, {len(frame)} rows -> {out}")
+    return 0
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from ldpcore.audit import audit  # noqa: PLC0415
+
+    protocol = _protocol(args)
+    seed = _whole(args.seed, "seed", 0)
+    result = audit(
+        protocol, runs=_whole(args.runs, "runs", 1000) or 1000,
+        confidence=_number(args.confidence, "confidence"), rng=seed,
+    )  # fmt: skip
+    print(f"{protocol}: {result.verdict}")
+    return 0 if result.passed else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     try:
@@ -424,6 +622,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             "recommend": _recommend,
             "advise-epsilon": _advise_epsilon,
             "reproduce": _reproduce,
+            "randomize": _randomize,
+            "aggregate": _aggregate,
+            "sweep": _sweep,
+            "audit": _audit,
         }
         return handlers[args.command](args)
     except (_UsageError, ValueError) as exc:

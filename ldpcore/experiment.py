@@ -371,7 +371,7 @@ def sweep(
     frames = []
     total = len(values) * config.trials
     for position, value in enumerate(values):
-        point = _with_parameter(config, parameter, value)
+        point = with_parameter(config, parameter, value)
 
         def report(done: int, _total: int, offset: int = position * config.trials) -> None:
             if progress is not None:
@@ -386,7 +386,8 @@ def sweep(
     return pd.concat(frames, ignore_index=True)
 
 
-def _with_parameter(config: ExperimentConfig, parameter: str, value: Any) -> ExperimentConfig:
+def with_parameter(config: ExperimentConfig, parameter: str, value: Any) -> ExperimentConfig:
+    """``config`` with one parameter changed (a field, or ``d``, ``rho``, ``topk``)."""
     if parameter == "rho":
         return dataclasses.replace(config, query=f"set:rho={value}")
     if parameter == "topk":

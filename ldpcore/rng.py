@@ -114,7 +114,14 @@ ClientRNG = RNGLike | SecureRandom
 
 
 def as_source(rng: ClientRNG) -> RandomSource:
-    """A randomizer's source: :class:`SecureRandom` as given, else :func:`as_generator`."""
+    """A client randomizer's source of randomness.
+
+    ``None`` (the default of every ``randomize``) means the OS's secure generator: a
+    real client protects a real person. A Generator or a seed gives a reproducible
+    simulation instead.
+    """
+    if rng is None:
+        return SecureRandom()
     if isinstance(rng, SecureRandom):
         return rng
     return as_generator(rng)

@@ -231,7 +231,10 @@ class FrequencyOracle(ABC):
     def randomize(self, values: ArrayLike, rng: ClientRNG = None) -> Any:
         """Apply the client randomizer to each user's value (0-based indices).
 
-        Returns the protocol's reports; their format is given by the subclass.
+        Returns the protocol's reports; their format is given by the subclass. With
+        ``rng=None`` the draws come from the OS's secure generator
+        (:class:`ldpcore.rng.SecureRandom`); pass a Generator or a seed only to
+        simulate reproducibly.
         """
 
     @abstractmethod

@@ -1,0 +1,170 @@
+"""Privacy audit: checking that a protocol's randomizer really is ε-LDP.
+
+Two independent checks:
+
+1. **Exact.** The worst-case ratio ``max P(y|v) / P(y|v')`` from the protocol's
+   channel (:meth:`FrequencyOracle.worst_case_ratio`: enumerated where small,
+   closed form otherwise). ε-LDP holds iff it is at most ``e^ε``.
+2. **Empirical.** Run the *real* randomizer many times on two inputs ``v, v'`` and
+   count an event ``E`` built to separate them as much as the protocol allows (for
+   every shipped protocol its ratio ``P(E|v)/P(E|v')`` equals ``e^ε`` exactly, see
+   :func:`distinguishing_event`). A one-sided Clopper–Pearson bound on the ratio
+   (each side at half the error level, Bonferroni) that lies above ``e^ε`` is
+   evidence of a violation; this is how black-box LDP audits test an implementation
+   (e.g. Ding et al., CCS 2018, "Detecting violations of differential privacy").
+   Both directions (``E(v, v')`` and ``E(v', v)``) are tested.
+
+A randomizer that leaks (a bug in its code, not in its formulas) fails check 2
+even when check 1 passes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+
+from ldpcore.protocols import FrequencyOracle
+from ldpcore.protocols.olh import OLH, hash_values
+from ldpcore.protocols.unary import _UnaryEncoding
+from ldpcore.rng import ClientRNG
+
+#: Relative slack for floating-point rounding in the exact check.
+_ROUNDING = 1e-9
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """The outcome of :func:`audit` (ratios are ``P(·|v)/P(·|v')``; the bound is ``e^ε``).
+
+    Attributes
+    ----------
+    protocol : str
+    epsilon : float
+    domain_size : int
+    bound : float
+        ``e^ε``.
+    exact_ratio : float
+        From the channel.
+    runs : int
+        Randomizer runs per input.
+    counts : tuple of int
+        ``(E(v,v') under v, E(v,v') under v', E(v',v) under v', E(v',v) under v)``.
+    empirical_ratio : float
+        The larger of the two measured event ratios.
+    lower_bound : float
+        The larger one-sided lower confidence bound of the two ratios.
+    confidence : float
+    passed : bool
+        Exact ratio within ``e^ε`` and neither lower bound above it.
+    """
+
+    protocol: str
+    epsilon: float
+    domain_size: int
+    bound: float
+    exact_ratio: float
+    runs: int
+    counts: tuple[int, int, int, int]
+    empirical_ratio: float
+    lower_bound: float
+    confidence: float
+    passed: bool
+
+    @property
+    def verdict(self) -> str:
+        """One sentence a person can act on."""
+        if self.passed:
+            return (f"consistent with ε-LDP: exact ratio {self.exact_ratio:.6g} <= e^ε = "
+                    f"{self.bound:.6g}; measured {self.empirical_ratio:.4g}, lower "
+                    f"{self.confidence:.0%} bound {self.lower_bound:.4g} <= e^ε")  # fmt: skip
+        if self.exact_ratio > self.bound * (1 + _ROUNDING):
+            return (f"VIOLATION: the channel's worst-case ratio {self.exact_ratio:.6g} exceeds "
+                    f"e^ε = {self.bound:.6g}")  # fmt: skip
+        return (f"VIOLATION: the randomizer's measured ratio is at least {self.lower_bound:.4g} "
+                f"({self.confidence:.0%} confidence), above e^ε = {self.bound:.6g}")  # fmt: skip
+
+
+def distinguishing_event(
+    protocol: FrequencyOracle, reports: Any, v: int, w: int
+) -> NDArray[np.bool_]:
+    """For each report, whether it lies in the event that best tells ``v`` from ``w``.
+
+    GRR: the report is ``v``. Unary encodings: bit ``v`` set and bit ``w`` clear. OLH:
+    the bucket is ``h(v)`` and ``h(v) ≠ h(w)``. SS: ``v`` in the subset and ``w`` not.
+    HR: the row is +1 in ``v``'s column and −1 in ``w``'s. Each has probability ratio
+    exactly ``e^ε`` under a correct randomizer.
+    """
+    if isinstance(protocol, OLH):
+        hv = hash_values(reports.multiplier, reports.offset, np.full(reports.bucket.size, v),
+                         protocol.hash_range)  # fmt: skip
+        hw = hash_values(reports.multiplier, reports.offset, np.full(reports.bucket.size, w),
+                         protocol.hash_range)  # fmt: skip
+        return (reports.bucket == hv) & (hv != hw)
+    if isinstance(protocol, _UnaryEncoding):
+        bits = np.asarray(reports)
+        return bits[:, v] & ~bits[:, w]
+    if protocol.name == "GRR":
+        return np.asarray(reports) == v
+    if protocol.name == "SS":
+        subsets = np.asarray(reports)
+        return np.any(subsets == v, axis=1) & ~np.any(subsets == w, axis=1)
+    if protocol.name == "HR":
+        rows = np.asarray(reports)
+        plus_v = (np.bitwise_count(rows & (v + 1)) & 1) == 0
+        plus_w = (np.bitwise_count(rows & (w + 1)) & 1) == 0
+        return plus_v & ~plus_w
+    raise ValueError(f"no audit event for protocol {protocol.name!r}")
+
+
+def _ratio_lower_bound(hits: int, misses_hits: int, runs: int, alpha: float) -> float:
+    """Lower bound of ``p1/p2`` from ``hits ~ Bin(runs, p1)``, ``misses_hits ~ Bin(runs, p2)``."""
+    if hits == 0:
+        return 0.0
+    p1_low = stats.beta.ppf(alpha / 2, hits, runs - hits + 1)
+    p2_high = 1.0 if misses_hits == runs else stats.beta.ppf(
+        1 - alpha / 2, misses_hits + 1, runs - misses_hits)  # fmt: skip
+    return float(p1_low / p2_high) if p2_high > 0 else math.inf
+
+
+def audit(
+    protocol: FrequencyOracle,
+    *,
+    runs: int = 200_000,
+    confidence: float = 0.99,
+    rng: ClientRNG = None,
+    inputs: tuple[int, int] = (0, 1),
+) -> AuditResult:
+    """Audit ``protocol`` exactly and empirically (see the module docstring)."""
+    if not (isinstance(runs, int) and 1_000 <= runs <= 50_000_000):
+        raise ValueError(f"runs must be a whole number in [1000, 50000000], got {runs!r}")
+    if not (0.5 <= confidence < 1):
+        raise ValueError(f"confidence must be in [0.5, 1), got {confidence!r}")
+    v, w = inputs
+    bound = math.exp(protocol.epsilon)
+    exact = protocol.worst_case_ratio()
+    counts = []
+    chunk = 1 << 16
+    for first, second in ((v, w), (w, v)):
+        hits = [0, 0]
+        for which, value in enumerate((first, second)):
+            left = runs
+            while left:
+                size = min(chunk, left)
+                reports = protocol.randomize(np.full(size, value), rng)
+                hits[which] += int(distinguishing_event(protocol, reports, first, second).sum())
+                left -= size
+        counts.extend(hits)
+    alpha = 1 - confidence
+    ratios = [counts[0] / counts[1] if counts[1] else math.inf,
+              counts[2] / counts[3] if counts[3] else math.inf]  # fmt: skip
+    lower = max(_ratio_lower_bound(counts[0], counts[1], runs, alpha / 2),
+                _ratio_lower_bound(counts[2], counts[3], runs, alpha / 2))  # fmt: skip
+    passed = exact <= bound * (1 + _ROUNDING) and lower <= bound
+    return AuditResult(protocol.name, protocol.epsilon, protocol.domain_size, bound, exact, runs,
+                       (counts[0], counts[1], counts[2], counts[3]), max(ratios), lower,
+                       confidence, passed)  # fmt: skip

@@ -1,0 +1,103 @@
+"""Running on Dask: a local cluster or an existing scheduler, with no code change.
+
+``--dask local:N`` starts a ``LocalCluster`` of N single-threaded worker processes on
+127.0.0.1; ``--dask tcp://HOST:PORT`` connects to a running scheduler. The work
+sent is the same function that runs locally (:func:`ldpcore.reports.aggregate_file`,
+:func:`ldpcore.experiment.run`), so results are identical wherever they run.
+Dask is an optional dependency (the ``cluster`` extra).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ldpcore.protocols import FrequencyOracle
+from ldpcore.reports import CHUNK_ROWS, aggregate_file
+
+#: Seconds to wait for a scheduler before saying it cannot be reached.
+CONNECT_TIMEOUT = 10
+_SPEC = re.compile(r"^(local:(?P<workers>\d+)|(?P<address>tcp://[^\s:/]+:\d+))$")
+
+
+def parse_dask(spec: str) -> tuple[str, int | str]:
+    """``("local", N)`` or ``("tcp", "tcp://HOST:PORT")`` from a ``--dask`` value.
+
+    Examples
+    --------
+    >>> parse_dask("local:2")
+    ('local', 2)
+    """
+    match = _SPEC.match(spec.strip()) if isinstance(spec, str) else None
+    if match is None:
+        raise ValueError(f"--dask must be local:N or tcp://HOST:PORT, got {spec!r}")
+    if match["workers"] is not None:
+        workers = int(match["workers"])
+        if not 1 <= workers <= 256:
+            raise ValueError(f"--dask local:N needs 1 <= N <= 256, got {workers}")
+        return "local", workers
+    return "tcp", match["address"]
+
+
+def _import_distributed() -> Any:
+    try:
+        import distributed  # noqa: PLC0415 (optional dependency)
+    except ImportError:
+        raise ValueError(
+            "Dask is not installed; install the cluster extra: pip install -e '.[cluster]'"
+        ) from None
+    return distributed
+
+
+@contextmanager
+def dask_client(spec: str, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
+    """A ``distributed.Client`` for ``spec``; a local cluster is closed on exit."""
+    kind, target = parse_dask(spec)
+    distributed = _import_distributed()
+    if kind == "local":
+        cluster = distributed.LocalCluster(
+            n_workers=int(target), threads_per_worker=1, processes=True, host="127.0.0.1",
+            dashboard_address=None, silence_logs=40,
+        )  # fmt: skip
+        try:
+            with distributed.Client(cluster) as client:
+                yield client
+        finally:
+            cluster.close()
+        return
+    try:
+        client = distributed.Client(str(target), timeout=timeout)
+    except (OSError, TimeoutError) as exc:
+        raise ValueError(f"cannot reach the Dask scheduler at {target}: {exc}") from None
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def where(client: Any) -> str:
+    """Where work runs, in words (for the command line and the app)."""
+    workers = len(client.scheduler_info().get("workers", {}))
+    return f"Dask scheduler {client.scheduler.address} with {workers} worker(s)"
+
+
+def aggregate_on_dask(
+    client: Any, protocol: FrequencyOracle, files: list[Path], *, chunk_rows: int = CHUNK_ROWS
+) -> tuple[NDArray[np.int64], int]:
+    """Support counts over many report files, one Dask task per file (streamed there)."""
+    futures = client.map(
+        aggregate_file, [protocol] * len(files), [str(f) for f in files],
+        chunk_rows=chunk_rows, pure=False,
+    )  # fmt: skip
+    total = np.zeros(protocol.domain_size, dtype=np.int64)
+    users = 0
+    for counts, count in client.gather(futures):
+        total += counts
+        users += count
+    return total, users

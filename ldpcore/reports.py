@@ -1,0 +1,234 @@
+"""Report files: what clients send, one documented format per protocol, Parquet or CSV.
+
+One row per user. The columns (the same names in Parquet and CSV):
+
+========  ==========================================  =====================================
+protocol  columns                                     meaning
+========  ==========================================  =====================================
+GRR       ``value`` (int64)                           the reported value, in ``[0, d)``
+OLH, BLH  ``seed_a``, ``seed_b`` (uint64),            the user's hash function
+          ``bucket`` (int64)                          ``h_{a,b}`` and the reported bucket
+                                                      in ``[0, g)``
+OUE, SUE  ``bits`` (binary in Parquet, hex in CSV)    the perturbed bit vector, ``d`` bits
+                                                      packed little-endian (numpy
+                                                      ``packbits(bitorder="little")``)
+SS        ``item_0`` … ``item_{k−1}`` (int64)         the reported subset of ``k`` values
+HR        ``row`` (int64)                             the reported Hadamard row, ``[0, K)``
+========  ==========================================  =====================================
+
+Parquet files also carry the protocol's parameters in their schema metadata
+(``ldpcore.protocol``, ``ldpcore.epsilon``, ``ldpcore.domain_size`` and ``g`` / ``k``),
+which :func:`check_metadata` compares with what the aggregator was told.
+
+Aggregation streams: :func:`iter_frames` yields bounded chunks, and
+:func:`aggregate_chunk` is the one per-chunk function whether it runs here or on
+a Dask worker, so counts are identical either way.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from ldpcore.protocols import FrequencyOracle
+from ldpcore.protocols.olh import OLH, HashedReports
+from ldpcore.protocols.unary import _UnaryEncoding
+
+#: Rows per chunk when streaming (bounded memory whatever the file size).
+CHUNK_ROWS = 1 << 18
+#: Schema-metadata prefix of the protocol parameters in Parquet report files.
+META = "ldpcore."
+
+
+def report_columns(protocol: FrequencyOracle) -> tuple[str, ...]:
+    """The column names of this protocol's report format."""
+    name = protocol.name
+    if name == "GRR":
+        return ("value",)
+    if isinstance(protocol, OLH):
+        return ("seed_a", "seed_b", "bucket")
+    if isinstance(protocol, _UnaryEncoding):
+        return ("bits",)
+    if name == "SS":
+        return tuple(f"item_{i}" for i in range(int(protocol.parameters()["k"])))
+    if name == "HR":
+        return ("row",)
+    raise ValueError(f"no report format for protocol {name!r}")
+
+
+def reports_to_frame(protocol: FrequencyOracle, reports: Any, *, text: bool) -> pd.DataFrame:
+    """A table of reports in the documented format (``text``: bits as hex, for CSV)."""
+    if isinstance(protocol, OLH):
+        return pd.DataFrame({"seed_a": reports.multiplier, "seed_b": reports.offset,
+                             "bucket": reports.bucket})  # fmt: skip
+    if isinstance(protocol, _UnaryEncoding):
+        packed = np.packbits(np.asarray(reports, dtype=bool), axis=1, bitorder="little")
+        rows = [row.tobytes() for row in packed]
+        return pd.DataFrame({"bits": [r.hex() for r in rows] if text else rows})
+    columns = report_columns(protocol)
+    array = np.asarray(reports, dtype=np.int64).reshape(len(reports), -1)
+    return pd.DataFrame({name: array[:, i] for i, name in enumerate(columns)})
+
+
+def frame_to_reports(protocol: FrequencyOracle, frame: pd.DataFrame, *, source: str) -> Any:
+    """Reports from a table, every column and range checked (``ValueError`` otherwise)."""
+    expected = report_columns(protocol)
+    missing = [c for c in expected if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"wrong report format in {source}: {protocol.name} reports need the columns "
+            f"{', '.join(expected)}; found {', '.join(map(str, frame.columns)) or 'none'}"
+        )
+    d = protocol.domain_size
+    if isinstance(protocol, OLH):
+        seeds = [_integers(frame[c], source, c, np.uint64) for c in ("seed_a", "seed_b")]
+        bucket = _integers(frame["bucket"], source, "bucket", np.int64)
+        _in_range(bucket, protocol.hash_range, source, "bucket")
+        return HashedReports(seeds[0], seeds[1], bucket)
+    if isinstance(protocol, _UnaryEncoding):
+        return _unpack_bits(frame["bits"], d, source)
+    if protocol.name == "HR":
+        rows = _integers(frame["row"], source, "row", np.int64)
+        _in_range(rows, protocol.order, source, "row")  # type: ignore[attr-defined]
+        return rows
+    array = np.column_stack([_integers(frame[c], source, c, np.int64) for c in expected])
+    _in_range(array, d, source, "/".join(expected))
+    if protocol.name == "GRR":
+        return array[:, 0]
+    ordered = np.sort(array, axis=1)
+    if array.shape[1] > 1 and np.any(ordered[:, 1:] == ordered[:, :-1]):
+        raise ValueError(f"wrong report format in {source}: a subset repeats a value")
+    return array
+
+
+def _integers(column: pd.Series, source: str, name: str, dtype: type) -> NDArray[Any]:
+    try:
+        values = pd.to_numeric(column, errors="raise")
+    except (ValueError, TypeError):
+        raise ValueError(f"wrong report format in {source}: column {name} must hold "
+                         "whole numbers") from None  # fmt: skip
+    array = np.asarray(values)
+    if array.dtype.kind == "f" and (
+        not np.all(np.isfinite(array)) or np.any(array != np.round(array))
+    ):
+        raise ValueError(f"wrong report format in {source}: column {name} must hold whole numbers")
+    if array.dtype.kind not in "iuf":
+        raise ValueError(f"wrong report format in {source}: column {name} must hold whole numbers")
+    if dtype is np.uint64 and array.dtype.kind == "i" and np.any(array < 0):
+        raise ValueError(f"wrong report format in {source}: column {name} must be >= 0")
+    return array.astype(dtype)
+
+
+def _in_range(values: NDArray[Any], top: int, source: str, name: str) -> None:
+    if values.size and (values.min() < 0 or values.max() >= top):
+        raise ValueError(
+            f"wrong report format in {source}: {name} must be in [0, {top}); found values "
+            f"from {values.min()} to {values.max()} (check --domain-size and the protocol)"
+        )
+
+
+def _unpack_bits(column: pd.Series, d: int, source: str) -> NDArray[np.bool_]:
+    width = (d + 7) // 8
+    try:
+        rows = [bytes.fromhex(v) if isinstance(v, str) else bytes(v) for v in column]
+    except (ValueError, TypeError):
+        raise ValueError(f"wrong report format in {source}: bits must be hex text or "
+                         "binary") from None  # fmt: skip
+    if any(len(r) != width for r in rows):
+        raise ValueError(
+            f"wrong report format in {source}: each bit vector must be {width} bytes for "
+            f"d = {d} (check --domain-size)"
+        )
+    packed = np.frombuffer(b"".join(rows), dtype=np.uint8).reshape(len(rows), width)
+    return np.unpackbits(packed, axis=1, count=d, bitorder="little").astype(bool)
+
+
+def protocol_metadata(protocol: FrequencyOracle) -> dict[str, str]:
+    """The parameters written into a Parquet file's schema metadata."""
+    meta = {f"{META}protocol": protocol.name}
+    meta |= {f"{META}{key}": str(value) for key, value in protocol.parameters().items()}
+    return meta
+
+
+def check_metadata(metadata: dict[bytes, bytes] | None, protocol: FrequencyOracle,
+                   source: str) -> None:  # fmt: skip
+    """Raise if a file's recorded parameters contradict the aggregator's."""
+    if not metadata:
+        return
+    recorded = {k.decode(): v.decode() for k, v in metadata.items() if k.startswith(b"ldpcore.")}
+    for key, value in protocol_metadata(protocol).items():
+        if key in recorded and recorded[key] != value:
+            name = key.removeprefix(META)
+            raise ValueError(
+                f"{source} was written for {name} = {recorded[key]}, but aggregation was asked "
+                f"for {name} = {value}"
+            )
+
+
+def iter_frames(path: Path, *, chunk_rows: int = CHUNK_ROWS, protocol: FrequencyOracle | None
+                = None) -> Iterator[pd.DataFrame]:  # fmt: skip
+    """Chunks of a report file (``.parquet`` or ``.csv``), ``chunk_rows`` rows at a time."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"report file {str(path)!r} does not exist")
+    if path.suffix.lower() == ".parquet":
+        import pyarrow as pa  # noqa: PLC0415 (streamlit's own dependency; only here)
+        import pyarrow.parquet as pq  # noqa: PLC0415
+
+        try:
+            handle = pq.ParquetFile(path)
+            if protocol is not None:
+                check_metadata(handle.schema_arrow.metadata, protocol, str(path))
+            for batch in handle.iter_batches(batch_size=chunk_rows):
+                yield batch.to_pandas()
+        except (pa.ArrowException, OSError) as exc:
+            raise ValueError(f"cannot read {str(path)!r} as Parquet: {exc}") from None
+        return
+    if path.suffix.lower() == ".csv":
+        try:
+            yield from pd.read_csv(path, chunksize=chunk_rows, dtype=str, keep_default_na=False)
+        except (pd.errors.ParserError, UnicodeDecodeError, csv.Error) as exc:
+            raise ValueError(f"cannot read {str(path)!r} as CSV: {exc}") from None
+        except pd.errors.EmptyDataError:
+            raise ValueError(f"{str(path)!r} is empty; expected a header line") from None
+        return
+    raise ValueError(f"{str(path)!r}: report files must end in .parquet or .csv")
+
+
+def aggregate_chunk(
+    protocol: FrequencyOracle, frame: pd.DataFrame, source: str
+) -> NDArray[np.int64]:
+    """Support counts of one chunk of reports: the per-chunk function, local or on Dask."""
+    if frame.empty:
+        return np.zeros(protocol.domain_size, dtype=np.int64)
+    return protocol.aggregate(frame_to_reports(protocol, frame, source=source))
+
+
+def aggregate_file(protocol: FrequencyOracle, path: Path, *,
+                   chunk_rows: int = CHUNK_ROWS) -> tuple[NDArray[np.int64], int]:  # fmt: skip
+    """Support counts and number of reports of one file, streamed chunk by chunk."""
+    total = np.zeros(protocol.domain_size, dtype=np.int64)
+    users = 0
+    for frame in iter_frames(path, chunk_rows=chunk_rows, protocol=protocol):
+        total += aggregate_chunk(protocol, frame, str(path))
+        users += len(frame)
+    return total, users
+
+
+def report_files(path: Path) -> list[Path]:
+    """The report files at ``path``: the file itself, or a folder's ``*.parquet`` / ``*.csv``."""
+    path = Path(path)
+    if path.is_dir():
+        files = sorted([*path.glob("*.parquet"), *path.glob("*.csv")])
+        if not files:
+            raise ValueError(f"folder {str(path)!r} has no .parquet or .csv report files")
+        return files
+    if not path.exists():
+        raise ValueError(f"report file {str(path)!r} does not exist")
+    return [path]

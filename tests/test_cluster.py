@@ -1,0 +1,284 @@
+"""Real collection and Dask: randomize → aggregate → estimate, sweeps, the privacy audit.
+
+A 2-worker LocalCluster on 127.0.0.1 runs inside the suite (closed afterwards); the
+same functions run locally, and the results must be identical.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import K_SIGMA
+
+from ldpcore.audit import audit
+from ldpcore.cluster import aggregate_on_dask, dask_client, parse_dask
+from ldpcore.collection import randomize_file
+from ldpcore.protocols import get_protocol, protocol_names
+from ldpcore.protocols.grr import GRR
+from ldpcore.protocols.unary import OUE
+from ldpcore.reports import aggregate_file, report_files
+from ldpcore.rng import as_source
+from ldpcore.sweeps import grid, run_sweep
+
+distributed = pytest.importorskip("distributed")
+
+D = 32
+TRUTH = np.arange(D, 0, -1, dtype=float) / np.arange(D, 0, -1).sum()
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[object]:
+    with dask_client("local:2") as dask:
+        yield dask
+
+
+def _values_file(folder: Path, users: int, seed: int, name: str = "values.csv") -> Path:
+    values = np.random.default_rng(seed).choice(D, size=users, p=TRUTH)
+    path = folder / name
+    path.write_text("value\n" + "\n".join(map(str, values)) + "\n")
+    return path
+
+
+def _ldpcore(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ldpcore.cli", *args], capture_output=True,
+                          text=True, check=False)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", protocol_names())
+def test_randomize_aggregate_estimate_is_unbiased(tmp_path: Path, name: str) -> None:
+    """Real client randomizer → report file → streamed aggregation → Base: k·σ of Eq. 3."""
+    users = 60_000
+    values = _values_file(tmp_path, users, seed=5)
+    protocol = get_protocol(name, epsilon=1.5, domain_size=D)
+    suffix = ".csv" if name in {"OUE", "GRR"} else ".parquet"  # both formats exercised
+    reports = tmp_path / f"reports{suffix}"
+    assert randomize_file(protocol, values, reports, rng=np.random.default_rng(9),
+                          chunk_rows=7_000) == users  # fmt: skip
+    counts, n = aggregate_file(protocol, reports, chunk_rows=5_000)
+    assert n == users
+    observed = np.bincount(pd.read_csv(values)["value"], minlength=D) / users
+    estimate = protocol.estimate(counts, users)
+    z = (estimate - observed) / np.sqrt(protocol.variance(observed, users))
+    assert np.abs(z).max() < K_SIGMA, f"{name}: max |z| = {np.abs(z).max():.2f}"
+
+
+@pytest.mark.parametrize("name", ["OLH", "OUE", "SS", "HR"])
+def test_aggregation_is_identical_locally_and_on_the_cluster(
+    client: object, tmp_path: Path, name: str
+) -> None:
+    protocol = get_protocol(name, epsilon=1.0, domain_size=D)
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    for i in range(3):
+        values = _values_file(tmp_path, 20_000, seed=i, name=f"v{i}.csv")
+        randomize_file(protocol, values, parts / f"p{i}.parquet", rng=np.random.default_rng(i))
+    files = report_files(parts)
+    local = sum(aggregate_file(protocol, f)[0] for f in files)
+    remote, users = aggregate_on_dask(client, protocol, files, chunk_rows=4_096)
+    assert users == 60_000 and np.array_equal(local, remote)
+
+
+def test_sweep_is_bit_identical_on_the_cluster(client: object) -> None:
+    points = grid({"dataset": "zipf:d=64,s=1.5", "protocols": ["OLH", "HR"],
+                   "epsilons": [0.5, 2.0], "ns": [10_000], "methods": ["Base", "Norm-Sub"],
+                   "queries": ["full", "topk:k=4"], "trials": 6, "seed": 3})  # fmt: skip
+    assert len(points) == 8
+    local = run_sweep(points)
+    remote = run_sweep(points, executor=client.get_executor())  # type: ignore[attr-defined]
+    pd.testing.assert_frame_equal(local, remote, check_exact=True)
+
+
+def test_cli_aggregate_local_and_dask_agree(tmp_path: Path) -> None:
+    values = _values_file(tmp_path, 30_000, seed=1)
+    common = ("--protocol", "OUE", "--epsilon", "1", "--domain-size", str(D))
+    done = _ldpcore("randomize", *common, "--input", str(values), "--output",
+                    str(tmp_path / "r.parquet"))  # fmt: skip
+    assert done.returncode == 0 and "OS secure generator" in done.stderr
+    local = _ldpcore("aggregate", *common, "--input", str(tmp_path / "r.parquet"))
+    remote = _ldpcore("aggregate", *common, "--input", str(tmp_path / "r.parquet"),
+                      "--dask", "local:2")  # fmt: skip
+    assert local.returncode == 0 and remote.returncode == 0, remote.stderr
+    assert local.stdout == remote.stdout and local.stdout.startswith("value,count\n0,")
+    assert "with 2 worker(s)" in remote.stderr
+
+
+MEMORY_BOUND_MB = 200
+
+
+def test_ten_million_reports_aggregate_in_bounded_memory(tmp_path: Path) -> None:
+    """10 million OLH reports (d = 1024, a 300 MB Parquet file when decoded) are
+    aggregated chunk by chunk with peak memory growing by less than 200 MB."""
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
+    from ldpcore.reports import protocol_metadata, reports_to_frame  # noqa: PLC0415
+
+    protocol = get_protocol("OLH", epsilon=1.0, domain_size=1024)
+    path = tmp_path / "ten-million.parquet"
+    generator = np.random.default_rng(0)
+    writer = None
+    for _ in range(10):
+        values = generator.integers(0, 1024, size=1_000_000)
+        frame = reports_to_frame(protocol, protocol.randomize(values, generator), text=False)
+        table = __import__("pyarrow").Table.from_pandas(frame, preserve_index=False)
+        if writer is None:
+            meta = {k.encode(): v.encode() for k, v in protocol_metadata(protocol).items()}
+            writer = pq.ParquetWriter(path, table.schema.with_metadata(meta))
+        writer.write_table(table.replace_schema_metadata(writer.schema.metadata))
+    assert writer is not None
+    writer.close()
+    script = f"""
+import resource
+from pathlib import Path
+import numpy as np
+from ldpcore.protocols import get_protocol
+from ldpcore.reports import aggregate_file, iter_frames
+protocol = get_protocol("OLH", epsilon=1.0, domain_size=1024)
+next(iter_frames(Path({str(path)!r}), chunk_rows=1000))  # load pyarrow before the baseline
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+counts, users = aggregate_file(protocol, Path({str(path)!r}))
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(users, int(counts.sum()), (after - before) / 1024)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    users, total, growth_mb = done.stdout.split()
+    assert int(users) == 10_000_000
+    # Each report supports about n/g + (d−1)·n/g values: a sanity check on the sum.
+    assert int(total) == pytest.approx(10_000_000 * (1 + 1023 / protocol.hash_range), rel=0.01)
+    assert float(growth_mb) < MEMORY_BOUND_MB, f"peak memory grew by {growth_mb} MB"
+
+
+# --- the audit ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", protocol_names())
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_audit_passes_every_shipped_protocol(name: str, epsilon: float) -> None:
+    result = audit(get_protocol(name, epsilon=epsilon, domain_size=16), runs=60_000, rng=4)
+    assert result.passed, result.verdict
+    # The event is built to have ratio exactly e^ε: the estimate must be near it.
+    assert result.empirical_ratio == pytest.approx(math.exp(epsilon), rel=0.25)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeakyOUE(OUE):
+    """OUE whose code keeps the user's own bit set 90% of the time (p says 50%)."""
+
+    name: ClassVar[str] = "OUE"
+
+    def randomize(self, values, rng=None):  # type: ignore[no-untyped-def]
+        bits = super().randomize(values, rng)
+        source = as_source(rng)
+        rows = np.arange(len(values))
+        bits[rows, np.asarray(values)] = source.random(len(values)) < 0.9
+        return bits
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeakyGRR(GRR):
+    """GRR with its keep probability computed for twice the budget."""
+
+    name: ClassVar[str] = "GRR"
+
+    @property
+    def p(self) -> float:
+        e = math.exp(2 * self.epsilon)
+        return e / (e + self.domain_size - 1)
+
+
+def test_audit_catches_a_randomizer_that_leaks_in_its_code() -> None:
+    result = audit(LeakyOUE(epsilon=1.0, domain_size=16), runs=60_000, rng=4)
+    assert result.exact_ratio == pytest.approx(math.e)  # the formulas are right...
+    assert (
+        not result.passed and "randomizer's measured ratio" in result.verdict
+    )  # ...the code is not
+
+
+def test_audit_catches_a_wrong_channel() -> None:
+    result = audit(LeakyGRR(epsilon=1.0, domain_size=16), runs=60_000, rng=4)
+    assert not result.passed and "exceeds e^ε" in result.verdict
+
+
+def test_cli_audit_exit_codes() -> None:
+    done = _ldpcore("audit", "--protocol", "HR", "--epsilon", "1", "--domain-size", "16",
+                    "--runs", "20000", "--seed", "1")  # fmt: skip
+    assert done.returncode == 0 and "consistent with ε-LDP" in done.stdout
+
+
+# --- every bad input: one error line, exit code 2 -----------------------------------------
+
+
+def test_bad_inputs(tmp_path: Path) -> None:
+    values = _values_file(tmp_path, 1_000, seed=2)
+    common = ("--epsilon", "1", "--domain-size", str(D))
+    good = tmp_path / "good.parquet"
+    assert _ldpcore("randomize", "--protocol", "OLH", *common, "--input", str(values),
+                    "--output", str(good), "--seed", "1").returncode == 0  # fmt: skip
+    truncated = tmp_path / "truncated.parquet"
+    truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    wrong = tmp_path / "wrong.csv"
+    wrong.write_text("value\n3\n4\n")
+    out_of_range = tmp_path / "values-big.csv"
+    out_of_range.write_text("value\n3\n99\n")
+    cases = [
+        (("randomize", "--protocol", "XYZ", *common, "--input", str(values), "--output",
+          str(tmp_path / "x.parquet")), "unknown protocol"),
+        (("randomize", "--protocol", "GRR", *common, "--input", str(out_of_range), "--output",
+          str(tmp_path / "x.csv")), "line 3: value '99' is not a whole number in [0, 32)"),
+        (("randomize", "--protocol", "GRR", *common, "--input", str(values), "--output",
+          str(tmp_path / "x.txt")), "must end in .parquet or .csv"),
+        (("aggregate", "--protocol", "OLH", *common, "--input", str(wrong)),
+         "wrong report format"),
+        (("aggregate", "--protocol", "OLH", *common, "--input", str(truncated)),
+         "cannot read"),
+        (("aggregate", "--protocol", "OLH", "--epsilon", "1", "--domain-size", "64",
+          "--input", str(good)), "was written for domain_size = 32"),
+        (("aggregate", "--protocol", "OLH", *common, "--input", str(tmp_path / "none.parquet")),
+         "does not exist"),
+        (("aggregate", "--protocol", "OLH", *common, "--input", str(good), "--dask",
+          "tcp://127.0.0.1:9", "--connect-timeout", "1"), "cannot reach the Dask scheduler"),
+        (("aggregate", "--protocol", "OLH", *common, "--input", str(good), "--dask", "lots"),
+         "--dask must be local:N or tcp://HOST:PORT"),
+        (("sweep", "--config", str(tmp_path / "none.toml"), "--out", "x.parquet"),
+         "does not exist"),
+        (("audit", "--protocol", "GRR", *common, "--runs", "10"), "runs must be"),
+    ]  # fmt: skip
+    for args, message in cases:
+        done = _ldpcore(*args)
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 2, (args, done.stderr)
+        assert len(lines) == 1 and lines[0].startswith("error:"), (args, done.stderr)
+        assert message in lines[0], (args, lines[0])
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("protocols = ['OLH']\n", "'dataset' is required"),
+        ("dataset = 'zipf:d=64'\ncolour = 'red'\n", "unknown key(s) colour"),
+        ("dataset = 'zipf:d=64'\nepsilons = []\n", "'epsilons' must be a non-empty list"),
+        ("dataset = 'zipf:d=64'\nprotocols = ['XYZ']\n", "unknown protocol"),
+        ("dataset = [1\n", "is not valid TOML"),
+    ],
+)
+def test_bad_sweep_files(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "sweep.toml"
+    path.write_text(text)
+    done = _ldpcore("sweep", "--config", str(path), "--out", str(tmp_path / "r.parquet"))
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+
+
+def test_parse_dask() -> None:
+    assert parse_dask("tcp://10.0.0.5:8786") == ("tcp", "tcp://10.0.0.5:8786")
+    with pytest.raises(ValueError, match="1 <= N <= 256"):
+        parse_dask("local:0")
