@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 
 import numpy as np
@@ -230,22 +231,29 @@ def choose_epsilon(
     protocols: Sequence[str],
     epsilon_range: tuple[float, float] = EPSILON_RANGE,
     progress: Callable[[float, str], None] | None = None,
+    executor: Executor | None = None,
 ) -> list[EpsilonAnswer]:
     """Per protocol, the smallest ε meeting the target with its best method, and with Base.
 
     Every method of ``config`` is simulated together (common random numbers) on a
     coarse log grid of ε; the best method is the one whose RMSE curve crosses the
     target first (log-linear interpolation between grid points). That method and
-    Base are then searched precisely as in :func:`advise_epsilon`.
+    Base are then searched precisely as in :func:`advise_epsilon`. With an
+    ``executor`` (e.g. a Dask client's) the grid's points run in parallel there.
     """
     _check_target(target_rmse)
     grid = np.geomspace(epsilon_range[0], epsilon_range[1], 10)
     answers = []
     for position, protocol in enumerate(protocols):
         point = dataclasses.replace(config, protocol=protocol)
+        points = [dataclasses.replace(point, epsilon=float(e)) for e in grid]
+        results = (
+            [f.result() for f in [executor.submit(run, p) for p in points]]
+            if executor is not None
+            else [run(p) for p in points]
+        )
         curves = pd.concat(
-            [run(dataclasses.replace(point, epsilon=float(e))).summary.assign(epsilon=e)
-             for e in grid]
+            [r.summary.assign(epsilon=e) for r, e in zip(results, grid, strict=True)]
         )  # fmt: skip
         crossing = {}
         for name, frame in curves.groupby("method", sort=False):

@@ -197,6 +197,7 @@ def _add_more_commands(commands: Any) -> None:
     rep.add_argument("--out", help="output folder (required unless --list)")
     rep.add_argument("--list", action="store_true", help="list the figure ids and stop")
     rep.add_argument("--no-png", action="store_true", help="skip PNG export (needs Chromium)")
+    rep.add_argument("--dask", help="run the trials on Dask: local:N or tcp://HOST:PORT")
 
     rnd = commands.add_parser(
         "randomize",
@@ -496,7 +497,17 @@ def _reproduce(args: argparse.Namespace) -> int:
         print(f"\r[{share:4.0%}] {message[:70]:70}", end="", file=sys.stderr, flush=True)
 
     try:
-        results = reproduce.reproduce(ids, mode, out, png=not args.no_png, progress=progress)
+        if args.dask:
+            from ldpcore.cluster import dask_client, where  # noqa: PLC0415
+
+            with dask_client(args.dask) as client:
+                print(f"running on {where(client)}", file=sys.stderr)
+                workers = max(1, len(client.scheduler_info().get("workers", {})))
+                results = reproduce.reproduce(ids, mode, out, png=not args.no_png,
+                                              progress=progress, executor=client.get_executor(),
+                                              workers=workers)  # fmt: skip
+        else:
+            results = reproduce.reproduce(ids, mode, out, png=not args.no_png, progress=progress)
     except OSError as exc:
         raise ValueError(f"cannot write to --out {args.out!r}: {exc.strerror or exc}") from None
     print(file=sys.stderr)

@@ -9,6 +9,7 @@ Dask is an optional dependency (the ``cluster`` extra).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -58,6 +59,28 @@ def _import_distributed() -> Any:
 @contextmanager
 def dask_client(spec: str, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
     """A ``distributed.Client`` for ``spec``; a local cluster is closed on exit."""
+    client = open_client(spec, timeout=timeout)
+    try:
+        yield client
+    finally:
+        cluster = client.cluster  # set only when this client started a local cluster
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+#: Environment variable that points the app's long runs at a cluster (local:N or tcp://…).
+ENVIRONMENT = "LDPCORE_DASK"
+
+
+def configured() -> str | None:
+    """The cluster the app should use (``$LDPCORE_DASK``), or None for this process."""
+    spec = os.environ.get(ENVIRONMENT, "").strip()
+    return spec or None
+
+
+def open_client(spec: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
+    """A long-lived client (the app keeps one per server); the caller owns closing it."""
     kind, target = parse_dask(spec)
     distributed = _import_distributed()
     if kind == "local":
@@ -65,20 +88,11 @@ def dask_client(spec: str, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]
             n_workers=int(target), threads_per_worker=1, processes=True, host="127.0.0.1",
             dashboard_address=None, silence_logs=40,
         )  # fmt: skip
-        try:
-            with distributed.Client(cluster) as client:
-                yield client
-        finally:
-            cluster.close()
-        return
+        return distributed.Client(cluster)
     try:
-        client = distributed.Client(str(target), timeout=timeout)
+        return distributed.Client(str(target), timeout=timeout)
     except (OSError, TimeoutError) as exc:
         raise ValueError(f"cannot reach the Dask scheduler at {target}: {exc}") from None
-    try:
-        yield client
-    finally:
-        client.close()
 
 
 def where(client: Any) -> str:

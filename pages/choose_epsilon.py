@@ -19,6 +19,7 @@ from pages.common import (
     EPSILONS,
     USERS,
     counts_config,
+    executor,
     histogram_picker,
     query_picker,
     run_or_explain,
@@ -63,7 +64,8 @@ target = float(target_pp) / 100
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _answers(config: ExperimentConfig, target: float, protocols: tuple[str, ...]) -> list:
-    return choose_epsilon(config, target_rmse=target, protocols=protocols)
+    return choose_epsilon(config, target_rmse=target, protocols=protocols,
+                          executor=executor()[0])  # fmt: skip
 
 
 def _epsilon_text(value: float | None) -> str:
@@ -104,6 +106,7 @@ answers = run_or_explain(
 )
 if not answers:
     st.stop()
+st.caption(f"Searched on {executor()[2]}.")
 
 reachable = [a for a in answers if a.best.value is not None]
 winner = min(reachable, key=lambda a: a.best.value) if reachable else answers[0]

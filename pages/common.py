@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ldpcore import bounds, viz
+from ldpcore.cluster import ENVIRONMENT, configured, open_client, where
 from ldpcore.datasets import Dataset, bundled_names, load_bundled, parse_histogram
 from ldpcore.experiment import ExperimentConfig, run, sweep
 from ldpcore.postprocess import METHODS, method_names
@@ -337,3 +338,28 @@ def counts_config(
         true_counts=tuple(int(c) for c in dataset.counts), labels=dataset.labels,
         groups=dataset.groups,
     )  # fmt: skip
+
+
+@st.cache_resource(show_spinner=False)
+def cluster() -> tuple[Any, int, str]:
+    """The Dask client long runs use (``$LDPCORE_DASK``), its worker count, and where that is.
+
+    One per server process, opened on first use; without the variable, work runs in
+    the app's own process.
+    """
+    spec = configured()
+    if spec is None:
+        return None, 1, ("this machine (start the app with LDPCORE_DASK=local:N or "
+                         "tcp://HOST:PORT to use a Dask cluster)")  # fmt: skip
+    try:
+        client = open_client(spec)
+    except ValueError as exc:
+        return None, 1, f"this machine, because {ENVIRONMENT}={spec} failed: {exc}"
+    workers = max(1, len(client.scheduler_info().get("workers", {})))
+    return client, workers, where(client)
+
+
+def executor() -> tuple[Any, int, str]:
+    """``(executor or None, workers, where)`` for long runs."""
+    client, workers, place = cluster()
+    return (None if client is None else client.get_executor()), workers, place

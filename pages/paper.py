@@ -7,6 +7,7 @@ import streamlit as st
 
 from ldpcore.reproduce import Context, Reproduction, get_recipe, recipe_ids, report_markdown
 from ldpcore.reproduce import run_recipe as run_paper_recipe
+from pages.common import executor
 
 st.title("Paper")
 st.caption(
@@ -36,7 +37,9 @@ results: dict[tuple[str, str], Reproduction] = st.session_state.setdefault("pape
 
 def _run(mode: str) -> None:
     bar = st.progress(0.0, text=f"Running {chosen} ({mode})…")
-    context = Context(mode, progress=lambda share, message: bar.progress(share, text=message))
+    pool, workers, _ = executor() if mode == "full" else (None, 1, "")
+    context = Context(mode, progress=lambda share, message: bar.progress(share, text=message),
+                      executor=pool, workers=workers)  # fmt: skip
     try:
         results[(chosen, mode)] = run_paper_recipe(chosen, mode, context=context)
     except ValueError as exc:
@@ -53,6 +56,7 @@ if buttons[1].button(f"Run full, the paper's trial counts (about {recipe.full_se
                      key="paper-full"):  # fmt: skip
     _run("full")
 
+st.caption(f"Full runs execute on {executor()[2]}; quick runs in the app's own process.")
 shown = results.get((chosen, "full")) or results.get((chosen, "quick"))
 if shown is None:
     st.info("Run the quick mode to see the figure and its claims (a few seconds).")

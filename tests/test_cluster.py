@@ -282,3 +282,14 @@ def test_parse_dask() -> None:
     assert parse_dask("tcp://10.0.0.5:8786") == ("tcp", "tcp://10.0.0.5:8786")
     with pytest.raises(ValueError, match="1 <= N <= 256"):
         parse_dask("local:0")
+
+
+def test_paper_recipes_give_the_same_numbers_on_the_cluster(client: object) -> None:
+    from ldpcore.reproduce import Context, run_recipe  # noqa: PLC0415
+
+    remote_context = Context("quick", executor=client.get_executor(), workers=2)  # type: ignore[attr-defined]
+    for recipe_id in ("ndss-fig5", "ibu-table1"):
+        local = run_recipe(recipe_id, "quick")
+        remote = run_recipe(recipe_id, "quick", context=remote_context)
+        pd.testing.assert_frame_equal(local.data, remote.data, check_exact=True)
+        assert [c.holds for c in local.claims] == [c.holds for c in remote.claims]

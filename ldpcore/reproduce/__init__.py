@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,6 +96,10 @@ class Context:
     mode: str
     progress: Progress | None = None
     cache: dict[Any, Any] = field(default_factory=dict)
+    #: Where trials run: a ``concurrent.futures`` executor (e.g. a Dask client's) and how
+    #: many chunks to split each run into; in-process when None. Results are identical.
+    executor: Executor | None = None
+    workers: int = 1
 
     @property
     def quick(self) -> bool:
@@ -223,6 +228,8 @@ def reproduce(
     *,
     png: bool = True,
     progress: Progress | None = None,
+    executor: Executor | None = None,
+    workers: int = 1,
 ) -> list[Reproduction]:
     """Run recipes, write each one's files and a summary ``report.md`` in ``out``."""
     ids = list(recipe_ids_)
@@ -230,7 +237,7 @@ def reproduce(
         get_recipe(recipe_id)  # fail before running anything
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    context = Context(mode)
+    context = Context(mode, executor=executor, workers=workers)
     results = []
     for position, recipe_id in enumerate(ids):
 

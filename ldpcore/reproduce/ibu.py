@@ -27,11 +27,9 @@ PAPER_SHARE = 16 / 18
 def table1(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, str]:
     """Base and IBU MSE per protocol, N and ε."""
     trials = 3 if context.quick else 10
-    rows = []
     cells = [(p, n, e) for p in PROTOCOLS for n in USERS for e in EPSILONS]
-    for position, (protocol, n, epsilon) in enumerate(cells):
-        context.report(position / len(cells), f"{protocol}, N = {n:,}, ε = {epsilon:g}")
-        config = ExperimentConfig(
+    configs = [
+        ExperimentConfig(
             dataset="zipf:d=1000,s=1",
             n=n,
             protocol=protocol,
@@ -40,7 +38,15 @@ def table1(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str,
             trials=trials,
             seed=2020,
         )
-        summary = run(config).summary.set_index("method")["mse"]
+        for protocol, n, epsilon in cells
+    ]
+    # One task per cell on an executor (a Dask cluster, say); in order here otherwise.
+    pending = [context.executor.submit(run, c) for c in configs] if context.executor else None
+    rows = []
+    for position, ((protocol, n, epsilon), config) in enumerate(zip(cells, configs, strict=True)):
+        context.report(position / len(cells), f"{protocol}, N = {n:,}, ε = {epsilon:g}")
+        result = pending[position].result() if pending else run(config)
+        summary = result.summary.set_index("method")["mse"]
         rows.append(
             {
                 "protocol": protocol,

@@ -87,7 +87,14 @@ def _sweep(
         def progress(done: int, total: int) -> None:
             context.report(done / total, f"{label} ({done}/{total} trials)")
 
-        context.cache[key] = sweep(config, parameter, list(values), progress=progress)
+        context.cache[key] = sweep(
+            config,
+            parameter,
+            list(values),
+            progress=progress,
+            executor=context.executor,
+            workers=context.workers,
+        )
     frame: pd.DataFrame = context.cache[key]
     return frame
 
@@ -164,7 +171,10 @@ def _bias_run(context: Context) -> ExperimentResult:
     key = ("bias-run", config)
     if key not in context.cache:
         context.cache[key] = run(
-            config, progress=lambda d, t: context.report(d / t, f"{d}/{t} trials")
+            config,
+            progress=lambda d, t: context.report(d / t, f"{d}/{t} trials"),
+            executor=context.executor,
+            workers=context.workers,
         )
     result: ExperimentResult = context.cache[key]
     return result
