@@ -14,6 +14,8 @@ an approximation, not an exact confidence interval, and the page says so.
 
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import dataclass
 
 import numpy as np
@@ -197,3 +199,26 @@ def consistent_estimates(
 
 def _is_distribution(f: NDArray[np.float64]) -> bool:
     return bool(np.all(f >= 0) and abs(float(f.sum()) - 1.0) < 1e-9)
+
+
+def example_collected(*, seed: int = 2026) -> bytes:
+    """An example collected file: OLH support counts, ε = 1, n = 10,000 (for trying the tools).
+
+    The truth is the 20 most populous countries' shares as 10,000 users (bundled
+    ``countries``); one seeded draw of the exact sampler stands in for a collection.
+
+    Examples
+    --------
+    >>> example_collected().splitlines()[0]
+    b'value,count'
+    """
+    from ldpcore.datasets import load_bundled  # noqa: PLC0415 (reads sample_data/)
+
+    data = load_bundled("countries", top_d=20, n=10_000)
+    oracle = get_protocol("OLH", epsilon=1.0, domain_size=data.domain_size)
+    support = oracle.sample_support_counts(data.counts, seed)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["value", "count"])
+    writer.writerows(zip(data.labels, support.tolist(), strict=True))
+    return buffer.getvalue().encode()

@@ -37,9 +37,10 @@ st.caption(
     "ε that meets an accuracy target, per protocol with its best post-processing, and what "
     "that ε means for one person."
 )
-dataset = histogram_picker("choose")
-if dataset is None:
+picked = histogram_picker("choose")
+if picked is None:
     st.stop()
+dataset: Dataset = picked  # narrowed once, for the closures below
 
 row = st.columns(3)
 n = row[0].select_slider("Users n", USERS, value=10**6, key="choose-n")
@@ -63,7 +64,9 @@ target = float(target_pp) / 100
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _answers(config: ExperimentConfig, target: float, protocols: tuple[str, ...]) -> list:
+def _answers(
+    config: ExperimentConfig, target: float, protocols: tuple[str, ...]
+) -> list[EpsilonAnswer]:
     return choose_epsilon(config, target_rmse=target, protocols=protocols,
                           executor=executor()[0])  # fmt: skip
 
@@ -153,7 +156,7 @@ fixed = st.select_slider("ε", EPSILONS, value=1.0, key="choose-fixed-epsilon")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _users(config: ExperimentConfig, target: float) -> list:
+def _users(config: ExperimentConfig, target: float) -> list[Advice]:
     return advise_users(config, target_rmse=target)
 
 

@@ -38,8 +38,11 @@ results: dict[tuple[str, str], Reproduction] = st.session_state.setdefault("pape
 def _run(mode: str) -> None:
     bar = st.progress(0.0, text=f"Running {chosen} ({mode})…")
     pool, workers, _ = executor() if mode == "full" else (None, 1, "")
-    context = Context(mode, progress=lambda share, message: bar.progress(share, text=message),
-                      executor=pool, workers=workers)  # fmt: skip
+
+    def progress(share: float, message: str) -> None:
+        bar.progress(share, text=message)
+
+    context = Context(mode, progress=progress, executor=pool, workers=workers)
     try:
         results[(chosen, mode)] = run_paper_recipe(chosen, mode, context=context)
     except ValueError as exc:

@@ -7,7 +7,13 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ldpcore import bounds, viz
-from ldpcore.collected import Collected, consistent_estimates, guess_kind, read_collected
+from ldpcore.collected import (
+    Collected,
+    consistent_estimates,
+    example_collected,
+    guess_kind,
+    read_collected,
+)
 from ldpcore.datasets import Dataset
 from ldpcore.postprocess import METHODS, method_names
 from ldpcore.protocols import protocol_names
@@ -44,43 +50,53 @@ def _histogram_preview(dataset: Dataset) -> None:
     st.plotly_chart(figure, key="chart-histogram")
 
 
+def _simulate_section(dataset: Dataset) -> None:
+    """Settings, the recommendation and the charts for one uploaded or bundled histogram."""
+    _histogram_preview(dataset)
+    st.subheader("Simulate a protocol on it")
+    row = st.columns(4)
+    protocol = row[0].selectbox("Protocol", protocol_names(), index=1, key="yours-protocol")
+    epsilon = row[1].select_slider("Privacy budget ε", EPSILONS, value=1.0,
+                                   key="yours-epsilon")  # fmt: skip
+    n = row[2].number_input("Users n (the file's total by default)", bounds.N_USERS_MIN,
+                            bounds.N_USERS_MAX, dataset.n, key="yours-n")  # fmt: skip
+    trials = row[3].slider("Trials", 5, 100, 20, key="yours-trials")
+    query = query_picker("yours", dataset)
+    config = run_or_explain(
+        lambda: counts_config(dataset, n=int(n), protocol=protocol, epsilon=float(epsilon),
+                              query=query, trials=int(trials)),
+        "Checking the settings…",
+    )  # fmt: skip
+    result = None if config is None else run_or_explain(
+        lambda: simulate(config), "Simulating…"
+    )  # fmt: skip
+    if config is not None and result is not None:
+        summary = result["summary"].sort_values("mse", kind="stable")
+        best = summary.iloc[0]
+        base = summary[summary["method"] == "Base"]["mse"]
+        gain = (f" — {float(base.iloc[0]) / float(best['mse']):.1f}× lower MSE than Base"
+                if len(base) and best["method"] != "Base" else "")  # fmt: skip
+        st.success(
+            f"Recommended for this query: **{best['method']}** "
+            f"(MSE {float(best['mse']):.3g}{gain}). "
+            f"{METHODS[str(best['method'])].explanation}"
+        )
+        figures = explorer_figures(config, False)
+        st.plotly_chart(go.Figure(figures["mse"]), key="yours-mse")
+        st.plotly_chart(go.Figure(figures["estimates"]), key="yours-estimates")
+        st.dataframe(method_table(result["summary"]), hide_index=True, key="yours-table")
+        st.caption(viz.lower_bound_note())
+
+
 with simulate_tab:
-    dataset = histogram_picker("yours")
-    if dataset is not None:
-        _histogram_preview(dataset)
-        st.subheader("Simulate a protocol on it")
-        row = st.columns(4)
-        protocol = row[0].selectbox("Protocol", protocol_names(), index=1, key="yours-protocol")
-        epsilon = row[1].select_slider("Privacy budget ε", EPSILONS, value=1.0,
-                                       key="yours-epsilon")  # fmt: skip
-        n = row[2].number_input("Users n (the file's total by default)", bounds.N_USERS_MIN,
-                                bounds.N_USERS_MAX, dataset.n, key="yours-n")  # fmt: skip
-        trials = row[3].slider("Trials", 5, 100, 20, key="yours-trials")
-        query = query_picker("yours", dataset)
-        config = run_or_explain(
-            lambda: counts_config(dataset, n=int(n), protocol=protocol, epsilon=float(epsilon),
-                                  query=query, trials=int(trials)),
-            "Checking the settings…",
-        )  # fmt: skip
-        result = None if config is None else run_or_explain(
-            lambda: simulate(config), "Simulating…"
-        )  # fmt: skip
-        if config is not None and result is not None:
-            summary = result["summary"].sort_values("mse", kind="stable")
-            best = summary.iloc[0]
-            base = summary[summary["method"] == "Base"]["mse"]
-            gain = (f" — {float(base.iloc[0]) / float(best['mse']):.1f}× lower MSE than Base"
-                    if len(base) and best["method"] != "Base" else "")  # fmt: skip
-            st.success(
-                f"Recommended for this query: **{best['method']}** "
-                f"(MSE {float(best['mse']):.3g}{gain}). "
-                f"{METHODS[str(best['method'])].explanation}"
-            )
-            figures = explorer_figures(config, False)
-            st.plotly_chart(go.Figure(figures["mse"]), key="yours-mse")
-            st.plotly_chart(go.Figure(figures["estimates"]), key="yours-estimates")
-            st.dataframe(method_table(result["summary"]), hide_index=True, key="yours-table")
-            st.caption(viz.lower_bound_note())
+    picked = histogram_picker("yours")
+    if picked is not None:
+        _simulate_section(picked)
+
+
+@st.cache_data(show_spinner=False)
+def _example_collected() -> bytes:
+    return example_collected()
 
 
 def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
@@ -93,9 +109,14 @@ def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
         st.info(
             "Support counts are how many reports supported each value (what `ldpcore "
             "aggregate` writes); Base estimates are the unbiased frequencies (Eq. 2), which "
-            "may be negative. Try `sample_data/` files via the CLI, or download one from the "
-            "Explorer."
+            "may be negative. To try it, download the example below (support counts from "
+            "OLH at ε = 1 on 10,000 users, the settings this page starts with) and upload it."
         )
+        st.download_button(
+            "Example: support counts (CSV)", data=_example_collected(),
+            file_name="example_support_counts.csv", mime="text/csv",
+            key="collected-example", on_click="ignore",
+        )  # fmt: skip
         return None
     data = upload.getvalue()
     try:
@@ -130,11 +151,11 @@ with collected_tab:
     inputs = _collected_inputs()
     if inputs is not None:
         data, source, settings = inputs
-        row = st.columns(2)
-        method = row[0].selectbox("Post-processing method", method_names(),
+        choice = st.columns(2)
+        method = choice[0].selectbox("Post-processing method", method_names(),
                                   index=method_names().index("Norm-Sub"),
                                   key="collected-method")  # fmt: skip
-        trials = row[1].slider("Simulations for the intervals", 20, 500, 100,
+        trials = choice[1].slider("Simulations for the intervals", 20, 500, 100,
                                key="collected-trials")  # fmt: skip
         table = run_or_explain(
             lambda: _consistent(data, source, settings, method, int(trials)),

@@ -167,3 +167,21 @@ def test_paper_page_runs_a_quick_recipe_beside_its_claims() -> None:
     assert "Norm-Mul" in " ".join(claims["claim"])
     figure = chart(at, "paper-chart")
     assert "Fig. 10" in figure["layout"]["title"]["text"]
+
+
+def test_the_collected_example_round_trips() -> None:
+    """The example offered on the page, uploaded back with the page's defaults, works."""
+    at = open_page("pages/your_data.py")
+    example = next(b for b in at.get("download_button") if "Example" in b.proto.label)
+    assert example is not None
+    from ldpcore.collected import example_collected  # noqa: PLC0415
+
+    content = example_collected()
+    assert content.startswith(b"value,count\n") and content.count(b"\n") == 21
+    at.file_uploader(key="collected-upload").set_value(("example.csv", content, "text/csv"))
+    at = at.run()
+    at.slider(key="collected-trials").set_value(20)
+    at = at.run()
+    assert not at.exception, at.exception
+    table = frame(at, "base_estimate")
+    assert len(table) == 20 and table["estimate"].sum() == pytest.approx(1.0)
