@@ -185,3 +185,19 @@ def test_the_collected_example_round_trips() -> None:
     assert not at.exception, at.exception
     table = frame(at, "base_estimate")
     assert len(table) == 20 and table["estimate"].sum() == pytest.approx(1.0)
+
+
+def test_choose_epsilon_with_good_and_bad_uploads() -> None:
+    at = upload(open_page("pages/choose_epsilon.py"), "choose", "bad.csv",
+                b"value,count\na,1.5\nb,2\n")  # fmt: skip
+    assert not at.exception, at.exception
+    assert "not a whole number" in messages(at) and not at.success
+    at.file_uploader(key="choose-upload").set_value(("fruit.csv", HISTOGRAM, "text/csv"))
+    at = at.run()
+    at.slider(key="choose-trials").set_value(5)
+    at.multiselect(key="choose-protocols").set_value(["OUE"])
+    at.multiselect(key="choose-methods").set_value(["Base", "Norm-Sub"])
+    at = at.run()
+    assert not at.exception, at.exception
+    assert at.success and "meets your target" in at.success[0].value
+    assert list(frame(at, "best method")["protocol"]) == ["OUE"]

@@ -113,6 +113,6 @@ def table1(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str,
 
 RECIPES = [
     Recipe(
-        "ibu-table1", "IBU against each protocol's Base (Zipf, D = 1000)", PAPER, 10, 60, table1
+        "ibu-table1", "IBU against each protocol's Base (Zipf, D = 1000)", PAPER, 10, 45, table1
     ),
 ]

@@ -195,6 +195,6 @@ def fig3(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
 
 
 RECIPES = [
-    Recipe("mle-fig2", "MLE vs Norm-Sub vs Base for RR, a = 1024", PAPER, 4, 120, fig2),
-    Recipe("mle-fig3", "MLE vs Norm-Sub vs Base for UE, a = 10", PAPER, 2, 60, fig3),
+    Recipe("mle-fig2", "MLE vs Norm-Sub vs Base for RR, a = 1024", PAPER, 0.5, 2, fig2),
+    Recipe("mle-fig3", "MLE vs Norm-Sub vs Base for UE, a = 10", PAPER, 0.5, 2, fig3),
 ]

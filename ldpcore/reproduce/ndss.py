@@ -735,14 +735,14 @@ def _spread(frame: pd.DataFrame, method: str, dataset: str) -> float:
 
 
 RECIPES = [
-    Recipe("ndss-fig1", "Mean count estimates by rank (Zipf, ε = 1)", PAPER, 3, 60, fig1),
-    Recipe("ndss-fig2", "Bias of count estimates by rank", PAPER, 1, 1, fig2),
-    Recipe("ndss-fig3", "Variance of count estimates by rank", PAPER, 1, 1, fig3),
-    Recipe("ndss-fig4", "Full-domain MSE against ε (Zipf, Emoji)", PAPER, 8, 90, fig4),
-    Recipe("ndss-fig5", "Equivalent users n' against n", PAPER, 2, 15, fig5),
-    Recipe("ndss-fig6", "Set-value MSE, ρ from 10% to 90%", PAPER, 5, 40, fig6),
-    Recipe("ndss-fig7", "Set-value MSE, ρ from 1% to 10%", PAPER, 3, 40, fig7),
-    Recipe("ndss-fig8", "MSE of the Emoji category totals against ε", PAPER, 4, 45, fig8),
-    Recipe("ndss-fig9", "Choosing the method on a synthetic dataset", PAPER, 6, 60, fig9),
-    Recipe("ndss-fig10", "Top-k MSE against k", PAPER, 4, 20, fig10),
+    Recipe("ndss-fig1", "Mean count estimates by rank (Zipf, ε = 1)", PAPER, 1, 35, fig1),
+    Recipe("ndss-fig2", "Bias of count estimates by rank", PAPER, 1, 35, fig2),
+    Recipe("ndss-fig3", "Variance of count estimates by rank", PAPER, 1, 35, fig3),
+    Recipe("ndss-fig4", "Full-domain MSE against ε (Zipf, Emoji)", PAPER, 1, 8, fig4),
+    Recipe("ndss-fig5", "Equivalent users n' against n", PAPER, 0.5, 2, fig5),
+    Recipe("ndss-fig6", "Set-value MSE, ρ from 10% to 90%", PAPER, 1, 3, fig6),
+    Recipe("ndss-fig7", "Set-value MSE, ρ from 1% to 10%", PAPER, 0.5, 3, fig7),
+    Recipe("ndss-fig8", "MSE of the Emoji category totals against ε", PAPER, 0.5, 4, fig8),
+    Recipe("ndss-fig9", "Choosing the method on a synthetic dataset", PAPER, 1, 6, fig9),
+    Recipe("ndss-fig10", "Top-k MSE against k", PAPER, 1, 2, fig10),
 ]
