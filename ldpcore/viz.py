@@ -89,10 +89,29 @@ def rank_sample(d: int, limit: int = MAX_RANKS_DRAWN) -> NDArray[np.int64]:
     return np.concatenate([np.arange(head), tail])
 
 
-def estimates_by_rank(per_item: pd.DataFrame, *, log_y: bool = True) -> go.Figure:
+#: Methods drawn at first on the by-rank charts when there are many: the baseline and
+#: the paper's recommendations (Base-Cut for full-domain, PowerNS for sets, Norm-Sub as
+#: the all-round choice, NDSS Sec. V). The rest start hidden (one click on the legend
+#: shows them): thirteen overlapping lines are unreadable, and each drawn trace costs
+#: the browser about 15 ms per update (measured in tests/test_browser.py).
+FEATURED = ("Base", "Norm-Sub", "Base-Cut", "PowerNS")
+#: Up to this many methods, every one is drawn.
+DRAW_ALL_UP_TO = 6
+
+
+def _visible(method: str, count: int, featured: Sequence[str] | None) -> bool | str:
+    if featured is None or count <= DRAW_ALL_UP_TO or method in featured:
+        return True
+    return "legendonly"
+
+
+def estimates_by_rank(
+    per_item: pd.DataFrame, *, log_y: bool = True, featured: Sequence[str] | None = FEATURED
+) -> go.Figure:
     """Mean estimate of each value against the truth, values by true rank (NDSS Fig. 1).
 
-    Large domains are drawn at the ranks of :func:`rank_sample`.
+    Large domains are drawn at the ranks of :func:`rank_sample`. With more than
+    :data:`DRAW_ALL_UP_TO` methods only ``featured`` ones start visible (``None``: all).
 
     On a log axis non-positive estimates cannot be drawn; they are left out (the
     hover of the neighbours and the bias chart show them).
@@ -109,25 +128,41 @@ def estimates_by_rank(per_item: pd.DataFrame, *, log_y: bool = True) -> go.Figur
             hovertemplate="rank %{x}<br>true %{y:.3g}<extra>truth</extra>",
         )
     )  # fmt: skip
-    for method, rows in per_item.groupby("method", sort=False):
+    groups = per_item.groupby("method", sort=False)
+    for method, rows in groups:
         mean = rows["mean"].to_numpy()[order]
         y = np.where(mean > 0, mean, np.nan) if log_y else mean
-        figure.add_trace(_line(str(method), ranks, y, hover="rank %{x}<br>estimate %{y:.3g}"))
+        shown_now = _visible(str(method), groups.ngroups, featured)
+        figure.add_trace(
+            _line(str(method), ranks, y, hover="rank %{x}<br>estimate %{y:.3g}", visible=shown_now)
+        )
     return _layout(figure, title="Estimates vs truth, by true rank", x="rank of the value",
                    y="frequency", log_y=log_y)  # fmt: skip
 
 
-def by_rank(per_item: pd.DataFrame, column: str, *, title: str, log_y: bool = False) -> go.Figure:
-    """``bias`` or ``variance`` of each value by true rank (NDSS Figs. 2, 3; ranks sampled)."""
+def by_rank(
+    per_item: pd.DataFrame,
+    column: str,
+    *,
+    title: str,
+    log_y: bool = False,
+    featured: Sequence[str] | None = FEATURED,
+) -> go.Figure:
+    """``bias`` or ``variance`` of each value by true rank (NDSS Figs. 2, 3; ranks sampled).
+
+    Visibility as in :func:`estimates_by_rank`.
+    """
     figure = go.Figure()
     truth = per_item.drop_duplicates("item")["truth"].to_numpy()
     shown = rank_sample(truth.size)
     order = np.argsort(-truth, kind="stable")[shown]
     ranks = shown + 1
-    for method, rows in per_item.groupby("method", sort=False):
+    groups = per_item.groupby("method", sort=False)
+    for method, rows in groups:
         figure.add_trace(
             _line(str(method), ranks, rows[column].to_numpy()[order],
-                  hover="rank %{x}<br>" + column + " %{y:.3g}")
+                  hover="rank %{x}<br>" + column + " %{y:.3g}",
+                  visible=_visible(str(method), groups.ngroups, featured))
         )  # fmt: skip
     if column == "bias":
         figure.add_hline(y=0, line={"color": "grey", "width": 1})

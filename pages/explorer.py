@@ -76,7 +76,9 @@ st.dataframe(
 )  # fmt: skip
 downloads("explorer", summary, mse_figure, command_line(config))
 
-with st.expander("Every protocol at these settings"):
+# A toggle, not an expander: an expander's content is drawn (and redrawn on every slider
+# move) even while closed, and this table changes with ε.
+if st.toggle("Show every protocol at these settings", key="protocols", bind="query-params"):
     protocols = protocols_table(config.epsilon, int(per_item["item"].nunique()), config.n)
     st.caption(
         "p: chance a report supports its user's own value; q: any other value. Base variance: "

@@ -143,3 +143,13 @@ def test_bundled_sample_in_the_sidebar() -> None:
     at.radio(key="dataset").set_value("sample: zipf").run()
     assert not at.exception
     assert "zipf, 5 trials" in at.caption[0].value
+
+
+def test_explorer_protocol_table_behind_its_toggle() -> None:
+    at = small(app())
+    assert not any("worst" in " ".join(map(str, d.value.columns)).lower() for d in at.dataframe)
+    at.toggle(key="protocols").set_value(True)
+    at = at.run()
+    assert not at.exception, at.exception
+    tables = [d.value for d in at.dataframe if "protocol" in d.value.columns]
+    assert tables and len(tables[-1]) >= 6

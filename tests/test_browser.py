@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -175,22 +176,36 @@ def test_each_page_opens(server: str, browser_page: Page, title: str, shot: str)
 
 
 def test_slider_response_time_at_the_issue_defaults(server: str, browser_page: Page) -> None:
-    """OLH, ε = 1, n = 1e6, d = 1024, Zipf 1.5, all methods, 30 trials (the defaults)."""
+    """OLH, ε = 1, n = 1e6, d = 1024, Zipf 1.5, all methods, 30 trials (the defaults).
+
+    Three presses → move ε to configurations never simulated (cold: simulate, build and
+    draw), then six presses back and forth over them (warm: all cached). Each time is
+    from the key press until the MSE chart shows the new Base value; the medians are
+    what benchmarks/README.md reports.
+    """
     page = browser_page
     page.goto(f"{server}/?seed=17")  # a seed no other test used: a cold cache
     _wait_for_change(page, None)
     slider = _epsilon_slider(page)
-    before = _base_mse(page)
     slider.focus()
-    slider.press("ArrowRight")
-    cold = _wait_for_change(page, before)
-    before = _base_mse(page)
-    slider.press("ArrowLeft")  # back to a configuration already in the cache
-    warm = _wait_for_change(page, before)
-    timings = {"cold_seconds": round(cold, 3), "warm_seconds": round(warm, 3)}
+
+    def press(key: str) -> float:
+        before = _base_mse(page)
+        slider.press(key)
+        return _wait_for_change(page, before)
+
+    cold = [press("ArrowRight") for _ in range(3)]
+    warm = [press("ArrowLeft") for _ in range(3)] + [press("ArrowRight") for _ in range(3)]
+    timings = {
+        "cold_seconds": round(statistics.median(cold), 3),
+        "warm_seconds": round(statistics.median(warm), 3),
+        "cold_all": [round(t, 3) for t in cold],
+        "warm_all": [round(t, 3) for t in warm],
+    }
     (ARTIFACTS / "browser-timings.json").write_text(json.dumps(timings))
-    print(f"\nslider → updated MSE chart: cold {cold:.2f} s, warm {warm:.2f} s")
-    assert cold < 30 and warm < 30  # sanity only; the targets are reported, not timed tests
+    print(f"\nslider → updated MSE chart (median): cold {timings['cold_seconds']:.2f} s, "
+          f"warm {timings['warm_seconds']:.2f} s")  # fmt: skip
+    assert max(cold + warm) < 30  # sanity only; the targets are reported, not timed tests
 
 
 def test_upload_collected_output_and_download_consistent_estimates(

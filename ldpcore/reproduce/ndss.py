@@ -212,7 +212,7 @@ def fig1(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
     result = _bias_run(context)
     trials = result.config.trials
     per_item = result.per_item
-    figure = viz.estimates_by_rank(_counts(per_item, ZIPF[1]))
+    figure = viz.estimates_by_rank(_counts(per_item, ZIPF[1]), featured=None)
     figure.update_layout(
         title="NDSS Fig. 1: mean count estimates by rank (Zipf, ε = 1)", yaxis_title="count"
     )
@@ -240,6 +240,7 @@ def fig2(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
     figure = viz.by_rank(
         _counts(per_item, ZIPF[1]),
         "bias",
+        featured=None,
         title="NDSS Fig. 2: bias of count estimates by rank (Zipf, ε = 1)",
     )
     z_norm = max(np.abs(_z(per_item, m, trials)).max() for m in ("Base", "Norm"))
@@ -277,6 +278,7 @@ def fig3(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
     figure = viz.by_rank(
         _counts(per_item, ZIPF[1]),
         "variance",
+        featured=None,
         log_y=True,
         title="NDSS Fig. 3: variance of count estimates by rank (Zipf, ε = 1)",
     )
