@@ -132,7 +132,7 @@ class ExperimentConfig:
         )
         query = parse_query(
             self.query, true_frequencies=data.frequencies(), group_of_value=data.groups,
-            seed=self.seed,
+            seed=self.seed, labels=data.labels,
         )  # fmt: skip
         return data, protocol, query
 

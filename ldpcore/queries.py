@@ -10,13 +10,18 @@ ordered domain, intervals random ranges of it. Post-Pos lives here: it clamps ea
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ldpcore import bounds
 from ldpcore._validation import check_int
+from ldpcore.tables import decode
 
 #: The query kinds, as used in specs and in the app.
 QUERY_KINDS = ("full", "topk", "set", "groups", "prefix", "interval")
@@ -125,6 +130,48 @@ def groups(group_of_value: list[str] | tuple[str, ...]) -> Query:
     return Query("groups", "groups", members, tuple(names))
 
 
+def groups_from_file(path: str, labels: tuple[str, ...] | list[str]) -> Query:
+    """Groups from a ``value,group`` CSV/TSV matched to the dataset's value labels.
+
+    Values the file does not list belong to no group (they are in no answer); a
+    value the dataset does not have is an error, since it is most likely a typo.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise ValueError(f"groups file {path!r} does not exist")
+    if file.stat().st_size > bounds.UPLOAD_BYTES_MAX:
+        raise ValueError(f"groups file {path!r} is over {bounds.UPLOAD_BYTES_MAX // 2**20} MiB")
+    text = decode(file.read_bytes(), source=f"groups file {path!r}")
+    rows = list(csv.reader(io.StringIO(text), delimiter="\t" if "\t" in text.split("\n")[0]
+                           else ","))  # fmt: skip
+    header = [cell.strip().lower() for cell in rows[0]] if rows else []
+    if "value" not in header or "group" not in header:
+        raise ValueError(f"groups file {path!r} needs a header with 'value' and 'group' columns")
+    at_value, at_group = header.index("value"), header.index("group")
+    index = {label: i for i, label in enumerate(labels)}
+    members: dict[str, list[int]] = {}
+    unknown: list[str] = []
+    for row in rows[1:]:
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) <= max(at_value, at_group):
+            raise ValueError(f"groups file {path!r}: a row has too few columns: {row!r}")
+        value, group = row[at_value].strip(), row[at_group].strip() or "(no group)"
+        if value not in index:
+            unknown.append(value)
+            continue
+        members.setdefault(group, []).append(index[value])
+    if unknown:
+        shown = ", ".join(repr(u) for u in unknown[:5])
+        raise ValueError(f"groups file {path!r} names {len(unknown)} value(s) the dataset does "
+                         f"not have: {shown}")  # fmt: skip
+    if not members:
+        raise ValueError(f"groups file {path!r} lists no values")
+    return Query("groups", f"groups:file={path}",
+                 tuple(np.array(sorted(set(m)), dtype=np.int64) for m in members.values()),
+                 tuple(members))  # fmt: skip
+
+
 def prefixes(domain_size: int) -> Query:
     """``P(value ≤ i)`` for every ``i`` of an ordered domain (cumulative distribution)."""
     return Query(
@@ -154,11 +201,13 @@ def parse_query(
     true_frequencies: NDArray[np.float64],
     group_of_value: list[str] | tuple[str, ...] | None = None,
     seed: int = 0,
+    labels: tuple[str, ...] | None = None,
 ) -> Query:
     """Build a query from its spec.
 
-    Specs: ``full``, ``topk:k=K``, ``set:rho=R[,samples=M]``, ``groups``, ``prefix``,
-    ``interval[:samples=M]``.
+    Specs: ``full``, ``topk:k=K``, ``set:rho=R[,samples=M]``, ``groups`` (the dataset's
+    own groups), ``groups:file=PATH`` (a ``value,group`` file matched to ``labels``),
+    ``prefix``, ``interval[:samples=M]``.
 
     Examples
     --------
@@ -188,14 +237,30 @@ def parse_query(
     if kind == "interval" and set(options) <= {"samples"}:
         samples = _as_number(options.get("samples", "10"), "samples")
         return random_intervals(d, samples=samples, seed=seed)  # type: ignore[arg-type]
-    if kind == "groups" and not options:
-        if group_of_value is None:
-            raise ValueError("the groups query needs a dataset whose values have groups")
-        return groups(group_of_value)
+    if kind == "groups" and set(options) <= {"file"}:
+        return _groups_query(options, group_of_value, labels or tuple(map(str, range(d))))
     raise ValueError(_QUERY_HELP.format(got=repr(spec)))
 
 
-_QUERY_HELP = "unknown query {got}; use full, topk:k=K, set:rho=R[,samples=M], groups or prefix"
+def _groups_query(
+    options: dict[str, str],
+    group_of_value: list[str] | tuple[str, ...] | None,
+    labels: tuple[str, ...],
+) -> Query:
+    if "file" in options:
+        return groups_from_file(options["file"], labels)
+    if group_of_value is None:
+        raise ValueError(
+            "the groups query needs a dataset whose values have groups, or a value,group "
+            "file: groups:file=PATH"
+        )
+    return groups(group_of_value)
+
+
+_QUERY_HELP = (
+    "unknown query {got}; use full, topk:k=K, set:rho=R[,samples=M], groups, "
+    "groups:file=PATH, prefix or interval[:samples=M]"
+)
 
 
 def _as_number(raw: str, name: str) -> float:

@@ -214,3 +214,26 @@ def test_bundled_zipf_sample_matches_its_generator() -> None:
     assert parse_dataset("zipf", 500).n == 500
     with pytest.raises(ValueError, match="unknown bundled dataset 'nonexistent'"):
         load_bundled("nonexistent")
+
+
+def test_groups_from_a_file(tmp_path) -> None:
+    from ldpcore.experiment import ExperimentConfig, run  # noqa: PLC0415
+    from ldpcore.queries import groups_from_file  # noqa: PLC0415
+
+    path = tmp_path / "groups.csv"
+    path.write_text("value,group\n0,head\n1,head\n5,tail\n")
+    query = groups_from_file(str(path), tuple(str(i) for i in range(8)))
+    assert query.labels == ("head", "tail")
+    f = np.arange(8) / 28
+    np.testing.assert_allclose(query.answer(f), [f[0] + f[1], f[5]])
+    config = ExperimentConfig(dataset="zipf:d=8,s=1", n=1000, protocol="GRR", epsilon=2.0,
+                              methods=("Base",), query=f"groups:file={path}", trials=3)  # fmt: skip
+    assert list(run(config).per_item["item"]) == ["head", "tail"]
+    path.write_text("value,group\n0,head\n99,tail\n")
+    with pytest.raises(ValueError, match="names 1 value\\(s\\) the dataset does not have: '99'"):
+        groups_from_file(str(path), tuple(str(i) for i in range(8)))
+    path.write_text("value,colour\n0,red\n")
+    with pytest.raises(ValueError, match="needs a header with 'value' and 'group'"):
+        groups_from_file(str(path), ("0", "1"))
+    with pytest.raises(ValueError, match="does not exist"):
+        groups_from_file(str(tmp_path / "none.csv"), ("0", "1"))
