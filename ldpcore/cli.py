@@ -496,6 +496,9 @@ def _reproduce(args: argparse.Namespace) -> int:
     def progress(share: float, message: str) -> None:
         print(f"\r[{share:4.0%}] {message[:70]:70}", end="", file=sys.stderr, flush=True)
 
+    def warn(message: str) -> None:
+        print(f"\nwarning: {message}", file=sys.stderr)
+
     try:
         if args.dask:
             from ldpcore.cluster import dask_client, where  # noqa: PLC0415
@@ -505,9 +508,10 @@ def _reproduce(args: argparse.Namespace) -> int:
                 workers = max(1, len(client.scheduler_info().get("workers", {})))
                 results = reproduce.reproduce(ids, mode, out, png=not args.no_png,
                                               progress=progress, executor=client.get_executor(),
-                                              workers=workers)  # fmt: skip
+                                              workers=workers, warn=warn)  # fmt: skip
         else:
-            results = reproduce.reproduce(ids, mode, out, png=not args.no_png, progress=progress)
+            results = reproduce.reproduce(ids, mode, out, png=not args.no_png, progress=progress,
+                                          warn=warn)  # fmt: skip
     except OSError as exc:
         raise ValueError(f"cannot write to --out {args.out!r}: {exc.strerror or exc}") from None
     print(file=sys.stderr)

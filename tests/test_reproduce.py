@@ -138,3 +138,21 @@ def test_full_size_claims(full: dict[str, Reproduction], recipe_id: str) -> None
     for index in HOLD_AT_FULL_SIZE.get(recipe_id, ()):
         claim = result.claims[index]
         assert claim.holds, f"{recipe_id}: {claim.text}: {claim.measured}"
+
+
+def test_png_failure_warns_and_keeps_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import plotly.graph_objects as go  # noqa: PLC0415
+
+    def no_browser(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("Kaleido requires Google Chrome to be installed")
+
+    monkeypatch.setattr(go.Figure, "write_image", no_browser)
+    warnings: list[str] = []
+    results = reproduce(["ndss-fig5", "mle-fig3"], "quick", tmp_path, warn=warnings.append)
+    assert len(results) == 2 and len(warnings) == 1
+    assert "PNG export needs Chrome or Chromium" in warnings[0]
+    for rid in ("ndss-fig5", "mle-fig3"):
+        assert (tmp_path / rid / "data.csv").is_file() and (tmp_path / rid / "report.md").is_file()
+        assert not (tmp_path / rid / "figure.png").exists()

@@ -216,9 +216,19 @@ def write_reproduction(reproduction: Reproduction, out: Path, *, png: bool = Tru
     paths[2].write_text(report_markdown(reproduction), encoding="utf-8")
     if png:
         image = folder / "figure.png"
-        reproduction.figure.write_image(image, width=1100, height=650)
+        try:
+            reproduction.figure.write_image(image, width=1100, height=650)
+        except Exception as exc:  # kaleido reports a missing browser in several ways
+            raise PngUnavailableError(
+                f"PNG export needs Chrome or Chromium for kaleido ({type(exc).__name__}: "
+                f"{exc}); the CSV, HTML and report were written; use --no-png to skip PNGs"
+            ) from None
         paths.append(image)
     return paths
+
+
+class PngUnavailableError(ValueError):
+    """The figure could not be rendered to PNG (no browser for kaleido)."""
 
 
 def reproduce(
@@ -230,8 +240,13 @@ def reproduce(
     progress: Progress | None = None,
     executor: Executor | None = None,
     workers: int = 1,
+    warn: Callable[[str], None] | None = None,
 ) -> list[Reproduction]:
-    """Run recipes, write each one's files and a summary ``report.md`` in ``out``."""
+    """Run recipes, write each one's files and a summary ``report.md`` in ``out``.
+
+    If PNG export fails (no browser for kaleido), ``warn`` is told once and the
+    remaining figures are written without PNG.
+    """
     ids = list(recipe_ids_)
     for recipe_id in ids:
         get_recipe(recipe_id)  # fail before running anything
@@ -247,7 +262,12 @@ def reproduce(
 
         context.progress = step
         reproduction = run_recipe(recipe_id, mode, context=context)
-        write_reproduction(reproduction, out, png=png)
+        try:
+            write_reproduction(reproduction, out, png=png)
+        except PngUnavailableError as exc:
+            png = False  # the rest without PNG: the numbers and HTML still matter
+            if warn is not None:
+                warn(str(exc))
         results.append(reproduction)
     (out / "report.md").write_text(summary_markdown(results), encoding="utf-8")
     return results
