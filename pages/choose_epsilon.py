@@ -148,8 +148,8 @@ if frame is not None:
                      annotation_text=f"target {float(target_pp):g} pp")  # fmt: skip
     figure.update_layout(title=f"{winner.protocol}: error against ε", xaxis_title="ε",
                          yaxis_title="RMSE (percentage points)", xaxis_type="log",
-                         yaxis_type="log", height=380)  # fmt: skip
-    st.plotly_chart(figure, key="chart-choose")
+                         yaxis_type="log", height=380, template="plotly_white")  # fmt: skip
+    st.plotly_chart(figure, key="chart-choose", theme=None)
 
 st.subheader("The reverse question: how many users at a given ε?")
 fixed = st.select_slider("ε", EPSILONS, value=1.0, key="choose-fixed-epsilon")

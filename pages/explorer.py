@@ -48,7 +48,7 @@ view = st.segmented_control(
     "By rank", list(VIEWS), default="Estimates vs truth", key="view", bind="query-params"
 )
 chosen = VIEWS.get(view or "Estimates vs truth", "estimates")
-st.plotly_chart(figures[chosen], key=f"chart-{chosen}")
+st.plotly_chart(figures[chosen], key=f"chart-{chosen}", theme=None)
 
 if compare:
     progress = st.progress(0.0, text="Running every protocol…")
@@ -65,7 +65,7 @@ if compare:
                               relative_to_base=relative, facet="protocol")  # fmt: skip
 else:
     mse_figure = go.Figure(figures["mse"])
-st.plotly_chart(mse_figure, key="chart-mse")
+st.plotly_chart(mse_figure, key="chart-mse", theme=None)
 st.caption(viz.lower_bound_note())
 
 table = method_table(summary)

@@ -68,7 +68,7 @@ if shown is None:
 held = sum(claim.holds for claim in shown.claims)
 st.subheader(f"{shown.recipe} ({shown.mode} mode): {held} of {len(shown.claims)} claims hold")
 figure_column, claims_column = st.columns([3, 2])
-figure_column.plotly_chart(shown.figure, key="paper-chart")
+figure_column.plotly_chart(shown.figure, key="paper-chart", theme=None)
 claims = pd.DataFrame(
     [{"holds": "✅ yes" if c.holds else "❌ no", "claim": c.text, "measured": c.measured}
      for c in shown.claims]

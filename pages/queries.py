@@ -33,7 +33,7 @@ if kind == "Sets of values":
     if frame is not None:
         figure = viz.curves(frame, "rho", title="Set-query MSE against set size ρ",
                             x_title="ρ (fraction of the domain)", y_title="MSE")  # fmt: skip
-        st.plotly_chart(figure, key="chart-sets")
+        st.plotly_chart(figure, key="chart-sets", theme=None)
         downloads("sets", frame, figure, command_line(config, query="set:rho=0.5"))
 elif kind == "Most frequent values":
     st.caption("The k values with the highest true frequency (the estimators do not know them).")
@@ -41,7 +41,7 @@ elif kind == "Most frequent values":
     if frame is not None:
         figure = viz.curves(frame, "topk", title="Top-k MSE against k", x_title="k",
                             y_title="MSE", log_x=True)  # fmt: skip
-        st.plotly_chart(figure, key="chart-topk")
+        st.plotly_chart(figure, key="chart-topk", theme=None)
         downloads("topk", frame, figure, command_line(config, query="topk:k=8"))
 elif kind == "Groups":
     grouped = config.dataset in bundled_names() and bundled_dataset(config.dataset).groups
@@ -57,7 +57,7 @@ elif kind == "Groups":
         if result is not None:
             st.caption("Each group's total frequency: the sum of its values' estimates.")
             figure = viz.mse_bars(result["summary"], base_mse=None, lower_bound=None)
-            st.plotly_chart(figure, key="chart-groups")
+            st.plotly_chart(figure, key="chart-groups", theme=None)
             downloads("groups", result["summary"], figure,
                       command_line(config, query="groups"))  # fmt: skip
 else:
@@ -65,7 +65,7 @@ else:
                             "Simulating intervals…")  # fmt: skip
     if result is not None:
         figure = viz.mse_bars(result["summary"], base_mse=None, lower_bound=None)
-        st.plotly_chart(figure, key="chart-intervals")
+        st.plotly_chart(figure, key="chart-intervals", theme=None)
         st.caption("20 random ranges [a, b] of the (ordered) domain.")
         downloads("intervals", result["summary"], figure,
                   command_line(config, query="interval:samples=20"))  # fmt: skip

@@ -33,7 +33,7 @@ if frame is not None:
             ("lower bound", np.array(bound), "dot"),
         ],
     )  # fmt: skip
-    st.plotly_chart(figure, key="chart-mse-epsilon")
+    st.plotly_chart(figure, key="chart-mse-epsilon", theme=None)
     st.caption(viz.lower_bound_note())
     downloads("mse-vs-epsilon", frame, figure, command_line(config))
 
@@ -50,7 +50,7 @@ if users is not None:
         y_title="equivalent users n′", log_x=True,
         references=[("n′ = n (Base)", np.array(N_GRID, dtype=float), "dash")],
     )  # fmt: skip
-    st.plotly_chart(figure, key="chart-equivalent-users")
+    st.plotly_chart(figure, key="chart-equivalent-users", theme=None)
     saved = users[users["n"] == N_GRID[2]].set_index("method")["equivalent_users"]
     if "Norm-Sub" in saved and math.isfinite(saved["Norm-Sub"]):
         st.write(

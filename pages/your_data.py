@@ -46,8 +46,9 @@ def _histogram_preview(dataset: Dataset) -> None:
     )
     figure = go.Figure(go.Bar(x=top["value"], y=top["count"], marker_color="#88CCEE"))
     figure.update_layout(title="The 50 most frequent values", xaxis_title="value",
-                         yaxis_title="count", height=320, margin={"t": 40, "b": 40})  # fmt: skip
-    st.plotly_chart(figure, key="chart-histogram")
+                         yaxis_title="count", height=320, margin={"t": 40, "b": 40},
+                         template="plotly_white")  # fmt: skip
+    st.plotly_chart(figure, key="chart-histogram", theme=None)
 
 
 def _simulate_section(dataset: Dataset) -> None:
@@ -82,8 +83,8 @@ def _simulate_section(dataset: Dataset) -> None:
             f"{METHODS[str(best['method'])].explanation}"
         )
         figures = explorer_figures(config, False)
-        st.plotly_chart(go.Figure(figures["mse"]), key="yours-mse")
-        st.plotly_chart(go.Figure(figures["estimates"]), key="yours-estimates")
+        st.plotly_chart(go.Figure(figures["mse"]), key="yours-mse", theme=None)
+        st.plotly_chart(go.Figure(figures["estimates"]), key="yours-estimates", theme=None)
         st.dataframe(method_table(result["summary"]), hide_index=True, key="yours-table")
         st.caption(viz.lower_bound_note())
 
@@ -178,8 +179,9 @@ with collected_tab:
                 )
             )  # fmt: skip
             figure.update_layout(title="Consistent estimates (50 largest) with 95% intervals",
-                                 yaxis_title="frequency", height=360)  # fmt: skip
-            st.plotly_chart(figure, key="chart-consistent")
+                                 yaxis_title="frequency", height=360,
+                                 template="plotly_white")  # fmt: skip
+            st.plotly_chart(figure, key="chart-consistent", theme=None)
             st.dataframe(table, hide_index=True, key="consistent-table")
             st.download_button(
                 "Consistent estimates (CSV)", data=table.to_csv(index=False).encode(),
