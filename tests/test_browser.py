@@ -170,6 +170,9 @@ def test_each_page_opens(server: str, browser_page: Page, title: str, shot: str)
     page.get_by_role("link", name=title).click()
     page.get_by_role("heading", name=title.split(":", maxsplit=1)[0]).first.wait_for(timeout=60_000)
     page.wait_for_selector(".js-plotly-plot, [data-testid='stDataFrame']", timeout=60_000)
+    # Let the page's script finish (Choose ε keeps computing after its first table), so
+    # the server is idle for whatever test comes next (the timing test among them).
+    page.wait_for_selector("[data-testid='stStatusWidget']", state="detached", timeout=120_000)
     page.wait_for_timeout(500)
     page.screenshot(path=str(ARTIFACTS / f"{shot}.png"), full_page=True)
     assert page.locator("[data-testid='stException']").count() == 0
