@@ -166,7 +166,7 @@ with collected_tab:
             st.caption(
                 f"{method}: {METHODS[method].explanation} Intervals: approximate 95%, by "
                 "simulating the protocol and the method on the fitted distribution (basic "
-                "parametric bootstrap; in tests, nominal 90% covers about 87%); they describe "
+                "parametric bootstrap; coverage checked by repeated simulated collections); they describe "
                 "the collection's noise, not errors in the settings above."
             )
             top = table.sort_values("estimate", ascending=False, kind="stable").head(50)
