@@ -166,8 +166,8 @@ with collected_tab:
             st.caption(
                 f"{method}: {METHODS[method].explanation} Intervals: approximate 95%, by "
                 "simulating the protocol and the method on the fitted distribution (basic "
-                "parametric bootstrap; coverage checked by repeated simulated collections); they describe "
-                "the collection's noise, not errors in the settings above."
+                "parametric bootstrap; coverage checked by repeated simulated collections); "
+                "they describe the collection's noise, not errors in the settings above."
             )
             top = table.sort_values("estimate", ascending=False, kind="stable").head(50)
             figure = go.Figure(
