@@ -19,6 +19,7 @@ from pages.common import (
     EPSILONS,
     USERS,
     counts_config,
+    ensure_app,
     executor,
     histogram_picker,
     query_picker,
@@ -31,6 +32,7 @@ DEFAULT_PROTOCOLS = ("GRR", "OLH", "OUE", "SS", "HR")
 #: Methods searched by default: the fast ones that enforce consistency, plus Base.
 DEFAULT_METHODS = ("Base", "Base-Cut", "Norm", "Norm-Sub", "MLE-Apx", "PowerNS")
 
+ensure_app()
 st.title("Choose ε")
 st.caption(
     "For a dataset like yours, a number of users and the query that matters: the smallest "

@@ -14,6 +14,7 @@ from ldpcore.protocols import protocol_names
 from pages.common import (
     command_line,
     downloads,
+    ensure_app,
     explorer_figures,
     method_table,
     protocols_table,
@@ -22,6 +23,7 @@ from pages.common import (
     simulate,
 )
 
+ensure_app()
 st.title("Explorer")
 config: ExperimentConfig = require_config()
 

@@ -7,8 +7,9 @@ import streamlit as st
 
 from ldpcore.reproduce import Context, Reproduction, get_recipe, recipe_ids, report_markdown
 from ldpcore.reproduce import run_recipe as run_paper_recipe
-from pages.common import executor
+from pages.common import ensure_app, executor
 
+ensure_app()
 st.title("Paper")
 st.caption(
     "Each figure of the NDSS 2020 consistency paper, the MLE paper's Section 5 and the IBU "

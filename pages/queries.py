@@ -11,6 +11,7 @@ from pages.common import (
     bundled_dataset,
     command_line,
     downloads,
+    ensure_app,
     require_config,
     run_or_explain,
     simulate,
@@ -18,6 +19,7 @@ from pages.common import (
     with_query,
 )
 
+ensure_app()
 st.title("Queries")
 config: ExperimentConfig = require_config()
 

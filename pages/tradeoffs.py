@@ -10,8 +10,16 @@ import streamlit as st
 from ldpcore import viz
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.metrics import lower_bound
-from pages.common import command_line, downloads, require_config, run_or_explain, simulate_sweep
+from pages.common import (
+    command_line,
+    downloads,
+    ensure_app,
+    require_config,
+    run_or_explain,
+    simulate_sweep,
+)
 
+ensure_app()
 st.title("ε trade-offs")
 config: ExperimentConfig = require_config()
 

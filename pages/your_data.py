@@ -21,6 +21,7 @@ from ldpcore.tables import TableError
 from pages.common import (
     EPSILONS,
     counts_config,
+    ensure_app,
     explorer_figures,
     histogram_picker,
     method_table,
@@ -29,6 +30,7 @@ from pages.common import (
     simulate,
 )
 
+ensure_app()
 st.title("Your data")
 simulate_tab, collected_tab = st.tabs(
     ["Simulate on your histogram", "Make collected LDP output consistent"]

@@ -16,6 +16,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -40,13 +41,14 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+@contextmanager
+def _streamlit(log_name: str) -> Iterator[str]:
+    """`streamlit run app.py` on a free port of 127.0.0.1; yields its URL."""
     port = _free_port()
     streamlit = shutil.which("streamlit", path=str(Path(sys.executable).parent))
     assert streamlit, "streamlit is not installed in this environment"
     ARTIFACTS.mkdir(exist_ok=True)
-    log = (ARTIFACTS / "streamlit.log").open("wb")
+    log = (ARTIFACTS / log_name).open("wb")
     process = subprocess.Popen(
         [streamlit, "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
          "--server.port", str(port), "--server.headless", "true",
@@ -66,15 +68,23 @@ def server() -> Iterator[str]:
         process.kill()
         process.wait()
         log.close()
-        raise RuntimeError("streamlit did not start within 60 s; see test-artifacts/streamlit.log")
-    yield url
-    process.terminate()
+        raise RuntimeError(f"streamlit did not start within 60 s; see test-artifacts/{log_name}")
     try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-    log.close()
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with _streamlit("streamlit.log") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -235,3 +245,17 @@ def test_upload_collected_output_and_download_consistent_estimates(
     estimates = [float(row[2]) for row in rows]
     assert abs(sum(estimates) - 1.0) < 1e-9 and min(estimates) >= 0
     assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_a_deep_link_as_a_fresh_server_s_first_request(browser_page: Page) -> None:
+    """A shared link to a page other than the Explorer, opened right after the server
+    starts, shows that page with the app's own menu and keeps its settings."""
+    page = browser_page
+    with _streamlit("streamlit-deeplink.log") as url:
+        page.goto(f"{url}/tradeoffs?n=10000&d=64&trials=3")
+        page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+        menu = page.locator("[data-testid='stSidebarNav']").inner_text()
+        assert "ε trade-offs" in menu and "Choose ε" in menu
+        assert "common" not in menu.split()  # not the file listing of pages/
+        assert page.locator("h1").first.inner_text() == "ε trade-offs"
+        assert page.url.endswith("/tradeoffs?n=10000&d=64&trials=3")
