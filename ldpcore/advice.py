@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -271,6 +272,31 @@ def choose_epsilon(
         if progress is not None:
             progress((position + 1) / len(protocols), point.protocol)
     return answers
+
+
+#: Runs of the experiment one :func:`choose_epsilon` protocol takes, about: the coarse
+#: grid, then up to three bisections of the best method and Base's (shared grid points
+#: are cached, Base is analytic for single-value queries).
+RUNS_PER_PROTOCOL = 10 + 2 * (9 + _REFINE_STEPS)
+
+
+def estimate_choose_epsilon_seconds(
+    config: ExperimentConfig, protocols: Sequence[str]
+) -> dict[str, float]:
+    """Seconds :func:`choose_epsilon` will take per protocol, from one timed 1-trial run each.
+
+    A measurement, so only a guide; it lets an interface warn before a long search
+    (Subset Selection's exact sampler is O(d·√k) per trial: ~0.5 s at d = 10,000).
+    """
+    estimates = {}
+    for protocol in protocols:
+        probe = dataclasses.replace(config, protocol=protocol, trials=1)
+        start = time.perf_counter()
+        run(probe)
+        estimates[probe.protocol] = (
+            (time.perf_counter() - start) * config.trials * (RUNS_PER_PROTOCOL)
+        )
+    return estimates
 
 
 def _crossing(epsilons: np.ndarray, rmse: np.ndarray, target: float) -> float:

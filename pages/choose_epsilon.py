@@ -10,7 +10,13 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ldpcore import viz
-from ldpcore.advice import Advice, EpsilonAnswer, advise_users, choose_epsilon
+from ldpcore.advice import (
+    Advice,
+    EpsilonAnswer,
+    advise_users,
+    choose_epsilon,
+    estimate_choose_epsilon_seconds,
+)
 from ldpcore.datasets import Dataset
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.postprocess import method_names
@@ -31,6 +37,8 @@ from pages.common import (
 DEFAULT_PROTOCOLS = ("GRR", "OLH", "OUE", "SS", "HR")
 #: Methods searched by default: the fast ones that enforce consistency, plus Base.
 DEFAULT_METHODS = ("Base", "Base-Cut", "Norm", "Norm-Sub", "MLE-Apx", "PowerNS")
+#: Searches expected to take longer than this wait for a click.
+LONG_SEARCH_SECONDS = 60
 
 ensure_app()
 st.title("Choose ε")
@@ -63,6 +71,11 @@ if not protocols or not methods:
     st.error("Pick at least one protocol and one method.")
     st.stop()
 target = float(target_pp) / 100
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _estimate(config: ExperimentConfig, protocols: tuple[str, ...]) -> dict[str, float]:
+    return estimate_choose_epsilon_seconds(config, protocols)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -104,10 +117,25 @@ config = run_or_explain(
 )  # fmt: skip
 if config is None:
     st.stop()
+estimate = run_or_explain(lambda: _estimate(config, tuple(protocols)), "Timing the search…")
+seconds = sum(estimate.values()) if estimate else 0.0
+search_id = repr((config, target, tuple(protocols)))
+approved: set[str] = st.session_state.setdefault("choose-approved", set())
+if st.session_state.get("choose-go"):
+    approved.add(search_id)  # remembered, so later reruns (the risk slider) keep the answer
+if seconds > LONG_SEARCH_SECONDS and search_id not in approved:
+    slowest = max(estimate, key=lambda p: estimate[p]) if estimate else ""
+    st.warning(
+        f"This search would take about {seconds:.0f} s on {executor()[2].split(' (')[0]} "
+        f"({slowest}: {estimate.get(slowest, 0):.0f} s). Fewer trials, fewer protocols "
+        "(under 'Protocols and methods searched') or a smaller domain make it faster."
+    )
+    st.button(f"Search anyway (about {seconds:.0f} s)", key="choose-go")
+    st.stop()
 answers = run_or_explain(
     lambda: _answers(config, target, tuple(protocols)),
     f"Searching ε for {len(protocols)} protocols × {len(methods)} methods "
-    f"(about {2 * len(protocols)} s the first time)…",
+    f"(about {seconds:.0f} s the first time)…",
 )
 if not answers:
     st.stop()

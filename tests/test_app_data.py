@@ -201,3 +201,27 @@ def test_choose_epsilon_with_good_and_bad_uploads() -> None:
     assert not at.exception, at.exception
     assert at.success and "meets your target" in at.success[0].value
     assert list(frame(at, "best method")["protocol"]) == ["OUE"]
+
+
+def test_choose_epsilon_asks_before_a_long_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search estimated over a minute waits for a click, then runs and stays."""
+    import streamlit as st  # noqa: PLC0415
+
+    import ldpcore.advice  # noqa: PLC0415
+
+    monkeypatch.setattr(ldpcore.advice, "RUNS_PER_PROTOCOL", 10**6)  # every search looks long
+    st.cache_data.clear()  # the page caches its estimates: start and end without them
+    at = open_page("pages/choose_epsilon.py")
+    at.multiselect(key="choose-protocols").set_value(["OUE"])
+    at.multiselect(key="choose-methods").set_value(["Base", "Norm-Sub"])
+    at.slider(key="choose-trials").set_value(5)
+    at = at.run()
+    assert not at.exception, at.exception
+    assert at.warning and "would take about" in at.warning[0].value and not at.success
+    at.button(key="choose-go").click()
+    at = at.run()
+    assert at.success and "meets your target" in at.success[0].value
+    at.select_slider(key="choose-risk-epsilon").set_value(2.0)
+    at = at.run()
+    assert at.success and not at.warning  # approved once, kept on later reruns
+    st.cache_data.clear()
