@@ -108,18 +108,16 @@ def frame_to_reports(protocol: FrequencyOracle, frame: pd.DataFrame, *, source: 
 
 
 def _integers(column: pd.Series, source: str, name: str, dtype: type) -> NDArray[Any]:
+    """A column as whole numbers of ``dtype`` (uint64 hash seeds stay exact: no floats)."""
+    message = f"wrong report format in {source}: column {name} must hold whole numbers"
     try:
-        values = pd.to_numeric(column, errors="raise")
+        array = np.asarray(pd.to_numeric(column, errors="raise"))
     except (ValueError, TypeError):
-        raise ValueError(f"wrong report format in {source}: column {name} must hold "
-                         "whole numbers") from None  # fmt: skip
-    array = np.asarray(values)
-    if array.dtype.kind == "f" and (
-        not np.all(np.isfinite(array)) or np.any(array != np.round(array))
+        raise ValueError(message) from None
+    if array.dtype.kind not in "iuf" or (
+        array.dtype.kind == "f" and not np.all(np.isfinite(array) & (array == np.round(array)))
     ):
-        raise ValueError(f"wrong report format in {source}: column {name} must hold whole numbers")
-    if array.dtype.kind not in "iuf":
-        raise ValueError(f"wrong report format in {source}: column {name} must hold whole numbers")
+        raise ValueError(message)
     if dtype is np.uint64 and array.dtype.kind == "i" and np.any(array < 0):
         raise ValueError(f"wrong report format in {source}: column {name} must be >= 0")
     return array.astype(dtype)

@@ -59,7 +59,7 @@ def test_randomize_aggregate_estimate_is_unbiased(tmp_path: Path, name: str) -> 
     users = 60_000
     values = _values_file(tmp_path, users, seed=5)
     protocol = get_protocol(name, epsilon=1.5, domain_size=D)
-    suffix = ".csv" if name in {"OUE", "GRR"} else ".parquet"  # both formats exercised
+    suffix = ".csv" if name in {"OUE", "GRR", "OLH"} else ".parquet"  # both formats
     reports = tmp_path / f"reports{suffix}"
     assert randomize_file(protocol, values, reports, rng=np.random.default_rng(9),
                           chunk_rows=7_000) == users  # fmt: skip
