@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import platform
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from _common import best_of, zipf_counts
@@ -42,6 +44,32 @@ def fast_table(d: int, sizes: list[int], repeat: int) -> None:
         print(f"| {name} | {cells} | {times[-1] / times[0]:.2f}× | ≤ {target:g} ms |")
 
 
+def ss_table(domain_sizes: list[int], n: int, repeat: int) -> None:
+    """SS: the halving sampler against the column sweep it replaced (same run)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from test_ss_halving import column_sweep  # the old sampler, kept as a test reference
+
+    print(f"\n### SS fast sampler vs the column sweep, ε = 1, n = {n:.0e}, Zipf s = 1.5 (ms)\n")
+    print("| d | halving, first trial | halving | column sweep | sweep / halving |")
+    print("|---|---|---|---|---|")
+    for d in domain_sizes:
+        counts = zipf_counts(d, n)
+        rng = np.random.default_rng(0)
+        protocol = get_protocol("SS", epsilon=1.0, domain_size=d)  # a fresh kernel cache
+        start = time.perf_counter()
+        protocol.sample_support_counts(counts, rng)
+        first = time.perf_counter() - start
+        runs = max(1, repeat if d <= 10_000 else 2)
+        fast = best_of(
+            lambda p=protocol, c=counts, g=rng: p.sample_support_counts(c, g), repeat=runs
+        )
+        sweep = best_of(lambda p=protocol, c=counts, g=rng: column_sweep(p, c, g), repeat=runs)
+        print(
+            f"| {d:,} | {first * 1e3:.1f} | {fast * 1e3:.1f} | {sweep * 1e3:.1f} "
+            f"| {sweep / fast:.1f}× |"
+        )
+
+
 def per_user_olh(n: int, d: int) -> None:
     protocol = get_protocol("OLH", epsilon=1.0, domain_size=d)
     counts = zipf_counts(d, n)
@@ -66,6 +94,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"machine: {platform.machine()}, {platform.python_version()}, numpy {np.__version__}")
     fast_table(args.d, [10**3, 10**6, 10**9], args.repeat)
+    ss_table([64, 1024, 10_000, 100_000], 10**6, args.repeat)
     per_user_olh(args.per_user_n, args.d)
 
 

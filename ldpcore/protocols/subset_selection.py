@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_int
+from ldpcore.protocols._halving import SplitKernels, sample_support
 from ldpcore.protocols.base import FrequencyOracle, check_prior
 from ldpcore.rng import ClientRNG, as_source
 
@@ -53,6 +54,8 @@ class SubsetSelection(FrequencyOracle):
     communication: ClassVar[str] = "k values (k log2 d bits)"
 
     k: int | None = None
+    # Per-protocol cache of the fast sampler's split kernels: trials reuse them.
+    _split_kernels: SplitKernels = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -60,6 +63,7 @@ class SubsetSelection(FrequencyOracle):
         object.__setattr__(
             self, "k", check_int(k, name="k", minimum=1, maximum=self.domain_size - 1)
         )
+        object.__setattr__(self, "_split_kernels", SplitKernels(self.domain_size))
 
     @property
     def subset_size(self) -> int:
@@ -126,67 +130,16 @@ class SubsetSelection(FrequencyOracle):
     def _sample_fast(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:
-        """Exact support counts in O(d · w) with w the spread of the remaining-picks state.
+        """Exact support counts in O(log d) vectorised steps (``ldpcore.protocols._halving``).
 
         SS is the mixture ``β · U(k-subsets containing v) + (1−β) · U(all k-subsets)``
         (β from ``mixture_weight``; check: subsets with ``v`` get ``β/C(d−1,k−1) +
-        (1−β)/C(d,k)``, the others ``(1−β)/C(d,k)``, ratio ``e^ε``). So ``kept_v ~
-        Bin(n_v, β)`` users report ``{v}`` plus a uniform (k−1)-subset of the others,
-        and the remaining users a uniform k-subset.
-
-        The sum of many uniform subsets is drawn column by column. A user that still
-        needs ``r`` picks among ``R`` remaining columns takes the current column with
-        probability ``r/R``, whatever it picked before; so only the histogram of
-        ``r`` over users matters. Users of a kept value ``v > j`` (pool ``forced``)
-        skip column ``v`` and see ``R − 1`` eligible columns; at column ``j`` the
-        ``kept_j`` users of value ``j`` are a uniform random subset of that pool
-        (its members have evolved identically), drawn by a multivariate
-        hypergeometric, counted in, and moved to the ``free`` pool unchanged.
+        (1−β)/C(d,k)``, the others ``(1−β)/C(d,k)``, ratio ``e^ε``). The sum of the
+        users' subsets is drawn by splitting the domain in halves recursively.
         """
-        d, k = self.domain_size, self.subset_size
-        kept_array = rng.binomial(true_counts, self.mixture_weight).astype(np.int64)
-        kept = kept_array.tolist()  # Python ints: the loop below reads one per column
-        n = int(true_counts.sum())
-        n_kept = int(kept_array.sum())
-        # state[0]: forced pool (own value still ahead), state[1]: free pool; index r.
-        state = np.zeros((2, k + 1), dtype=np.int64)
-        state[0, k - 1] = n_kept
-        state[1, k] = n - n_kept
-        r_values = np.arange(k + 1, dtype=np.float64)
-        support = np.zeros(d, dtype=np.int64)
-        low = k - 1 if n_kept else k
-        high = k if n > n_kept else k - 1
-        inverse = np.empty((2, 1))
-        for j in range(d):
-            remaining = d - j
-            window = slice(low, high + 1)
-            block = state[:, window]  # a view: updates below write through
-            taken = None
-            if kept[j]:
-                taken = rng.multivariate_hypergeometric(block[0], kept[j])
-                block[0] -= taken
-            # Forced users still ahead see one column fewer. A state whose r exceeds
-            # its eligible columns is necessarily empty; clipping keeps p in [0, 1].
-            inverse[0, 0] = 1.0 / max(remaining - 1, 1)
-            inverse[1, 0] = 1.0 / remaining
-            probs = np.minimum(r_values[window] * inverse, 1.0)
-            picked = rng.binomial(block, probs)
-            support[j] = kept[j] + int(picked.sum())
-            block -= picked
-            # A pick lowers r by one (nobody picks at r = 0, whose probability is 0).
-            if low == 0:
-                state[:, 0:high] += picked[:, 1:]
-            else:
-                state[:, low - 1 : high] += picked
-                low -= 1
-            if taken is not None:
-                state[1, window] += taken
-            # Trim empty ends of the window (it only ever moves down by one).
-            while high > low and not (state[0, high] or state[1, high]):
-                high -= 1
-            while low < high and not (state[0, low] or state[1, low]):
-                low += 1
-        return support
+        return sample_support(
+            true_counts, self.subset_size, self.mixture_weight, rng, self._split_kernels
+        )
 
     def bayes_guess_rate(self, prior: ArrayLike) -> float:
         """Exact MAP attacker success for a reported ``k``-subset ``S``, in O(d).

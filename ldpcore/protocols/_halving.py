@@ -1,0 +1,296 @@
+"""Exact support counts of Subset Selection, drawn by halving the domain.
+
+Subset Selection (NDSS 2020, Sec. III-C; Ye & Barg 2018) is the mixture
+``β · U(k-subsets containing v) + (1−β) · U(all k-subsets)`` (see
+``SubsetSelection.mixture_weight``). So ``kept_v ~ Bin(n_v, β)`` users of value
+``v`` report ``v`` plus a uniform ``(k−1)``-subset of the other values ("own"
+users), and everyone else a uniform ``k``-subset ("free" users).
+
+Users are tracked only as a histogram of how many picks ``r`` they still make
+inside a block of columns, because a uniform subset's future does not depend on
+its past. A block of ``L`` columns splits into a left part of ``a`` columns and
+a right part of ``L − a``:
+
+* a free user with ``r`` picks makes ``m ~ Hypergeometric(L, a, r)`` of them on
+  the left and ``r − m`` on the right, free on both sides;
+* an own user whose value is on the left makes ``m ~ Hypergeometric(L−1, a−1, r)``
+  on the left (staying an own user there) and ``r − m`` on the right (free there);
+  one whose value is on the right mirrors this with ``Hypergeometric(L−1, a, r)``.
+
+Own users in a block have all evolved identically, whatever their value, so
+which of them hold a left-part value is a uniform choice of ``Σ_{v∈left} kept_v``
+of them: a multivariate hypergeometric over their histogram. Each level is a
+handful of vectorised calls (one multinomial per kernel for all blocks at
+once), so a trial costs O(log d) numpy calls instead of the O(d) of a column by
+column sweep; at a one-column block the count is ``kept_v`` plus the free users
+still holding one pick.
+
+Exact up to floating point: a split's outcomes less likely than ``1e-32``
+are left out (far below the rounding of the probabilities that remain).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.special import gammaln
+
+#: numpy's hypergeometric needs ``ngood`` and ``nbad`` below this.
+HYPERGEOMETRIC_POPULATION_MAX = 10**9
+
+#: A split outcome less likely than this is left out of its kernel.
+_NEGLIGIBLE = 1e-32
+
+#: Kernel table entries kept between trials per protocol (about 16 bytes each).
+_CACHE_ENTRIES_MAX = 1 << 22
+
+
+class SplitKernels:
+    """Hypergeometric split kernels, kept between trials for one domain size.
+
+    A kernel row is the law of ``m ~ Hypergeometric(population, good, r)`` laid
+    out most likely first (the mode, then alternately above and below it), so
+    that numpy's conditional-binomial multinomial places every user after
+    visiting only the likely outcomes.
+
+    Parameters
+    ----------
+    domain_size : int
+        The largest population any split sees.
+    """
+
+    def __init__(self, domain_size: int) -> None:
+        self._log_factorial = gammaln(np.arange(domain_size + 2, dtype=np.float64) + 1.0)
+        self._tables: dict[tuple[int, int], tuple[int, NDArray[np.float64], NDArray[np.int64]]]
+        self._tables = {}
+        self._entries = 0
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Shipping a protocol to a Dask worker should not ship megabytes of cache.
+        return {"_log_factorial": self._log_factorial, "_tables": {}, "_entries": 0}
+
+    def rows(
+        self, population: int, good: int, picks: NDArray[np.int64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+        """Kernel rows for each entry of ``picks``: probabilities and the ``m`` they belong to.
+
+        Slots past a row's last outcome have probability 0 and point at its mode.
+        """
+        low, high = int(picks.min()), int(picks.max())
+        key = (population, good)
+        table = self._tables.get(key)
+        if table is not None:
+            first, probs, taken = table
+            if first <= low and high < first + probs.shape[0]:
+                return probs[picks - first], taken[picks - first]
+            low, high = min(low, first), max(high, first + probs.shape[0] - 1)
+            self._entries -= probs.size
+            del self._tables[key]
+        first, probs, taken = table = self._table(population, good, low, high)
+        if self._entries + probs.size <= _CACHE_ENTRIES_MAX:
+            self._tables[key] = table
+            self._entries += probs.size
+        return probs[picks - first], taken[picks - first]
+
+    def _table(
+        self, population: int, good: int, low: int, high: int
+    ) -> tuple[int, NDArray[np.float64], NDArray[np.int64]]:
+        lf = self._log_factorial
+        bad = population - good
+        r = np.arange(low, high + 1)
+        m_min, m_max = np.maximum(0, r - bad), np.minimum(r, good)
+        mode = np.clip(((r + 1) * (good + 1)) // (population + 2), m_min, m_max)
+        # Serfling's bound for sampling without replacement,
+        # P(|m − r·good/population| ≥ t) ≤ 2 exp(−2t² / (r (1 − (r−1)/population))),
+        # gives a window outside which less than _NEGLIGIBLE of the mass lies.
+        spread = np.maximum(r * (1.0 - (r - 1) / population), 0.0)
+        t = np.sqrt(spread * math.log(2.0 / _NEGLIGIBLE) / 2.0)
+        mean = r * good / population
+        lo = np.minimum(np.maximum(m_min, np.floor(mean - t).astype(np.int64)), mode)
+        hi = np.maximum(np.minimum(m_max, np.ceil(mean + t).astype(np.int64)), mode)
+        reach = int(np.max(np.maximum(mode - lo, hi - mode)))
+        slot = np.arange(2 * reach + 1)
+        offset = np.where(slot % 2 == 1, (slot + 1) // 2, -(slot // 2))
+        m = mode[:, None] + offset[None, :]
+        inside = (m >= lo[:, None]) & (m <= hi[:, None])
+        m = np.where(inside, m, mode[:, None])
+        rr = r[:, None]
+        log_p = (
+            (lf[good] - lf[m] - lf[good - m])
+            + (lf[bad] - lf[rr - m] - lf[bad - rr + m])
+            - (lf[population] - lf[rr] - lf[population - rr])
+        )
+        probs = np.where(inside, np.exp(log_p), 0.0)
+        probs[probs < _NEGLIGIBLE] = 0.0
+        width = int(np.flatnonzero(probs.any(axis=0))[-1]) + 1
+        probs = probs[:, :width]
+        probs /= probs.sum(axis=1, keepdims=True)
+        return low, probs, m[:, :width]
+
+
+def multivariate_hypergeometric_rows(
+    counts: NDArray[np.int64],
+    sample: NDArray[np.int64],
+    rng: np.random.Generator,
+    *,
+    population_max: int = HYPERGEOMETRIC_POPULATION_MAX,
+) -> NDArray[np.int64]:
+    """For each row, how many of a uniform ``sample[b]``-subset of its items fall in each column.
+
+    Rows whose population numpy's hypergeometric can take are split by halving
+    the columns (one vectorised call per halving). Larger populations are
+    thinned: every item is chosen independently with probability
+    ``sample/total``, then the shortfall or excess is added or removed by the
+    same function on a smaller sample. Each step treats items exchangeably and
+    the result always has exactly ``sample[b]`` items, so it is a uniform subset.
+    """
+    total = counts.sum(axis=1)
+    if int(total.max(initial=0)) < population_max:
+        return _by_halving(counts, sample, rng)
+    share = np.divide(sample, total, out=np.zeros(total.shape), where=total > 0)
+    chosen = rng.binomial(counts, share[:, None])
+    short = sample - chosen.sum(axis=1)
+    if np.any(short > 0):
+        chosen += multivariate_hypergeometric_rows(
+            counts - chosen, np.maximum(short, 0), rng, population_max=population_max
+        )
+    if np.any(short < 0):
+        chosen -= multivariate_hypergeometric_rows(
+            chosen, np.maximum(-short, 0), rng, population_max=population_max
+        )
+    return chosen
+
+
+def _by_halving(
+    counts: NDArray[np.int64], sample: NDArray[np.int64], rng: np.random.Generator
+) -> NDArray[np.int64]:
+    rows, width = counts.shape
+    prefix = np.zeros((rows, width + 1), np.int64)
+    np.cumsum(counts, axis=1, out=prefix[:, 1:])
+    bounds = np.array([0, width])  # segment edges, shared by every row
+    need = sample[:, None].astype(np.int64)
+    while bounds.size - 1 < width:
+        lo, hi = bounds[:-1], bounds[1:]
+        mid = (lo + hi + 1) // 2  # a one-column segment keeps its column on the left
+        left = rng.hypergeometric(
+            prefix[:, mid] - prefix[:, lo], prefix[:, hi] - prefix[:, mid], need
+        )
+        need = np.stack((left, need - left), axis=2).reshape(rows, -1)
+        bounds = np.append(np.stack((lo, mid), axis=1).ravel(), width)
+        nonempty = np.diff(bounds) > 0
+        need = need[:, nonempty]
+        bounds = np.append(bounds[:-1][nonempty], width)
+    return need
+
+
+def sample_support(
+    true_counts: NDArray[np.int64],
+    subset_size: int,
+    mixture_weight: float,
+    rng: np.random.Generator,
+    kernels: SplitKernels,
+) -> NDArray[np.int64]:
+    """Support counts of Subset Selection for ``true_counts`` users, exactly (see module notes)."""
+    d, k = true_counts.size, subset_size
+    kept = rng.binomial(true_counts, mixture_weight).astype(np.int64)
+    n, n_kept = int(true_counts.sum()), int(kept.sum())
+    level = _Level(
+        starts=np.array([0]),
+        lengths=np.array([d]),
+        free=np.zeros((1, k + 1), np.int64),  # users by picks still to make, 0..k
+        own=np.zeros((1, k + 1), np.int64),
+    )
+    level.free[0, k] = n - n_kept
+    level.own[0, k - 1] = n_kept
+    kept_before = np.concatenate(([0], np.cumsum(kept)))
+    support = np.zeros(d, np.int64)
+    while level.starts.size:
+        done = level.lengths == 1
+        if done.any():
+            # One column left: own users have no picks left; free ones hold 0 or 1.
+            columns = level.starts[done]
+            ones = level.free[done, 1] if level.free.shape[1] > 1 else 0
+            support[columns] = kept[columns] + ones
+            level = level.select(~done)
+        if level.starts.size:
+            level = _split(level, kept_before, rng, kernels)
+    return support
+
+
+@dataclass(frozen=True)
+class _Level:
+    """The blocks of one halving level, in column order, and their users by picks left."""
+
+    starts: NDArray[np.int64]
+    lengths: NDArray[np.int64]
+    free: NDArray[np.int64]
+    own: NDArray[np.int64]
+
+    def select(self, blocks: NDArray[np.bool_]) -> _Level:
+        return _Level(
+            self.starts[blocks], self.lengths[blocks], self.free[blocks], self.own[blocks]
+        )
+
+
+def _split(
+    level: _Level,
+    kept_before: NDArray[np.int64],
+    rng: np.random.Generator,
+    kernels: SplitKernels,
+) -> _Level:
+    """Split every block of ``level`` into its left and right halves (module notes)."""
+    starts, lengths = level.starts, level.lengths
+    blocks = starts.size
+    left = (lengths + 1) // 2
+    own_left = np.zeros_like(level.own)
+    used = np.flatnonzero(level.own.any(axis=0))
+    if used.size:
+        span = slice(used[0], used[-1] + 1)
+        kept_left = kept_before[starts + left] - kept_before[starts]
+        own_left[:, span] = multivariate_hypergeometric_rows(level.own[:, span], kept_left, rng)
+    child_width = min(level.free.shape[1], int(left.max()) + 1)
+    # (users, population − L, good − a, left part is own, right part is own)
+    groups = (
+        (level.free, 0, 0, False, False),
+        (own_left, 1, 1, True, False),
+        (level.own - own_left, 1, 0, False, True),
+    )
+    index: dict[bool, list[NDArray[np.int64]]] = {False: [], True: []}
+    weight: dict[bool, list[NDArray[np.int64]]] = {False: [], True: []}
+    for length in np.unique(lengths).tolist():
+        a = (length + 1) // 2
+        this_length = lengths == length
+        for users, less_population, less_good, left_own, right_own in groups:
+            chosen = users if this_length.all() else np.where(this_length[:, None], users, 0)
+            block, picks = np.nonzero(chosen)
+            if not block.size:
+                continue
+            probs, taken = kernels.rows(length - less_population, a - less_good, picks)
+            placed = rng.multinomial(chosen[block, picks], probs)
+            row, slot = np.nonzero(placed)
+            count, m = placed[row, slot], taken[row, slot]
+            block, picks = block[row], picks[row]
+            index[left_own].append((2 * block) * child_width + m)
+            weight[left_own].append(count)
+            index[right_own].append((2 * block + 1) * child_width + picks - m)
+            weight[right_own].append(count)
+    size = 2 * blocks * child_width
+    return _Level(
+        starts=np.stack((starts, starts + left), axis=1).ravel(),
+        lengths=np.stack((left, lengths - left), axis=1).ravel(),
+        free=_histogram(index[False], weight[False], size).reshape(2 * blocks, child_width),
+        own=_histogram(index[True], weight[True], size).reshape(2 * blocks, child_width),
+    )
+
+
+def _histogram(
+    index: list[NDArray[np.int64]], weight: list[NDArray[np.int64]], size: int
+) -> NDArray[np.int64]:
+    if not index:
+        return np.zeros(size, np.int64)
+    # Float weights sum integer counts exactly up to 2^53, far beyond any n accepted.
+    return np.bincount(np.concatenate(index), np.concatenate(weight), size).astype(np.int64)
