@@ -89,20 +89,20 @@ def rank_sample(d: int, limit: int = MAX_RANKS_DRAWN) -> NDArray[np.int64]:
     return np.concatenate([np.arange(head), tail])
 
 
-#: Methods drawn at first on the by-rank charts when there are many: the baseline and
-#: the paper's recommendations (Base-Cut for full-domain, PowerNS for sets, Norm-Sub as
-#: the all-round choice, NDSS Sec. V). The rest start hidden (one click on the legend
-#: shows them): thirteen overlapping lines are unreadable, and each drawn trace costs
-#: the browser about 15 ms per update (measured in tests/test_browser.py).
+#: Methods the by-rank charts draw when there are many: the baseline and the paper's
+#: recommendations (Base-Cut for full-domain, PowerNS for sets, Norm-Sub as the
+#: all-round choice, NDSS Sec. V). Thirteen overlapping lines are unreadable, and every
+#: trace, even a hidden legend-only one, costs the browser time on each update
+#: (tests/test_browser.py; benchmarks/README.md). Pages offer to draw them all.
 FEATURED = ("Base", "Norm-Sub", "Base-Cut", "PowerNS")
 #: Up to this many methods, every one is drawn.
 DRAW_ALL_UP_TO = 6
 
 
-def _visible(method: str, count: int, featured: Sequence[str] | None) -> bool | str:
-    if featured is None or count <= DRAW_ALL_UP_TO or method in featured:
-        return True
-    return "legendonly"
+def _drawn(methods: Sequence[str], featured: Sequence[str] | None) -> list[str]:
+    if featured is None or len(methods) <= DRAW_ALL_UP_TO:
+        return list(methods)
+    return [m for m in methods if m in featured] or list(methods)
 
 
 def estimates_by_rank(
@@ -111,7 +111,8 @@ def estimates_by_rank(
     """Mean estimate of each value against the truth, values by true rank (NDSS Fig. 1).
 
     Large domains are drawn at the ranks of :func:`rank_sample`. With more than
-    :data:`DRAW_ALL_UP_TO` methods only ``featured`` ones start visible (``None``: all).
+    :data:`DRAW_ALL_UP_TO` methods only the ``featured`` ones are drawn (``None``: all;
+    if none of them is present, all).
 
     On a log axis non-positive estimates cannot be drawn; they are left out (the
     hover of the neighbours and the bias chart show them).
@@ -129,13 +130,13 @@ def estimates_by_rank(
         )
     )  # fmt: skip
     groups = per_item.groupby("method", sort=False)
+    drawn = _drawn([str(m) for m in groups.groups], featured)
     for method, rows in groups:
+        if method not in drawn:
+            continue
         mean = rows["mean"].to_numpy()[order]
         y = np.where(mean > 0, mean, np.nan) if log_y else mean
-        shown_now = _visible(str(method), groups.ngroups, featured)
-        figure.add_trace(
-            _line(str(method), ranks, y, hover="rank %{x}<br>estimate %{y:.3g}", visible=shown_now)
-        )
+        figure.add_trace(_line(str(method), ranks, y, hover="rank %{x}<br>estimate %{y:.3g}"))
     return _layout(figure, title="Estimates vs truth, by true rank", x="rank of the value",
                    y="frequency", log_y=log_y)  # fmt: skip
 
@@ -150,7 +151,7 @@ def by_rank(
 ) -> go.Figure:
     """``bias`` or ``variance`` of each value by true rank (NDSS Figs. 2, 3; ranks sampled).
 
-    Visibility as in :func:`estimates_by_rank`.
+    Which methods are drawn: as in :func:`estimates_by_rank`.
     """
     figure = go.Figure()
     truth = per_item.drop_duplicates("item")["truth"].to_numpy()
@@ -158,12 +159,13 @@ def by_rank(
     order = np.argsort(-truth, kind="stable")[shown]
     ranks = shown + 1
     groups = per_item.groupby("method", sort=False)
+    drawn = _drawn([str(m) for m in groups.groups], featured)
     for method, rows in groups:
-        figure.add_trace(
-            _line(str(method), ranks, rows[column].to_numpy()[order],
-                  hover="rank %{x}<br>" + column + " %{y:.3g}",
-                  visible=_visible(str(method), groups.ngroups, featured))
-        )  # fmt: skip
+        if method in drawn:
+            figure.add_trace(
+                _line(str(method), ranks, rows[column].to_numpy()[order],
+                      hover="rank %{x}<br>" + column + " %{y:.3g}")
+            )  # fmt: skip
     if column == "bias":
         figure.add_hline(y=0, line={"color": "grey", "width": 1})
     return _layout(figure, title=title, x="rank of the value", y=column, log_y=log_y)

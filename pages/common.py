@@ -145,17 +145,35 @@ def simulate(config: ExperimentConfig) -> dict[str, Any]:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def explorer_figures(config: ExperimentConfig, relative: bool) -> dict[str, dict[str, Any]]:
-    """The Explorer's four figures as plain dicts, cached with the simulation.
+def simulate_summary(config: ExperimentConfig) -> dict[str, Any]:
+    """Only the per-method summary and the analytic references of ``simulate``.
 
-    Building Plotly figures costs ~0.1 s per rerun; a warm slider move should not pay it.
+    A warm rerun then unpickles 13 rows, not the per-item table (≈10 ms at d = 1024).
+    """
+    result = simulate(config)
+    return {"summary": result["summary"], "analytic": result["analytic"]}
+
+
+# cache_resource, not cache_data: a rerun gets the built figures themselves, not a
+# pickled copy that Plotly would validate again (≈10 ms a figure). Callers only read
+# them (plotly_chart, to_html and to_image copy), never change them.
+@st.cache_resource(show_spinner=False, max_entries=32)
+def explorer_figures(
+    config: ExperimentConfig, relative: bool, every_method: bool = False
+) -> dict[str, go.Figure]:
+    """The Explorer's four figures, built once per view and shared; do not modify them.
+
+    The by-rank charts draw ``viz.FEATURED`` methods unless ``every_method``.
     """
     result = simulate(config)
     per_item, summary, analytic = result["per_item"], result["summary"], result["analytic"]
-    figures = {
-        "estimates": viz.estimates_by_rank(per_item),
-        "bias": viz.by_rank(per_item, "bias", title="Bias by rank"),
-        "variance": viz.by_rank(per_item, "variance", title="Variance by rank", log_y=True),
+    featured = None if every_method else viz.FEATURED
+    return {
+        "estimates": viz.estimates_by_rank(per_item, featured=featured),
+        "bias": viz.by_rank(per_item, "bias", title="Bias by rank", featured=featured),
+        "variance": viz.by_rank(
+            per_item, "variance", title="Variance by rank", log_y=True, featured=featured
+        ),
         "mse": viz.mse_bars(
             summary,
             base_mse=analytic["base_mse"],
@@ -163,7 +181,6 @@ def explorer_figures(config: ExperimentConfig, relative: bool) -> dict[str, dict
             relative_to_base=relative,
         ),
     }
-    return {name: figure.to_plotly_json() for name, figure in figures.items()}
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from ldpcore import viz
@@ -21,6 +20,7 @@ from pages.common import (
     require_config,
     run_or_explain,
     simulate,
+    simulate_summary,
 )
 
 ensure_app()
@@ -31,26 +31,33 @@ left, right = st.columns(2)
 relative = left.toggle("MSE relative to Base", key="relative", bind="query-params")
 compare = right.toggle("Compare protocols", key="compare", bind="query-params")
 
-result = run_or_explain(lambda: simulate(config), "Simulating…")
+result = run_or_explain(lambda: simulate_summary(config), "Simulating…")
 if result is None:
     st.stop()
 summary: pd.DataFrame = result["summary"]
-per_item: pd.DataFrame = result["per_item"]
-analytic = result["analytic"]
 
 st.caption(
     f"{config.protocol}, ε = {config.epsilon:g}, n = {config.n:,}, {config.dataset}, "
     f"{config.trials} trials, seed {config.seed}."
 )
-figures = explorer_figures(config, relative)
-# One by-rank chart at a time: each holds 13 traces × d points, and redrawing all of
-# them on every change is what makes a slider feel slow in the browser.
+# One by-rank chart at a time, and by default only the featured methods on it: every
+# trace, even a legend-only one, costs the browser time on each slider move.
 VIEWS = {"Estimates vs truth": "estimates", "Bias by rank": "bias", "Variance by rank": "variance"}
-view = st.segmented_control(
+view_column, lines_column = st.columns([3, 1], vertical_alignment="bottom")
+view = view_column.segmented_control(
     "By rank", list(VIEWS), default="Estimates vs truth", key="view", bind="query-params"
 )
+every_method = lines_column.toggle("Every method", key="lines", bind="query-params")
+figures = explorer_figures(config, relative, every_method)
 chosen = VIEWS.get(view or "Estimates vs truth", "estimates")
 st.plotly_chart(figures[chosen], key=f"chart-{chosen}", theme=None)
+drawn = [trace.name for trace in figures[chosen].data if trace.name != "truth"]
+if len(drawn) < len(config.methods):
+    st.caption(
+        f"Drawn: {', '.join(str(name) for name in drawn)}. The MSE chart and the table below "
+        f"have all {len(config.methods)} methods; switch on *Every method*, or choose "
+        "methods in the sidebar, to draw others."
+    )
 
 if compare:
     progress = st.progress(0.0, text="Running every protocol…")
@@ -66,7 +73,7 @@ if compare:
     mse_figure = viz.mse_bars(pd.concat(frames), base_mse=None, lower_bound=None,
                               relative_to_base=relative, facet="protocol")  # fmt: skip
 else:
-    mse_figure = go.Figure(figures["mse"])
+    mse_figure = figures["mse"]
 st.plotly_chart(mse_figure, key="chart-mse", theme=None)
 st.caption(viz.lower_bound_note())
 
@@ -81,7 +88,8 @@ downloads("explorer", summary, mse_figure, command_line(config))
 # A toggle, not an expander: an expander's content is drawn (and redrawn on every slider
 # move) even while closed, and this table changes with ε.
 if st.toggle("Show every protocol at these settings", key="protocols", bind="query-params"):
-    protocols = protocols_table(config.epsilon, int(per_item["item"].nunique()), config.n)
+    domain_size = int(simulate(config)["per_item"]["item"].nunique())
+    protocols = protocols_table(config.epsilon, domain_size, config.n)
     st.caption(
         "p: chance a report supports its user's own value; q: any other value. Base variance: "
         "NDSS Eq. (5). Worst-case ratio: max P(y|v)/P(y|v') from the channel; ε-LDP means it "

@@ -85,8 +85,8 @@ def _simulate_section(dataset: Dataset) -> None:
             f"{METHODS[str(best['method'])].explanation}"
         )
         figures = explorer_figures(config, False)
-        st.plotly_chart(go.Figure(figures["mse"]), key="yours-mse", theme=None)
-        st.plotly_chart(go.Figure(figures["estimates"]), key="yours-estimates", theme=None)
+        st.plotly_chart(figures["mse"], key="yours-mse", theme=None)
+        st.plotly_chart(figures["estimates"], key="yours-estimates", theme=None)
         st.dataframe(method_table(result["summary"]), hide_index=True, key="yours-table")
         st.caption(viz.lower_bound_note())
 

@@ -89,6 +89,24 @@ def test_explorer_compare_protocols_facets_the_chart() -> None:
     assert set(values(bars[0]["x"])) == {"GRR", "OLH", "BLH", "OUE", "SUE", "SS", "HR"}
 
 
+def test_by_rank_chart_draws_the_featured_methods_or_every_method() -> None:
+    at = small(app())
+    names = [t["name"] for t in chart(at, "chart-estimates")["data"]]
+    assert names == ["truth", "Base", "Base-Cut", "Norm-Sub", "PowerNS"]  # registry order
+    assert any("switch on *Every method*" in c.value for c in at.caption)
+    at.toggle(key="lines").set_value(True).run()
+    assert len(chart(at, "chart-estimates")["data"]) == 1 + 13
+    at.segmented_control(key="view").set_value("Bias by rank").run()
+    assert len(chart(at, "chart-bias")["data"]) == 13
+    # From the URL, with a few methods picked in the sidebar: all of them are drawn.
+    at = app({"d": "64", "n": "10000", "trials": "5", "lines": "false",
+              "methods": ["Base", "Norm", "MLE"]})  # fmt: skip
+    at.run()
+    assert [t["name"] for t in chart(at, "chart-estimates")["data"]] == [
+        "truth", "Base", "Norm", "MLE"
+    ]  # fmt: skip
+
+
 def test_url_restores_the_view() -> None:
     at = app({"protocol": "OUE", "epsilon": "2.0", "d": "64", "n": "10000", "trials": "5",
               "methods": "Norm-Sub"})  # fmt: skip

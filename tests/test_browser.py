@@ -18,6 +18,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -191,12 +192,28 @@ def test_each_page_opens(server: str, browser_page: Page, title: str, shot: str)
 def test_slider_response_time_at_the_issue_defaults(server: str, browser_page: Page) -> None:
     """OLH, ε = 1, n = 1e6, d = 1024, Zipf 1.5, all methods, 30 trials (the defaults).
 
-    Three presses → move ε to configurations never simulated (cold: simulate, build and
-    draw), then six presses back and forth over them (warm: all cached). Each time is
+    Four presses → move ε to configurations never simulated (cold: simulate, build and
+    draw), then twelve presses back and forth over them (warm: all cached). Each time is
     from the key press until the MSE chart shows the new Base value; the medians are
     what benchmarks/README.md reports.
     """
-    page = browser_page
+    # A fresh tab, as a user opening the Explorer has: not one that six other pages'
+    # tests have filled with their sessions and garbage.
+    browser = browser_page.context.browser
+    assert browser is not None
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        timings = _measure_slider(context.new_page(), server)
+    finally:
+        context.close()
+    (ARTIFACTS / "browser-timings.json").write_text(json.dumps(timings))
+    print(f"\nslider → updated MSE chart (median): cold {timings['cold_seconds']:.2f} s, "
+          f"warm {timings['warm_seconds']:.2f} s")  # fmt: skip
+    # Sanity only; the targets are reported (benchmarks/README.md), not timed tests.
+    assert max(timings["cold_all"] + timings["warm_all"]) < 30
+
+
+def _measure_slider(page: Page, server: str) -> dict[str, Any]:
     page.goto(f"{server}/?seed=17")  # a seed no other test used: a cold cache
     _wait_for_change(page, None)
     slider = _epsilon_slider(page)
@@ -207,18 +224,15 @@ def test_slider_response_time_at_the_issue_defaults(server: str, browser_page: P
         slider.press(key)
         return _wait_for_change(page, before)
 
-    cold = [press("ArrowRight") for _ in range(3)]
-    warm = [press("ArrowLeft") for _ in range(3)] + [press("ArrowRight") for _ in range(3)]
-    timings = {
+    cold = [press("ArrowRight") for _ in range(4)]
+    # Twelve warm presses: single presses on this shared machine vary by ±0.1 s.
+    warm = [press(key) for key in ("ArrowLeft", "ArrowRight", "ArrowLeft") for _ in range(4)]
+    return {
         "cold_seconds": round(statistics.median(cold), 3),
         "warm_seconds": round(statistics.median(warm), 3),
         "cold_all": [round(t, 3) for t in cold],
         "warm_all": [round(t, 3) for t in warm],
     }
-    (ARTIFACTS / "browser-timings.json").write_text(json.dumps(timings))
-    print(f"\nslider → updated MSE chart (median): cold {timings['cold_seconds']:.2f} s, "
-          f"warm {timings['warm_seconds']:.2f} s")  # fmt: skip
-    assert max(cold + warm) < 30  # sanity only; the targets are reported, not timed tests
 
 
 def test_upload_collected_output_and_download_consistent_estimates(

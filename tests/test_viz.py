@@ -1,0 +1,49 @@
+"""Figure builders: which methods a by-rank chart draws, and one style per method."""
+
+from __future__ import annotations
+
+import pytest
+
+from ldpcore import viz
+from ldpcore.experiment import ExperimentConfig, run
+from ldpcore.postprocess import method_names
+
+ALL = tuple(method_names())
+SEVEN_OTHERS = ("Norm", "Norm-Mul", "MLE", "IBU", "Power", "Post-Pos", "Base-Pos")
+
+
+def _per_item(methods: tuple[str, ...]):
+    config = ExperimentConfig(
+        dataset="zipf:d=16,s=1.5", n=2000, protocol="OLH", epsilon=1.0, trials=2, methods=methods
+    )
+    return run(config)
+
+
+@pytest.mark.parametrize(
+    "methods,featured,expected",
+    [
+        (ALL, viz.FEATURED, [m for m in ALL if m in viz.FEATURED]),
+        (ALL, None, list(ALL)),
+        (ALL[:6], viz.FEATURED, list(ALL[:6])),  # few methods: all drawn
+        # none of the featured methods chosen: all drawn, in the order chosen
+        (SEVEN_OTHERS, viz.FEATURED, list(SEVEN_OTHERS)),
+    ],
+)
+def test_by_rank_charts_draw_featured_methods(methods, featured, expected) -> None:
+    result = _per_item(methods)
+    estimates = viz.estimates_by_rank(result.per_item, featured=featured)
+    assert [t.name for t in estimates.data] == ["truth", *expected]
+    bias = viz.by_rank(result.per_item, "bias", title="Bias", featured=featured)
+    assert [t.name for t in bias.data] == expected
+
+
+def test_a_method_keeps_its_colour_and_dash_on_every_chart() -> None:
+    result = _per_item(ALL)
+    lines = viz.by_rank(result.per_item, "variance", title="V", featured=None)
+    bars = viz.mse_bars(result.summary, base_mse=None, lower_bound=None)
+    colours = {t.name: t.line.color for t in lines.data}
+    assert {t.name: t.marker.color for t in bars.data} == colours
+    assert len(set(colours.values())) == len(ALL)  # thirteen distinct colours
+    assert {t.name: t.line.dash for t in lines.data} == {
+        m: viz.method_style(m)["dash"] for m in ALL
+    }
