@@ -220,6 +220,9 @@ def _measure_slider(page: Page, server: str) -> dict[str, Any]:
     slider.focus()
 
     def press(key: str) -> float:
+        # Start from a settled page: no rerun still in flight from the previous press.
+        page.wait_for_selector("[data-testid='stStatusWidget']", state="detached")
+        page.wait_for_timeout(400)
         before = _base_mse(page)
         slider.press(key)
         return _wait_for_change(page, before)
