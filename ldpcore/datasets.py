@@ -110,12 +110,14 @@ def parse_histogram(
     count_column: str | None = None,
     group_column: str | None = None,
     sum_duplicates: bool = False,
+    header: bool | None = None,
 ) -> Dataset:
     r"""A :class:`Dataset` from the bytes of a histogram CSV/TSV (an upload).
 
     Columns are guessed from the header when it is obvious (see
-    :func:`ldpcore.tables.inspect_table`) and can be chosen; every problem raises
-    :class:`ldpcore.tables.TableError` with a message that says what to change.
+    :func:`ldpcore.tables.inspect_table`) and can be chosen, as can whether the first
+    row is a header; every problem raises :class:`ldpcore.tables.TableError` with a
+    message that says what to change.
 
     Examples
     --------
@@ -125,6 +127,7 @@ def parse_histogram(
     table = read_numbers(
         data, source=source, value_column=value_column, number_column=count_column,
         group_column=group_column, numbers="counts", sum_duplicates=sum_duplicates,
+        header=header,
     )  # fmt: skip
     return Dataset(source, table.labels, table.numbers.astype(np.int64), table.groups)
 

@@ -161,16 +161,34 @@ def _guess(names: Sequence[str], columns: Sequence[str]) -> str | None:
     return None
 
 
+def _guess_header(rows: list[tuple[int, list[str]]], number_names: Sequence[str]) -> bool:
+    """Whether the first row names the columns.
+
+    Yes when none of its cells is a number ("value,count"), or when one of them is a
+    number column's name over a column of numbers ("city,2019,count"); a first line
+    like "apple,12" or "count,15" (the word "count") is data. Headers made only of
+    numbers besides text ("city,2019,2020") look like data: callers let people say so.
+    """
+    first = rows[0][1]
+    if len(rows) == 1 or not any(_is_number(cell) for cell in first):
+        return True
+    names = {name.lower() for name in number_names}
+    return any(
+        cell.lower() in names
+        and all(len(cells) > i and _is_number(cells[i]) for _, cells in rows[1:])
+        for i, cell in enumerate(first)
+    )
+
+
 def _layout(
-    text: str, source: str, number_names: Sequence[str]
+    text: str, source: str, number_names: Sequence[str], header: bool | None = None
 ) -> tuple[TableLayout, list[tuple[int, list[str]]]]:
     delimiter = _sniff(text)
     rows = _rows(text, delimiter, source)
     if not rows:
         raise TableError(f"{source} is empty; expected a CSV with a value and a count column")
     first = rows[0][1]
-    # A header has no numeric cell; a first line like "apple,12" is data.
-    has_header = not any(_is_number(cell) for cell in first) or len(rows) == 1
+    has_header = _guess_header(rows, number_names) if header is None else header
     width = max(len(cells) for _, cells in rows)
     if has_header:
         columns = [cell or f"column {i + 1}" for i, cell in enumerate(first)]
@@ -207,7 +225,9 @@ def _layout(
     return layout, data
 
 
-def inspect_table(data: bytes, *, source: str = "the file", numbers: str = "counts") -> TableLayout:
+def inspect_table(
+    data: bytes, *, source: str = "the file", numbers: str = "counts", header: bool | None = None
+) -> TableLayout:
     r"""Read a file's layout and guess its columns.
 
     Parameters
@@ -218,6 +238,8 @@ def inspect_table(data: bytes, *, source: str = "the file", numbers: str = "coun
         How messages name the file.
     numbers : {"counts", "estimates"}
         Which header names to look for in the number column.
+    header : bool, optional
+        Whether the first row names the columns (default: guessed).
 
     Examples
     --------
@@ -225,7 +247,7 @@ def inspect_table(data: bytes, *, source: str = "the file", numbers: str = "coun
     'users'
     """
     names = COUNT_NAMES if numbers == "counts" else ESTIMATE_NAMES + COUNT_NAMES
-    return _layout(decode(data, source=source), source, names)[0]
+    return _layout(decode(data, source=source), source, names, header)[0]
 
 
 def read_numbers(
@@ -237,6 +259,7 @@ def read_numbers(
     group_column: str | None = None,
     numbers: str = "counts",
     sum_duplicates: bool = False,
+    header: bool | None = None,
 ) -> NumberTable:
     r"""One number per value from a CSV/TSV, validated.
 
@@ -255,6 +278,8 @@ def read_numbers(
     sum_duplicates : bool
         Add up the numbers of a value that appears on several rows instead of
         raising :class:`DuplicateValuesError`.
+    header : bool, optional
+        Whether the first row names the columns (default: guessed).
 
     Returns
     -------
@@ -273,7 +298,7 @@ def read_numbers(
     if numbers not in {"counts", "estimates"}:
         raise ValueError(f"numbers must be 'counts' or 'estimates', got {numbers!r}")
     names = COUNT_NAMES if numbers == "counts" else ESTIMATE_NAMES + COUNT_NAMES
-    layout, rows = _layout(decode(data, source=source), source, names)
+    layout, rows = _layout(decode(data, source=source), source, names, header)
     what = "count" if numbers == "counts" else "number"
     at = _choose_columns(
         layout, source=source, what=what, value_column=value_column,

@@ -299,12 +299,12 @@ def bundled_dataset(name: str) -> Dataset:
 @st.cache_data(show_spinner=False, max_entries=16)
 def parsed_upload(
     data: bytes, *, source: str, value: str | None, count: str | None, group: str | None,
-    sum_duplicates: bool,
+    sum_duplicates: bool, header: bool | None = None,
 ) -> Dataset:  # fmt: skip
     """An uploaded histogram, parsed (cached on the bytes and the column choice)."""
     return parse_histogram(
         data, source=source, value_column=value, count_column=count, group_column=group,
-        sum_duplicates=sum_duplicates,
+        sum_duplicates=sum_duplicates, header=header,
     )  # fmt: skip
 
 
@@ -334,20 +334,36 @@ def _uploaded_histogram(key: str) -> Dataset | None:
         st.info("Upload a file such as `value,count` / `apple,120` / `pear,75` to begin.")
         return None
     data = upload.getvalue()
+    # Whether the first row names the columns is guessed per file; a person can overrule
+    # it (a header such as "city,2019,2020" looks like data). A new file starts afresh.
+    header_key, file_key = f"{key}-header", f"{key}-header-file"
+    if st.session_state.get(file_key) != upload.file_id:
+        st.session_state[file_key] = upload.file_id
+        st.session_state.pop(header_key, None)
     try:
-        layout = inspect_table(data, source=upload.name)
+        guessed = inspect_table(data, source=upload.name)
+        header = bool(st.session_state.get(header_key, guessed.has_header))
+        layout = (
+            guessed
+            if header == guessed.has_header
+            else inspect_table(data, source=upload.name, header=header)
+        )
     except TableError as exc:
         st.error(str(exc))
         return None
     columns = list(layout.columns)
     if not layout.numeric:  # nothing to choose from: the parser's own message says why
         try:
-            parse_histogram(data, source=upload.name)
+            parse_histogram(data, source=upload.name, header=header)
         except TableError as exc:
             st.error(str(exc))
             return None
     obvious = layout.number_column is not None and layout.value_column is not None
     with st.expander("Columns", expanded=not obvious):
+        st.checkbox(
+            "The first row names the columns", value=guessed.has_header, key=header_key,
+            help="Guessed from the file; untick it if the first row is a value and its count.",
+        )  # fmt: skip
         pick = st.columns(3)
         value = pick[0].selectbox("Value column", columns, key=f"{key}-value-col",
                                   index=_position(columns, layout.value_column))  # fmt: skip
@@ -361,7 +377,7 @@ def _uploaded_histogram(key: str) -> Dataset | None:
     try:
         return parsed_upload(data, source=upload.name, value=value, count=count,
                              group="" if group == "(none)" else group,
-                             sum_duplicates=sum_duplicates)  # fmt: skip
+                             sum_duplicates=sum_duplicates, header=header)  # fmt: skip
     except DuplicateValuesError as exc:
         st.warning(str(exc))
         st.checkbox("Sum the counts of repeated values", key=f"{key}-sum")

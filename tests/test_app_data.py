@@ -89,6 +89,21 @@ def test_ambiguous_columns_are_chosen_by_the_user() -> None:
     assert [m.value for m in at.metric][:2] == ["2", "6"]
 
 
+def test_a_header_of_years_is_marked_by_the_user() -> None:
+    at = upload(open_page("pages/your_data.py"), "yours", "years.csv",
+                b"city,2019,2020\nx,1,2\ny,3,4\n")  # fmt: skip
+    assert not at.exception, at.exception
+    assert at.checkbox(key="yours-header").value is False  # guessed: data
+    at.checkbox(key="yours-header").check().run()
+    at.selectbox(key="yours-count-col").set_value("2020")
+    at = at.run()
+    assert not at.exception, at.exception
+    assert [m.value for m in at.metric][:2] == ["2", "6"]  # x and y, 2 + 4 users
+    # A different file starts from its own guess again.
+    at = upload(at, "yours", "fruit.csv", HISTOGRAM)
+    assert at.checkbox(key="yours-header").value is True
+
+
 def test_collected_output_becomes_consistent_estimates() -> None:
     oracle = get_protocol("OLH", epsilon=1.0, domain_size=4)
     support = oracle.sample_support_counts([5000, 3000, 1500, 500], 1)

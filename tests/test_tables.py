@@ -110,6 +110,31 @@ def test_columns_can_be_chosen_when_ambiguous() -> None:
     assert parse_histogram(content, count_column="in 2020").counts.tolist() == [2, 4]
 
 
+@pytest.mark.parametrize(
+    ("content", "has_header"),
+    [
+        (b"value,count\na,1\nb,2\n", True),  # no number in the first row
+        (b"city,2019,count\nx,1,5\ny,2,6\n", True),  # a count column's name over numbers
+        (b"apple,12\npear,3\n", False),
+        (b"count,15\nword,3\n", False),  # the word "count" with its count: data
+        (b"city,2019,2020\nx,1,5\ny,2,6\n", False),  # looks like data: see the override
+    ],
+)
+def test_header_guess(content: bytes, has_header: bool) -> None:
+    assert inspect_table(content).has_header is has_header
+
+
+def test_header_can_be_stated() -> None:
+    content = b"city,2019,2020\nx,1,5\ny,2,6\n"
+    layout = inspect_table(content, header=True)
+    assert layout.columns == ("city", "2019", "2020") and layout.numeric == ("2019", "2020")
+    data = parse_histogram(content, header=True, count_column="2020")
+    assert data.labels == ("x", "y") and data.counts.tolist() == [5, 6]
+    # And the other way: "value,count" read as data is then a bad count, said so.
+    with pytest.raises(TableError, match="count"):
+        parse_histogram(b"value,count\na,1\nb,2\n", header=False)
+
+
 # --- histogram uploads: every failure has its message ---------------------------------
 
 BAD_UPLOADS = [
