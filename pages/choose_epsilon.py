@@ -24,6 +24,7 @@ from ldpcore.protocols import get_protocol, protocol_names
 from pages.common import (
     EPSILONS,
     USERS,
+    config_hash,
     counts_config,
     ensure_app,
     executor,
@@ -73,12 +74,12 @@ if not protocols or not methods:
 target = float(target_pp) / 100
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
 def _estimate(config: ExperimentConfig, protocols: tuple[str, ...]) -> dict[str, float]:
     return estimate_choose_epsilon_seconds(config, protocols)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
 def _answers(
     config: ExperimentConfig, target: float, protocols: tuple[str, ...]
 ) -> list[EpsilonAnswer]:
@@ -185,7 +186,7 @@ st.subheader("The reverse question: how many users at a given ε?")
 fixed = st.select_slider("ε", EPSILONS, value=1.0, key="choose-fixed-epsilon")
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
 def _users(config: ExperimentConfig, target: float) -> list[Advice]:
     return advise_users(config, target_rmse=target)
 

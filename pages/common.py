@@ -21,7 +21,7 @@ from ldpcore.datasets import Dataset, bundled_names, load_bundled, parse_histogr
 from ldpcore.experiment import ExperimentConfig, run, sweep
 from ldpcore.postprocess import METHODS, method_names
 from ldpcore.protocols import describe_protocols, protocol_names
-from ldpcore.tables import DuplicateValuesError, TableError, inspect_table
+from ldpcore.tables import DuplicateValuesError, TableError, TableLayout, inspect_table
 
 #: The browser tab's title.
 TITLE = "LDP post-processing explorer"
@@ -132,7 +132,16 @@ def require_config() -> ExperimentConfig:
     return config
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+def config_hash() -> dict[str | type[Any], Callable[[Any], Any]]:
+    """``hash_funcs`` keying an ExperimentConfig by its digest (a new dict per cache).
+
+    Streamlit's own hasher walks explicit counts value by value: over a second per
+    cached call at d = 200,000, on every rerun.
+    """
+    return {ExperimentConfig: lambda config: config.fingerprint}
+
+
+@st.cache_data(show_spinner=False, max_entries=64, hash_funcs=config_hash())
 def simulate(config: ExperimentConfig) -> dict[str, Any]:
     """Run (cached) and return plain tables."""
     result = run(config)
@@ -144,7 +153,7 @@ def simulate(config: ExperimentConfig) -> dict[str, Any]:
     }
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64, hash_funcs=config_hash())
 def simulate_summary(config: ExperimentConfig) -> dict[str, Any]:
     """Only the per-method summary and the analytic references of ``simulate``.
 
@@ -157,7 +166,7 @@ def simulate_summary(config: ExperimentConfig) -> dict[str, Any]:
 # cache_resource, not cache_data: a rerun gets the built figures themselves, not a
 # pickled copy that Plotly would validate again (≈10 ms a figure). Callers only read
 # them (plotly_chart, to_html and to_image copy), never change them.
-@st.cache_resource(show_spinner=False, max_entries=32)
+@st.cache_resource(show_spinner=False, max_entries=32, hash_funcs=config_hash())
 def explorer_figures(
     config: ExperimentConfig, relative: bool, every_method: bool = False
 ) -> dict[str, go.Figure]:
@@ -190,7 +199,7 @@ def protocols_table(epsilon: float, domain_size: int, n: int) -> pd.DataFrame:
     return pd.DataFrame(describe_protocols(epsilon=epsilon, domain_size=domain_size, n=n))
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=config_hash())
 def simulate_sweep(
     config: ExperimentConfig, parameter: str, values: tuple[Any, ...]
 ) -> pd.DataFrame:
@@ -308,6 +317,12 @@ def parsed_upload(
     )  # fmt: skip
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def inspected_upload(data: bytes, *, source: str, header: bool | None = None) -> TableLayout:
+    """An upload's layout (cached: a million-row file takes seconds to scan)."""
+    return inspect_table(data, source=source, header=header)
+
+
 def histogram_picker(key: str, *, allow_bundled: bool = True) -> Dataset | None:
     """A bundled dataset or an uploaded histogram, with every problem explained.
 
@@ -341,12 +356,12 @@ def _uploaded_histogram(key: str) -> Dataset | None:
         st.session_state[file_key] = upload.file_id
         st.session_state.pop(header_key, None)
     try:
-        guessed = inspect_table(data, source=upload.name)
+        guessed = inspected_upload(data, source=upload.name)
         header = bool(st.session_state.get(header_key, guessed.has_header))
         layout = (
             guessed
             if header == guessed.has_header
-            else inspect_table(data, source=upload.name, header=header)
+            else inspected_upload(data, source=upload.name, header=header)
         )
     except TableError as exc:
         st.error(str(exc))

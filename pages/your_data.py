@@ -123,7 +123,7 @@ def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
         return None
     data = upload.getvalue()
     try:
-        guessed = guess_kind(data, source=upload.name)
+        guessed = _guessed_kind(data, upload.name)
     except TableError as exc:
         st.error(str(exc))
         return None
@@ -140,6 +140,12 @@ def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
                             10_000, key="collected-n")  # fmt: skip
     return data, upload.name, {"kind": kind, "protocol": protocol, "epsilon": float(epsilon),
                                "n": int(n)}  # fmt: skip
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _guessed_kind(data: bytes, source: str) -> str:
+    # Cached: scanning a large file on every rerun would make each widget slow.
+    return guess_kind(data, source=source)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from concurrent.futures import ProcessPoolExecutor
 
@@ -237,3 +238,25 @@ def test_groups_from_a_file(tmp_path) -> None:
         groups_from_file(str(path), ("0", "1"))
     with pytest.raises(ValueError, match="does not exist"):
         groups_from_file(str(tmp_path / "none.csv"), ("0", "1"))
+
+
+def test_fingerprint_changes_with_every_field_and_only_then() -> None:
+    base = ExperimentConfig(
+        dataset="mine", n=10, protocol="GRR", epsilon=1.0, true_counts=(3, 7),
+        labels=("a", "b"), groups=("g", "h"),
+    )  # fmt: skip
+    assert base.fingerprint == dataclasses.replace(base).fingerprint
+    changes = {
+        "dataset": "other", "n": 11, "protocol": "OLH", "epsilon": 1.5, "methods": ("Base",),
+        "query": "topk:k=1", "trials": 3, "seed": 1, "sampler": "per-user", "g": 3, "k": 1,
+        "true_counts": (7, 3), "labels": ("b", "a"), "groups": ("g", "g"),
+    }  # fmt: skip
+    assert set(changes) == {f.name for f in dataclasses.fields(ExperimentConfig)}
+    prints = {
+        dataclasses.replace(base, **{name: value}).fingerprint for name, value in changes.items()
+    }
+    assert len(prints) == len(changes) and base.fingerprint not in prints
+    # Labels holding separators do not merge into other labels.
+    one = dataclasses.replace(base, labels=("a\x1fb", "c"), true_counts=(1, 2))
+    two = dataclasses.replace(base, labels=("a", "b\x1fc"), true_counts=(1, 2))
+    assert one.fingerprint != two.fingerprint
