@@ -169,22 +169,23 @@ def _by_halving(
     counts: NDArray[np.int64], sample: NDArray[np.int64], rng: np.random.Generator
 ) -> NDArray[np.int64]:
     rows, width = counts.shape
-    prefix = np.zeros((rows, width + 1), np.int64)
-    np.cumsum(counts, axis=1, out=prefix[:, 1:])
-    bounds = np.array([0, width])  # segment edges, shared by every row
+    # Pad to a power of two with empty columns: every segment of a level then has the
+    # same size, so a level is one hypergeometric call and a reshape.
+    size = 1 << max(0, (width - 1).bit_length())
+    prefix = np.zeros((rows, size + 1), np.int64)
+    np.cumsum(counts, axis=1, out=prefix[:, 1 : width + 1])
+    prefix[:, width + 1 :] = prefix[:, width : width + 1]
     need = sample[:, None].astype(np.int64)
-    while bounds.size - 1 < width:
-        lo, hi = bounds[:-1], bounds[1:]
-        mid = (lo + hi + 1) // 2  # a one-column segment keeps its column on the left
-        left = rng.hypergeometric(
-            prefix[:, mid] - prefix[:, lo], prefix[:, hi] - prefix[:, mid], need
-        )
+    step = size
+    while step > 1:
+        half = step // 2
+        lo = np.arange(0, size, step)
+        before = prefix[:, lo]
+        middle = prefix[:, lo + half]
+        left = rng.hypergeometric(middle - before, prefix[:, lo + step] - middle, need)
         need = np.stack((left, need - left), axis=2).reshape(rows, -1)
-        bounds = np.append(np.stack((lo, mid), axis=1).ravel(), width)
-        nonempty = np.diff(bounds) > 0
-        need = need[:, nonempty]
-        bounds = np.append(bounds[:-1][nonempty], width)
-    return need
+        step = half
+    return need[:, :width]
 
 
 def sample_support(
