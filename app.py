@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pages.common import run_app
+from pages.app_layer.navigation import run_app
 
-# Each page draws the shared sidebar itself (pages.common.sidebar); the Learn page has
+# Each page draws the shared sidebar itself (pages.app_layer.widgets.sidebar); the Learn page has
 # its own small population instead. Pages reached without this file (deep links on a
-# fresh server) come back through the same function (pages.common.ensure_app).
+# fresh server) come back through the same function (pages.app_layer.navigation.ensure_app).
 run_app()

@@ -14,21 +14,22 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore import bounds
+from ldpcore.errors import InputError
 
 
 def check_epsilon(epsilon: object) -> float:
     """Return ``epsilon`` as a float, or raise if it is not a valid privacy budget."""
     if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
-        raise ValueError(
+        raise InputError(
             f"epsilon must be a number in ({0}, {bounds.EPSILON_MAX}], got {epsilon!r}"
         )
     value = float(epsilon)
     if not math.isfinite(value) or value <= 0:
-        raise ValueError(
+        raise InputError(
             f"epsilon must be a finite number > 0 (at most {bounds.EPSILON_MAX}), got {value!r}"
         )
     if value < bounds.EPSILON_MIN or value > bounds.EPSILON_MAX:
-        raise ValueError(
+        raise InputError(
             f"epsilon must be in [{bounds.EPSILON_MIN}, {bounds.EPSILON_MAX}], got {value!r}"
         )
     return value
@@ -40,16 +41,16 @@ def check_int(value: object, *, name: str, minimum: int, maximum: int | None = N
         f"an integer >= {minimum}" if maximum is None else (f"an integer in [{minimum}, {maximum}]")
     )
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+        raise InputError(f"{name} must be {allowed}, got {value!r}")
     if isinstance(value, numbers.Integral):
         result = int(value)
     else:
         as_float = float(value)
         if not math.isfinite(as_float) or as_float != round(as_float):
-            raise ValueError(f"{name} must be {allowed}, got {value!r}")
+            raise InputError(f"{name} must be {allowed}, got {value!r}")
         result = round(as_float)
     if result < minimum or (maximum is not None and result > maximum):
-        raise ValueError(f"{name} must be {allowed}, got {result}")
+        raise InputError(f"{name} must be {allowed}, got {result}")
     return result
 
 
@@ -86,30 +87,30 @@ def check_counts(
     """
     array = np.asarray(counts)
     if array.ndim != 1 or array.shape[0] != length:
-        raise ValueError(
+        raise InputError(
             f"{name} must be a 1-D array of length {length} (one entry per domain value), "
             f"got shape {array.shape}"
         )
     if array.dtype == np.bool_ or not (
         np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
     ):
-        raise ValueError(f"{name} must hold whole numbers >= 0, got dtype {array.dtype}")
+        raise InputError(f"{name} must hold whole numbers >= 0, got dtype {array.dtype}")
     if np.issubdtype(array.dtype, np.floating):
         if not np.all(np.isfinite(array)):
-            raise ValueError(f"{name} must be finite whole numbers >= 0; found NaN or inf")
+            raise InputError(f"{name} must be finite whole numbers >= 0; found NaN or inf")
         if np.any(array != np.round(array)):
-            raise ValueError(f"{name} must be whole numbers >= 0; found a fractional entry")
+            raise InputError(f"{name} must be whole numbers >= 0; found a fractional entry")
         if np.any(np.abs(array) > 2.0**62):
-            raise ValueError(f"{name} entries must be below 2^62")
+            raise InputError(f"{name} entries must be below 2^62")
     if np.any(array < 0):
         first = int(np.flatnonzero(array < 0)[0])
-        raise ValueError(
+        raise InputError(
             f"{name} must be whole numbers >= 0; entry {first} is {array[first].item()!r}"
         )
     result = array.astype(np.int64, copy=True)
     if maximum is not None and np.any(result > maximum):
         first = int(np.flatnonzero(result > maximum)[0])
-        raise ValueError(
+        raise InputError(
             f"{name} entries must be at most {maximum}; entry {first} is {result[first]}"
         )
     return result
@@ -119,14 +120,14 @@ def check_values(values: ArrayLike, *, domain_size: int) -> NDArray[np.int64]:
     """Return user values as int64, or raise unless each is an index in ``[0, d)``."""
     array = np.asarray(values)
     if array.ndim != 1:
-        raise ValueError(f"values must be a 1-D array of user values, got shape {array.shape}")
+        raise InputError(f"values must be a 1-D array of user values, got shape {array.shape}")
     if array.size and not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(
+        raise InputError(
             f"values must be integer indices in [0, {domain_size - 1}], got dtype {array.dtype}"
         )
     result = array.astype(np.int64, copy=False)
     if result.size and (result.min() < 0 or result.max() >= domain_size):
-        raise ValueError(
+        raise InputError(
             f"values must be integer indices in [0, {domain_size - 1}] (0-based), "
             f"got range [{result.min()}, {result.max()}]"
         )

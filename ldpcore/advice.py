@@ -24,9 +24,12 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ldpcore import bounds
+from ldpcore.compare import Comparison, Verdict, verdict
 from ldpcore.datasets import round_to_total
-from ldpcore.experiment import ExperimentConfig, run
-from ldpcore.postprocess import get_method, method_names
+from ldpcore.errors import InputError
+from ldpcore.experiment import ExperimentConfig, ExperimentResult, run
+from ldpcore.metrics import analytic_base_mse
+from ldpcore.postprocess import get_method, method_names, resolve_method_name
 from ldpcore.protocols import FrequencyOracle
 
 #: The ε range searched (the app's slider range).
@@ -37,6 +40,117 @@ USERS_RANGE = (100, 10**9)
 _REFINE_STEPS = 7
 #: Standard errors on each side for the reported interval.
 _SE_WIDTH = 2.0
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The ranking of methods for a query, and what it supports saying.
+
+    Attributes
+    ----------
+    ranking : DataFrame
+        One row per method, best (lowest mean MSE) first: ``rank, method, mse, mse_std,
+        mse_ratio_to_best, ratio_low, ratio_high, mse_ratio_to_base, base_ratio_low,
+        base_ratio_high, better_than_base, no_op``. Ratios are paired on the same trials,
+        intervals simultaneous over the methods (:mod:`ldpcore.compare`).
+    verdict : Verdict
+        The recommended method, whether it is significantly better than Base, and a
+        headline in words.
+    """
+
+    ranking: pd.DataFrame
+    verdict: Verdict
+
+    @property
+    def recommended(self) -> str:
+        """The method to use."""
+        return self.verdict.recommended
+
+    @property
+    def significant(self) -> bool:
+        """Whether the recommended method is significantly more accurate than Base."""
+        return self.verdict.helps
+
+    def to_json_dict(self, query: str) -> dict[str, object]:
+        """``ldpcore recommend --format json``: the ranking with its intervals."""
+        return {
+            "query": query,
+            "recommended": self.recommended,
+            "significant": self.significant,
+            "headline": self.verdict.headline,
+            "ranking": [
+                {key: _json_number(value) for key, value in record.items()}
+                for record in self.ranking.to_dict("records")
+            ],
+        }
+
+
+def _json_number(value: object) -> object:
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        return float(value) if math.isfinite(value) else None
+    return value
+
+
+#: Methods that return a distribution (non-negative, summing to one), in the order they
+#: are offered when post-processing brings no measurable gain.
+CONSISTENT_PREFERENCE = ("Norm-Sub", "MLE-Apx", "PowerNS", "Norm-Mul", "Norm-Cut", "IBU", "MLE")
+
+
+def consistent_methods(methods: Sequence[str]) -> tuple[str, ...]:
+    """Of ``methods``, those whose output is always a distribution, in preference order."""
+    return tuple(m for m in CONSISTENT_PREFERENCE if m in methods)
+
+
+def no_op_methods(methods: Sequence[str], protocol: FrequencyOracle) -> tuple[str, ...]:
+    """Of ``methods``, those the registry declares a no-op for ``protocol``."""
+    return tuple(m for m in methods if get_method(m).is_no_op(protocol))
+
+
+def rank_methods(result: ExperimentResult, protocol: FrequencyOracle, *,
+                 query_words: str = "the query") -> Recommendation:  # fmt: skip
+    """Rank the methods of a run by mean MSE, with paired intervals and a verdict."""
+    names = list(result.config.methods)
+    if "Base" not in names:
+        raise InputError("ranking methods needs Base among them (the reference)")
+    errors = result.trial_errors
+    no_ops = no_op_methods(names, protocol)
+    found = verdict(errors, names, no_ops=no_ops, consistent=consistent_methods(names),
+                    query=query_words)  # fmt: skip
+    to_base = {c.method: c for c in found.against_base}
+    to_best = {c.method: c for c in found.against_best}
+    rows = []
+    for row in result.summary.to_dict("records"):
+        name = str(row["method"])
+        best = to_best.get(name)
+        base = to_base.get(name)
+        rows.append({
+            "method": name, "mse": row["mse"], "mse_std": row["mse_std"],
+            "mse_ratio_to_best": 1.0 if best is None else best.ratio,
+            "ratio_low": 1.0 if best is None else best.low,
+            "ratio_high": 1.0 if best is None else best.high,
+            "mse_ratio_to_base": 1.0 if base is None else base.ratio,
+            "base_ratio_low": 1.0 if base is None else base.low,
+            "base_ratio_high": 1.0 if base is None else base.high,
+            "better_than_base": bool(base is not None and base.better),
+            "no_op": bool(base is not None and base.no_op),
+        })  # fmt: skip
+    ranking = pd.DataFrame(rows).sort_values("mse", kind="stable").reset_index(drop=True)
+    ranking.insert(0, "rank", np.arange(1, len(ranking) + 1))
+    return Recommendation(ranking, found)
+
+
+def query_in_words(query: str) -> str:
+    """``topk:k=10`` → "the top-10 values", for headlines."""
+    kind, _, rest = query.partition(":")
+    if kind == "topk":
+        return f"the top-{rest.partition('=')[2]} values"
+    return {"full": "every value's frequency", "set": "sets of values",
+            "groups": "group totals", "prefix": "prefixes",
+            "interval": "intervals"}.get(kind, f"the query {query}")  # fmt: skip
 
 
 def recommend(
@@ -50,8 +164,13 @@ def recommend(
     seed: int = 0,
     truth_from: str = "Norm-Sub",
     groups: Sequence[str] | None = None,
-) -> pd.DataFrame:
+) -> Recommendation:
     """Rank post-processing methods for data like this estimate (NDSS Sec. V-D).
+
+    Every method is simulated on the same trials (common random numbers) on a
+    consistent stand-in for the truth, and compared with Base and with the best method
+    by paired ratios of mean squared error with simultaneous intervals
+    (:mod:`ldpcore.compare`). Base is always simulated, as the reference.
 
     Parameters
     ----------
@@ -74,20 +193,21 @@ def recommend(
 
     Returns
     -------
-    DataFrame
-        ``rank, method, mse, mse_std`` sorted best first.
+    Recommendation
+        The ranking (best first, with intervals) and the verdict.
     """
     if truth_from not in {"Norm-Sub", "PowerNS"}:
-        raise ValueError(f"truth_from must be 'Norm-Sub' or 'PowerNS', got {truth_from!r}")
+        raise InputError(f"truth_from must be 'Norm-Sub' or 'PowerNS', got {truth_from!r}")
     stand_in = get_method(truth_from)(estimate, protocol=protocol, n=n)
     counts = round_to_total(stand_in, n)
     extras = protocol.parameters()
+    wanted = method_names() if methods is None else tuple(methods)
     config = ExperimentConfig(
         dataset=f"synthetic truth ({truth_from} of the estimate)",
         n=n,
         protocol=protocol.name,
         epsilon=protocol.epsilon,
-        methods=method_names() if methods is None else tuple(methods),
+        methods=("Base", *wanted),
         query=query,
         trials=trials,
         seed=seed,
@@ -96,9 +216,13 @@ def recommend(
         true_counts=tuple(int(c) for c in counts),
         groups=None if groups is None else tuple(groups),
     )
-    summary = run(config).summary.sort_values("mse", kind="stable").reset_index(drop=True)
-    summary.insert(0, "rank", np.arange(1, len(summary) + 1))
-    return summary[["rank", "method", "mse", "mse_std"]]
+    result = run(config)
+    found = rank_methods(result, protocol, query_words=query_in_words(query))
+    if "Base" not in {resolve_method_name(m) for m in wanted}:  # the reference, not a candidate
+        ranking = found.ranking[found.ranking["method"] != "Base"].reset_index(drop=True)
+        ranking["rank"] = np.arange(1, len(ranking) + 1)
+        found = Recommendation(ranking, found.verdict)
+    return found
 
 
 def _optional_int(value: object) -> int | None:
@@ -163,7 +287,7 @@ def advise_users(
 
 def _check_target(target: float) -> None:
     if not (isinstance(target, int | float) and math.isfinite(target) and 0 < target < 1):
-        raise ValueError(
+        raise InputError(
             f"target_rmse must be in (0, 1) (frequency units; 0.005 = 0.5 percentage points), "
             f"got {target!r}"
         )
@@ -207,22 +331,66 @@ def _advise(
 
 @dataclass(frozen=True)
 class EpsilonAnswer:
-    """For one protocol: its best method's smallest ε, and Base's, for a target.
+    """For one protocol: the recommended method's smallest ε and Base's, with intervals.
+
+    Both come from the same simulated trials (common random numbers), so they are
+    compared like with like. ``epsilon_low``/``epsilon_high`` bound where the RMSE
+    curve's 95% band crosses the target; None where the target is not met for any ε
+    up to :data:`EPSILON_RANGE`'s end.
 
     Attributes
     ----------
     protocol, method : str
-        The protocol and the method that needs the smallest ε with it.
-    best : Advice
-        That method's advice.
-    base : Advice
-        Base's advice (no post-processing), for comparison.
+        The protocol and the recommended method.
+    epsilon, epsilon_low, epsilon_high : float or None
+        The recommended method's smallest ε and its interval.
+    base_epsilon, base_epsilon_low, base_epsilon_high : float or None
+        The same for Base (no post-processing).
+    post_processing_helps : bool
+        True only when the method is significantly more accurate than Base at Base's
+        ε (paired, simultaneous over the candidates) *and* its ε interval lies wholly
+        below Base's.
+    comparison : Comparison or None
+        The method against Base at the evaluated ε nearest Base's answer.
+    reason : str
+        Why this method, in words.
+    curve : tuple of dict
+        Every evaluated point: ``epsilon, method, rmse, rmse_low, rmse_high``.
     """
 
     protocol: str
     method: str
-    best: Advice
-    base: Advice
+    epsilon: float | None
+    epsilon_low: float | None
+    epsilon_high: float | None
+    base_epsilon: float | None
+    base_epsilon_low: float | None
+    base_epsilon_high: float | None
+    post_processing_helps: bool
+    comparison: Comparison | None
+    reason: str
+    curve: tuple[dict[str, float | str], ...] = ()
+
+    def to_json_dict(self) -> dict[str, object]:
+        """The ``choose-epsilon --format json`` record."""
+        keys = ("protocol", "method", "epsilon", "epsilon_low", "epsilon_high", "base_epsilon",
+                "base_epsilon_low", "base_epsilon_high", "post_processing_helps")  # fmt: skip
+        record: dict[str, object] = {key: getattr(self, key) for key in keys}
+        comparison = self.comparison
+        record["mse_ratio_to_base"] = None if comparison is None else _json_number(comparison.ratio)
+        record["ratio_low"] = None if comparison is None else _json_number(comparison.low)
+        record["ratio_high"] = None if comparison is None else _json_number(comparison.high)
+        return record
+
+
+#: Trials of the first, coarse pass when Base has no exact curve for the query.
+_SCREEN_TRIALS = 3
+#: Points of that coarse pass over the ε range.
+_SCREEN_POINTS = 6
+#: Largest spacing (ratio of neighbouring ε) left around a crossing that matters.
+_FINE_SPACING = 1.2
+#: At most this many rounds of adding points.
+_MAX_ROUNDS = 6
 
 
 def choose_epsilon(
@@ -234,50 +402,269 @@ def choose_epsilon(
     progress: Callable[[float, str], None] | None = None,
     executor: Executor | None = None,
 ) -> list[EpsilonAnswer]:
-    """Per protocol, the smallest ε meeting the target with its best method, and with Base.
+    """Per protocol, the smallest ε meeting the target: recommended method and Base.
 
-    Every method of ``config`` is simulated together (common random numbers) on a
-    coarse log grid of ε; the best method is the one whose RMSE curve crosses the
-    target first (log-linear interpolation between grid points). That method and
-    Base are then searched precisely as in :func:`advise_epsilon`. With an
-    ``executor`` (e.g. a Dask client's) the grid's points run in parallel there.
+    The search spends trials only near the crossings (NDSS Sec. V's error curves are
+    monotone in ε):
+
+    1. Where the target will be crossed. For single-value queries (full, top-k)
+       Base's exact MSE (Eq. 3) gives Base's crossing for free; otherwise a coarse pass
+       with a few trials over the whole range finds it.
+    2. Every method of ``config`` (Base always among them) is simulated with
+       ``config.trials`` trials on the same trials (common random numbers, the same
+       seed at every ε) at points around Base's crossing and around where each
+       method's measured MSE ratio to Base predicts its own.
+    3. Points are added until Base's and the best method's crossings (and their
+       bands, mean ± t·SE) are bracketed by points at most :data:`_FINE_SPACING` apart.
+
+    The recommendation and ``post_processing_helps`` follow :func:`ldpcore.compare.verdict`
+    at the evaluated ε nearest Base's answer, and the ε intervals must separate too.
+    With an ``executor`` the protocols are searched in parallel there.
     """
     _check_target(target_rmse)
-    grid = np.geomspace(epsilon_range[0], epsilon_range[1], 10)
-    answers = []
-    for position, protocol in enumerate(protocols):
-        point = dataclasses.replace(config, protocol=protocol)
-        points = [dataclasses.replace(point, epsilon=float(e)) for e in grid]
-        results = (
-            [f.result() for f in [executor.submit(run, p) for p in points]]
-            if executor is not None
-            else [run(p) for p in points]
-        )
-        curves = pd.concat(
-            [r.summary.assign(epsilon=e) for r, e in zip(results, grid, strict=True)]
-        )  # fmt: skip
-        crossing = {}
-        for name, frame in curves.groupby("method", sort=False):
-            rmse = np.sqrt(frame["mse"].to_numpy())
-            crossing[str(name)] = _crossing(frame["epsilon"].to_numpy(), rmse, target_rmse)
-        candidates = {m: c for m, c in crossing.items() if m != "Base"} or crossing
-        method = min(candidates, key=lambda m: candidates[m])
-        best = _advise(point, method, "epsilon", target_rmse, epsilon_range)
-        base = (
-            best
-            if method == "Base"
-            else _advise(point, "Base", "epsilon", target_rmse, epsilon_range)
-        )
-        answers.append(EpsilonAnswer(point.protocol, method, best, base))
+    names = tuple(protocols)
+    if not names:
+        raise InputError("name at least one protocol to search")
+    point = dataclasses.replace(config, methods=tuple(dict.fromkeys(("Base", *config.methods))))
+    answers: list[EpsilonAnswer] = []
+    if executor is not None:
+        futures = [executor.submit(_search_protocol, dataclasses.replace(point, protocol=p),
+                                   target_rmse, epsilon_range) for p in names]  # fmt: skip
+        for position, future in enumerate(futures):
+            answers.append(future.result())
+            if progress is not None:
+                progress((position + 1) / len(names), answers[-1].protocol)
+        return answers
+    for position, name in enumerate(names):
+        answers.append(_search_protocol(dataclasses.replace(point, protocol=name), target_rmse,
+                                        epsilon_range))  # fmt: skip
         if progress is not None:
-            progress((position + 1) / len(protocols), point.protocol)
+            progress((position + 1) / len(names), answers[-1].protocol)
     return answers
 
 
-#: Runs of the experiment one :func:`choose_epsilon` protocol takes, about: the coarse
-#: grid, then up to three bisections of the best method and Base's (shared grid points
-#: are cached, Base is analytic for single-value queries).
-RUNS_PER_PROTOCOL = 10 + 2 * (9 + _REFINE_STEPS)
+@dataclass
+class _Point:
+    """All methods at one ε: mean MSE, its standard error, the per-trial errors."""
+
+    mse: np.ndarray
+    se: np.ndarray
+    errors: np.ndarray
+
+
+def _search_protocol(
+    config: ExperimentConfig, target: float, epsilon_range: tuple[float, float]
+) -> EpsilonAnswer:
+    search = _Search(config, target, epsilon_range)
+    search.evaluate([search.anchor() / _FINE_SPACING, search.anchor()])
+    search.follow_prediction()
+    search.refine()
+    return search.answer()
+
+
+class _Search:
+    """The adaptive ε search of one protocol (see :func:`choose_epsilon`)."""
+
+    def __init__(
+        self, config: ExperimentConfig, target: float, epsilon_range: tuple[float, float]
+    ) -> None:
+        self.config = config
+        self.names = list(config.methods)
+        self.target = target
+        self.low_end, self.high_end = epsilon_range
+        self.quantile = _t_quantile(config.trials)
+        self.points: dict[float, _Point] = {}
+        self.protocol = config.build()[1]
+        self._anchor: float | None = None
+
+    def key(self, epsilon: float) -> float:
+        """ε clipped to the range and rounded, so that equal points are found again."""
+        return float(f"{min(max(epsilon, self.low_end), self.high_end):.4g}")
+
+    def evaluate(self, epsilons: Sequence[float]) -> None:
+        """Simulate every method at each new ε (common random numbers: the same seed)."""
+        for key in {self.key(e) for e in epsilons} - set(self.points):
+            errors = run(dataclasses.replace(self.config, epsilon=key)).trial_errors
+            self.points[key] = _Point(errors.mean(axis=1),
+                                      errors.std(axis=1, ddof=1) / math.sqrt(errors.shape[1]),
+                                      errors)  # fmt: skip
+
+    def anchor(self) -> float:
+        """Where Base crosses: exact (Eq. 3) for single-value queries, else a coarse pass."""
+        if self._anchor is not None:
+            return self._anchor
+        data, _, query = self.config.build()
+        if query.kind in {"full", "topk"}:
+            index = np.concatenate(query.members)
+            frequencies = data.frequencies()
+
+            def exact(epsilon: float) -> float:
+                oracle = dataclasses.replace(self.config, epsilon=epsilon).build()[1]
+                return math.sqrt(analytic_base_mse(oracle, frequencies, data.n, values=index))
+
+            found, _ = _smallest_meeting(exact, self.target, (self.low_end, self.high_end),
+                                         integer=False)  # fmt: skip
+        else:
+            trials = min(self.config.trials, _SCREEN_TRIALS)
+            screen = dataclasses.replace(self.config, methods=("Base",), trials=trials)
+            coarse = np.geomspace(self.low_end, self.high_end, _SCREEN_POINTS)
+            rmse = [math.sqrt(float(run(dataclasses.replace(screen, epsilon=float(e)))
+                                    .trial_errors[0].mean())) for e in coarse]  # fmt: skip
+            crossed = _crossing(coarse, np.array(rmse), self.target)
+            found = None if math.isinf(crossed) else crossed
+        self._anchor = self.high_end if found is None else found
+        return self._anchor
+
+    def follow_prediction(self) -> None:
+        """Evaluate where the best method's MSE ratio to Base predicts its crossing."""
+        anchor = self.anchor()
+        near = self.points[min(self.points, key=lambda e: abs(math.log(e / anchor)))]
+        ratios = near.mse / max(float(near.mse[0]), 1e-300)
+        best_ratio = float(np.min(ratios[1:])) if len(self.names) > 1 else 1.0
+        if best_ratio < 0.9:
+            # Base's RMSE falls roughly like 1/ε at small ε and faster at large ε, so
+            # RMSE × √ratio is reached by at most about ε × √ratio: a cautious guess.
+            guess = anchor * math.sqrt(best_ratio)
+            self.evaluate([guess, guess * _FINE_SPACING])
+
+    def crossing(self, method: int, band: float) -> tuple[float | None, int]:
+        """ε where ``mean + band·t·SE`` reaches the target; state −1 below the grid, +1 above."""
+        grid = sorted(self.points)
+        rmse = np.array([
+            math.sqrt(max(float(self.points[e].mse[method] + band * self.quantile
+                                * self.points[e].se[method]), 1e-300))
+            for e in grid
+        ])  # fmt: skip
+        value = _crossing(np.array(grid), rmse, self.target)
+        if math.isinf(value):
+            return None, 1
+        if rmse[0] <= self.target and grid[0] > self.low_end:
+            return value, -1
+        return value, 0
+
+    def best_method(self) -> int:
+        """The row of the method (not Base) whose mean curve crosses first."""
+        if len(self.names) == 1:
+            return 0
+        values = [(self.crossing(i, 0.0)[0] or math.inf, i) for i in range(1, len(self.names))]
+        return min(values)[1]
+
+    def refine(self) -> None:
+        """Add points until Base's and the best method's crossings are bracketed finely."""
+        for _ in range(_MAX_ROUNDS):
+            wanted: list[float] = []
+            grid = sorted(self.points)
+            for method in {0, self.best_method()}:
+                for band in (-1.0, 0.0, 1.0):
+                    wanted.extend(self._wanted(grid, *self.crossing(method, band), band=band))
+            new = [e for e in wanted if self.key(e) not in self.points]
+            if not new:
+                return
+            self.evaluate(new)
+
+    def _wanted(self, grid: list[float], value: float | None, state: int, *,
+                band: float) -> list[float]:  # fmt: skip
+        if state < 0:
+            return [grid[0] / _FINE_SPACING**2]
+        if state > 0:
+            return [grid[-1] * _FINE_SPACING**2] if grid[-1] < self.high_end else []
+        if value is None or band != 0.0:
+            return []
+        above = [e for e in grid if e >= value]
+        below = [e for e in grid if e < value]
+        if above and below and above[0] / below[-1] > _FINE_SPACING * 1.01:
+            return [math.sqrt(above[0] * below[-1])]
+        return []
+
+    def interval(self, method: int) -> tuple[float | None, float | None, float | None]:
+        """The method's smallest ε and its interval (band −1 crosses first, band +1 last)."""
+        value, low, high = (self.crossing(method, band)[0] for band in (0.0, -1.0, 1.0))
+        return value, low, high
+
+    def answer(self) -> EpsilonAnswer:
+        """The recommendation and both ε with their intervals (see :class:`EpsilonAnswer`)."""
+        names = self.names
+        base = self.interval(0)
+        grid = sorted(self.points)
+        # The paired comparison at the evaluated ε nearest Base's answer (or the largest).
+        centre = base[0]
+        where = grid[-1] if centre is None else min(grid, key=lambda e: abs(math.log(e / centre)))
+        found = verdict(self.points[where].errors, names,
+                        no_ops=no_op_methods(names, self.protocol),
+                        consistent=consistent_methods(names),
+                        query=query_in_words(self.config.query))  # fmt: skip
+        candidates = []
+        for comparison in found.against_base:
+            value, low, high = self.interval(names.index(comparison.method))
+            apart = value is not None and high is not None and (base[1] is None or high < base[1])
+            if comparison.better and apart:
+                candidates.append((value or math.inf, comparison, (value, low, high)))
+        chosen: Comparison | None
+        if candidates:
+            _, chosen, interval = min(candidates, key=lambda c: c[0])
+            method, helps = chosen.method, True
+            reason = (f"{method} has {chosen.describe()} at ε = {where:.3g}, and needs a "
+                      "smaller ε than Base with both intervals apart.")  # fmt: skip
+        else:
+            method, helps, reason = found.recommended, False, found.headline
+            interval = self.interval(names.index(method))
+            chosen = next((c for c in found.against_base if c.method == method), None)
+        return EpsilonAnswer(
+            protocol=self.config.protocol, method=method, epsilon=interval[0],
+            epsilon_low=interval[1], epsilon_high=interval[2], base_epsilon=base[0],
+            base_epsilon_low=base[1], base_epsilon_high=base[2], post_processing_helps=helps,
+            comparison=chosen, reason=reason, curve=self.curve(),
+        )  # fmt: skip
+
+    def curve(self) -> tuple[dict[str, float | str], ...]:
+        """Every evaluated point of every method, with its band."""
+        rows: list[dict[str, float | str]] = []
+        for e in sorted(self.points):
+            point = self.points[e]
+            for i, name in enumerate(self.names):
+                spread = self.quantile * float(point.se[i])
+                mse = float(point.mse[i])
+                rows.append({"epsilon": e, "method": name, "rmse": math.sqrt(mse),
+                             "rmse_low": math.sqrt(max(mse - spread, 0.0)),
+                             "rmse_high": math.sqrt(mse + spread)})  # fmt: skip
+        return tuple(rows)
+
+
+def privacy_risk(
+    prior: ArrayLike, *, epsilon: float, protocols: Sequence[str]
+) -> list[dict[str, object]]:
+    """What one report tells the best attacker, per protocol (Bayes-optimal guess rate).
+
+    Parameters
+    ----------
+    prior : array_like
+        The attacker's prior: the distribution of values (e.g. the dataset's frequencies).
+    epsilon : float
+        The privacy budget.
+    protocols : sequence of str
+        Protocol names.
+
+    Returns
+    -------
+    list of dict
+        ``protocol, attacker guesses right, guessing without the report`` per protocol.
+    """
+    from ldpcore.protocols import get_protocol  # noqa: PLC0415
+
+    prior = np.asarray(prior, dtype=np.float64)
+    rows: list[dict[str, object]] = []
+    for name in protocols:
+        oracle = get_protocol(name, epsilon=epsilon, domain_size=prior.size)
+        rows.append({"protocol": oracle.name,
+                     "attacker guesses right": oracle.bayes_guess_rate(prior),
+                     "guessing without the report": float(prior.max())})  # fmt: skip
+    return rows
+
+
+def _t_quantile(trials: int) -> float:
+    from scipy import stats  # noqa: PLC0415
+
+    return float(stats.t.ppf(0.975, df=max(1, trials - 1)))
 
 
 def estimate_choose_epsilon_seconds(
@@ -285,8 +672,8 @@ def estimate_choose_epsilon_seconds(
 ) -> dict[str, float]:
     """Seconds :func:`choose_epsilon` will take per protocol, from one timed 1-trial run each.
 
-    A measurement, so only a guide; it lets an interface warn before a long search
-    (Subset Selection's exact sampler is O(d·√k) per trial: ~0.5 s at d = 10,000).
+    A measurement, so only a guide; it lets an interface warn before a long search.
+    The adaptive search evaluates about :data:`RUNS_PER_PROTOCOL` points.
     """
     estimates = {}
     for protocol in protocols:
@@ -294,9 +681,13 @@ def estimate_choose_epsilon_seconds(
         start = time.perf_counter()
         run(probe)
         estimates[probe.protocol] = (
-            (time.perf_counter() - start) * config.trials * (RUNS_PER_PROTOCOL)
+            (time.perf_counter() - start) * config.trials * RUNS_PER_PROTOCOL
         )
     return estimates
+
+
+#: Points one :func:`choose_epsilon` protocol evaluates, typically (measured: 4 to 7).
+RUNS_PER_PROTOCOL = 6
 
 
 def _crossing(epsilons: np.ndarray, rmse: np.ndarray, target: float) -> float:

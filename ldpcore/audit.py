@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
+from ldpcore.errors import InputError
 from ldpcore.protocols import FrequencyOracle
 from ldpcore.protocols.olh import OLH, hash_values
 from ldpcore.protocols.unary import _UnaryEncoding
@@ -118,7 +119,7 @@ def distinguishing_event(
         plus_v = (np.bitwise_count(rows & (v + 1)) & 1) == 0
         plus_w = (np.bitwise_count(rows & (w + 1)) & 1) == 0
         return plus_v & ~plus_w
-    raise ValueError(f"no audit event for protocol {protocol.name!r}")
+    raise InputError(f"no audit event for protocol {protocol.name!r}")
 
 
 def _ratio_lower_bound(hits: int, misses_hits: int, runs: int, alpha: float) -> float:
@@ -141,9 +142,9 @@ def audit(
 ) -> AuditResult:
     """Audit ``protocol`` exactly and empirically (see the module docstring)."""
     if not (isinstance(runs, int) and 1_000 <= runs <= 50_000_000):
-        raise ValueError(f"runs must be a whole number in [1000, 50000000], got {runs!r}")
+        raise InputError(f"runs must be a whole number in [1000, 50000000], got {runs!r}")
     if not (0.5 <= confidence < 1):
-        raise ValueError(f"confidence must be in [0.5, 1), got {confidence!r}")
+        raise InputError(f"confidence must be in [0.5, 1), got {confidence!r}")
     v, w = inputs
     bound = math.exp(protocol.epsilon)
     exact = protocol.worst_case_ratio()

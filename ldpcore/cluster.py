@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ldpcore.errors import InputError
 from ldpcore.protocols import FrequencyOracle
 from ldpcore.reports import CHUNK_ROWS, aggregate_file
 
@@ -37,11 +38,11 @@ def parse_dask(spec: str) -> tuple[str, int | str]:
     """
     match = _SPEC.match(spec.strip()) if isinstance(spec, str) else None
     if match is None:
-        raise ValueError(f"--dask must be local:N or tcp://HOST:PORT, got {spec!r}")
+        raise InputError(f"--dask must be local:N or tcp://HOST:PORT, got {spec!r}")
     if match["workers"] is not None:
         workers = int(match["workers"])
         if not 1 <= workers <= 256:
-            raise ValueError(f"--dask local:N needs 1 <= N <= 256, got {workers}")
+            raise InputError(f"--dask local:N needs 1 <= N <= 256, got {workers}")
         return "local", workers
     return "tcp", match["address"]
 
@@ -50,7 +51,7 @@ def _import_distributed() -> Any:
     try:
         import distributed  # noqa: PLC0415 (optional dependency)
     except ImportError:
-        raise ValueError(
+        raise InputError(
             "Dask is not installed; install the cluster extra: pip install -e '.[cluster]'"
         ) from None
     return distributed
@@ -92,7 +93,7 @@ def open_client(spec: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
     try:
         return distributed.Client(str(target), timeout=timeout)
     except (OSError, TimeoutError) as exc:
-        raise ValueError(f"cannot reach the Dask scheduler at {target}: {exc}") from None
+        raise InputError(f"cannot reach the Dask scheduler at {target}: {exc}") from None
 
 
 def where(client: Any) -> str:

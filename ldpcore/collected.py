@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from ldpcore._validation import check_n_users
 from ldpcore.datasets import round_to_total
+from ldpcore.errors import InputError
 from ldpcore.postprocess import get_method
 from ldpcore.protocols import FrequencyOracle, get_protocol
 from ldpcore.rng import trial_generators
@@ -103,7 +104,7 @@ def read_collected(
     """
     kind = kind or guess_kind(data, source=source)
     if kind not in KINDS:
-        raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+        raise InputError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
     n = check_n_users(n)
     table = read_numbers(
         data, source=source, value_column=value_column, number_column=number_column,
@@ -160,9 +161,9 @@ def consistent_estimates(
         clipped to ``[0, 1]``; NaN when ``trials == 0``).
     """
     if not (isinstance(trials, int) and 0 <= trials <= 10_000):
-        raise ValueError(f"trials must be a whole number in [0, 10000], got {trials!r}")
+        raise InputError(f"trials must be a whole number in [0, 10000], got {trials!r}")
     if not (0.5 <= level < 1):
-        raise ValueError(f"level must be in [0.5, 1), got {level!r}")
+        raise InputError(f"level must be in [0.5, 1), got {level!r}")
     processor = get_method(method)
     oracle, n = collected.protocol, collected.n
     fitted = processor(collected.estimate, protocol=oracle, n=n)

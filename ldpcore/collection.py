@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ldpcore._files import replacing
+from ldpcore.errors import InputError
 from ldpcore.protocols import FrequencyOracle
 from ldpcore.reports import CHUNK_ROWS, protocol_metadata, reports_to_frame
 from ldpcore.rng import ClientRNG
@@ -22,13 +24,13 @@ from ldpcore.rng import ClientRNG
 def _values(frame: pd.DataFrame, d: int, source: str, first_line: int) -> np.ndarray:
     column = "value" if "value" in frame.columns else frame.columns[0]
     if "value" not in frame.columns and len(frame.columns) != 1:
-        raise ValueError(f"{source}: expected a 'value' column (or a single column), found "
+        raise InputError(f"{source}: expected a 'value' column (or a single column), found "
                          f"{', '.join(map(str, frame.columns))}")  # fmt: skip
     numbers = pd.to_numeric(frame[column].str.strip(), errors="coerce").to_numpy()
     bad = ~np.isfinite(numbers) | (numbers != np.round(numbers)) | (numbers < 0) | (numbers >= d)
     if bad.any():
         at = int(np.flatnonzero(bad)[0])
-        raise ValueError(
+        raise InputError(
             f"{source}, line {first_line + at}: value {frame[column].iloc[at]!r} is not a whole "
             f"number in [0, {d}); values are 0-based indices into the domain"
         )
@@ -42,37 +44,48 @@ def randomize_file(
     """Randomize every value of ``source`` (CSV) into reports at ``output``; returns n."""
     source, output = Path(source), Path(output)
     if not source.is_file():
-        raise ValueError(f"--input {str(source)!r} does not exist")
+        raise InputError(f"--input {str(source)!r} does not exist")
     suffix = output.suffix.lower()
     if suffix not in {".parquet", ".csv"}:
-        raise ValueError(f"--output {str(output)!r} must end in .parquet or .csv")
+        raise InputError(f"--output {str(output)!r} must end in .parquet or .csv")
+    # Written to a temporary file and renamed when complete: a run killed midway
+    # leaves the old file or none, never a truncated one that ends on a row boundary.
+    with replacing(output, what="--output") as temporary:
+        users = _randomize_into(protocol, source, temporary, rng, chunk_rows,
+                                as_csv=suffix == ".csv")  # fmt: skip
+        if users == 0:
+            raise InputError(f"--input {str(source)!r} has no values")
+    return users
+
+
+def _randomize_into(
+    protocol: FrequencyOracle, source: Path, output: Path, rng: ClientRNG, chunk_rows: int,
+    *, as_csv: bool,
+) -> int:  # fmt: skip
     writer: Any = None
     users = 0
     try:
         chunks = pd.read_csv(source, chunksize=chunk_rows, dtype=str, keep_default_na=False)
         for chunk in chunks:
             values = _values(chunk, protocol.domain_size, str(source), users + 2)
-            frame = reports_to_frame(protocol, protocol.randomize(values, rng),
-                                     text=suffix == ".csv")  # fmt: skip
-            writer = _append(writer, frame, output, protocol)
+            frame = reports_to_frame(protocol, protocol.randomize(values, rng), text=as_csv)
+            writer = _append(writer, frame, output, protocol, as_csv=as_csv)
             users += len(values)
     except pd.errors.EmptyDataError:
-        raise ValueError(f"--input {str(source)!r} is empty; expected a 'value' column") from None
+        raise InputError(f"--input {str(source)!r} is empty; expected a 'value' column") from None
     except (pd.errors.ParserError, UnicodeDecodeError, csv.Error) as exc:
-        raise ValueError(f"cannot read --input {str(source)!r} as CSV: {exc}") from None
-    except OSError as exc:
-        raise ValueError(f"cannot write --output {str(output)!r}: {exc.strerror or exc}") from None
+        raise InputError(f"cannot read --input {str(source)!r} as CSV: {exc}") from None
     finally:
-        if writer is not None and suffix == ".parquet":
+        if writer is not None and not as_csv:
             writer.close()
-    if users == 0:
-        raise ValueError(f"--input {str(source)!r} has no values")
     return users
 
 
-def _append(writer: Any, frame: pd.DataFrame, output: Path, protocol: FrequencyOracle) -> Any:
+def _append(
+    writer: Any, frame: pd.DataFrame, output: Path, protocol: FrequencyOracle, *, as_csv: bool
+) -> Any:
     """Append a chunk; the first chunk opens the file (Parquet: with the protocol metadata)."""
-    if output.suffix.lower() == ".csv":
+    if as_csv:
         frame.to_csv(output, mode="w" if writer is None else "a", header=writer is None,
                      index=False)  # fmt: skip
         return True

@@ -22,8 +22,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ldpcore import bounds
-from ldpcore._validation import check_counts, check_int, check_n_users
-from ldpcore.datasets import Dataset, parse_dataset, rescale
+from ldpcore._validation import check_counts, check_epsilon, check_int, check_n_users
+from ldpcore.datasets import Dataset, check_dataset_spec, parse_dataset, rescale
+from ldpcore.errors import InputError
 from ldpcore.metrics import (
     analytic_base_mse,
     equivalent_users,
@@ -35,7 +36,7 @@ from ldpcore.metrics import (
 )
 from ldpcore.postprocess import get_method, method_names, resolve_method_name
 from ldpcore.protocols import SAMPLERS, FrequencyOracle, get_protocol, resolve_protocol_name
-from ldpcore.queries import Query, parse_query
+from ldpcore.queries import Query, check_query_spec, parse_query
 
 if TYPE_CHECKING:  # pandas costs ~0.3 s to import; the JSON path of the CLI skips it
     import pandas as pd
@@ -101,11 +102,27 @@ class ExperimentConfig:
     groups: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        # Normalise names so equal configs compare (and cache) equal.
+        # Valid from birth: every field is checked here, with the messages the command
+        # line prints, so a bad config fails where it is written, not deep in a run.
+        # What needs the data (k <= d, a protocol's parameter against d) waits for build().
+        # Names are normalised so equal configs compare (and cache) equal.
         object.__setattr__(self, "protocol", resolve_protocol_name(self.protocol))
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "n", check_n_users(self.n))
+        if self.true_counts is None:
+            check_dataset_spec(self.dataset)
+        elif not isinstance(self.dataset, str):
+            raise InputError(f"dataset must be a name, got {self.dataset!r}")
+        else:
+            self._check_explicit()
+        check_query_spec(self.query)
+        for name, minimum in (("g", 2), ("k", 1)):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, check_int(value, name=name, minimum=minimum))
         methods = tuple(dict.fromkeys(resolve_method_name(m) for m in self.methods))
         if not methods:
-            raise ValueError("methods must name at least one post-processing method")
+            raise InputError("methods must name at least one post-processing method")
         object.__setattr__(self, "methods", methods)
         object.__setattr__(
             self,
@@ -116,7 +133,33 @@ class ExperimentConfig:
         )
         object.__setattr__(self, "seed", check_int(self.seed, name="seed", minimum=0))
         if self.sampler not in SAMPLERS:
-            raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}; got {self.sampler!r}")
+            raise InputError(f"sampler must be one of {', '.join(SAMPLERS)}; got {self.sampler!r}")
+
+    @classmethod
+    def from_dataset(
+        cls, dataset: Dataset, *, n: int, protocol: str, epsilon: float, query: str = "full",
+        methods: tuple[str, ...] | None = None, trials: int = 20, seed: int = 0,
+    ) -> ExperimentConfig:  # fmt: skip
+        """An experiment on a dataset's own counts (rescaled to ``n``), labels and groups."""
+        return cls(
+            dataset=dataset.name, n=n, protocol=protocol, epsilon=epsilon,
+            methods=methods or method_names(), query=query, trials=trials, seed=seed,
+            true_counts=tuple(int(c) for c in dataset.counts), labels=dataset.labels,
+            groups=dataset.groups,
+        )  # fmt: skip
+
+    def _check_explicit(self) -> None:
+        assert self.true_counts is not None
+        d = len(self.true_counts)
+        for name in ("labels", "groups"):
+            given = getattr(self, name)
+            if given is not None and len(given) != d:
+                raise InputError(
+                    f"{name} must have one entry per value of true_counts ({d}), got {len(given)}"
+                )
+        counts = check_counts(self.true_counts, name="true_counts", length=d)
+        if counts.sum() == 0:
+            raise InputError("true_counts must hold at least one user (they are all 0)")
 
     def build(self) -> tuple[Dataset, FrequencyOracle, Query]:
         """Resolve the dataset, protocol and query (validating every parameter)."""
@@ -206,6 +249,14 @@ class ExperimentResult:
         import pandas as pd  # noqa: PLC0415
 
         return pd.DataFrame(list(self.rows))[list(SUMMARY_COLUMNS)]
+
+    @cached_property
+    def trial_errors(self) -> NDArray[np.float64]:
+        """Per-trial MSE of each method, shape ``(methods, trials)``.
+
+        The paired samples :mod:`ldpcore.compare` compares: every method saw the same trials.
+        """
+        return np.mean((self.answers - self.truth) ** 2, axis=2)
 
     @cached_property
     def per_item(self) -> pd.DataFrame:
@@ -419,11 +470,11 @@ def with_parameter(config: ExperimentConfig, parameter: str, value: Any) -> Expe
     if parameter == "d":
         kind, _, rest = config.dataset.partition(":")
         if kind not in {"zipf", "uniform"}:
-            raise ValueError("sweeping d needs a synthetic dataset (zipf:… or uniform:…)")
+            raise InputError("sweeping d needs a synthetic dataset (zipf:… or uniform:…)")
         options = [part for part in rest.split(",") if part and not part.startswith("d=")]
         return dataclasses.replace(config, dataset=f"{kind}:" + ",".join([f"d={value}", *options]))
     fields = {f.name for f in dataclasses.fields(ExperimentConfig)}
     if parameter not in fields:
         valid = ", ".join(sorted(fields | _SPEC_PARAMETERS))
-        raise ValueError(f"cannot sweep {parameter!r}; valid parameters are: {valid}")
+        raise InputError(f"cannot sweep {parameter!r}; valid parameters are: {valid}")
     return dataclasses.replace(config, **{parameter: value})

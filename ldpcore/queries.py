@@ -21,6 +21,8 @@ from numpy.typing import NDArray
 
 from ldpcore import bounds
 from ldpcore._validation import check_int
+from ldpcore.errors import InputError
+from ldpcore.specs import parse_number, parse_spec
 from ldpcore.tables import decode
 
 #: The query kinds, as used in specs and in the app.
@@ -105,7 +107,7 @@ def random_sets(domain_size: int, rho: float, *, samples: int = 10, seed: int = 
     answers the same questions.
     """
     if not (isinstance(rho, int | float) and math.isfinite(rho) and 0 < rho <= 1):
-        raise ValueError(f"rho (the set size as a fraction of d) must be in (0, 1], got {rho!r}")
+        raise InputError(f"rho (the set size as a fraction of d) must be in (0, 1], got {rho!r}")
     samples = check_int(samples, name="samples", minimum=1, maximum=10_000)
     size = min(domain_size, math.ceil(rho * domain_size))
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0x5E7,)))
@@ -124,7 +126,7 @@ def groups(group_of_value: list[str] | tuple[str, ...]) -> Query:
     """One question per group: the total frequency of its values (e.g. emoji categories)."""
     names = list(dict.fromkeys(group_of_value))
     if len(names) < 1:
-        raise ValueError("groups: every value needs a group")
+        raise InputError("groups: every value needs a group")
     labels = np.array(group_of_value)
     members = tuple(np.flatnonzero(labels == name) for name in names)
     return Query("groups", "groups", members, tuple(names))
@@ -138,15 +140,15 @@ def groups_from_file(path: str, labels: tuple[str, ...] | list[str]) -> Query:
     """
     file = Path(path)
     if not file.is_file():
-        raise ValueError(f"groups file {path!r} does not exist")
+        raise InputError(f"groups file {path!r} does not exist")
     if file.stat().st_size > bounds.UPLOAD_BYTES_MAX:
-        raise ValueError(f"groups file {path!r} is over {bounds.UPLOAD_BYTES_MAX // 2**20} MiB")
+        raise InputError(f"groups file {path!r} is over {bounds.UPLOAD_BYTES_MAX // 2**20} MiB")
     text = decode(file.read_bytes(), source=f"groups file {path!r}")
     rows = list(csv.reader(io.StringIO(text), delimiter="\t" if "\t" in text.split("\n")[0]
                            else ","))  # fmt: skip
     header = [cell.strip().lower() for cell in rows[0]] if rows else []
     if "value" not in header or "group" not in header:
-        raise ValueError(f"groups file {path!r} needs a header with 'value' and 'group' columns")
+        raise InputError(f"groups file {path!r} needs a header with 'value' and 'group' columns")
     at_value, at_group = header.index("value"), header.index("group")
     index = {label: i for i, label in enumerate(labels)}
     members: dict[str, list[int]] = {}
@@ -155,7 +157,7 @@ def groups_from_file(path: str, labels: tuple[str, ...] | list[str]) -> Query:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) <= max(at_value, at_group):
-            raise ValueError(f"groups file {path!r}: a row has too few columns: {row!r}")
+            raise InputError(f"groups file {path!r}: a row has too few columns: {row!r}")
         value, group = row[at_value].strip(), row[at_group].strip() or "(no group)"
         if value not in index:
             unknown.append(value)
@@ -163,10 +165,10 @@ def groups_from_file(path: str, labels: tuple[str, ...] | list[str]) -> Query:
         members.setdefault(group, []).append(index[value])
     if unknown:
         shown = ", ".join(repr(u) for u in unknown[:5])
-        raise ValueError(f"groups file {path!r} names {len(unknown)} value(s) the dataset does "
+        raise InputError(f"groups file {path!r} names {len(unknown)} value(s) the dataset does "
                          f"not have: {shown}")  # fmt: skip
     if not members:
-        raise ValueError(f"groups file {path!r} lists no values")
+        raise InputError(f"groups file {path!r} lists no values")
     return Query("groups", f"groups:file={path}",
                  tuple(np.array(sorted(set(m)), dtype=np.int64) for m in members.values()),
                  tuple(members))  # fmt: skip
@@ -216,15 +218,9 @@ def parse_query(
     """
     d = len(true_frequencies)
     if not isinstance(spec, str):
-        raise ValueError(_QUERY_HELP.format(got=repr(spec)))
-    kind, _, rest = spec.strip().partition(":")
-    kind = kind.lower()
-    options: dict[str, str] = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
-        key, sep, value = part.partition("=")
-        if not sep:
-            raise ValueError(f"malformed query option {part!r} in {spec!r}; expected key=value")
-        options[key.strip().lower()] = value.strip()
+        raise InputError(_QUERY_HELP.format(got=repr(spec)))
+    parsed = parse_spec(spec, what="query")
+    kind, options = parsed.kind, parsed.options
     if kind == "full" and not options:
         return full_domain(d)
     if kind == "prefix" and not options:
@@ -239,7 +235,41 @@ def parse_query(
         return random_intervals(d, samples=samples, seed=seed)  # type: ignore[arg-type]
     if kind == "groups" and set(options) <= {"file"}:
         return _groups_query(options, group_of_value, labels or tuple(map(str, range(d))))
-    raise ValueError(_QUERY_HELP.format(got=repr(spec)))
+    raise InputError(_QUERY_HELP.format(got=repr(spec)))
+
+
+def check_query_spec(spec: object) -> str:
+    """Check a query spec's grammar and option ranges without any data; return it.
+
+    What depends on the data (``k`` at most d, a ``groups`` query needing groups) is
+    checked when the query is built by :func:`parse_query`.
+
+    Examples
+    --------
+    >>> check_query_spec("topk:k=10")
+    'topk:k=10'
+    """
+    if not isinstance(spec, str):
+        raise InputError(_QUERY_HELP.format(got=repr(spec)))
+    parsed = parse_spec(spec, what="query")
+    kind, options = parsed.kind, parsed.options
+    allowed = {"full": set(), "prefix": set(), "topk": {"k"}, "set": {"rho", "samples"},
+               "interval": {"samples"}, "groups": {"file"}}  # fmt: skip
+    required = {"topk": {"k"}, "set": {"rho"}}.get(kind, set())
+    if kind not in allowed or not set(options) <= allowed[kind] or not required <= set(options):
+        raise InputError(_QUERY_HELP.format(got=repr(spec)))
+    if "k" in options:
+        check_int(_as_number(options["k"], "k"), name="k", minimum=1)
+    if "samples" in options:
+        check_int(_as_number(options["samples"], "samples"), name="samples", minimum=1,
+                  maximum=10_000)  # fmt: skip
+    if "rho" in options:
+        rho = parse_number(options["rho"], "rho", where=spec)
+        if not 0 < rho <= 1:
+            raise InputError(
+                f"rho (the set size as a fraction of d) must be in (0, 1], got {rho!r}"
+            )
+    return spec
 
 
 def _groups_query(
@@ -250,7 +280,7 @@ def _groups_query(
     if "file" in options:
         return groups_from_file(options["file"], labels)
     if group_of_value is None:
-        raise ValueError(
+        raise InputError(
             "the groups query needs a dataset whose values have groups, or a value,group "
             "file: groups:file=PATH"
         )
@@ -264,8 +294,5 @@ _QUERY_HELP = (
 
 
 def _as_number(raw: str, name: str) -> float:
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a number, got {raw!r}") from None
+    value = parse_number(raw, name)
     return int(value) if value.is_integer() else value

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from ldpcore.errors import InputError
 from ldpcore.protocols import FrequencyOracle
 from ldpcore.protocols.olh import OLH, HashedReports
 from ldpcore.protocols.unary import _UnaryEncoding
@@ -59,7 +60,7 @@ def report_columns(protocol: FrequencyOracle) -> tuple[str, ...]:
         return tuple(f"item_{i}" for i in range(int(protocol.parameters()["k"])))
     if name == "HR":
         return ("row",)
-    raise ValueError(f"no report format for protocol {name!r}")
+    raise InputError(f"no report format for protocol {name!r}")
 
 
 def reports_to_frame(protocol: FrequencyOracle, reports: Any, *, text: bool) -> pd.DataFrame:
@@ -81,7 +82,7 @@ def frame_to_reports(protocol: FrequencyOracle, frame: pd.DataFrame, *, source: 
     expected = report_columns(protocol)
     missing = [c for c in expected if c not in frame.columns]
     if missing:
-        raise ValueError(
+        raise InputError(
             f"wrong report format in {source}: {protocol.name} reports need the columns "
             f"{', '.join(expected)}; found {', '.join(map(str, frame.columns)) or 'none'}"
         )
@@ -103,7 +104,7 @@ def frame_to_reports(protocol: FrequencyOracle, frame: pd.DataFrame, *, source: 
         return array[:, 0]
     ordered = np.sort(array, axis=1)
     if array.shape[1] > 1 and np.any(ordered[:, 1:] == ordered[:, :-1]):
-        raise ValueError(f"wrong report format in {source}: a subset repeats a value")
+        raise InputError(f"wrong report format in {source}: a subset repeats a value")
     return array
 
 
@@ -113,19 +114,19 @@ def _integers(column: pd.Series, source: str, name: str, dtype: type) -> NDArray
     try:
         array = np.asarray(pd.to_numeric(column, errors="raise"))
     except (ValueError, TypeError):
-        raise ValueError(message) from None
+        raise InputError(message) from None
     if array.dtype.kind not in "iuf" or (
         array.dtype.kind == "f" and not np.all(np.isfinite(array) & (array == np.round(array)))
     ):
-        raise ValueError(message)
+        raise InputError(message)
     if dtype is np.uint64 and array.dtype.kind == "i" and np.any(array < 0):
-        raise ValueError(f"wrong report format in {source}: column {name} must be >= 0")
+        raise InputError(f"wrong report format in {source}: column {name} must be >= 0")
     return array.astype(dtype)
 
 
 def _in_range(values: NDArray[Any], top: int, source: str, name: str) -> None:
     if values.size and (values.min() < 0 or values.max() >= top):
-        raise ValueError(
+        raise InputError(
             f"wrong report format in {source}: {name} must be in [0, {top}); found values "
             f"from {values.min()} to {values.max()} (check --domain-size and the protocol)"
         )
@@ -136,10 +137,10 @@ def _unpack_bits(column: pd.Series, d: int, source: str) -> NDArray[np.bool_]:
     try:
         rows = [bytes.fromhex(v) if isinstance(v, str) else bytes(v) for v in column]
     except (ValueError, TypeError):
-        raise ValueError(f"wrong report format in {source}: bits must be hex text or "
+        raise InputError(f"wrong report format in {source}: bits must be hex text or "
                          "binary") from None  # fmt: skip
     if any(len(r) != width for r in rows):
-        raise ValueError(
+        raise InputError(
             f"wrong report format in {source}: each bit vector must be {width} bytes for "
             f"d = {d} (check --domain-size)"
         )
@@ -163,7 +164,7 @@ def check_metadata(metadata: dict[bytes, bytes] | None, protocol: FrequencyOracl
     for key, value in protocol_metadata(protocol).items():
         if key in recorded and recorded[key] != value:
             name = key.removeprefix(META)
-            raise ValueError(
+            raise InputError(
                 f"{source} was written for {name} = {recorded[key]}, but aggregation was asked "
                 f"for {name} = {value}"
             )
@@ -174,7 +175,7 @@ def iter_frames(path: Path, *, chunk_rows: int = CHUNK_ROWS, protocol: Frequency
     """Chunks of a report file (``.parquet`` or ``.csv``), ``chunk_rows`` rows at a time."""
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"report file {str(path)!r} does not exist")
+        raise InputError(f"report file {str(path)!r} does not exist")
     if path.suffix.lower() == ".parquet":
         import pyarrow as pa  # noqa: PLC0415 (streamlit's own dependency; only here)
         import pyarrow.parquet as pq  # noqa: PLC0415
@@ -186,17 +187,17 @@ def iter_frames(path: Path, *, chunk_rows: int = CHUNK_ROWS, protocol: Frequency
             for batch in handle.iter_batches(batch_size=chunk_rows):
                 yield batch.to_pandas()
         except (pa.ArrowException, OSError) as exc:
-            raise ValueError(f"cannot read {str(path)!r} as Parquet: {exc}") from None
+            raise InputError(f"cannot read {str(path)!r} as Parquet: {exc}") from None
         return
     if path.suffix.lower() == ".csv":
         try:
             yield from pd.read_csv(path, chunksize=chunk_rows, dtype=str, keep_default_na=False)
         except (pd.errors.ParserError, UnicodeDecodeError, csv.Error) as exc:
-            raise ValueError(f"cannot read {str(path)!r} as CSV: {exc}") from None
+            raise InputError(f"cannot read {str(path)!r} as CSV: {exc}") from None
         except pd.errors.EmptyDataError:
-            raise ValueError(f"{str(path)!r} is empty; expected a header line") from None
+            raise InputError(f"{str(path)!r} is empty; expected a header line") from None
         return
-    raise ValueError(f"{str(path)!r}: report files must end in .parquet or .csv")
+    raise InputError(f"{str(path)!r}: report files must end in .parquet or .csv")
 
 
 def aggregate_chunk(
@@ -225,8 +226,8 @@ def report_files(path: Path) -> list[Path]:
     if path.is_dir():
         files = sorted([*path.glob("*.parquet"), *path.glob("*.csv")])
         if not files:
-            raise ValueError(f"folder {str(path)!r} has no .parquet or .csv report files")
+            raise InputError(f"folder {str(path)!r} has no .parquet or .csv report files")
         return files
     if not path.exists():
-        raise ValueError(f"report file {str(path)!r} does not exist")
+        raise InputError(f"report file {str(path)!r} does not exist")
     return [path]

@@ -8,6 +8,8 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from ldpcore.errors import InputError
+
 #: What a caller may pass as ``rng``: a Generator, a seed, a SeedSequence or None.
 RNGLike = np.random.Generator | np.random.SeedSequence | int | None
 
@@ -19,12 +21,12 @@ def as_generator(rng: RNGLike) -> np.random.Generator:
     ``SeedSequence`` makes a fresh PCG64 generator; ``None`` draws OS entropy.
     """
     if isinstance(rng, bool):
-        raise ValueError(f"rng must be a numpy Generator, an integer seed or None, got {rng!r}")
+        raise InputError(f"rng must be a numpy Generator, an integer seed or None, got {rng!r}")
     if isinstance(rng, np.random.Generator):
         return rng
     if rng is None or isinstance(rng, np.random.SeedSequence | int | np.integer):
         return np.random.default_rng(rng)
-    raise ValueError(f"rng must be a numpy Generator, an integer seed or None, got {rng!r}")
+    raise InputError(f"rng must be a numpy Generator, an integer seed or None, got {rng!r}")
 
 
 def trial_generators(
@@ -88,7 +90,7 @@ class SecureRandom:
         elif 0 < span < 2**63:
             out = (_below(span, count).astype(np.int64) + int(low)).astype(dtype)
         else:
-            raise ValueError(f"integer range [{low}, {high}] is empty or wider than supported")
+            raise InputError(f"integer range [{low}, {high}] is empty or wider than supported")
         return out.reshape(size) if size is not None else out[0].item()
 
 

@@ -29,6 +29,8 @@ from typing import Any
 
 import pandas as pd
 
+from ldpcore._files import replacing
+from ldpcore.errors import InputError
 from ldpcore.experiment import ExperimentConfig, run, with_parameter
 from ldpcore.postprocess import method_names
 
@@ -43,11 +45,11 @@ def read_sweep(path: Path) -> list[ExperimentConfig]:
     """The grid points of a sweep file, validated (``ValueError`` naming the problem)."""
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"sweep file {str(path)!r} does not exist")
+        raise InputError(f"sweep file {str(path)!r} does not exist")
     try:
         spec = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{str(path)!r} is not valid TOML: {exc}") from None
+        raise InputError(f"{str(path)!r} is not valid TOML: {exc}") from None
     return grid(spec, source=str(path))
 
 
@@ -55,18 +57,18 @@ def grid(spec: dict[str, Any], *, source: str = "the sweep") -> list[ExperimentC
     """Cross the lists of ``spec`` into experiment configurations."""
     unknown = set(spec) - set(KEYS)
     if unknown:
-        raise ValueError(f"{source}: unknown key(s) {', '.join(sorted(unknown))}; "
+        raise InputError(f"{source}: unknown key(s) {', '.join(sorted(unknown))}; "
                          f"allowed: {', '.join(KEYS)}")  # fmt: skip
     values = {key: spec.get(key, default) for key, default in KEYS.items()}
     if not isinstance(values["dataset"], str):
-        raise ValueError(f"{source}: 'dataset' is required, e.g. dataset = \"zipf:d=1024,s=1.5\"")
+        raise InputError(f"{source}: 'dataset' is required, e.g. dataset = \"zipf:d=1024,s=1.5\"")
     for key in ("protocols", "epsilons", "ns", "domain_sizes", "queries"):
         if not isinstance(values[key], list) or (key != "domain_sizes" and not values[key]):
-            raise ValueError(f"{source}: '{key}' must be a non-empty list")
+            raise InputError(f"{source}: '{key}' must be a non-empty list")
     methods = values["methods"]
     methods = method_names() if methods == "all" else methods
     if not isinstance(methods, list | tuple) or not methods:
-        raise ValueError(f"{source}: 'methods' must be \"all\" or a non-empty list")
+        raise InputError(f"{source}: 'methods' must be \"all\" or a non-empty list")
     sizes = values["domain_sizes"] or [None]
     points = []
     for protocol, epsilon, n, d, query in itertools.product(
@@ -80,7 +82,7 @@ def grid(spec: dict[str, Any], *, source: str = "the sweep") -> list[ExperimentC
             )  # fmt: skip
             points.append(config if d is None else with_parameter(config, "d", d))
         except (ValueError, TypeError) as exc:
-            raise ValueError(f"{source}: {exc}") from None
+            raise InputError(f"{source}: {exc}") from None
     return points
 
 
@@ -122,9 +124,11 @@ def run_sweep(
 def write_table(frame: pd.DataFrame, path: Path) -> None:
     """Write results as Parquet (``.parquet``) or CSV (``.csv``)."""
     path = Path(path)
-    if path.suffix.lower() == ".parquet":
-        frame.to_parquet(path, index=False)
-    elif path.suffix.lower() == ".csv":
-        frame.to_csv(path, index=False)
-    else:
-        raise ValueError(f"--out {str(path)!r} must end in .parquet or .csv")
+    suffix = path.suffix.lower()
+    if suffix not in {".parquet", ".csv"}:
+        raise InputError(f"--out {str(path)!r} must end in .parquet or .csv")
+    with replacing(path, what="--out") as temporary:
+        if suffix == ".parquet":
+            frame.to_parquet(temporary, index=False)
+        else:
+            frame.to_csv(temporary, index=False)

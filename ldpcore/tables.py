@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ldpcore import bounds
+from ldpcore.errors import InputError
 
 #: Header names taken to mean "the value" / "the count" / "the group" (lower case).
 VALUE_NAMES = ("value", "values", "item", "label", "name", "key", "category", "word", "emoji")
@@ -34,7 +35,7 @@ DELIMITERS = ",\t;|"
 _LIST_AT_MOST = 5
 
 
-class TableError(ValueError):
+class TableError(InputError):
     """A file that cannot be used as it is; the message says what to change."""
 
 
@@ -296,7 +297,7 @@ def read_numbers(
     [4.0, 2.0]
     """
     if numbers not in {"counts", "estimates"}:
-        raise ValueError(f"numbers must be 'counts' or 'estimates', got {numbers!r}")
+        raise InputError(f"numbers must be 'counts' or 'estimates', got {numbers!r}")
     names = COUNT_NAMES if numbers == "counts" else ESTIMATE_NAMES + COUNT_NAMES
     layout, rows = _layout(decode(data, source=source), source, names, header)
     what = "count" if numbers == "counts" else "number"

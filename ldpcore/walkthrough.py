@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from ldpcore.errors import InputError
 from ldpcore.postprocess import get_method, method_names
 from ldpcore.protocols import FrequencyOracle, HashedReports, get_protocol
 
@@ -74,7 +75,7 @@ def walkthrough(
     oracle = get_protocol(protocol, epsilon=epsilon, domain_size=len(labels))
     values = np.asarray(values, dtype=np.int64)
     if values.size == 0:
-        raise ValueError("add at least one user")
+        raise InputError("add at least one user")
     rng = np.random.default_rng(seed)
     reports = oracle.randomize(values, rng)
     rows = []

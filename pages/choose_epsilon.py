@@ -10,29 +10,22 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ldpcore import viz
-from ldpcore.advice import (
-    Advice,
-    EpsilonAnswer,
-    advise_users,
-    choose_epsilon,
-    estimate_choose_epsilon_seconds,
-)
+from ldpcore.advice import EpsilonAnswer, privacy_risk
 from ldpcore.datasets import Dataset
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.postprocess import method_names
-from ldpcore.protocols import get_protocol, protocol_names
-from pages.common import (
-    EPSILONS,
-    USERS,
-    config_hash,
-    counts_config,
-    ensure_app,
+from ldpcore.protocols import protocol_names
+from pages.app_layer.cache import (
+    choose_epsilon_seconds,
+    epsilon_answers,
     executor,
-    histogram_picker,
-    query_picker,
-    run_or_explain,
     simulate_sweep,
+    users_needed,
 )
+from pages.app_layer.display import run_or_explain
+from pages.app_layer.navigation import ensure_app
+from pages.app_layer.uploads import histogram_picker
+from pages.app_layer.widgets import EPSILONS, USERS, query_picker
 
 #: Protocols compared by default (BLH is OLH with g = 2, never better; left as an option).
 DEFAULT_PROTOCOLS = ("GRR", "OLH", "OUE", "SS", "HR")
@@ -74,51 +67,42 @@ if not protocols or not methods:
 target = float(target_pp) / 100
 
 
-@st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
-def _estimate(config: ExperimentConfig, protocols: tuple[str, ...]) -> dict[str, float]:
-    return estimate_choose_epsilon_seconds(config, protocols)
+def _interval(value: float | None, low: float | None, high: float | None) -> str:
+    if value is None:
+        return "not reachable for ε ≤ 10"
+    upper = "above 10" if high is None else f"{high:.2g}"
+    lower = "below 0.05" if low is None else f"{low:.2g}"
+    return f"ε ≈ {value:.2g} ({lower} – {upper})"
 
 
-@st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
-def _answers(
-    config: ExperimentConfig, target: float, protocols: tuple[str, ...]
-) -> list[EpsilonAnswer]:
-    return choose_epsilon(config, target_rmse=target, protocols=protocols,
-                          executor=executor()[0])  # fmt: skip
-
-
-def _epsilon_text(value: float | None) -> str:
-    return "not reachable for ε ≤ 10" if value is None else f"ε ≈ {value:.2g}"
-
-
-def _band(advice: Advice) -> str:
-    if advice.value is None:
-        return "–"
-    low = advice.low if advice.low is not None else advice.value
-    high = advice.high if advice.high is not None else "above 10"
-    return f"{low:.2g} – {high:.2g}" if isinstance(high, float) else f"{low:.2g} – {high}"
-
-
-def _sentence(best: EpsilonAnswer, n_users: int) -> str:
-    if best.best.value is None:
+def _sentence(answer: EpsilonAnswer, n_users: int) -> str:
+    """The page's answer in words; it follows from post_processing_helps."""
+    if answer.epsilon is None:
         return (f"With {n_users:,} users no protocol meets the target for ε up to 10; "
                 "relax the target or collect from more users.")  # fmt: skip
-    head = (f"With {n_users:,} users, {best.protocol} + {best.method} meets your target "
-            f"from ε ≈ {best.best.value:.2g} (somewhere in {_band(best.best)})")  # fmt: skip
-    base = best.base.value
-    if best.method == "Base" or (base is not None and base <= best.best.value):
-        return head + "; post-processing does not lower it for this query."
-    return head + f"; without post-processing you would need {_epsilon_text(base)}."
+    reach = _interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
+    head = (
+        f"With {n_users:,} users, {answer.protocol} + {answer.method} meets your target "
+        f"from {reach}"
+    )
+    if answer.post_processing_helps and answer.comparison is not None:
+        base = _interval(answer.base_epsilon, answer.base_epsilon_low, answer.base_epsilon_high)
+        return (head + f"; without post-processing you would need {base} "
+                f"({answer.method}: {answer.comparison.describe()}).")  # fmt: skip
+    return (head + ". Post-processing does not measurably lower the ε needed for this query: "
+            + answer.reason)  # fmt: skip
 
 
 config = run_or_explain(
-    lambda: counts_config(dataset, n=int(n), protocol=protocols[0], epsilon=1.0, query=query,
+    lambda: ExperimentConfig.from_dataset(dataset, n=int(n), protocol=protocols[0], epsilon=1.0,
+                                          query=query,
                           methods=tuple(methods), trials=int(trials)),
     "Checking the settings…",
 )  # fmt: skip
 if config is None:
     st.stop()
-estimate = run_or_explain(lambda: _estimate(config, tuple(protocols)), "Timing the search…")
+estimate = run_or_explain(lambda: choose_epsilon_seconds(config, tuple(protocols)),
+                          "Timing the search…")  # fmt: skip
 seconds = sum(estimate.values()) if estimate else 0.0
 search_id = repr((config, target, tuple(protocols)))
 approved: set[str] = st.session_state.setdefault("choose-approved", set())
@@ -134,7 +118,7 @@ if seconds > LONG_SEARCH_SECONDS and search_id not in approved:
     st.button(f"Search anyway (about {seconds:.0f} s)", key="choose-go")
     st.stop()
 answers = run_or_explain(
-    lambda: _answers(config, target, tuple(protocols)),
+    lambda: epsilon_answers(config, target, tuple(protocols)),
     f"Searching ε for {len(protocols)} protocols × {len(methods)} methods "
     f"(about {seconds:.0f} s the first time)…",
 )
@@ -142,24 +126,27 @@ if not answers:
     st.stop()
 st.caption(f"Searched on {executor()[2]}.")
 
-reachable = [a for a in answers if a.best.value is not None]
-winner = min(reachable, key=lambda a: a.best.value) if reachable else answers[0]
+reachable = [a for a in answers if a.epsilon is not None]
+winner = min(reachable, key=lambda a: a.epsilon or math.inf) if reachable else answers[0]
 st.success(_sentence(winner, int(n)))
 table = pd.DataFrame(
     {
         "protocol": [a.protocol for a in answers],
-        "best method": [a.method for a in answers],
-        "smallest ε": [a.best.value for a in answers],
-        "uncertain between": [_band(a.best) for a in answers],
-        "ε without post-processing": [a.base.value for a in answers],
+        "recommended method": [a.method for a in answers],
+        "smallest ε": [_interval(a.epsilon, a.epsilon_low, a.epsilon_high) for a in answers],
+        "without post-processing (Base)": [
+            _interval(a.base_epsilon, a.base_epsilon_low, a.base_epsilon_high) for a in answers
+        ],
+        "post-processing helps": ["yes" if a.post_processing_helps else "no" for a in answers],
+        "why": [a.reason for a in answers],
     }
 )
-st.dataframe(table, hide_index=True, key="choose-table",
-             column_config={c: st.column_config.NumberColumn(format="%.3g")
-                            for c in ("smallest ε", "ε without post-processing")})  # fmt: skip
+st.dataframe(table, hide_index=True, key="choose-table")
 st.caption(
-    "Uncertain between: where the simulated curve ± 2 standard errors crosses the target. "
-    f"{trials} trials per point; Base is exact (Eq. 3) for single-value queries."
+    "Each ε with its 95% interval: where the simulated error curve's band (mean ± t·SE over "
+    f"{trials} trials) crosses the target. Base and every method are simulated on the same "
+    "trials; a method is credited only when it is significantly more accurate than Base "
+    "(paired, over all methods searched) and its interval lies below Base's."
 )
 
 # The error-vs-ε curve of the winning protocol, with the target line.
@@ -186,35 +173,19 @@ st.subheader("The reverse question: how many users at a given ε?")
 fixed = st.select_slider("ε", EPSILONS, value=1.0, key="choose-fixed-epsilon")
 
 
-@st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
-def _users(config: ExperimentConfig, target: float) -> list[Advice]:
-    return advise_users(config, target_rmse=target)
-
-
 reverse_config = dataclasses.replace(config, protocol=winner.protocol, epsilon=float(fixed),
                                      methods=shown)  # fmt: skip
-users = run_or_explain(lambda: _users(reverse_config, target), "Searching n…")
+users = run_or_explain(lambda: users_needed(reverse_config, target), "Searching n…")
 if users:
     for advice in users:
         needed = "more than 10⁹" if advice.value is None else f"{math.ceil(advice.value):,}"
         st.write(f"{winner.protocol} + {advice.method} at ε = {fixed:g}: **{needed} users**.")
 
 
-def _risk_table(dataset: Dataset, epsilon: float, protocols: list[str]) -> pd.DataFrame:
-    prior = dataset.frequencies()
-    rows = []
-    for name in protocols:
-        oracle = get_protocol(name, epsilon=epsilon, domain_size=dataset.domain_size)
-        rows.append({"protocol": name,
-                     "attacker guesses right": oracle.bayes_guess_rate(prior),
-                     "guessing without the report": float(prior.max())})  # fmt: skip
-    return pd.DataFrame(rows)
-
-
 st.subheader("What ε means for one person")
 inspect = st.select_slider(
     "ε to inspect", EPSILONS,
-    value=min(EPSILONS, key=lambda e: abs(e - (winner.best.value or 1.0))),
+    value=min(EPSILONS, key=lambda e: abs(e - (winner.epsilon or 1.0))),
     key="choose-risk-epsilon",
 )  # fmt: skip
 st.markdown(
@@ -222,7 +193,11 @@ st.markdown(
     f"person's value by at most a factor **e^ε = {math.exp(float(inspect)):,.2f}** "
     "(the definition of ε-LDP)."
 )
-risk = run_or_explain(lambda: _risk_table(dataset, float(inspect), protocols), "Computing…")
+risk = run_or_explain(
+    lambda: pd.DataFrame(privacy_risk(dataset.frequencies(), epsilon=float(inspect),
+                                      protocols=protocols)),
+    "Computing…",
+)  # fmt: skip
 if risk is not None:
     st.dataframe(risk, hide_index=True, key="risk-table",
                  column_config={c: st.column_config.NumberColumn(format="percent")

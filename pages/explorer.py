@@ -10,18 +10,11 @@ import streamlit as st
 from ldpcore import viz
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.protocols import protocol_names
-from pages.common import (
-    command_line,
-    downloads,
-    ensure_app,
-    explorer_figures,
-    method_table,
-    protocols_table,
-    require_config,
-    run_or_explain,
-    simulate,
-    simulate_summary,
-)
+from pages.app_layer.cache import explorer_figures, protocols_table, simulate, simulate_summary
+from pages.app_layer.display import method_table, run_or_explain
+from pages.app_layer.exports import command_line, downloads
+from pages.app_layer.navigation import ensure_app
+from pages.app_layer.widgets import require_config
 
 ensure_app()
 st.title("Explorer")

@@ -9,7 +9,7 @@ import streamlit as st
 from ldpcore.postprocess import METHODS
 from ldpcore.protocols import PROTOCOLS, protocol_names
 from ldpcore.walkthrough import walkthrough
-from pages.common import ensure_app
+from pages.app_layer.navigation import ensure_app
 
 ensure_app()
 st.title("Learn: what happens to 20 users' answers")

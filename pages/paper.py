@@ -7,7 +7,8 @@ import streamlit as st
 
 from ldpcore.reproduce import Context, Reproduction, get_recipe, recipe_ids, report_markdown
 from ldpcore.reproduce import run_recipe as run_paper_recipe
-from pages.common import ensure_app, executor
+from pages.app_layer.cache import executor
+from pages.app_layer.navigation import ensure_app
 
 ensure_app()
 st.title("Paper")

@@ -7,17 +7,11 @@ import streamlit as st
 from ldpcore import viz
 from ldpcore.datasets import bundled_names
 from ldpcore.experiment import ExperimentConfig
-from pages.common import (
-    bundled_dataset,
-    command_line,
-    downloads,
-    ensure_app,
-    require_config,
-    run_or_explain,
-    simulate,
-    simulate_sweep,
-    with_query,
-)
+from pages.app_layer.cache import bundled_dataset, simulate, simulate_sweep
+from pages.app_layer.display import run_or_explain
+from pages.app_layer.exports import command_line, downloads
+from pages.app_layer.navigation import ensure_app
+from pages.app_layer.widgets import require_config, with_query
 
 ensure_app()
 st.title("Queries")

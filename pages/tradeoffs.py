@@ -10,14 +10,11 @@ import streamlit as st
 from ldpcore import viz
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.metrics import lower_bound
-from pages.common import (
-    command_line,
-    downloads,
-    ensure_app,
-    require_config,
-    run_or_explain,
-    simulate_sweep,
-)
+from pages.app_layer.cache import simulate_sweep
+from pages.app_layer.display import run_or_explain
+from pages.app_layer.exports import command_line, downloads
+from pages.app_layer.navigation import ensure_app
+from pages.app_layer.widgets import require_config
 
 ensure_app()
 st.title("ε trade-offs")

@@ -7,28 +7,22 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ldpcore import bounds, viz
-from ldpcore.collected import (
-    Collected,
-    consistent_estimates,
-    example_collected,
-    guess_kind,
-    read_collected,
-)
 from ldpcore.datasets import Dataset
+from ldpcore.experiment import ExperimentConfig
 from ldpcore.postprocess import METHODS, method_names
 from ldpcore.protocols import protocol_names
 from ldpcore.tables import TableError
-from pages.common import (
-    EPSILONS,
-    counts_config,
-    ensure_app,
+from pages.app_layer.cache import (
+    collected_example,
+    consistent,
     explorer_figures,
-    histogram_picker,
-    method_table,
-    query_picker,
-    run_or_explain,
+    guessed_kind,
     simulate,
 )
+from pages.app_layer.display import method_table, run_or_explain
+from pages.app_layer.navigation import ensure_app
+from pages.app_layer.uploads import histogram_picker
+from pages.app_layer.widgets import EPSILONS, query_picker
 
 ensure_app()
 st.title("Your data")
@@ -66,7 +60,8 @@ def _simulate_section(dataset: Dataset) -> None:
     trials = row[3].slider("Trials", 5, 100, 20, key="yours-trials")
     query = query_picker("yours", dataset)
     config = run_or_explain(
-        lambda: counts_config(dataset, n=int(n), protocol=protocol, epsilon=float(epsilon),
+        lambda: ExperimentConfig.from_dataset(dataset, n=int(n), protocol=protocol,
+                                              epsilon=float(epsilon),
                               query=query, trials=int(trials)),
         "Checking the settings…",
     )  # fmt: skip
@@ -74,16 +69,18 @@ def _simulate_section(dataset: Dataset) -> None:
         lambda: simulate(config), "Simulating…"
     )  # fmt: skip
     if config is not None and result is not None:
-        summary = result["summary"].sort_values("mse", kind="stable")
-        best = summary.iloc[0]
-        base = summary[summary["method"] == "Base"]["mse"]
-        gain = (f" — {float(base.iloc[0]) / float(best['mse']):.1f}× lower MSE than Base"
-                if len(base) and best["method"] != "Base" else "")  # fmt: skip
-        st.success(
-            f"Recommended for this query: **{best['method']}** "
-            f"(MSE {float(best['mse']):.3g}{gain}). "
-            f"{METHODS[str(best['method'])].explanation}"
-        )
+        ranking = result["ranking"]
+        if ranking is not None:
+            verdict = ranking.verdict
+            st.success(
+                f"Recommended for this query: **{verdict.recommended}**. {verdict.headline} "
+                f"{METHODS[verdict.recommended].explanation}"
+            )
+            st.caption(
+                "Every method is compared with Base on the same trials; intervals are "
+                "simultaneous 95% intervals over the methods (a method is called better only "
+                "when its whole interval lies below 1)."
+            )
         figures = explorer_figures(config, False)
         st.plotly_chart(figures["mse"], key="yours-mse", theme=None)
         st.plotly_chart(figures["estimates"], key="yours-estimates", theme=None)
@@ -95,11 +92,6 @@ with simulate_tab:
     picked = histogram_picker("yours")
     if picked is not None:
         _simulate_section(picked)
-
-
-@st.cache_data(show_spinner=False)
-def _example_collected() -> bytes:
-    return example_collected()
 
 
 def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
@@ -116,14 +108,14 @@ def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
             "OLH at ε = 1 on 10,000 users, the settings this page starts with) and upload it."
         )
         st.download_button(
-            "Example: support counts (CSV)", data=_example_collected(),
+            "Example: support counts (CSV)", data=collected_example(),
             file_name="example_support_counts.csv", mime="text/csv",
             key="collected-example", on_click="ignore",
         )  # fmt: skip
         return None
     data = upload.getvalue()
     try:
-        guessed = _guessed_kind(data, upload.name)
+        guessed = guessed_kind(data, upload.name)
     except TableError as exc:
         st.error(str(exc))
         return None
@@ -142,20 +134,6 @@ def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
                                "n": int(n)}  # fmt: skip
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def _guessed_kind(data: bytes, source: str) -> str:
-    # Cached: scanning a large file on every rerun would make each widget slow.
-    return guess_kind(data, source=source)
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def _consistent(
-    data: bytes, source: str, settings: dict[str, object], method: str, trials: int
-) -> pd.DataFrame:
-    collected: Collected = read_collected(data, source=source, **settings)  # type: ignore[arg-type]
-    return consistent_estimates(collected, method, trials=trials)
-
-
 with collected_tab:
     inputs = _collected_inputs()
     if inputs is not None:
@@ -167,7 +145,7 @@ with collected_tab:
         trials = choice[1].slider("Simulations for the intervals", 20, 500, 100,
                                key="collected-trials")  # fmt: skip
         table = run_or_explain(
-            lambda: _consistent(data, source, settings, method, int(trials)),
+            lambda: consistent(data, source, settings, method, int(trials)),
             "Post-processing and simulating intervals…",
         )
         if table is not None:

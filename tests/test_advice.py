@@ -25,7 +25,7 @@ def test_recommend_picks_the_known_best_method_on_sparse_data() -> None:
     counts[5] = n
     estimate = protocol.estimate(protocol.sample_support_counts(counts, 1), n)
     ranking = recommend(estimate, protocol=protocol, n=n, methods=["Base", "Base-Pos", "Norm-Sub"],
-                        trials=10)  # fmt: skip
+                        trials=10).ranking  # fmt: skip
     assert list(ranking["method"]) == ["Norm-Sub", "Base-Pos", "Base"]
     assert list(ranking["rank"]) == [1, 2, 3]
 
@@ -36,7 +36,8 @@ def test_recommend_for_top_k_avoids_norm_mul() -> None:
     estimate = protocol.estimate(protocol.sample_support_counts(data.counts, 2), data.n)
     ranking = recommend(estimate, protocol=protocol, n=data.n, query="topk:k=5",
                         methods=["Norm-Mul", "Base"], trials=10)  # fmt: skip
-    assert ranking.iloc[0]["method"] == "Base"
+    assert ranking.ranking.iloc[0]["method"] == "Base"
+    assert ranking.recommended == "Base" and not ranking.significant
 
 
 def test_base_advice_matches_the_analytic_solution() -> None:

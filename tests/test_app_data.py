@@ -146,8 +146,14 @@ def test_choose_epsilon_answers_in_one_sentence_with_risk() -> None:
     assert not at.exception, at.exception
     sentence = at.success[0].value
     assert sentence.startswith("With 1,000,000 users") and "meets your target" in sentence
-    table = frame(at, "best method")
+    table = frame(at, "recommended method")
     assert list(table["protocol"]) == ["GRR", "OUE"]
+    # Top-10 of countries: post-processing cannot help GRR (Norm-Sub only redistributes
+    # the tail), and the sentence must follow from the paired comparison, not from noise.
+    assert table["post-processing helps"].iloc[0] == "no"
+    if (table["post-processing helps"] == "no").all():
+        assert "does not measurably lower" in sentence
+    assert "–" in table["smallest ε"].iloc[0]  # every ε with its interval
     curve = chart(at, "chart-choose")
     assert any(shape.get("type") == "line" for shape in curve["layout"].get("shapes", []))
     risk = frame(at, "attacker guesses right")
@@ -215,7 +221,7 @@ def test_choose_epsilon_with_good_and_bad_uploads() -> None:
     at = at.run()
     assert not at.exception, at.exception
     assert at.success and "meets your target" in at.success[0].value
-    assert list(frame(at, "best method")["protocol"]) == ["OUE"]
+    assert list(frame(at, "recommended method")["protocol"]) == ["OUE"]
 
 
 def test_choose_epsilon_asks_before_a_long_search(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Final
 
+from ldpcore.errors import InputError
 from ldpcore.postprocess.base import PostProcessor, check_estimate
 from ldpcore.postprocess.baseline import Base, BaseCut, BasePos, PostPos
 from ldpcore.postprocess.ibu import IBU, IBUResult
@@ -53,7 +54,7 @@ def resolve_method_name(name: str) -> str:
             if wanted == canonical.lower() or wanted in (a.lower() for a in cls.aliases):
                 return canonical
     valid = ", ".join(METHODS) + " (alias: CLS = Norm-Sub)"
-    raise ValueError(f"unknown post-processing method {name!r}; valid methods are: {valid}")
+    raise InputError(f"unknown post-processing method {name!r}; valid methods are: {valid}")
 
 
 def get_method(name: str) -> PostProcessor:

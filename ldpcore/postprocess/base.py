@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_n_users
+from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle
 
 #: Whether a method guarantees a property of its output vector.
@@ -35,15 +36,15 @@ def check_estimate(estimate: ArrayLike, domain_size: int) -> NDArray[np.float64]
     """Return a float64 copy of a Base estimate, or raise if it is not one."""
     array = np.asarray(estimate)
     if array.ndim != 1 or array.shape[0] != domain_size:
-        raise ValueError(
+        raise InputError(
             f"estimate must be a 1-D array of length {domain_size} (one frequency per value), "
             f"got shape {array.shape}"
         )
     if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
-        raise ValueError(f"estimate must hold numbers, got dtype {array.dtype}")
+        raise InputError(f"estimate must hold numbers, got dtype {array.dtype}")
     result = array.astype(np.float64, copy=True)
     if not np.all(np.isfinite(result)):
-        raise ValueError("estimate must be finite; found NaN or inf")
+        raise InputError("estimate must be finite; found NaN or inf")
     return result
 
 
@@ -81,6 +82,13 @@ class PostProcessor(ABC):
     #: A method whose output this one post-processes (PowerNS: "Power"); callers that
     #: run both on one estimate can pass the parent's output to ``from_parent``.
     derived_from: ClassVar[str | None] = None
+
+    def is_no_op(self, protocol: FrequencyOracle) -> bool:
+        """Whether this method returns the Base estimate unchanged for ``protocol``.
+
+        A no-op is never credited with a gain in a comparison, whatever the noise says.
+        """
+        return False
 
     def from_parent(self, parent_output: NDArray[np.float64]) -> NDArray[np.float64]:
         """Finish from the output of ``derived_from`` on the same input (if any)."""

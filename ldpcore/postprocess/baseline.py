@@ -9,6 +9,7 @@ from typing import ClassVar
 import numpy as np
 from scipy import special
 
+from ldpcore.errors import InputError
 from ldpcore.postprocess.base import Context, PostProcessor, Vector
 from ldpcore.protocols.base import FrequencyOracle
 
@@ -121,7 +122,7 @@ class BaseCut(PostProcessor):
         if not (
             isinstance(self.alpha, int | float) and math.isfinite(self.alpha) and self.alpha > 0
         ):
-            raise ValueError(f"alpha must be a finite number > 0, got {self.alpha!r}")
+            raise InputError(f"alpha must be a finite number > 0, got {self.alpha!r}")
 
     def threshold(self, protocol: FrequencyOracle, n: int) -> float:
         """``max(Φ⁻¹(1 − α/d)·σ, 0)``."""

@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_int
+from ldpcore.errors import InputError
 from ldpcore.postprocess.base import Context, PostProcessor, Vector, check_estimate
 from ldpcore.postprocess.likelihood import LikelihoodModel, likelihood_model
 from ldpcore.postprocess.normalization import project_to_simplex
@@ -148,7 +149,7 @@ class IBU(PostProcessor):
     def __post_init__(self) -> None:
         for label, value in (("tolerance", self.tolerance), ("kkt_tolerance", self.kkt_tolerance)):
             if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
-                raise ValueError(f"{label} must be a finite number > 0, got {value!r}")
+                raise InputError(f"{label} must be a finite number > 0, got {value!r}")
         check_int(self.max_iterations, name="max_iterations", minimum=1)
 
     def solve(

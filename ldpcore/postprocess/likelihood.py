@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle
 from ldpcore.protocols.hadamard import HadamardResponse, fwht
 
@@ -188,7 +189,7 @@ def likelihood_model(
     if isinstance(protocol, HadamardResponse) and tallies is not None:
         rows = np.asarray(tallies, dtype=np.float64)
         if rows.shape != (protocol.order,) or np.any(rows < 0) or rows.sum() != n:
-            raise ValueError(
+            raise InputError(
                 f"HR tallies must be a row histogram of length K={protocol.order} "
                 f"with non-negative entries summing to n={n}"
             )

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ldpcore.postprocess.base import Context, PostProcessor, Vector
+from ldpcore.protocols.base import FrequencyOracle
 
 
 def project_to_simplex(values: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -35,7 +36,8 @@ def project_to_simplex(values: NDArray[np.float64]) -> NDArray[np.float64]:
 class Norm(PostProcessor):
     """Add the same ``δ`` to every estimate so they sum to one (NDSS Sec. IV-B).
 
-    Unbiased (Lemma 3). A no-op for GRR, HR and SS, whose estimates already sum to one.
+    Unbiased (Lemma 3). A no-op for protocols whose estimates already sum to one
+    (GRR and SS: every report supports a fixed number of values).
     """
 
     name: ClassVar[str] = "Norm"
@@ -52,6 +54,10 @@ class Norm(PostProcessor):
         "Shift every estimate by the same amount so they add up to one. It stays unbiased but "
         "keeps the negative values."
     )
+
+    def is_no_op(self, protocol: FrequencyOracle) -> bool:
+        """True where Base estimates already sum to one (the shift is zero)."""
+        return protocol.estimates_sum_to_one
 
     def _apply(self, estimate: Vector, context: Context) -> Vector:
         return estimate + (1.0 - estimate.sum()) / estimate.size

@@ -10,6 +10,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Final
 
+from ldpcore.errors import InputError
 from ldpcore.protocols.base import SAMPLERS, FrequencyOracle, Sampler, ratio_from_matrix
 from ldpcore.protocols.grr import GRR
 from ldpcore.protocols.hadamard import HadamardResponse, fwht
@@ -34,7 +35,7 @@ def resolve_protocol_name(name: str) -> str:
         for canonical in PROTOCOLS:
             if canonical.lower() == name.strip().lower():
                 return canonical
-    raise ValueError(f"unknown protocol {name!r}; valid protocols are: {', '.join(PROTOCOLS)}")
+    raise InputError(f"unknown protocol {name!r}; valid protocols are: {', '.join(PROTOCOLS)}")
 
 
 def get_protocol(
@@ -67,9 +68,9 @@ def get_protocol(
     """
     canonical = resolve_protocol_name(name)
     if g is not None and canonical != "OLH":
-        raise ValueError(f"g (the hash range) applies to OLH only, not {canonical}")
+        raise InputError(f"g (the hash range) applies to OLH only, not {canonical}")
     if k is not None and canonical != "SS":
-        raise ValueError(f"k (the subset size) applies to SS only, not {canonical}")
+        raise InputError(f"k (the subset size) applies to SS only, not {canonical}")
     if canonical == "OLH":
         return OLH(epsilon=epsilon, domain_size=domain_size, g=g)
     if canonical == "SS":

@@ -9,6 +9,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle, check_prior, ratio_from_matrix
 from ldpcore.rng import ClientRNG, as_source
 
@@ -34,6 +35,7 @@ class GRR(FrequencyOracle):
     """
 
     name: ClassVar[str] = "GRR"
+    estimates_sum_to_one: ClassVar[bool] = True
     description: ClassVar[str] = "Generalized randomized response: keep the value or report another"
     reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. III-A, Eq. (1)"
     communication: ClassVar[str] = "one value (log2 d bits)"
@@ -93,7 +95,7 @@ class GRR(FrequencyOracle):
     def channel_matrix(self) -> NDArray[np.float64]:
         """``Q[y, v] = p`` if ``y == v`` else ``q`` (outputs are domain values)."""
         if self.domain_size > _MAX_EXPLICIT:
-            raise ValueError(
+            raise InputError(
                 f"channel_matrix is built for domain_size <= {_MAX_EXPLICIT}, "
                 f"got {self.domain_size}"
             )

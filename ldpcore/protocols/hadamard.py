@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_counts
+from ldpcore.errors import InputError
 from ldpcore.protocols.base import (
     FrequencyOracle,
     _user_batches,
@@ -49,7 +50,7 @@ def fwht(x: ArrayLike) -> NDArray[Any]:
     a = a.astype(np.float64 if np.issubdtype(a.dtype, np.floating) else np.int64)
     size = a.shape[0]
     if a.ndim != 1 or size == 0 or size & (size - 1):
-        raise ValueError(f"fwht needs a 1-D array whose length is a power of two, got {a.shape}")
+        raise InputError(f"fwht needs a 1-D array whose length is a power of two, got {a.shape}")
     half = 1
     while half < size:
         blocks = a.reshape(-1, 2, half)
@@ -111,11 +112,11 @@ class HadamardResponse(FrequencyOracle):
         """Support counts via one FWHT of the row histogram: ``c_v = (n + (H h)_{v+1}) / 2``."""
         rows = np.asarray(reports)
         if rows.ndim != 1 or (rows.size and not np.issubdtype(rows.dtype, np.integer)):
-            raise ValueError(
+            raise InputError(
                 f"HR reports must be a 1-D integer array of row indices, got {rows.dtype}"
             )
         if rows.size and (rows.min() < 0 or rows.max() >= self.order):
-            raise ValueError(f"HR reports must be row indices in [0, {self.order - 1}]")
+            raise InputError(f"HR reports must be row indices in [0, {self.order - 1}]")
         return self._support_from_rows(np.bincount(rows, minlength=self.order))
 
     def _support_from_rows(self, histogram: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -189,7 +190,7 @@ class HadamardResponse(FrequencyOracle):
         """``Q[r, v] = 2p/K`` where ``H[r, v+1] = +1`` and ``2(1−p)/K`` where it is −1."""
         order = self.order
         if order > _MAX_EXPLICIT_ROWS:
-            raise ValueError(
+            raise InputError(
                 f"channel_matrix is built for K <= {_MAX_EXPLICIT_ROWS} rows, got K = {order}"
             )
         rows = np.arange(order)[:, None]

@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ldpcore import bounds
 from ldpcore._validation import check_int
+from ldpcore.errors import InputError
 from ldpcore.protocols.base import (
     FrequencyOracle,
     check_prior,
@@ -155,13 +156,13 @@ class OLH(FrequencyOracle):
         multiply, one add and one compare per (user, value) pair.
         """
         if not isinstance(reports, HashedReports):
-            raise ValueError(
+            raise InputError(
                 f"{self.name} reports must be HashedReports, got {type(reports).__name__}"
             )
         bucket = np.asarray(reports.bucket, dtype=np.int64)
         g = self.hash_range
         if bucket.size and (bucket.min() < 0 or bucket.max() >= g):
-            raise ValueError(f"{self.name} report buckets must be in [0, {g - 1}]")
+            raise InputError(f"{self.name} report buckets must be in [0, {g - 1}]")
         y = bucket.astype(np.uint64)
         g64 = np.uint64(g)
         lower = (((y << _SHIFT) + g64 - np.uint64(1)) // g64) << _SHIFT
@@ -236,7 +237,7 @@ class OLH(FrequencyOracle):
         """
         g, d = self.hash_range, self.domain_size
         if n_hashes * g * d > 20_000_000:
-            raise ValueError(
+            raise InputError(
                 f"channel_matrix would have {n_hashes * g:,} x {d:,} entries; "
                 "use fewer hashes, a smaller domain or a smaller g"
             )
@@ -271,7 +272,7 @@ class BLH(OLH):
 
     def __post_init__(self) -> None:
         if self.g not in (None, 2):
-            raise ValueError(f"BLH always uses g=2; got g={self.g} (use OLH for other g)")
+            raise InputError(f"BLH always uses g=2; got g={self.g} (use OLH for other g)")
         object.__setattr__(self, "g", 2)
         super().__post_init__()
 

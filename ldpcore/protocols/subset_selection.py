@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_int
+from ldpcore.errors import InputError
 from ldpcore.protocols._halving import SplitKernels, sample_support
 from ldpcore.protocols.base import FrequencyOracle, check_prior
 from ldpcore.rng import ClientRNG, as_source
@@ -47,6 +48,7 @@ class SubsetSelection(FrequencyOracle):
     """
 
     name: ClassVar[str] = "SS"
+    estimates_sum_to_one: ClassVar[bool] = True
     description: ClassVar[str] = (
         "Subset selection: report k values, the true one more likely among them"
     )
@@ -114,14 +116,14 @@ class SubsetSelection(FrequencyOracle):
             or subsets.shape[1] != k
             or not np.issubdtype(subsets.dtype, np.integer)
         ):
-            raise ValueError(
+            raise InputError(
                 f"SS reports must be an integer array of shape (n_users, {k}), "
                 f"got {subsets.dtype} array of shape {subsets.shape}"
             )
         flat = self._values(subsets.ravel())
         ordered = np.sort(subsets, axis=1)
         if k > 1 and np.any(ordered[:, 1:] == ordered[:, :-1]):
-            raise ValueError("SS reports must list k distinct values per user")
+            raise InputError("SS reports must list k distinct values per user")
         return np.bincount(flat, minlength=self.domain_size).astype(np.int64)
 
     def _users_per_batch(self) -> int:
@@ -175,7 +177,7 @@ class SubsetSelection(FrequencyOracle):
         """``Q[Y, v]`` over all k-subsets ``Y`` in lexicographic order."""
         d, k = self.domain_size, self.subset_size
         if math.comb(d, k) > _MAX_ENUMERATED_SUBSETS:
-            raise ValueError(
+            raise InputError(
                 f"channel_matrix enumerates C(d, k) = {math.comb(d, k):,} subsets; "
                 f"at most {_MAX_ENUMERATED_SUBSETS:,} are allowed"
             )

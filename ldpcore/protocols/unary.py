@@ -15,6 +15,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle, check_prior, membership_guess_rate
 from ldpcore.rng import ClientRNG, as_source
 
@@ -48,7 +49,7 @@ class _UnaryEncoding(FrequencyOracle):
         """Sum the bit vectors column by column."""
         bits = np.asarray(reports)
         if bits.ndim != 2 or bits.shape[1] != self.domain_size or bits.dtype != np.bool_:
-            raise ValueError(
+            raise InputError(
                 f"{self.name} reports must be a boolean array of shape "
                 f"(n_users, {self.domain_size}), "
                 f"got {bits.dtype} array of shape {bits.shape}"
@@ -93,7 +94,7 @@ class _UnaryEncoding(FrequencyOracle):
         """``Q[y, v]`` over all ``2^d`` bit vectors; row ``y`` read in binary."""
         d = self.domain_size
         if d > _MAX_ENUMERATED_BITS:
-            raise ValueError(
+            raise InputError(
                 f"channel_matrix enumerates 2^d outputs; domain_size must be <= "
                 f"{_MAX_ENUMERATED_BITS}, got {d}"
             )

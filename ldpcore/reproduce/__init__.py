@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ldpcore.errors import InputError
+
 if TYPE_CHECKING:
     import pandas as pd
     import plotly.graph_objects as go
@@ -150,7 +152,7 @@ def get_recipe(recipe_id: str) -> Recipe:
     """The recipe with this id (a clear error listing the ids otherwise)."""
     recipes = _registry()
     if recipe_id not in recipes:
-        raise ValueError(f"unknown figure {recipe_id!r}; known: {', '.join(recipes)} (or all)")
+        raise InputError(f"unknown figure {recipe_id!r}; known: {', '.join(recipes)} (or all)")
     return recipes[recipe_id]
 
 
@@ -159,7 +161,7 @@ def run_recipe(
 ) -> Reproduction:
     """Run one recipe and check its claims."""
     if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+        raise InputError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
     recipe = get_recipe(recipe_id)
     context = context or Context(mode)
     context.mode = mode

@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 
 from ldpcore import viz
 from ldpcore.advice import recommend
+from ldpcore.errors import InputError
 from ldpcore.experiment import ExperimentConfig, ExperimentResult, run, sweep
 from ldpcore.protocols import get_protocol
 from ldpcore.reproduce import Claim, Context, Recipe
@@ -123,7 +124,7 @@ def _mse(frame: pd.DataFrame, method: str, **where: object) -> float:
             else rows[rows[column] == value]
         )
     if rows.empty:
-        raise ValueError(f"no row for {method} with {where}")
+        raise InputError(f"no row for {method} with {where}")
     return float(rows["mse"].iloc[0])
 
 
@@ -589,7 +590,7 @@ def fig9(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
                 truth_from=stand_in,
                 groups=data.groups,
             )
-            for record in ranking.to_dict("records"):
+            for record in ranking.ranking.to_dict("records"):
                 rows.append(
                     {
                         "epsilon": epsilon,

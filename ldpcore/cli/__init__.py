@@ -1,0 +1,102 @@
+"""The ``ldpcore`` command: one module per subcommand, registered in :data:`COMMANDS`.
+
+A contract that scripts rely on (DESIGN.md, "The command line"): the JSON of
+``simulate --format json`` and the CSV of ``postprocess``. Input a person got wrong
+(:class:`ldpcore.errors.InputError`) ends with exit code 2 and one line on stderr that
+starts with ``error:``. Anything else is a bug in ldpcore: exit code 1, one line that
+says so and asks for a report, never a traceback (``LDPCORE_TRACEBACK=1`` shows it).
+
+Each command module has ``add_parser(commands)`` and ``run(args) -> int``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from types import MappingProxyType, ModuleType
+from typing import Final
+
+from ldpcore.cli import (
+    _args,
+    advise_epsilon,
+    aggregate,
+    audit,
+    choose_epsilon,
+    postprocess,
+    randomize,
+    recommend,
+    reproduce,
+    simulate,
+    sweep,
+)
+from ldpcore.errors import InputError
+
+#: Subcommand name → its module, in the order ``--help`` lists them.
+COMMANDS: Final = MappingProxyType(
+    {
+        "simulate": simulate,
+        "postprocess": postprocess,
+        "recommend": recommend,
+        "advise-epsilon": advise_epsilon,
+        "choose-epsilon": choose_epsilon,
+        "reproduce": reproduce,
+        "randomize": randomize,
+        "aggregate": aggregate,
+        "sweep": sweep,
+        "audit": audit,
+    }
+)
+
+EXIT_USAGE = 2
+EXIT_BUG = 1
+
+
+def parser() -> _args.Parser:
+    """The whole command line."""
+    top = _args.Parser(
+        prog="ldpcore",
+        description="Frequency oracles under local differential privacy and their post-processing.",
+    )
+    commands = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=_args.Parser)
+    commands.required = True
+    for module in COMMANDS.values():
+        module.add_parser(commands)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    try:
+        args = parser().parse_args(argv)
+        module: ModuleType = COMMANDS[args.command]
+        code: int = module.run(args)
+        return code
+    except InputError as exc:
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("error: interrupted (nothing was written)", file=sys.stderr)
+        return 130
+    except MemoryError:
+        print("error: out of memory; try a smaller domain, fewer samples or fewer trials",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
+    except Exception as exc:  # a bug: say so plainly instead of a traceback
+        if os.environ.get("LDPCORE_TRACEBACK"):
+            traceback.print_exc()
+        print(
+            f"error: internal error in ldpcore ({type(exc).__name__}: {_one_line(exc)}). "
+            "This is a bug; please report it with the command you ran "
+            "(LDPCORE_TRACEBACK=1 shows the details).",
+            file=sys.stderr,
+        )
+        return EXIT_BUG
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+__all__ = ["COMMANDS", "main", "parser"]

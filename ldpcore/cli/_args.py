@@ -1,0 +1,144 @@
+"""What the commands share: the parser class, argument groups, number readers, output.
+
+Every reader raises :class:`ldpcore.errors.InputError`, which :func:`ldpcore.cli.main`
+turns into one ``error:`` line and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, NoReturn
+
+import numpy as np
+
+from ldpcore import bounds
+from ldpcore._files import replacing
+from ldpcore.errors import InputError
+
+__all__ = ["InputError", "Parser"]
+from ldpcore.postprocess import method_names, resolve_method_name
+from ldpcore.protocols import FrequencyOracle, get_protocol, protocol_names
+from ldpcore.specs import parse_number
+
+#: What ``--dataset`` accepts.
+DATASET_HELP = "zipf:d=D,s=S | uniform:d=D | file:PATH | a bundled dataset name"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is an :class:`InputError` (one line, exit code 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise InputError(f"{message} (see '{self.prog} --help')")
+
+
+def add_command(commands: Any, name: str, *, help: str, description: str,
+                example: str = "") -> Parser:  # fmt: skip
+    """A subcommand whose ``--help`` ends with its worked example."""
+    parser: Parser = commands.add_parser(
+        name, help=help, description=description, epilog=example,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    return parser
+
+
+def add_protocol_arguments(parser: argparse.ArgumentParser, *, population: str) -> None:
+    """``--protocol --epsilon``, the population (``--n`` users or ``--domain-size``), ``--g --k``.
+
+    Commands that simulate or read estimates need the number of users (``population="n"``);
+    those that handle single reports need the domain size (``"domain-size"``).
+    """
+    parser.add_argument("--protocol", required=True, help=" | ".join(protocol_names()))
+    parser.add_argument("--epsilon", required=True, help="privacy budget ε > 0")
+    if population == "n":
+        parser.add_argument("--n", required=True, help="number of users")
+    else:
+        parser.add_argument("--domain-size", required=True, help="number of values d")
+    parser.add_argument("--g", help="OLH hash range (default round(e^ε + 1))")
+    parser.add_argument("--k", help="SS subset size (default about d/(e^ε + 1))")
+
+
+def number(raw: str, name: str) -> float:
+    """A finite number given as ``--name``."""
+    return parse_number(raw, f"--{name}")
+
+
+def whole(raw: str | None, name: str, minimum: int, maximum: int | None = None) -> int | None:
+    """A whole number given as ``--name`` in ``[minimum, maximum]`` (None when not given)."""
+    if raw is None:
+        return None
+    value = number(raw, name)
+    if value != round(value) or value < minimum or (maximum is not None and value > maximum):
+        upper = "" if maximum is None else f" and at most {maximum:,}"
+        raise InputError(f"--{name} must be a whole number >= {minimum}{upper}, got {raw!r}")
+    return round(value)
+
+
+def users(raw: str) -> int:
+    """The number of users ``--n``."""
+    n = whole(raw, "n", bounds.N_USERS_MIN, bounds.N_USERS_MAX)
+    assert n is not None
+    return n
+
+
+def trials(raw: str) -> int:
+    """``--trials`` within the bounds."""
+    return whole(raw, "trials", bounds.TRIALS_MIN, bounds.TRIALS_MAX) or bounds.TRIALS_MIN
+
+
+def seed(raw: str) -> int:
+    """``--seed`` (a whole number >= 0)."""
+    return whole(raw, "seed", 0) or 0
+
+
+def methods(raw: str) -> tuple[str, ...]:
+    """``all`` or ``NAME,NAME,...`` as canonical method names."""
+    if raw.strip().lower() == "all":
+        return method_names()
+    names = tuple(resolve_method_name(m) for m in (p.strip() for p in raw.split(",")) if m)
+    if not names:
+        raise InputError(f"--methods must be 'all' or NAME,NAME,...; got {raw!r}")
+    return names
+
+
+def protocols(raw: str) -> tuple[str, ...]:
+    """``all`` or ``P,P,...`` (checked against the registry)."""
+    if raw.strip().lower() == "all":
+        return protocol_names()
+    names = tuple(p.strip() for p in raw.split(",") if p.strip())
+    if not names:
+        valid = ", ".join(protocol_names())
+        raise InputError(f"--protocol must be 'all' or names from {valid}; got {raw!r}")
+    from ldpcore.protocols import resolve_protocol_name  # noqa: PLC0415
+
+    return tuple(dict.fromkeys(resolve_protocol_name(p) for p in names))
+
+
+def protocol(args: argparse.Namespace) -> FrequencyOracle:
+    """The protocol named by ``--protocol --epsilon --domain-size [--g --k]``."""
+    return get_protocol(
+        args.protocol, epsilon=number(args.epsilon, "epsilon"),
+        domain_size=whole(args.domain_size, "domain-size", 2) or 2,
+        g=whole(args.g, "g", 2), k=whole(args.k, "k", 1),
+    )  # fmt: skip
+
+
+def write_output(path: str | None, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (standard output when no path)."""
+    if not path:
+        sys.stdout.write(text)
+        return
+    with replacing(path, what="--output") as temporary:
+        temporary.write_text(text, encoding="utf-8")
+
+
+def print_json(payload: object) -> None:
+    """One JSON object on standard output (numpy scalars as plain numbers; no NaN)."""
+    print(json.dumps(payload, allow_nan=False, default=_json_default))
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, np.integer | np.floating | np.bool_):
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

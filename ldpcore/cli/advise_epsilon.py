@@ -1,0 +1,81 @@
+"""``ldpcore advise-epsilon``: each method's own smallest ε for a target (no comparison)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ldpcore.cli import _args
+from ldpcore.cli._args import DATASET_HELP
+from ldpcore.cli.simulate import users_for
+
+EXAMPLE = """example (top-10 frequencies within ±0.5 percentage points, root-mean-square):
+  ldpcore advise-epsilon --protocol OLH,GRR --n 1000000 --dataset zipf:d=1024,s=1.5 \\
+      --query topk:k=10 --target-rmse 0.005
+"""
+
+
+def add_search_arguments(parser: argparse.ArgumentParser, *, methods: str, trials: str) -> None:
+    """The arguments advise-epsilon and choose-epsilon share."""
+    parser.add_argument(
+        "--protocol", default="all", help="all, or P,P,... of GRR, OLH, BLH, OUE, SUE, SS, HR"
+    )
+    parser.add_argument("--n", help="number of users (default: the dataset's own total)")
+    parser.add_argument("--dataset", required=True, help=DATASET_HELP)
+    parser.add_argument(
+        "--target-rmse", required=True,
+        help="root-mean-square error allowed, in frequency units (0.005 = 0.5 pp)",
+    )  # fmt: skip
+    parser.add_argument("--query", default="full", help="full | topk:k=K | set:rho=R | prefix")
+    parser.add_argument("--methods", default=methods, help="NAME,NAME,... or all")
+    parser.add_argument("--trials", default=trials)
+    parser.add_argument("--seed", default="0")
+    parser.add_argument("--format", default="table", choices=["table", "json"])
+
+
+def add_parser(commands: Any) -> None:
+    """Declare the command's arguments."""
+    adv = _args.add_command(
+        commands, "advise-epsilon", help="each method's smallest ε for an accuracy target",
+        description="For each protocol and method, the smallest ε whose root-mean-square "
+        "error on the query is at most the target (with a ±2 SE range). To compare methods "
+        "and get a recommendation, use choose-epsilon.",
+        example=EXAMPLE,
+    )  # fmt: skip
+    add_search_arguments(adv, methods="Base,Norm-Sub,PowerNS", trials="10")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Search and print."""
+    from ldpcore.advice import advise_epsilon  # noqa: PLC0415 (pandas: only here)
+    from ldpcore.experiment import ExperimentConfig  # noqa: PLC0415
+
+    protocols = _args.protocols(args.protocol)
+    target = _args.number(args.target_rmse, "target-rmse")
+    n = users_for(args.n, args.dataset)
+    advice = []
+    for name in protocols:
+        config = ExperimentConfig(
+            dataset=args.dataset, n=n, protocol=name, epsilon=1.0,  # ε: replaced by the search
+            methods=_args.methods(args.methods), query=args.query,
+            trials=_args.trials(args.trials), seed=_args.seed(args.seed),
+        )  # fmt: skip
+        advice.extend(advise_epsilon(config, target_rmse=target))
+    records = [
+        {"protocol": a.protocol, "method": a.method, "epsilon": a.value, "epsilon_low": a.low,
+         "epsilon_high": a.high, "rmse": a.rmse_at_value}
+        for a in advice
+    ]  # fmt: skip
+    if args.format == "json":
+        _args.print_json({"target_rmse": target, "advice": records})
+        return 0
+    for record in records:
+        if record["epsilon"] is None:
+            line = "does not meet the target for any ε up to 10"
+        else:
+            line = (
+                f"ε ≈ {record['epsilon']:.3g} (between {record['epsilon_low']:.3g} and "
+                f"{record['epsilon_high']:.3g} within ±2 SE)"
+            )
+        print(f"{record['protocol']:>4} + {record['method']:<9} {line}")
+    return 0

@@ -1,0 +1,81 @@
+"""``ldpcore choose-epsilon``: per protocol, the smallest ε with and without post-processing.
+
+The same computation as the app's Choose ε page (:func:`ldpcore.advice.choose_epsilon`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ldpcore.cli import _args
+from ldpcore.cli.advise_epsilon import add_search_arguments
+from ldpcore.cli.simulate import users_for
+
+#: The page's defaults: the fast methods that enforce consistency, plus Base.
+DEFAULT_METHODS = "Base,Base-Cut,Norm,Norm-Sub,MLE-Apx,PowerNS"
+
+EXAMPLE = """example (top-10 within ±0.5 percentage points; n is the dataset's own total):
+  ldpcore choose-epsilon --protocol all --dataset countries --n 1000000 \\
+      --query topk:k=10 --target-rmse 0.005 --format json
+"""
+
+
+def add_parser(commands: Any) -> None:
+    """Declare the command's arguments."""
+    cho = _args.add_command(
+        commands, "choose-epsilon",
+        help="the smallest ε per protocol, with its best method and without post-processing",
+        description="For each protocol: the smallest ε meeting the target with the "
+        "recommended method and with Base, each with its 95%% interval, simulated on the "
+        "same trials; post_processing_helps is true only when the paired comparison and "
+        "the two intervals both say so.",
+        example=EXAMPLE,
+    )  # fmt: skip
+    add_search_arguments(cho, methods=DEFAULT_METHODS, trials="10")
+    cho.add_argument("--workers", default="1",
+                     help="processes to search protocols in (default: 1)")  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    """Search and print."""
+    from ldpcore.advice import choose_epsilon  # noqa: PLC0415 (pandas: only here)
+    from ldpcore.experiment import ExperimentConfig  # noqa: PLC0415
+
+    protocols = _args.protocols(args.protocol)
+    target = _args.number(args.target_rmse, "target-rmse")
+    config = ExperimentConfig(
+        dataset=args.dataset, n=users_for(args.n, args.dataset), protocol=protocols[0],
+        epsilon=1.0, methods=_args.methods(args.methods), query=args.query,
+        trials=_args.trials(args.trials), seed=_args.seed(args.seed),
+    )  # fmt: skip
+    workers = _args.whole(args.workers, "workers", 1, 64) or 1
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+
+        with ProcessPoolExecutor(workers) as pool:
+            answers = choose_epsilon(config, target_rmse=target, protocols=protocols,
+                                     executor=pool)  # fmt: skip
+    else:
+        answers = choose_epsilon(config, target_rmse=target, protocols=protocols)
+    if args.format == "json":
+        _args.print_json({"target_rmse": target, "n": config.n,
+                          "answers": [a.to_json_dict() for a in answers]})  # fmt: skip
+        return 0
+    print(f"target RMSE {target:g} ({100 * target:g} pp), n = {config.n:,}, {args.dataset}, "
+          f"query {config.query}, {config.trials} trials")  # fmt: skip
+    for answer in answers:
+        method = _interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
+        base = _interval(answer.base_epsilon, answer.base_epsilon_low, answer.base_epsilon_high)
+        helps = "yes" if answer.post_processing_helps else "no"
+        print(f"{answer.protocol:>4} + {answer.method:<9} {method}   Base: {base}   "
+              f"post-processing helps: {helps}")  # fmt: skip
+    return 0
+
+
+def _interval(value: float | None, low: float | None, high: float | None) -> str:
+    if value is None:
+        return "ε > 10 (not reachable)"
+    upper = "above 10" if high is None else f"{high:.3g}"
+    lower = "?" if low is None else f"{low:.3g}"
+    return f"ε ≈ {value:.3g} ({lower}–{upper})"

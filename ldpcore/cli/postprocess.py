@@ -1,0 +1,79 @@
+"""``ldpcore postprocess``: estimates or support counts in, consistent frequencies out."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+from ldpcore import bounds
+from ldpcore.cli import _args
+from ldpcore.collected import Collected, read_collected
+from ldpcore.errors import InputError
+from ldpcore.postprocess import get_method, method_names, resolve_method_name
+
+EXAMPLE = """example (a CSV with header value,estimate or value,count):
+  ldpcore postprocess --protocol OLH --epsilon 1 --n 1000000 --method Norm-Sub \\
+      --input estimates.csv --output consistent.csv
+"""
+
+
+def add_parser(commands: Any) -> None:
+    """Declare the command's arguments."""
+    post = _args.add_command(
+        commands, "postprocess", help="post-process LDP estimates or support counts from a CSV",
+        description="Read Base estimates or support counts and write consistent frequencies.",
+        example=EXAMPLE,
+    )  # fmt: skip
+    _args.add_protocol_arguments(post, population="n")
+    post.add_argument("--method", required=True, help=", ".join(method_names()))
+    add_input_arguments(post)
+    post.add_argument("--output", help="where to write value,frequency (default: stdout)")
+
+
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--input`` and ``--input-kind``: collected output to read."""
+    parser.add_argument(
+        "--input", required=True, help="CSV with header value,estimate or value,count"
+    )
+    parser.add_argument(
+        "--input-kind", choices=["estimates", "counts"],
+        help="what the input holds (default: read from its header)",
+    )  # fmt: skip
+
+
+def read_input(args: argparse.Namespace, n: int) -> Collected:
+    """Collected output (estimates or support counts) from ``--input``."""
+    epsilon = _args.number(args.epsilon, "epsilon")
+    path = Path(args.input)
+    if not args.input or not path.exists():
+        raise InputError(f"--input {args.input!r} does not exist")
+    if not path.is_file():
+        raise InputError(f"--input {args.input!r} is a folder, not a CSV file")
+    if path.stat().st_size > bounds.UPLOAD_BYTES_MAX:  # before reading it into memory
+        raise InputError(f"--input {args.input!r} is over {bounds.UPLOAD_BYTES_MAX // 2**20} MiB")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read --input {args.input!r}: {exc.strerror}") from None
+    return read_collected(
+        data, protocol=args.protocol, epsilon=epsilon, n=n, kind=args.input_kind,
+        source=args.input, g=_args.whole(args.g, "g", 2), k=_args.whole(args.k, "k", 1),
+    )  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    """Post-process and write ``value,frequency`` at full double precision."""
+    n = _args.users(args.n)
+    method = get_method(resolve_method_name(args.method))
+    collected = read_input(args, n)
+    frequencies = method(collected.estimate, protocol=collected.protocol, n=n)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["value", "frequency"])
+    for value, frequency in zip(collected.labels, frequencies, strict=True):
+        writer.writerow([value, repr(float(frequency))])  # repr: full double precision
+    _args.write_output(args.output, out.getvalue())
+    return 0

@@ -1,0 +1,53 @@
+"""``ldpcore recommend``: rank methods for collected estimates, with paired intervals."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ldpcore.cli import _args
+from ldpcore.cli.postprocess import add_input_arguments, read_input
+
+EXAMPLE = """example:
+  ldpcore recommend --protocol OLH --epsilon 1 --n 1000000 --input estimates.csv --query topk:k=10
+"""
+
+
+def add_parser(commands: Any) -> None:
+    """Declare the command's arguments."""
+    rec = _args.add_command(
+        commands, "recommend", help="rank post-processing methods for your collected estimates",
+        description="Simulate on a consistent stand-in for your data (NDSS Sec. V-D) and rank "
+        "the methods for the query that matters. Every method is compared with Base and "
+        "with the best one on the same trials: a method is called better only when its "
+        "paired interval says so.",
+        example=EXAMPLE,
+    )  # fmt: skip
+    _args.add_protocol_arguments(rec, population="n")
+    add_input_arguments(rec)
+    rec.add_argument("--query", default="full", help="full | topk:k=K | set:rho=R | prefix")
+    rec.add_argument("--methods", default="all", help="all, or NAME,NAME,...")
+    rec.add_argument("--trials", default="20")
+    rec.add_argument("--seed", default="0")
+    rec.add_argument("--truth-from", default="Norm-Sub", choices=["Norm-Sub", "PowerNS"])
+    rec.add_argument("--format", default="table", choices=["table", "json"])
+
+
+def run(args: argparse.Namespace) -> int:
+    """Rank and print."""
+    from ldpcore.advice import recommend  # noqa: PLC0415 (pandas: only here)
+
+    n = _args.users(args.n)
+    collected = read_input(args, n)
+    found = recommend(
+        collected.estimate, protocol=collected.protocol, n=n, query=args.query,
+        methods=_args.methods(args.methods), trials=_args.trials(args.trials),
+        seed=_args.seed(args.seed), truth_from=args.truth_from,
+    )  # fmt: skip
+    if args.format == "json":
+        _args.print_json(found.to_json_dict(args.query))
+        return 0
+    print(f"recommended for query {args.query}: {found.recommended}")
+    print(found.verdict.headline)
+    print(found.ranking.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+    return 0

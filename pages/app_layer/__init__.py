@@ -1,0 +1,14 @@
+"""The app layer: everything the pages share, one concern per module.
+
+- ``navigation``: the menu and the page setup (app.py and deep links).
+- ``widgets``: the shared sidebar, the slider grids and the query picker.
+- ``uploads``: bundled datasets and uploaded histograms, with every problem explained.
+- ``cache``: every cached computation of the app, and the Dask client; nothing else
+  in the app caches. Cached values are returned to many browser sessions at once, so
+  they are immutable or used read-only (figures are copied before a page changes one).
+- ``exports``: downloads (CSV, HTML, PNG, command line).
+- ``display``: shaping results for tables and showing errors as messages.
+
+The core (``ldpcore``) never imports streamlit; pages only lay out widgets and call
+the core, ``ldpcore.viz`` and these modules.
+"""

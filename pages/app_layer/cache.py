@@ -1,0 +1,212 @@
+"""Every cached computation of the app, and the Dask client long runs use.
+
+The only module that caches. ``st.cache_data`` returns each caller its own copy;
+``st.cache_resource`` (figures, the Dask client) returns one object shared by every
+browser session, so callers only read those figures (``plotly_chart``, ``to_html`` and
+``to_image`` copy) and never change them in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from ldpcore import viz
+from ldpcore.advice import (
+    Advice,
+    EpsilonAnswer,
+    advise_users,
+    choose_epsilon,
+    estimate_choose_epsilon_seconds,
+    query_in_words,
+    rank_methods,
+)
+from ldpcore.cluster import ENVIRONMENT, configured, open_client, where
+from ldpcore.collected import (
+    Collected,
+    consistent_estimates,
+    example_collected,
+    guess_kind,
+    read_collected,
+)
+from ldpcore.datasets import Dataset, load_bundled, parse_histogram
+from ldpcore.experiment import ExperimentConfig, run, sweep
+from ldpcore.protocols import describe_protocols
+from ldpcore.tables import TableLayout, inspect_table
+
+
+def config_hash() -> dict[str | type[Any], Callable[[Any], Any]]:
+    """``hash_funcs`` keying an ExperimentConfig by its digest (a new dict per cache).
+
+    Streamlit's own hasher walks explicit counts value by value: over a second per
+    cached call at d = 200,000, on every rerun.
+    """
+    return {ExperimentConfig: lambda config: config.fingerprint}
+
+
+@st.cache_data(show_spinner=False, max_entries=64, hash_funcs=config_hash())
+def simulate(config: ExperimentConfig) -> dict[str, Any]:
+    """Run (cached) and return plain tables, and the paired ranking when Base is run."""
+    result = run(config)
+    ranking = None
+    if "Base" in config.methods and len(config.methods) > 1:
+        ranking = rank_methods(result, config.build()[1],
+                               query_words=query_in_words(config.query))  # fmt: skip
+    return {
+        "summary": result.summary,
+        "per_item": result.per_item,
+        "analytic": result.analytic,
+        "labels": result.labels,
+        "ranking": ranking,
+    }
+
+
+@st.cache_data(show_spinner=False, max_entries=64, hash_funcs=config_hash())
+def simulate_summary(config: ExperimentConfig) -> dict[str, Any]:
+    """Only the per-method summary and the analytic references of ``simulate``.
+
+    A warm rerun then unpickles 13 rows, not the per-item table (≈10 ms at d = 1024).
+    """
+    result = simulate(config)
+    return {"summary": result["summary"], "analytic": result["analytic"]}
+
+
+# cache_resource, not cache_data: a rerun gets the built figures themselves, not a
+# pickled copy that Plotly would validate again (≈10 ms a figure). Callers only read
+# them (plotly_chart, to_html and to_image copy), never change them.
+@st.cache_resource(show_spinner=False, max_entries=32, hash_funcs=config_hash())
+def explorer_figures(
+    config: ExperimentConfig, relative: bool, every_method: bool = False
+) -> dict[str, go.Figure]:
+    """The Explorer's four figures, built once per view and shared; do not modify them.
+
+    The by-rank charts draw ``viz.FEATURED`` methods unless ``every_method``.
+    """
+    result = simulate(config)
+    per_item, summary, analytic = result["per_item"], result["summary"], result["analytic"]
+    featured = None if every_method else viz.FEATURED
+    return {
+        "estimates": viz.estimates_by_rank(per_item, featured=featured),
+        "bias": viz.by_rank(per_item, "bias", title="Bias by rank", featured=featured),
+        "variance": viz.by_rank(
+            per_item, "variance", title="Variance by rank", log_y=True, featured=featured
+        ),
+        "mse": viz.mse_bars(
+            summary,
+            base_mse=analytic["base_mse"],
+            lower_bound=analytic["lower_bound"],
+            relative_to_base=relative,
+        ),
+    }
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def protocols_table(epsilon: float, domain_size: int, n: int) -> pd.DataFrame:
+    """Every protocol's p, q, Base variance and worst-case ratio (cached: the ratio is
+    computed from explicit channel matrices, millions of entries at d = 1024)."""
+    return pd.DataFrame(describe_protocols(epsilon=epsilon, domain_size=domain_size, n=n))
+
+
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=config_hash())
+def simulate_sweep(
+    config: ExperimentConfig, parameter: str, values: tuple[Any, ...]
+) -> pd.DataFrame:
+    """A cached sweep (progress is shown by the caller's spinner)."""
+    return sweep(config, parameter, list(values))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def bundled_dataset(name: str) -> Dataset:
+    """A bundled dataset as shipped (cached: words.csv has 10,000 rows)."""
+    return load_bundled(name)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def parsed_upload(
+    data: bytes, *, source: str, value: str | None, count: str | None, group: str | None,
+    sum_duplicates: bool, header: bool | None = None,
+) -> Dataset:  # fmt: skip
+    """An uploaded histogram, parsed (cached on the bytes and the column choice)."""
+    return parse_histogram(
+        data, source=source, value_column=value, count_column=count, group_column=group,
+        sum_duplicates=sum_duplicates, header=header,
+    )  # fmt: skip
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def inspected_upload(data: bytes, *, source: str, header: bool | None = None) -> TableLayout:
+    """An upload's layout (cached: a million-row file takes seconds to scan)."""
+    return inspect_table(data, source=source, header=header)
+
+
+@st.cache_resource(show_spinner=False)
+def cluster() -> tuple[Any, int, str]:
+    """The Dask client long runs use (``$LDPCORE_DASK``), its worker count, and where that is.
+
+    One per server process, opened on first use; without the variable, work runs in
+    the app's own process.
+    """
+    spec = configured()
+    if spec is None:
+        return None, 1, ("this machine (start the app with LDPCORE_DASK=local:N or "
+                         "tcp://HOST:PORT to use a Dask cluster)")  # fmt: skip
+    try:
+        client = open_client(spec)
+    except ValueError as exc:
+        return None, 1, f"this machine, because {ENVIRONMENT}={spec} failed: {exc}"
+    workers = max(1, len(client.scheduler_info().get("workers", {})))
+    return client, workers, where(client)
+
+
+def executor() -> tuple[Any, int, str]:
+    """``(executor or None, workers, where)`` for long runs."""
+    client, workers, place = cluster()
+    return (None if client is None else client.get_executor()), workers, place
+
+
+@st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
+def choose_epsilon_seconds(
+    config: ExperimentConfig, protocols: tuple[str, ...]
+) -> dict[str, float]:
+    """How long a Choose ε search will take (one timed 1-trial run per protocol)."""
+    return estimate_choose_epsilon_seconds(config, protocols)
+
+
+@st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
+def epsilon_answers(
+    config: ExperimentConfig, target: float, protocols: tuple[str, ...]
+) -> list[EpsilonAnswer]:
+    """The Choose ε search (on the Dask cluster when the app has one)."""
+    return choose_epsilon(config, target_rmse=target, protocols=protocols,
+                          executor=executor()[0])  # fmt: skip
+
+
+@st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
+def users_needed(config: ExperimentConfig, target: float) -> list[Advice]:
+    """The reverse search: users needed at the config's ε."""
+    return advise_users(config, target_rmse=target)
+
+
+@st.cache_data(show_spinner=False)
+def collected_example() -> bytes:
+    """The example collected file offered on Your data."""
+    return example_collected()
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def guessed_kind(data: bytes, source: str) -> str:
+    """Whether an upload holds counts or estimates (scanning a large file takes seconds)."""
+    return guess_kind(data, source=source)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def consistent(
+    data: bytes, source: str, settings: dict[str, object], method: str, trials: int
+) -> pd.DataFrame:
+    """Consistent estimates with intervals for a collected file."""
+    collected: Collected = read_collected(data, source=source, **settings)  # type: ignore[arg-type]
+    return consistent_estimates(collected, method, trials=trials)

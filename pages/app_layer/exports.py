@@ -1,0 +1,70 @@
+"""Downloads a person can take away: the numbers, the chart, the command line."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from ldpcore.experiment import ExperimentConfig
+from ldpcore.postprocess import method_names
+
+
+def command_line(config: ExperimentConfig, *, query: str | None = None) -> str:
+    """The ``ldpcore simulate`` command that reproduces a configuration."""
+    methods = ",".join(config.methods) if config.methods != method_names() else "all"
+    parts = [
+        "ldpcore", "simulate", "--protocol", config.protocol, "--epsilon", f"{config.epsilon:g}",
+        "--n", str(config.n), "--dataset", config.dataset, "--methods", methods,
+        "--query", query or config.query, "--trials", str(config.trials), "--seed",
+        str(config.seed), "--format", "json",
+    ]  # fmt: skip
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def downloads(name: str, table: pd.DataFrame, figure: go.Figure | None, command: str) -> None:
+    """CSV of the numbers, the chart as HTML and PNG, and the command line."""
+    columns = st.columns(4)
+    columns[0].download_button(
+        "Numbers (CSV)", data=table.to_csv(index=False).encode(), file_name=f"{name}.csv",
+        mime="text/csv", key=f"csv-{name}", on_click="ignore",
+    )  # fmt: skip
+    columns[1].download_button(
+        "Command line", data=command.encode(), file_name=f"{name}.sh", mime="text/plain",
+        key=f"cmd-{name}", on_click="ignore",
+    )  # fmt: skip
+    if figure is None:
+        return
+    columns[2].download_button(
+        "Chart (HTML)", data=lambda: figure.to_html(include_plotlyjs=True).encode(),
+        file_name=f"{name}.html", mime="text/html", key=f"html-{name}", on_click="ignore",
+    )  # fmt: skip
+    _png_download(columns[3], name, figure, command)
+
+
+def _png_download(column: Any, name: str, figure: go.Figure, command: str) -> None:
+    # Rendering a PNG starts a headless browser (~3 s), so it is done on request and
+    # remembered for this exact view (the command line identifies it).
+    slot = f"png-{name}"
+    stored = st.session_state.get(slot)
+    if stored is not None and stored[0] == command:
+        column.download_button(
+            "Chart (PNG)", data=stored[1], file_name=f"{name}.png", mime="image/png",
+            key=f"{slot}-download", on_click="ignore",
+        )  # fmt: skip
+        return
+    if column.button("Prepare PNG", key=f"{slot}-prepare"):
+        try:
+            with st.spinner("Rendering the PNG…"):
+                image = figure.to_image(format="png", width=1200, height=700)
+        except Exception as exc:  # kaleido reports a missing browser in several ways
+            st.error(
+                "PNG export needs Chrome or Chromium on the server (kaleido drives it): "
+                f"{exc}. The HTML download works without it."
+            )
+            return
+        st.session_state[slot] = (command, image)
+        st.rerun()

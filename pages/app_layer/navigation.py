@@ -1,0 +1,54 @@
+"""The app's menu and page setup: what app.py runs, and what a deep-linked page needs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+TITLE = "LDP post-processing explorer"
+#: Session-state key app.py sets before running a page: the session has been through
+#: app.py (see ensure_app). Never removed: deleting a key mid-run disturbs widget state.
+
+THROUGH_APP = "_ldp_through_app"
+
+
+def app_pages() -> list[Any]:
+    """The app's pages, in menu order (app.py's navigation, and ensure_app's)."""
+    return [
+        st.Page("pages/explorer.py", title="Explorer", icon=":material/query_stats:",
+                default=True),
+        st.Page("pages/tradeoffs.py", title="ε trade-offs", icon=":material/tune:"),
+        st.Page("pages/queries.py", title="Queries", icon=":material/join:"),
+        st.Page("pages/your_data.py", title="Your data", icon=":material/upload_file:"),
+        st.Page("pages/choose_epsilon.py", title="Choose ε", icon=":material/shield:"),
+        st.Page("pages/learn.py", title="Learn", icon=":material/school:"),
+        st.Page("pages/paper.py", title="Paper", icon=":material/article:"),
+    ]  # fmt: skip
+
+
+def run_app() -> None:
+    """Set up the page and run the app's navigation (what app.py does)."""
+    st.set_page_config(page_title=TITLE, layout="wide")
+    st.session_state[THROUGH_APP] = True
+    st.navigation(app_pages()).run()
+
+
+def ensure_app() -> None:
+    """Give a page that was reached without app.py the app's layout and menu.
+
+    When a server's first request is a deep link (``/choose_epsilon``) and a ``pages/``
+    folder exists, Streamlit runs the page file on its own with a sidebar listing every
+    file of the folder (its legacy multipage mode, which stays on until ``st.navigation``
+    is called; AppTest starts every run in it). Declaring the app's navigation here
+    replaces that menu and switches the mode off for the server; the page then carries
+    on in the same run, so no widget event is lost.
+    """
+    if st.session_state.get(THROUGH_APP, False):
+        return
+    if not st.runtime.exists():
+        # AppTest (no server) re-enters the legacy mode on every run by design; there is
+        # no menu to fix, and switching modes mid-run there would reset widget state.
+        return
+    st.set_page_config(page_title=TITLE, layout="wide")
+    st.navigation(app_pages())

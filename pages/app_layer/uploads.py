@@ -1,0 +1,93 @@
+"""A bundled dataset or an uploaded histogram, with every problem explained."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ldpcore import bounds
+from ldpcore.datasets import Dataset, bundled_names, parse_histogram
+from ldpcore.tables import DuplicateValuesError, TableError
+from pages.app_layer.cache import bundled_dataset, inspected_upload, parsed_upload
+
+
+def histogram_picker(key: str, *, allow_bundled: bool = True) -> Dataset | None:
+    """A bundled dataset or an uploaded histogram, with every problem explained.
+
+    The column choice appears when the file does not make it obvious; repeated
+    values are summed only when the person ticks the box the message offers.
+    """
+    sources = ("A bundled dataset", "Upload a file") if allow_bundled else ("Upload a file",)
+    source = st.radio("Data", sources, horizontal=True, key=f"{key}-source")
+    if source == "A bundled dataset":
+        name = st.selectbox("Bundled dataset", bundled_names(), key=f"{key}-bundled",
+                            help="Provenance and licences: sample_data/README.md.")  # fmt: skip
+        return bundled_dataset(name) if name else None
+    return _uploaded_histogram(key)
+
+
+def _uploaded_histogram(key: str) -> Dataset | None:
+    upload = st.file_uploader(
+        "Histogram: CSV or TSV with a value and a count column (and optionally a group)",
+        type=["csv", "tsv", "txt"], key=f"{key}-upload",
+        help=f"One row per value. UTF-8, at most {bounds.UPLOAD_BYTES_MAX // 2**20} MiB and "
+        f"{bounds.DOMAIN_SIZE_MAX:,} values.",
+    )  # fmt: skip
+    if upload is None:
+        st.info("Upload a file such as `value,count` / `apple,120` / `pear,75` to begin.")
+        return None
+    data = upload.getvalue()
+    # Whether the first row names the columns is guessed per file; a person can overrule
+    # it (a header such as "city,2019,2020" looks like data). A new file starts afresh.
+    header_key, file_key = f"{key}-header", f"{key}-header-file"
+    if st.session_state.get(file_key) != upload.file_id:
+        st.session_state[file_key] = upload.file_id
+        st.session_state.pop(header_key, None)
+    try:
+        guessed = inspected_upload(data, source=upload.name)
+        header = bool(st.session_state.get(header_key, guessed.has_header))
+        layout = (
+            guessed
+            if header == guessed.has_header
+            else inspected_upload(data, source=upload.name, header=header)
+        )
+    except TableError as exc:
+        st.error(str(exc))
+        return None
+    columns = list(layout.columns)
+    if not layout.numeric:  # nothing to choose from: the parser's own message says why
+        try:
+            parse_histogram(data, source=upload.name, header=header)
+        except TableError as exc:
+            st.error(str(exc))
+            return None
+    obvious = layout.number_column is not None and layout.value_column is not None
+    with st.expander("Columns", expanded=not obvious):
+        st.checkbox(
+            "The first row names the columns", value=guessed.has_header, key=header_key,
+            help="Guessed from the file; untick it if the first row is a value and its count.",
+        )  # fmt: skip
+        pick = st.columns(3)
+        value = pick[0].selectbox("Value column", columns, key=f"{key}-value-col",
+                                  index=_position(columns, layout.value_column))  # fmt: skip
+        numeric = [c for c in columns if c in layout.numeric] or columns
+        count = pick[1].selectbox("Count column", numeric, key=f"{key}-count-col",
+                                  index=_position(numeric, layout.number_column))  # fmt: skip
+        choices = ["(none)", *columns]
+        group = pick[2].selectbox("Group column", choices, key=f"{key}-group-col",
+                                  index=_position(choices, layout.group_column))  # fmt: skip
+    sum_duplicates = st.session_state.get(f"{key}-sum", False)
+    try:
+        return parsed_upload(data, source=upload.name, value=value, count=count,
+                             group="" if group == "(none)" else group,
+                             sum_duplicates=sum_duplicates, header=header)  # fmt: skip
+    except DuplicateValuesError as exc:
+        st.warning(str(exc))
+        st.checkbox("Sum the counts of repeated values", key=f"{key}-sum")
+        return None
+    except TableError as exc:
+        st.error(str(exc))
+        return None
+
+
+def _position(options: list[str], wanted: str | None) -> int:
+    return options.index(wanted) if wanted in options else 0
