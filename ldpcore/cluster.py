@@ -87,7 +87,10 @@ def open_client(spec: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
     if kind == "local":
         cluster = distributed.LocalCluster(
             n_workers=int(target), threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=None, silence_logs=40,
+            # Port 0: the OS picks a free port for the scheduler's HTTP routes (health,
+            # metrics; "None" still bound the fixed default 8787, clashing with any other
+            # Dask cluster on the machine).
+            dashboard_address="127.0.0.1:0", silence_logs=40,
         )  # fmt: skip
         return distributed.Client(cluster)
     try:

@@ -7,12 +7,10 @@ squared errors ``X_t`` and ``Y_t`` over ``T`` trials, the estimated MSE ratio is
 
     R = X̄ / Ȳ,
 
-and by the delta method its logarithm has standard error
-
-    se(log R) = sd_t(X_t / X̄ − Y_t / Ȳ) / √T,
-
-which the pairing makes small whenever the two errors move together. The interval is
-``R · exp(± t_{T−1} · se)``, with Student's t for the few trials an app runs.
+and its interval is Fieller's: every ρ for which the paired t statistic of
+``X_t − ρ·Y_t`` stays within ``± t_{T−1}`` (Student's t, for the few trials an app
+runs). The pairing makes it narrow whenever the two errors move together, and 1 lies
+outside it exactly when a paired t-test of ``X_t − Y_t`` finds a difference.
 
 Multiple comparisons: with ``K`` methods compared to one reference, each interval is
 a two-sided ``1 − α/K`` interval (Bonferroni), so that all ``K`` hold together with
@@ -169,8 +167,7 @@ def compare(
             results.append(Comparison(names[i], reference, 1.0, 1.0, 1.0, False, False, True,
                                       trials))  # fmt: skip
             continue
-        ratio, se = _log_ratio(errors[i], y)
-        low, high = ratio * math.exp(-quantile * se), ratio * math.exp(quantile * se)
+        ratio, low, high = _fieller(errors[i], y, quantile)
         results.append(Comparison(names[i], reference, ratio, low, high, high < 1, low > 1,
                                   False, trials))  # fmt: skip
     return results
@@ -181,18 +178,35 @@ def _same(x: NDArray[np.float64], y: NDArray[np.float64]) -> bool:
     return bool(np.max(np.abs(x - y)) <= SAME * scale)
 
 
-def _log_ratio(x: NDArray[np.float64], y: NDArray[np.float64]) -> tuple[float, float]:
-    """``R = x̄ / ȳ`` and the delta-method standard error of ``log R``."""
+def _fieller(
+    x: NDArray[np.float64], y: NDArray[np.float64], quantile: float
+) -> tuple[float, float, float]:
+    """``R = x̄ / ȳ`` and Fieller's interval for it from paired samples.
+
+    The interval holds every ρ for which the paired t statistic of ``x − ρ·y`` is within
+    ``±quantile``: ``(x̄ − ρȳ)² ≤ q² (s_xx − 2ρ s_xy + ρ² s_yy) / T``, a quadratic in ρ.
+    So 1 lies outside it exactly when a paired t-test of ``x − y`` rejects: the decision
+    needs no normal approximation of the ratio (the delta method on ``log R`` called
+    identical methods different in 7% of 300 seeds at 10 trials, Fieller in 5%).
+    """
     x_mean, y_mean = float(x.mean()), float(y.mean())
-    if y_mean <= 0 or x_mean <= 0:
-        # An exact answer in every trial (zero error): nothing to divide; no difference
-        # can be claimed from it, so the interval is left unbounded.
-        ratio = 1.0 if x_mean == y_mean else (0.0 if x_mean == 0 else math.inf)
-        return ratio, math.inf
-    if x.size < 2:
-        return x_mean / y_mean, math.inf
-    z = x / x_mean - y / y_mean
-    return x_mean / y_mean, float(np.std(z, ddof=1) / math.sqrt(x.size))
+    if y_mean <= 0 or x.size < 2:
+        # An exact answer in every trial (zero error), or a single trial: no difference
+        # can be claimed, so the interval is left unbounded.
+        ratio = 1.0 if x_mean == y_mean else (math.inf if y_mean <= 0 else x_mean / y_mean)
+        return ratio, 0.0, math.inf
+    ratio = x_mean / y_mean
+    covariance = np.cov(x, y, ddof=1) / x.size  # variances and covariance of the means
+    q2 = quantile**2
+    a = y_mean**2 - q2 * covariance[1, 1]
+    b = -2 * (x_mean * y_mean - q2 * covariance[0, 1])
+    c = x_mean**2 - q2 * covariance[0, 0]
+    disc = b * b - 4 * a * c
+    if a <= 0 or disc < 0:  # the reference's mean is not clearly above zero: unbounded
+        return ratio, 0.0, math.inf
+    root = math.sqrt(disc)
+    low, high = (-b - root) / (2 * a), (-b + root) / (2 * a)
+    return ratio, max(low, 0.0), high
 
 
 @dataclass(frozen=True)

@@ -37,8 +37,21 @@ TRUTH = np.arange(D, 0, -1, dtype=float) / np.arange(D, 0, -1).sum()
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[object]:
-    with dask_client("local:2") as dask:
-        yield dask
+    # Something else holds Dask's default HTTP port (another cluster, another test run):
+    # the suite's cluster must not need it.
+    import socket  # noqa: PLC0415
+
+    blocker = socket.socket()
+    try:
+        blocker.bind(("127.0.0.1", 8787))
+        blocker.listen()
+    except OSError:
+        pass  # already taken by someone else: the same situation
+    try:
+        with dask_client("local:2") as dask:
+            yield dask
+    finally:
+        blocker.close()
 
 
 def _values_file(folder: Path, users: int, seed: int, name: str = "values.csv") -> Path:
