@@ -41,6 +41,7 @@ bench: $(VENV)/.stamp-test
 	$(BIN)/python benchmarks/bench_postprocess.py
 	$(BIN)/python benchmarks/bench_cli.py
 	$(BIN)/python benchmarks/bench_cluster.py
+	$(BIN)/python benchmarks/bench_choose_epsilon.py
 
 # Rebuild the bundled datasets; needs Debian's unicode-data for the emoji groups.
 samples: $(VENV)/.stamp-run
