@@ -329,3 +329,20 @@ def test_ibu_with_as_many_values_as_users_stays_finite() -> None:
     mle = get_method("MLE")(estimate, protocol=oracle, n=1000, tallies=tallies)
     assert np.all(np.isfinite(result)) and abs(result.sum() - 1) < 1e-12
     assert np.abs(result - mle).max() < 1e-6
+
+
+@pytest.mark.parametrize(
+    ("estimate", "expected"),
+    [
+        ([1.2, 0.1, -0.3], [1.0, 0.0, 0.0]),  # the paper's rule would return all zeros
+        ([0.7, 0.7, 0.1, -0.5], [0.5, 0.5, 0.0, 0.0]),  # a tied top group shares the cap
+        ([0.6, 0.3, 0.2, -0.1], [0.6, 0.3, 0.0, 0.0]),  # elsewhere: the paper's rule, no rescale
+        ([0.5, 0.3, -0.2], [0.5, 0.3, 0.0]),  # positives sum to at most 1: clip only
+    ],
+)
+def test_norm_cut_keeps_the_top_group_when_it_alone_exceeds_one(
+    estimate: list[float], expected: list[float]
+) -> None:
+    protocol = get_protocol("GRR", epsilon=1.0, domain_size=len(estimate))
+    result = get_method("Norm-Cut")(np.array(estimate), protocol=protocol, n=1000)
+    np.testing.assert_allclose(result, expected, atol=1e-15)

@@ -100,6 +100,11 @@ class NormCut(PostProcessor):
     otherwise the largest estimates are kept while their running sum stays ≤ 1 and
     the rest become 0, without rescaling. Tied estimates are kept or dropped
     together, so equal inputs give equal outputs. The result sums to at most 1.
+
+    Edge case (ours; the paper is silent): when the largest estimate, or the tied group
+    of largest estimates, alone exceeds 1, the paper's rule keeps nothing and returns all
+    zeros, the worst answer for a method meant to sum to about 1. We keep that group,
+    capped at ``1 / size`` each so the total is exactly 1, and zero the rest.
     """
 
     name: ClassVar[str] = "Norm-Cut"
@@ -115,7 +120,8 @@ class NormCut(PostProcessor):
     )
     explanation: ClassVar[str] = (
         "Keep the largest estimates as they are and drop the small ones until the total fits "
-        "under one. Frequent values stay unbiased; the total may end a little below one."
+        "under one. Frequent values stay unbiased; the total may end a little below one. If "
+        "the largest estimate alone is above one, it is kept, capped so the total is one."
     )
 
     def _apply(self, estimate: Vector, context: Context) -> Vector:
@@ -127,8 +133,9 @@ class NormCut(PostProcessor):
         # A tie group fits only as a whole: test the running sum at the last member.
         last_of_group = np.append(ordered[1:] != ordered[:-1], True)
         fits = np.flatnonzero(last_of_group & (cumulative <= 1.0))
-        if fits.size == 0:
-            return np.zeros_like(estimate)
+        if fits.size == 0:  # the top group alone exceeds 1: keep it, capped (see above)
+            top = positive == ordered[0]
+            return np.where(top, 1.0 / np.count_nonzero(top), 0.0)
         threshold = ordered[fits[-1]]
         return np.where(positive >= threshold, positive, 0.0)
 
