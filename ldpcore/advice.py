@@ -383,6 +383,21 @@ class EpsilonAnswer:
         return record
 
 
+def epsilon_interval(value: float | None, low: float | None, high: float | None) -> str:
+    """An ε with its interval in words: ``ε ≈ 0.41 (0.34–0.49)``.
+
+    Examples
+    --------
+    >>> epsilon_interval(0.412, 0.34, None)
+    'ε ≈ 0.412 (0.34–above 10)'
+    """
+    if value is None:
+        return f"not reachable for ε ≤ {EPSILON_RANGE[1]:g}"
+    upper = f"above {EPSILON_RANGE[1]:g}" if high is None else f"{high:.3g}"
+    lower = f"below {EPSILON_RANGE[0]:g}" if low is None else f"{low:.3g}"
+    return f"ε ≈ {value:.3g} ({lower}–{upper})"
+
+
 #: Trials of the first, coarse pass when Base has no exact curve for the query.
 _SCREEN_TRIALS = 3
 #: Points of that coarse pass over the ε range.

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ldpcore import viz
-from ldpcore.advice import EpsilonAnswer, privacy_risk
+from ldpcore.advice import EpsilonAnswer, epsilon_interval, privacy_risk
 from ldpcore.datasets import Dataset
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.postprocess import method_names
@@ -67,26 +67,20 @@ if not protocols or not methods:
 target = float(target_pp) / 100
 
 
-def _interval(value: float | None, low: float | None, high: float | None) -> str:
-    if value is None:
-        return "not reachable for ε ≤ 10"
-    upper = "above 10" if high is None else f"{high:.2g}"
-    lower = "below 0.05" if low is None else f"{low:.2g}"
-    return f"ε ≈ {value:.2g} ({lower} – {upper})"
-
-
 def _sentence(answer: EpsilonAnswer, n_users: int) -> str:
     """The page's answer in words; it follows from post_processing_helps."""
     if answer.epsilon is None:
         return (f"With {n_users:,} users no protocol meets the target for ε up to 10; "
                 "relax the target or collect from more users.")  # fmt: skip
-    reach = _interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
+    reach = epsilon_interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
     head = (
         f"With {n_users:,} users, {answer.protocol} + {answer.method} meets your target "
         f"from {reach}"
     )
     if answer.post_processing_helps and answer.comparison is not None:
-        base = _interval(answer.base_epsilon, answer.base_epsilon_low, answer.base_epsilon_high)
+        base = epsilon_interval(
+            answer.base_epsilon, answer.base_epsilon_low, answer.base_epsilon_high
+        )
         return (head + f"; without post-processing you would need {base} "
                 f"({answer.method}: {answer.comparison.describe()}).")  # fmt: skip
     return (head + ". Post-processing does not measurably lower the ε needed for this query: "
@@ -133,9 +127,10 @@ table = pd.DataFrame(
     {
         "protocol": [a.protocol for a in answers],
         "recommended method": [a.method for a in answers],
-        "smallest ε": [_interval(a.epsilon, a.epsilon_low, a.epsilon_high) for a in answers],
+        "smallest ε": [epsilon_interval(a.epsilon, a.epsilon_low, a.epsilon_high) for a in answers],
         "without post-processing (Base)": [
-            _interval(a.base_epsilon, a.base_epsilon_low, a.base_epsilon_high) for a in answers
+            epsilon_interval(a.base_epsilon, a.base_epsilon_low, a.base_epsilon_high)
+            for a in answers
         ],
         "post-processing helps": ["yes" if a.post_processing_helps else "no" for a in answers],
         "why": [a.reason for a in answers],

@@ -39,7 +39,7 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Search and print."""
-    from ldpcore.advice import choose_epsilon  # noqa: PLC0415 (pandas: only here)
+    from ldpcore.advice import choose_epsilon, epsilon_interval  # noqa: PLC0415 (pandas)
     from ldpcore.experiment import ExperimentConfig  # noqa: PLC0415
 
     protocols = _args.protocols(args.protocol)
@@ -65,17 +65,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"target RMSE {target:g} ({100 * target:g} pp), n = {config.n:,}, {args.dataset}, "
           f"query {config.query}, {config.trials} trials")  # fmt: skip
     for answer in answers:
-        method = _interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
-        base = _interval(answer.base_epsilon, answer.base_epsilon_low, answer.base_epsilon_high)
+        method = epsilon_interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
+        base = epsilon_interval(
+            answer.base_epsilon, answer.base_epsilon_low, answer.base_epsilon_high
+        )
         helps = "yes" if answer.post_processing_helps else "no"
         print(f"{answer.protocol:>4} + {answer.method:<9} {method}   Base: {base}   "
               f"post-processing helps: {helps}")  # fmt: skip
     return 0
-
-
-def _interval(value: float | None, low: float | None, high: float | None) -> str:
-    if value is None:
-        return "ε > 10 (not reachable)"
-    upper = "above 10" if high is None else f"{high:.3g}"
-    lower = "?" if low is None else f"{low:.3g}"
-    return f"ε ≈ {value:.3g} ({lower}–{upper})"
