@@ -168,8 +168,8 @@ def compare(
                                       trials))  # fmt: skip
             continue
         ratio, low, high = _fieller(errors[i], y, quantile)
-        results.append(Comparison(names[i], reference, ratio, low, high, high < 1, low > 1,
-                                  False, trials))  # fmt: skip
+        results.append(Comparison(names[i], reference, ratio, low, high, bool(high < 1),
+                                  bool(low > 1), False, trials))  # fmt: skip
     return results
 
 
