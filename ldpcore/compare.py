@@ -85,13 +85,18 @@ class Comparison:
         if self.no_op:
             return f"the same answers as {self.reference}"
         if self.better:
-            return (f"{format_times(1 / self.ratio)} lower MSE than {self.reference} "
-                    f"({format_times(1 / self.high)}–{format_times(1 / self.low)})")  # fmt: skip
+            return (f"{format_times(_inverse(self.ratio))} lower MSE than {self.reference} "
+                    f"({format_times(_inverse(self.high))}–"
+                    f"{format_times(_inverse(self.low))})")  # fmt: skip
         if self.worse:
             return (f"{format_times(self.ratio)} higher MSE than {self.reference} "
                     f"({format_times(self.low)}–{format_times(self.high)})")  # fmt: skip
         return (f"no significant difference from {self.reference} (MSE ratio "
                 f"{self.ratio:.3g}, interval {self.low:.3g}–{self.high:.3g})")  # fmt: skip
+
+
+def _inverse(value: float) -> float:
+    return 1.0 / value if value > 0 else math.inf
 
 
 def format_times(value: float) -> str:
