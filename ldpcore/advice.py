@@ -29,7 +29,7 @@ from ldpcore.datasets import round_to_total
 from ldpcore.errors import InputError
 from ldpcore.experiment import ExperimentConfig, ExperimentResult, run
 from ldpcore.metrics import analytic_base_mse
-from ldpcore.postprocess import get_method, method_names, resolve_method_name
+from ldpcore.postprocess import METHODS, get_method, method_names, resolve_method_name
 from ldpcore.protocols import FrequencyOracle
 
 #: The ε range searched (the app's slider range).
@@ -95,14 +95,16 @@ def _json_number(value: object) -> object:
     return value
 
 
-#: Methods that return a distribution (non-negative, summing to one), in the order they
-#: are offered when post-processing brings no measurable gain.
-CONSISTENT_PREFERENCE = ("Norm-Sub", "MLE-Apx", "PowerNS", "Norm-Mul", "Norm-Cut", "IBU", "MLE")
-
-
 def consistent_methods(methods: Sequence[str]) -> tuple[str, ...]:
-    """Of ``methods``, those whose output is always a distribution, in preference order."""
-    return tuple(m for m in CONSISTENT_PREFERENCE if m in methods)
+    """Of ``methods``, those the registry says always return a distribution.
+
+    That is non-negative and summing to one (``"yes"`` for both in the metadata), in
+    the order given, except that Norm-Sub (the paper's general recommendation, NDSS
+    Sec. V-D) comes first when present.
+    """
+    proper = [m for m in methods
+              if METHODS[m].nonnegative == "yes" and METHODS[m].sums_to_one == "yes"]  # fmt: skip
+    return tuple(sorted(proper, key=lambda m: m != "Norm-Sub"))
 
 
 def no_op_methods(methods: Sequence[str], protocol: FrequencyOracle) -> tuple[str, ...]:

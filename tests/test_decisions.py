@@ -203,3 +203,13 @@ def test_explicit_counts_are_checked_when_built() -> None:
     with pytest.raises(ValueError, match="labels must have one entry per value"):
         ExperimentConfig(dataset="x", n=10, protocol="GRR", epsilon=1.0, true_counts=(3, 4),
                          labels=("a",))  # fmt: skip
+
+
+def test_consistent_methods_follow_the_registry_metadata() -> None:
+    from ldpcore.advice import consistent_methods  # noqa: PLC0415
+
+    chosen = consistent_methods(tuple(METHODS))
+    assert chosen[0] == "Norm-Sub"
+    for name in METHODS:
+        proper = METHODS[name].nonnegative == "yes" and METHODS[name].sums_to_one == "yes"
+        assert (name in chosen) == proper  # Norm-Cut ("almost") and Norm (negatives) are not
