@@ -30,7 +30,7 @@ from ldpcore.errors import InputError
 from ldpcore.experiment import ExperimentConfig, ExperimentResult, run
 from ldpcore.metrics import analytic_base_mse
 from ldpcore.postprocess import METHODS, get_method, method_names, resolve_method_name
-from ldpcore.protocols import FrequencyOracle
+from ldpcore.protocols import FrequencyOracle, get_protocol
 
 #: The ε range searched (the app's slider range).
 EPSILON_RANGE = (0.05, 10.0)
@@ -491,7 +491,8 @@ class _Search:
         self.low_end, self.high_end = epsilon_range
         self.quantile = _t_quantile(config.trials)
         self.points: dict[float, _Point] = {}
-        self.protocol = config.build()[1]
+        # Built once: the data (a bundled file may have 10,000 rows) and the query.
+        self.data, self.protocol, self.query = config.build()
         self._anchor: float | None = None
 
     def key(self, epsilon: float) -> float:
@@ -510,13 +511,15 @@ class _Search:
         """Where Base crosses: exact (Eq. 3) for single-value queries, else a coarse pass."""
         if self._anchor is not None:
             return self._anchor
-        data, _, query = self.config.build()
+        data, query = self.data, self.query
         if query.kind in {"full", "topk"}:
             index = np.concatenate(query.members)
             frequencies = data.frequencies()
 
             def exact(epsilon: float) -> float:
-                oracle = dataclasses.replace(self.config, epsilon=epsilon).build()[1]
+                oracle = get_protocol(self.config.protocol, epsilon=epsilon,
+                                      domain_size=data.domain_size, g=self.config.g,
+                                      k=self.config.k)  # fmt: skip
                 return math.sqrt(analytic_base_mse(oracle, frequencies, data.n, values=index))
 
             found, _ = _smallest_meeting(exact, self.target, (self.low_end, self.high_end),
@@ -666,8 +669,6 @@ def privacy_risk(
     list of dict
         ``protocol, attacker guesses right, guessing without the report`` per protocol.
     """
-    from ldpcore.protocols import get_protocol  # noqa: PLC0415
-
     prior = np.asarray(prior, dtype=np.float64)
     rows: list[dict[str, object]] = []
     for name in protocols:
