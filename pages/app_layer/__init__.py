@@ -5,7 +5,8 @@
 - ``uploads``: bundled datasets and uploaded histograms, with every problem explained.
 - ``cache``: every cached computation of the app, and the Dask client; nothing else
   in the app caches. Cached values are returned to many browser sessions at once, so
-  they are immutable or used read-only (figures are copied before a page changes one).
+  they are immutable or, for the shared figures, only read (no page changes one in place;
+  a per-session copy is issue 17's isolation work).
 - ``exports``: downloads (CSV, HTML, PNG, command line).
 - ``display``: shaping results for tables and showing errors as messages.
 
