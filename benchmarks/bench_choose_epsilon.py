@@ -1,16 +1,20 @@
 """Choose ε search time per bundled dataset, at the page's defaults (issue 13).
 
 Five protocols (GRR, OLH, OUE, SS, HR), six methods, n = 1e6, top-10, target 0.5 pp,
-10 trials per point; one run per dataset, per protocol and in total, with the answers
-(so a speed change can be checked to keep them within their intervals).
+10 trials per point; one run per dataset: each protocol alone, their sum, and the wall
+time of the page's way (the protocols in parallel on a pool of one thread per core),
+with the answers (so a speed change can be checked to keep them within their
+intervals; both ways must give the same answers, as each trial has its own seed).
 
     .venv/bin/python benchmarks/bench_choose_epsilon.py [countries emoji words]
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from ldpcore.advice import choose_epsilon
 from ldpcore.experiment import ExperimentConfig
@@ -20,8 +24,10 @@ METHODS = ("Base", "Base-Cut", "Norm", "Norm-Sub", "MLE-Apx", "PowerNS")
 
 
 def main(datasets: list[str]) -> None:
-    print("| dataset | total s | " + " | ".join(f"{p} s" for p in PROTOCOLS) + " | answers |")
-    print("| --- | ---: | " + " | ".join("---:" for _ in PROTOCOLS) + " | --- |")
+    cores = os.cpu_count() or 1
+    print(f"| dataset | parallel s ({cores} threads) | sum s | "
+          + " | ".join(f"{p} s" for p in PROTOCOLS) + " | answers |")  # fmt: skip
+    print("| --- | ---: | ---: | " + " | ".join("---:" for _ in PROTOCOLS) + " | --- |")
     for dataset in datasets:
         config = ExperimentConfig(dataset=dataset, n=10**6, protocol="GRR", epsilon=1.0,
                                   methods=METHODS, query="topk:k=10", trials=10)  # fmt: skip
@@ -32,8 +38,17 @@ def main(datasets: list[str]) -> None:
             seconds.append(time.perf_counter() - start)
             answers.append(f"{protocol} {answer.method} {answer.epsilon:.3g}"
                            f"{' helps' if answer.post_processing_helps else ''}")  # fmt: skip
+        with ThreadPoolExecutor(cores) as pool:
+            start = time.perf_counter()
+            together = choose_epsilon(config, target_rmse=0.005, protocols=PROTOCOLS,
+                                      executor=pool)  # fmt: skip
+            wall = time.perf_counter() - start
+        same = [f"{a.protocol} {a.method} {a.epsilon:.3g}"
+                f"{' helps' if a.post_processing_helps else ''}" for a in together]  # fmt: skip
+        if same != answers:
+            raise SystemExit(f"parallel answers differ: {same} != {answers}")
         cells = " | ".join(f"{s:.2f}" for s in seconds)
-        print(f"| {dataset} | {sum(seconds):.1f} | {cells} | {'; '.join(answers)} |")
+        print(f"| {dataset} | {wall:.1f} | {sum(seconds):.1f} | {cells} | {'; '.join(answers)} |")
 
 
 if __name__ == "__main__":

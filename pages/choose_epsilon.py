@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ldpcore import viz
-from ldpcore.advice import EpsilonAnswer, epsilon_interval, privacy_risk
+from ldpcore.advice import EpsilonAnswer, epsilon_interval, parallel_seconds, privacy_risk
 from ldpcore.datasets import Dataset
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.postprocess import method_names
@@ -18,7 +18,7 @@ from ldpcore.protocols import protocol_names
 from pages.app_layer.cache import (
     choose_epsilon_seconds,
     epsilon_answers,
-    executor,
+    search_executor,
     simulate_sweep,
     users_needed,
 )
@@ -97,7 +97,7 @@ if config is None:
     st.stop()
 estimate = run_or_explain(lambda: choose_epsilon_seconds(config, tuple(protocols)),
                           "Timing the search…")  # fmt: skip
-seconds = sum(estimate.values()) if estimate else 0.0
+seconds = parallel_seconds(estimate, search_executor()[1]) if estimate else 0.0
 search_id = repr((config, target, tuple(protocols)))
 approved: set[str] = st.session_state.setdefault("choose-approved", set())
 if st.session_state.get("choose-go"):
@@ -105,7 +105,7 @@ if st.session_state.get("choose-go"):
 if seconds > LONG_SEARCH_SECONDS and search_id not in approved:
     slowest = max(estimate, key=lambda p: estimate[p]) if estimate else ""
     st.warning(
-        f"This search would take about {seconds:.0f} s on {executor()[2].split(' (')[0]} "
+        f"This search would take about {seconds:.0f} s on {search_executor()[2]} "
         f"({slowest}: {estimate.get(slowest, 0):.0f} s). Fewer trials, fewer protocols "
         "(under 'Protocols and methods searched') or a smaller domain make it faster."
     )
@@ -118,7 +118,7 @@ answers = run_or_explain(
 )
 if not answers:
     st.stop()
-st.caption(f"Searched on {executor()[2]}.")
+st.caption(f"Searched on {search_executor()[2]}, protocols in parallel.")
 
 reachable = [a for a in answers if a.epsilon is not None]
 winner = min(reachable, key=lambda a: a.epsilon or math.inf) if reachable else answers[0]

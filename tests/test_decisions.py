@@ -122,6 +122,21 @@ def test_choose_epsilon_base_agrees_with_its_exact_curve() -> None:
     assert exact.value <= answer.base_epsilon_high * 1.02
 
 
+def test_choose_epsilon_in_parallel_gives_the_sequential_answers() -> None:
+    """The page searches protocols on a thread pool; each trial has its own seed, so the
+    answers (and every evaluated point) must be exactly those of one thread, in order."""
+    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+    config = _config("zipf:d=128,s=1.2", 10**4, "topk:k=5", trials=5)
+    protocols = ["SS", "GRR", "OUE"]
+    alone = choose_epsilon(config, target_rmse=0.01, protocols=protocols)
+    with ThreadPoolExecutor(2) as pool:
+        together = choose_epsilon(config, target_rmse=0.01, protocols=protocols, executor=pool)
+    assert [a.protocol for a in together] == protocols
+    assert [a.curve for a in together] == [a.curve for a in alone]
+    assert [a.to_json_dict() for a in together] == [a.to_json_dict() for a in alone]
+
+
 def test_choose_epsilon_command_json_contract() -> None:
     done = ldpcore("choose-epsilon", "--protocol", "GRR,OLH", "--dataset", "countries",
                    "--n", "1000000", "--query", "topk:k=10", "--target-rmse", "0.005",
