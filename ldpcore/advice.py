@@ -24,7 +24,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ldpcore import bounds
-from ldpcore.compare import Comparison, Verdict, verdict
+from ldpcore.compare import Comparison, Verdict, format_ratio, format_times, verdict
 from ldpcore.datasets import round_to_total
 from ldpcore.errors import InputError
 from ldpcore.experiment import ExperimentConfig, ExperimentResult, run
@@ -143,6 +143,108 @@ def rank_methods(result: ExperimentResult, protocol: FrequencyOracle, *,
     ranking = pd.DataFrame(rows).sort_values("mse", kind="stable").reset_index(drop=True)
     ranking.insert(0, "rank", np.arange(1, len(ranking) + 1))
     return Recommendation(ranking, found)
+
+
+@dataclass(frozen=True)
+class SweepVerdict:
+    """What a sweep supports saying: the best method at each point, and a headline.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per swept value: the value, ``best method`` (the lowest mean MSE among
+        the methods significantly more accurate than Base there, or ``none``), its
+        ``MSE ÷ Base`` with the simultaneous 95% interval, and ``methods better than
+        Base`` (how many of the others).
+    headline : str
+        One sentence for people.
+    helps : bool
+        Whether some method is significantly more accurate than Base at some point.
+    """
+
+    table: pd.DataFrame
+    headline: str
+    helps: bool = False
+
+
+def sweep_verdicts(frame: pd.DataFrame, parameter: str, label: str | None = None) -> SweepVerdict:
+    """Summarise a :func:`ldpcore.experiment.sweep` frame's paired comparisons with Base.
+
+    Each point's comparisons are its own (paired on that point's trials, simultaneous
+    over the methods); the headline names the best significant method over runs of
+    neighbouring points and says in words where no method beats Base.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        A sweep's frame (``parameter``, ``method``, ``mse``, ``mse_ratio_to_base``,
+        ``ratio_low``, ``ratio_high``, ``mse_vs_base``).
+    parameter : str
+        The swept column.
+    label : str, optional
+        The parameter in words (``ρ``, ``k``); ``parameter`` when omitted.
+    """
+    label = label or parameter
+    if "Base" not in set(frame["method"]):
+        return SweepVerdict(pd.DataFrame(), "Add Base to the methods to compare them with it.")
+    rows: list[dict[str, object]] = []
+    # Per point: the best significant method, its gain (1/ratio) and the gain its
+    # interval guarantees (1/high).
+    best_at: list[tuple[object, str | None, tuple[float, float]]] = []
+    for value, part in frame.groupby(parameter, sort=False):
+        lower = part[part["mse_vs_base"] == "lower"]
+        if lower.empty:
+            rows.append({label: value, "best method": "none (no method beats Base here)",
+                         "MSE ÷ Base (95%)": "–", "methods better than Base": 0})  # fmt: skip
+            best_at.append((value, None, (math.nan, math.nan)))
+            continue
+        top = lower.loc[lower["mse"].idxmin()]
+        rows.append({
+            label: value, "best method": str(top["method"]),
+            "MSE ÷ Base (95%)": format_ratio(top["mse_ratio_to_base"], top["ratio_low"],
+                                             top["ratio_high"]),
+            "methods better than Base": len(lower),
+        })  # fmt: skip
+        gains = (1.0 / float(top["mse_ratio_to_base"]), 1.0 / float(top["ratio_high"]))
+        best_at.append((value, str(top["method"]), gains))
+    helps = any(method is not None for _, method, _ in best_at)
+    return SweepVerdict(pd.DataFrame(rows), _sweep_headline(best_at, label), helps)
+
+
+def _sweep_headline(
+    best_at: list[tuple[object, str | None, tuple[float, float]]], label: str
+) -> str:
+    """Runs of neighbouring points with the same best method, in one sentence."""
+    runs: list[tuple[str | None, list[object], list[tuple[float, float]]]] = []
+    for value, method, gain in best_at:
+        if runs and runs[-1][0] == method:
+            runs[-1][1].append(value)
+            runs[-1][2].append(gain)
+        else:
+            runs.append((method, [value], [gain]))
+
+    def where(values: list[object]) -> str:
+        if len(values) == 1:
+            return f"at {label} = {values[0]}"
+        return f"for {label} from {values[0]} to {values[-1]}"
+
+    if all(method is None for method, _, _ in runs):
+        return (f"No post-processing method is significantly more accurate than Base at any "
+                f"{label} tested.")  # fmt: skip
+    parts = []
+    for method, values, gains in runs:
+        if method is None:
+            parts.append(f"no method is significantly more accurate than Base {where(values)}")
+        else:
+            points = [g for g, _ in gains]
+            span = (format_times(points[0]) if len(points) == 1
+                    else f"{format_times(min(points))} to {format_times(max(points))}")  # fmt: skip
+            sure = format_times(min(g for _, g in gains))
+            parts.append(f"{method} is the most accurate of those significantly better than "
+                         f"Base {where(values)} ({span} lower MSE; at least {sure} with 95% "
+                         "confidence)")  # fmt: skip
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + "."
 
 
 def query_in_words(query: str) -> str:

@@ -73,6 +73,18 @@ class Comparison:
     trials: int
 
     @property
+    def outcome(self) -> str:
+        """The MSE against the reference in a phrase for tables.
+
+        ``lower``, ``higher``, ``no significant difference`` or ``same answers``.
+        """
+        if self.no_op:
+            return "same answers"
+        if self.better:
+            return "lower"
+        return "higher" if self.worse else "no significant difference"
+
+    @property
     def gain(self) -> float:
         """How many times lower the method's MSE is (``1 / ratio``)."""
         return 1.0 / self.ratio if self.ratio > 0 else math.inf
@@ -92,18 +104,58 @@ class Comparison:
             return (f"{format_times(self.ratio)} higher MSE than {self.reference} "
                     f"({format_times(self.low)}–{format_times(self.high)})")  # fmt: skip
         return (f"no significant difference from {self.reference} (MSE ratio "
-                f"{self.ratio:.3g}, interval {self.low:.3g}–{self.high:.3g})")  # fmt: skip
+                f"{format_ratio(self.ratio, self.low, self.high)})")  # fmt: skip
 
 
 def _inverse(value: float) -> float:
     return 1.0 / value if value > 0 else math.inf
 
 
+def format_number(value: float) -> str:
+    """Three significant digits, or more when needed to tell ``value`` from 1.
+
+    A significant 0.1% gain must not read "1× lower", nor a bound just below 1 read "1".
+
+    Examples
+    --------
+    >>> format_number(0.3432), format_number(0.99996), format_number(1.0), format_number(0)
+    ('0.343', '0.99996', '1', '0')
+    """
+    digits = 3
+    text = f"{value:.{digits}g}"
+    while text == "1" and value != 1 and digits < 12:
+        digits += 1
+        text = f"{value:.{digits}g}"
+    return text
+
+
 def format_times(value: float) -> str:
-    """A ratio as people read it: ``1.23×``, ``12.3×``, ``123×``."""
+    """A ratio as people read it: ``1.23×``, ``12.3×``, ``123×`` (``1.001×``, never ``1×``).
+
+    Examples
+    --------
+    >>> format_times(12.34), format_times(1.0009), format_times(math.inf)
+    ('12.3×', '1.001×', '∞×')
+    """
     if not math.isfinite(value):
         return "∞×"
-    return f"{value:.3g}×"
+    return f"{format_number(value)}×"
+
+
+def format_ratio(ratio: float, low: float, high: float) -> str:
+    """A ratio with its interval for tables: ``0.343 (0.301–0.392)``; ``–`` when undefined.
+
+    Examples
+    --------
+    >>> format_ratio(0.3432, 0.3011, 0.3921)
+    '0.343 (0.301–0.392)'
+    >>> format_ratio(1.02, 0.0, math.inf)
+    '1.02 (0–∞)'
+    """
+    if not all(map(math.isfinite, (ratio, low))) or math.isnan(high):
+        return "–"
+    upper = "∞" if math.isinf(high) else format_number(high)
+    return f"{format_number(ratio)} ({format_number(low)}–{upper})"
 
 
 def trial_mse(answers: NDArray[np.float64], truth: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -298,4 +350,7 @@ def verdict(
     return Verdict(fallback, False, against_base, against_best, best, headline)
 
 
-__all__ = ["ALPHA", "Comparison", "Verdict", "compare", "format_times", "trial_mse", "verdict"]
+__all__ = [
+    "ALPHA", "Comparison", "Verdict", "compare", "format_number", "format_ratio", "format_times",
+    "trial_mse", "verdict",
+]  # fmt: skip

@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 
 from ldpcore import bounds
 from ldpcore._validation import check_counts, check_epsilon, check_int, check_n_users
+from ldpcore.compare import compare, trial_mse
 from ldpcore.datasets import Dataset, check_dataset_spec, parse_dataset, rescale
 from ldpcore.errors import InputError
 from ldpcore.metrics import (
@@ -44,7 +45,7 @@ if TYPE_CHECKING:  # pandas costs ~0.3 s to import; the JSON path of the CLI ski
 #: The columns of :attr:`ExperimentResult.summary`.
 SUMMARY_COLUMNS = (
     "method", "mse", "mse_std", "bias_sq", "variance", "mae", "max_error", "tv", "kl",
-    "equivalent_users",
+    "equivalent_users", "mse_ratio_to_base", "ratio_low", "ratio_high", "mse_vs_base",
 )  # fmt: skip
 
 #: Called as ``progress(done, total)`` while trials finish.
@@ -256,7 +257,7 @@ class ExperimentResult:
 
         The paired samples :mod:`ldpcore.compare` compares: every method saw the same trials.
         """
-        return np.mean((self.answers - self.truth) ** 2, axis=2)
+        return trial_mse(self.answers, self.truth)
 
     @cached_property
     def per_item(self) -> pd.DataFrame:
@@ -394,6 +395,7 @@ def _summarise(
     kl: NDArray[np.float64],
     truth: NDArray[np.float64],
 ) -> ExperimentResult:
+    paired = _paired_to_base(config.methods, trial_mse(answers, truth), protocol)
     rows = []
     for row, name in enumerate(config.methods):
         summary = summarize_errors(answers[row], truth)
@@ -408,6 +410,7 @@ def _summarise(
                 if query.kind == "full"
                 else math.nan,
             }
+            | paired[name]
         )
     single_values = query.kind in {"full", "topk"}
     base_mse = None
@@ -419,6 +422,30 @@ def _summarise(
         "lower_bound": lower_bound(protocol.epsilon, data.n),
     }
     return ExperimentResult(config, tuple(rows), analytic, answers, truth, query.labels)
+
+
+def _paired_to_base(
+    methods: Sequence[str], errors: NDArray[np.float64], protocol: FrequencyOracle
+) -> dict[str, dict[str, Any]]:
+    """Each method's MSE ratio to Base on the same trials, with its interval and outcome.
+
+    Simultaneous over the methods (:func:`ldpcore.compare.compare`); declared no-ops
+    (:meth:`PostProcessor.is_no_op`) are never tested. Empty columns without Base.
+    """
+    blank = {"mse_ratio_to_base": math.nan, "ratio_low": math.nan, "ratio_high": math.nan,
+             "mse_vs_base": ""}  # fmt: skip
+    paired = {name: dict(blank) for name in methods}
+    if "Base" not in methods or len(methods) < 2:
+        return paired
+    paired["Base"] = {"mse_ratio_to_base": 1.0, "ratio_low": 1.0, "ratio_high": 1.0,
+                      "mse_vs_base": "reference"}  # fmt: skip
+    no_ops = [name for name in methods if get_method(name).is_no_op(protocol)]
+    for found in compare(errors, list(methods), reference="Base", no_ops=no_ops):
+        paired[found.method] = {
+            "mse_ratio_to_base": found.ratio, "ratio_low": found.low, "ratio_high": found.high,
+            "mse_vs_base": found.outcome,
+        }  # fmt: skip
+    return paired
 
 
 #: Sweep parameters that rewrite a spec rather than a config field.

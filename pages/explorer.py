@@ -11,7 +11,7 @@ from ldpcore import viz
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.protocols import protocol_names
 from pages.app_layer.cache import explorer_figures, protocols_table, simulate, simulate_summary
-from pages.app_layer.display import method_table, run_or_explain
+from pages.app_layer.display import PAIRED_NOTE, method_table, run_or_explain, verdict_banner
 from pages.app_layer.exports import command_line, downloads
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.widgets import require_config
@@ -29,9 +29,11 @@ if result is None:
     st.stop()
 summary: pd.DataFrame = result["summary"]
 
+verdict_banner(result["ranking"])
 st.caption(
     f"{config.protocol}, ε = {config.epsilon:g}, n = {config.n:,}, {config.dataset}, "
-    f"{config.trials} trials, seed {config.seed}."
+    f"{config.trials} trials, seed {config.seed}. The table below has every method's MSE "
+    "ratio to Base with its interval."
 )
 # One by-rank chart at a time, and by default only the featured methods on it: every
 # trace, even a legend-only one, costs the browser time on each slider move.
@@ -76,6 +78,7 @@ st.dataframe(
     column_config={c: st.column_config.NumberColumn(format="%.3e") for c in
                    ("MSE", "bias²", "variance", "equivalent users n'")},
 )  # fmt: skip
+st.caption(PAIRED_NOTE)
 downloads("explorer", summary, mse_figure, command_line(config))
 
 # A toggle, not an expander: an expander's content is drawn (and redrawn on every slider

@@ -5,10 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from ldpcore import viz
+from ldpcore.advice import sweep_verdicts
 from ldpcore.datasets import bundled_names
 from ldpcore.experiment import ExperimentConfig
 from pages.app_layer.cache import bundled_dataset, simulate, simulate_sweep
-from pages.app_layer.display import run_or_explain
+from pages.app_layer.display import PAIRED_NOTE, run_or_explain, sweep_banner, verdict_banner
 from pages.app_layer.exports import command_line, downloads
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.widgets import require_config, with_query
@@ -27,6 +28,7 @@ if kind == "Sets of values":
     st.caption("Random sets of ⌈ρ·d⌉ values; the same sets for every trial and method.")
     frame = run_or_explain(lambda: simulate_sweep(config, "rho", RHOS), "Simulating set sizes…")
     if frame is not None:
+        sweep_banner(sweep_verdicts(frame, "rho", "ρ"), "ρ")
         figure = viz.curves(frame, "rho", title="Set-query MSE against set size ρ",
                             x_title="ρ (fraction of the domain)", y_title="MSE")  # fmt: skip
         st.plotly_chart(figure, key="chart-sets", theme=None)
@@ -35,6 +37,7 @@ elif kind == "Most frequent values":
     st.caption("The k values with the highest true frequency (the estimators do not know them).")
     frame = run_or_explain(lambda: simulate_sweep(config, "topk", KS), "Simulating top-k…")
     if frame is not None:
+        sweep_banner(sweep_verdicts(frame, "topk", "k"), "k")
         figure = viz.curves(frame, "topk", title="Top-k MSE against k", x_title="k",
                             y_title="MSE", log_x=True)  # fmt: skip
         st.plotly_chart(figure, key="chart-topk", theme=None)
@@ -51,7 +54,9 @@ elif kind == "Groups":
         result = run_or_explain(lambda: simulate(with_query(config, "groups")),
                                 "Simulating group totals…")  # fmt: skip
         if result is not None:
-            st.caption("Each group's total frequency: the sum of its values' estimates.")
+            verdict_banner(result["ranking"])
+            st.caption("Each group's total frequency: the sum of its values' estimates. "
+                       + PAIRED_NOTE)  # fmt: skip
             figure = viz.mse_bars(result["summary"], base_mse=None, lower_bound=None)
             st.plotly_chart(figure, key="chart-groups", theme=None)
             downloads("groups", result["summary"], figure,
@@ -60,8 +65,9 @@ else:
     result = run_or_explain(lambda: simulate(with_query(config, "interval:samples=20")),
                             "Simulating intervals…")  # fmt: skip
     if result is not None:
+        verdict_banner(result["ranking"])
         figure = viz.mse_bars(result["summary"], base_mse=None, lower_bound=None)
         st.plotly_chart(figure, key="chart-intervals", theme=None)
-        st.caption("20 random ranges [a, b] of the (ordered) domain.")
+        st.caption("20 random ranges [a, b] of the (ordered) domain. " + PAIRED_NOTE)
         downloads("intervals", result["summary"], figure,
                   command_line(config, query="interval:samples=20"))  # fmt: skip

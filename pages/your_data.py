@@ -19,7 +19,7 @@ from pages.app_layer.cache import (
     guessed_kind,
     simulate,
 )
-from pages.app_layer.display import method_table, run_or_explain
+from pages.app_layer.display import PAIRED_NOTE, method_table, run_or_explain, verdict_banner
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.uploads import histogram_picker
 from pages.app_layer.widgets import EPSILONS, query_picker
@@ -69,18 +69,8 @@ def _simulate_section(dataset: Dataset) -> None:
         lambda: simulate(config), "Simulating…"
     )  # fmt: skip
     if config is not None and result is not None:
-        ranking = result["ranking"]
-        if ranking is not None:
-            verdict = ranking.verdict
-            st.success(
-                f"Recommended for this query: **{verdict.recommended}**. {verdict.headline} "
-                f"{METHODS[verdict.recommended].explanation}"
-            )
-            st.caption(
-                "Every method is compared with Base on the same trials; intervals are "
-                "simultaneous 95% intervals over the methods (a method is called better only "
-                "when its whole interval lies below 1)."
-            )
+        verdict_banner(result["ranking"], explain=True)
+        st.caption(PAIRED_NOTE)
         figures = explorer_figures(config, False)
         st.plotly_chart(figures["mse"], key="yours-mse", theme=None)
         st.plotly_chart(figures["estimates"], key="yours-estimates", theme=None)

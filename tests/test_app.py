@@ -80,6 +80,46 @@ def test_explorer_reacts_to_epsilon_protocol_and_methods() -> None:
     assert list(table["method"]) == ["Base", "Norm-Sub"]
 
 
+def _upper(interval: str) -> float:
+    """The upper end of ``"0.343 (0.301–0.392)"``."""
+    return float(interval.rsplit("–", 1)[1].rstrip(")").replace("∞", "inf"))
+
+
+def test_explorer_headline_and_table_carry_paired_intervals() -> None:
+    at = small(app())
+    at.selectbox(key="protocol").set_value("GRR").run()
+    at.multiselect(key="methods").set_value(["Base", "Norm", "Norm-Sub", "PowerNS"]).run()
+    assert not at.exception
+    banners = [e.value for e in [*at.success, *at.info] if "Recommended:" in e.value]
+    assert len(banners) == 1
+    table = at.dataframe[0].value.set_index("method")
+    # GRR's estimates already sum to one: Norm changes nothing and is never credited.
+    assert table.loc["Norm", "vs Base"] == "same answers"
+    assert table.loc["Base", "vs Base"] == "reference"
+    for method in ("Norm-Sub", "PowerNS"):
+        lower = table.loc[method, "vs Base"] == "lower"
+        assert lower == (_upper(table.loc[method, "MSE ÷ Base (95%)"]) < 1)
+    # Green, and a "×" in words, only when some method is significantly better.
+    assert bool(at.success) == ("lower" in set(table["vs Base"]))
+    assert "1.0× lower" not in banners[0]
+    # Without Base there is no reference: said, not guessed.
+    at.multiselect(key="methods").set_value(["Norm-Sub", "PowerNS"]).run()
+    assert any("Add Base" in e.value for e in at.info)
+
+
+def test_queries_sweeps_say_where_a_method_beats_base() -> None:
+    at = small(app())
+    at.multiselect(key="methods").set_value(["Base", "Norm-Sub", "PowerNS"]).run()
+    at.switch_page("pages/queries.py").run()
+    assert not at.exception
+    headline = [e.value for e in [*at.success, *at.info]]
+    assert len(headline) == 1
+    assert ("significantly better than Base" in headline[0]) == bool(at.success)
+    assert "ρ" in headline[0]
+    at.radio(key="query").set_value("Groups").run()
+    assert not at.exception
+
+
 def test_explorer_compare_protocols_facets_the_chart() -> None:
     at = small(app())
     at.multiselect(key="methods").set_value(["Base", "Norm-Sub"]).run()

@@ -48,9 +48,16 @@ def test_your_data_simulates_an_upload_and_recommends_a_method() -> None:
     at.radio(key="yours-query").set_value("Group totals")
     at = at.run()
     assert not at.exception, at.exception
-    assert at.success and "Recommended for this query" in at.success[0].value
+    banners = [e.value for e in [*at.success, *at.info] if "Recommended:" in e.value]
+    assert len(banners) == 1, messages(at)
+    # Green only when the headline credits a significant gain (with its interval).
+    assert bool(at.success) == ("lower MSE than Base (" in banners[0])
     table = frame(at, "equivalent users n'")
     assert set(table["method"]) >= {"Base", "Norm-Sub"}
+    by_method = table.set_index("method")
+    assert by_method.loc["Base", "vs Base"] == "reference"
+    assert set(table["vs Base"]) <= {"reference", "lower", "higher", "same answers",
+                                     "no significant difference"}  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,18 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from ldpcore.advice import Recommendation, SweepVerdict
+from ldpcore.compare import format_ratio
 from ldpcore.errors import InputError
 from ldpcore.postprocess import METHODS
+
+#: Said under every paired comparison shown.
+PAIRED_NOTE = (
+    "Every method is compared with Base on the same trials (paired). Intervals are 95% "
+    "intervals for the MSE ratio, simultaneous over the methods; a method is called "
+    "better only when its whole interval lies below 1, and a method that returns Base's "
+    "answers unchanged is never credited."
+)
 
 
 def run_or_explain(action: Callable[[], Any], what: str) -> Any:
@@ -29,18 +39,47 @@ def run_or_explain(action: Callable[[], Any], what: str) -> Any:
     return None
 
 
+def verdict_banner(ranking: Recommendation | None, *, explain: bool = False) -> None:
+    """The recommendation of a paired comparison, at the top of a page, in words.
+
+    Green only when post-processing measurably helps; otherwise a neutral note that
+    says so. Without Base among the methods there is nothing to compare with.
+    """
+    if ranking is None:
+        st.info("Add Base to the methods (sidebar) to compare the others with it.")
+        return
+    found = ranking.verdict
+    text = f"Recommended: **{found.recommended}**. {found.headline}"
+    if explain:
+        text += f" {METHODS[found.recommended].explanation}"
+    (st.success if found.helps else st.info)(text)
+
+
+def sweep_banner(found: SweepVerdict, label: str) -> None:
+    """A sweep's headline, and per point the best method with its interval (folded)."""
+    (st.success if found.helps else st.info)(found.headline)
+    if not found.table.empty:
+        with st.expander(f"Best method at each {label}, with its interval"):
+            st.dataframe(found.table, hide_index=True)
+            st.caption(PAIRED_NOTE + f" Each {label} is compared on its own trials.")
+
+
 def method_table(summary: pd.DataFrame) -> pd.DataFrame:
-    """Measured numbers next to what each method enforces (from the registry metadata)."""
+    """Measured numbers, the paired comparison with Base, and what each method enforces."""
     rows = []
     for record in summary.to_dict("records"):
         meta = METHODS[record["method"]]
         rows.append(
             {
                 "method": record["method"],
+                "MSE": record["mse"],
+                "MSE ÷ Base (95%)": format_ratio(
+                    record["mse_ratio_to_base"], record["ratio_low"], record["ratio_high"]
+                ),
+                "vs Base": record["mse_vs_base"],
                 "non-negative": meta.nonnegative,
                 "sums to one": meta.sums_to_one,
                 "complexity": meta.complexity,
-                "MSE": record["mse"],
                 "bias²": record["bias_sq"],
                 "variance": record["variance"],
                 "equivalent users n'": record["equivalent_users"],
