@@ -9,7 +9,13 @@ from ldpcore.advice import sweep_verdicts
 from ldpcore.datasets import bundled_names
 from ldpcore.experiment import ExperimentConfig
 from pages.app_layer.cache import bundled_dataset, simulate, simulate_sweep
-from pages.app_layer.display import PAIRED_NOTE, run_or_explain, sweep_banner, verdict_banner
+from pages.app_layer.display import (
+    PAIRED_NOTE,
+    run_or_explain,
+    sweep_banner,
+    sweep_details,
+    verdict_banner,
+)
 from pages.app_layer.exports import command_line, downloads
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.widgets import require_config, with_query
@@ -28,19 +34,23 @@ if kind == "Sets of values":
     st.caption("Random sets of ⌈ρ·d⌉ values; the same sets for every trial and method.")
     frame = run_or_explain(lambda: simulate_sweep(config, "rho", RHOS), "Simulating set sizes…")
     if frame is not None:
-        sweep_banner(sweep_verdicts(frame, "rho", "ρ"), "ρ")
+        found = sweep_verdicts(frame, "rho", "ρ")
+        sweep_banner(found)
         figure = viz.curves(frame, "rho", title="Set-query MSE against set size ρ",
                             x_title="ρ (fraction of the domain)", y_title="MSE")  # fmt: skip
         st.plotly_chart(figure, key="chart-sets", theme=None)
+        sweep_details(found, "ρ")
         downloads("sets", frame, figure, command_line(config, query="set:rho=0.5"))
 elif kind == "Most frequent values":
     st.caption("The k values with the highest true frequency (the estimators do not know them).")
     frame = run_or_explain(lambda: simulate_sweep(config, "topk", KS), "Simulating top-k…")
     if frame is not None:
-        sweep_banner(sweep_verdicts(frame, "topk", "k"), "k")
+        found = sweep_verdicts(frame, "topk", "k")
+        sweep_banner(found)
         figure = viz.curves(frame, "topk", title="Top-k MSE against k", x_title="k",
                             y_title="MSE", log_x=True)  # fmt: skip
         st.plotly_chart(figure, key="chart-topk", theme=None)
+        sweep_details(found, "k")
         downloads("topk", frame, figure, command_line(config, query="topk:k=8"))
 elif kind == "Groups":
     grouped = config.dataset in bundled_names() and bundled_dataset(config.dataset).groups

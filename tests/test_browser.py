@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import statistics
@@ -145,6 +146,8 @@ def test_explorer_slider_changes_the_chart_and_csv_downloads(server: str, browse
     page.goto(f"{server}/?n=10000&d=64&trials=5")
     _wait_for_change(page, None)
     page.screenshot(path=str(ARTIFACTS / "explorer.png"), full_page=True)
+    # The answer at a glance: the verdict in words, with the paired interval.
+    assert page.get_by_text(re.compile(r"Recommended: .*lower MSE than Base \(")).count() >= 1
     before = _base_mse(page)
     slider = _epsilon_slider(page)
     slider.focus()
@@ -167,15 +170,18 @@ def test_explorer_slider_changes_the_chart_and_csv_downloads(server: str, browse
 
 
 @pytest.mark.parametrize(
-    ("title", "shot"),
+    ("title", "shot", "says"),
     [
-        ("ε trade-offs", "tradeoffs"),
-        ("Queries", "queries"),
-        ("Learn", "learn"),
-        ("Choose ε", "choose-epsilon"),
+        ("ε trade-offs", "tradeoffs", None),
+        # The verdict in words: significant or not, never a bare ranking.
+        ("Queries", "queries", r"significantly (better|more accurate) than Base"),
+        ("Learn", "learn", None),
+        ("Choose ε", "choose-epsilon", r"meets your target from ε ≈ [0-9.]+ \("),
     ],
 )
-def test_each_page_opens(server: str, browser_page: Page, title: str, shot: str) -> None:
+def test_each_page_opens(
+    server: str, browser_page: Page, title: str, shot: str, says: str | None
+) -> None:
     page = browser_page
     page.goto(f"{server}/?n=10000&d=64&trials=3")
     page.get_by_role("link", name=title).click()
@@ -187,6 +193,8 @@ def test_each_page_opens(server: str, browser_page: Page, title: str, shot: str)
     page.wait_for_timeout(500)
     page.screenshot(path=str(ARTIFACTS / f"{shot}.png"), full_page=True)
     assert page.locator("[data-testid='stException']").count() == 0
+    if says is not None:
+        assert page.get_by_text(re.compile(says)).count() >= 1
 
 
 def test_slider_response_time_at_the_issue_defaults(server: str, browser_page: Page) -> None:

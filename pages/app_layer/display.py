@@ -55,9 +55,13 @@ def verdict_banner(ranking: Recommendation | None, *, explain: bool = False) -> 
     (st.success if found.helps else st.info)(text)
 
 
-def sweep_banner(found: SweepVerdict, label: str) -> None:
-    """A sweep's headline, and per point the best method with its interval (folded)."""
+def sweep_banner(found: SweepVerdict) -> None:
+    """A sweep's headline, above its chart."""
     (st.success if found.helps else st.info)(found.headline)
+
+
+def sweep_details(found: SweepVerdict, label: str) -> None:
+    """Per point, the best method with its interval (folded, below the chart)."""
     if not found.table.empty:
         with st.expander(f"Best method at each {label}, with its interval"):
             st.dataframe(found.table, hide_index=True)
