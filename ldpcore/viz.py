@@ -184,17 +184,25 @@ def mse_bars(
     Parameters
     ----------
     summary : DataFrame
-        ``method, mse, mse_std`` (and the ``facet`` column if given).
+        ``method, mse, mse_std`` (and the ``facet`` column if given); in relative mode
+        the paired ``mse_ratio_to_base, ratio_low, ratio_high`` when present.
     base_mse, lower_bound : float, optional
         Drawn as labelled horizontal lines (not in relative mode).
     relative_to_base : bool
-        Plot ``mse / mse(Base)`` instead (per facet).
+        Plot ``mse / mse(Base)`` instead (per facet): the paired ratio with its
+        interval when the summary has it, else the plain quotient with scaled spreads.
     facet : str, optional
         A column (e.g. ``protocol``) to group the bars by.
     """
     figure = go.Figure()
     frame = summary.copy()
-    if relative_to_base:
+    paired = relative_to_base and "mse_ratio_to_base" in frame.columns
+    if paired:
+        # The paired ratio and its simultaneous interval (each run against its own Base).
+        frame["mse"] = frame["mse_ratio_to_base"]
+        frame["mse_std"] = (frame["ratio_high"] - frame["mse"]).replace(np.inf, np.nan)
+        frame["minus"] = frame["mse"] - frame["ratio_low"]
+    elif relative_to_base:
         keys = [facet] if facet else []
         base = frame[frame["method"] == "Base"].set_index(keys or ["method"])["mse"]
         if keys:
@@ -205,14 +213,25 @@ def mse_bars(
         frame["mse"] = frame["mse"] / reference
     for method, rows in frame.groupby("method", sort=False):
         style = method_style(str(method))
+        if paired:
+            error_y = {"type": "data", "symmetric": False, "array": rows["mse_std"],
+                       "arrayminus": rows["minus"], "visible": True}  # fmt: skip
+            hover = ("%{y:.4g} (%{customdata[0]:.3g}–%{customdata[1]:.3g})<extra>"
+                     + str(method) + "</extra>")  # fmt: skip
+            custom = np.column_stack([rows["ratio_low"], rows["ratio_high"]])
+        else:
+            error_y = {"type": "data", "array": rows["mse_std"], "visible": True}
+            hover = "%{y:.4g} ± %{error_y.array:.2g}<extra>" + str(method) + "</extra>"
+            custom = None
         figure.add_trace(
             go.Bar(
                 x=rows[facet] if facet else [method],
                 y=rows["mse"],
                 name=str(method),
                 marker={"color": style["color"]},
-                error_y={"type": "data", "array": rows["mse_std"], "visible": True},
-                hovertemplate="%{y:.4g} ± %{error_y.array:.2g}<extra>" + str(method) + "</extra>",
+                error_y=error_y,
+                customdata=custom,
+                hovertemplate=hover,
             )
         )
     if not relative_to_base:
@@ -224,9 +243,16 @@ def mse_bars(
                              annotation_text="lower bound (asymptotic, prior-averaged)",
                              annotation_position="bottom right")  # fmt: skip
     figure.update_layout(barmode="group", showlegend=facet is not None)
+    if paired:
+        figure.add_hline(y=1.0, line={"dash": "dash", "color": "black"}, annotation_text="Base")
+    title = (
+        "MSE ÷ Base per method (error bars: simultaneous 95% intervals, paired trials)"
+        if paired
+        else "MSE per method (error bars: standard deviation over trials)"
+    )
     return _layout(
         figure,
-        title="MSE per method (error bars: standard deviation over trials)",
+        title=title,
         x=facet or "method",
         y="MSE relative to Base" if relative_to_base else "mean squared error",
         log_y=True,

@@ -47,3 +47,20 @@ def test_a_method_keeps_its_colour_and_dash_on_every_chart() -> None:
     assert {t.name: t.line.dash for t in lines.data} == {
         m: viz.method_style(m)["dash"] for m in ALL
     }
+
+
+def test_relative_bars_show_the_paired_ratio_and_its_interval() -> None:
+    """"MSE relative to Base" draws each method's paired ratio with its simultaneous
+    interval as error bars (not the spread over trials divided by Base's mean)."""
+    config = ExperimentConfig(dataset="zipf:d=32,s=1.5", n=5000, protocol="OLH", epsilon=1.0,
+                              trials=8, methods=("Base", "Norm-Sub", "PowerNS"))  # fmt: skip
+    summary = run(config).summary.set_index("method")
+    figure = viz.mse_bars(summary.reset_index(), base_mse=None, lower_bound=None,
+                          relative_to_base=True)  # fmt: skip
+    assert "95% intervals" in figure.layout.title.text
+    for trace in figure.data:
+        row = summary.loc[trace.name]
+        ratio = float(trace.y[0])
+        assert ratio == pytest.approx(row["mse"] / summary.loc["Base", "mse"])
+        assert ratio + float(trace.error_y.array[0]) == pytest.approx(row["ratio_high"])
+        assert ratio - float(trace.error_y.arrayminus[0]) == pytest.approx(row["ratio_low"])
