@@ -247,6 +247,32 @@ def _sweep_headline(
     return text[0].upper() + text[1:] + "."
 
 
+def users_saved_sentence(frame: pd.DataFrame, n: int) -> str:
+    """What the best method is worth in users at ``n``, from an ``n`` sweep, with its interval.
+
+    Base's MSE falls as 1/n (NDSS Eq. 3), so a method with MSE ratio R to Base on the same
+    trials is as accurate as Base with about n/R users (NDSS Sec. V-C's equivalent users);
+    the interval is the paired ratio's, inverted.
+    """
+    point = frame[frame["n"] == n]
+    others = point[point["method"] != "Base"]
+    if others.empty or "Base" not in set(point["method"]):
+        return "Add Base and another method to see what post-processing is worth in users."
+    lower = others[others["mse_vs_base"] == "lower"]
+    if lower.empty:
+        return (f"At n = {n:,}, no method is significantly more accurate than Base, so "
+                "post-processing saves no users measurably here.")  # fmt: skip
+    top = lower.loc[lower["mse"].idxmin()]
+    gain = 1.0 / float(top["mse_ratio_to_base"])
+    most = format_times(1.0 / float(top["ratio_low"])) if top["ratio_low"] > 0 else "∞×"
+    users = float(f"{gain * n:.3g}")  # three significant digits, written out in full
+    return (
+        f"At n = {n:,}, {top['method']} is as accurate as Base would be with about "
+        f"{format_times(gain)} as many users (≈ {users:,.0f}; "
+        f"{format_times(1.0 / float(top['ratio_high']))}–{most}, paired 95% interval)."
+    )
+
+
 def query_in_words(query: str) -> str:
     """``topk:k=10`` → "the top-10 values", for headlines."""
     kind, _, rest = query.partition(":")

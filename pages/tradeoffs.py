@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import streamlit as st
 
 from ldpcore import viz
+from ldpcore.advice import users_saved_sentence
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.metrics import lower_bound
 from pages.app_layer.cache import simulate_sweep
@@ -56,10 +55,5 @@ if users is not None:
         references=[("n′ = n (Base)", np.array(N_GRID, dtype=float), "dash")],
     )  # fmt: skip
     st.plotly_chart(figure, key="chart-equivalent-users", theme=None)
-    saved = users[users["n"] == N_GRID[2]].set_index("method")["equivalent_users"]
-    if "Norm-Sub" in saved and math.isfinite(saved["Norm-Sub"]):
-        st.write(
-            f"At n = {N_GRID[2]:,}, Norm-Sub is worth {saved['Norm-Sub']:,.0f} Base users "
-            f"({saved['Norm-Sub'] / N_GRID[2]:.1f}× as many)."
-        )
+    st.write(users_saved_sentence(users, N_GRID[2]))
     downloads("equivalent-users", users, figure, command_line(config))

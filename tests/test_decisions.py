@@ -228,3 +228,58 @@ def test_consistent_methods_follow_the_registry_metadata() -> None:
     for name in METHODS:
         proper = METHODS[name].nonnegative == "yes" and METHODS[name].sums_to_one == "yes"
         assert (name in chosen) == proper  # Norm-Cut ("almost") and Norm (negatives) are not
+
+
+def _sweep_frame(points: list[tuple[float, str, float, float, float, str]]):
+    import pandas as pd  # noqa: PLC0415
+
+    rows = [{"rho": x, "method": m, "mse": r * 1e-3, "mse_ratio_to_base": r, "ratio_low": lo,
+             "ratio_high": hi, "mse_vs_base": v} for x, m, r, lo, hi, v in points]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_sweep_verdicts_name_the_best_significant_method_per_run_of_points() -> None:
+    from ldpcore.advice import sweep_verdicts  # noqa: PLC0415
+
+    base = [(x, "Base", 1.0, 1.0, 1.0, "reference") for x in (0.1, 0.2, 0.5)]
+    frame = _sweep_frame([
+        *base,
+        # At 0.1 and 0.2 PowerNS is significantly better (and beats Norm-Sub, also better).
+        (0.1, "PowerNS", 0.25, 0.2, 0.3, "lower"), (0.1, "Norm-Sub", 0.5, 0.4, 0.6, "lower"),
+        (0.2, "PowerNS", 0.5, 0.4, 0.8, "lower"), (0.2, "Norm-Sub", 0.9, 0.7, 1.1,
+                                                   "no significant difference"),
+        # At 0.5 the lowest mean (0.8) is not significant: nothing is credited.
+        (0.5, "PowerNS", 0.8, 0.5, 1.2, "no significant difference"),
+        (0.5, "Norm-Sub", 1.0, 1.0, 1.0, "same answers"),
+    ])  # fmt: skip
+    found = sweep_verdicts(frame, "rho", "ρ")
+    assert found.helps
+    assert list(found.table["best method"])[:2] == ["PowerNS", "PowerNS"]
+    assert list(found.table["methods better than Base"]) == [2, 1, 0]
+    assert found.table["MSE ÷ Base (95%)"].iloc[0] == "0.25 (0.2–0.3)"
+    assert "PowerNS" in found.headline and "for ρ from 0.1 to 0.2" in found.headline
+    # Point gains 4× and 2×; the weakest guaranteed gain is 1/0.8 = 1.25×.
+    assert "2× to 4× lower MSE" in found.headline and "at least 1.25×" in found.headline
+    assert "no method is significantly more accurate than Base at ρ = 0.5" in found.headline
+    nothing = sweep_verdicts(_sweep_frame([*base, (0.5, "Norm", 1.0, 1.0, 1.0, "same answers")]),
+                             "rho", "ρ")  # fmt: skip
+    assert not nothing.helps and nothing.headline.startswith("No post-processing method")
+
+
+def test_users_saved_follow_the_paired_interval() -> None:
+    from ldpcore.advice import users_saved_sentence  # noqa: PLC0415
+    from ldpcore.compare import format_times  # noqa: PLC0415
+    from ldpcore.experiment import sweep  # noqa: PLC0415
+
+    config = ExperimentConfig(dataset="zipf:d=128,s=1.5", n=10**5, protocol="OLH", epsilon=1.0,
+                              methods=("Base", "PowerNS"), trials=10)  # fmt: skip
+    frame = sweep(config, "n", [10**5])
+    text = users_saved_sentence(frame, 10**5)
+    row = frame.set_index("method").loc["PowerNS"]
+    assert row["mse_vs_base"] == "lower"
+    assert f"{format_times(1 / row['mse_ratio_to_base'])} as many users" in text
+    assert f"{format_times(1 / row['ratio_high'])}–" in text
+    # Norm is a no-op for GRR: nothing is saved, and the sentence says so.
+    grr = sweep(dataclasses.replace(config, protocol="GRR", methods=("Base", "Norm")), "n",
+                [10**5])  # fmt: skip
+    assert "saves no users" in users_saved_sentence(grr, 10**5)

@@ -50,7 +50,7 @@ def test_a_method_keeps_its_colour_and_dash_on_every_chart() -> None:
 
 
 def test_relative_bars_show_the_paired_ratio_and_its_interval() -> None:
-    """"MSE relative to Base" draws each method's paired ratio with its simultaneous
+    """ "MSE relative to Base" draws each method's paired ratio with its simultaneous
     interval as error bars (not the spread over trials divided by Base's mean)."""
     config = ExperimentConfig(dataset="zipf:d=32,s=1.5", n=5000, protocol="OLH", epsilon=1.0,
                               trials=8, methods=("Base", "Norm-Sub", "PowerNS"))  # fmt: skip
