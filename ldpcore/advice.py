@@ -29,7 +29,7 @@ from ldpcore.datasets import round_to_total
 from ldpcore.errors import InputError
 from ldpcore.experiment import ExperimentConfig, ExperimentResult, run
 from ldpcore.metrics import analytic_base_mse
-from ldpcore.postprocess import METHODS, get_method, method_names, resolve_method_name
+from ldpcore.postprocess import get_method, method_class, method_names, resolve_method_name
 from ldpcore.protocols import FrequencyOracle, get_protocol
 
 #: The ε range searched (the app's slider range).
@@ -102,8 +102,8 @@ def consistent_methods(methods: Sequence[str]) -> tuple[str, ...]:
     the order given, except that Norm-Sub (the paper's general recommendation, NDSS
     Sec. V-D) comes first when present.
     """
-    proper = [m for m in methods
-              if METHODS[m].nonnegative == "yes" and METHODS[m].sums_to_one == "yes"]  # fmt: skip
+    proper = [m for m in methods if (method_class(m).nonnegative, method_class(m).sums_to_one)
+              == ("yes", "yes")]  # fmt: skip
     return tuple(sorted(proper, key=lambda m: m != "Norm-Sub"))
 
 
@@ -341,8 +341,9 @@ def recommend(
         query=query,
         trials=trials,
         seed=seed,
-        g=_optional_int(extras.get("g")),
-        k=_optional_int(extras.get("k")),
+        params={
+            key: value for key, value in extras.items() if key not in {"epsilon", "domain_size"}
+        },
         true_counts=tuple(int(c) for c in counts),
         groups=None if groups is None else tuple(groups),
     )
@@ -353,10 +354,6 @@ def recommend(
         ranking["rank"] = np.arange(1, len(ranking) + 1)
         found = Recommendation(ranking, found.verdict)
     return found
-
-
-def _optional_int(value: object) -> int | None:
-    return None if value is None else int(value)  # type: ignore[call-overload]
 
 
 @dataclass(frozen=True)
@@ -652,8 +649,8 @@ class _Search:
 
             def exact(epsilon: float) -> float:
                 oracle = get_protocol(self.config.protocol, epsilon=epsilon,
-                                      domain_size=data.domain_size, g=self.config.g,
-                                      k=self.config.k)  # fmt: skip
+                                      domain_size=data.domain_size,
+                                      **dict(self.config.params))  # fmt: skip
                 return math.sqrt(analytic_base_mse(oracle, frequencies, data.n, values=index))
 
             found, _ = _smallest_meeting(exact, self.target, (self.low_end, self.high_end),

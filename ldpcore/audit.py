@@ -30,8 +30,6 @@ from scipy import stats
 
 from ldpcore.errors import InputError
 from ldpcore.protocols import FrequencyOracle
-from ldpcore.protocols.olh import OLH, hash_values
-from ldpcore.protocols.unary import _UnaryEncoding
 from ldpcore.rng import ClientRNG
 
 #: Relative slack for floating-point rounding in the exact check.
@@ -95,31 +93,13 @@ def distinguishing_event(
 ) -> NDArray[np.bool_]:
     """For each report, whether it lies in the event that best tells ``v`` from ``w``.
 
-    GRR: the report is ``v``. Unary encodings: bit ``v`` set and bit ``w`` clear. OLH:
-    the bucket is ``h(v)`` and ``h(v) ≠ h(w)``. SS: ``v`` in the subset and ``w`` not.
-    HR: the row is +1 in ``v``'s column and −1 in ``w``'s. Each has probability ratio
+    Declared by each protocol (``FrequencyOracle.distinguishing_event``): GRR, the
+    report is ``v``; unary encodings, bit ``v`` set and bit ``w`` clear; OLH, the
+    bucket is ``h(v)`` and ``h(v) ≠ h(w)``; SS, ``v`` in the subset and ``w`` not; HR,
+    the row is +1 in ``v``'s column and −1 in ``w``'s. Each has probability ratio
     exactly ``e^ε`` under a correct randomizer.
     """
-    if isinstance(protocol, OLH):
-        hv = hash_values(reports.multiplier, reports.offset, np.full(reports.bucket.size, v),
-                         protocol.hash_range)  # fmt: skip
-        hw = hash_values(reports.multiplier, reports.offset, np.full(reports.bucket.size, w),
-                         protocol.hash_range)  # fmt: skip
-        return (reports.bucket == hv) & (hv != hw)
-    if isinstance(protocol, _UnaryEncoding):
-        bits = np.asarray(reports)
-        return bits[:, v] & ~bits[:, w]
-    if protocol.name == "GRR":
-        return np.asarray(reports) == v
-    if protocol.name == "SS":
-        subsets = np.asarray(reports)
-        return np.any(subsets == v, axis=1) & ~np.any(subsets == w, axis=1)
-    if protocol.name == "HR":
-        rows = np.asarray(reports)
-        plus_v = (np.bitwise_count(rows & (v + 1)) & 1) == 0
-        plus_w = (np.bitwise_count(rows & (w + 1)) & 1) == 0
-        return plus_v & ~plus_w
-    raise InputError(f"no audit event for protocol {protocol.name!r}")
+    return protocol.distinguishing_event(reports, v, w)
 
 
 def _ratio_lower_bound(hits: int, misses_hits: int, runs: int, alpha: float) -> float:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,8 +77,7 @@ def read_collected(
     source: str = "the file",
     value_column: str | None = None,
     number_column: str | None = None,
-    g: int | None = None,
-    k: int | None = None,
+    params: Mapping[str, int] | None = None,
 ) -> Collected:
     r"""Read collected LDP output (support counts or Base estimates) from CSV/TSV bytes.
 
@@ -85,8 +85,10 @@ def read_collected(
     ----------
     data : bytes
         The file: one row per value, a value column and a number column.
-    protocol, epsilon, g, k
-        The protocol that was run, with its parameters.
+    protocol, epsilon
+        The protocol that was run.
+    params : mapping, optional
+        Its declared extra parameters (e.g. ``{"g": 8}`` for OLH); defaults otherwise.
     n : int
         How many users reported.
     kind : {"counts", "estimates"}, optional
@@ -110,7 +112,8 @@ def read_collected(
         data, source=source, value_column=value_column, number_column=number_column,
         group_column="", numbers=kind,
     )  # fmt: skip
-    oracle = get_protocol(protocol, epsilon=epsilon, domain_size=len(table.labels), g=g, k=k)
+    oracle = get_protocol(protocol, epsilon=epsilon, domain_size=len(table.labels),
+                          **dict(params or {}))  # fmt: skip
     if kind == "counts":
         over = np.flatnonzero(table.numbers > n)
         if over.size:

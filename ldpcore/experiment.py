@@ -12,7 +12,7 @@ import dataclasses
 import hashlib
 import math
 import pickle
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import cached_property
@@ -36,7 +36,14 @@ from ldpcore.metrics import (
     total_variation,
 )
 from ldpcore.postprocess import get_method, method_names, resolve_method_name
-from ldpcore.protocols import SAMPLERS, FrequencyOracle, get_protocol, resolve_protocol_name
+from ldpcore.protocols import (
+    SAMPLERS,
+    FrequencyOracle,
+    check_protocol_parameters,
+    get_protocol,
+    protocol_parameters,
+    resolve_protocol_name,
+)
 from ldpcore.queries import Query, check_query_spec, parse_query
 
 if TYPE_CHECKING:  # pandas costs ~0.3 s to import; the JSON path of the CLI skips it
@@ -77,8 +84,10 @@ class ExperimentConfig:
         The one seed everything derives from.
     sampler : {"fast", "per-user"}
         How support counts are drawn.
-    g, k : int, optional
-        OLH's hash range, SS's subset size.
+    params : mapping or tuple of (str, int) pairs, optional
+        The protocol's declared extra parameters (``FrequencyOracle.extra_parameters``),
+        e.g. ``{"g": 8}`` for OLH's hash range or ``{"k": 3}`` for SS's subset size;
+        stored as sorted pairs so that configs stay hashable. Absent: the defaults.
     true_counts : tuple of int, optional
         Explicit true counts (then ``dataset`` is only a name); rescaled to ``n``.
     labels : tuple of str, optional
@@ -96,8 +105,8 @@ class ExperimentConfig:
     trials: int = 30
     seed: int = 0
     sampler: str = "fast"
-    g: int | None = None
-    k: int | None = None
+    # A mapping is accepted and stored as sorted pairs (hashable, as configs are keys).
+    params: tuple[tuple[str, int], ...] | Mapping[str, int] = ()
     true_counts: tuple[int, ...] | None = None
     labels: tuple[str, ...] | None = None
     groups: tuple[str, ...] | None = None
@@ -117,10 +126,15 @@ class ExperimentConfig:
         else:
             self._check_explicit()
         check_query_spec(self.query)
-        for name, minimum in (("g", 2), ("k", 1)):
-            value = getattr(self, name)
-            if value is not None:
-                object.__setattr__(self, name, check_int(value, name=name, minimum=minimum))
+        given = self.params
+        if isinstance(given, Mapping):
+            given = tuple(given.items())
+        try:
+            pairs = dict(given)
+        except (TypeError, ValueError):
+            raise InputError(f"params must map parameter names to values, got {given!r}") from None
+        checked = check_protocol_parameters(self.protocol, pairs)
+        object.__setattr__(self, "params", tuple(sorted(checked.items())))
         methods = tuple(dict.fromkeys(resolve_method_name(m) for m in self.methods))
         if not methods:
             raise InputError("methods must name at least one post-processing method")
@@ -174,7 +188,7 @@ class ExperimentConfig:
         else:
             data = parse_dataset(self.dataset, self.n)
         protocol = get_protocol(
-            self.protocol, epsilon=self.epsilon, domain_size=data.domain_size, g=self.g, k=self.k
+            self.protocol, epsilon=self.epsilon, domain_size=data.domain_size, **dict(self.params)
         )
         query = parse_query(
             self.query, true_frequencies=data.frequencies(), group_of_value=data.groups,
@@ -207,6 +221,11 @@ class ExperimentConfig:
     def to_dict(self) -> dict[str, Any]:
         """The config as plain JSON-ready values (explicit counts summarised)."""
         plain = dataclasses.asdict(self) | {"methods": list(self.methods)}
+        # Each declared protocol parameter is its own key (null when not set), as the
+        # JSON contract has always had "g" and "k".
+        given = dict(self.params)
+        del plain["params"]
+        plain |= {name: given.get(name) for name in protocol_parameters()}
         if self.true_counts is not None:
             plain["true_counts"] = f"{len(self.true_counts)} explicit counts"
             plain["labels"] = None

@@ -1,6 +1,8 @@
 """Report files: what clients send, one documented format per protocol, Parquet or CSV.
 
-One row per user. The columns (the same names in Parquet and CSV):
+Each protocol declares its format (``report_columns``, ``reports_to_frame``,
+``frame_to_reports``); this module reads and writes the files. One row per user. The
+columns of the built-in protocols (the same names in Parquet and CSV):
 
 ========  ==========================================  =====================================
 protocol  columns                                     meaning
@@ -38,8 +40,6 @@ from numpy.typing import NDArray
 
 from ldpcore.errors import InputError
 from ldpcore.protocols import FrequencyOracle
-from ldpcore.protocols.olh import OLH, HashedReports
-from ldpcore.protocols.unary import _UnaryEncoding
 
 #: Rows per chunk when streaming (bounded memory whatever the file size).
 CHUNK_ROWS = 1 << 18
@@ -48,104 +48,25 @@ META = "ldpcore."
 
 
 def report_columns(protocol: FrequencyOracle) -> tuple[str, ...]:
-    """The column names of this protocol's report format."""
-    name = protocol.name
-    if name == "GRR":
-        return ("value",)
-    if isinstance(protocol, OLH):
-        return ("seed_a", "seed_b", "bucket")
-    if isinstance(protocol, _UnaryEncoding):
-        return ("bits",)
-    if name == "SS":
-        return tuple(f"item_{i}" for i in range(int(protocol.parameters()["k"])))
-    if name == "HR":
-        return ("row",)
-    raise InputError(f"no report format for protocol {name!r}")
+    """The column names of this protocol's report format (declared by the protocol)."""
+    return protocol.report_columns()
 
 
 def reports_to_frame(protocol: FrequencyOracle, reports: Any, *, text: bool) -> pd.DataFrame:
-    """A table of reports in the documented format (``text``: bits as hex, for CSV)."""
-    if isinstance(protocol, OLH):
-        return pd.DataFrame({"seed_a": reports.multiplier, "seed_b": reports.offset,
-                             "bucket": reports.bucket})  # fmt: skip
-    if isinstance(protocol, _UnaryEncoding):
-        packed = np.packbits(np.asarray(reports, dtype=bool), axis=1, bitorder="little")
-        rows = [row.tobytes() for row in packed]
-        return pd.DataFrame({"bits": [r.hex() for r in rows] if text else rows})
-    columns = report_columns(protocol)
-    array = np.asarray(reports, dtype=np.int64).reshape(len(reports), -1)
-    return pd.DataFrame({name: array[:, i] for i, name in enumerate(columns)})
+    """A table of reports in the protocol's format (``text``: bits as hex, for CSV)."""
+    return protocol.reports_to_frame(reports, text=text)
 
 
 def frame_to_reports(protocol: FrequencyOracle, frame: pd.DataFrame, *, source: str) -> Any:
-    """Reports from a table, every column and range checked (``ValueError`` otherwise)."""
-    expected = report_columns(protocol)
+    """Reports from a table, every column and range checked (:class:`InputError` otherwise)."""
+    expected = protocol.report_columns()
     missing = [c for c in expected if c not in frame.columns]
     if missing:
         raise InputError(
             f"wrong report format in {source}: {protocol.name} reports need the columns "
             f"{', '.join(expected)}; found {', '.join(map(str, frame.columns)) or 'none'}"
         )
-    d = protocol.domain_size
-    if isinstance(protocol, OLH):
-        seeds = [_integers(frame[c], source, c, np.uint64) for c in ("seed_a", "seed_b")]
-        bucket = _integers(frame["bucket"], source, "bucket", np.int64)
-        _in_range(bucket, protocol.hash_range, source, "bucket")
-        return HashedReports(seeds[0], seeds[1], bucket)
-    if isinstance(protocol, _UnaryEncoding):
-        return _unpack_bits(frame["bits"], d, source)
-    if protocol.name == "HR":
-        rows = _integers(frame["row"], source, "row", np.int64)
-        _in_range(rows, protocol.order, source, "row")  # type: ignore[attr-defined]
-        return rows
-    array = np.column_stack([_integers(frame[c], source, c, np.int64) for c in expected])
-    _in_range(array, d, source, "/".join(expected))
-    if protocol.name == "GRR":
-        return array[:, 0]
-    ordered = np.sort(array, axis=1)
-    if array.shape[1] > 1 and np.any(ordered[:, 1:] == ordered[:, :-1]):
-        raise InputError(f"wrong report format in {source}: a subset repeats a value")
-    return array
-
-
-def _integers(column: pd.Series, source: str, name: str, dtype: type) -> NDArray[Any]:
-    """A column as whole numbers of ``dtype`` (uint64 hash seeds stay exact: no floats)."""
-    message = f"wrong report format in {source}: column {name} must hold whole numbers"
-    try:
-        array = np.asarray(pd.to_numeric(column, errors="raise"))
-    except (ValueError, TypeError):
-        raise InputError(message) from None
-    if array.dtype.kind not in "iuf" or (
-        array.dtype.kind == "f" and not np.all(np.isfinite(array) & (array == np.round(array)))
-    ):
-        raise InputError(message)
-    if dtype is np.uint64 and array.dtype.kind == "i" and np.any(array < 0):
-        raise InputError(f"wrong report format in {source}: column {name} must be >= 0")
-    return array.astype(dtype)
-
-
-def _in_range(values: NDArray[Any], top: int, source: str, name: str) -> None:
-    if values.size and (values.min() < 0 or values.max() >= top):
-        raise InputError(
-            f"wrong report format in {source}: {name} must be in [0, {top}); found values "
-            f"from {values.min()} to {values.max()} (check --domain-size and the protocol)"
-        )
-
-
-def _unpack_bits(column: pd.Series, d: int, source: str) -> NDArray[np.bool_]:
-    width = (d + 7) // 8
-    try:
-        rows = [bytes.fromhex(v) if isinstance(v, str) else bytes(v) for v in column]
-    except (ValueError, TypeError):
-        raise InputError(f"wrong report format in {source}: bits must be hex text or "
-                         "binary") from None  # fmt: skip
-    if any(len(r) != width for r in rows):
-        raise InputError(
-            f"wrong report format in {source}: each bit vector must be {width} bytes for "
-            f"d = {d} (check --domain-size)"
-        )
-    packed = np.frombuffer(b"".join(rows), dtype=np.uint8).reshape(len(rows), width)
-    return np.unpackbits(packed, axis=1, count=d, bitorder="little").astype(bool)
+    return protocol.frame_to_reports(frame, source=source)
 
 
 def protocol_metadata(protocol: FrequencyOracle) -> dict[str, str]:

@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from ldpcore.errors import InputError
 from ldpcore.postprocess import get_method, method_names
-from ldpcore.protocols import FrequencyOracle, HashedReports, get_protocol
+from ldpcore.protocols import FrequencyOracle, get_protocol
 
 
 @dataclass(frozen=True)
@@ -42,27 +42,6 @@ class Walkthrough:
     methods: pd.DataFrame
 
 
-def _describe(protocol: FrequencyOracle, reports: object, index: int) -> tuple[str, object]:
-    """A readable form of one user's report, and that report alone (for aggregation)."""
-    if isinstance(reports, HashedReports):
-        one = HashedReports(
-            reports.multiplier[index : index + 1],
-            reports.offset[index : index + 1],
-            reports.bucket[index : index + 1],
-        )
-        seed = f"{int(reports.multiplier[index]) % 10**6:06d}…"
-        return f"hash {seed}, bucket {int(reports.bucket[index])}", one
-    array = np.asarray(reports)
-    single = array[index : index + 1]
-    if protocol.name in {"OUE", "SUE"}:
-        return "".join("1" if bit else "0" for bit in array[index]), single
-    if protocol.name == "SS":
-        return "{" + ", ".join(str(int(v)) for v in sorted(array[index])) + "}", single
-    if protocol.name == "HR":
-        return f"row {int(array[index])}", single
-    return f"{int(array[index])}", single
-
-
 def walkthrough(
     *,
     protocol: str,
@@ -81,7 +60,7 @@ def walkthrough(
     rows = []
     support = np.zeros(len(labels), dtype=np.int64)
     for user in range(values.size):
-        text, single = _describe(oracle, reports, user)
+        text, single = oracle.describe_report(reports, user)
         supported = oracle.aggregate(single)
         support += supported
         rows.append(

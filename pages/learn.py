@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ldpcore.postprocess import METHODS
-from ldpcore.protocols import PROTOCOLS, protocol_names
+from ldpcore.postprocess import method_class, method_names
+from ldpcore.protocols import protocol_class, protocol_names
 from ldpcore.walkthrough import walkthrough
 from pages.app_layer.navigation import ensure_app
 
@@ -56,7 +56,8 @@ st.bar_chart(pd.Series(np.bincount(values, minlength=6), index=LABELS, name="use
 
 st.header("2. Each user sends a randomized report")
 st.write(
-    f"**{protocol}**: {PROTOCOLS[protocol].description}. A report supports its user's own value "
+    f"**{protocol}**: {protocol_class(protocol).description}. A report supports its user's "
+    "own value "
     f"with probability p = {oracle.p:.3f} and any other value with q = {oracle.q:.3f}; "
     f"p/q ≤ e^ε = {np.exp(epsilon):.2f} is what protects each user."
 )
@@ -79,7 +80,7 @@ st.write(
 
 st.header("5. Post-processing the same vector")
 st.dataframe(steps.methods.round(4), hide_index=True, key="methods")
-for name, cls in METHODS.items():
+for name, cls in ((m, method_class(m)) for m in method_names()):
     with st.expander(f"{name}: {cls.description}"):
         st.latex(cls.formula)
         st.write(cls.explanation)

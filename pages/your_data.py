@@ -9,7 +9,7 @@ import streamlit as st
 from ldpcore import bounds, viz
 from ldpcore.datasets import Dataset
 from ldpcore.experiment import ExperimentConfig
-from ldpcore.postprocess import METHODS, method_names
+from ldpcore.postprocess import method_class, method_names
 from ldpcore.protocols import protocol_names
 from ldpcore.tables import TableError
 from pages.app_layer.cache import (
@@ -140,7 +140,7 @@ with collected_tab:
         )
         if table is not None:
             st.caption(
-                f"{method}: {METHODS[method].explanation} Intervals: approximate 95%, by "
+                f"{method}: {method_class(method).explanation} Intervals: approximate 95%, by "
                 "simulating the protocol and the method on the fitted distribution (basic "
                 "parametric bootstrap; coverage checked by repeated simulated collections); "
                 "they describe the collection's noise, not errors in the settings above."

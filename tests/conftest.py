@@ -7,15 +7,13 @@ both samplers.
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
 import pytest
 from hypothesis import settings
 
-from ldpcore.protocols import OLH, FrequencyOracle, HadamardResponse, SubsetSelection
-from ldpcore.protocols.unary import _UnaryEncoding
+from ldpcore.protocols import OLH, FrequencyOracle
 
 # Derandomized and without an example database: CI and every developer run the same cases.
 settings.register_profile("ci", deadline=None, max_examples=60, derandomize=True, database=None)
@@ -27,31 +25,15 @@ settings.load_profile("ci")
 K_SIGMA = 4.5
 
 
-def support_matrix(protocol: FrequencyOracle) -> np.ndarray:
-    """``M[y, v] = 1`` when output ``y`` (as enumerated by ``channel_matrix``) supports ``v``."""
-    d = protocol.domain_size
-    if isinstance(protocol, _UnaryEncoding):
-        return np.array(list(itertools.product((0, 1), repeat=d)))[:, ::-1].astype(float)
-    if isinstance(protocol, SubsetSelection):
-        subsets = list(itertools.combinations(range(d), protocol.subset_size))
-        member = np.zeros((len(subsets), d))
-        for row, subset in enumerate(subsets):
-            member[row, list(subset)] = 1
-        return member
-    if isinstance(protocol, HadamardResponse):
-        rows = np.arange(protocol.order)[:, None]
-        cols = np.arange(1, d + 1)[None, :]
-        return ((np.bitwise_count(rows & cols) & 1) == 0).astype(float)
-    return np.eye(d)  # GRR: a report supports the reported value
-
-
 def exact_count_moments(
     protocol: FrequencyOracle, true_counts: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Mean and covariance of the support-count vector ``c``.
 
-    Users are independent, so ``Cov(c) = Σ_v n_v Cov_{y ~ Q[:, v]}(M[y, :])``. OLH is
-    taken under the ideal hash the paper assumes (indicators independent across values).
+    Users are independent, so ``Cov(c) = Σ_v n_v Cov_{y ~ Q[:, v]}(M[y, :])`` with ``Q``
+    and ``M`` the protocol's own ``channel_matrix`` and ``support_matrix``. OLH is taken
+    under the ideal hash the paper assumes (indicators independent across values), not
+    its 32 enumerated hash functions.
     """
     d = protocol.domain_size
     n = int(true_counts.sum())
@@ -61,7 +43,7 @@ def exact_count_moments(
         var = true_counts * p * (1 - p) + (n - true_counts) * q * (1 - q)
         return mean, np.diag(var)
     channel = protocol.channel_matrix()
-    support = support_matrix(protocol)
+    support = protocol.support_matrix()
     mean = np.zeros(d)
     cov = np.zeros((d, d))
     for v in range(d):

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from ldpcore.postprocess import method_names
+
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGES = [
     "pages/explorer.py",
@@ -66,7 +68,7 @@ def test_explorer_reacts_to_epsilon_protocol_and_methods() -> None:
     at = small(app())
     assert not at.exception
     before = chart(at, "chart-mse")
-    assert len(before["data"]) == 13  # one bar per method
+    assert len(before["data"]) == len(method_names())  # one bar per method
     at.select_slider(key="epsilon").set_value(4.0).run()
     after = chart(at, "chart-mse")
     base_before = values(next(t for t in before["data"] if t["name"] == "Base")["y"])[0]
@@ -135,9 +137,9 @@ def test_by_rank_chart_draws_the_featured_methods_or_every_method() -> None:
     assert names == ["truth", "Base", "Base-Cut", "Norm-Sub", "PowerNS"]  # registry order
     assert any("switch on *Every method*" in c.value for c in at.caption)
     at.toggle(key="lines").set_value(True).run()
-    assert len(chart(at, "chart-estimates")["data"]) == 1 + 13
+    assert len(chart(at, "chart-estimates")["data"]) == 1 + len(method_names())
     at.segmented_control(key="view").set_value("Bias by rank").run()
-    assert len(chart(at, "chart-bias")["data"]) == 13
+    assert len(chart(at, "chart-bias")["data"]) == len(method_names())
     # From the URL, with a few methods picked in the sidebar: all of them are drawn.
     at = app({"d": "64", "n": "10000", "trials": "5", "lines": "false",
               "methods": ["Base", "Norm", "MLE"]})  # fmt: skip

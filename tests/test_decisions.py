@@ -203,7 +203,10 @@ def test_an_internal_error_is_reported_as_a_bug_not_bad_input(monkeypatch, capsy
         ("dataset", "nonsense", "unknown dataset"),
         ("query", "bogus", "unknown query"),
         ("query", "set:rho=2", "rho"),
-        ("g", 1, "g must be"),
+        ("params", {"g": 1}, "g must be"),
+        ("params", {"k": 3}, "k applies to SS only, not OLH"),
+        ("params", {"r": 3}, "OLH has no parameter 'r'; it takes g"),
+        ("params", "g=3", "params must map parameter names to values"),
     ],
 )
 def test_configs_are_valid_from_birth(field: str, value: object, message: str) -> None:

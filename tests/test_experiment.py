@@ -242,13 +242,13 @@ def test_groups_from_a_file(tmp_path) -> None:
 
 def test_fingerprint_changes_with_every_field_and_only_then() -> None:
     base = ExperimentConfig(
-        dataset="mine", n=10, protocol="GRR", epsilon=1.0, true_counts=(3, 7),
+        dataset="mine", n=10, protocol="OLH", epsilon=1.0, true_counts=(3, 7),
         labels=("a", "b"), groups=("g", "h"),
     )  # fmt: skip
     assert base.fingerprint == dataclasses.replace(base).fingerprint
     changes = {
-        "dataset": "other", "n": 11, "protocol": "OLH", "epsilon": 1.5, "methods": ("Base",),
-        "query": "topk:k=1", "trials": 3, "seed": 1, "sampler": "per-user", "g": 3, "k": 1,
+        "dataset": "other", "n": 11, "protocol": "GRR", "epsilon": 1.5, "methods": ("Base",),
+        "query": "topk:k=1", "trials": 3, "seed": 1, "sampler": "per-user", "params": {"g": 3},
         "true_counts": (7, 3), "labels": ("b", "a"), "groups": ("g", "g"),
     }  # fmt: skip
     assert set(changes) == {f.name for f in dataclasses.fields(ExperimentConfig)}

@@ -19,7 +19,7 @@ from ldpcore.errors import InputError
 
 __all__ = ["InputError", "Parser"]
 from ldpcore.postprocess import method_names, resolve_method_name
-from ldpcore.protocols import FrequencyOracle, get_protocol, protocol_names
+from ldpcore.protocols import FrequencyOracle, get_protocol, protocol_names, protocol_parameters
 from ldpcore.specs import parse_number
 
 #: What ``--dataset`` accepts.
@@ -44,7 +44,7 @@ def add_command(commands: Any, name: str, *, help: str, description: str,
 
 
 def add_protocol_arguments(parser: argparse.ArgumentParser, *, population: str) -> None:
-    """``--protocol --epsilon``, the population (``--n`` users or ``--domain-size``), ``--g --k``.
+    """``--protocol --epsilon``, the population (``--n`` or ``--domain-size``), protocol options.
 
     Commands that simulate or read estimates need the number of users (``population="n"``);
     those that handle single reports need the domain size (``"domain-size"``).
@@ -55,8 +55,23 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, *, population: str) 
         parser.add_argument("--n", required=True, help="number of users")
     else:
         parser.add_argument("--domain-size", required=True, help="number of values d")
-    parser.add_argument("--g", help="OLH hash range (default round(e^ε + 1))")
-    parser.add_argument("--k", help="SS subset size (default about d/(e^ε + 1))")
+    add_protocol_parameter_arguments(parser)
+
+
+def add_protocol_parameter_arguments(parser: argparse.ArgumentParser) -> None:
+    """One ``--NAME`` per extra parameter the registered protocols declare (``--g``, ``--k``)."""
+    for parameter in protocol_parameters().values():
+        parser.add_argument(f"--{parameter.name}", help=parameter.help)
+
+
+def protocol_params(args: argparse.Namespace) -> dict[str, int]:
+    """The declared protocol parameters given on the command line, as whole numbers."""
+    given = {}
+    for parameter in protocol_parameters().values():
+        value = whole(getattr(args, parameter.name, None), parameter.name, parameter.minimum)
+        if value is not None:
+            given[parameter.name] = value
+    return given
 
 
 def number(raw: str, name: str) -> float:
@@ -116,11 +131,10 @@ def protocols(raw: str) -> tuple[str, ...]:
 
 
 def protocol(args: argparse.Namespace) -> FrequencyOracle:
-    """The protocol named by ``--protocol --epsilon --domain-size [--g --k]``."""
+    """The protocol named by ``--protocol --epsilon --domain-size`` and its options."""
     return get_protocol(
         args.protocol, epsilon=number(args.epsilon, "epsilon"),
-        domain_size=whole(args.domain_size, "domain-size", 2) or 2,
-        g=whole(args.g, "g", 2), k=whole(args.k, "k", 1),
+        domain_size=whole(args.domain_size, "domain-size", 2) or 2, **protocol_params(args),
     )  # fmt: skip
 
 

@@ -60,7 +60,7 @@ def read_input(args: argparse.Namespace, n: int) -> Collected:
         raise InputError(f"cannot read --input {args.input!r}: {exc.strerror}") from None
     return read_collected(
         data, protocol=args.protocol, epsilon=epsilon, n=n, kind=args.input_kind,
-        source=args.input, g=_args.whole(args.g, "g", 2), k=_args.whole(args.k, "k", 1),
+        source=args.input, params=_args.protocol_params(args),
     )  # fmt: skip
 
 

@@ -26,8 +26,7 @@ def add_parser(commands: Any) -> None:
     sim.add_argument("--protocol", required=True, help="GRR | OLH | BLH | OUE | SUE | SS | HR")
     sim.add_argument("--epsilon", required=True, help="privacy budget ε > 0")
     sim.add_argument("--n", help="number of users (default: the dataset's own total)")
-    sim.add_argument("--g", help="OLH hash range (default round(e^ε + 1))")
-    sim.add_argument("--k", help="SS subset size (default about d/(e^ε + 1))")
+    _args.add_protocol_parameter_arguments(sim)
     sim.add_argument("--dataset", required=True, help=_args.DATASET_HELP)
     sim.add_argument("--methods", default="all", help="all, or NAME,NAME,... (default: all)")
     sim.add_argument("--query", default="full",
@@ -61,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         dataset=args.dataset, n=users_for(args.n, args.dataset), protocol=args.protocol,
         epsilon=_args.number(args.epsilon, "epsilon"), methods=_args.methods(args.methods),
         query=args.query, trials=_args.trials(args.trials), seed=_args.seed(args.seed),
-        sampler=args.sampler, g=_args.whole(args.g, "g", 2), k=_args.whole(args.k, "k", 1),
+        sampler=args.sampler, params=_args.protocol_params(args),
     )  # fmt: skip
     workers = _args.whole(args.workers, "workers", 1, 64) or 1
     if workers > 1:

@@ -57,6 +57,14 @@ def resolve_method_name(name: str) -> str:
     raise InputError(f"unknown post-processing method {name!r}; valid methods are: {valid}")
 
 
+def method_class(name: str) -> type[PostProcessor]:
+    """The registered class of a method (its metadata: ``explanation``, ``nonnegative``, …).
+
+    Read from the registry when called, so code never holds a stale copy of it.
+    """
+    return METHODS[resolve_method_name(name)]
+
+
 def get_method(name: str) -> PostProcessor:
     """Return the method registered under ``name`` with its default parameters.
 
@@ -87,6 +95,7 @@ __all__ = [
     "PowerNS",
     "check_estimate",
     "get_method",
+    "method_class",
     "method_names",
     "project_to_simplex",
     "resolve_method_name",

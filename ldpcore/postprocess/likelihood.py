@@ -180,21 +180,33 @@ def likelihood_model(
     n: int,
     tallies: NDArray[np.float64] | None = None,
 ) -> LikelihoodModel:
-    """The likelihood each protocol's MLE and IBU use (see the module docstring).
+    """The likelihood the protocol declares for its MLE and IBU (``protocol.likelihood``).
 
-    Support counts are recovered from the Base estimate exactly,
-    ``c_v = n (q + (p − q) f̃_v)``; HR uses its row histogram when one is given.
+    ``"reports"``: each report is one value, :class:`ReportModel`; ``"hadamard-rows"``:
+    :class:`HadamardRowModel` on HR's row histogram when ``tallies`` holds it;
+    otherwise (and for ``"supports"``) :class:`SupportBinomialModel`. Support counts
+    are recovered from the Base estimate exactly, ``c_v = n (q + (p − q) f̃_v)``.
     """
     p, q = protocol.p, protocol.q
-    if isinstance(protocol, HadamardResponse) and tallies is not None:
+    kind = protocol.likelihood
+    if kind not in LIKELIHOODS:
+        raise InputError(
+            f"{protocol.name} declares the likelihood {kind!r}; known: {', '.join(LIKELIHOODS)}"
+        )
+    if kind == "hadamard-rows" and tallies is not None:
+        order = int(getattr(protocol, "order", 0))
         rows = np.asarray(tallies, dtype=np.float64)
-        if rows.shape != (protocol.order,) or np.any(rows < 0) or rows.sum() != n:
+        if rows.shape != (order,) or np.any(rows < 0) or rows.sum() != n:
             raise InputError(
-                f"HR tallies must be a row histogram of length K={protocol.order} "
+                f"HR tallies must be a row histogram of length K={order} "
                 f"with non-negative entries summing to n={n}"
             )
-        return HadamardRowModel(rows, protocol)
+        return HadamardRowModel(rows, protocol)  # type: ignore[arg-type]
     counts = n * (q + (p - q) * estimate)
-    if protocol.name == "GRR":
+    if kind == "reports":
         return ReportModel(np.maximum(counts, 0.0), p=p, q=q)
     return SupportBinomialModel(counts, n, p=p, q=q)
+
+
+#: The likelihoods a protocol can declare (``FrequencyOracle.likelihood``).
+LIKELIHOODS = ("reports", "supports", "hadamard-rows")

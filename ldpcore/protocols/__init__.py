@@ -7,11 +7,19 @@ real per-user randomizer with the server's aggregation, and a fast exact sampler
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
 from ldpcore.errors import InputError
-from ldpcore.protocols.base import SAMPLERS, FrequencyOracle, Sampler, ratio_from_matrix
+from ldpcore.protocols.base import (
+    SAMPLERS,
+    FrequencyOracle,
+    ProtocolParameter,
+    Sampler,
+    ValueReports,
+    ratio_from_matrix,
+)
 from ldpcore.protocols.grr import GRR
 from ldpcore.protocols.hadamard import HadamardResponse, fwht
 from ldpcore.protocols.olh import BLH, OLH, HashedReports
@@ -29,6 +37,11 @@ def protocol_names() -> tuple[str, ...]:
     return tuple(PROTOCOLS)
 
 
+def protocol_class(name: str) -> type[FrequencyOracle]:
+    """The registered class of a protocol (its metadata: ``description``, ``reference``, …)."""
+    return PROTOCOLS[resolve_protocol_name(name)]
+
+
 def resolve_protocol_name(name: str) -> str:
     """Return the canonical spelling of a protocol name (case-insensitive)."""
     if isinstance(name, str):
@@ -38,13 +51,49 @@ def resolve_protocol_name(name: str) -> str:
     raise InputError(f"unknown protocol {name!r}; valid protocols are: {', '.join(PROTOCOLS)}")
 
 
+def protocol_parameters() -> dict[str, ProtocolParameter]:
+    """Every extra parameter any registered protocol declares, by name (first wins)."""
+    found: dict[str, ProtocolParameter] = {}
+    for cls in PROTOCOLS.values():
+        for parameter in cls.extra_parameters:
+            found.setdefault(parameter.name, parameter)
+    return found
+
+
+def check_protocol_parameters(name: str, params: Mapping[str, object]) -> dict[str, int]:
+    """``params`` checked against what protocol ``name`` declares (``None`` values dropped).
+
+    Only what holds whatever the domain is checked here (a whole number at least the
+    declared minimum); the protocol's constructor checks the rest against ``d``.
+    """
+    from ldpcore._validation import check_int  # noqa: PLC0415
+
+    canonical = resolve_protocol_name(name)
+    declared = {p.name: p for p in PROTOCOLS[canonical].extra_parameters}
+    return {key: check_int(value, name=key, minimum=declared[key].minimum)
+            for key, value in _declared(canonical, params).items()}  # fmt: skip
+
+
+def _declared(canonical: str, params: Mapping[str, object]) -> dict[str, object]:
+    """``params`` without ``None`` values, each name checked against the declaration."""
+    declared = {p.name for p in PROTOCOLS[canonical].extra_parameters}
+    given: dict[str, object] = {}
+    for key, value in params.items():
+        if value is None:
+            continue
+        if key not in declared:
+            owners = [n for n, cls in PROTOCOLS.items()
+                      if any(p.name == key for p in cls.extra_parameters)]  # fmt: skip
+            if owners:
+                raise InputError(f"{key} applies to {', '.join(owners)} only, not {canonical}")
+            takes = ", ".join(sorted(declared)) or "no extra parameters"
+            raise InputError(f"{canonical} has no parameter {key!r}; it takes {takes}")
+        given[key] = value
+    return given
+
+
 def get_protocol(
-    name: str,
-    *,
-    epsilon: float,
-    domain_size: int,
-    g: int | None = None,
-    k: int | None = None,
+    name: str, *, epsilon: float, domain_size: int, **params: int | None
 ) -> FrequencyOracle:
     """Build a protocol from its registry name.
 
@@ -56,26 +105,22 @@ def get_protocol(
         Privacy budget ε > 0.
     domain_size : int
         Number of values ``d >= 2``.
-    g : int, optional
-        OLH's hash range (default ``round(e^ε + 1)``).
-    k : int, optional
-        SS's subset size (default ``round(d/(e^ε + 1))``).
+    **params : int, optional
+        The protocol's declared extra parameters (``extra_parameters``), e.g. OLH's
+        hash range ``g`` (default ``round(e^ε + 1)``) or SS's subset size ``k``
+        (default ``round(d/(e^ε + 1))``); ``None`` means the default.
 
     Examples
     --------
     >>> get_protocol("olh", epsilon=1.0, domain_size=1024)
     OLH(epsilon=1.0, domain_size=1024, g=4)
+    >>> get_protocol("SS", epsilon=1.0, domain_size=10, k=3).subset_size
+    3
     """
     canonical = resolve_protocol_name(name)
-    if g is not None and canonical != "OLH":
-        raise InputError(f"g (the hash range) applies to OLH only, not {canonical}")
-    if k is not None and canonical != "SS":
-        raise InputError(f"k (the subset size) applies to SS only, not {canonical}")
-    if canonical == "OLH":
-        return OLH(epsilon=epsilon, domain_size=domain_size, g=g)
-    if canonical == "SS":
-        return SubsetSelection(epsilon=epsilon, domain_size=domain_size, k=k)
-    return PROTOCOLS[canonical](epsilon=epsilon, domain_size=domain_size)
+    # The names are checked here; the values by the protocol's own constructor.
+    given = _declared(canonical, params)
+    return PROTOCOLS[canonical](epsilon=epsilon, domain_size=domain_size, **given)  # type: ignore[arg-type]
 
 
 def describe_protocols(*, epsilon: float, domain_size: int, n: int) -> list[dict[str, object]]:
@@ -117,12 +162,17 @@ __all__ = [
     "FrequencyOracle",
     "HadamardResponse",
     "HashedReports",
+    "ProtocolParameter",
     "Sampler",
     "SubsetSelection",
+    "ValueReports",
+    "check_protocol_parameters",
     "describe_protocols",
     "fwht",
     "get_protocol",
+    "protocol_class",
     "protocol_names",
+    "protocol_parameters",
     "ratio_from_matrix",
     "resolve_protocol_name",
 ]

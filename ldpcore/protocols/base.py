@@ -12,7 +12,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -28,11 +28,37 @@ from ldpcore._validation import (
 from ldpcore.errors import InputError
 from ldpcore.rng import ClientRNG, RNGLike, as_generator
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 Sampler = Literal["fast", "per-user"]
 SAMPLERS: tuple[Sampler, ...] = ("fast", "per-user")
 
 #: Users randomized per batch on the per-user path; bounds memory, not results.
 _USERS_PER_BATCH = 1 << 16
+
+
+@dataclass(frozen=True)
+class ProtocolParameter:
+    """A protocol's constructor parameter besides ε and d (e.g. OLH's ``g``).
+
+    The command line (``--NAME``), ``ExperimentConfig.params`` and
+    :func:`ldpcore.protocols.get_protocol` read these declarations; the protocol's own
+    constructor checks the value against the domain.
+
+    Attributes
+    ----------
+    name : str
+        The keyword of the protocol's constructor.
+    help : str
+        What it is and its default, for people.
+    minimum : int
+        The smallest value that can be valid whatever the domain.
+    """
+
+    name: str
+    help: str
+    minimum: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,6 +89,13 @@ class FrequencyOracle(ABC):
     #: number of values: GRR one, SS k), so that adding a constant to reach a total of
     #: one (Norm) changes nothing. Tested against sampled estimates for every protocol.
     estimates_sum_to_one: ClassVar[bool] = False
+    #: Constructor parameters besides ε and d, declared for the CLI and configs.
+    extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = ()
+    #: The likelihood the MLE and IBU maximise (:mod:`ldpcore.postprocess.likelihood`):
+    #: ``"reports"`` when each report is one value (a multinomial over the reported
+    #: values), ``"supports"`` (each support count a binomial) otherwise; a protocol
+    #: with an exact model of its own tallies names it (HR: ``"hadamard-rows"``).
+    likelihood: ClassVar[str] = "supports"
 
     epsilon: float
     domain_size: int
@@ -266,6 +299,43 @@ class FrequencyOracle(ABC):
         raises ``ValueError`` when it would be too large.
         """
 
+    @abstractmethod
+    def support_matrix(self) -> NDArray[np.float64]:
+        """``M[y, v] = 1`` when output ``y`` (as enumerated by ``channel_matrix``) supports ``v``.
+
+        With ``channel_matrix`` it gives the support counts' exact moments, a path
+        independent of both samplers (the statistical tests use it).
+        """
+
+    @abstractmethod
+    def distinguishing_event(self, reports: Any, v: int, w: int) -> NDArray[np.bool_]:
+        """For each report, whether it lies in the event that best tells ``v`` from ``w``.
+
+        The privacy audit (:mod:`ldpcore.audit`) counts it for users of ``v`` and of
+        ``w``; under a correct randomizer its probability ratio is at most ``e^ε``
+        (exactly ``e^ε`` for the best event).
+        """
+
+    # ------------------------------------------------------------ report files
+    @abstractmethod
+    def report_columns(self) -> tuple[str, ...]:
+        """The column names of this protocol's report files (:mod:`ldpcore.reports`)."""
+
+    @abstractmethod
+    def reports_to_frame(self, reports: Any, *, text: bool) -> pd.DataFrame:
+        """A table of ``reports`` in the protocol's file format (``text``: for CSV)."""
+
+    @abstractmethod
+    def frame_to_reports(self, frame: pd.DataFrame, *, source: str) -> Any:
+        """Reports from a table of the protocol's format, every column and range checked.
+
+        Raises :class:`~ldpcore.errors.InputError` naming ``source`` and what to change.
+        """
+
+    @abstractmethod
+    def describe_report(self, reports: Any, index: int) -> tuple[str, Any]:
+        """One report in words (the Learn walkthrough), and that report alone."""
+
     # ------------------------------------------------------------------- risk
     def bayes_guess_rate(self, prior: ArrayLike) -> float:
         """How often the best possible attacker guesses a user's value from one report.
@@ -292,6 +362,48 @@ class FrequencyOracle(ABC):
         )
         tail = f", {extras}" if extras else ""
         return f"{self.name}(ε={self.epsilon:g}, d={self.domain_size}{tail})"
+
+
+class ValueReports:
+    """The report format of protocols whose report is one value in ``[0, d)`` (e.g. GRR).
+
+    Mixed into a :class:`FrequencyOracle` subclass, it declares the report file
+    format (one ``value`` column), the walkthrough's view, the audit's event (the
+    report is ``v``) and the support matrix (outputs are the values), and makes the
+    MLE use the exact multinomial likelihood of the reported values.
+    """
+
+    domain_size: int
+    likelihood: ClassVar[str] = "reports"
+
+    def support_matrix(self) -> NDArray[np.float64]:
+        """Outputs are the ``d`` values; a report supports the value it is."""
+        return np.eye(self.domain_size)
+
+    def distinguishing_event(self, reports: Any, v: int, w: int) -> NDArray[np.bool_]:
+        """The report is ``v`` (probability ``p`` for ``v``'s users, ``q`` for ``w``'s)."""
+        return np.asarray(reports) == v
+
+    def report_columns(self) -> tuple[str, ...]:
+        """One column, ``value``: the reported value (int64, in ``[0, d)``)."""
+        return ("value",)
+
+    def reports_to_frame(self, reports: Any, *, text: bool) -> pd.DataFrame:
+        """One row per report, its value."""
+        import pandas as pd  # noqa: PLC0415
+
+        return pd.DataFrame({"value": np.asarray(reports, dtype=np.int64)})
+
+    def frame_to_reports(self, frame: pd.DataFrame, *, source: str) -> NDArray[np.int64]:
+        """The ``value`` column, whole numbers in ``[0, d)``."""
+        from ldpcore.protocols.report_format import integer_columns  # noqa: PLC0415
+
+        return integer_columns(frame, ("value",), self.domain_size, source)[:, 0]
+
+    def describe_report(self, reports: Any, index: int) -> tuple[str, Any]:
+        """The reported value."""
+        array = np.asarray(reports)
+        return f"{int(array[index])}", array[index : index + 1]
 
 
 def ratio_from_matrix(channel: NDArray[np.float64]) -> float:

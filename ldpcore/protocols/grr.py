@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore.errors import InputError
-from ldpcore.protocols.base import FrequencyOracle, check_prior, ratio_from_matrix
+from ldpcore.protocols.base import FrequencyOracle, ValueReports, check_prior, ratio_from_matrix
 from ldpcore.rng import ClientRNG, as_source
 
 #: Largest domain for which ``channel_matrix`` builds the explicit d × d matrix.
@@ -18,14 +18,16 @@ _MAX_EXPLICIT = 4096
 
 
 @dataclass(frozen=True, kw_only=True)
-class GRR(FrequencyOracle):
+class GRR(ValueReports, FrequencyOracle):
     """Generalized Random Response: report the true value or another one.
 
     A user keeps the true value with probability ``p = e^ε/(e^ε + d − 1)`` and
     otherwise reports one of the other ``d − 1`` values uniformly, each with
     ``q = 1/(e^ε + d − 1)`` (NDSS Eq. 1).
 
-    Reports are the reported values, an int64 array (0-based).
+    Reports are the reported values, an int64 array (0-based); report files, the
+    audit event, the walkthrough and the exact likelihood of the reported values come
+    from :class:`~ldpcore.protocols.base.ValueReports`.
 
     Examples
     --------

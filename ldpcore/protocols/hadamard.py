@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -25,6 +25,9 @@ from ldpcore.protocols.base import (
     ratio_from_matrix,
 )
 from ldpcore.rng import ClientRNG, as_source
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _MAX_EXPLICIT_ROWS = 8192
 
@@ -80,6 +83,9 @@ class HadamardResponse(FrequencyOracle):
     description: ClassVar[str] = "Hadamard response: report one row of a Hadamard matrix"
     reference: ClassVar[str] = "Acharya, Sun & Zhang, AISTATS 2019; NDSS 2020, Sec. III-C"
     communication: ClassVar[str] = "one row index (log2 K bits)"
+    #: The MLE and IBU use the exact multinomial of the reported rows when the row
+    #: histogram (the tallies) is at hand.
+    likelihood: ClassVar[str] = "hadamard-rows"
 
     @property
     def order(self) -> int:
@@ -197,6 +203,40 @@ class HadamardResponse(FrequencyOracle):
         columns = np.arange(1, self.domain_size + 1)[None, :]
         negative = (np.bitwise_count(rows & columns) & 1).astype(bool)
         return np.where(negative, 2 * (1 - self.p) / order, 2 * self.p / order)
+
+    def support_matrix(self) -> NDArray[np.float64]:
+        """Row ``r`` supports the values whose column is +1 in it."""
+        rows = np.arange(self.order)[:, None]
+        columns = np.arange(1, self.domain_size + 1)[None, :]
+        return ((np.bitwise_count(rows & columns) & 1) == 0).astype(float)
+
+    def distinguishing_event(self, reports: Any, v: int, w: int) -> NDArray[np.bool_]:
+        """The row is +1 in ``v``'s column and −1 in ``w``'s (ratio ``e^ε`` exactly)."""
+        rows = np.asarray(reports)
+        plus_v = (np.bitwise_count(rows & (v + 1)) & 1) == 0
+        plus_w = (np.bitwise_count(rows & (w + 1)) & 1) == 0
+        return plus_v & ~plus_w
+
+    def report_columns(self) -> tuple[str, ...]:
+        """``row`` (int64): the reported Hadamard row, in ``[0, K)``."""
+        return ("row",)
+
+    def reports_to_frame(self, reports: Any, *, text: bool) -> pd.DataFrame:
+        """One row per report, the row index."""
+        import pandas as pd  # noqa: PLC0415
+
+        return pd.DataFrame({"row": np.asarray(reports, dtype=np.int64)})
+
+    def frame_to_reports(self, frame: pd.DataFrame, *, source: str) -> NDArray[np.int64]:
+        """Row indices in ``[0, K)``."""
+        from ldpcore.protocols.report_format import integer_columns  # noqa: PLC0415
+
+        return integer_columns(frame, ("row",), self.order, source)[:, 0]
+
+    def describe_report(self, reports: Any, index: int) -> tuple[str, Any]:
+        """The row index."""
+        array = np.asarray(reports)
+        return f"row {int(array[index])}", array[index : index + 1]
 
     def bayes_guess_rate(self, prior: ArrayLike) -> float:
         """Exact MAP attacker success ``(2/K) Σ_r max(p · max_{+} π, (1−p) · max_{−} π)``.

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -28,11 +28,15 @@ from ldpcore._validation import check_int
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import (
     FrequencyOracle,
+    ProtocolParameter,
     check_prior,
     membership_guess_rate,
     ratio_from_matrix,
 )
 from ldpcore.rng import ClientRNG, RandomSource, as_source
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Upper bound on g: the range reduction needs ``g · 2^32 < 2^64`` with room to spare.
 G_MAX = 1 << 31
@@ -99,6 +103,9 @@ class OLH(FrequencyOracle):
     )
     reference: ClassVar[str] = "Wang et al., USENIX Security 2017; NDSS 2020, Sec. III-B"
     communication: ClassVar[str] = "a hash seed and one bucket (log2 g bits)"
+    extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = (
+        ProtocolParameter("g", "OLH's hash range (default round(e^ε + 1))", 2),
+    )
 
     g: int | None = None
 
@@ -236,6 +243,27 @@ class OLH(FrequencyOracle):
         conditional on its hash function, scaled by the same ``1/n_hashes``.
         """
         g, d = self.hash_range, self.domain_size
+        e = math.exp(self.epsilon)
+        blocks = []
+        for hashed in self._enumerated_hashes(n_hashes, seed):
+            block = np.full((g, d), 1.0 / (e + g - 1))
+            block[hashed, np.arange(d)] = e / (e + g - 1)
+            blocks.append(block / n_hashes)
+        return np.vstack(blocks)
+
+    def support_matrix(self, n_hashes: int = 32, seed: int = 0) -> NDArray[np.float64]:
+        """Row ``(h, y)`` of ``channel_matrix`` supports the values ``h`` maps to ``y``."""
+        g, d = self.hash_range, self.domain_size
+        blocks = []
+        for hashed in self._enumerated_hashes(n_hashes, seed):
+            block = np.zeros((g, d))
+            block[hashed, np.arange(d)] = 1.0
+            blocks.append(block)
+        return np.vstack(blocks)
+
+    def _enumerated_hashes(self, n_hashes: int, seed: int) -> list[NDArray[np.int64]]:
+        """Each of ``n_hashes`` seeded hash functions applied to every value."""
+        g, d = self.hash_range, self.domain_size
         if n_hashes * g * d > 20_000_000:
             raise InputError(
                 f"channel_matrix would have {n_hashes * g:,} x {d:,} entries; "
@@ -244,15 +272,47 @@ class OLH(FrequencyOracle):
         generator = np.random.default_rng(seed)
         top = np.iinfo(np.uint64).max
         values = np.arange(d, dtype=np.int64)
-        e = math.exp(self.epsilon)
-        blocks = []
+        hashed = []
         for _ in range(n_hashes):
             a = np.full(d, generator.integers(0, top, dtype=np.uint64, endpoint=True))
             b = np.full(d, generator.integers(0, top, dtype=np.uint64, endpoint=True))
-            block = np.full((g, d), 1.0 / (e + g - 1))
-            block[hash_values(a, b, values, g), values] = e / (e + g - 1)
-            blocks.append(block / n_hashes)
-        return np.vstack(blocks)
+            hashed.append(hash_values(a, b, values, g))
+        return hashed
+
+    def distinguishing_event(self, reports: HashedReports, v: int, w: int) -> NDArray[np.bool_]:
+        """The bucket is ``h(v)`` and ``h(v) ≠ h(w)`` (ratio ``e^ε`` exactly)."""
+        size = reports.bucket.size
+        hv = hash_values(reports.multiplier, reports.offset, np.full(size, v), self.hash_range)
+        hw = hash_values(reports.multiplier, reports.offset, np.full(size, w), self.hash_range)
+        return (reports.bucket == hv) & (hv != hw)
+
+    def report_columns(self) -> tuple[str, ...]:
+        """``seed_a``, ``seed_b`` (uint64): the user's hash ``h_{a,b}``; ``bucket`` in [0, g)."""
+        return ("seed_a", "seed_b", "bucket")
+
+    def reports_to_frame(self, reports: HashedReports, *, text: bool) -> pd.DataFrame:
+        """One row per report: its hash seeds and bucket."""
+        import pandas as pd  # noqa: PLC0415
+
+        return pd.DataFrame({"seed_a": reports.multiplier, "seed_b": reports.offset,
+                             "bucket": reports.bucket})  # fmt: skip
+
+    def frame_to_reports(self, frame: pd.DataFrame, *, source: str) -> HashedReports:
+        """Seeds as exact uint64 (never through floats); buckets in ``[0, g)``."""
+        from ldpcore.protocols.report_format import in_range, whole_numbers  # noqa: PLC0415
+
+        seeds = [whole_numbers(frame[c], source, c, np.uint64) for c in ("seed_a", "seed_b")]
+        bucket = whole_numbers(frame["bucket"], source, "bucket", np.int64)
+        in_range(bucket, self.hash_range, source, "bucket")
+        return HashedReports(seeds[0], seeds[1], bucket)
+
+    def describe_report(self, reports: HashedReports, index: int) -> tuple[str, Any]:
+        """The hash (its seed, shortened) and the bucket."""
+        one = HashedReports(reports.multiplier[index : index + 1],
+                            reports.offset[index : index + 1],
+                            reports.bucket[index : index + 1])  # fmt: skip
+        seed = f"{int(reports.multiplier[index]) % 10**6:06d}…"
+        return f"hash {seed}, bucket {int(reports.bucket[index])}", one
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -269,6 +329,7 @@ class BLH(OLH):
     description: ClassVar[str] = "Binary local hashing: OLH with two buckets"
     reference: ClassVar[str] = "Bassily & Smith, STOC 2015; Wang et al., USENIX Security 2017"
     communication: ClassVar[str] = "a hash seed and one bit"
+    extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = ()  # g is fixed at 2
 
     def __post_init__(self) -> None:
         if self.g not in (None, 2):

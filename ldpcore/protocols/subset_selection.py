@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -20,8 +20,11 @@ from numpy.typing import ArrayLike, NDArray
 from ldpcore._validation import check_int
 from ldpcore.errors import InputError
 from ldpcore.protocols._halving import SplitKernels, sample_support
-from ldpcore.protocols.base import FrequencyOracle, check_prior
+from ldpcore.protocols.base import FrequencyOracle, ProtocolParameter, check_prior
 from ldpcore.rng import ClientRNG, as_source
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: ``channel_matrix`` enumerates subsets only up to this many.
 _MAX_ENUMERATED_SUBSETS = 20_000
@@ -54,6 +57,9 @@ class SubsetSelection(FrequencyOracle):
     )
     reference: ClassVar[str] = "Ye & Barg 2018; Wang et al. 2016; NDSS 2020, Sec. III-C"
     communication: ClassVar[str] = "k values (k log2 d bits)"
+    extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = (
+        ProtocolParameter("k", "SS's subset size, 1 <= k < d (default round(d/(e^ε + 1)))", 1),
+    )
 
     k: int | None = None
     # Per-protocol cache of the fast sampler's split kernels: trials reuse them.
@@ -187,3 +193,43 @@ class SubsetSelection(FrequencyOracle):
         inside = self.p / math.comb(d - 1, k - 1)
         outside = (1 - self.p) / math.comb(d - 1, k)
         return np.where(member, inside, outside)
+
+    def support_matrix(self) -> NDArray[np.float64]:
+        """Row ``Y`` of ``channel_matrix`` (subsets in lexicographic order) supports ``Y``."""
+        subsets = np.array(list(itertools.combinations(range(self.domain_size),
+                                                       self.subset_size)))  # fmt: skip
+        member = np.zeros((subsets.shape[0], self.domain_size))
+        np.put_along_axis(member, subsets, 1.0, axis=1)
+        return member
+
+    def distinguishing_event(self, reports: Any, v: int, w: int) -> NDArray[np.bool_]:
+        """``v`` in the subset and ``w`` not (ratio ``e^ε`` exactly)."""
+        subsets = np.asarray(reports)
+        return np.any(subsets == v, axis=1) & ~np.any(subsets == w, axis=1)
+
+    def report_columns(self) -> tuple[str, ...]:
+        """``item_0`` … ``item_{k−1}`` (int64): the reported subset."""
+        return tuple(f"item_{i}" for i in range(self.subset_size))
+
+    def reports_to_frame(self, reports: Any, *, text: bool) -> pd.DataFrame:
+        """One row per report, its ``k`` values."""
+        import pandas as pd  # noqa: PLC0415
+
+        array = np.asarray(reports, dtype=np.int64).reshape(len(reports), -1)
+        return pd.DataFrame({name: array[:, i] for i, name in enumerate(self.report_columns())})
+
+    def frame_to_reports(self, frame: pd.DataFrame, *, source: str) -> NDArray[np.int64]:
+        """``k`` distinct values in ``[0, d)`` per row."""
+        from ldpcore.protocols.report_format import integer_columns  # noqa: PLC0415
+
+        array = integer_columns(frame, self.report_columns(), self.domain_size, source)
+        ordered = np.sort(array, axis=1)
+        if array.shape[1] > 1 and np.any(ordered[:, 1:] == ordered[:, :-1]):
+            raise InputError(f"wrong report format in {source}: a subset repeats a value")
+        return array
+
+    def describe_report(self, reports: Any, index: int) -> tuple[str, Any]:
+        """The subset, in order."""
+        array = np.asarray(reports)
+        text = "{" + ", ".join(str(int(v)) for v in sorted(array[index])) + "}"
+        return text, array[index : index + 1]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -18,6 +18,9 @@ from numpy.typing import ArrayLike, NDArray
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle, check_prior, membership_guess_rate
 from ldpcore.rng import ClientRNG, as_source
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: ``channel_matrix`` enumerates all 2^d bit vectors only up to this d.
 _MAX_ENUMERATED_BITS = 12
@@ -106,6 +109,39 @@ class _UnaryEncoding(FrequencyOracle):
             own[v] = 1
             channel[:, v] = np.prod(bit[outputs, own], axis=1)
         return channel
+
+    def support_matrix(self) -> NDArray[np.float64]:
+        """Row ``y`` of ``channel_matrix`` (a bit vector read in binary) supports its 1 bits."""
+        d = self.domain_size
+        return np.array(list(itertools.product((0, 1), repeat=d)))[:, ::-1].astype(float)
+
+    def distinguishing_event(self, reports: Any, v: int, w: int) -> NDArray[np.bool_]:
+        """Bit ``v`` set and bit ``w`` clear (ratio ``p(1−q) / (q(1−p))``, i.e. ``e^ε``)."""
+        bits = np.asarray(reports)
+        return bits[:, v] & ~bits[:, w]
+
+    def report_columns(self) -> tuple[str, ...]:
+        """``bits``: the ``d`` perturbed bits packed little-endian (hex text in CSV)."""
+        return ("bits",)
+
+    def reports_to_frame(self, reports: Any, *, text: bool) -> pd.DataFrame:
+        """One row per report, its bits packed (``numpy.packbits(bitorder="little")``)."""
+        import pandas as pd  # noqa: PLC0415
+
+        from ldpcore.protocols.report_format import pack_bits  # noqa: PLC0415
+
+        return pd.DataFrame({"bits": pack_bits(np.asarray(reports, dtype=bool), text=text)})
+
+    def frame_to_reports(self, frame: pd.DataFrame, *, source: str) -> NDArray[np.bool_]:
+        """The bit matrix, each row exactly ``ceil(d/8)`` bytes."""
+        from ldpcore.protocols.report_format import unpack_bits  # noqa: PLC0415
+
+        return unpack_bits(frame["bits"], self.domain_size, source)
+
+    def describe_report(self, reports: Any, index: int) -> tuple[str, Any]:
+        """The bits, value 0 first."""
+        array = np.asarray(reports)
+        return "".join("1" if bit else "0" for bit in array[index]), array[index : index + 1]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -11,7 +11,7 @@ import streamlit as st
 from ldpcore.advice import Recommendation, SweepVerdict
 from ldpcore.compare import format_ratio
 from ldpcore.errors import InputError
-from ldpcore.postprocess import METHODS
+from ldpcore.postprocess import method_class
 
 #: Said under every paired comparison shown.
 PAIRED_NOTE = (
@@ -51,7 +51,7 @@ def verdict_banner(ranking: Recommendation | None, *, explain: bool = False) -> 
     found = ranking.verdict
     text = f"Recommended: **{found.recommended}**. {found.headline}"
     if explain:
-        text += f" {METHODS[found.recommended].explanation}"
+        text += f" {method_class(found.recommended).explanation}"
     (st.success if found.helps else st.info)(text)
 
 
@@ -72,7 +72,7 @@ def method_table(summary: pd.DataFrame) -> pd.DataFrame:
     """Measured numbers, the paired comparison with Base, and what each method enforces."""
     rows = []
     for record in summary.to_dict("records"):
-        meta = METHODS[record["method"]]
+        meta = method_class(record["method"])
         rows.append(
             {
                 "method": record["method"],
