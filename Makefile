@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test lint format bench samples clean
+.PHONY: run test test-slow lint format bench samples clean
 
 # The stamp files depend on pyproject.toml, so editing dependencies re-installs.
 $(BIN)/python:
@@ -35,6 +35,10 @@ format: $(VENV)/.stamp-test
 test: lint
 	$(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests"; exit 1; fi; exit $$rc
+
+# The slow tier: full-size reproductions of the papers' claims (about 2.5 min here).
+test-slow: $(VENV)/.stamp-test
+	$(BIN)/python -m pytest -m slow
 
 bench: $(VENV)/.stamp-test
 	$(BIN)/python benchmarks/bench_samplers.py
