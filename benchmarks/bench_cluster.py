@@ -18,8 +18,8 @@ import pyarrow.parquet as pq
 
 from ldpcore.cluster import aggregate_on_dask, dask_client
 from ldpcore.protocols import get_protocol
-from ldpcore.reports import aggregate_file, protocol_metadata, reports_to_frame
-from ldpcore.sweeps import grid, run_sweep
+from ldpcore.report_files import aggregate_file, protocol_metadata, reports_to_frame
+from ldpcore.sweep_files import grid, run_sweep
 
 REPORTS = 2_000_000
 PARTS = 4

@@ -2,7 +2,7 @@
 
 ``--dask local:N`` starts a ``LocalCluster`` of N single-threaded worker processes on
 127.0.0.1; ``--dask tcp://HOST:PORT`` connects to a running scheduler. The work
-sent is the same function that runs locally (:func:`ldpcore.reports.aggregate_file`,
+sent is the same function that runs locally (:func:`ldpcore.report_files.aggregate_file`,
 :func:`ldpcore.experiment.run`), so results are identical wherever they run.
 Dask is an optional dependency (the ``cluster`` extra).
 """
@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from ldpcore.errors import InputError
 from ldpcore.protocols import FrequencyOracle
-from ldpcore.reports import CHUNK_ROWS, aggregate_file
+from ldpcore.report_files import CHUNK_ROWS, aggregate_file
 
 #: Seconds to wait for a scheduler before saying it cannot be reached.
 CONNECT_TIMEOUT = 10

@@ -202,7 +202,7 @@ def test_the_collected_example_round_trips() -> None:
     at = open_page("pages/your_data.py")
     example = next(b for b in at.get("download_button") if "Example" in b.proto.label)
     assert example is not None
-    from ldpcore.collected import example_collected  # noqa: PLC0415
+    from ldpcore.collected_estimates import example_collected  # noqa: PLC0415
 
     content = example_collected()
     assert content.startswith(b"value,count\n") and content.count(b"\n") == 21

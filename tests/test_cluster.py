@@ -20,14 +20,14 @@ import pytest
 from conftest import K_SIGMA
 
 from ldpcore.audit import audit
+from ldpcore.client_batch import randomize_file
 from ldpcore.cluster import aggregate_on_dask, dask_client, parse_dask
-from ldpcore.collection import randomize_file
 from ldpcore.protocols import get_protocol, protocol_names
 from ldpcore.protocols.grr import GRR
 from ldpcore.protocols.unary import OUE
-from ldpcore.reports import aggregate_file, report_files
+from ldpcore.report_files import aggregate_file, report_files
 from ldpcore.rng import as_source
-from ldpcore.sweeps import grid, run_sweep
+from ldpcore.sweep_files import grid, run_sweep
 
 distributed = pytest.importorskip("distributed")
 
@@ -132,7 +132,7 @@ def test_ten_million_reports_aggregate_in_bounded_memory(tmp_path: Path) -> None
     aggregated chunk by chunk with peak memory growing by less than 200 MB."""
     import pyarrow.parquet as pq  # noqa: PLC0415
 
-    from ldpcore.reports import protocol_metadata, reports_to_frame  # noqa: PLC0415
+    from ldpcore.report_files import protocol_metadata, reports_to_frame  # noqa: PLC0415
 
     protocol = get_protocol("OLH", epsilon=1.0, domain_size=1024)
     path = tmp_path / "ten-million.parquet"
@@ -153,7 +153,7 @@ import resource
 from pathlib import Path
 import numpy as np
 from ldpcore.protocols import get_protocol
-from ldpcore.reports import aggregate_file, iter_frames
+from ldpcore.report_files import aggregate_file, iter_frames
 protocol = get_protocol("OLH", epsilon=1.0, domain_size=1024)
 next(iter_frames(Path({str(path)!r}), chunk_rows=1000))  # load pyarrow before the baseline
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -187,7 +187,7 @@ def test_audit_passes_every_shipped_protocol(name: str, epsilon: float) -> None:
 class LeakyOUE(OUE):
     """OUE whose code keeps the user's own bit set 90% of the time (p says 50%)."""
 
-    name: ClassVar[str] = "OUE"
+    name: ClassVar[str] = "LeakyOUE"  # its own name: nothing dispatches on names
 
     def randomize(self, values, rng=None):  # type: ignore[no-untyped-def]
         bits = super().randomize(values, rng)
@@ -201,7 +201,7 @@ class LeakyOUE(OUE):
 class LeakyGRR(GRR):
     """GRR with its keep probability computed for twice the budget."""
 
-    name: ClassVar[str] = "GRR"
+    name: ClassVar[str] = "LeakyGRR"
 
     @property
     def p(self) -> float:

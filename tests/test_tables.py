@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ldpcore import bounds
-from ldpcore.collected import consistent_estimates, guess_kind, read_collected
+from ldpcore.collected_estimates import consistent_estimates, guess_kind, read_collected
 from ldpcore.datasets import bundled_names, load_bundled, parse_histogram, read_histogram
 from ldpcore.protocols import get_protocol
 from ldpcore.tables import DuplicateValuesError, TableError, inspect_table

@@ -56,7 +56,7 @@ def connect_timeout(raw: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     """Aggregate the reports and write ``value,count``."""
-    from ldpcore.reports import aggregate_file, report_files  # noqa: PLC0415
+    from ldpcore.report_files import aggregate_file, report_files  # noqa: PLC0415
 
     protocol = _args.protocol(args)
     chunk_rows = _args.whole(args.chunk_rows, "chunk-rows", 1) or 1

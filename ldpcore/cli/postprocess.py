@@ -10,7 +10,7 @@ from typing import Any
 
 from ldpcore import bounds
 from ldpcore.cli import _args
-from ldpcore.collected import Collected, read_collected
+from ldpcore.collected_estimates import Collected, read_collected
 from ldpcore.errors import InputError
 from ldpcore.postprocess import get_method, method_names, resolve_method_name
 

@@ -22,7 +22,7 @@ def add_parser(commands: Any) -> None:
     rnd = _args.add_command(
         commands, "randomize", help="the client randomizer: values in, LDP reports out",
         description="Randomize each user's value with the protocol's client randomizer and "
-        "write one report per user (format per protocol: see ldpcore.reports). Randomness "
+        "write one report per user (format per protocol: see ldpcore.report_files). Randomness "
         "comes from the operating system's secure generator. --seed makes the output "
         "reproducible and therefore NOT private: use it only to simulate.",
         example=EXAMPLE,
@@ -35,7 +35,7 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Randomize every value of the input file into a reports file."""
-    from ldpcore.collection import randomize_file  # noqa: PLC0415 (pandas: only here)
+    from ldpcore.client_batch import randomize_file  # noqa: PLC0415 (pandas: only here)
     from ldpcore.rng import SecureRandom  # noqa: PLC0415
 
     protocol = _args.protocol(args)

@@ -27,7 +27,7 @@ def add_parser(commands: Any) -> None:
     """Declare the command's arguments."""
     swp = _args.add_command(
         commands, "sweep", help="run a parameter grid from a TOML file (optionally on Dask)",
-        description="Cross the lists of a sweep file (see ldpcore.sweeps) and run every "
+        description="Cross the lists of a sweep file (see ldpcore.sweep_files) and run every "
         "point through the experiment engine; identical results locally and on a cluster. "
         "Every point is checked before any runs.",
         example=EXAMPLE,
@@ -39,7 +39,7 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the grid and write the table whole (or not at all)."""
-    from ldpcore.sweeps import read_sweep, run_sweep, write_table  # noqa: PLC0415
+    from ldpcore.sweep_files import read_sweep, run_sweep, write_table  # noqa: PLC0415
 
     points = read_sweep(Path(args.config))  # builds every point's config: all checked here
     out = Path(args.out)

@@ -24,7 +24,7 @@ from ldpcore.protocols.grr import GRR
 from ldpcore.protocols.hadamard import HadamardResponse, fwht
 from ldpcore.protocols.olh import BLH, OLH, HashedReports
 from ldpcore.protocols.subset_selection import SubsetSelection
-from ldpcore.protocols.unary import OUE, SUE
+from ldpcore.protocols.unary import OUE, SUE, UnaryEncoding
 
 #: Canonical name → protocol class. Read-only: one registry, no runtime mutation.
 PROTOCOLS: Final = MappingProxyType(
@@ -165,6 +165,7 @@ __all__ = [
     "ProtocolParameter",
     "Sampler",
     "SubsetSelection",
+    "UnaryEncoding",
     "ValueReports",
     "check_protocol_parameters",
     "describe_protocols",

@@ -319,7 +319,7 @@ class FrequencyOracle(ABC):
     # ------------------------------------------------------------ report files
     @abstractmethod
     def report_columns(self) -> tuple[str, ...]:
-        """The column names of this protocol's report files (:mod:`ldpcore.reports`)."""
+        """The column names of this protocol's report files (:mod:`ldpcore.report_files`)."""
 
     @abstractmethod
     def reports_to_frame(self, reports: Any, *, text: bool) -> pd.DataFrame:

@@ -27,7 +27,7 @@ _MAX_ENUMERATED_BITS = 12
 
 
 @dataclass(frozen=True, kw_only=True)
-class _UnaryEncoding(FrequencyOracle):
+class UnaryEncoding(FrequencyOracle):
     """Shared client, server and sampler for the unary-encoding protocols.
 
     Reports are a boolean matrix of shape ``(n_users, d)``: row ``i`` is the
@@ -145,7 +145,7 @@ class _UnaryEncoding(FrequencyOracle):
 
 
 @dataclass(frozen=True, kw_only=True)
-class OUE(_UnaryEncoding):
+class OUE(UnaryEncoding):
     """Optimized Unary Encoding: ``p = 1/2``, ``q = 1/(e^ε + 1)``.
 
     Examples
@@ -170,7 +170,7 @@ class OUE(_UnaryEncoding):
 
 
 @dataclass(frozen=True, kw_only=True)
-class SUE(_UnaryEncoding):
+class SUE(UnaryEncoding):
     """Symmetric Unary Encoding (basic one-time RAPPOR).
 
     ``p = e^{ε/2}/(e^{ε/2} + 1)`` and ``q = 1 − p``.

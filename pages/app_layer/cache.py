@@ -28,7 +28,7 @@ from ldpcore.advice import (
     rank_methods,
 )
 from ldpcore.cluster import ENVIRONMENT, configured, open_client, where
-from ldpcore.collected import (
+from ldpcore.collected_estimates import (
     Collected,
     consistent_estimates,
     example_collected,
