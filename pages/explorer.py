@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pandas as pd
 import streamlit as st
 
 from ldpcore import viz
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.protocols import protocol_names
-from pages.app_layer.cache import explorer_figures, protocols_table, simulate, simulate_summary
+from pages.app_layer.cache import (
+    explorer_figures,
+    protocols_table,
+    simulate,
+    simulate_summary,
+    simulate_sweep,
+)
 from pages.app_layer.display import PAIRED_NOTE, method_table, run_or_explain, verdict_banner
 from pages.app_layer.exports import command_line, downloads
 from pages.app_layer.navigation import ensure_app
@@ -55,17 +59,11 @@ if len(drawn) < len(config.methods):
     )
 
 if compare:
-    progress = st.progress(0.0, text="Running every protocol…")
-    frames = []
-    for position, name in enumerate(protocol_names()):
-        point = dataclasses.replace(config, protocol=name)
-        try:
-            frames.append(simulate(point)["summary"].assign(protocol=name))
-        except ValueError as exc:
-            st.warning(f"{name}: {exc}")
-        progress.progress((position + 1) / len(protocol_names()), text=f"{name} done")
-    progress.empty()
-    mse_figure = viz.mse_bars(pd.concat(frames), base_mse=None, lower_bound=None,
+    every = run_or_explain(lambda: simulate_sweep(config, "protocol", protocol_names()),
+                           "Running every protocol…")  # fmt: skip
+    if every is None:
+        st.stop()
+    mse_figure = viz.mse_bars(every, base_mse=None, lower_bound=None,
                               relative_to_base=relative, facet="protocol")  # fmt: skip
 else:
     mse_figure = figures["mse"]

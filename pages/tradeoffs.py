@@ -8,7 +8,6 @@ import streamlit as st
 from ldpcore import viz
 from ldpcore.advice import users_saved_sentence
 from ldpcore.experiment import ExperimentConfig
-from ldpcore.metrics import lower_bound
 from pages.app_layer.cache import simulate_sweep
 from pages.app_layer.display import run_or_explain
 from pages.app_layer.exports import command_line, downloads
@@ -27,14 +26,15 @@ frame = run_or_explain(
     lambda: simulate_sweep(config, "epsilon", EPSILON_GRID), "Simulating every ε…"
 )
 if frame is not None:
-    bound = [lower_bound(e, config.n) for e in EPSILON_GRID]
-    base = frame.groupby("epsilon")["base_mse"].first().to_numpy()
+    per_epsilon = frame.groupby("epsilon", sort=False)
+    base = per_epsilon["base_mse"].first().to_numpy()
+    bound = per_epsilon["lower_bound"].first().to_numpy()
     figure = viz.curves(
         frame, "epsilon", title="MSE against ε (bands: ± one standard deviation over trials)",
         x_title="ε", y_title="mean squared error",
         references=[
             ("analytic Base (Eq. 3)", base, "dash"),
-            ("lower bound", np.array(bound), "dot"),
+            ("lower bound", bound, "dot"),
         ],
     )  # fmt: skip
     st.plotly_chart(figure, key="chart-mse-epsilon", theme=None)
