@@ -321,3 +321,45 @@ def curves(
 def lower_bound_note() -> str:
     """What the lower-bound line does and does not promise (reading note 8)."""
     return "The lower bound is " + LOWER_BOUND_CAVEAT + "."
+
+
+def top_values(labels: Sequence[str], counts: Sequence[float] | NDArray[Any]) -> go.Figure:
+    """The 50 most frequent values of a histogram, as bars (Your data)."""
+    top = pd.DataFrame({"value": list(labels), "count": list(counts)})
+    top = top.sort_values("count", ascending=False, kind="stable").head(50)
+    figure = go.Figure(go.Bar(x=top["value"], y=top["count"], marker_color=_COLOURS[0]))
+    figure.update_layout(title="The 50 most frequent values", xaxis_title="value",
+                         yaxis_title="count", height=320, margin={"t": 40, "b": 40},
+                         template="plotly_white")  # fmt: skip
+    return figure
+
+
+def estimates_with_intervals(table: pd.DataFrame) -> go.Figure:
+    """The 50 largest ``estimate`` values with their ``low``–``high`` intervals (Your data)."""
+    top = table.sort_values("estimate", ascending=False, kind="stable").head(50)
+    figure = go.Figure(
+        go.Bar(
+            x=top["value"], y=top["estimate"], marker_color=_COLOURS[6],
+            error_y={"type": "data", "symmetric": False, "array": top["high"] - top["estimate"],
+                     "arrayminus": top["estimate"] - top["low"]},
+        )
+    )  # fmt: skip
+    figure.update_layout(title="Consistent estimates (50 largest) with 95% intervals",
+                         yaxis_title="frequency", height=360, template="plotly_white")  # fmt: skip
+    return figure
+
+
+def error_against_epsilon(frame: pd.DataFrame, *, target_pp: float, protocol: str) -> go.Figure:
+    """RMSE in percentage points against ε per method, with the target line (Choose ε)."""
+    frame = frame.assign(rmse_pp=100 * frame["mse"].pow(0.5))
+    figure = go.Figure()
+    for method, part in frame.groupby("method", sort=False):
+        style = method_style(str(method))
+        figure.add_scatter(x=part["epsilon"], y=part["rmse_pp"], name=str(method),
+                           mode="lines+markers",
+                           line={"color": style["color"], "dash": style["dash"]})  # fmt: skip
+    figure.add_hline(y=target_pp, line_dash="dash", annotation_text=f"target {target_pp:g} pp")
+    figure.update_layout(title=f"{protocol}: error against ε", xaxis_title="ε",
+                         yaxis_title="RMSE (percentage points)", xaxis_type="log",
+                         yaxis_type="log", height=380, template="plotly_white")  # fmt: skip
+    return figure

@@ -6,7 +6,6 @@ import dataclasses
 import math
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from ldpcore import viz
@@ -150,18 +149,8 @@ shown = tuple(dict.fromkeys(("Base", winner.method)))
 curve_config = dataclasses.replace(config, protocol=winner.protocol, methods=shown)
 frame = run_or_explain(lambda: simulate_sweep(curve_config, "epsilon", grid), "Drawing the curve…")
 if frame is not None:
-    frame = frame.assign(rmse_pp=100 * frame["mse"].pow(0.5))
-    figure = go.Figure()
-    for method, part in frame.groupby("method", sort=False):
-        style = viz.method_style(str(method))
-        figure.add_scatter(x=part["epsilon"], y=part["rmse_pp"], name=str(method),
-                           mode="lines+markers",
-                           line={"color": style["color"], "dash": style["dash"]})  # fmt: skip
-    figure.add_hline(y=float(target_pp), line_dash="dash",
-                     annotation_text=f"target {float(target_pp):g} pp")  # fmt: skip
-    figure.update_layout(title=f"{winner.protocol}: error against ε", xaxis_title="ε",
-                         yaxis_title="RMSE (percentage points)", xaxis_type="log",
-                         yaxis_type="log", height=380, template="plotly_white")  # fmt: skip
+    figure = viz.error_against_epsilon(frame, target_pp=float(target_pp),
+                                       protocol=winner.protocol)  # fmt: skip
     st.plotly_chart(figure, key="chart-choose", theme=None)
 
 st.subheader("The reverse question: how many users at a given ε?")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from ldpcore import bounds, viz
@@ -32,18 +30,13 @@ simulate_tab, collected_tab = st.tabs(
 
 
 def _histogram_preview(dataset: Dataset) -> None:
-    top = pd.DataFrame({"value": dataset.labels, "count": dataset.counts})
-    top = top.sort_values("count", ascending=False, kind="stable").head(50)
     columns = st.columns(3)
     columns[0].metric("Values d", f"{dataset.domain_size:,}")
     columns[1].metric("Users n", f"{dataset.n:,}")
     columns[2].metric(
         "Groups", "none" if dataset.groups is None else f"{len(set(dataset.groups)):,}"
     )
-    figure = go.Figure(go.Bar(x=top["value"], y=top["count"], marker_color="#88CCEE"))
-    figure.update_layout(title="The 50 most frequent values", xaxis_title="value",
-                         yaxis_title="count", height=320, margin={"t": 40, "b": 40},
-                         template="plotly_white")  # fmt: skip
+    figure = viz.top_values(dataset.labels, dataset.counts)
     st.plotly_chart(figure, key="chart-histogram", theme=None)
 
 
@@ -145,18 +138,7 @@ with collected_tab:
                 "parametric bootstrap; coverage checked by repeated simulated collections); "
                 "they describe the collection's noise, not errors in the settings above."
             )
-            top = table.sort_values("estimate", ascending=False, kind="stable").head(50)
-            figure = go.Figure(
-                go.Bar(
-                    x=top["value"], y=top["estimate"], marker_color="#44AA99",
-                    error_y={"type": "data", "symmetric": False,
-                             "array": top["high"] - top["estimate"],
-                             "arrayminus": top["estimate"] - top["low"]},
-                )
-            )  # fmt: skip
-            figure.update_layout(title="Consistent estimates (50 largest) with 95% intervals",
-                                 yaxis_title="frequency", height=360,
-                                 template="plotly_white")  # fmt: skip
+            figure = viz.estimates_with_intervals(table)
             st.plotly_chart(figure, key="chart-consistent", theme=None)
             st.dataframe(table, hide_index=True, key="consistent-table")
             st.download_button(
