@@ -220,12 +220,15 @@ class ExperimentConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """The config as plain JSON-ready values (explicit counts summarised)."""
-        plain = dataclasses.asdict(self) | {"methods": list(self.methods)}
-        # Each declared protocol parameter is its own key (null when not set), as the
+        # Each declared protocol parameter is its own key (null when not set), where the
         # JSON contract has always had "g" and "k".
         given = dict(self.params)
-        del plain["params"]
-        plain |= {name: given.get(name) for name in protocol_parameters()}
+        plain: dict[str, Any] = {}
+        for key, value in dataclasses.asdict(self).items():
+            if key == "params":
+                plain |= {name: given.get(name) for name in protocol_parameters()}
+            else:
+                plain[key] = list(value) if key == "methods" else value
         if self.true_counts is not None:
             plain["true_counts"] = f"{len(self.true_counts)} explicit counts"
             plain["labels"] = None
