@@ -213,3 +213,37 @@ def test_explorer_protocol_table_behind_its_toggle() -> None:
     assert not at.exception, at.exception
     tables = [d.value for d in at.dataframe if "protocol" in d.value.columns]
     assert tables and len(tables[-1]) >= 6
+
+
+def test_pages_leave_the_shared_cached_figures_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Explorer's figures are cached once per server and shared by every session
+    (copying them would cost about 50 ms per warm rerun, benchmarks/README.md), so no
+    page may change them in place. After the pages that draw them have run, the cached
+    figures must equal freshly built ones."""
+    from ldpcore import viz  # noqa: PLC0415
+    from ldpcore.experiment import ExperimentConfig  # noqa: PLC0415
+    from pages.app_layer import cache  # noqa: PLC0415
+
+    at = app({"d": "64", "n": "10000", "trials": "5"})
+    at.run()
+    at.toggle(key="relative").set_value(True).run()
+    for view in ("Bias by rank", "Variance by rank", "Estimates vs truth"):
+        at.segmented_control(key="view").set_value(view).run()
+    at.switch_page("pages/your_data.py").run()
+    assert not at.exception
+    config = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH",
+                              epsilon=1.0, trials=5)  # fmt: skip
+    built = []
+    monkeypatch.setattr(viz, "estimates_by_rank", lambda *a, **k: built.append(1))
+    shared = cache.explorer_figures(config, True, False)  # the object every session gets
+    assert not built, "not the cached figures: the test would prove nothing"
+    monkeypatch.undo()
+    result = cache.simulate(config)
+    fresh = {
+        "estimates": viz.estimates_by_rank(result["per_item"], featured=viz.FEATURED),
+        "mse": viz.mse_bars(result["summary"], base_mse=result["analytic"]["base_mse"],
+                            lower_bound=result["analytic"]["lower_bound"],
+                            relative_to_base=True),
+    }  # fmt: skip
+    for name, figure in fresh.items():
+        assert shared[name].to_plotly_json() == figure.to_plotly_json(), name
