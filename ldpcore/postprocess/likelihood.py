@@ -12,10 +12,12 @@ the diagonal curvature that IBU's acceleration uses:
 * :class:`HadamardRowModel` — HR's row histogram ``h``: multinomial with
   ``(Qπ)_r = (1 + t (H π̂)_r)/K``, ``t = 2p − 1`` and ``π̂`` the frequencies placed at
   columns ``1..d``; both ``Qπ`` and ``Qᵀw`` cost one FWHT.
+* :class:`UnaryReportModel` — OUE's and SUE's histogram of the ``2^d`` possible bit
+  vectors (``d <= 12``): multinomial with ``Q[y, v] = β_y r(y_v)`` (MLE paper, Sec. 5).
 * :class:`SupportBinomialModel` — support counts as independent
   ``c_v ~ Bin(n, q + (p − q) π_v)``: exact for each count's marginal, and the
-  likelihood used for OUE, SUE, OLH, BLH and SS (and HR without its rows), whose
-  full report histograms are exponentially large.
+  likelihood used for OLH, BLH and SS, for OUE and SUE above ``d = 12`` and for HR
+  without its rows, whose full report histograms are exponentially large.
 
 The EM step is the iterative Bayesian update ``π ← π ⊙ Qᵀ(s / Qπ) / n`` (reading
 note 10; generalized IBU paper). For the binomial model it treats each value's
@@ -66,6 +68,15 @@ class LikelihoodModel(ABC):
     def em_step(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
         """One EM (iterative Bayesian update) step from ``π``."""
         return _renormalise(pi * self.em_multiplier(pi))
+
+    def newton_step(
+        self, pi: NDArray[np.float64], multiplier: NDArray[np.float64]
+    ) -> NDArray[np.float64] | None:
+        """A full Newton step on ``{Σ π = 1}`` from ``π``, where the Hessian is affordable.
+
+        ``None`` (the default) lets EM's acceleration use the diagonal curvature.
+        """
+        return None
 
 
 class ReportModel(LikelihoodModel):
@@ -132,6 +143,83 @@ class HadamardRowModel(LikelihoodModel):
         return ((1 + self.t**2) * weights.sum() + 2 * self.t * transformed) / self.order**2
 
 
+class UnaryReportModel(LikelihoodModel):
+    """Multinomial likelihood of a unary encoding's full report histogram (small ``d``).
+
+    The MLE paper's UE likelihood (Sec. 5, Fig. 3): the ``2^d`` possible bit vectors
+    ``y`` are the cells. A user of value ``v`` sets bit ``v`` with probability ``p``
+    and every other bit with ``q``, so ``Q[y, v] = β_y · r(y_v)`` with ``β_y`` the
+    probability of ``y`` when every bit is a ``q``-coin and ``r(1) = p/q``,
+    ``r(0) = (1−p)/(1−q)``; hence ``(Qπ)_y = β_y (r(0) + (r(1) − r(0)) (Yπ)_y)`` with
+    ``Y`` the bit matrix, and ``Qπ`` and ``Qᵀw`` cost ``O(2^d d)``.
+    """
+
+    def __init__(self, histogram: NDArray[np.float64], bits: NDArray[np.float64], *, p: float,
+                 q: float) -> None:  # fmt: skip
+        self.domain_size = bits.shape[1]
+        self.histogram = histogram
+        self.bits = bits
+        self.n = float(histogram.sum())
+        self.gradient_scale = self.n
+        self.low, self.high = (1.0 - p) / (1.0 - q), p / q
+        ones = bits.sum(axis=1)
+        self._base = q**ones * (1.0 - q) ** (self.domain_size - ones)
+        self._observed = histogram / self.n
+
+    def _mix(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``(Qπ)_y / β_y``: the part of each cell that depends on ``π``."""
+        return np.maximum(self.low + (self.high - self.low) * (self.bits @ pi), _TINY)
+
+    def log_likelihood(self, pi: NDArray[np.float64]) -> float:
+        """Log-likelihood of ``π`` against the saturated model (≤ 0)."""
+        cells = np.maximum(self._base * self._mix(pi), _TINY)
+        return -self.n * float(np.sum(special.kl_div(self._observed, cells)))
+
+    def em_multiplier(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
+        """EM multiplier ``g = Qᵀ(h / Qπ) / n`` (see :class:`LikelihoodModel`)."""
+        w = self.histogram / self._mix(pi)
+        return (self.low * w.sum() + (self.high - self.low) * (self.bits.T @ w)) / self.n
+
+    def curvature(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Diagonal of ``−∂²L/∂π²``: ``Σ_y h_y Q[y, v]² / (Qπ)_y²``."""
+        u = self.histogram / self._mix(pi) ** 2
+        return self.low**2 * u.sum() + (self.high**2 - self.low**2) * (self.bits.T @ u)
+
+    def newton_step(
+        self, pi: NDArray[np.float64], multiplier: NDArray[np.float64]
+    ) -> NDArray[np.float64] | None:
+        """Newton's step for the full ``d × d`` Hessian ``−Rᵀ diag(h/mix²) R`` (``d <= 12``).
+
+        The bits of one report are not independent given ``π``, so the diagonal
+        curvature is a poor model here and EM alone crawls at small ε (thousands of
+        steps). On the values that are positive or want to grow (``g_v > 1``), solve
+        ``H Δ + μ 1 = −∇L`` with ``Σ Δ = 0``; the caller projects onto the simplex and
+        keeps the step only if it raises the likelihood.
+        """
+        # Projected Newton (Bertsekas 1982): a value pushed down (g_v < 1) further than it
+        # has (by the diagonal estimate of its step) is pinned at 0; the rest are free.
+        weights = self.histogram / self._mix(pi) ** 2
+        diagonal = np.maximum(self.curvature(pi), np.finfo(float).tiny)
+        pinned = (multiplier < 1.0) & (pi <= self.gradient_scale * (1.0 - multiplier) / diagonal)
+        free = ~pinned
+        if free.sum() < 2:
+            return None
+        rates = self.low + (self.high - self.low) * self.bits[:, free]
+        hessian = -(rates.T * weights) @ rates
+        gradient = self.gradient_scale * multiplier[free]
+        k = int(free.sum())
+        system = np.zeros((k + 1, k + 1))
+        system[:k, :k] = hessian
+        system[:k, k] = system[k, :k] = 1.0
+        try:
+            solution = np.linalg.solve(system, np.concatenate((-gradient, [0.0])))
+        except np.linalg.LinAlgError:
+            return None
+        step = -pi.copy()  # pinned values go to 0
+        step[free] = solution[:k] + pi[pinned].sum() / k  # keeping the total at one
+        return step if np.all(np.isfinite(step)) else None
+
+
 class SupportBinomialModel(LikelihoodModel):
     """Independent binomial likelihood of the support counts."""
 
@@ -184,7 +272,9 @@ def likelihood_model(
 
     ``"reports"``: each report is one value, :class:`ReportModel`; ``"hadamard-rows"``:
     :class:`HadamardRowModel` on HR's row histogram when ``tallies`` holds it;
-    otherwise (and for ``"supports"``) :class:`SupportBinomialModel`. Support counts
+    ``"unary-reports"``: :class:`UnaryReportModel` on OUE's or SUE's histogram of the
+    ``2^d`` reports when ``tallies`` holds it (``d <= 12``); otherwise (and for
+    ``"supports"``) :class:`SupportBinomialModel`. Support counts
     are recovered from the Base estimate exactly, ``c_v = n (q + (p − q) f̃_v)``.
     """
     p, q = protocol.p, protocol.q
@@ -202,6 +292,16 @@ def likelihood_model(
                 f"with non-negative entries summing to n={n}"
             )
         return HadamardRowModel(rows, protocol)  # type: ignore[arg-type]
+    if kind == "unary-reports" and tallies is not None:
+        bits = protocol.support_matrix()
+        histogram = np.asarray(tallies, dtype=np.float64)
+        if histogram.shape == (bits.shape[0],):
+            if np.any(histogram < 0) or histogram.sum() != n:
+                raise InputError(
+                    f"{protocol.name} tallies must be a report histogram with non-negative "
+                    f"entries summing to n={n}"
+                )
+            return UnaryReportModel(histogram, bits, p=p, q=q)
     counts = n * (q + (p - q) * estimate)
     if kind == "reports":
         return ReportModel(np.maximum(counts, 0.0), p=p, q=q)
@@ -209,4 +309,4 @@ def likelihood_model(
 
 
 #: The likelihoods a protocol can declare (``FrequencyOracle.likelihood``).
-LIKELIHOODS = ("reports", "supports", "hadamard-rows")
+LIKELIHOODS = ("reports", "supports", "hadamard-rows", "unary-reports")

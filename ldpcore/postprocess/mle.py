@@ -18,6 +18,7 @@ from ldpcore.postprocess.likelihood import (
     HadamardRowModel,
     ReportModel,
     SupportBinomialModel,
+    UnaryReportModel,
     likelihood_model,
 )
 
@@ -96,15 +97,20 @@ class MLE(PostProcessor):
     * GRR: the multinomial of its report histogram; exact O(d log d) solution.
     * HR with its row histogram passed as ``tallies``: the multinomial of the rows,
       maximised by accelerated EM to convergence.
-    * OUE, SUE, OLH, BLH, SS, and HR without rows: the support counts as independent
-      ``Bin(n, q + (p − q) π_v)``; exact solution by a one-dimensional root search.
+    * OUE and SUE with ``d <= 12`` and their report histogram as ``tallies``: the
+      multinomial of the ``2^d`` reports (MLE paper, Sec. 5), by accelerated EM.
+    * OLH, BLH, SS, OUE and SUE above ``d = 12``, and HR without rows: the support
+      counts as independent ``Bin(n, q + (p − q) π_v)``; exact solution by a
+      one-dimensional root search.
     """
 
     name: ClassVar[str] = "MLE"
     description: ClassVar[str] = "Maximum-likelihood distribution from the tallies"
     nonnegative: ClassVar = "yes"
     sums_to_one: ClassVar = "yes"
-    complexity: ClassVar[str] = "O(d log d) (HR rows: EM, O(K log K) per step)"
+    complexity: ClassVar[str] = (
+        "O(d log d) (HR rows: EM, O(K log K) per step; UE reports: O(2^d d²) per step)"
+    )
     reference: ClassVar[str] = "Lopuhaä-Zwakenberg et al., Sec. 3.1, Eq. (22), Appendix B"
     bias: ClassVar[str] = "Zeroes many rare values; slight shrinkage of frequent ones"
     formula: ClassVar[str] = r"\hat\pi = \arg\max_{\pi \in \Delta} \log P(\text{tallies} \mid \pi)"
@@ -122,7 +128,7 @@ class MLE(PostProcessor):
         )
         if isinstance(model, ReportModel):
             return grr_mle(model.counts, p=model.p, q=model.q)
-        if isinstance(model, HadamardRowModel):
+        if isinstance(model, HadamardRowModel | UnaryReportModel):
             return run_em(model, tolerance=1e-15, kkt_tolerance=1e-13).frequencies
         assert isinstance(model, SupportBinomialModel)
         return support_binomial_mle(model)

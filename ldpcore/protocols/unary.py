@@ -15,8 +15,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ldpcore._validation import check_counts
 from ldpcore.errors import InputError
-from ldpcore.protocols.base import FrequencyOracle, check_prior, membership_guess_rate
+from ldpcore.protocols.base import (
+    FrequencyOracle,
+    _user_batches,
+    check_prior,
+    membership_guess_rate,
+)
 from ldpcore.rng import ClientRNG, as_source
 
 if TYPE_CHECKING:
@@ -24,6 +30,10 @@ if TYPE_CHECKING:
 
 #: ``channel_matrix`` enumerates all 2^d bit vectors only up to this d.
 _MAX_ENUMERATED_BITS = 12
+#: Up to this d the tallies are the histogram of the 2^d possible reports, so the MLE
+#: and IBU use the full-report likelihood (MLE paper, Sec. 5: a = 10, b = 2^10); above
+#: it they are the support counts (the 2^d histogram would not fit).
+FULL_REPORTS_MAX_D = _MAX_ENUMERATED_BITS
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,6 +45,56 @@ class UnaryEncoding(FrequencyOracle):
     """
 
     communication: ClassVar[str] = "d bits"
+    #: The multinomial of the full report histogram where the tallies are that histogram
+    #: (``d <= FULL_REPORTS_MAX_D``); the support counts' binomials otherwise.
+    likelihood: ClassVar[str] = "unary-reports"
+
+    @property
+    def full_reports(self) -> bool:
+        """Whether the tallies are the histogram of all ``2^d`` reports (small ``d``)."""
+        return self.domain_size <= FULL_REPORTS_MAX_D
+
+    def report_index(self, reports: ArrayLike) -> NDArray[np.int64]:
+        """Each bit vector as its row of ``channel_matrix``: ``Σ_j y_j 2^j``."""
+        bits = np.asarray(reports, dtype=np.int64)
+        return bits @ (np.int64(1) << np.arange(self.domain_size, dtype=np.int64))
+
+    def _tallies_fast(
+        self, true_counts: NDArray[np.int64], rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        """The full report histogram at small ``d``: one multinomial per true value.
+
+        A user of value ``v`` sends report ``y`` with probability ``Q[y, v]`` (the
+        bits are independent), so the ``n_v`` reports of value ``v`` are one
+        ``Multinomial(n_v, Q[:, v])`` over the ``2^d`` reports, exactly.
+        """
+        if not self.full_reports:
+            return self._sample_fast(true_counts, rng)
+        channel = self.channel_matrix()
+        histogram = np.zeros(channel.shape[0], dtype=np.int64)
+        for v in np.flatnonzero(true_counts):
+            histogram += rng.multinomial(int(true_counts[v]), channel[:, v])
+        return histogram
+
+    def _tallies_per_user(
+        self, true_counts: NDArray[np.int64], rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        if not self.full_reports:
+            return self._sample_per_user(true_counts, rng)
+        histogram = np.zeros(1 << self.domain_size, dtype=np.int64)
+        for values in _user_batches(true_counts, self._users_per_batch()):
+            index = self.report_index(self.randomize(values, rng))
+            histogram += np.bincount(index, minlength=histogram.size)
+        return histogram
+
+    def support_from_tallies(self, tallies: ArrayLike) -> NDArray[np.int64]:
+        """Support counts from the tallies: ``c_v = Σ_y h_y y_v`` for a report histogram."""
+        array = np.asarray(tallies)
+        if self.full_reports and array.shape == (1 << self.domain_size,):
+            histogram = check_counts(array, name="tallies (report histogram)",
+                                     length=1 << self.domain_size)  # fmt: skip
+            return np.asarray(self.support_matrix().T @ histogram, dtype=np.int64)
+        return super().support_from_tallies(tallies)
 
     def randomize(self, values: ArrayLike, rng: ClientRNG = None) -> NDArray[np.bool_]:
         """Perturb each user's one-hot vector bit by bit."""
