@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ldpcore.errors import InputError
+from ldpcore.reproduce.differences import differences_markdown
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -291,5 +292,5 @@ def summary_markdown(results: list[Reproduction]) -> str:
             )
     held = sum(c.holds for r in results for c in r.claims)
     total = sum(len(r.claims) for r in results)
-    lines += ["", f"{held} of {total} claims hold."]
-    return "\n".join(lines) + "\n"
+    lines += ["", f"{held} of {total} claims hold.", "", differences_markdown()]
+    return "\n".join(lines)
