@@ -482,8 +482,12 @@ def sweep(
     executor: Executor | None = None,
     workers: int = 1,
     progress: Progress | None = None,
+    keep_trials: bool = False,
 ) -> pd.DataFrame:
     """Run ``config`` once per value of ``parameter`` and stack the summaries.
+
+    With ``keep_trials`` a ``trial_mse`` column holds each row's per-trial MSE (an
+    array over the trials, the same trials at every point), for paired resampling.
 
     ``parameter`` is a config field (``epsilon``, ``n``, ``protocol``, ``trials``, …),
     or ``d`` (the synthetic dataset's domain size), ``rho`` (set queries) or ``topk``
@@ -506,6 +510,8 @@ def sweep(
         frame.insert(0, parameter, value)
         frame["base_mse"] = result.analytic["base_mse"]
         frame["lower_bound"] = result.analytic["lower_bound"]
+        if keep_trials:
+            frame["trial_mse"] = list(result.trial_errors)
         frames.append(frame)
     return pd.concat(frames, ignore_index=True)
 

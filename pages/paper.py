@@ -5,7 +5,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ldpcore.reproduce import Context, Reproduction, get_recipe, recipe_ids, report_markdown
+from ldpcore.reproduce import (
+    Context,
+    Reproduction,
+    get_recipe,
+    recipe_ids,
+    report_markdown,
+    tally,
+    verdict_text,
+)
 from ldpcore.reproduce import run_recipe as run_paper_recipe
 from ldpcore.reproduce.differences import DIFFERENCES
 from pages.app_layer.cache import executor
@@ -79,12 +87,12 @@ if shown is None:
     st.info("Run the quick mode to see the figure and its claims (a few seconds).")
     st.stop()
 
-held = sum(claim.holds for claim in shown.claims)
-st.subheader(f"{shown.recipe} ({shown.mode} mode): {held} of {len(shown.claims)} claims hold")
+st.subheader(f"{shown.recipe} ({shown.mode} mode): {tally(shown.claims)}")
 figure_column, claims_column = st.columns([3, 2])
 figure_column.plotly_chart(shown.figure, key="paper-chart", theme=None)
 claims = pd.DataFrame(
-    [{"holds": "✅ yes" if c.holds else "❌ no", "claim": c.text, "measured": c.measured}
+    [{"verdict": {"holds": "✅ holds", "does not hold": "❌ does not hold"}.get(
+        c.status, "❔ " + verdict_text(c)), "claim": c.text, "measured": c.measured}
      for c in shown.claims]
 )  # fmt: skip
 claims_column.dataframe(claims, hide_index=True, key="paper-claims")

@@ -86,8 +86,7 @@ def run(args: argparse.Namespace) -> int:
         if started:  # end the progress line, so a message never shares it
             print(file=sys.stderr)
     for result in results:
-        held = sum(c.holds for c in result.claims)
-        print(f"{result.recipe:12} {held}/{len(result.claims)} claims hold "
+        print(f"{result.recipe:12} {reproduce.tally(result.claims)} "
               f"({result.seconds:.1f} s) -> {out / result.recipe}")  # fmt: skip
     print(f"summary: {out / 'report.md'}")
     return 0

@@ -40,6 +40,8 @@ from ldpcore.protocols.hadamard import HadamardResponse, fwht
 
 #: Keeps cell probabilities away from 0 and 1 where floating point would round them.
 _TINY = 1e-300
+#: Largest d whose 2^d report histogram a unary encoding's tallies can be.
+_UNARY_REPORTS_MAX_D = 20
 
 
 class LikelihoodModel(ABC):
@@ -293,9 +295,11 @@ def likelihood_model(
             )
         return HadamardRowModel(rows, protocol)  # type: ignore[arg-type]
     if kind == "unary-reports" and tallies is not None:
-        bits = protocol.support_matrix()
         histogram = np.asarray(tallies, dtype=np.float64)
-        if histogram.shape == (bits.shape[0],):
+        # Only a histogram of all 2^d reports (small d) is one; never enumerate otherwise.
+        d = protocol.domain_size
+        if d <= _UNARY_REPORTS_MAX_D and histogram.shape == (1 << d,):
+            bits = protocol.support_matrix()
             if np.any(histogram < 0) or histogram.sum() != n:
                 raise InputError(
                     f"{protocol.name} tallies must be a report histogram with non-negative "

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ldpcore.errors import InputError
 from ldpcore.reproduce.differences import differences_markdown
+from ldpcore.reproduce.judging import HOLDS, UNSURE, Claim
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -32,26 +33,6 @@ if TYPE_CHECKING:
 MODES = ("quick", "full")
 #: ``progress(share_done, message)``.
 Progress = Callable[[float, str], None]
-
-
-@dataclass(frozen=True)
-class Claim:
-    """One statement a paper makes, checked against our measurement.
-
-    Attributes
-    ----------
-    text : str
-        What the paper says (paraphrased, with its section).
-    measured : str
-        What we measured, in words and numbers.
-    holds : bool
-        Whether the measurement supports the statement, by a threshold fixed in the
-        recipe before running it.
-    """
-
-    text: str
-    measured: str
-    holds: bool
 
 
 @dataclass(frozen=True)
@@ -168,6 +149,8 @@ def run_recipe(
     context.mode = mode
     start = time.perf_counter()
     data, figure, claims, settings, notes = recipe.build(context)
+    # The per-trial errors were kept to judge the claims; the published numbers are means.
+    data = data.drop(columns=["trial_mse"], errors="ignore")
     seconds = time.perf_counter() - start
     return Reproduction(
         recipe.id, recipe.title, mode, data, figure, tuple(claims), settings, notes, seconds
@@ -186,19 +169,38 @@ def report_markdown(reproduction: Reproduction) -> str:
     ]
     if reproduction.notes:
         lines.append(f"- notes: {reproduction.notes}")
-    held = sum(claim.holds for claim in reproduction.claims)
+    lines += ["", f"## Claims ({tally(reproduction.claims)})", "",
+              "| claim | measured | verdict |", "| --- | --- | --- |"]  # fmt: skip
     lines += [
-        "",
-        f"## Claims ({held} of {len(reproduction.claims)} hold)",
-        "",
-        "| claim | measured | holds |",
-        "| --- | --- | --- |",
-    ]
-    lines += [
-        f"| {_cell(c.text)} | {_cell(c.measured)} | {'yes' if c.holds else '**no**'} |"
+        f"| {_cell(c.text)} | {_cell(c.measured)} | {verdict_text(c)} |"
         for c in reproduction.claims
     ]
     return "\n".join(lines) + "\n"
+
+
+def verdict_text(claim: Claim) -> str:
+    """``holds``, ``**does not hold**`` or ``cannot tell (about N trials would settle it)``."""
+    if claim.status == HOLDS:
+        return "holds"
+    if claim.status == UNSURE:
+        more = (f" (about {claim.trials_to_settle:,} trials would settle it)"
+                if claim.trials_to_settle else "")  # fmt: skip
+        return f"cannot tell{more}"
+    return f"**{claim.status}**"
+
+
+def tally(claims: Iterable[Claim]) -> str:
+    """``29 hold, 3 do not, 4 cannot tell`` (the parts that are not zero)."""
+    items = list(claims)
+    held = sum(c.status == HOLDS for c in items)
+    unsure = sum(c.status == UNSURE for c in items)
+    failed = len(items) - held - unsure
+    parts = [f"{held} of {len(items)} hold"]
+    if failed:
+        parts.append(f"{failed} do{'es' if failed == 1 else ''} not")
+    if unsure:
+        parts.append(f"{unsure} cannot tell at these trials")
+    return ", ".join(parts)
 
 
 def _cell(text: str) -> str:
@@ -281,16 +283,20 @@ def summary_markdown(results: list[Reproduction]) -> str:
     lines = [
         "# Paper reproduction",
         "",
-        "| figure | claim | measured | holds |",
+        "Each claim is judged with the 95% interval of what was measured (a bootstrap over "
+        "the trials already run): it holds when the whole interval is in the region the "
+        "claim allows, does not hold when the whole interval is outside it, and otherwise "
+        "cannot be told at this many trials.",
+        "",
+        "| figure | claim | measured | verdict |",
         "| --- | --- | --- | --- |",
     ]
     for result in results:
         for claim in result.claims:
             lines.append(
                 f"| {result.recipe} | {_cell(claim.text)} | {_cell(claim.measured)} | "
-                f"{'yes' if claim.holds else '**no**'} |"
+                f"{verdict_text(claim)} |"
             )
-    held = sum(c.holds for r in results for c in r.claims)
-    total = sum(len(r.claims) for r in results)
-    lines += ["", f"{held} of {total} claims hold.", "", differences_markdown()]
+    every = [c for r in results for c in r.claims]
+    lines += ["", f"{tally(every)}.", "", differences_markdown()]
     return "\n".join(lines)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -21,7 +21,8 @@ from ldpcore.advice import recommend
 from ldpcore.errors import InputError
 from ldpcore.experiment import ExperimentConfig, ExperimentResult, run, sweep
 from ldpcore.protocols import get_protocol
-from ldpcore.reproduce import Claim, Context, Recipe
+from ldpcore.reproduce import Context, Recipe
+from ldpcore.reproduce.judging import Claim, judge, percent
 
 PAPER = (
     "Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li: LDP Frequency Estimation with Consistency, NDSS 2020"
@@ -95,6 +96,7 @@ def _sweep(
             progress=progress,
             executor=context.executor,
             workers=context.workers,
+            keep_trials=True,
         )
     frame: pd.DataFrame = context.cache[key]
     return frame
@@ -116,16 +118,39 @@ def _both(
 
 
 def _mse(frame: pd.DataFrame, method: str, **where: object) -> float:
-    rows = frame[frame["method"] == method]
+    """The MSE of ``method`` at the point ``where`` (floats matched to 1e-9)."""
+    return float(frame["mse"].iat[_position(frame, method, where)])
+
+
+def _position(frame: pd.DataFrame, method: str, where: dict[str, object]) -> int:
+    mask = (frame["method"] == method).to_numpy().copy()
     for column, value in where.items():
-        rows = (
-            rows[np.isclose(rows[column], value)]
-            if isinstance(value, float)
-            else rows[rows[column] == value]
-        )
-    if rows.empty:
+        mask &= (
+            np.isclose(frame[column], value) if isinstance(value, float)
+            else (frame[column] == value).to_numpy()
+        )  # fmt: skip
+    found = np.flatnonzero(mask)
+    if not found.size:
         raise InputError(f"no row for {method} with {where}")
-    return float(rows["mse"].iloc[0])
+    return int(found[0])
+
+
+class _Lookup:
+    """``_mse`` for a frame and its bootstrap resamples (same rows, new ``mse``).
+
+    A claim's statistic is recomputed hundreds of times, so each point's row position
+    is found once, on the measured frame, and reused.
+    """
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+        self.positions: dict[tuple[object, ...], int] = {}
+
+    def __call__(self, resampled: pd.DataFrame, method: str, **where: object) -> float:
+        key = (method, *sorted(where.items()))
+        if key not in self.positions:
+            self.positions[key] = _position(self.frame, method, where)
+        return float(resampled["mse"].to_numpy()[self.positions[key]])
 
 
 def _facets(
@@ -314,60 +339,52 @@ def fig4(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
     eps = _epsilons(context)
     frame = _both(context, "epsilon", eps)
     figure = _facets(frame, "epsilon", title="NDSS Fig. 4: full-domain MSE against ε", x_title="ε")
-    ratio_pos = _mse(frame, "Base-Pos", dataset="Zipf", epsilon=1.0) / _mse(
-        frame, "Base", dataset="Zipf", epsilon=1.0
-    )
-    sub = {
-        name: _mse(frame, "Base", dataset=name, epsilon=1.0)
-        / _mse(frame, "Norm-Sub", dataset=name, epsilon=1.0)
-        for name in DATASETS
-    }
-    pairs = [
-        _mse(frame, "MLE-Apx", dataset=d, epsilon=e) / _mse(frame, "Norm-Sub", dataset=d, epsilon=e)
-        for d in DATASETS
-        for e in eps
-    ]
-    worst_pair = max(abs(p - 1) for p in pairs)
-    best = frame.loc[frame.groupby(["dataset", "epsilon"])["mse"].idxmin(), "method"]
-    powerns_share = float(np.mean(best == "PowerNS"))
-    fall = {
-        m: _mse(frame, m, dataset="Zipf", epsilon=eps[0])
-        / _mse(frame, m, dataset="Zipf", epsilon=eps[-1])
-        for m in ("Base", "Norm-Mul")
-    }
+
+    at = _Lookup(frame)
+
+    def base_pos(f: pd.DataFrame) -> float:
+        zipf = {"dataset": "Zipf", "epsilon": 1.0}
+        return at(f, "Base-Pos", **zipf) / at(f, "Base", **zipf)
+
+    def norm_sub_gain(name: str) -> Callable[[pd.DataFrame], float]:
+        point = {"dataset": name, "epsilon": 1.0}
+        return lambda f: at(f, "Base", **point) / at(f, "Norm-Sub", **point)
+
+    def worst_pair(f: pd.DataFrame) -> float:
+        return max(abs(at(f, "MLE-Apx", dataset=d, epsilon=e)
+                       / at(f, "Norm-Sub", dataset=d, epsilon=e) - 1)
+                   for d in DATASETS for e in eps)  # fmt: skip
+
+    def fall(f: pd.DataFrame) -> float:
+        """How much Norm-Mul's MSE falls over the ε range, relative to Base's fall."""
+        first, last = (
+            {"dataset": "Zipf", "epsilon": eps[0]},
+            {"dataset": "Zipf", "epsilon": eps[-1]},
+        )
+        drop = {m: at(f, m, **first) / at(f, m, **last) for m in ("Base", "Norm-Mul")}
+        return drop["Norm-Mul"] / drop["Base"]
+
     claims = [
-        Claim(
-            "Base-Pos's MSE is around half that of Base (Sec. V-C)",
-            f"Zipf, ε = 1: Base-Pos / Base = {ratio_pos:.2f}",
-            bool(0.3 <= ratio_pos <= 0.7),
-        ),
-        Claim(
-            "Norm-Sub reduces Base's MSE by about 10× on Zipf (Sec. V-C)",
-            f"ε = 1: Base / Norm-Sub = {sub['Zipf']:.1f}×",
-            bool(5 <= sub["Zipf"] <= 20),
-        ),
-        Claim(
-            "Norm-Sub reduces Base's MSE by about 100× on Emoji (Sec. V-C)",
-            f"ε = 1: Base / Norm-Sub = {sub['Emoji']:.0f}× (bundled stand-in data)",
-            bool(30 <= sub["Emoji"] <= 300),
-        ),
-        Claim(
-            "Norm-Sub and MLE-Apx perform almost exactly the same (Sec. V-C)",
-            f"largest |MLE-Apx / Norm-Sub − 1| over both datasets and every ε: {worst_pair:.3f}",
-            bool(worst_pair <= 0.05),
-        ),
-        Claim(
-            "PowerNS performs the best on these two datasets (Sec. V-C)",
-            f"PowerNS has the lowest MSE at {powerns_share:.0%} of (dataset, ε) points",
-            bool(powerns_share >= 0.8),
-        ),
-        Claim(
-            "Norm-Mul's MSE decreases much more slowly with ε than Base's (Sec. V-C)",
-            f"Zipf, MSE at ε = {eps[0]:g} / at ε = {eps[-1]:g}: Base {fall['Base']:.0f}×, "
-            f"Norm-Mul {fall['Norm-Mul']:.1f}×",
-            bool(fall["Norm-Mul"] <= 0.5 * fall["Base"]),
-        ),
-    ]
+        judge("Base-Pos's MSE is around half that of Base (Sec. V-C)", base_pos, frame,
+              describe=lambda v: f"Zipf, ε = 1: Base-Pos / Base = {v:.2f}", low=0.3, high=0.7),
+        judge("Norm-Sub reduces Base's MSE by about 10× on Zipf (Sec. V-C)",
+              norm_sub_gain("Zipf"), frame,
+              describe=lambda v: f"ε = 1: Base / Norm-Sub = {v:.1f}×", low=5, high=20),
+        judge("Norm-Sub reduces Base's MSE by about 100× on Emoji (Sec. V-C)",
+              norm_sub_gain("Emoji"), frame,
+              describe=lambda v: f"ε = 1: Base / Norm-Sub = {v:.1f}× (bundled stand-in data)",
+              low=30, high=300),
+        judge("Norm-Sub and MLE-Apx perform almost exactly the same (Sec. V-C)", worst_pair,
+              frame, describe=lambda v: f"largest |MLE-Apx / Norm-Sub − 1| over both datasets "
+              f"and every ε: {v:.3f}", high=0.05),
+        judge("PowerNS performs the best on these two datasets (Sec. V-C)",
+              lambda f: _share_best(f, ["dataset", "epsilon"], "PowerNS"), frame,
+              describe=lambda v: f"PowerNS has the lowest MSE at {v:.0%} of (dataset, ε) points",
+              low=0.8, show=percent),
+        judge("Norm-Mul's MSE decreases much more slowly with ε than Base's (Sec. V-C)", fall,
+              frame, describe=lambda v: f"Zipf, ε from {eps[0]:g} to {eps[-1]:g}: Norm-Mul's MSE "
+              f"falls {v:.3f} times as much as Base's", high=0.5),
+    ]  # fmt: skip
     settings = (
         f"OLH, Zipf (d=1024, n=1e6) and Emoji stand-in (d=1573, n=884,427), "
         f"ε ∈ {{{', '.join(f'{e:g}' for e in eps)}}}, {_trials(context)} trials"
@@ -404,41 +421,36 @@ def fig5(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
         x_title="n",
         y_title="n'",
     )
-    ratio = {
-        m: (frame[frame["method"] == m]["n_prime"] / frame[frame["method"] == m]["n"])
-        for m in METHODS
-    }
-    slope = max(float((ratio[m] - 1).abs().max()) for m in ("Base", "Norm"))
-    saved = 1 - 1 / float(
-        ratio["PowerNS"][frame[frame["method"] == "PowerNS"]["n"] == 1_000_000].iloc[0]
-    )
-    pairs = [("Base", "Norm"), ("Base-Pos", "Post-Pos"), ("Norm-Sub", "MLE-Apx")]
-    pair_gap = max(
-        float((ratio[a].to_numpy() / ratio[b].to_numpy() - 1).__abs__().max()) for a, b in pairs
-    )
+
+    def ratio(f: pd.DataFrame, method: str) -> np.ndarray:
+        rows = f[f["method"] == method]
+        return rows["equivalent_users"].to_numpy() / rows["n"].to_numpy()
+
+    def slope(f: pd.DataFrame) -> float:
+        return max(float(np.abs(ratio(f, m) - 1).max()) for m in ("Base", "Norm"))
+
+    def saved(f: pd.DataFrame) -> float:
+        rows = f[f["method"] == "PowerNS"]
+        at = rows["n"].to_numpy() == 1_000_000
+        return 1 - 1 / float(rows["equivalent_users"].to_numpy()[at][0] / 1_000_000)
+
+    def pair_gap(f: pd.DataFrame) -> float:
+        pairs = [("Base", "Norm"), ("Base-Pos", "Post-Pos"), ("Norm-Sub", "MLE-Apx")]
+        return max(float(np.abs(ratio(f, a) / ratio(f, b) - 1).max()) for a, b in pairs)
+
     claims = [
-        Claim(
-            "Base and Norm are straight lines of slope 1: n' = n (Sec. V-C)",
-            f"largest |n'/n − 1| of either: {slope:.3f}",
-            bool(slope <= 0.1),
-        ),
-        Claim(
-            "Norm-Mul's n' grows even slower than Base's (Sec. V-C)",
-            f"Norm-Mul n'/n from {ratio['Norm-Mul'].min():.3f} to {ratio['Norm-Mul'].max():.3f}",
-            bool((ratio["Norm-Mul"] < 1).all()),
-        ),
-        Claim(
-            "PowerNS gives the best performance, saving around 90% of users (Sec. V-C)",
-            f"n = 1e6: PowerNS saves {saved:.1%} of users (n'/n = {1 / (1 - saved):.1f})",
-            bool(0.8 <= saved <= 0.95),
-        ),
-        Claim(
-            "Pairs perform alike: Base and Norm, Base-Pos and Post-Pos, Norm-Sub and MLE-Apx "
-            "(Fig. 5 caption)",
-            f"largest relative gap within a pair: {pair_gap:.3f}",
-            bool(pair_gap <= 0.1),
-        ),
-    ]
+        judge("Base and Norm are straight lines of slope 1: n' = n (Sec. V-C)", slope, frame,
+              describe=lambda v: f"largest |n'/n − 1| of either: {v:.3f}", high=0.1),
+        judge("Norm-Mul's n' grows even slower than Base's (Sec. V-C)",
+              lambda f: float(ratio(f, "Norm-Mul").max()), frame,
+              describe=lambda v: f"Norm-Mul's largest n'/n: {v:.3f}", high=1.0),
+        judge("PowerNS gives the best performance, saving around 90% of users (Sec. V-C)",
+              saved, frame, describe=lambda v: f"n = 1e6: PowerNS saves {v:.1%} of users "
+              f"(n'/n = {1 / (1 - v):.1f})", low=0.8, high=0.95),
+        judge("Pairs perform alike: Base and Norm, Base-Pos and Post-Pos, Norm-Sub and MLE-Apx "
+              "(Fig. 5 caption)", pair_gap, frame,
+              describe=lambda v: f"largest relative gap within a pair: {v:.3f}", high=0.1),
+    ]  # fmt: skip
     settings = (
         f"OLH, Zipf (d=1024), ε=1, n ∈ {{{', '.join(f'{n:,}' for n in ns)}}}, "
         f"{_trials(context)} trials"
@@ -459,35 +471,28 @@ def fig6(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
         title="NDSS Fig. 6: set-value MSE against ρ (ε = 1)",
         x_title="ρ (fraction of the domain)",
     )
-    asymmetry = max(
-        abs(
-            math.log10(
-                _mse(frame, m, dataset=d, rho=r) / _mse(frame, m, dataset=d, rho=round(1 - r, 1))
-            )
-        )
-        for m in NORMALISED
-        for d in DATASETS
-        for r in (0.1, 0.3)
-    )
+
+    at = _Lookup(frame)
+
+    def asymmetry(f: pd.DataFrame) -> float:
+        return max(abs(math.log10(at(f, m, dataset=d, rho=r)
+                                  / at(f, m, dataset=d, rho=round(1 - r, 1))))
+                   for m in NORMALISED for d in DATASETS for r in (0.1, 0.3))  # fmt: skip
+
     others = ("Base", "Base-Pos", "Post-Pos", "Base-Cut")
-    margin = min(
-        _mse(frame, o, dataset=d, rho=0.9) / _mse(frame, "PowerNS", dataset=d, rho=0.9)
-        for o in others
-        for d in DATASETS
-    )
+
+    def margin(f: pd.DataFrame) -> float:
+        return min(at(f, o, dataset=d, rho=0.9) / at(f, "PowerNS", dataset=d, rho=0.9)
+                   for o in others for d in DATASETS)  # fmt: skip
+
     claims = [
-        Claim(
-            "The MSE of the normalised methods is symmetric around ρ = 50% (Sec. V-D)",
-            f"largest |log10 MSE(ρ)/MSE(1−ρ)| for {', '.join(NORMALISED)}: {asymmetry:.2f}",
-            bool(asymmetry <= 0.15),
-        ),
-        Claim(
-            "At ρ = 90%, PowerNS beats every non-normalised method by at least two orders "
-            "of magnitude (Sec. V-D)",
-            f"smallest ratio to PowerNS: {margin:.0f}×",
-            bool(margin >= 100),
-        ),
-    ]
+        judge("The MSE of the normalised methods is symmetric around ρ = 50% (Sec. V-D)",
+              asymmetry, frame, describe=lambda v: f"largest |log10 MSE(ρ)/MSE(1−ρ)| for "
+              f"{', '.join(NORMALISED)}: {v:.2f}", high=0.15),
+        judge("At ρ = 90%, PowerNS beats every non-normalised method by at least two orders "
+              "of magnitude (Sec. V-D)", margin, frame,
+              describe=lambda v: f"smallest ratio to PowerNS: {v:.0f}×", low=100),
+    ]  # fmt: skip
     settings = (
         f"OLH, Zipf and Emoji stand-in, ε=1, ρ ∈ {rhos}, 10 random sets per trial, "
         f"{_trials(context)} trials"
@@ -505,20 +510,18 @@ def fig7(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
         title="NDSS Fig. 7: set-value MSE against ρ (ε = 1)",
         x_title="ρ (fraction of the domain)",
     )
-    growth = {
-        (m, d): _mse(frame, m, dataset=d, rho=rhos[-1]) / _mse(frame, m, dataset=d, rho=rhos[0])
-        for m in METHODS
-        for d in DATASETS
-    }
-    weakest = min(growth, key=lambda key: growth[key])
+
+    at = _Lookup(frame)
+
+    def weakest(f: pd.DataFrame) -> float:
+        return min(at(f, m, dataset=d, rho=rhos[-1]) / at(f, m, dataset=d, rho=rhos[0])
+                   for m in METHODS for d in DATASETS)  # fmt: skip
+
     claims = [
-        Claim(
-            "Within ρ from 1% to 10%, the errors of all methods increase with ρ (Sec. V-D)",
-            f"MSE(ρ = {rhos[-1]:g}) / MSE(ρ = {rhos[0]:g}) is at least "
-            f"{growth[weakest]:.2f} ({weakest[0]}, {weakest[1]})",
-            bool(growth[weakest] > 1),
-        ),
-    ]
+        judge("Within ρ from 1% to 10%, the errors of all methods increase with ρ (Sec. V-D)",
+              weakest, frame, describe=lambda v: f"smallest MSE(ρ = {rhos[-1]:g}) / "
+              f"MSE(ρ = {rhos[0]:g}) over methods and datasets: {v:.2f}", low=1.0),
+    ]  # fmt: skip
     settings = f"OLH, Zipf and Emoji stand-in, ε=1, ρ ∈ {rhos}, {_trials(context)} trials"
     return frame, figure, claims, settings, _EMOJI_NOTE
 
@@ -537,27 +540,23 @@ def fig8(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
     figure = _facets(
         frame, "epsilon", title="NDSS Fig. 8: MSE of the Emoji category totals", x_title="ε"
     )
-    left = frame[frame["method"].isin(LEFT)]
-    left_best = left.loc[left.groupby("epsilon")["mse"].idxmin(), "method"]
-    post_pos = float(np.mean(left_best == "Post-Pos"))
-    overall = frame.loc[frame.groupby("epsilon")["mse"].idxmin()]
-    below3 = overall[overall["epsilon"] < 3]
-    cut_share = float(np.mean(below3["method"] == "Norm-Cut")) if len(below3) else 0.0
+
+    def cut_share(f: pd.DataFrame) -> float:
+        below = f[f["epsilon"] < 3]
+        return _share_best(below, ["epsilon"], "Norm-Cut") if len(below) else 0.0
+
+    left_best = _best(frame[frame["method"].isin(LEFT)], ["epsilon"])
+    overall = _best(frame, ["epsilon"])
     claims = [
-        Claim(
-            "Among Base, Base-Pos, Post-Pos, Norm, Norm-Mul and Norm-Sub, Post-Pos works "
-            "best (Sec. V-D)",
-            f"Post-Pos is the best of these at {post_pos:.0%} of ε values "
-            f"(best per ε: {', '.join(left_best)})",
-            bool(post_pos >= 0.75),
-        ),
-        Claim(
-            "Norm-Cut performs even better, especially when ε < 3 (Sec. V-D)",
-            f"Norm-Cut is the best of all at {cut_share:.0%} of ε < 3 "
-            f"(best per ε: {', '.join(overall['method'])})",
-            bool(cut_share >= 0.75),
-        ),
-    ]
+        judge("Among Base, Base-Pos, Post-Pos, Norm, Norm-Mul and Norm-Sub, Post-Pos works "
+              "best (Sec. V-D)",
+              lambda f: _share_best(f[f["method"].isin(LEFT)], ["epsilon"], "Post-Pos"), frame,
+              describe=lambda v: f"Post-Pos is the best of these at {v:.0%} of ε values "
+              f"(best per ε: {', '.join(left_best)})", low=0.75, show=percent),
+        judge("Norm-Cut performs even better, especially when ε < 3 (Sec. V-D)", cut_share,
+              frame, describe=lambda v: f"Norm-Cut is the best of all at {v:.0%} of ε < 3 "
+              f"(best per ε: {', '.join(overall)})", low=0.75, show=percent),
+    ]  # fmt: skip
     settings = (
         f"OLH, Emoji stand-in (98 Unicode subgroups as categories; paper: 68), "
         f"ε ∈ {{{', '.join(f'{e:g}' for e in eps)}}}, {_trials(context)} trials"
@@ -664,77 +663,68 @@ def fig10(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, 
     figure = _facets(
         frame, "topk", title="NDSS Fig. 10: top-k MSE against k (ε = 1)", x_title="k", log_x=True
     )
-    mul = min(
-        _mse(frame, "Norm-Mul", dataset=d, topk=k) / _mse(frame, m, dataset=d, topk=k)
-        for d in DATASETS
-        for k in ks
-        for m in METHODS
-        if m != "Norm-Mul"
-    )
-    between = all(
-        _mse(frame, "Base", dataset=d, topk=k)
-        < _mse(frame, "Norm-Sub", dataset=d, topk=k)
-        < _mse(frame, "Norm-Mul", dataset=d, topk=k)
-        for d in DATASETS
-        for k in ks
-    )
-    growing = {
-        m: min(
-            _mse(frame, m, dataset=d, topk=32) / _mse(frame, m, dataset=d, topk=2) for d in DATASETS
+
+    at = _Lookup(frame)
+
+    def mul(f: pd.DataFrame) -> float:
+        return min(at(f, "Norm-Mul", dataset=d, topk=k) / at(f, m, dataset=d, topk=k)
+                   for d in DATASETS for k in ks for m in METHODS if m != "Norm-Mul")  # fmt: skip
+
+    def between(f: pd.DataFrame) -> float:
+        return float(all(at(f, "Base", dataset=d, topk=k) < at(f, "Norm-Sub", dataset=d, topk=k)
+                         < at(f, "Norm-Mul", dataset=d, topk=k)
+                         for d in DATASETS for k in ks))  # fmt: skip
+
+    growers = ("Base-Cut", "Norm-Cut", "Power", "PowerNS")
+
+    def growing(f: pd.DataFrame) -> float:
+        return min(at(f, m, dataset=d, topk=32) / at(f, m, dataset=d, topk=2)
+                   for m in growers for d in DATASETS)  # fmt: skip
+
+    def cut(f: pd.DataFrame) -> float:
+        return float(np.mean([at(f, "Norm-Cut", dataset=d, topk=k)
+                              <= at(f, "Base-Cut", dataset=d, topk=k)
+                              for d in DATASETS for k in ks]))  # fmt: skip
+
+    steady_methods = ("Base", "Base-Pos", "Post-Pos", "Norm")
+
+    def steady(f: pd.DataFrame) -> float:
+        return max(
+            max(values) / min(values)
+            for d in DATASETS
+            for m in steady_methods
+            for values in [[at(f, m, dataset=d, topk=k) for k in ks]]
         )
-        for m in ("Base-Cut", "Norm-Cut", "Power", "PowerNS")
-    }
-    cut = float(
-        np.mean(
-            [
-                _mse(frame, "Norm-Cut", dataset=d, topk=k)
-                <= _mse(frame, "Base-Cut", dataset=d, topk=k)
-                for d in DATASETS
-                for k in ks
-            ]
-        )
-    )
-    steady = {
-        m: max(_spread(frame, m, d) for d in DATASETS)
-        for m in ("Base", "Base-Pos", "Post-Pos", "Norm")
-    }
+
     claims = [
-        Claim(
-            "Norm-Mul performs at least 10× worse than any other method (Sec. V-E)",
-            f"smallest MSE ratio of Norm-Mul to another method: {mul:.1f}×",
-            bool(mul >= 10),
-        ),
-        Claim(
-            "Norm-Sub performs worse than Base, but better than Norm-Mul (Sec. V-E)",
-            "Base < Norm-Sub < Norm-Mul at every k on both datasets: "
-            + ("yes" if between else "no"),
-            between,
-        ),
-        Claim(
-            "Base-Cut, Norm-Cut, Power and PowerNS have MSE that grows with k (Sec. V-E)",
-            "MSE(k = 32) / MSE(k = 2): " + ", ".join(f"{m} {v:.1f}×" for m, v in growing.items()),
-            all(v > 1 for v in growing.values()),
-        ),
-        Claim(
-            "Norm-Cut is better than Base-Cut (Sec. V-E)",
-            f"Norm-Cut ≤ Base-Cut at {cut:.0%} of (dataset, k) points",
-            bool(cut >= 0.8),
-        ),
-        Claim(
-            "Base, Base-Pos, Post-Pos and Norm perform consistently well for different k "
-            "(Sec. V-E)",
-            "largest max/min of MSE over k: "
-            + ", ".join(f"{m} {v:.1f}" for m, v in steady.items()),
-            all(v <= 3 for v in steady.values()),
-        ),
-    ]
+        judge("Norm-Mul performs at least 10× worse than any other method (Sec. V-E)", mul,
+              frame, describe=lambda v: f"smallest MSE ratio of Norm-Mul to another method: "
+              f"{v:.1f}×", low=10),
+        judge("Norm-Sub performs worse than Base, but better than Norm-Mul (Sec. V-E)", between,
+              frame, describe=lambda v: "Base < Norm-Sub < Norm-Mul at every k on both "
+              f"datasets: {'yes' if v else 'no'}", low=1.0),
+        judge("Base-Cut, Norm-Cut, Power and PowerNS have MSE that grows with k (Sec. V-E)",
+              growing, frame, describe=lambda v: f"smallest MSE(k = 32) / MSE(k = 2) of "
+              f"{', '.join(growers)}: {v:.1f}×", low=1.0),
+        judge("Norm-Cut is better than Base-Cut (Sec. V-E)", cut, frame,
+              describe=lambda v: f"Norm-Cut ≤ Base-Cut at {v:.0%} of (dataset, k) points",
+              low=0.8, show=percent),
+        judge("Base, Base-Pos, Post-Pos and Norm perform consistently well for different k "
+              "(Sec. V-E)", steady, frame, describe=lambda v: f"largest max/min of MSE over k "
+              f"of {', '.join(steady_methods)}: {v:.1f}", high=3.0),
+    ]  # fmt: skip
     settings = f"OLH, Zipf and Emoji stand-in, ε=1, k ∈ {ks}, {_trials(context)} trials"
     return frame, figure, claims, settings, _EMOJI_NOTE
 
 
-def _spread(frame: pd.DataFrame, method: str, dataset: str) -> float:
-    values = frame[(frame["method"] == method) & (frame["dataset"] == dataset)]["mse"]
-    return float(values.max() / values.min())
+def _best(frame: pd.DataFrame, by: list[str]) -> list[str]:
+    """The method with the lowest MSE at each point (``by`` names the point's columns)."""
+    return [str(m) for m in frame.loc[frame.groupby(by, sort=False)["mse"].idxmin(), "method"]]
+
+
+def _share_best(frame: pd.DataFrame, by: list[str], method: str) -> float:
+    """At what share of the points ``method`` has the lowest MSE."""
+    return float(np.mean([m == method for m in _best(frame, by)]))
 
 
 RECIPES = [
