@@ -105,3 +105,15 @@ def test_em_on_full_reports_converges_to_the_kkt_point(epsilon: float, n: int) -
         support = result.frequencies > 1e-9
         # KKT: g = 1 on the support, g <= 1 off it (to the precision L can resolve).
         assert np.abs(g[support] - 1).max() < 1e-6 and g[~support].max(initial=0) < 1 + 1e-6
+
+
+def test_above_the_cap_the_likelihood_never_enumerates_the_reports() -> None:
+    """SUE at d = 40 (2^40 reports): the tallies are support counts and the MLE uses
+    their binomials; building the 2^d model would exhaust memory."""
+    protocol = get_protocol("SUE", epsilon=1.0, domain_size=40)
+    counts = np.full(40, 50)
+    tallies = protocol.sample_tallies(counts, 3)
+    estimate = protocol.estimate(protocol.support_from_tallies(tallies), int(counts.sum()))
+    for method in ("MLE", "IBU"):
+        out = get_method(method)(estimate, protocol=protocol, n=int(counts.sum()), tallies=tallies)
+        assert out.shape == (40,) and abs(out.sum() - 1) < 1e-9
