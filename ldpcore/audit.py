@@ -74,12 +74,24 @@ class AuditResult:
     confidence: float
     passed: bool
 
+    def measured_in_words(self) -> str:
+        """The measured ratio, or why this many runs cannot give one.
+
+        At large ε the event is so rare for the other input that ``runs`` draws may
+        see it never: the ratio's estimate is then unbounded, not infinite.
+        """
+        if math.isfinite(self.empirical_ratio):
+            return f"measured {self.empirical_ratio:.4g}"
+        return (f"not measurable with {self.runs:,} runs (the event never occurred for the "
+                "other input, so the ratio has no estimate; the lower bound still tests "
+                "it)")  # fmt: skip
+
     @property
     def verdict(self) -> str:
         """One sentence a person can act on."""
         if self.passed:
             return (f"consistent with ε-LDP: exact ratio {self.exact_ratio:.6g} <= e^ε = "
-                    f"{self.bound:.6g}; measured {self.empirical_ratio:.4g}, lower "
+                    f"{self.bound:.6g}; {self.measured_in_words()}, lower "
                     f"{self.confidence:.0%} bound {self.lower_bound:.4g} <= e^ε")  # fmt: skip
         if self.exact_ratio > self.bound * (1 + _ROUNDING):
             return (f"VIOLATION: the channel's worst-case ratio {self.exact_ratio:.6g} exceeds "

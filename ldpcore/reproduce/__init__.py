@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ldpcore._files import replacing
 from ldpcore.errors import InputError
 from ldpcore.reproduce.differences import differences_markdown
 from ldpcore.reproduce.judging import HOLDS, UNSURE, Claim
@@ -216,13 +217,19 @@ def write_reproduction(reproduction: Reproduction, out: Path, *, png: bool = Tru
     folder = Path(out) / reproduction.recipe
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / "data.csv", folder / "figure.html", folder / "report.md"]
-    reproduction.data.to_csv(paths[0], index=False)
-    reproduction.figure.write_html(paths[1], include_plotlyjs="cdn")
-    paths[2].write_text(report_markdown(reproduction), encoding="utf-8")
+    # Each file whole or not at all: an interrupted run leaves the old file or none.
+    with replacing(paths[0], what="data.csv") as temporary:
+        reproduction.data.to_csv(temporary, index=False)
+    with replacing(paths[1], what="figure.html") as temporary:
+        reproduction.figure.write_html(temporary, include_plotlyjs="cdn")
+    with replacing(paths[2], what="report.md") as temporary:
+        temporary.write_text(report_markdown(reproduction), encoding="utf-8")
     if png:
         image = folder / "figure.png"
         try:
-            reproduction.figure.write_image(image, width=1100, height=650)
+            with replacing(image, what="figure.png") as temporary:
+                reproduction.figure.write_image(temporary, format="png", width=1100,
+                                                height=650)  # fmt: skip
         except Exception as exc:  # kaleido reports a missing browser in several ways
             raise PngUnavailableError(
                 f"PNG export needs Chrome or Chromium for kaleido ({type(exc).__name__}: "
@@ -274,7 +281,8 @@ def reproduce(
             if warn is not None:
                 warn(str(exc))
         results.append(reproduction)
-    (out / "report.md").write_text(summary_markdown(results), encoding="utf-8")
+    with replacing(out / "report.md", what="report.md") as temporary:
+        temporary.write_text(summary_markdown(results), encoding="utf-8")
     return results
 
 
