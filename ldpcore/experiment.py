@@ -12,6 +12,7 @@ import dataclasses
 import hashlib
 import math
 import pickle
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from ldpcore.metrics import (
     total_variation,
 )
 from ldpcore.postprocess import get_method, method_names, resolve_method_name
+from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.protocols import (
     SAMPLERS,
     FrequencyOracle,
@@ -53,6 +55,7 @@ if TYPE_CHECKING:  # pandas costs ~0.3 s to import; the JSON path of the CLI ski
 SUMMARY_COLUMNS = (
     "method", "mse", "mse_std", "bias_sq", "variance", "mae", "max_error", "tv", "kl",
     "equivalent_users", "mse_ratio_to_base", "ratio_low", "ratio_high", "mse_vs_base",
+    "converged",
 )  # fmt: skip
 
 #: Called as ``progress(done, total)`` while trials finish.
@@ -312,7 +315,7 @@ class ExperimentResult:
 
     def to_json_dict(self) -> dict[str, Any]:
         """The ``simulate --format json`` contract (see DESIGN.md, "The command line")."""
-        keys = ("method", "mse", "mse_std", "bias_sq", "variance")
+        keys = ("method", "mse", "mse_std", "bias_sq", "variance", "converged")
         return {
             "config": self.config.to_dict(),
             "analytic": self.analytic,
@@ -340,6 +343,7 @@ def _run_trials(
     answers = np.empty((len(methods), len(indices), len(query.labels)))
     tv = np.empty((len(methods), len(indices)))
     kl = np.empty((len(methods), len(indices)))
+    stuck = np.zeros((len(methods), len(indices)))  # 1 where a method hit its iteration cap
     for column, index in enumerate(indices):
         rng = trial_generator(config.seed, index)
         tallies = protocol.sample_tallies(data.counts, rng, sampler=config.sampler)  # type: ignore[arg-type]
@@ -347,15 +351,18 @@ def _run_trials(
         outputs: dict[str, NDArray[np.float64]] = {}
         for row, method in enumerate(methods):
             parent = outputs.get(method.derived_from or "")
-            if parent is not None:  # e.g. PowerNS reuses this trial's Power output
-                vector = method.from_parent(parent)
-            else:
-                vector = method(estimate, protocol=protocol, n=n, tallies=tallies)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", NotConverged)
+                if parent is not None:  # e.g. PowerNS reuses this trial's Power output
+                    vector = method.from_parent(parent)
+                else:
+                    vector = method(estimate, protocol=protocol, n=n, tallies=tallies)
+            stuck[row, column] = any(issubclass(w.category, NotConverged) for w in caught)
             outputs[method.name] = vector
             answers[row, column] = query.answer(vector, clamp=method.answers_only)
             tv[row, column] = total_variation(vector, truth_vector)
             kl[row, column] = kl_divergence(truth_vector, vector)
-    return answers, tv, kl
+    return answers, tv, kl, stuck
 
 
 def _chunks(total: int, parts: int) -> list[list[int]]:
@@ -399,10 +406,11 @@ def run(
     answers = np.concatenate([r[0] for r in results], axis=1)
     tv = np.concatenate([r[1] for r in results], axis=1)
     kl = np.concatenate([r[2] for r in results], axis=1)
+    stuck = np.concatenate([r[3] for r in results], axis=1)
     truth = query.answer(data.frequencies())
     return _summarise(
         config=config, data=data, protocol=protocol, query=query, answers=answers, tv=tv, kl=kl,
-        truth=truth,
+        truth=truth, stuck=stuck,
     )  # fmt: skip
 
 
@@ -416,6 +424,7 @@ def _summarise(
     tv: NDArray[np.float64],
     kl: NDArray[np.float64],
     truth: NDArray[np.float64],
+    stuck: NDArray[np.float64],
 ) -> ExperimentResult:
     paired = _paired_to_base(config.methods, trial_mse(answers, truth), protocol)
     rows = []
@@ -431,6 +440,8 @@ def _summarise(
                 "equivalent_users": equivalent_users(protocol, summary.mse)
                 if query.kind == "full"
                 else math.nan,
+                # Share of trials whose iterative method converged (1 for the others).
+                "converged": float(1.0 - stuck[row].mean()),
             }
             | paired[name]
         )

@@ -15,7 +15,13 @@ from pages.app_layer.cache import (
     simulate_summary,
     simulate_sweep,
 )
-from pages.app_layer.display import PAIRED_NOTE, method_table, run_or_explain, verdict_banner
+from pages.app_layer.display import (
+    PAIRED_NOTE,
+    convergence_warning,
+    method_table,
+    run_or_explain,
+    verdict_banner,
+)
 from pages.app_layer.exports import command_line, downloads
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.widgets import require_config
@@ -34,6 +40,7 @@ if result is None:
 summary: pd.DataFrame = result["summary"]
 
 verdict_banner(result["ranking"])
+convergence_warning(result["summary"])
 st.caption(
     f"{config.protocol}, ε = {config.epsilon:g}, n = {config.n:,}, {config.dataset}, "
     f"{config.trials} trials, seed {config.seed}. The table below has every method's MSE "

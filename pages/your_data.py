@@ -17,7 +17,13 @@ from pages.app_layer.cache import (
     guessed_kind,
     simulate,
 )
-from pages.app_layer.display import PAIRED_NOTE, method_table, run_or_explain, verdict_banner
+from pages.app_layer.display import (
+    PAIRED_NOTE,
+    convergence_warning,
+    method_table,
+    run_or_explain,
+    verdict_banner,
+)
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.uploads import histogram_picker
 from pages.app_layer.widgets import EPSILONS, query_picker
@@ -63,6 +69,7 @@ def _simulate_section(dataset: Dataset) -> None:
     )  # fmt: skip
     if config is not None and result is not None:
         verdict_banner(result["ranking"], explain=True)
+        convergence_warning(result["summary"])
         st.caption(PAIRED_NOTE)
         figures = explorer_figures(config, False)
         st.plotly_chart(figures["mse"], key="yours-mse", theme=None)

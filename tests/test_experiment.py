@@ -129,7 +129,8 @@ def test_run_produces_tidy_tables_and_the_json_contract() -> None:
     assert len(result.trials_frame()) == len(SMALL.methods) * 12 * 64
     payload = result.to_json_dict()
     assert set(payload) == {"config", "analytic", "results"}
-    assert set(payload["results"][0]) == {"method", "mse", "mse_std", "bias_sq", "variance"}
+    assert set(payload["results"][0]) == {"method", "mse", "mse_std", "bias_sq", "variance",
+                                          "converged"}  # fmt: skip
     for row in result.summary.itertuples():
         assert abs(row.mse - (row.bias_sq + row.variance)) <= 1e-12
     base = result.summary.set_index("method").loc["Base"]

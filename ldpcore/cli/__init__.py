@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+import warnings
 from collections.abc import Sequence
 from types import MappingProxyType, ModuleType
 from typing import Final
@@ -68,6 +69,8 @@ def parser() -> _args.Parser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
+    # A library warning (e.g. an EM cap) reads as one "warning:" line, not a source dump.
+    warnings.formatwarning = lambda message, *_args, **_kwargs: f"warning: {message}\n"
     try:
         args = parser().parse_args(argv)
         module: ModuleType = COMMANDS[args.command]

@@ -84,6 +84,11 @@ def run(args: argparse.Namespace) -> int:
         if analytic["base_mse"] is not None:
             print(f"analytic Base MSE (Eq. 3): {analytic['base_mse']:.4g}")
         print(f"lower bound (asymptotic, prior-averaged): {analytic['lower_bound']:.4g}")
+    for record in result.summary.to_dict("records"):
+        if record["converged"] < 1:  # never a silent cap
+            print(f"warning: {record['method']} stopped at its iteration cap without "
+                  f"converging in {1 - record['converged']:.0%} of the trials; its numbers "
+                  "are those of its last iterate", file=sys.stderr)  # fmt: skip
     return 0
 
 

@@ -32,6 +32,7 @@ than ``tolerance · |L|``: below that, rounding hides any change of ``L``.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -118,7 +119,14 @@ def run_em(
                         pi, current = candidate, candidate_value
                         break
         history.append(current)
+    # Never a silent cap: the caller (an experiment, the CLI, the app) counts these.
+    warnings.warn(NotConverged(f"EM stopped at its cap of {max_iterations:,} iterations "
+                               "before converging"), stacklevel=2)  # fmt: skip
     return IBUResult(pi, max_iterations, current, False, tuple(history))
+
+
+class NotConverged(UserWarning):
+    """An iterative method stopped at its iteration cap; its output is its last iterate."""
 
 
 def _stationary(

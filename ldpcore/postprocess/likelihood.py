@@ -42,6 +42,8 @@ from ldpcore.protocols.hadamard import HadamardResponse, fwht
 _TINY = 1e-300
 #: Largest d whose 2^d report histogram a unary encoding's tallies can be.
 _UNARY_REPORTS_MAX_D = 20
+#: Largest d for which HR's EM takes full Newton steps (the Hessian is d × d, from K × d).
+_NEWTON_MAX_D = 64
 
 
 class LikelihoodModel(ABC):
@@ -137,6 +139,22 @@ class HadamardRowModel(LikelihoodModel):
         back = (ratio.sum() + self.t * fwht(ratio)[1 : self.domain_size + 1]) / self.order
         return back / self.n
 
+    def newton_step(
+        self, pi: NDArray[np.float64], multiplier: NDArray[np.float64]
+    ) -> NDArray[np.float64] | None:
+        """The full Newton step for small domains (``d <= 64``: ``Q`` is ``K × d``).
+
+        At small ε the rows barely depend on ``π`` and EM needs tens of thousands of
+        steps (issue 17: HR at ε = 0.001 stopped at its cap); Newton's needs a few.
+        """
+        if self.domain_size > _NEWTON_MAX_D:
+            return None
+        rows = np.arange(self.order)[:, None]
+        columns = np.arange(1, self.domain_size + 1)[None, :]
+        signs = 1.0 - 2.0 * (np.bitwise_count(rows & columns) & 1)
+        cells = (1.0 + self.t * signs) / self.order
+        return _projected_newton(self, pi, multiplier, cells, self.rows / self._cells(pi) ** 2)
+
     def curvature(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
         """Diagonal of ``−∂²L/∂π²`` at ``π``."""
         # Σ_r h_r Q_rx² / (Qπ)_r² with Q_rx² = (1 + t² + 2t H_rx)/K²: one more FWHT.
@@ -194,32 +212,47 @@ class UnaryReportModel(LikelihoodModel):
 
         The bits of one report are not independent given ``π``, so the diagonal
         curvature is a poor model here and EM alone crawls at small ε (thousands of
-        steps). On the values that are positive or want to grow (``g_v > 1``), solve
-        ``H Δ + μ 1 = −∇L`` with ``Σ Δ = 0``; the caller projects onto the simplex and
-        keeps the step only if it raises the likelihood.
+        steps). See :func:`_projected_newton`.
         """
-        # Projected Newton (Bertsekas 1982): a value pushed down (g_v < 1) further than it
-        # has (by the diagonal estimate of its step) is pinned at 0; the rest are free.
+        rates = self.low + (self.high - self.low) * self.bits
         weights = self.histogram / self._mix(pi) ** 2
-        diagonal = np.maximum(self.curvature(pi), np.finfo(float).tiny)
-        pinned = (multiplier < 1.0) & (pi <= self.gradient_scale * (1.0 - multiplier) / diagonal)
-        free = ~pinned
-        if free.sum() < 2:
-            return None
-        rates = self.low + (self.high - self.low) * self.bits[:, free]
-        hessian = -(rates.T * weights) @ rates
-        gradient = self.gradient_scale * multiplier[free]
-        k = int(free.sum())
-        system = np.zeros((k + 1, k + 1))
-        system[:k, :k] = hessian
-        system[:k, k] = system[k, :k] = 1.0
-        try:
-            solution = np.linalg.solve(system, np.concatenate((-gradient, [0.0])))
-        except np.linalg.LinAlgError:
-            return None
-        step = -pi.copy()  # pinned values go to 0
-        step[free] = solution[:k] + pi[pinned].sum() / k  # keeping the total at one
-        return step if np.all(np.isfinite(step)) else None
+        return _projected_newton(self, pi, multiplier, rates, weights)
+
+
+def _projected_newton(
+    model: LikelihoodModel,
+    pi: NDArray[np.float64],
+    multiplier: NDArray[np.float64],
+    columns: NDArray[np.float64],
+    weights: NDArray[np.float64],
+) -> NDArray[np.float64] | None:
+    """A Newton step on ``{Σ π = 1}`` for a multinomial likelihood with a small Hessian.
+
+    The Hessian is ``−Cᵀ diag(w) C`` (``C``: each cell's probability as a linear function
+    of ``π``, up to a per-cell factor absorbed in ``w``). Projected Newton (Bertsekas
+    1982): a value pushed down (``g_v < 1``) further than it has, by the diagonal estimate
+    of its step, is pinned at 0; on the others solve ``H Δ + μ 1 = −∇L`` with ``Σ Δ = 0``.
+    The caller projects onto the simplex and keeps the step only if it raises the
+    likelihood.
+    """
+    diagonal = np.maximum(model.curvature(pi), np.finfo(float).tiny)
+    pinned = (multiplier < 1.0) & (pi <= model.gradient_scale * (1.0 - multiplier) / diagonal)
+    free = ~pinned
+    k = int(free.sum())
+    if k < 2:
+        return None
+    hessian = -(columns[:, free].T * weights) @ columns[:, free]
+    system = np.zeros((k + 1, k + 1))
+    system[:k, :k] = hessian
+    system[:k, k] = system[k, :k] = 1.0
+    gradient = model.gradient_scale * multiplier[free]
+    try:
+        solution = np.linalg.solve(system, np.concatenate((-gradient, [0.0])))
+    except np.linalg.LinAlgError:
+        return None
+    step = -pi.copy()  # pinned values go to 0
+    step[free] = solution[:k] + pi[pinned].sum() / k  # keeping the total at one
+    return step if np.all(np.isfinite(step)) else None
 
 
 class SupportBinomialModel(LikelihoodModel):

@@ -68,6 +68,17 @@ def sweep_details(found: SweepVerdict, label: str) -> None:
             st.caption(PAIRED_NOTE + f" Each {label} is compared on its own trials.")
 
 
+def convergence_warning(summary: pd.DataFrame) -> None:
+    """Say so when an iterative method (MLE, IBU) stopped at its cap in some trials."""
+    stuck = summary[summary["converged"] < 1]
+    for record in stuck.to_dict("records"):
+        st.warning(
+            f"{record['method']} stopped at its iteration cap without converging in "
+            f"{1 - record['converged']:.0%} of the trials; its numbers are those of its last "
+            "iterate, not of the method."
+        )
+
+
 def method_table(summary: pd.DataFrame) -> pd.DataFrame:
     """Measured numbers, the paired comparison with Base, and what each method enforces."""
     rows = []
