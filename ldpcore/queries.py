@@ -29,6 +29,10 @@ from ldpcore.tables import decode
 QUERY_KINDS = ("full", "topk", "set", "groups", "prefix", "interval")
 
 
+#: Most indices random set queries may hold (samples × set size): 400 MB of int64.
+SET_MEMBERS_MAX = 50_000_000
+
+
 @dataclass(frozen=True)
 class Query:
     """A batch of linear questions ``A @ f`` with their labels.
@@ -73,10 +77,24 @@ class Query:
         if self.kind in {"full", "topk"}:
             index = np.concatenate(self.members)
             answers = f[..., index]
-        elif self.kind == "prefix":
-            answers = np.cumsum(f, axis=-1)[..., [int(m[-1]) for m in self.members]]
+        elif self.kind in {"prefix", "interval"}:
+            # Contiguous ranges: differences of the running sum, O(d + questions).
+            running = np.concatenate((np.zeros((*f.shape[:-1], 1)), np.cumsum(f, axis=-1)),
+                                     axis=-1)  # fmt: skip
+            starts = np.array([int(m[0]) for m in self.members])
+            ends = np.array([int(m[-1]) + 1 for m in self.members])
+            answers = running[..., ends] - running[..., starts]
         else:
-            answers = f @ self.matrix(f.shape[-1]).T
+            # A ragged sum (no questions × d matrix): memory grows with the members.
+            sizes = np.array([m.size for m in self.members])
+            taken = f[..., np.concatenate(self.members)]
+            if taken.shape[-1] == 0:
+                answers = np.zeros((*f.shape[:-1], sizes.size))
+            else:
+                starts = np.minimum(np.concatenate(([0], np.cumsum(sizes)[:-1])),
+                                    taken.shape[-1] - 1)  # fmt: skip
+                answers = np.add.reduceat(taken, starts, axis=-1)
+                answers[..., sizes == 0] = 0.0  # reduceat gives an element for empty groups
         return np.maximum(answers, 0.0) if clamp else answers
 
 
@@ -110,6 +128,12 @@ def random_sets(domain_size: int, rho: float, *, samples: int = 10, seed: int = 
         raise InputError(f"rho (the set size as a fraction of d) must be in (0, 1], got {rho!r}")
     samples = check_int(samples, name="samples", minimum=1, maximum=10_000)
     size = min(domain_size, math.ceil(rho * domain_size))
+    if samples * size > SET_MEMBERS_MAX:
+        raise InputError(
+            f"set queries of {size:,} values × {samples:,} samples would hold "
+            f"{samples * size:,} indices; at most {SET_MEMBERS_MAX:,} are allowed (use fewer "
+            "samples or a smaller rho)"
+        )
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0x5E7,)))
     members = tuple(
         np.sort(rng.choice(domain_size, size=size, replace=False)) for _ in range(samples)
@@ -176,10 +200,12 @@ def groups_from_file(path: str, labels: tuple[str, ...] | list[str]) -> Query:
 
 def prefixes(domain_size: int) -> Query:
     """``P(value ≤ i)`` for every ``i`` of an ordered domain (cumulative distribution)."""
+    # Views of one range: O(d) memory, not d²/2 indices.
+    values = np.arange(domain_size)
     return Query(
         "prefix",
         "prefix",
-        tuple(np.arange(i + 1) for i in range(domain_size)),
+        tuple(values[: i + 1] for i in range(domain_size)),
         tuple(f"≤ {i}" for i in range(domain_size)),
     )
 
@@ -189,10 +215,11 @@ def random_intervals(domain_size: int, *, samples: int = 10, seed: int = 0) -> Q
     samples = check_int(samples, name="samples", minimum=1, maximum=10_000)
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0x1A7,)))
     ends = np.sort(rng.integers(0, domain_size, size=(samples, 2)), axis=1)
+    values = np.arange(domain_size)  # ranges are views of it: O(d + samples) memory
     return Query(
         "interval",
         f"interval:samples={samples}",
-        tuple(np.arange(a, b + 1) for a, b in ends),
+        tuple(values[a : b + 1] for a, b in ends),
         tuple(f"[{a}, {b}]" for a, b in ends),
     )
 
