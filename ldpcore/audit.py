@@ -141,7 +141,9 @@ def audit(
     bound = math.exp(protocol.epsilon)
     exact = protocol.worst_case_ratio()
     counts = []
-    chunk = 1 << 16
+    # The protocol's own batch size keeps a chunk of reports to a few MB whatever d is
+    # (65,536 OUE reports at d = 10,000 were 5 GB and a MemoryError).
+    chunk = min(1 << 16, protocol.users_per_batch())
     for first, second in ((v, w), (w, v)):
         hits = [0, 0]
         for which, value in enumerate((first, second)):

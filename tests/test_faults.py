@@ -141,3 +141,17 @@ def test_large_domain_queries_stay_in_bounded_memory() -> None:
     assert peak < 200 * 2**20, f"peak {peak / 2**20:.0f} MiB"
     with pytest.raises(ValueError, match=f"at most {SET_MEMBERS_MAX:,} are allowed"):
         parse_query("set:rho=1,samples=10000", true_frequencies=truth)
+
+
+def test_audit_at_a_large_domain_works_in_bounded_memory() -> None:
+    """OUE at d = 10,000: chunks of 65,536 reports were 5 GB and a MemoryError."""
+    import tracemalloc  # noqa: PLC0415
+
+    from ldpcore.audit import audit  # noqa: PLC0415
+    from ldpcore.protocols import get_protocol  # noqa: PLC0415
+
+    tracemalloc.start()
+    result = audit(get_protocol("OUE", epsilon=1.0, domain_size=10_000), runs=2000, rng=3)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert result.passed and peak < 300 * 2**20, f"peak {peak / 2**20:.0f} MiB"

@@ -250,11 +250,11 @@ class FrequencyOracle(ABC):
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:
         total = np.zeros(self.domain_size, dtype=np.int64)
-        for values in _user_batches(true_counts, self._users_per_batch()):
+        for values in _user_batches(true_counts, self.users_per_batch()):
             total += self.aggregate(self.randomize(values, rng))
         return total
 
-    def _users_per_batch(self) -> int:
+    def users_per_batch(self) -> int:
         """Users randomized at once on the per-user path (memory, not results)."""
         return _USERS_PER_BATCH
 

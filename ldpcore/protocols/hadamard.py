@@ -135,7 +135,7 @@ class HadamardResponse(FrequencyOracle):
     ) -> NDArray[np.int64]:
         """HR's tallies are the histogram of reported rows (its sufficient statistic)."""
         histogram = np.zeros(self.order, dtype=np.int64)
-        for values in _user_batches(true_counts, self._users_per_batch()):
+        for values in _user_batches(true_counts, self.users_per_batch()):
             histogram += np.bincount(self.randomize(values, rng), minlength=self.order)
         return histogram
 

@@ -132,7 +132,8 @@ class SubsetSelection(FrequencyOracle):
             raise InputError("SS reports must list k distinct values per user")
         return np.bincount(flat, minlength=self.domain_size).astype(np.int64)
 
-    def _users_per_batch(self) -> int:
+    def users_per_batch(self) -> int:
+        """About 4 million report cells a batch, whatever ``d`` is (bounded memory)."""
         return max(1, (1 << 22) // self.domain_size)
 
     def _sample_fast(

@@ -82,7 +82,7 @@ class UnaryEncoding(FrequencyOracle):
         if not self.full_reports:
             return self._sample_per_user(true_counts, rng)
         histogram = np.zeros(1 << self.domain_size, dtype=np.int64)
-        for values in _user_batches(true_counts, self._users_per_batch()):
+        for values in _user_batches(true_counts, self.users_per_batch()):
             index = self.report_index(self.randomize(values, rng))
             histogram += np.bincount(index, minlength=histogram.size)
         return histogram
@@ -105,7 +105,8 @@ class UnaryEncoding(FrequencyOracle):
         bits[rows, v] = generator.random(v.size) < self.p
         return bits
 
-    def _users_per_batch(self) -> int:
+    def users_per_batch(self) -> int:
+        """About 4 million report cells a batch, whatever ``d`` is (bounded memory)."""
         return max(1, (1 << 22) // self.domain_size)
 
     def aggregate(self, reports: ArrayLike) -> NDArray[np.int64]:
