@@ -17,7 +17,12 @@ import pandas as pd
 from ldpcore._files import replacing
 from ldpcore.errors import InputError
 from ldpcore.protocols import FrequencyOracle
-from ldpcore.report_files import CHUNK_ROWS, protocol_metadata, reports_to_frame
+from ldpcore.report_files import (
+    CHUNK_ROWS,
+    csv_parameter_line,
+    protocol_metadata,
+    reports_to_frame,
+)
 from ldpcore.rng import ClientRNG
 
 
@@ -86,8 +91,11 @@ def _append(
 ) -> Any:
     """Append a chunk; the first chunk opens the file (Parquet: with the protocol metadata)."""
     if as_csv:
-        frame.to_csv(output, mode="w" if writer is None else "a", header=writer is None,
-                     index=False)  # fmt: skip
+        if writer is None:
+            # The first line records the protocol's parameters, as Parquet's schema does,
+            # so aggregation can refuse reports made with other parameters.
+            output.write_text(csv_parameter_line(protocol) + "\n", encoding="utf-8")
+        frame.to_csv(output, mode="a", header=writer is None, index=False)
         return True
     import pyarrow as pa  # noqa: PLC0415 (streamlit's own dependency; only here)
     import pyarrow.parquet as pq  # noqa: PLC0415

@@ -20,7 +20,10 @@ HR        ``row`` (int64)                             the reported Hadamard row,
 
 Parquet files also carry the protocol's parameters in their schema metadata
 (``ldpcore.protocol``, ``ldpcore.epsilon``, ``ldpcore.domain_size`` and ``g`` / ``k``),
-which :func:`check_metadata` compares with what the aggregator was told.
+and CSV files written by ldpcore in their first line (``# ldpcore protocol=OUE
+epsilon=1.0 domain_size=16``); :func:`check_metadata` compares them with what the
+aggregator was told. CSV files without that line (written by other tools) are read as
+they are.
 
 Aggregation streams: :func:`iter_frames` yields bounded chunks, and
 :func:`aggregate_chunk` is the one per-chunk function whether it runs here or on
@@ -76,6 +79,23 @@ def protocol_metadata(protocol: FrequencyOracle) -> dict[str, str]:
     return meta
 
 
+#: How a CSV report file written by ldpcore starts: ``# ldpcore protocol=OUE epsilon=1 …``.
+CSV_PARAMETERS = "# ldpcore "
+
+
+def csv_parameter_line(protocol: FrequencyOracle) -> str:
+    """The first line of a CSV report file: the protocol's parameters, as ``key=value``."""
+    pairs = " ".join(f"{key.removeprefix(META)}={value}"
+                     for key, value in protocol_metadata(protocol).items())  # fmt: skip
+    return CSV_PARAMETERS + pairs
+
+
+def _csv_metadata(line: str) -> dict[bytes, bytes]:
+    """The parameters of a :func:`csv_parameter_line`, as Parquet metadata."""
+    pairs = (item.partition("=") for item in line.removeprefix(CSV_PARAMETERS).split())
+    return {f"{META}{key}".encode(): value.encode() for key, _, value in pairs if key}
+
+
 def check_metadata(metadata: dict[bytes, bytes] | None, protocol: FrequencyOracle,
                    source: str) -> None:  # fmt: skip
     """Raise if a file's recorded parameters contradict the aggregator's."""
@@ -112,7 +132,13 @@ def iter_frames(path: Path, *, chunk_rows: int = CHUNK_ROWS, protocol: Frequency
         return
     if path.suffix.lower() == ".csv":
         try:
-            yield from pd.read_csv(path, chunksize=chunk_rows, dtype=str, keep_default_na=False)
+            with path.open("rb") as handle:
+                first = handle.readline().decode("utf-8", errors="replace").strip()
+            recorded = first.startswith(CSV_PARAMETERS)
+            if recorded and protocol is not None:
+                check_metadata(_csv_metadata(first), protocol, str(path))
+            yield from pd.read_csv(path, chunksize=chunk_rows, dtype=str, keep_default_na=False,
+                                   skiprows=1 if recorded else 0)  # fmt: skip
         except (pd.errors.ParserError, UnicodeDecodeError, csv.Error) as exc:
             raise InputError(f"cannot read {str(path)!r} as CSV: {exc}") from None
         except pd.errors.EmptyDataError:

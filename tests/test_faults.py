@@ -155,3 +155,36 @@ def test_audit_at_a_large_domain_works_in_bounded_memory() -> None:
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert result.passed and peak < 300 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+
+
+@pytest.mark.parametrize(
+    ("made", "asked", "message"),
+    [
+        (("OUE", "--domain-size", "16"), ("OUE", "--domain-size", "9"),
+         "written for domain_size = 16, but aggregation was asked for domain_size = 9"),
+        (("OLH", "--domain-size", "30", "--g", "4"), ("OLH", "--domain-size", "30", "--g", "5"),
+         "written for g = 4, but aggregation was asked for g = 5"),
+    ],
+)  # fmt: skip
+def test_csv_reports_carry_their_parameters(
+    tmp_path: Path, made: tuple[str, ...], asked: tuple[str, ...], message: str
+) -> None:
+    """CSV reports made with other parameters were aggregated without complaint."""
+    values = tmp_path / "values.csv"
+    pd.DataFrame({"value": [0, 1, 2, 3, 4, 5, 6, 7, 8]}).to_csv(values, index=False)
+    reports = tmp_path / "reports.csv"
+    common = ["--epsilon", "1", "--output"]
+    done = subprocess.run([*COMMAND, "randomize", "--protocol", *made, "--input", str(values),
+                           *common, str(reports), "--seed", "2"], check=False,
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert reports.read_text().startswith("# ldpcore protocol=")
+    wrong = subprocess.run([*COMMAND, "aggregate", "--protocol", *asked, "--epsilon", "1",
+                            "--input", str(reports)], check=False, capture_output=True,
+                           text=True)  # fmt: skip
+    assert wrong.returncode == 2 and message in wrong.stderr
+    right = subprocess.run([*COMMAND, "aggregate", "--protocol", *made, "--epsilon", "1",
+                            "--input", str(reports)], check=False, capture_output=True,
+                           text=True)  # fmt: skip
+    assert right.returncode == 0, right.stderr
+    assert right.stdout.splitlines()[0] == "value,count"
