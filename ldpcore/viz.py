@@ -8,6 +8,7 @@ the triple is different for every method however many are registered (see
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -243,14 +244,18 @@ def mse_bars(
                 hovertemplate=hover,
             )
         )
+    shown = [float(v) for v in frame["mse"] if np.isfinite(v) and v > 0]
     if not relative_to_base:
         if base_mse is not None:
             figure.add_hline(y=base_mse, line={"dash": "dash", "color": "black"},
-                             annotation_text="analytic Base MSE (Eq. 3)")  # fmt: skip
+                             annotation_text="analytic Base MSE (Eq. 3)",
+                             annotation_position="top left")  # fmt: skip
+            shown.append(float(base_mse))
         if lower_bound is not None:
             figure.add_hline(y=lower_bound, line={"dash": "dot", "color": "firebrick"},
                              annotation_text="lower bound (asymptotic, prior-averaged)",
                              annotation_position="bottom right")  # fmt: skip
+            shown.append(float(lower_bound))
     figure.update_layout(barmode="group", showlegend=facet is not None)
     if paired:
         figure.add_hline(y=1.0, line={"dash": "dash", "color": "black"}, annotation_text="Base")
@@ -259,13 +264,19 @@ def mse_bars(
         if paired
         else "MSE per method (error bars: standard deviation over trials)"
     )
-    return _layout(
+    figure = _layout(
         figure,
         title=title,
         x=facet or "method",
         y="MSE relative to Base" if relative_to_base else "mean squared error",
         log_y=True,
     )
+    if shown:
+        # The axis fits what is drawn (bars and reference lines) with a third of a decade
+        # each side, instead of running to 1 and squashing the bars into its bottom.
+        low, high = math.log10(min(shown)), math.log10(max(shown))
+        figure.update_yaxes(range=[low - 1 / 3, high + 1 / 3])
+    return figure
 
 
 def curves(

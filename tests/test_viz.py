@@ -64,3 +64,17 @@ def test_relative_bars_show_the_paired_ratio_and_its_interval() -> None:
         assert ratio == pytest.approx(row["mse"] / summary.loc["Base", "mse"])
         assert ratio + float(trace.error_y.array[0]) == pytest.approx(row["ratio_high"])
         assert ratio - float(trace.error_y.arrayminus[0]) == pytest.approx(row["ratio_low"])
+
+
+def test_mse_axis_fits_the_bars_and_reference_lines() -> None:
+    """The log axis spans the drawn values with under a decade to spare (it ran to 1)."""
+    import math  # noqa: PLC0415
+
+    result = _per_item(ALL)
+    analytic = result.analytic
+    figure = viz.mse_bars(result.summary, base_mse=analytic["base_mse"],
+                          lower_bound=analytic["lower_bound"])  # fmt: skip
+    low, high = figure.layout.yaxis.range
+    values = [*result.summary["mse"], analytic["base_mse"], analytic["lower_bound"]]
+    assert low <= math.log10(min(values)) and math.log10(max(values)) <= high
+    assert math.log10(min(values)) - low < 1 and high - math.log10(max(values)) < 1
