@@ -46,6 +46,11 @@ def _histogram_preview(dataset: Dataset) -> None:
     st.plotly_chart(figure, key="chart-histogram", theme=None)
 
 
+#: The default number of users of a simulated collection: a large survey's, not the file's
+#: total when that is a census (countries: everyone on Earth).
+SURVEY_USERS = 1_000_000
+
+
 def _simulate_section(dataset: Dataset) -> None:
     """Settings, the recommendation and the charts for one uploaded or bundled histogram."""
     _histogram_preview(dataset)
@@ -54,8 +59,13 @@ def _simulate_section(dataset: Dataset) -> None:
     protocol = row[0].selectbox("Protocol", protocol_names(), index=1, key="yours-protocol")
     epsilon = row[1].select_slider("Privacy budget ε", EPSILONS, value=1.0,
                                    key="yours-epsilon")  # fmt: skip
-    n = row[2].number_input("Users n (the file's total by default)", bounds.N_USERS_MIN,
-                            bounds.N_USERS_MAX, dataset.n, key="yours-n")  # fmt: skip
+    n = row[2].number_input(
+        "Users n", bounds.N_USERS_MIN, bounds.N_USERS_MAX,
+        min(dataset.n, SURVEY_USERS), key="yours-n",
+        help=f"The file holds {dataset.n:,}. The default is at most {SURVEY_USERS:,}, the size "
+        "of a large survey: at billions of users every method is nearly exact and the "
+        "comparison says little.",
+    )  # fmt: skip
     trials = row[3].slider("Trials", 5, 100, 20, key="yours-trials")
     query = query_picker("yours", dataset)
     config = run_or_explain(
