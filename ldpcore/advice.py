@@ -24,7 +24,14 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ldpcore import bounds
-from ldpcore.compare import Comparison, Verdict, format_ratio, format_times, verdict
+from ldpcore.compare import (
+    Comparison,
+    Verdict,
+    format_count,
+    format_ratio,
+    format_times,
+    verdict,
+)
 from ldpcore.datasets import round_to_total
 from ldpcore.errors import InputError
 from ldpcore.experiment import ExperimentConfig, ExperimentResult, run
@@ -265,10 +272,9 @@ def users_saved_sentence(frame: pd.DataFrame, n: int) -> str:
     top = lower.loc[lower["mse"].idxmin()]
     gain = 1.0 / float(top["mse_ratio_to_base"])
     most = format_times(1.0 / float(top["ratio_low"])) if top["ratio_low"] > 0 else "∞×"
-    users = float(f"{gain * n:.3g}")  # three significant digits, written out in full
     return (
         f"At n = {n:,}, {top['method']} is as accurate as Base would be with about "
-        f"{format_times(gain)} as many users (≈ {users:,.0f}; "
+        f"{format_times(gain)} as many users (≈ {format_count(gain * n)}; "
         f"{format_times(1.0 / float(top['ratio_high']))}–{most}, paired 95% interval)."
     )
 

@@ -129,6 +129,17 @@ def format_number(value: float) -> str:
     return text
 
 
+def format_count(value: float) -> str:
+    """A count to three significant digits, written out: ``10,900,000``, not ``1.09e+07``.
+
+    Examples
+    --------
+    >>> format_count(10_912_345.6), format_count(987.4)
+    ('10,900,000', '987')
+    """
+    return f"{float(f'{value:.3g}'):,.0f}"
+
+
 def format_times(value: float) -> str:
     """A ratio as people read it: ``1.23×``, ``12.3×``, ``123×`` (``1.001×``, never ``1×``).
 
@@ -351,6 +362,6 @@ def verdict(
 
 
 __all__ = [
-    "ALPHA", "Comparison", "Verdict", "compare", "format_number", "format_ratio", "format_times",
-    "trial_mse", "verdict",
+    "ALPHA", "Comparison", "Verdict", "compare", "format_count", "format_number", "format_ratio",
+    "format_times", "trial_mse", "verdict",
 ]  # fmt: skip

@@ -39,7 +39,7 @@ if result is None:
     st.stop()
 summary: pd.DataFrame = result["summary"]
 
-verdict_banner(result["ranking"])
+verdict_banner(result["ranking"], users=config.n if config.query == "full" else None)
 convergence_warning(result["summary"])
 st.caption(
     f"{config.protocol}, ε = {config.epsilon:g}, n = {config.n:,}, {config.dataset}, "

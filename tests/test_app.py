@@ -104,6 +104,12 @@ def test_explorer_headline_and_table_carry_paired_intervals() -> None:
     # Green, and a "×" in words, only when some method is significantly better.
     assert bool(at.success) == ("lower" in set(table["vs Base"]))
     assert "1.0× lower" not in banners[0]
+    # A gain on the full domain is also said in users: n / ratio, from the same ratio.
+    if at.success:
+        chosen = banners[0].split("**")[1]
+        ratio = float(table.loc[chosen, "MSE ÷ Base (95%)"].split(" ")[0])
+        said = banners[0].split("with about ")[1].split(" users")[0]
+        assert float(said.replace(",", "")) == pytest.approx(10_000 / ratio, rel=0.01)
     # Without Base there is no reference: said, not guessed.
     at.multiselect(key="methods").set_value(["Norm-Sub", "PowerNS"]).run()
     assert any("Add Base" in e.value for e in at.info)

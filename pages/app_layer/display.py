@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from ldpcore.advice import Recommendation, SweepVerdict
-from ldpcore.compare import format_ratio
+from ldpcore.compare import format_count, format_ratio
 from ldpcore.errors import InputError
 from ldpcore.postprocess import method_class
 
@@ -39,17 +39,26 @@ def run_or_explain(action: Callable[[], Any], what: str) -> Any:
     return None
 
 
-def verdict_banner(ranking: Recommendation | None, *, explain: bool = False) -> None:
+def verdict_banner(
+    ranking: Recommendation | None, *, explain: bool = False, users: int | None = None
+) -> None:
     """The recommendation of a paired comparison, at the top of a page, in words.
 
     Green only when post-processing measurably helps; otherwise a neutral note that
-    says so. Without Base among the methods there is nothing to compare with.
+    says so. Without Base among the methods there is nothing to compare with. With
+    ``users`` (full-domain queries, where Base's MSE falls as 1/n) a gain is also said
+    in users: as accurate as Base with n / ratio of them, with the interval.
     """
     if ranking is None:
         st.info("Add Base to the methods (sidebar) to compare the others with it.")
         return
     found = ranking.verdict
     text = f"Recommended: **{found.recommended}**. {found.headline}"
+    chosen = next((c for c in found.against_base if c.method == found.recommended), None)
+    if users and found.helps and chosen is not None and chosen.high > 0:
+        most = format_count(users / chosen.low) if chosen.low > 0 else "unboundedly many"
+        text += (f" As accurate as Base would be with about {format_count(users / chosen.ratio)}"
+                 f" users ({format_count(users / chosen.high)} to {most}).")  # fmt: skip
     if explain:
         text += f" {method_class(found.recommended).explanation}"
     (st.success if found.helps else st.info)(text)
