@@ -124,31 +124,73 @@ def estimates_by_rank(
     :data:`DRAW_ALL_UP_TO` methods only the ``featured`` ones are drawn (``None``: all;
     if none of them is present, all).
 
-    On a log axis non-positive estimates cannot be drawn; they are left out (the
-    hover of the neighbours and the bias chart show them).
+    With ``log_y`` the axis is a symmetric log (:func:`symlog`): logarithmic above a
+    small threshold, linear through zero, and mirrored below it, so the negative
+    estimates of Base's tail (what post-processing is about) are drawn, not dropped.
+    Ticks and hover show the real frequencies.
     """
     figure = go.Figure()
     truth = per_item.drop_duplicates("item")["truth"].to_numpy()
     shown = rank_sample(truth.size)
     order = np.argsort(-truth, kind="stable")[shown]
     ranks = shown + 1
-    figure.add_trace(
-        go.Scatter(
-            x=ranks, y=truth[order], name="truth", mode="lines",
-            line={"color": "black", "width": 2},
-            hovertemplate="rank %{x}<br>true %{y:.3g}<extra>truth</extra>",
-        )
-    )  # fmt: skip
     groups = per_item.groupby("method", sort=False)
     drawn = _drawn([str(m) for m in groups.groups], featured)
-    for method, rows in groups:
-        if method not in drawn:
-            continue
-        mean = rows["mean"].to_numpy()[order]
-        y = np.where(mean > 0, mean, np.nan) if log_y else mean
-        figure.add_trace(_line(str(method), ranks, y, hover="rank %{x}<br>estimate %{y:.3g}"))
-    return _layout(figure, title="Estimates vs truth, by true rank", x="rank of the value",
-                   y="frequency", log_y=log_y)  # fmt: skip
+    means = {str(m): rows["mean"].to_numpy()[order] for m, rows in groups if m in drawn}
+    positive = truth[truth > 0]
+    threshold = float(positive.min()) / 10 if positive.size else 1e-9
+
+    def scaled(values: NDArray[np.float64]) -> NDArray[np.float64]:
+        return symlog(values, threshold) if log_y else values
+
+    figure.add_trace(
+        go.Scatter(
+            x=ranks, y=scaled(truth[order]), customdata=truth[order], name="truth",
+            mode="lines", line={"color": "black", "width": 2},
+            hovertemplate="rank %{x}<br>true %{customdata:.3g}<extra>truth</extra>",
+        )
+    )  # fmt: skip
+    for method, mean in means.items():
+        figure.add_trace(_line(method, ranks, scaled(mean), customdata=mean,
+                               hover="rank %{x}<br>estimate %{customdata:.3g}"))  # fmt: skip
+    axis = "frequency (symmetric log: negatives below 0)" if log_y else "frequency"
+    figure = _layout(figure, title="Estimates vs truth, by true rank", x="rank of the value",
+                     y=axis)  # fmt: skip
+    if log_y:
+        every = np.concatenate([truth, *means.values()]) if means else truth
+        tickvals, ticktext = symlog_ticks(every, threshold)
+        figure.update_yaxes(tickvals=tickvals, ticktext=ticktext)
+    return figure
+
+
+def symlog(values: NDArray[np.float64], threshold: float) -> NDArray[np.float64]:
+    """``sign(y) · log10(1 + |y| / threshold)``: log for large ``|y|``, linear near 0.
+
+    Examples
+    --------
+    >>> symlog(np.array([-0.1, 0.0, 0.1]), 0.001).round(3).tolist()
+    [-2.004, 0.0, 2.004]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    return np.sign(values) * np.log10(1.0 + np.abs(values) / threshold)
+
+
+def symlog_ticks(values: NDArray[np.float64], threshold: float) -> tuple[list[float], list[str]]:
+    """Tick positions and labels (real values, powers of ten) for a :func:`symlog` axis."""
+    finite = np.asarray(values, dtype=np.float64)
+    finite = finite[np.isfinite(finite)]
+    top = float(np.max(np.abs(finite), initial=threshold))
+    lowest = math.floor(math.log10(threshold)) + 1
+    highest = math.ceil(math.log10(max(top, threshold * 10)))
+    powers = [10.0**k for k in range(lowest, highest + 1)]
+    ticks = [0.0, *powers]
+    if finite.size and finite.min() < 0:
+        depth = math.ceil(math.log10(max(-float(finite.min()), threshold * 10)))
+        ticks = [-(10.0**k) for k in range(depth, lowest - 1, -1)] + ticks
+    positions = symlog(np.array(ticks), threshold).tolist()
+    labels = ["0" if t == 0 else f"{'−' if t < 0 else ''}1e{round(math.log10(abs(t)))}"
+              for t in ticks]  # fmt: skip
+    return positions, labels
 
 
 def by_rank(

@@ -78,3 +78,24 @@ def test_mse_axis_fits_the_bars_and_reference_lines() -> None:
     values = [*result.summary["mse"], analytic["base_mse"], analytic["lower_bound"]]
     assert low <= math.log10(min(values)) and math.log10(max(values)) <= high
     assert math.log10(min(values)) - low < 1 and high - math.log10(max(values)) < 1
+
+
+def test_estimates_by_rank_draws_negative_estimates() -> None:
+    """A symmetric-log axis: Base's negative means are drawn below 0 (a log axis dropped
+    them), the consistent methods never go there, and hovers carry the real values."""
+    import numpy as np  # noqa: PLC0415
+
+    config = ExperimentConfig(dataset="zipf:d=256,s=1.5", n=20_000, protocol="OLH", epsilon=1.0,
+                              trials=3, methods=("Base", "Norm-Sub"))  # fmt: skip
+    per_item = run(config).per_item
+    figure = viz.estimates_by_rank(per_item)
+    traces = {trace.name: trace for trace in figure.data}
+    base_means = per_item[per_item["method"] == "Base"]["mean"]
+    assert (base_means < 0).any()  # the setting has negative means to show
+    assert np.nanmin(traces["Base"].y) < 0 and np.nanmin(traces["Norm-Sub"].y) >= 0
+    assert sorted(traces["Base"].customdata) == sorted(base_means)
+    # The sign and the order are kept: the transform is monotone.
+    y, real = np.asarray(traces["Base"].y), np.asarray(traces["Base"].customdata)
+    assert np.all(np.sign(y) == np.sign(real))
+    assert np.all(np.diff(y[np.argsort(real)]) >= 0)
+    assert any(label.startswith("−") for label in figure.layout.yaxis.ticktext)
