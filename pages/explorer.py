@@ -19,6 +19,7 @@ from pages.app_layer.display import (
     PAIRED_NOTE,
     convergence_warning,
     method_table,
+    method_table_columns,
     run_or_explain,
     verdict_banner,
 )
@@ -78,11 +79,7 @@ st.plotly_chart(mse_figure, key="chart-mse", theme=None)
 st.caption(viz.lower_bound_note())
 
 table = method_table(summary)
-st.dataframe(
-    table, hide_index=True, key="method-table",
-    column_config={c: st.column_config.NumberColumn(format="%.3e") for c in
-                   ("MSE", "bias²", "variance", "equivalent users n'")},
-)  # fmt: skip
+st.dataframe(table, hide_index=True, key="method-table", column_config=method_table_columns())
 st.caption(PAIRED_NOTE)
 downloads("explorer", summary, mse_figure, command_line(config))
 

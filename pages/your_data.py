@@ -21,6 +21,7 @@ from pages.app_layer.display import (
     PAIRED_NOTE,
     convergence_warning,
     method_table,
+    method_table_columns,
     run_or_explain,
     verdict_banner,
 )
@@ -84,7 +85,8 @@ def _simulate_section(dataset: Dataset) -> None:
         figures = explorer_figures(config, False)
         st.plotly_chart(figures["mse"], key="yours-mse", theme=None)
         st.plotly_chart(figures["estimates"], key="yours-estimates", theme=None)
-        st.dataframe(method_table(result["summary"]), hide_index=True, key="yours-table")
+        st.dataframe(method_table(result["summary"]), hide_index=True, key="yours-table",
+                     column_config=method_table_columns())  # fmt: skip
         st.caption(viz.lower_bound_note())
 
 

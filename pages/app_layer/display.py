@@ -109,4 +109,28 @@ def method_table(summary: pd.DataFrame) -> pd.DataFrame:
                 "equivalent users n'": record["equivalent_users"],
             }
         )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    # Whole users where defined (full-domain queries), an empty cell elsewhere.
+    users = table["equivalent users n'"]
+    table["equivalent users n'"] = users.where(users.notna() & users.abs().lt(1e18)).round(
+    ).astype("Int64")  # fmt: skip
+    return table
+
+
+def method_table_columns() -> dict[str, Any]:
+    """One number format for the method table: errors to three significant digits,
+    equivalent users as whole numbers with thousands separators."""
+    errors = {
+        name: st.column_config.NumberColumn(name, format="%.3g", help=text)
+        for name, text in (
+            ("MSE", "Mean squared error of the query's answers (frequency units squared)."),
+            ("bias²", "Squared bias, averaged over the answers."),
+            ("variance", "Variance over the trials, averaged over the answers."),
+        )
+    }
+    users = st.column_config.NumberColumn(
+        "equivalent users n'", format="localized",
+        help="How many users Base would need for this MSE (NDSS Sec. V-C). Empty where the "
+        "query is not every value's frequency.",
+    )  # fmt: skip
+    return {**errors, "equivalent users n'": users}
