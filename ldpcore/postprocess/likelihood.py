@@ -36,7 +36,7 @@ from scipy import special
 
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle
-from ldpcore.protocols.hadamard import HadamardResponse, fwht
+from ldpcore.protocols.hadamard import HadamardResponse, fwht, hadamard_signs
 
 #: Keeps cell probabilities away from 0 and 1 where floating point would round them.
 _TINY = 1e-300
@@ -123,6 +123,12 @@ class HadamardRowModel(LikelihoodModel):
         self.t = 2.0 * protocol.p - 1.0
         self.gradient_scale = self.n
         self._observed = rows / self.n
+        # Q itself (K × d), built once, for the Newton steps at small d.
+        self._columns = (
+            (1.0 + self.t * hadamard_signs(self.order, self.domain_size)) / self.order
+            if self.domain_size <= _NEWTON_MAX_D
+            else None
+        )
 
     def _cells(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
         padded = np.zeros(self.order)
@@ -147,13 +153,10 @@ class HadamardRowModel(LikelihoodModel):
         At small ε the rows barely depend on ``π`` and EM needs tens of thousands of
         steps (issue 17: HR at ε = 0.001 stopped at its cap); Newton's needs a few.
         """
-        if self.domain_size > _NEWTON_MAX_D:
+        if self._columns is None:
             return None
-        rows = np.arange(self.order)[:, None]
-        columns = np.arange(1, self.domain_size + 1)[None, :]
-        signs = 1.0 - 2.0 * (np.bitwise_count(rows & columns) & 1)
-        cells = (1.0 + self.t * signs) / self.order
-        return _projected_newton(self, pi, multiplier, cells, self.rows / self._cells(pi) ** 2)
+        return _projected_newton(self, pi, multiplier, self._columns,
+                                 self.rows / self._cells(pi) ** 2)  # fmt: skip
 
     def curvature(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
         """Diagonal of ``−∂²L/∂π²`` at ``π``."""

@@ -67,6 +67,17 @@ def hadamard_order(domain_size: int) -> int:
     return 1 << domain_size.bit_length()
 
 
+def hadamard_signs(order: int, domain_size: int) -> NDArray[np.float64]:
+    """``H[r, v + 1]`` for every row ``r < order`` and value ``v``: ±1, ``(order, d)``.
+
+    The columns the values use (column 0, all +1, is left out): the channel, the
+    support matrix and the row likelihood's Newton step all read them from here.
+    """
+    rows = np.arange(order)[:, None]
+    columns = np.arange(1, domain_size + 1)[None, :]
+    return 1.0 - 2.0 * (np.bitwise_count(rows & columns) & 1)
+
+
 @dataclass(frozen=True, kw_only=True)
 class HadamardResponse(FrequencyOracle):
     """Hadamard Response: ``p = e^ε/(e^ε + 1)``, ``q = 1/2``.
@@ -199,16 +210,12 @@ class HadamardResponse(FrequencyOracle):
             raise InputError(
                 f"channel_matrix is built for K <= {_MAX_EXPLICIT_ROWS} rows, got K = {order}"
             )
-        rows = np.arange(order)[:, None]
-        columns = np.arange(1, self.domain_size + 1)[None, :]
-        negative = (np.bitwise_count(rows & columns) & 1).astype(bool)
-        return np.where(negative, 2 * (1 - self.p) / order, 2 * self.p / order)
+        plus = hadamard_signs(order, self.domain_size) > 0
+        return np.where(plus, 2 * self.p / order, 2 * (1 - self.p) / order)
 
     def support_matrix(self) -> NDArray[np.float64]:
         """Row ``r`` supports the values whose column is +1 in it."""
-        rows = np.arange(self.order)[:, None]
-        columns = np.arange(1, self.domain_size + 1)[None, :]
-        return ((np.bitwise_count(rows & columns) & 1) == 0).astype(float)
+        return (hadamard_signs(self.order, self.domain_size) > 0).astype(float)
 
     def distinguishing_event(self, reports: Any, v: int, w: int) -> NDArray[np.bool_]:
         """The row is +1 in ``v``'s column and −1 in ``w``'s (ratio ``e^ε`` exactly)."""
