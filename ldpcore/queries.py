@@ -14,6 +14,7 @@ import csv
 import io
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +55,27 @@ class Query:
     members: tuple[NDArray[np.int64], ...]
     labels: tuple[str, ...]
 
+    @cached_property
+    def _layout(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Index arrays for :meth:`answer`, built once per query.
+
+        ``answer`` runs for every method and trial: ``(starts, ends)`` of ranges, or
+        ``(all members, group starts)``.
+        """
+        if self.kind in {"prefix", "interval"}:
+            starts = np.array([int(m[0]) for m in self.members], dtype=np.int64)
+            ends = np.array([int(m[-1]) + 1 for m in self.members], dtype=np.int64)
+            return starts, ends
+        index = np.concatenate(self.members).astype(np.int64)
+        sizes = np.array([m.size for m in self.members])
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
+        return index, np.minimum(starts, max(index.size - 1, 0))
+
+    @cached_property
+    def _empty(self) -> NDArray[np.bool_]:
+        """Which questions sum no value (their answer is 0)."""
+        return np.array([m.size == 0 for m in self.members], dtype=bool)
+
     def matrix(self, domain_size: int) -> NDArray[np.float64]:
         """The 0/1 matrix ``A`` (questions × values)."""
         a = np.zeros((len(self.members), domain_size))
@@ -81,20 +103,18 @@ class Query:
             # Contiguous ranges: differences of the running sum, O(d + questions).
             running = np.concatenate((np.zeros((*f.shape[:-1], 1)), np.cumsum(f, axis=-1)),
                                      axis=-1)  # fmt: skip
-            starts = np.array([int(m[0]) for m in self.members])
-            ends = np.array([int(m[-1]) + 1 for m in self.members])
+            starts, ends = self._layout
             answers = running[..., ends] - running[..., starts]
         else:
             # A ragged sum (no questions × d matrix): memory grows with the members.
-            sizes = np.array([m.size for m in self.members])
-            taken = f[..., np.concatenate(self.members)]
+            index, starts = self._layout
+            taken = f[..., index]
             if taken.shape[-1] == 0:
-                answers = np.zeros((*f.shape[:-1], sizes.size))
+                answers = np.zeros((*f.shape[:-1], len(self.members)))
             else:
-                starts = np.minimum(np.concatenate(([0], np.cumsum(sizes)[:-1])),
-                                    taken.shape[-1] - 1)  # fmt: skip
                 answers = np.add.reduceat(taken, starts, axis=-1)
-                answers[..., sizes == 0] = 0.0  # reduceat gives an element for empty groups
+                # reduceat gives an element for an empty group: its sum is 0.
+                answers[..., self._empty] = 0.0
         return np.maximum(answers, 0.0) if clamp else answers
 
 
