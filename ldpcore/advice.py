@@ -254,6 +254,24 @@ def _sweep_headline(
     return text[0].upper() + text[1:] + "."
 
 
+def in_users(n: int, comparison: Comparison) -> str:
+    """A significant gain at ``n`` users said in users, with the paired interval.
+
+    Base's MSE falls as 1/n (NDSS Eq. 3), so MSE ratio R to Base is Base's accuracy
+    with n / R users (NDSS Sec. V-C's equivalent users).
+
+    Examples
+    --------
+    >>> from ldpcore.compare import Comparison
+    >>> in_users(10_000, Comparison("PowerNS", "Base", 0.25, 0.2, 0.3, True, False, False, 5))
+    'As accurate as Base would be with about 40,000 users (33,300 to 50,000).'
+    """
+    most = format_count(n / comparison.low) if comparison.low > 0 else "unboundedly many"
+    fewest = format_count(n / comparison.high) if math.isfinite(comparison.high) else "0"
+    return (f"As accurate as Base would be with about {format_count(n / comparison.ratio)} "
+            f"users ({fewest} to {most}).")  # fmt: skip
+
+
 def users_saved_sentence(frame: pd.DataFrame, n: int) -> str:
     """What the best method is worth in users at ``n``, from an ``n`` sweep, with its interval.
 

@@ -8,8 +8,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from ldpcore.advice import Recommendation, SweepVerdict
-from ldpcore.compare import format_count, format_ratio
+from ldpcore.advice import Recommendation, SweepVerdict, in_users
+from ldpcore.compare import format_ratio
 from ldpcore.errors import InputError
 from ldpcore.postprocess import method_class
 
@@ -55,10 +55,8 @@ def verdict_banner(
     found = ranking.verdict
     text = f"Recommended: **{found.recommended}**. {found.headline}"
     chosen = next((c for c in found.against_base if c.method == found.recommended), None)
-    if users and found.helps and chosen is not None and chosen.high > 0:
-        most = format_count(users / chosen.low) if chosen.low > 0 else "unboundedly many"
-        text += (f" As accurate as Base would be with about {format_count(users / chosen.ratio)}"
-                 f" users ({format_count(users / chosen.high)} to {most}).")  # fmt: skip
+    if users and found.helps and chosen is not None:
+        text += " " + in_users(users, chosen)
     if explain:
         text += f" {method_class(found.recommended).explanation}"
     (st.success if found.helps else st.info)(text)
