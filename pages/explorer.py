@@ -9,7 +9,8 @@ from ldpcore import viz
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.protocols import protocol_names
 from pages.app_layer.cache import (
-    explorer_figures,
+    by_rank_figure,
+    mse_figure,
     protocols_table,
     simulate,
     simulate_summary,
@@ -55,10 +56,10 @@ view = view_column.segmented_control(
     "By rank", list(VIEWS), default="Estimates vs truth", key="view", bind="query-params"
 )
 every_method = lines_column.toggle("Every method", key="lines", bind="query-params")
-figures = explorer_figures(config, relative, every_method)
 chosen = VIEWS.get(view or "Estimates vs truth", "estimates")
-st.plotly_chart(figures[chosen], key=f"chart-{chosen}", theme=None)
-drawn = [trace.name for trace in figures[chosen].data if trace.name != "truth"]
+by_rank = by_rank_figure(config, chosen, every_method)
+st.plotly_chart(by_rank, key=f"chart-{chosen}", theme=None)
+drawn = [trace.name for trace in by_rank.data if trace.name != "truth"]
 if len(drawn) < len(config.methods):
     st.caption(
         f"Drawn: {', '.join(str(name) for name in drawn)}. The MSE chart and the table below "
@@ -71,17 +72,17 @@ if compare:
                            "Running every protocol…")  # fmt: skip
     if every is None:
         st.stop()
-    mse_figure = viz.mse_bars(every, base_mse=None, lower_bound=None,
-                              relative_to_base=relative, facet="protocol")  # fmt: skip
+    mse_chart = viz.mse_bars(every, base_mse=None, lower_bound=None,
+                             relative_to_base=relative, facet="protocol")  # fmt: skip
 else:
-    mse_figure = figures["mse"]
-st.plotly_chart(mse_figure, key="chart-mse", theme=None)
+    mse_chart = mse_figure(config, relative)
+st.plotly_chart(mse_chart, key="chart-mse", theme=None)
 st.caption(viz.lower_bound_note())
 
 table = method_table(summary)
 st.dataframe(table, hide_index=True, key="method-table", column_config=method_table_columns())
 st.caption(PAIRED_NOTE)
-downloads("explorer", summary, mse_figure, command_line(config))
+downloads("explorer", summary, mse_chart, command_line(config))
 
 # A toggle, not an expander: an expander's content is drawn (and redrawn on every slider
 # move) even while closed, and this table changes with ε.

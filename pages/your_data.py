@@ -11,10 +11,11 @@ from ldpcore.postprocess import method_class, method_names
 from ldpcore.protocols import protocol_names
 from ldpcore.tables import TableError
 from pages.app_layer.cache import (
+    by_rank_figure,
     collected_example,
     consistent,
-    explorer_figures,
     guessed_kind,
+    mse_figure,
     simulate,
 )
 from pages.app_layer.display import (
@@ -82,9 +83,8 @@ def _simulate_section(dataset: Dataset) -> None:
         verdict_banner(result["ranking"], explain=True)
         convergence_warning(result["summary"])
         st.caption(PAIRED_NOTE)
-        figures = explorer_figures(config, False)
-        st.plotly_chart(figures["mse"], key="yours-mse", theme=None)
-        st.plotly_chart(figures["estimates"], key="yours-estimates", theme=None)
+        st.plotly_chart(mse_figure(config, False), key="yours-mse", theme=None)
+        st.plotly_chart(by_rank_figure(config, "estimates"), key="yours-estimates", theme=None)
         st.dataframe(method_table(result["summary"]), hide_index=True, key="yours-table",
                      column_config=method_table_columns())  # fmt: skip
         st.caption(viz.lower_bound_note())

@@ -241,7 +241,10 @@ def test_pages_leave_the_shared_cached_figures_unchanged(monkeypatch: pytest.Mon
                               epsilon=1.0, trials=5)  # fmt: skip
     built = []
     monkeypatch.setattr(viz, "estimates_by_rank", lambda *a, **k: built.append(1))
-    shared = cache.explorer_figures(config, True, False)  # the object every session gets
+    shared = {
+        "estimates": cache.by_rank_figure(config, "estimates", False),
+        "mse": cache.mse_figure(config, True),
+    }  # the objects every session gets
     assert not built, "not the cached figures: the test would prove nothing"
     monkeypatch.undo()
     result = cache.simulate(config)

@@ -280,6 +280,55 @@ def test_ibu_fast_on_the_paper_setting() -> None:
     assert result.iterations < 200
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_diagonal_newton_step_solves_its_quadratic_model_on_the_simplex(seed: int) -> None:
+    """Against a slow reference: bisection for the multiplier λ of Σ δ = 0, and no random
+    feasible step does better on the quadratic ``g·δ − ½ Σ h δ²`` (Σ δ = 0, π + δ ≥ 0)."""
+    from ldpcore.postprocess.ibu import _diagonal_newton  # noqa: PLC0415
+
+    rng = np.random.default_rng(seed)
+    d = 12
+    pi = rng.dirichlet(np.full(d, 0.4))
+    pi[rng.random(d) < 0.3] = 0.0  # some values at the edge already
+    pi /= pi.sum()
+    gradient = rng.normal(0.0, 10.0, d)
+    curvature = 10.0 ** rng.uniform(-1, 4, d)  # curvatures orders of magnitude apart
+    step = _diagonal_newton(pi, gradient, curvature)
+    assert step is not None
+
+    def at(lam: float) -> np.ndarray:
+        return np.maximum(-pi, (gradient - lam) / curvature)
+
+    lam = optimize.brentq(lambda x: at(x).sum(), -1e6, 1e6, xtol=1e-14, rtol=1e-15)
+    np.testing.assert_allclose(step, at(lam), atol=1e-9)
+    assert abs(step.sum()) <= 1e-12 and np.all(pi + step >= -1e-15)
+
+    def value(delta: np.ndarray) -> float:
+        return float(gradient @ delta - 0.5 * np.sum(curvature * delta**2))
+
+    for _ in range(200):  # feasible rivals: mixtures of the step and random simplex moves
+        rival = rng.dirichlet(np.ones(d)) - pi
+        mix = rng.uniform(0, 1)
+        assert value(step) >= value(mix * rival + (1 - mix) * step) - 1e-12
+
+
+@pytest.mark.parametrize("protocol_name", ["OLH", "OUE", "GRR", "SS"])
+def test_ibu_converges_in_few_steps_at_high_epsilon(protocol_name: str) -> None:
+    """At ε = 10 the curvatures differ by orders of magnitude. A Euclidean projection of
+    the Newton step took 38–817 EM steps over these 30 draws at OLH (OUE 37–1,071, SS
+    33–242, GRR 25–38); the exact diagonal Newton step takes 8–17."""
+    d, n = 1024, 10**6
+    protocol = get_protocol(protocol_name, epsilon=10.0, domain_size=d)
+    steps = []
+    for seed in range(30):
+        f_tilde = protocol.estimate(protocol.sample_support_counts(zipf_counts(d, n), seed), n)
+        result = IBU().solve(f_tilde, protocol=protocol, n=n)
+        mle = get_method("MLE")(f_tilde, protocol=protocol, n=n)
+        assert result.converged and np.abs(result.frequencies - mle).max() <= 1e-6
+        steps.append(result.iterations)
+    assert max(steps) <= 24, sorted(steps)
+
+
 # --- Power -----------------------------------------------------------------------
 
 

@@ -100,16 +100,13 @@ def run_em(
         pi, current = em, em_value
         if accelerate:
             # The Newton-scaled step is taken from the point EM started at (`start`):
-            # the model's full Newton step where it offers one, else the diagonal one.
+            # the model's full Newton step where it offers one, else the exact Newton
+            # step of the diagonal quadratic model on the simplex (_diagonal_newton).
             step = model.newton_step(start, multiplier)
             if step is None:
-                curvature = np.maximum(model.curvature(start), np.finfo(float).tiny)
-                # Where the likelihood is flat (a value no report supports, e.g. GRR with
-                # n ≈ d) the Newton step is unbounded: skip the extrapolation then, plain
-                # EM still climbs.
-                with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-                    step = model.gradient_scale * (multiplier - 1.0) / curvature
-            if np.all(np.isfinite(step)) and np.abs(step).max() < 1e6:
+                step = _diagonal_newton(start, model.gradient_scale * (multiplier - 1.0),
+                                        model.curvature(start))  # fmt: skip
+            if step is not None and np.all(np.isfinite(step)) and np.abs(step).max() < 1e6:
                 # The full step, then shorter ones (a step past the simplex's edge
                 # can overshoot); the first at least as good as EM's is kept.
                 for fraction in (1.0, 0.5, 0.25):
@@ -123,6 +120,41 @@ def run_em(
     warnings.warn(NotConverged(f"EM stopped at its cap of {max_iterations:,} iterations "
                                "before converging"), stacklevel=2)  # fmt: skip
     return IBUResult(pi, max_iterations, current, False, tuple(history))
+
+
+def _diagonal_newton(
+    pi: NDArray[np.float64], gradient: NDArray[np.float64], curvature: NDArray[np.float64]
+) -> NDArray[np.float64] | None:
+    """The Newton step of a likelihood with a diagonal Hessian, on the simplex.
+
+    It maximises the quadratic model ``Σ gradient·δ − ½ Σ curvature·δ²`` subject to
+    ``Σ δ = 0`` and ``π + δ ≥ 0``: ``δ_v = max(−π_v, (gradient_v − λ)/curvature_v)``,
+    with the one ``λ`` that keeps the total (found exactly over the sorted breakpoints
+    ``λ_v = gradient_v + curvature_v π_v`` where a value reaches 0). Projecting the
+    unconstrained step in the Euclidean metric instead ignores that the curvatures
+    differ by orders of magnitude: at OLH, ε = 10, EM then took about 1,000 steps per
+    estimate (the classroom benchmark's slowest configuration). ``None`` where the
+    likelihood is flat (a value no report supports) and the step is unbounded.
+    """
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        inverse = 1.0 / np.maximum(curvature, np.finfo(float).tiny)
+        breakpoints = gradient + curvature * pi
+        order = np.argsort(-breakpoints, kind="stable")
+        sorted_points = breakpoints[order]
+        # λ_k when the k values with the largest breakpoints are free and the rest at 0.
+        free_total = np.cumsum((gradient * inverse)[order])
+        free_weight = np.cumsum(inverse[order])
+        pinned_mass = pi.sum() - np.cumsum(pi[order])
+        lam = (free_total - pinned_mass) / free_weight
+    if not np.all(np.isfinite(lam)):
+        return None
+    below_next = np.append(sorted_points[1:], -np.inf) <= lam
+    consistent = (lam < sorted_points) & below_next
+    if not consistent.any():
+        return None
+    multiplier = lam[int(np.argmax(consistent))]
+    step = np.maximum(-pi, (gradient - multiplier) * inverse)
+    return step if np.all(np.isfinite(step)) else None
 
 
 class NotConverged(UserWarning):

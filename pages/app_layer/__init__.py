@@ -3,10 +3,11 @@
 - ``navigation``: the menu and the page setup (app.py and deep links).
 - ``widgets``: the shared sidebar, the slider grids and the query picker.
 - ``uploads``: bundled datasets and uploaded histograms, with every problem explained.
-- ``cache``: every cached computation of the app, and the Dask client; nothing else
-  in the app caches. Cached values are returned to many browser sessions at once, so
-  they are immutable or, for the shared figures, only read (no page changes one in place;
-  a per-session copy is issue 17's isolation work).
+- ``cache``: every cached computation of the app, the worker processes that run the
+  simulations, and the Dask client; nothing else in the app caches. Cached values are
+  returned to many browser sessions at once, so they are copies or, for the shared
+  figures, only read (no page changes one in place; a test checks it).
+- ``simulations``: the simulations as plain functions a worker process runs (no streamlit).
 - ``exports``: downloads (CSV, HTML, PNG, command line).
 - ``display``: shaping results for tables and showing errors as messages.
 

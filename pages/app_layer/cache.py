@@ -12,9 +12,11 @@ them and checks the cached figures still equal freshly built ones.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import pandas as pd
@@ -28,8 +30,6 @@ from ldpcore.advice import (
     advise_users,
     choose_epsilon,
     estimate_choose_epsilon_seconds,
-    query_in_words,
-    rank_methods,
 )
 from ldpcore.cluster import ENVIRONMENT, configured, open_client, where
 from ldpcore.collected_estimates import (
@@ -40,9 +40,11 @@ from ldpcore.collected_estimates import (
     read_collected,
 )
 from ldpcore.datasets import Dataset, load_bundled, parse_histogram
-from ldpcore.experiment import ExperimentConfig, run, sweep
+from ldpcore.errors import InputError
+from ldpcore.experiment import ExperimentConfig, sweep
 from ldpcore.protocols import describe_protocols
 from ldpcore.tables import TableLayout, inspect_table
+from pages.app_layer.simulations import simulate_tables
 
 
 def config_hash() -> dict[str | type[Any], Callable[[Any], Any]]:
@@ -54,21 +56,59 @@ def config_hash() -> dict[str | type[Any], Callable[[Any], Any]]:
     return {ExperimentConfig: lambda config: config.fingerprint}
 
 
+#: Worker processes for the simulations, one per core unless this variable says how many
+#: (0: simulate in the session's own thread).
+WORKERS_VARIABLE = "LDPCORE_APP_WORKERS"
+
+
+def worker_count() -> int:
+    """How many simulation processes the server runs (``$LDPCORE_APP_WORKERS``, else cores)."""
+    value = os.environ.get(WORKERS_VARIABLE, "").strip()
+    if value:
+        try:
+            return max(0, int(value))
+        except ValueError:
+            raise InputError(
+                f"{WORKERS_VARIABLE}={value!r}: give a whole number of worker "
+                "processes (0 simulates in the app's own threads)"
+            ) from None
+    return os.cpu_count() or 1
+
+
+@st.cache_resource(show_spinner=False)
+def simulation_processes() -> ProcessPoolExecutor | None:
+    """One pool of worker processes per server for the simulations (None: in-thread).
+
+    Why processes: a class moving sliders at once asks for many configurations, and in
+    one process their Python parts take turns on one lock (the GIL), so on 2 cores the
+    server used 1.3 cores and a class of 30 waited 41 s at the 95th percentile
+    (benchmarks/README.md, classroom). The workers are forked from a fork server that has
+    already imported numpy and ldpcore, never from the threaded server itself.
+    """
+    workers = worker_count()
+    if workers == 0:
+        return None
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["pages.app_layer.simulations"])
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context)
+
+
 @st.cache_data(show_spinner=False, max_entries=64, hash_funcs=config_hash())
 def simulate(config: ExperimentConfig) -> dict[str, Any]:
-    """Run (cached) and return plain tables, and the paired ranking when Base is run."""
-    result = run(config)
-    ranking = None
-    if "Base" in config.methods and len(config.methods) > 1:
-        ranking = rank_methods(result, config.build()[1],
-                               query_words=query_in_words(config.query))  # fmt: skip
-    return {
-        "summary": result.summary,
-        "per_item": result.per_item,
-        "analytic": result.analytic,
-        "labels": result.labels,
-        "ranking": ranking,
-    }
+    """Run (cached; one computation per configuration however many sessions ask) and
+    return plain tables, and the paired ranking when Base is run.
+
+    The run happens in a worker process (:func:`simulation_processes`). If a worker died
+    (the system killed it), the pool is replaced and this run happens in this thread.
+    """
+    pool = simulation_processes()
+    if pool is None:
+        return simulate_tables(config)
+    try:
+        return pool.submit(simulate_tables, config).result()
+    except BrokenProcessPool:
+        simulation_processes.clear()
+        return simulate_tables(config)
 
 
 @st.cache_data(show_spinner=False, max_entries=64, hash_funcs=config_hash())
@@ -84,31 +124,38 @@ def simulate_summary(config: ExperimentConfig) -> dict[str, Any]:
 
 # cache_resource, not cache_data: a rerun gets the built figures themselves, not a
 # pickled copy that Plotly would validate again (≈10 ms a figure). Callers only read
-# them (plotly_chart, to_html and to_image copy), never change them.
-@st.cache_resource(show_spinner=False, max_entries=32, hash_funcs=config_hash())
-def explorer_figures(
-    config: ExperimentConfig, relative: bool, every_method: bool = False
-) -> dict[str, go.Figure]:
-    """The Explorer's four figures, built once per view and shared; do not modify them.
+# them (plotly_chart, to_html and to_image copy), never change them. One figure per
+# call, so a view builds only what it draws (a figure costs 40–60 ms to build, which
+# a class moving sliders at once pays in the server's one process).
+BY_RANK_VIEWS = ("estimates", "bias", "variance")
 
-    The by-rank charts draw ``viz.FEATURED`` methods unless ``every_method``.
+
+@st.cache_resource(show_spinner=False, max_entries=64, hash_funcs=config_hash())
+def by_rank_figure(config: ExperimentConfig, view: str, every_method: bool = False) -> go.Figure:
+    """One of the by-rank charts (``BY_RANK_VIEWS``), shared; do not modify it.
+
+    It draws ``viz.FEATURED`` methods unless ``every_method``.
     """
-    result = simulate(config)
-    per_item, summary, analytic = result["per_item"], result["summary"], result["analytic"]
+    per_item = simulate(config)["per_item"]
     featured = None if every_method else viz.FEATURED
-    return {
-        "estimates": viz.estimates_by_rank(per_item, featured=featured),
-        "bias": viz.by_rank(per_item, "bias", title="Bias by rank", featured=featured),
-        "variance": viz.by_rank(
-            per_item, "variance", title="Variance by rank", log_y=True, featured=featured
-        ),
-        "mse": viz.mse_bars(
-            summary,
-            base_mse=analytic["base_mse"],
-            lower_bound=analytic["lower_bound"],
-            relative_to_base=relative,
-        ),
-    }
+    if view == "estimates":
+        return viz.estimates_by_rank(per_item, featured=featured)
+    if view == "bias":
+        return viz.by_rank(per_item, "bias", title="Bias by rank", featured=featured)
+    if view == "variance":
+        return viz.by_rank(per_item, "variance", title="Variance by rank", log_y=True,
+                           featured=featured)  # fmt: skip
+    raise ValueError(f"unknown by-rank view {view!r}; one of {BY_RANK_VIEWS}")
+
+
+@st.cache_resource(show_spinner=False, max_entries=32, hash_funcs=config_hash())
+def mse_figure(config: ExperimentConfig, relative: bool) -> go.Figure:
+    """The MSE-per-method bars (``relative``: the paired ratio to Base), shared."""
+    result = simulate_summary(config)
+    summary, analytic = result["summary"], result["analytic"]
+    return viz.mse_bars(summary, base_mse=analytic["base_mse"],
+                        lower_bound=analytic["lower_bound"],
+                        relative_to_base=relative)  # fmt: skip
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -29,7 +29,8 @@ def downloads(name: str, table: pd.DataFrame, figure: go.Figure | None, command:
     """CSV of the numbers, the chart as HTML and PNG, and the command line."""
     columns = st.columns(4)
     columns[0].download_button(
-        "Numbers (CSV)", data=table.to_csv(index=False).encode(), file_name=f"{name}.csv",
+        # Made on request (a callable), not on every rerun: the server serves a class.
+        "Numbers (CSV)", data=lambda: table.to_csv(index=False).encode(), file_name=f"{name}.csv",
         mime="text/csv", key=f"csv-{name}", on_click="ignore",
     )  # fmt: skip
     columns[1].download_button(

@@ -1,0 +1,29 @@
+"""The app's simulations as plain functions, so a worker process can run them.
+
+No streamlit here: the server's worker processes (``cache.simulation_processes``)
+import this module and nothing of the app.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ldpcore.advice import query_in_words, rank_methods
+from ldpcore.experiment import ExperimentConfig, run
+
+
+def simulate_tables(config: ExperimentConfig) -> dict[str, Any]:
+    """Run one configuration; return its plain tables, and the paired ranking when Base
+    is run with other methods."""
+    result = run(config)
+    ranking = None
+    if "Base" in config.methods and len(config.methods) > 1:
+        ranking = rank_methods(result, config.build()[1],
+                               query_words=query_in_words(config.query))  # fmt: skip
+    return {
+        "summary": result.summary,
+        "per_item": result.per_item,
+        "analytic": result.analytic,
+        "labels": result.labels,
+        "ranking": ranking,
+    }

@@ -1,0 +1,109 @@
+"""A small class on the real server (``benchmarks/bench_classroom.py`` at N = 5).
+
+Five protocol clients open the Explorer on ``streamlit run`` (127.0.0.1, a free port)
+and move ε together: (a) to the same value, (b) each to its own. No timing is
+asserted (shared machines are noisy; the timed runs are in benchmarks/README.md), only
+that every session gets its own page, both charts and no error. Then isolation: one
+session's toggle never changes another session's chart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from benchmarks import bench_classroom
+from benchmarks.serving import ROOT, Session, streamlit_server, toggle_state
+
+pytestmark = pytest.mark.browser  # a real server, like the browser tests
+
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[tuple[str, int]]:
+    with streamlit_server(ROOT / "app.py", ARTIFACTS / "classroom-test-server.log") as (
+        url,
+        process,
+    ):
+        asyncio.run(bench_classroom.warm(url))
+        yield url, process.pid
+
+
+def test_five_sessions_move_epsilon_together_and_each_sees_its_own_page(
+    server: tuple[str, int],
+) -> None:
+    url, pid = server
+    phases = asyncio.run(bench_classroom.classroom(url, pid, 5))
+    assert [phase.phase for phase in phases] == ["open", "(a) same ε", "(b) different ε"]
+    for phase in phases:
+        assert phase.errors == [], phase
+        assert phase.wrong_state == 0, phase
+        assert phase.worst < 120, phase  # a hang, not a speed target
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "classroom-test.json").write_text(
+        json.dumps([phase.__dict__ for phase in phases], indent=1)
+    )
+
+
+def _mse_chart(charts: list[str]) -> dict[str, Any]:
+    return json.loads(charts[1])  # the Explorer draws the by-rank chart, then the MSE chart
+
+
+async def _isolation(url: str) -> tuple[list[str], list[str], list[str], list[str]]:
+    async with Session(url) as alice, Session(url) as bob:
+        alice_before, bob_before = await asyncio.gather(alice.rerun(), bob.rerun())
+        switch = alice_before.widgets["MSE relative to Base"]
+        alice_after = await alice.rerun([toggle_state(switch, True)])
+        bob_after = await bob.rerun()
+        return alice_before.charts, alice_after.charts, bob_before.charts, bob_after.charts
+
+
+def test_one_session_s_toggle_never_changes_another_session_s_chart(
+    server: tuple[str, int],
+) -> None:
+    url, _ = server
+    alice_before, alice_after, bob_before, bob_after = asyncio.run(_isolation(url))
+    assert _mse_chart(alice_after) != _mse_chart(alice_before), "the toggle did nothing"
+    assert _mse_chart(bob_after) == _mse_chart(bob_before)
+    assert bob_after == bob_before
+
+
+def test_concurrent_requests_for_one_configuration_compute_it_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Thirty students at the same ε cost one simulation: the others wait for it."""
+    from ldpcore.experiment import ExperimentConfig  # noqa: PLC0415
+    from pages.app_layer import cache  # noqa: PLC0415
+
+    calls = []
+    real = cache.simulate_tables
+
+    def counted(config: ExperimentConfig) -> dict[str, Any]:
+        calls.append(config.fingerprint)
+        time.sleep(0.5)  # long enough for every thread to ask while it runs
+        return real(config)
+
+    monkeypatch.setenv(cache.WORKERS_VARIABLE, "0")  # in-thread, so the count is visible
+    monkeypatch.setattr(cache, "simulate_tables", counted)
+    cache.simulation_processes.clear()
+    cache.simulate.clear()
+    config = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH",
+                              epsilon=1.5, trials=3, seed=11)  # fmt: skip
+    results: list[Any] = []
+    threads = [threading.Thread(target=lambda: results.append(cache.simulate(config)))
+               for _ in range(8)]  # fmt: skip
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 8
+    assert calls == [config.fingerprint]
+    cache.simulation_processes.clear()
+    cache.simulate.clear()
