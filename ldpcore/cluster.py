@@ -61,8 +61,18 @@ def _import_distributed() -> Any:
 def dask_client(spec: str, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
     """A ``distributed.Client`` for ``spec``; a local cluster is closed on exit."""
     client = open_client(spec, timeout=timeout)
+    distributed = _import_distributed()
     try:
         yield client
+    except distributed.KilledWorker as exc:
+        # The scheduler already retried the task on other workers (a worker killed once
+        # is replaced and its tasks rerun, giving the same answer); this is the case where
+        # every worker that tried it died.
+        raise InputError(
+            f"every Dask worker that ran a task died running it, retries included ({exc}); "
+            "nothing was written. The workers may be running out of "
+            "memory: give them more, or split the input into smaller files or grid points."
+        ) from None
     finally:
         cluster = client.cluster  # set only when this client started a local cluster
         client.close()

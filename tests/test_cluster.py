@@ -7,8 +7,12 @@ same functions run locally, and the results must be identical.
 from __future__ import annotations
 
 import math
+import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +26,7 @@ from conftest import K_SIGMA
 from ldpcore.audit import audit
 from ldpcore.client_batch import randomize_file
 from ldpcore.cluster import aggregate_on_dask, dask_client, parse_dask
+from ldpcore.errors import InputError
 from ldpcore.protocols import get_protocol, protocol_names
 from ldpcore.protocols.grr import GRR
 from ldpcore.protocols.unary import OUE
@@ -306,3 +311,77 @@ def test_paper_recipes_give_the_same_numbers_on_the_cluster(client: object) -> N
         remote = run_recipe(recipe_id, "quick", context=remote_context)
         pd.testing.assert_frame_equal(local.data, remote.data, check_exact=True)
         assert [c.holds for c in local.claims] == [c.holds for c in remote.claims]
+
+
+# --- Faults: a worker killed mid-run ------------------------------------------------
+
+
+def _kill_a_busy_worker(client: object, started: threading.Event) -> None:
+    """SIGKILL the process of a worker once it runs a task (the nanny starts a new one)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        busy = [address for address, keys in client.processing().items() if keys]  # type: ignore[attr-defined]
+        if busy:
+            pids = client.run(os.getpid, workers=[busy[0]])  # type: ignore[attr-defined]
+            os.kill(pids[busy[0]], signal.SIGKILL)
+            started.set()
+            return
+        time.sleep(0.02)
+    raise AssertionError("no task ever started")
+
+
+def test_a_worker_killed_during_a_sweep_is_retried_to_the_same_table(client: object) -> None:
+    points = grid({"dataset": "zipf:d=512,s=1.2", "ns": [10**6], "protocols": ["OLH", "OUE"],
+                   "epsilons": [0.5, 1.0, 2.0, 3.0, 4.0, 5.0], "trials": 20})  # fmt: skip
+    local = run_sweep(points)
+    killed = threading.Event()
+    killer = threading.Thread(target=_kill_a_busy_worker, args=(client, killed))
+    killer.start()
+    try:
+        remote = run_sweep(points, executor=client.get_executor())  # type: ignore[attr-defined]
+    finally:
+        killer.join()
+        client.wait_for_workers(2, timeout=60)  # type: ignore[attr-defined]
+    assert killed.is_set()
+    pd.testing.assert_frame_equal(remote, local)  # complete and bit-identical
+
+
+def test_a_worker_killed_during_aggregate_dask_is_retried_to_the_same_counts(
+    client: object, tmp_path: Path
+) -> None:
+    protocol = get_protocol("OUE", epsilon=1.0, domain_size=D)
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for part in range(6):
+        values = _values_file(tmp_path, 40_000, seed=part, name=f"values{part}.csv")
+        randomize_file(protocol, values, folder / f"part{part}.csv",
+                       rng=np.random.default_rng(part))  # fmt: skip
+    files = report_files(folder)
+    local = [aggregate_file(protocol, f, chunk_rows=2_000) for f in files]
+    killed = threading.Event()
+    killer = threading.Thread(target=_kill_a_busy_worker, args=(client, killed))
+    killer.start()
+    try:
+        counts, users = aggregate_on_dask(client, protocol, files, chunk_rows=2_000)
+    finally:
+        killer.join()
+        client.wait_for_workers(2, timeout=60)  # type: ignore[attr-defined]
+    assert killed.is_set()
+    assert users == sum(rows for _, rows in local) == 240_000
+    np.testing.assert_array_equal(counts, sum(part for part, _ in local))
+
+
+def _die() -> None:
+    os._exit(1)
+
+
+def test_a_task_that_kills_every_worker_ends_in_one_clear_error() -> None:
+    import dask  # noqa: PLC0415
+
+    # No retries, so one death is final (the default retries 3 times on other workers).
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        pytest.raises(InputError, match=r"died running it.*nothing was written"),
+        dask_client("local:1") as one,
+    ):
+        one.submit(_die, pure=False).result()
