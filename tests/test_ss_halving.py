@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from scipy.stats import hypergeom
 
 from ldpcore import bounds, trial_generators
+from ldpcore.errors import InputError
 from ldpcore.protocols import SubsetSelection, get_protocol
 from ldpcore.protocols._halving import SplitKernels, multivariate_hypergeometric_rows
 
@@ -216,3 +217,62 @@ def test_split_kernels_are_the_hypergeometric_law(population: int, good: int) ->
     again, _ = kernels.rows(population, good, picks[1:3])
     np.testing.assert_array_equal(again, probs[1:3])
     assert pickle.loads(pickle.dumps(kernels))._tables == {}
+
+
+@pytest.mark.parametrize("d,epsilon", [(64, 1.0)])
+def test_small_chunks_and_uncached_kernels_keep_the_exact_moments(
+    monkeypatch: pytest.MonkeyPatch, d: int, epsilon: float
+) -> None:
+    """The bounded-memory paths (many chunks, kernel rows built per request) draw from
+    the same law; at the defaults they only engage at d ≈ 10⁵ and above."""
+    from ldpcore.protocols import _halving  # noqa: PLC0415
+
+    monkeypatch.setattr(_halving, "_CHUNK_ENTRIES", 400)
+    monkeypatch.setattr(_halving, "_CACHE_ENTRIES_MAX", 500)
+    protocol = get_protocol("SS", epsilon=epsilon, domain_size=d)
+    counts = zipf_counts(d, bounds.N_USERS_MAX, s=1.1)
+    mean, cov = closed_form_moments(protocol, counts)
+    samples = _draws(protocol, counts, 300, seed=d + 7)
+    rng = np.random.default_rng(d)
+    sets = np.array([rng.permutation(d) < size for size in (2, d // 4, d // 2) for _ in range(4)])
+    weights = np.vstack([np.eye(d), sets.astype(float)])
+    _assert_moments_of(
+        samples @ weights.T, weights @ mean, weights @ cov @ weights.T, str(protocol)
+    )
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_wide_subsets_are_one_bit_column_and_round_trip(tmp_path, suffix: str) -> None:
+    from ldpcore.client_batch import randomize_file  # noqa: PLC0415
+    from ldpcore.protocols.subset_selection import ITEM_COLUMNS_MAX  # noqa: PLC0415
+    from ldpcore.report_files import aggregate_file  # noqa: PLC0415
+
+    d = 2000
+    protocol = get_protocol("SS", epsilon=1.0, domain_size=d)
+    assert protocol.subset_size > ITEM_COLUMNS_MAX
+    assert protocol.report_columns() == ("subset",)
+    values = np.random.default_rng(0).integers(0, d, 300)
+    source = tmp_path / "values.csv"
+    source.write_text("value\n" + "\n".join(map(str, values)) + "\n")
+    reports = tmp_path / f"reports{suffix}"
+    randomize_file(protocol, source, reports, rng=np.random.default_rng(2), chunk_rows=70)
+    # The same reports, randomized in memory with the same generator and batches.
+    rng = np.random.default_rng(2)
+    direct = np.concatenate([protocol.randomize(values[i : i + 70], rng)
+                             for i in range(0, values.size, 70)])  # fmt: skip
+    counts, users = aggregate_file(protocol, reports)
+    assert users == 300
+    np.testing.assert_array_equal(counts, protocol.aggregate(direct))
+    assert counts.sum() == 300 * protocol.subset_size
+    # A file made with another k is refused by its parameters, and a row whose subset
+    # has the wrong size by its contents, each with a message that says what to check.
+    other = get_protocol("SS", epsilon=1.0, domain_size=d, k=protocol.subset_size - 1)
+    with pytest.raises(InputError, match="k = 538"):
+        aggregate_file(other, reports)
+    frame = protocol.reports_to_frame(direct[:3], text=True)
+    with pytest.raises(InputError, match="subset must hold k = 537"):
+        other.frame_to_reports(frame, source="reports.csv")
+    np.testing.assert_array_equal(
+        np.sort(protocol.frame_to_reports(frame, source="reports.csv"), axis=1),
+        np.sort(direct[:3], axis=1),
+    )

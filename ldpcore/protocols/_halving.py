@@ -45,6 +45,9 @@ HYPERGEOMETRIC_POPULATION_MAX = 10**9
 #: A split outcome less likely than this is left out of its kernel.
 _NEGLIGIBLE = 1e-32
 
+#: Entries (users' cells × kernel slots) handled at once: bounds a split's memory.
+_CHUNK_ENTRIES = 1 << 20
+
 #: Kernel table entries kept between trials per protocol (about 16 bytes each).
 _CACHE_ENTRIES_MAX = 1 << 22
 
@@ -90,6 +93,12 @@ class SplitKernels:
             low, high = min(low, first), max(high, first + probs.shape[0] - 1)
             self._entries -= probs.size
             del self._tables[key]
+        rows = high - low + 1
+        if rows * (2 * self.reach(population, good, low, high) + 1) > _CACHE_ENTRIES_MAX:
+            # Too large to keep (the top levels at d = 10⁶): build only the rows asked for.
+            needed, where = np.unique(picks, return_inverse=True)
+            probs, taken = self._rows_for(population, good, needed)
+            return probs[where], taken[where]
         first, probs, taken = table = self._table(population, good, low, high)
         if self._entries + probs.size <= _CACHE_ENTRIES_MAX:
             self._tables[key] = table
@@ -99,9 +108,37 @@ class SplitKernels:
     def _table(
         self, population: int, good: int, low: int, high: int
     ) -> tuple[int, NDArray[np.float64], NDArray[np.int64]]:
-        lf = self._log_factorial
+        probs, taken = self._rows_for(population, good, np.arange(low, high + 1))
+        return low, probs, taken
+
+    def _rows_for(
+        self, population: int, good: int, r: NDArray[np.int64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+        """Kernel rows for the sorted picks ``r``, built a band at a time.
+
+        A row spans up to ~2·reach slots; at d = 10⁶ with k ≈ 270,000 building every
+        row at once took gigabytes.
+        """
+        bands = []
+        start = 0
+        while start < r.size:
+            reach = self.reach(population, good, int(r[start]), int(r[-1]))
+            stop = start + max(1, _CHUNK_ENTRIES // (2 * reach + 1))
+            bands.append(self._band(population, good, r[start:stop]))
+            start = stop
+        width = max(probs.shape[1] for probs, _ in bands)
+        probs = np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1]))) for p, _ in bands])
+        taken = np.concatenate(
+            [np.pad(t, ((0, 0), (0, width - t.shape[1])), mode="edge") for _, t in bands]
+        )
+        return probs, taken
+
+    @staticmethod
+    def _window(
+        population: int, good: int, r: NDArray[np.int64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """``(mode, lo, hi)``: each row's mode and the outcomes worth keeping."""
         bad = population - good
-        r = np.arange(low, high + 1)
         m_min, m_max = np.maximum(0, r - bad), np.minimum(r, good)
         mode = np.clip(((r + 1) * (good + 1)) // (population + 2), m_min, m_max)
         # Serfling's bound for sampling without replacement,
@@ -112,6 +149,23 @@ class SplitKernels:
         mean = r * good / population
         lo = np.minimum(np.maximum(m_min, np.floor(mean - t).astype(np.int64)), mode)
         hi = np.maximum(np.minimum(m_max, np.ceil(mean + t).astype(np.int64)), mode)
+        return mode, lo, hi
+
+    def reach(self, population: int, good: int, low: int, high: int) -> int:
+        """The widest half-window of the rows for ``r`` in ``[low, high]`` (an upper bound)."""
+        # The widest window is at the largest r (the spread grows with r up to N/2,
+        # and a band never mixes r on both sides of N/2 badly enough to matter: the
+        # reach is recomputed for the band actually built).
+        r = np.array([low, high, min(max(low, population // 2), high)], dtype=np.int64)
+        mode, lo, hi = self._window(population, good, r)
+        return int(np.max(np.maximum(mode - lo, hi - mode)))
+
+    def _band(
+        self, population: int, good: int, r: NDArray[np.int64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+        lf = self._log_factorial
+        bad = population - good
+        mode, lo, hi = self._window(population, good, r)
         reach = int(np.max(np.maximum(mode - lo, hi - mode)))
         slot = np.arange(2 * reach + 1)
         offset = np.where(slot % 2 == 1, (slot + 1) // 2, -(slot // 2))
@@ -129,7 +183,7 @@ class SplitKernels:
         width = int(np.flatnonzero(probs.any(axis=0))[-1]) + 1
         probs = probs[:, :width]
         probs /= probs.sum(axis=1, keepdims=True)
-        return low, probs, m[:, :width]
+        return probs, m[:, :width]
 
 
 def multivariate_hypergeometric_rows(
@@ -260,38 +314,40 @@ def _split(
         (own_left, 1, 1, True, False),
         (level.own - own_left, 1, 0, False, True),
     )
-    index: dict[bool, list[NDArray[np.int64]]] = {False: [], True: []}
-    weight: dict[bool, list[NDArray[np.int64]]] = {False: [], True: []}
+    size = 2 * blocks * child_width
+    # Users by picks left in each child block, accumulated chunk by chunk (bounded
+    # memory; the draws are the same, in the same order, as one call would make).
+    children = {False: np.zeros(size, np.int64), True: np.zeros(size, np.int64)}
     for length in np.unique(lengths).tolist():
         a = (length + 1) // 2
         this_length = lengths == length
         for users, less_population, less_good, left_own, right_own in groups:
             chosen = users if this_length.all() else np.where(this_length[:, None], users, 0)
-            block, picks = np.nonzero(chosen)
-            if not block.size:
+            cells, all_picks = np.nonzero(chosen)
+            if not cells.size:
                 continue
-            probs, taken = kernels.rows(length - less_population, a - less_good, picks)
-            placed = rng.multinomial(chosen[block, picks], probs)
-            row, slot = np.nonzero(placed)
-            count, m = placed[row, slot], taken[row, slot]
-            block, picks = block[row], picks[row]
-            index[left_own].append((2 * block) * child_width + m)
-            weight[left_own].append(count)
-            index[right_own].append((2 * block + 1) * child_width + picks - m)
-            weight[right_own].append(count)
-    size = 2 * blocks * child_width
+            population, good = length - less_population, a - less_good
+            reach = kernels.reach(population, good, int(all_picks.min()), int(all_picks.max()))
+            step = max(1, _CHUNK_ENTRIES // (2 * reach + 1))
+            for start in range(0, cells.size, step):
+                block, picks = cells[start : start + step], all_picks[start : start + step]
+                probs, taken = kernels.rows(population, good, picks)
+                placed = rng.multinomial(chosen[block, picks], probs)
+                row, slot = np.nonzero(placed)
+                count, m = placed[row, slot], taken[row, slot]
+                block, picks = block[row], picks[row]
+                children[left_own] += _histogram((2 * block) * child_width + m, count, size)
+                children[right_own] += _histogram(
+                    (2 * block + 1) * child_width + picks - m, count, size
+                )
     return _Level(
         starts=np.stack((starts, starts + left), axis=1).ravel(),
         lengths=np.stack((left, lengths - left), axis=1).ravel(),
-        free=_histogram(index[False], weight[False], size).reshape(2 * blocks, child_width),
-        own=_histogram(index[True], weight[True], size).reshape(2 * blocks, child_width),
+        free=children[False].reshape(2 * blocks, child_width),
+        own=children[True].reshape(2 * blocks, child_width),
     )
 
 
-def _histogram(
-    index: list[NDArray[np.int64]], weight: list[NDArray[np.int64]], size: int
-) -> NDArray[np.int64]:
-    if not index:
-        return np.zeros(size, np.int64)
+def _histogram(index: NDArray[np.int64], weight: NDArray[np.int64], size: int) -> NDArray[np.int64]:
     # Float weights sum integer counts exactly up to 2^53, far beyond any n accepted.
-    return np.bincount(np.concatenate(index), np.concatenate(weight), size).astype(np.int64)
+    return np.bincount(index, weight, size).astype(np.int64)
