@@ -19,8 +19,10 @@ $(VENV)/.stamp-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $@ $(VENV)/.stamp-run
 
+# `streamlit run app.py`, after importing the app's libraries (pages/app_layer/launch.py):
+# the first visitor to a fresh server then does not wait for them.
 run: $(VENV)/.stamp-run
-	$(BIN)/streamlit run app.py --server.address localhost --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(BIN)/python -m pages.app_layer.launch --server.address localhost --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
 lint: $(VENV)/.stamp-test
 	$(BIN)/ruff check .

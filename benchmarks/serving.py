@@ -40,22 +40,26 @@ def free_port() -> int:
 def streamlit_server(
     script: Path, log: Path, *, timeout: float = 60.0, cwd: Path = ROOT
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """``streamlit run script`` on a free port of 127.0.0.1; yields its URL and process.
+    """Serve ``script`` on a free port of 127.0.0.1; yields its URL and process.
 
-    The server stops when the block ends, whatever happened in it.
+    This app's ``app.py`` is served the way ``make run`` serves it (the launcher that
+    preloads its libraries, then ``streamlit run``); any other script with plain
+    ``streamlit run``. The server stops when the block ends, whatever happened in it.
     """
     port = free_port()
     streamlit = shutil.which("streamlit", path=str(Path(sys.executable).parent))
     if streamlit is None:
         raise RuntimeError("streamlit is not installed in this environment")
+    options = ["--server.address", "127.0.0.1", "--server.port", str(port),
+               "--server.headless", "true", "--browser.gatherUsageStats", "false",
+               "--server.fileWatcherType", "none"]  # fmt: skip
+    if Path(script).resolve() == ROOT / "app.py":
+        command = [sys.executable, "-m", "pages.app_layer.launch", *options]
+    else:
+        command = [streamlit, "run", str(script), *options]
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("wb") as sink:
-        process = subprocess.Popen(
-            [streamlit, "run", str(script), "--server.address", "127.0.0.1",
-             "--server.port", str(port), "--server.headless", "true",
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=cwd, stdout=sink, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+        process = subprocess.Popen(command, cwd=cwd, stdout=sink, stderr=subprocess.STDOUT)
         try:
             url = f"http://127.0.0.1:{port}"
             wait_until_healthy(url, process, timeout=timeout, log=log)

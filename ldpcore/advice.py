@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
+from scipy import special
 
 from ldpcore import bounds
 from ldpcore.compare import (
@@ -549,6 +550,55 @@ def epsilon_interval(value: float | None, low: float | None, high: float | None)
     return f"ε ≈ {value:.3g} ({lower}–{upper})"
 
 
+def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
+    """The Choose ε answer in one sentence, with its intervals (the page and the record).
+
+    It follows from ``post_processing_helps``: the gain over Base is claimed only when
+    the paired comparison and the two ε intervals both say so.
+    """
+    if answer.epsilon is None:
+        return (f"With {n_users:,} users no protocol meets the target for ε up to "
+                f"{EPSILON_RANGE[1]:g}; relax the target or collect from more users.")  # fmt: skip
+    reach = epsilon_interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
+    head = (
+        f"With {n_users:,} users, {answer.protocol} + {answer.method} meets your target "
+        f"from {reach}"
+    )
+    if answer.post_processing_helps and answer.comparison is not None:
+        base = epsilon_interval(
+            answer.base_epsilon, answer.base_epsilon_low, answer.base_epsilon_high
+        )
+        return (head + f"; without post-processing you would need {base} "
+                f"({answer.method}: {answer.comparison.describe()}).")  # fmt: skip
+    return (head + ". Post-processing does not measurably lower the ε needed for this query: "
+            + answer.reason)  # fmt: skip
+
+
+def answers_table(answers: Sequence[EpsilonAnswer]) -> pd.DataFrame:
+    """One row per protocol: the smallest ε with and without post-processing, in words."""
+    return pd.DataFrame(
+        {
+            "protocol": [a.protocol for a in answers],
+            "recommended method": [a.method for a in answers],
+            "smallest ε": [
+                epsilon_interval(a.epsilon, a.epsilon_low, a.epsilon_high) for a in answers
+            ],
+            "without post-processing (Base)": [
+                epsilon_interval(a.base_epsilon, a.base_epsilon_low, a.base_epsilon_high)
+                for a in answers
+            ],
+            "post-processing helps": ["yes" if a.post_processing_helps else "no" for a in answers],
+            "why": [a.reason for a in answers],
+        }
+    )
+
+
+def winning_answer(answers: Sequence[EpsilonAnswer]) -> EpsilonAnswer:
+    """The answer with the smallest reachable ε (the first when none is reachable)."""
+    reachable = [a for a in answers if a.epsilon is not None]
+    return min(reachable, key=lambda a: a.epsilon or math.inf) if reachable else answers[0]
+
+
 #: Trials of the first, coarse pass when Base has no exact curve for the query.
 _SCREEN_TRIALS = 3
 #: Points of that coarse pass over the ε range.
@@ -835,9 +885,7 @@ def privacy_risk(
 
 
 def _t_quantile(trials: int) -> float:
-    from scipy import stats  # noqa: PLC0415
-
-    return float(stats.t.ppf(0.975, df=max(1, trials - 1)))
+    return float(special.stdtrit(max(1, trials - 1), 0.975))
 
 
 def estimate_choose_epsilon_seconds(

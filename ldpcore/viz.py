@@ -145,21 +145,24 @@ def estimates_by_rank(
 
     figure.add_trace(
         go.Scatter(
-            x=ranks, y=scaled(truth[order]), customdata=truth[order], name="truth",
+            x=ranks, y=scaled(truth[order]), customdata=100 * truth[order], name="truth",
             mode="lines", line={"color": "black", "width": 2},
-            hovertemplate="rank %{x}<br>true %{customdata:.3g}<extra>truth</extra>",
+            hovertemplate="rank %{x}<br>true %{customdata:.3g}%<extra>truth</extra>",
         )
     )  # fmt: skip
     for method, mean in means.items():
-        figure.add_trace(_line(method, ranks, scaled(mean), customdata=mean,
-                               hover="rank %{x}<br>estimate %{customdata:.3g}"))  # fmt: skip
-    axis = "frequency (symmetric log: negatives below 0)" if log_y else "frequency"
+        figure.add_trace(_line(method, ranks, scaled(mean), customdata=100 * mean,
+                               hover="rank %{x}<br>estimate %{customdata:.3g}%"))  # fmt: skip
+    # Frequencies in percent, as people read them (errors stay in frequency units).
+    axis = "frequency (%; symmetric log: negatives below 0)" if log_y else "frequency"
     figure = _layout(figure, title="Estimates vs truth, by true rank", x="rank of the value",
                      y=axis)  # fmt: skip
     if log_y:
         every = np.concatenate([truth, *means.values()]) if means else truth
         tickvals, ticktext = symlog_ticks(every, threshold)
         figure.update_yaxes(tickvals=tickvals, ticktext=ticktext)
+    else:
+        figure.update_yaxes(tickformat=".2~%")
     return figure
 
 
@@ -188,9 +191,21 @@ def symlog_ticks(values: NDArray[np.float64], threshold: float) -> tuple[list[fl
         depth = math.ceil(math.log10(max(-float(finite.min()), threshold * 10)))
         ticks = [-(10.0**k) for k in range(depth, lowest - 1, -1)] + ticks
     positions = symlog(np.array(ticks), threshold).tolist()
-    labels = ["0" if t == 0 else f"{'−' if t < 0 else ''}1e{round(math.log10(abs(t)))}"
-              for t in ticks]  # fmt: skip
-    return positions, labels
+    return positions, [percent_label(t) for t in ticks]
+
+
+def percent_label(frequency: float) -> str:
+    """A frequency in percent, with as many decimals as it needs and a true minus sign.
+
+    Examples
+    --------
+    >>> [percent_label(f) for f in (0.0, 0.1, -0.001, 1e-7)]
+    ['0%', '10%', '−0.1%', '0.00001%']
+    """
+    if frequency == 0:
+        return "0%"
+    text = np.format_float_positional(100 * abs(frequency), precision=6, trim="-")
+    return f"{'−' if frequency < 0 else ''}{text}%"
 
 
 def by_rank(
@@ -398,7 +413,8 @@ def estimates_with_intervals(table: pd.DataFrame) -> go.Figure:
         )
     )  # fmt: skip
     figure.update_layout(title="Consistent estimates (50 largest) with 95% intervals",
-                         yaxis_title="frequency", height=360, template="plotly_white")  # fmt: skip
+                         yaxis_title="frequency", yaxis_tickformat=".2~%", height=360,
+                         template="plotly_white")  # fmt: skip
     return figure
 
 

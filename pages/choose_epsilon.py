@@ -9,11 +9,20 @@ import pandas as pd
 import streamlit as st
 
 from ldpcore import viz
-from ldpcore.advice import EpsilonAnswer, epsilon_interval, parallel_seconds, privacy_risk
+from ldpcore.advice import (
+    answers_table,
+    epsilon_sentence,
+    parallel_seconds,
+    privacy_risk,
+    query_in_words,
+    winning_answer,
+)
 from ldpcore.datasets import Dataset
 from ldpcore.experiment import ExperimentConfig
+from ldpcore.notebooks import choose_epsilon_notebook
 from ldpcore.postprocess import method_names
 from ldpcore.protocols import protocol_names
+from ldpcore.records import decision_record
 from pages.app_layer.cache import (
     choose_epsilon_seconds,
     epsilon_answers,
@@ -66,26 +75,6 @@ if not protocols or not methods:
 target = float(target_pp) / 100
 
 
-def _sentence(answer: EpsilonAnswer, n_users: int) -> str:
-    """The page's answer in words; it follows from post_processing_helps."""
-    if answer.epsilon is None:
-        return (f"With {n_users:,} users no protocol meets the target for ε up to 10; "
-                "relax the target or collect from more users.")  # fmt: skip
-    reach = epsilon_interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
-    head = (
-        f"With {n_users:,} users, {answer.protocol} + {answer.method} meets your target "
-        f"from {reach}"
-    )
-    if answer.post_processing_helps and answer.comparison is not None:
-        base = epsilon_interval(
-            answer.base_epsilon, answer.base_epsilon_low, answer.base_epsilon_high
-        )
-        return (head + f"; without post-processing you would need {base} "
-                f"({answer.method}: {answer.comparison.describe()}).")  # fmt: skip
-    return (head + ". Post-processing does not measurably lower the ε needed for this query: "
-            + answer.reason)  # fmt: skip
-
-
 config = run_or_explain(
     lambda: ExperimentConfig.from_dataset(dataset, n=int(n), protocol=protocols[0], epsilon=1.0,
                                           query=query,
@@ -119,22 +108,9 @@ if not answers:
     st.stop()
 st.caption(f"Searched on {search_executor()[2]}, protocols in parallel.")
 
-reachable = [a for a in answers if a.epsilon is not None]
-winner = min(reachable, key=lambda a: a.epsilon or math.inf) if reachable else answers[0]
-st.success(_sentence(winner, int(n)))
-table = pd.DataFrame(
-    {
-        "protocol": [a.protocol for a in answers],
-        "recommended method": [a.method for a in answers],
-        "smallest ε": [epsilon_interval(a.epsilon, a.epsilon_low, a.epsilon_high) for a in answers],
-        "without post-processing (Base)": [
-            epsilon_interval(a.base_epsilon, a.base_epsilon_low, a.base_epsilon_high)
-            for a in answers
-        ],
-        "post-processing helps": ["yes" if a.post_processing_helps else "no" for a in answers],
-        "why": [a.reason for a in answers],
-    }
-)
+winner = winning_answer(answers)
+st.success(epsilon_sentence(winner, int(n)))
+table = answers_table(answers)
 st.dataframe(table, hide_index=True, key="choose-table")
 st.caption(
     "Each ε with its 95% interval: where the simulated error curve's band (mean ± t·SE over "
@@ -148,10 +124,37 @@ grid = tuple(e for e in EPSILONS if 0.1 <= e <= 10)
 shown = tuple(dict.fromkeys(("Base", winner.method)))
 curve_config = dataclasses.replace(config, protocol=winner.protocol, methods=shown)
 frame = run_or_explain(lambda: simulate_sweep(curve_config, "epsilon", grid), "Drawing the curve…")
+figure = None
 if frame is not None:
     figure = viz.error_against_epsilon(frame, target_pp=float(target_pp),
                                        protocol=winner.protocol)  # fmt: skip
     st.plotly_chart(figure, key="chart-choose", theme=None)
+
+
+def _record() -> bytes:
+    """The decision record, made when asked for (it inlines Plotly: about 4.7 MB)."""
+    at = winner.epsilon
+    risk_rows = None if at is None else pd.DataFrame(
+        privacy_risk(dataset.frequencies(), epsilon=at, protocols=protocols)
+    )  # fmt: skip
+    return decision_record(
+        config=config, query_words=query_in_words(query), target_rmse=target,
+        protocols=protocols, answers=answers, figure=figure, risk=risk_rows, risk_epsilon=at,
+    ).encode()  # fmt: skip
+
+
+record_column, notebook_column = st.columns(2)
+record_column.download_button(
+    "Decision record (HTML)", data=_record, file_name="choose-epsilon-decision.html",
+    mime="text/html", key="choose-record", on_click="ignore",
+    help="One page to file: what was asked, the answer with its interval, every protocol, "
+    "the chart, what the chosen ε risks for one person, and the command that reproduces it.",
+)  # fmt: skip
+notebook_column.download_button(
+    "Notebook (.ipynb)", key="choose-notebook", on_click="ignore",
+    data=lambda: choose_epsilon_notebook(config, target_rmse=target, protocols=protocols),
+    file_name="choose-epsilon.ipynb", mime="application/x-ipynb+json",
+)  # fmt: skip
 
 st.subheader("The reverse question: how many users at a given ε?")
 fixed = st.select_slider("ε", EPSILONS, value=1.0, key="choose-fixed-epsilon")

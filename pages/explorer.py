@@ -7,6 +7,7 @@ import streamlit as st
 
 from ldpcore import viz
 from ldpcore.experiment import ExperimentConfig
+from ldpcore.notebooks import run_notebook, sweep_notebook
 from ldpcore.protocols import protocol_names
 from pages.app_layer.cache import (
     by_rank_figure,
@@ -82,7 +83,17 @@ st.caption(viz.lower_bound_note())
 table = method_table(summary)
 st.dataframe(table, hide_index=True, key="method-table", column_config=method_table_columns())
 st.caption(PAIRED_NOTE)
-downloads("explorer", summary, mse_chart, command_line(config))
+if compare:
+    notebook = lambda: sweep_notebook(  # noqa: E731
+        config,
+        "protocol",
+        protocol_names(),
+        title="Explorer: every protocol",
+        x_title="protocol",
+    )
+else:
+    notebook = lambda: run_notebook(config, title="Explorer", relative=relative)  # noqa: E731
+downloads("explorer", summary, mse_chart, command_line(config), notebook)
 
 # A toggle, not an expander: an expander's content is drawn (and redrawn on every slider
 # move) even while closed, and this table changes with ε.

@@ -9,6 +9,7 @@ import streamlit as st
 from ldpcore.postprocess import method_class, method_names
 from ldpcore.protocols import protocol_class, protocol_names
 from ldpcore.walkthrough import walkthrough
+from pages.app_layer.display import frequency_columns
 from pages.app_layer.navigation import ensure_app
 
 ensure_app()
@@ -71,7 +72,7 @@ st.header("4. The unbiased (Base) estimate")
 st.latex(r"\tilde f_v = \frac{c_v/n - q}{p - q}")
 base = pd.DataFrame({"value": LABELS, "Base estimate": steps.base, "truth": steps.methods["truth"]})
 negatives = int((steps.base < 0).sum())
-st.dataframe(base, hide_index=True, key="base")
+st.dataframe(base, hide_index=True, key="base", column_config=frequency_columns(base))
 st.write(
     f"The estimates sum to {steps.base.sum():.3f}"
     + (f" and {negatives} of them are negative" if negatives else "")
@@ -79,7 +80,8 @@ st.write(
 )
 
 st.header("5. Post-processing the same vector")
-st.dataframe(steps.methods.round(4), hide_index=True, key="methods")
+st.dataframe(steps.methods, hide_index=True, key="methods",
+             column_config=frequency_columns(steps.methods))  # fmt: skip
 for name, cls in ((m, method_class(m)) for m in method_names()):
     with st.expander(f"{name}: {cls.description}"):
         st.latex(cls.formula)

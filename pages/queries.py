@@ -8,6 +8,7 @@ from ldpcore import viz
 from ldpcore.advice import sweep_verdicts
 from ldpcore.datasets import bundled_names
 from ldpcore.experiment import ExperimentConfig
+from ldpcore.notebooks import run_notebook, sweep_notebook
 from pages.app_layer.cache import bundled_dataset, simulate, simulate_sweep
 from pages.app_layer.display import (
     PAIRED_NOTE,
@@ -40,7 +41,9 @@ if kind == "Sets of values":
                             x_title="ρ (fraction of the domain)", y_title="MSE")  # fmt: skip
         st.plotly_chart(figure, key="chart-sets", theme=None)
         sweep_details(found, "ρ")
-        downloads("sets", frame, figure, command_line(config, query="set:rho=0.5"))
+        downloads("sets", frame, figure, command_line(config, query="set:rho=0.5"),
+                  lambda: sweep_notebook(config, "rho", RHOS, title="Set-query MSE",
+                                         x_title="ρ (fraction of the domain)"))  # fmt: skip
 elif kind == "Most frequent values":
     st.caption("The k values with the highest true frequency (the estimators do not know them).")
     frame = run_or_explain(lambda: simulate_sweep(config, "topk", KS), "Simulating top-k…")
@@ -51,7 +54,9 @@ elif kind == "Most frequent values":
                             y_title="MSE", log_x=True)  # fmt: skip
         st.plotly_chart(figure, key="chart-topk", theme=None)
         sweep_details(found, "k")
-        downloads("topk", frame, figure, command_line(config, query="topk:k=8"))
+        downloads("topk", frame, figure, command_line(config, query="topk:k=8"),
+                  lambda: sweep_notebook(config, "topk", KS, title="Top-k MSE", x_title="k",
+                                         log_x=True))  # fmt: skip
 elif kind == "Groups":
     grouped = config.dataset in bundled_names() and bundled_dataset(config.dataset).groups
     if not grouped:
@@ -70,7 +75,9 @@ elif kind == "Groups":
             figure = viz.mse_bars(result["summary"], base_mse=None, lower_bound=None)
             st.plotly_chart(figure, key="chart-groups", theme=None)
             downloads("groups", result["summary"], figure,
-                      command_line(config, query="groups"))  # fmt: skip
+                      command_line(config, query="groups"),
+                      lambda: run_notebook(with_query(config, "groups"),
+                                           title="Group totals"))  # fmt: skip
 else:
     result = run_or_explain(lambda: simulate(with_query(config, "interval:samples=20")),
                             "Simulating intervals…")  # fmt: skip
@@ -80,4 +87,6 @@ else:
         st.plotly_chart(figure, key="chart-intervals", theme=None)
         st.caption("20 random ranges [a, b] of the (ordered) domain. " + PAIRED_NOTE)
         downloads("intervals", result["summary"], figure,
-                  command_line(config, query="interval:samples=20"))  # fmt: skip
+                  command_line(config, query="interval:samples=20"),
+                  lambda: run_notebook(with_query(config, "interval:samples=20"),
+                                       title="Intervals"))  # fmt: skip

@@ -7,6 +7,7 @@ import streamlit as st
 from ldpcore import bounds, viz
 from ldpcore.datasets import Dataset
 from ldpcore.experiment import ExperimentConfig
+from ldpcore.notebooks import run_notebook
 from ldpcore.postprocess import method_class, method_names
 from ldpcore.protocols import protocol_names
 from ldpcore.tables import TableError
@@ -21,11 +22,13 @@ from pages.app_layer.cache import (
 from pages.app_layer.display import (
     PAIRED_NOTE,
     convergence_warning,
+    frequency_columns,
     method_table,
     method_table_columns,
     run_or_explain,
     verdict_banner,
 )
+from pages.app_layer.exports import command_line, downloads
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.uploads import histogram_picker
 from pages.app_layer.widgets import EPSILONS, query_picker
@@ -83,11 +86,14 @@ def _simulate_section(dataset: Dataset) -> None:
         verdict_banner(result["ranking"], explain=True)
         convergence_warning(result["summary"])
         st.caption(PAIRED_NOTE)
-        st.plotly_chart(mse_figure(config, False), key="yours-mse", theme=None)
+        chart = mse_figure(config, False)
+        st.plotly_chart(chart, key="yours-mse", theme=None)
         st.plotly_chart(by_rank_figure(config, "estimates"), key="yours-estimates", theme=None)
         st.dataframe(method_table(result["summary"]), hide_index=True, key="yours-table",
                      column_config=method_table_columns())  # fmt: skip
         st.caption(viz.lower_bound_note())
+        downloads("your-data", result["summary"], chart, command_line(config),
+                  lambda: run_notebook(config, title=f"Your data: {dataset.name}"))  # fmt: skip
 
 
 with simulate_tab:
@@ -159,7 +165,8 @@ with collected_tab:
             )
             figure = viz.estimates_with_intervals(table)
             st.plotly_chart(figure, key="chart-consistent", theme=None)
-            st.dataframe(table, hide_index=True, key="consistent-table")
+            shown = frequency_columns(table[["estimate", "low", "high"]])
+            st.dataframe(table, hide_index=True, key="consistent-table", column_config=shown)
             st.download_button(
                 "Consistent estimates (CSV)", data=table.to_csv(index=False).encode(),
                 file_name="consistent_estimates.csv", mime="text/csv",

@@ -104,6 +104,7 @@ def test_explorer_headline_and_table_carry_paired_intervals() -> None:
     # Green, and a "×" in words, only when some method is significantly better.
     assert bool(at.success) == ("lower" in set(table["vs Base"]))
     assert "1.0× lower" not in banners[0]
+    _headline_matches_table(banners[0], table)
     # A gain on the full domain is also said in users: n / ratio, from the same ratio.
     if at.success:
         chosen = banners[0].split("**")[1]
@@ -113,6 +114,36 @@ def test_explorer_headline_and_table_carry_paired_intervals() -> None:
     # Without Base there is no reference: said, not guessed.
     at.multiselect(key="methods").set_value(["Norm-Sub", "PowerNS"]).run()
     assert any("Add Base" in e.value for e in at.info)
+
+
+def _headline_matches_table(banner: str, table) -> None:
+    """The headline's "N× lower MSE than Base (A×–B×)" is the table's ratio, inverted."""
+    if "× lower MSE than Base" not in banner:
+        return
+    chosen = banner.split("**")[1]
+    said = banner.split(f"{chosen} has ")[1]
+    factor = float(said.split("×")[0])
+    low, high = (float(x) for x in said.split("(")[1].split(")")[0].replace("×", "").split("–"))
+    cell = table.loc[chosen, "MSE ÷ Base (95%)"]
+    ratio = float(cell.split(" ")[0])
+    ratio_low, ratio_high = (float(x) for x in cell.split("(")[1].rstrip(")").split("–"))
+    # Both sides are rounded to three significant digits.
+    assert factor == pytest.approx(1 / ratio, rel=0.01)
+    assert low == pytest.approx(1 / ratio_high, rel=0.01)
+    assert high == pytest.approx(1 / ratio_low, rel=0.01)
+
+
+def test_your_data_headline_matches_its_table() -> None:
+    at = app()
+    at.switch_page("pages/your_data.py").run()
+    assert not at.exception
+    banners = [e.value for e in [*at.success, *at.info] if "Recommended:" in e.value]
+    assert len(banners) == 1
+    table = next(frame.value for frame in at.dataframe if "MSE ÷ Base (95%)" in frame.value)
+    table = table.set_index("method")
+    assert bool(at.success) == ("lower" in set(table["vs Base"]))
+    assert "× lower MSE than Base" in banners[0] or not at.success
+    _headline_matches_table(banners[0], table)
 
 
 def test_queries_sweeps_say_where_a_method_beats_base() -> None:

@@ -177,6 +177,8 @@ def test_explorer_slider_changes_the_chart_and_csv_downloads(server: str, browse
         ("Queries", "queries", r"significantly (better|more accurate) than Base"),
         ("Learn", "learn", None),
         ("Choose ε", "choose-epsilon", r"meets your target from ε ≈ [0-9.]+ \("),
+        ("Your data", "your-data", r"Recommended:"),
+        ("Paper", "paper", None),
     ],
 )
 def test_each_page_opens(
@@ -186,7 +188,12 @@ def test_each_page_opens(
     page.goto(f"{server}/?n=10000&d=64&trials=3")
     page.get_by_role("link", name=title).click()
     page.get_by_role("heading", name=title.split(":", maxsplit=1)[0]).first.wait_for(timeout=60_000)
-    page.wait_for_selector(".js-plotly-plot, [data-testid='stDataFrame']", timeout=60_000)
+    # The first chart or table on screen (one inside a closed expander does not count);
+    # the Paper page runs a figure only when asked, so its picker is what it shows first.
+    ready = "[data-testid='stSelectbox']" if title == "Paper" else (
+        ".js-plotly-plot, [data-testid='stDataFrame']"
+    )  # fmt: skip
+    page.locator(ready).locator("visible=true").first.wait_for(timeout=60_000)
     # Let the page's script finish (Choose ε keeps computing after its first table), so
     # the server is idle for whatever test comes next (the timing test among them).
     page.wait_for_selector("[data-testid='stStatusWidget']", state="detached", timeout=120_000)
@@ -279,8 +286,65 @@ def test_a_deep_link_as_a_fresh_server_s_first_request(browser_page: Page) -> No
     with _streamlit("streamlit-deeplink.log") as url:
         page.goto(f"{url}/tradeoffs?n=10000&d=64&trials=3")
         page.wait_for_selector(".js-plotly-plot", timeout=60_000)
-        menu = page.locator("[data-testid='stSidebarNav']").inner_text()
+        menu = page.locator("[data-testid='stTopNav']").inner_text()
+        assert page.locator("[data-testid='stSidebarNav']").count() == 0
         assert "ε trade-offs" in menu and "Choose ε" in menu
         assert "common" not in menu.split()  # not the file listing of pages/
         assert page.locator("h1").first.inner_text() == "ε trade-offs"
         assert page.url.endswith("/tradeoffs?n=10000&d=64&trials=3")
+
+
+def test_the_decision_record_downloads_and_opens_with_its_chart(
+    server: str, browser_page: Page
+) -> None:
+    page = browser_page
+    page.goto(f"{server}/choose_epsilon")
+    button = page.get_by_role("button", name="Decision record (HTML)")
+    button.wait_for(timeout=120_000)
+    answer = page.get_by_text(re.compile(r"meets your target from ε ≈")).first.inner_text()
+    with page.expect_download(timeout=60_000) as download_info:
+        button.click()
+    record = ARTIFACTS / "decision-record.html"
+    download_info.value.save_as(record)
+    page.goto(record.as_uri())
+    page.wait_for_selector("#error-against-epsilon .main-svg", timeout=30_000)
+    assert page.locator("#answer").inner_text().strip() == answer.strip()
+    assert page.get_by_role("heading", name=re.compile("means for one person")).count() == 1
+    assert "ldpcore choose-epsilon" in page.locator("pre").inner_text()
+    page.screenshot(path=str(ARTIFACTS / "decision-record.png"), full_page=True)
+
+
+FIRST_MENU_JS = """() => {
+  window.__menus = [];
+  const record = () => {
+    for (const id of ["stSidebarNav", "stTopNav"]) {
+      const nav = document.querySelector(`[data-testid='${id}']`);
+      const text = nav ? nav.innerText.trim() : "";
+      const entry = `${id}: ${text}`;
+      if (text && window.__menus[window.__menus.length - 1] !== entry) window.__menus.push(entry);
+    }
+  };
+  new MutationObserver(record).observe(document, {childList: true, subtree: true,
+                                                  characterData: true});
+}"""
+
+
+def test_the_first_menu_painted_on_a_fresh_server_is_the_app_s(browser_page: Page) -> None:
+    """Every menu the sidebar ever shows, from the first paint, is the app's own: never a
+    listing of the files in pages/ (Streamlit's legacy multipage mode)."""
+    page = browser_page
+    page.add_init_script(f"({FIRST_MENU_JS})()")
+    with _streamlit("streamlit-first-menu.log") as url:
+        page.goto(f"{url}/?n=10000&d=64&trials=3")
+        page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+        menus = page.evaluate("window.__menus")
+    assert menus, "no menu was ever painted"
+    titles = ("Explorer", "ε trade-offs", "Queries", "Your data", "Choose ε", "Learn", "Paper")
+    for menu in menus:
+        assert menu.startswith("stTopNav: "), menus  # never a sidebar listing
+        # The top menu may paint folded for a moment ("6 more") while it measures itself.
+        assert all(title in menu for title in titles) or menu.endswith(" more"), menus
+        assert not {"app", "common", "choose epsilon", "your data"} & {
+            line.strip() for line in menu.splitlines()
+        }, menus
+    assert all(title in menus[-1] for title in titles), menus

@@ -93,9 +93,11 @@ def test_estimates_by_rank_draws_negative_estimates() -> None:
     base_means = per_item[per_item["method"] == "Base"]["mean"]
     assert (base_means < 0).any()  # the setting has negative means to show
     assert np.nanmin(traces["Base"].y) < 0 and np.nanmin(traces["Norm-Sub"].y) >= 0
-    assert sorted(traces["Base"].customdata) == sorted(base_means)
+    # Hovers carry the real values, in percent (frequencies are read as percentages).
+    assert sorted(traces["Base"].customdata) == pytest.approx(sorted(100 * base_means))
     # The sign and the order are kept: the transform is monotone.
     y, real = np.asarray(traces["Base"].y), np.asarray(traces["Base"].customdata)
     assert np.all(np.sign(y) == np.sign(real))
     assert np.all(np.diff(y[np.argsort(real)]) >= 0)
     assert any(label.startswith("−") for label in figure.layout.yaxis.ticktext)
+    assert all(label.endswith("%") for label in figure.layout.yaxis.ticktext)

@@ -13,9 +13,12 @@ them and checks the cached figures still equal freshly built ones.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.context
+import multiprocessing.forkserver
 import os
+import threading
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -75,8 +78,43 @@ def worker_count() -> int:
     return os.cpu_count() or 1
 
 
+class Workers:
+    """The simulation processes, used once the first of them has answered.
+
+    :meth:`warm` starts them (the fork server's imports take a core for about 2 s), so
+    the caller chooses when: app.py does it after the first page has been drawn, which
+    then has the machine to itself; until they answer, simulations run in the session's
+    own thread.
+    """
+
+    def __init__(self, pool: ProcessPoolExecutor) -> None:
+        self.pool = pool
+        self._lock = threading.Lock()
+        self._started = False
+        self._ready: Future[int] | None = None
+
+    def warm(self) -> None:
+        """Start the fork server and a first worker, without waiting (once).
+
+        In a thread of its own: the first ``submit`` blocks until the fork server has
+        imported its modules (0.8 s), which would hold the page's run open.
+        """
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+        threading.Thread(target=self._first_task, name="ldpcore-warm", daemon=True).start()
+
+    def _first_task(self) -> None:
+        self._ready = self.pool.submit(int)
+
+    def ready(self) -> bool:
+        """Whether the first worker has answered (a simulation then need not wait)."""
+        return self._ready is not None and self._ready.done()
+
+
 @st.cache_resource(show_spinner=False)
-def simulation_processes() -> ProcessPoolExecutor | None:
+def simulation_processes() -> Workers | None:
     """One pool of worker processes per server for the simulations (None: in-thread).
 
     Why processes: a class moving sliders at once asks for many configurations, and in
@@ -88,9 +126,22 @@ def simulation_processes() -> ProcessPoolExecutor | None:
     workers = worker_count()
     if workers == 0:
         return None
+    return Workers(ProcessPoolExecutor(max_workers=workers, mp_context=fork_server()))
+
+
+def fork_server() -> multiprocessing.context.ForkServerContext:
+    """The context the workers are forked from, its server started (once per process).
+
+    The fork server imports numpy, pandas, scipy and ldpcore once; each worker is a fork
+    of it. ``make run``'s launcher calls this before the server listens, so those imports
+    happen at start-up, not while the first visitor's page is drawn.
+    """
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["pages.app_layer.simulations"])
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    # "__main__" (the launcher) once in the fork server, or every worker would import it
+    # again on start (1.8 s when it was streamlit's own command line).
+    context.set_forkserver_preload(["__main__", "pages.app_layer.simulations"])
+    multiprocessing.forkserver.ensure_running()
+    return context
 
 
 @st.cache_data(show_spinner=False, max_entries=64, hash_funcs=config_hash())
@@ -101,11 +152,11 @@ def simulate(config: ExperimentConfig) -> dict[str, Any]:
     The run happens in a worker process (:func:`simulation_processes`). If a worker died
     (the system killed it), the pool is replaced and this run happens in this thread.
     """
-    pool = simulation_processes()
-    if pool is None:
+    workers = simulation_processes()
+    if workers is None or not workers.ready():
         return simulate_tables(config)
     try:
-        return pool.submit(simulate_tables, config).result()
+        return workers.pool.submit(simulate_tables, config).result()
     except BrokenProcessPool:
         simulation_processes.clear()
         return simulate_tables(config)

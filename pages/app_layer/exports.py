@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -25,9 +26,19 @@ def command_line(config: ExperimentConfig, *, query: str | None = None) -> str:
     return " ".join(shlex.quote(p) for p in parts)
 
 
-def downloads(name: str, table: pd.DataFrame, figure: go.Figure | None, command: str) -> None:
-    """CSV of the numbers, the chart as HTML and PNG, and the command line."""
-    columns = st.columns(4)
+def downloads(
+    name: str, table: pd.DataFrame, figure: go.Figure | None, command: str,
+    notebook: Callable[[], bytes] | None = None,
+) -> None:  # fmt: skip
+    """CSV of the numbers, the notebook that reproduces the view, the chart (HTML, PNG)
+    and the command line. Files are made on request (callables), not on every rerun."""
+    columns = st.columns(5)
+    if notebook is not None:
+        columns[4].download_button(
+            "Notebook (.ipynb)", data=notebook, file_name=f"{name}.ipynb",
+            mime="application/x-ipynb+json", key=f"ipynb-{name}", on_click="ignore",
+            help="A Jupyter notebook that makes this view again with the ldpcore API.",
+        )  # fmt: skip
     columns[0].download_button(
         # Made on request (a callable), not on every rerun: the server serves a class.
         "Numbers (CSV)", data=lambda: table.to_csv(index=False).encode(), file_name=f"{name}.csv",

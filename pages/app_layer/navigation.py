@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import streamlit as st
+
+from pages.app_layer.cache import simulation_processes
 
 TITLE = "LDP post-processing explorer"
 #: Session-state key app.py sets before running a page: the session has been through
 #: app.py (see ensure_app). Never removed: deleting a key mid-run disturbs widget state.
 
 THROUGH_APP = "_ldp_through_app"
+
+#: The menu runs along the top. A first run on a fresh server, before app.py has called
+#: st.navigation, is Streamlit's legacy multipage mode, which lists every file of pages/
+#: ("app, choose epsilon, common, …") in the sidebar; .streamlit/config.toml hides that
+#: sidebar listing (client.showSidebarNavigation = false), which would hide a sidebar
+#: menu too, so the app's own menu is drawn at the top from the first paint.
+MENU_POSITION: Final = "top"
 
 
 def app_pages() -> list[Any]:
@@ -31,7 +40,12 @@ def run_app() -> None:
     """Set up the page and run the app's navigation (what app.py does)."""
     st.set_page_config(page_title=TITLE, layout="wide")
     st.session_state[THROUGH_APP] = True
-    st.navigation(app_pages()).run()
+    try:
+        st.navigation(app_pages(), position=MENU_POSITION).run()
+    finally:  # also when the page stops early (st.stop) or reruns
+        workers = simulation_processes()
+        if workers is not None:
+            workers.warm()  # after the page is drawn: a fresh server's first chart first
 
 
 def ensure_app() -> None:
@@ -51,4 +65,4 @@ def ensure_app() -> None:
         # no menu to fix, and switching modes mid-run there would reset widget state.
         return
     st.set_page_config(page_title=TITLE, layout="wide")
-    st.navigation(app_pages())
+    st.navigation(app_pages(), position=MENU_POSITION)

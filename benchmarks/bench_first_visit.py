@@ -1,0 +1,115 @@
+"""A first visit: seconds from opening the page to the first chart, on a fresh server.
+
+Run: ``.venv/bin/python -m benchmarks.bench_first_visit [--rounds 3]``.
+
+For each round it starts two fresh ``streamlit run`` servers in turn (127.0.0.1, free
+ports, nothing cached): a minimal app that draws one Plotly chart, and this app (the
+Explorer at its defaults). Headless chromium (Debian's ``/usr/bin/chromium``) opens each
+as soon as its health route answers and times until the first chart's SVG is on screen;
+it also records every sidebar menu painted on the way (it must only ever be the app's
+own). Target: the app's median within 1.5× of the minimal app's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from benchmarks.serving import ROOT, streamlit_server
+
+CHROMIUM = "/usr/bin/chromium"
+MINIMAL_APP = """import plotly.graph_objects as go
+import streamlit as st
+
+st.plotly_chart(go.Figure(go.Bar(y=[3, 1, 2])))
+"""
+MENU_JS = """() => {
+  window.__menus = [];
+  new MutationObserver(() => {
+    for (const id of ["stSidebarNav", "stTopNav"]) {
+      const nav = document.querySelector(`[data-testid='${id}']`);
+      const text = nav ? nav.innerText.trim().split("\\n").filter(Boolean).join(" ") : "";
+      const entry = `${id}: ${text}`;
+      if (text && window.__menus[window.__menus.length - 1] !== entry) window.__menus.push(entry);
+    }
+  }).observe(document, {childList: true, subtree: true, characterData: true});
+}"""
+
+
+def first_chart_seconds(
+    browser: object, script: Path, log: Path, query: str = ""
+) -> tuple[float, float, list[str]]:
+    """Start a fresh server for ``script``; seconds from ``goto`` to the first chart drawn."""
+    with streamlit_server(script, log, cwd=script.parent) as (url, _):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})  # type: ignore[attr-defined]
+        page = context.new_page()
+        page.add_init_script(f"({MENU_JS})()")
+        start = time.perf_counter()
+        page.goto(f"{url}/{query}")
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
+        seconds = time.perf_counter() - start
+        menus = page.evaluate("window.__menus")
+        context.close()
+        # A second visitor on the now warm server: what the browser alone costs.
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})  # type: ignore[attr-defined]
+        page = context.new_page()
+        start = time.perf_counter()
+        page.goto(f"{url}/{query}")
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
+        warm = time.perf_counter() - start
+        context.close()
+    return seconds, warm, menus
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Measure, then print the table for benchmarks/README.md."""
+    from playwright.sync_api import sync_playwright
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    logs = ROOT / "test-artifacts"
+    minimal_times: list[float] = []
+    app_times: list[float] = []
+    minimal_warm: list[float] = []
+    app_warm: list[float] = []
+    menus_seen: list[list[str]] = []
+    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
+        minimal = Path(folder) / "minimal.py"
+        minimal.write_text(MINIMAL_APP)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM,
+                                             args=["--no-sandbox", "--disable-gpu"])  # fmt: skip
+        for _ in range(args.rounds):
+            seconds, warm, _menus = first_chart_seconds(
+                browser, minimal, logs / "first-visit-minimal.log"
+            )
+            minimal_times.append(seconds)
+            minimal_warm.append(warm)
+            seconds, warm, menus = first_chart_seconds(
+                browser, ROOT / "app.py", logs / "first-visit-app.log"
+            )
+            app_times.append(seconds)
+            app_warm.append(warm)
+            menus_seen.append(menus)
+        browser.close()
+    ratio = statistics.median(app_times) / statistics.median(minimal_times)
+    print("| server | first chart on a fresh server, each round (s) | median (s) | "
+          "second visitor, median (s) |\n| --- | --- | ---: | ---: |")  # fmt: skip
+    for name, times, warm in (
+        ("minimal one-chart app", minimal_times, minimal_warm),
+        ("this app (Explorer)", app_times, app_warm),
+    ):
+        rounds = ", ".join(f"{t:.2f}" for t in times)
+        print(f"| {name} | {rounds} | {statistics.median(times):.2f} | "
+              f"{statistics.median(warm):.2f} |")  # fmt: skip
+    print(f"\nratio of medians: {ratio:.2f} (target ≤ 1.5)")
+    first = {tuple(m[:1]) for m in menus_seen}
+    print(f"first menus painted: {sorted(first)}")
+
+
+if __name__ == "__main__":
+    main()

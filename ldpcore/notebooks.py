@@ -1,0 +1,180 @@
+"""Jupyter notebooks that reproduce what a page of the app shows, with the ldpcore API.
+
+Each page that shows results offers its view as a notebook (``.ipynb``, nbformat 4): the
+same configuration, the same calls and the same seed, so running it gives the page's
+numbers, and a person can change a line and carry on from there. The notebooks only
+call the public API (``ldpcore.run``, ``sweep``, ``choose_epsilon``, ``advice``,
+``viz``); nothing in them depends on the app.
+
+The three shapes of view in the app:
+
+- :func:`run_notebook`: one configuration, every method (Explorer, Your data, and the
+  group and interval queries);
+- :func:`sweep_notebook`: one parameter swept (ε trade-offs, set and top-k queries);
+- :func:`choose_epsilon_notebook`: the smallest ε meeting an error target.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ldpcore.experiment import ExperimentConfig
+from ldpcore.postprocess import method_names
+
+#: The notebook format written (nbformat 4.5: cells carry ids).
+NBFORMAT = (4, 5)
+
+
+def config_source(config: ExperimentConfig, name: str = "config") -> str:
+    """Python that rebuilds ``config`` (fields left at their defaults are omitted).
+
+    Examples
+    --------
+    >>> config = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH",
+    ...                           epsilon=1.0, trials=5)
+    >>> print(config_source(config))
+    config = ExperimentConfig(
+        dataset='zipf:d=64,s=1.5',
+        n=10000,
+        protocol='OLH',
+        epsilon=1.0,
+        trials=5,
+    )
+    """
+    lines = [f"{name} = ExperimentConfig("]
+    for field in dataclasses.fields(ExperimentConfig):
+        value = getattr(config, field.name)
+        if field.default is not dataclasses.MISSING and value == field.default:
+            continue
+        if field.name == "methods" and value == method_names():
+            continue
+        if field.name == "params":
+            value = dict(value)
+            if not value:
+                continue
+        lines.append(f"    {field.name}={value!r},")
+    lines.append(")")
+    return "\n".join(lines)
+
+
+def _cells(title: str, intro: str, steps: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """A notebook of a title cell and (markdown, code) steps, as nbformat would write it."""
+    import nbformat  # noqa: PLC0415 - only needed when a notebook is asked for
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                       "language": "python"}  # fmt: skip
+    notebook.metadata["language_info"] = {"name": "python"}
+    cells = [nbformat.v4.new_markdown_cell(f"# {title}\n\n{intro}")]
+    for words, code in steps:
+        if words:
+            cells.append(nbformat.v4.new_markdown_cell(words))
+        cells.append(nbformat.v4.new_code_cell(code))
+    notebook.cells = cells
+    nbformat.validate(notebook)
+    result: dict[str, Any] = notebook
+    return result
+
+
+def _bytes(notebook: dict[str, Any]) -> bytes:
+    import nbformat  # noqa: PLC0415
+
+    return nbformat.writes(nbformat.from_dict(notebook)).encode()
+
+
+_INTRO = (
+    "Made by the LDP post-processing explorer. The simulation is seeded, so running "
+    "this notebook gives the numbers the page showed; change any line and run on. "
+    "Needs `ldpcore` (`pip install -e .` in the project)."
+)
+
+_COMPARISON = (
+    "Every method is compared with Base on the same trials (paired): a method is called "
+    "better only when its whole 95% interval for the MSE ratio lies below 1."
+)
+
+
+def run_notebook(config: ExperimentConfig, *, title: str, relative: bool = False) -> bytes:
+    """One configuration, every method: the table, the verdict and the charts."""
+    setup = ("from ldpcore import ExperimentConfig, run, viz\n"
+             "from ldpcore.advice import query_in_words, rank_methods\n\n"
+             + config_source(config))  # fmt: skip
+    steps = [
+        ("The configuration the page showed.", setup),
+        ("Every method's error over the trials.", "result = run(config)\nresult.summary"),
+        (_COMPARISON, (
+            "ranking = rank_methods(result, config.build()[1],\n"
+            "                       query_words=query_in_words(config.query))\n"
+            'print(f"Recommended: {ranking.verdict.recommended}. {ranking.verdict.headline}")'
+        )),
+        ("Mean squared error per method.", (
+            "viz.mse_bars(result.summary, base_mse=result.analytic.get('base_mse'),\n"
+            "             lower_bound=result.analytic.get('lower_bound'),\n"
+            f"             relative_to_base={relative!r})"
+        )),
+    ]  # fmt: skip
+    if config.query == "full":
+        steps.append(("Estimates against the truth, by rank (symmetric-log axis: negative "
+                      "estimates show).",
+                      "viz.estimates_by_rank(result.per_item, featured=viz.FEATURED)"))  # fmt: skip
+    return _bytes(_cells(title, _INTRO, steps))
+
+
+def sweep_notebook(
+    config: ExperimentConfig,
+    parameter: str,
+    values: Sequence[Any],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str = "MSE",
+    y: str = "mse",
+    log_x: bool = False,
+) -> bytes:
+    """One parameter swept: the table, the verdict per point and the curves."""
+    setup = ("from ldpcore import ExperimentConfig, sweep, viz\n"
+             "from ldpcore.advice import sweep_verdicts\n\n"
+             + config_source(config) + f"\nvalues = {list(values)!r}")  # fmt: skip
+    steps = [
+        (f"The configuration the page showed, and the {parameter} values it swept.", setup),
+        ("Every method at every point (each point's trials are its own).",
+         f"frame = sweep(config, {parameter!r}, values)\nframe"),
+        (_COMPARISON, (f"found = sweep_verdicts(frame, {parameter!r})\n"
+                       "print(found.headline)\nfound.table")),
+        ("The curves.", (f"viz.curves(frame, {parameter!r}, y={y!r}, title={title!r},\n"
+                         f"           x_title={x_title!r}, y_title={y_title!r}, "
+                         f"log_x={log_x!r})")),
+    ]  # fmt: skip
+    return _bytes(_cells(title, _INTRO, steps))
+
+
+def choose_epsilon_notebook(
+    config: ExperimentConfig, *, target_rmse: float, protocols: Sequence[str]
+) -> bytes:
+    """The Choose ε search: per protocol, the smallest ε that meets the target."""
+    setup = ("from ldpcore import ExperimentConfig, choose_epsilon\n"
+             "from ldpcore.advice import answers_table, epsilon_sentence, winning_answer\n\n"
+             + config_source(config)
+             + f"\ntarget_rmse = {target_rmse!r}\nprotocols = {list(protocols)!r}")  # fmt: skip
+    steps = [
+        ("The question the page asked: the root mean squared error to stay under, and the "
+         "protocols to search.", setup),
+        ("The search (adaptive and paired; about as long as the page took).", (
+            "answers = choose_epsilon(config, target_rmse=target_rmse, protocols=protocols)\n"
+            "print(epsilon_sentence(winning_answer(answers), config.n))\n"
+            "answers_table(answers)"
+        )),
+    ]  # fmt: skip
+    return _bytes(_cells("Choose ε", _INTRO, steps))
+
+
+def read(data: bytes) -> dict[str, Any]:
+    """A notebook's JSON (for tests and tools)."""
+    loaded: dict[str, Any] = json.loads(data)
+    return loaded
+
+
+__all__ = ["choose_epsilon_notebook", "config_source", "read", "run_notebook", "sweep_notebook"]

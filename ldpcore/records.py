@@ -1,0 +1,123 @@
+"""The Choose ε decision record: one self-contained HTML page a stakeholder can file.
+
+It holds what was asked (dataset, users, query, target, what was searched), the answer
+with its interval, every protocol's answer, the error-against-ε chart (Plotly, inlined,
+so the file opens offline), what the chosen ε risks for one person, how the numbers
+were made, and the command that reproduces them.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import shlex
+from collections.abc import Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from ldpcore.advice import EpsilonAnswer, answers_table, epsilon_sentence, winning_answer
+from ldpcore.datasets import bundled_names
+from ldpcore.experiment import ExperimentConfig
+from ldpcore.postprocess import method_names
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; color: #222;
+       line-height: 1.45; padding: 0 1rem; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
+table { border-collapse: collapse; margin: 0.5rem 0; } th, td { border: 1px solid #ccc;
+        padding: 0.3rem 0.6rem; text-align: left; vertical-align: top; }
+.answer { background: #e8f5e9; border-left: 4px solid #2e7d32; padding: 0.8rem 1rem; }
+code, pre { background: #f4f4f4; padding: 0.2rem 0.4rem; white-space: pre-wrap; }
+.small { color: #555; font-size: 0.9rem; }
+"""
+
+
+def choose_epsilon_command(
+    config: ExperimentConfig, *, target_rmse: float, protocols: Sequence[str]
+) -> str:
+    """The ``ldpcore choose-epsilon`` command that asks the same question."""
+    methods = ",".join(config.methods) if config.methods != method_names() else "all"
+    # A bundled or synthetic spec as it is; an uploaded file by its name (file:PATH).
+    dataset = config.dataset
+    if dataset not in bundled_names() and ":" not in dataset:
+        dataset = f"file:{dataset}"
+    parts = ["ldpcore", "choose-epsilon", "--protocol", ",".join(protocols),
+             "--dataset", dataset, "--n", str(config.n), "--query", config.query,
+             "--target-rmse", f"{target_rmse:g}", "--methods", methods,
+             "--trials", str(config.trials), "--seed", str(config.seed),
+             "--format", "json"]  # fmt: skip
+    return " ".join(shlex.quote(part) for part in parts)
+
+
+def decision_record(
+    *,
+    config: ExperimentConfig,
+    query_words: str,
+    target_rmse: float,
+    protocols: Sequence[str],
+    answers: Sequence[EpsilonAnswer],
+    figure: go.Figure | None,
+    risk: pd.DataFrame | None,
+    risk_epsilon: float | None,
+    today: _dt.date | None = None,
+) -> str:
+    """The record as one HTML document (UTF-8 text; the chart's script is inlined)."""
+    winner = winning_answer(answers)
+    when = (today or _dt.date.today()).isoformat()
+    inputs = pd.DataFrame(
+        {
+            "input": ["dataset", "users n", "query that matters", "accuracy target",
+                      "protocols searched", "methods searched", "trials per point", "seed"],
+            "value": [config.dataset, f"{config.n:,}", query_words,
+                      f"root-mean-square error ≤ {100 * target_rmse:g} percentage points",
+                      ", ".join(protocols), ", ".join(config.methods), str(config.trials),
+                      str(config.seed)],
+        }
+    )  # fmt: skip
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<title>Decision record: choosing ε</title>",
+        f"<style>{_STYLE}</style></head><body>",
+        "<h1>Decision record: choosing the privacy budget ε</h1>",
+        f'<p class="small">Made on {html.escape(when)} with the LDP post-processing '
+        "explorer (ldpcore). Every number below is simulated and seeded: the command at "
+        "the end reproduces it.</p>",
+        "<h2>What was asked</h2>",
+        inputs.to_html(index=False, escape=True, border=0),
+        "<h2>The answer</h2>",
+        f'<p class="answer" id="answer">{html.escape(epsilon_sentence(winner, config.n))}</p>',
+        "<h2>Every protocol</h2>",
+        answers_table(answers).to_html(index=False, escape=True, border=0),
+        '<p class="small">Each ε with its 95% interval: where the simulated error curve '
+        "crosses the target. Base and every method are simulated on the same trials; a "
+        "method is credited only when it is significantly more accurate than Base (paired, "
+        "simultaneous over the methods searched) and its ε interval lies below Base's.</p>",
+    ]
+    if figure is not None:
+        parts += ["<h2>Error against ε</h2>",
+                  figure.to_html(full_html=False, include_plotlyjs=True,
+                                 div_id="error-against-epsilon")]  # fmt: skip
+    if risk is not None and risk_epsilon is not None:
+        shown = risk.copy()
+        for column in ("attacker guesses right", "guessing without the report"):
+            if column in shown:
+                shown[column] = [f"{100 * value:.1f}%" for value in shown[column]]
+        parts += [
+            f"<h2>What ε = {risk_epsilon:g} means for one person</h2>",
+            "<p>One person's report can change anyone's odds about that person's value by "
+            "at most a factor e^ε. The best possible attacker, who knows this dataset's "
+            "distribution and the protocol, guesses a person's value from their report "
+            "this often:</p>",
+            shown.to_html(index=False, escape=True, border=0),
+        ]
+    parts += [
+        "<h2>Reproduce</h2>",
+        f"<pre><code>{html.escape(choose_epsilon_command(config, target_rmse=target_rmse, protocols=protocols))}</code></pre>",  # noqa: E501
+        "</body></html>",
+    ]
+    return "\n".join(parts)
+
+
+__all__ = ["choose_epsilon_command", "decision_record"]

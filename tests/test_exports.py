@@ -1,0 +1,140 @@
+"""Take-aways: the notebooks each results page offers, run end to end, and the decision record.
+
+The notebooks are executed by a real Jupyter kernel (nbclient + ipykernel); a probe cell
+appended by the test reads the variables the notebook made, and their numbers must equal
+the page's (AppTest) or the API's on the same configuration.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from streamlit.testing.v1 import AppTest
+
+from ldpcore.advice import choose_epsilon, epsilon_sentence, sweep_verdicts, winning_answer
+from ldpcore.datasets import load_bundled
+from ldpcore.experiment import ExperimentConfig, sweep
+from ldpcore.notebooks import (
+    choose_epsilon_notebook,
+    config_source,
+    run_notebook,
+    sweep_notebook,
+)
+from ldpcore.records import choose_epsilon_command, decision_record
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+SMALL = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH", epsilon=1.0,
+                         trials=5)  # fmt: skip
+
+
+def execute(data: bytes, probe: str) -> tuple[list[str], Any]:
+    """Run the notebook plus a probe cell that prints JSON; return the printed lines of
+    every cell and the probe's value."""
+    notebook = nbformat.reads(data.decode(), as_version=4)
+    nbformat.validate(notebook)
+    notebook.cells.append(nbformat.v4.new_code_cell(f"import json\nprint(json.dumps({probe}))"))
+    NotebookClient(notebook, kernel_name="python3", timeout=300).execute()
+    printed = [
+        output["text"]
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "stream"
+    ]
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            assert output.get("output_type") != "error", output
+    return printed, json.loads(printed[-1])
+
+
+def test_config_source_rebuilds_the_same_configuration() -> None:
+    dataset = load_bundled("countries")
+    explicit = ExperimentConfig.from_dataset(dataset, n=12_345, protocol="SS", epsilon=0.7,
+                                             query="topk:k=5", trials=7, seed=3)  # fmt: skip
+    tuned = dataclasses.replace(SMALL, params={"g": 5}, methods=("Base", "Norm-Sub"))
+    for config in (SMALL, explicit, tuned):
+        namespace: dict[str, Any] = {"ExperimentConfig": ExperimentConfig}
+        exec(config_source(config), namespace)
+        assert namespace["config"] == config
+
+
+def test_explorer_notebook_gives_the_page_s_numbers() -> None:
+    at = AppTest.from_file(APP, default_timeout=120)
+    for key, value in {"n": "10000", "d": "64", "trials": "5"}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    table = next(frame.value for frame in at.dataframe if "MSE ÷ Base (95%)" in frame.value)
+    shown = dict(zip(table["method"], table["MSE"], strict=True))
+    config = dataclasses.replace(SMALL)  # the sidebar's defaults at these settings
+    probe = "dict(zip(result.summary['method'], result.summary['mse']))"
+    printed, summary = execute(run_notebook(config, title="Explorer"), probe)
+    assert set(summary) == set(shown)
+    for method, mse in shown.items():
+        assert summary[method] == pytest.approx(mse, rel=1e-12), method
+    headline = next(text for text in printed if text.startswith("Recommended:"))
+    page_headline = " ".join(str(element.value) for element in [*at.success, *at.info])
+    recommended = headline.split(".")[0].removeprefix("Recommended: ")
+    assert f"Recommended: **{recommended}**" in page_headline
+
+
+def test_sweep_notebook_gives_the_sweep_s_numbers_and_headline() -> None:
+    values = [0.5, 2.0]
+    printed, mse = execute(
+        sweep_notebook(SMALL, "epsilon", values, title="MSE against ε", x_title="ε"),
+        "frame['mse'].tolist()",
+    )
+    frame = sweep(SMALL, "epsilon", values)
+    assert mse == pytest.approx(frame["mse"].tolist(), rel=1e-12)
+    assert printed[0].strip() == sweep_verdicts(frame, "epsilon").headline
+
+
+def test_choose_epsilon_notebook_gives_the_search_s_answer() -> None:
+    config = dataclasses.replace(SMALL, methods=("Base", "Norm-Sub"), trials=5)
+    printed, epsilons = execute(
+        choose_epsilon_notebook(config, target_rmse=0.02, protocols=["GRR", "OLH"]),
+        "[answer.epsilon for answer in answers]",
+    )
+    answers = choose_epsilon(config, target_rmse=0.02, protocols=["GRR", "OLH"])
+    assert epsilons == [answer.epsilon for answer in answers]
+    assert printed[0].strip() == epsilon_sentence(winning_answer(answers), config.n)
+
+
+def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path: Path) -> None:
+    from ldpcore import viz  # noqa: PLC0415
+
+    config = dataclasses.replace(SMALL, methods=("Base", "Norm-Sub"), trials=5)
+    answers = choose_epsilon(config, target_rmse=0.02, protocols=["OLH"])
+    winner = winning_answer(answers)
+    frame = sweep(dataclasses.replace(config, protocol="OLH"), "epsilon", [0.5, 1.0, 2.0])
+    figure = viz.error_against_epsilon(frame, target_pp=2.0, protocol="OLH")
+    import pandas as pd  # noqa: PLC0415
+
+    risk = pd.DataFrame([{"protocol": "OLH", "attacker guesses right": 0.25,
+                          "guessing without the report": 0.2}])  # fmt: skip
+    page = decision_record(config=config, query_words="every value's frequency",
+                           target_rmse=0.02, protocols=["OLH"], answers=answers,
+                           figure=figure, risk=risk, risk_epsilon=winner.epsilon)  # fmt: skip
+    sentence = epsilon_sentence(winner, config.n)
+    assert sentence.replace("'", "&#x27;") in page
+    assert 'id="error-against-epsilon"' in page and "25.0%" in page
+    # The chart's script is inlined (plotly.js, megabytes), never fetched from a CDN.
+    assert len(page) > 1_000_000 and '<script src="http' not in page
+    command = choose_epsilon_command(config, target_rmse=0.02, protocols=["OLH"])
+    assert command in page.replace("&#x27;", "'")
+    args = shlex.split(command)[1:]
+    done = subprocess.run([sys.executable, "-m", "ldpcore.cli", *args], capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (again,) = json.loads(done.stdout)["answers"]
+    assert again["epsilon"] == winner.epsilon
+    (tmp_path / "record.html").write_text(page, encoding="utf-8")
