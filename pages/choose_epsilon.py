@@ -55,7 +55,11 @@ if picked is None:
 dataset: Dataset = picked  # narrowed once, for the closures below
 
 row = st.columns(3)
-n = row[0].select_slider("Users n", USERS, value=10**6, key="choose-n")
+n = row[0].select_slider(
+    "Users n", USERS, value=10**6, key="choose-n",
+    help=f"How many people you will collect from. The data holds {dataset.n:,}; its "
+    "shape is what matters here, and 1,000,000 is the size of a large survey.",
+)  # fmt: skip
 target_pp = row[1].number_input(
     "Accuracy target: root-mean-square error, in percentage points", 0.001, 50.0, 0.5,
     step=0.1, format="%.3f", key="choose-target",

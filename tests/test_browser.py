@@ -9,13 +9,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import socket
 import statistics
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,53 +29,16 @@ if not Path(CHROMIUM).exists():
 
 from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
+from benchmarks.serving import streamlit_server  # noqa: E402
+
 pytestmark = pytest.mark.browser
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextmanager
 def _streamlit(log_name: str) -> Iterator[str]:
-    """`streamlit run app.py` on a free port of 127.0.0.1; yields its URL."""
-    port = _free_port()
-    streamlit = shutil.which("streamlit", path=str(Path(sys.executable).parent))
-    assert streamlit, "streamlit is not installed in this environment"
-    ARTIFACTS.mkdir(exist_ok=True)
-    log = (ARTIFACTS / log_name).open("wb")
-    process = subprocess.Popen(
-        [streamlit, "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        process.kill()
-        process.wait()
-        log.close()
-        raise RuntimeError(f"streamlit did not start within 60 s; see test-artifacts/{log_name}")
-    try:
+    """The app served as `make run` serves it, on a free port of 127.0.0.1; yields its URL."""
+    with streamlit_server(ROOT / "app.py", ARTIFACTS / log_name) as (url, _process):
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
 
 
 @pytest.fixture(scope="module")
