@@ -8,6 +8,7 @@
   returned to many browser sessions at once, so they are copies or, for the shared
   figures, only read (no page changes one in place; a test checks it).
 - ``simulations``: the simulations as plain functions a worker process runs (no streamlit).
+- ``launch``: what ``make run`` runs: preload the libraries, then ``streamlit run app.py``.
 - ``exports``: downloads (CSV, HTML, PNG, command line).
 - ``display``: shaping results for tables and showing errors as messages.
 
