@@ -124,7 +124,8 @@ def simulation_processes() -> Workers | None:
     already imported numpy and ldpcore, never from the threaded server itself.
     """
     workers = worker_count()
-    if workers == 0:
+    # No fork server on Windows: simulations then run in the sessions' own threads.
+    if workers == 0 or "forkserver" not in multiprocessing.get_all_start_methods():
         return None
     return Workers(ProcessPoolExecutor(max_workers=workers, mp_context=fork_server()))
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import multiprocessing
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -51,7 +52,7 @@ def preload() -> None:
     warm_code_paths()
     from pages.app_layer.cache import fork_server, worker_count  # noqa: PLC0415
 
-    if worker_count() > 0:
+    if worker_count() > 0 and "forkserver" in multiprocessing.get_all_start_methods():
         fork_server()  # its imports run beside Streamlit's start-up
 
 
