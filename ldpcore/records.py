@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import html
-import shlex
 from collections.abc import Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
 
 from ldpcore.advice import EpsilonAnswer, answers_table, epsilon_sentence, winning_answer
-from ldpcore.datasets import bundled_names
+from ldpcore.commands import choose_epsilon_command
 from ldpcore.experiment import ExperimentConfig
-from ldpcore.postprocess import method_names
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; color: #222;
@@ -31,23 +29,6 @@ table { border-collapse: collapse; margin: 0.5rem 0; } th, td { border: 1px soli
 code, pre { background: #f4f4f4; padding: 0.2rem 0.4rem; white-space: pre-wrap; }
 .small { color: #555; font-size: 0.9rem; }
 """
-
-
-def choose_epsilon_command(
-    config: ExperimentConfig, *, target_rmse: float, protocols: Sequence[str]
-) -> str:
-    """The ``ldpcore choose-epsilon`` command that asks the same question."""
-    methods = ",".join(config.methods) if config.methods != method_names() else "all"
-    # A bundled or synthetic spec as it is; an uploaded file by its name (file:PATH).
-    dataset = config.dataset
-    if dataset not in bundled_names() and ":" not in dataset:
-        dataset = f"file:{dataset}"
-    parts = ["ldpcore", "choose-epsilon", "--protocol", ",".join(protocols),
-             "--dataset", dataset, "--n", str(config.n), "--query", config.query,
-             "--target-rmse", f"{target_rmse:g}", "--methods", methods,
-             "--trials", str(config.trials), "--seed", str(config.seed),
-             "--format", "json"]  # fmt: skip
-    return " ".join(shlex.quote(part) for part in parts)
 
 
 def decision_record(
@@ -120,4 +101,4 @@ def decision_record(
     return "\n".join(parts)
 
 
-__all__ = ["choose_epsilon_command", "decision_record"]
+__all__ = ["decision_record"]

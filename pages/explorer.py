@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
 from ldpcore import viz
+from ldpcore.commands import simulate_command
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.notebooks import run_notebook, sweep_notebook
 from ldpcore.protocols import protocol_names
@@ -25,7 +28,7 @@ from pages.app_layer.display import (
     run_or_explain,
     verdict_banner,
 )
-from pages.app_layer.exports import command_line, downloads
+from pages.app_layer.exports import downloads
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.widgets import require_config
 
@@ -83,17 +86,14 @@ st.caption(viz.lower_bound_note())
 table = method_table(summary)
 st.dataframe(table, hide_index=True, key="method-table", column_config=method_table_columns())
 st.caption(PAIRED_NOTE)
-if compare:
-    notebook = lambda: sweep_notebook(  # noqa: E731
-        config,
-        "protocol",
-        protocol_names(),
-        title="Explorer: every protocol",
-        x_title="protocol",
-    )
-else:
-    notebook = lambda: run_notebook(config, title="Explorer", relative=relative)  # noqa: E731
-downloads("explorer", summary, mse_chart, command_line(config), notebook)
+# Made when asked for: a callable, like every download.
+notebook = (
+    partial(sweep_notebook, config, "protocol", protocol_names(),
+            title="Explorer: every protocol", x_title="protocol")
+    if compare
+    else partial(run_notebook, config, title="Explorer", relative=relative)
+)  # fmt: skip
+downloads("explorer", summary, mse_chart, simulate_command(config), notebook)
 
 # A toggle, not an expander: an expander's content is drawn (and redrawn on every slider
 # move) even while closed, and this table changes with ε.

@@ -6,6 +6,7 @@ import streamlit as st
 
 from ldpcore import viz
 from ldpcore.advice import sweep_verdicts
+from ldpcore.commands import simulate_command
 from ldpcore.datasets import bundled_names
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.notebooks import run_notebook, sweep_notebook
@@ -17,7 +18,7 @@ from pages.app_layer.display import (
     sweep_details,
     verdict_banner,
 )
-from pages.app_layer.exports import command_line, downloads
+from pages.app_layer.exports import downloads
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.widgets import require_config, with_query
 
@@ -41,7 +42,7 @@ if kind == "Sets of values":
                             x_title="ρ (fraction of the domain)", y_title="MSE")  # fmt: skip
         st.plotly_chart(figure, key="chart-sets", theme=None)
         sweep_details(found, "ρ")
-        downloads("sets", frame, figure, command_line(config, query="set:rho=0.5"),
+        downloads("sets", frame, figure, simulate_command(config, query="set:rho=0.5"),
                   lambda: sweep_notebook(config, "rho", RHOS, title="Set-query MSE",
                                          x_title="ρ (fraction of the domain)"))  # fmt: skip
 elif kind == "Most frequent values":
@@ -54,7 +55,7 @@ elif kind == "Most frequent values":
                             y_title="MSE", log_x=True)  # fmt: skip
         st.plotly_chart(figure, key="chart-topk", theme=None)
         sweep_details(found, "k")
-        downloads("topk", frame, figure, command_line(config, query="topk:k=8"),
+        downloads("topk", frame, figure, simulate_command(config, query="topk:k=8"),
                   lambda: sweep_notebook(config, "topk", KS, title="Top-k MSE", x_title="k",
                                          log_x=True))  # fmt: skip
 elif kind == "Groups":
@@ -75,7 +76,7 @@ elif kind == "Groups":
             figure = viz.mse_bars(result["summary"], base_mse=None, lower_bound=None)
             st.plotly_chart(figure, key="chart-groups", theme=None)
             downloads("groups", result["summary"], figure,
-                      command_line(config, query="groups"),
+                      simulate_command(config, query="groups"),
                       lambda: run_notebook(with_query(config, "groups"),
                                            title="Group totals"))  # fmt: skip
 else:
@@ -87,6 +88,6 @@ else:
         st.plotly_chart(figure, key="chart-intervals", theme=None)
         st.caption("20 random ranges [a, b] of the (ordered) domain. " + PAIRED_NOTE)
         downloads("intervals", result["summary"], figure,
-                  command_line(config, query="interval:samples=20"),
+                  simulate_command(config, query="interval:samples=20"),
                   lambda: run_notebook(with_query(config, "interval:samples=20"),
                                        title="Intervals"))  # fmt: skip

@@ -7,11 +7,12 @@ import streamlit as st
 
 from ldpcore import viz
 from ldpcore.advice import users_saved_sentence
+from ldpcore.commands import simulate_command
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.notebooks import sweep_notebook
 from pages.app_layer.cache import simulate_sweep
 from pages.app_layer.display import run_or_explain
-from pages.app_layer.exports import command_line, downloads
+from pages.app_layer.exports import downloads
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.widgets import require_config
 
@@ -40,7 +41,7 @@ if frame is not None:
     )  # fmt: skip
     st.plotly_chart(figure, key="chart-mse-epsilon", theme=None)
     st.caption(viz.lower_bound_note())
-    downloads("mse-vs-epsilon", frame, figure, command_line(config),
+    downloads("mse-vs-epsilon", frame, figure, simulate_command(config),
               lambda: sweep_notebook(config, "epsilon", EPSILON_GRID, title="MSE against ε",
                                      x_title="ε", y_title="mean squared error"))  # fmt: skip
 
@@ -59,7 +60,7 @@ if users is not None:
     )  # fmt: skip
     st.plotly_chart(figure, key="chart-equivalent-users", theme=None)
     st.write(users_saved_sentence(users, N_GRID[2]))
-    downloads("equivalent-users", users, figure, command_line(config),
+    downloads("equivalent-users", users, figure, simulate_command(config),
               lambda: sweep_notebook(config, "n", N_GRID, title="Equivalent users",
                                      x_title="users n", y_title="equivalent users n′",
                                      y="equivalent_users", log_x=True))  # fmt: skip

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ldpcore import bounds, viz
+from ldpcore.commands import simulate_command
 from ldpcore.datasets import Dataset
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.notebooks import run_notebook
@@ -28,7 +29,7 @@ from pages.app_layer.display import (
     run_or_explain,
     verdict_banner,
 )
-from pages.app_layer.exports import command_line, downloads
+from pages.app_layer.exports import downloads
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.uploads import histogram_picker
 from pages.app_layer.widgets import EPSILONS, query_picker
@@ -92,7 +93,7 @@ def _simulate_section(dataset: Dataset) -> None:
         st.dataframe(method_table(result["summary"]), hide_index=True, key="yours-table",
                      column_config=method_table_columns())  # fmt: skip
         st.caption(viz.lower_bound_note())
-        downloads("your-data", result["summary"], chart, command_line(config),
+        downloads("your-data", result["summary"], chart, simulate_command(config),
                   lambda: run_notebook(config, title=f"Your data: {dataset.name}"))  # fmt: skip
 
 

@@ -21,6 +21,7 @@ from nbclient import NotebookClient
 from streamlit.testing.v1 import AppTest
 
 from ldpcore.advice import choose_epsilon, epsilon_sentence, sweep_verdicts, winning_answer
+from ldpcore.commands import choose_epsilon_command
 from ldpcore.datasets import load_bundled
 from ldpcore.experiment import ExperimentConfig, sweep
 from ldpcore.notebooks import (
@@ -29,7 +30,7 @@ from ldpcore.notebooks import (
     run_notebook,
     sweep_notebook,
 )
-from ldpcore.records import choose_epsilon_command, decision_record
+from ldpcore.records import decision_record
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SMALL = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH", epsilon=1.0,

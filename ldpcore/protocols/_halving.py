@@ -316,7 +316,7 @@ def _split(
     )
     size = 2 * blocks * child_width
     # Users by picks left in each child block, accumulated chunk by chunk (bounded
-    # memory; the draws are the same, in the same order, as one call would make).
+    # memory; the same law, drawn in the same order as one call would draw it).
     children = {False: np.zeros(size, np.int64), True: np.zeros(size, np.int64)}
     for length in np.unique(lengths).tolist():
         a = (length + 1) // 2

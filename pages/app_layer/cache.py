@@ -78,6 +78,12 @@ def worker_count() -> int:
     return os.cpu_count() or 1
 
 
+def uses_workers() -> bool:
+    """Whether simulations run in worker processes: some are asked for, and the system has
+    a fork server to start them from (Windows has none: the sessions' threads then)."""
+    return worker_count() > 0 and "forkserver" in multiprocessing.get_all_start_methods()
+
+
 class Workers:
     """The simulation processes, used once the first of them has answered.
 
@@ -123,11 +129,9 @@ def simulation_processes() -> Workers | None:
     (benchmarks/README.md, classroom). The workers are forked from a fork server that has
     already imported numpy and ldpcore, never from the threaded server itself.
     """
-    workers = worker_count()
-    # No fork server on Windows: simulations then run in the sessions' own threads.
-    if workers == 0 or "forkserver" not in multiprocessing.get_all_start_methods():
+    if not uses_workers():
         return None
-    return Workers(ProcessPoolExecutor(max_workers=workers, mp_context=fork_server()))
+    return Workers(ProcessPoolExecutor(max_workers=worker_count(), mp_context=fork_server()))
 
 
 def fork_server() -> multiprocessing.context.ForkServerContext:
@@ -138,9 +142,9 @@ def fork_server() -> multiprocessing.context.ForkServerContext:
     happen at start-up, not while the first visitor's page is drawn.
     """
     context = multiprocessing.get_context("forkserver")
-    # "__main__" (the launcher) once in the fork server, or every worker would import it
-    # again on start (1.8 s when it was streamlit's own command line).
-    context.set_forkserver_preload(["__main__", "pages.app_layer.simulations"])
+    # A worker also imports the main module the server ran (multiprocessing's rule): under
+    # Streamlit that is app.py, whose __main__ guard keeps it to an import.
+    context.set_forkserver_preload(["pages.app_layer.simulations"])
     multiprocessing.forkserver.ensure_running()
     return context
 

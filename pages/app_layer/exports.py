@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-
-from ldpcore.experiment import ExperimentConfig
-from ldpcore.postprocess import method_names
-
-
-def command_line(config: ExperimentConfig, *, query: str | None = None) -> str:
-    """The ``ldpcore simulate`` command that reproduces a configuration."""
-    methods = ",".join(config.methods) if config.methods != method_names() else "all"
-    parts = [
-        "ldpcore", "simulate", "--protocol", config.protocol, "--epsilon", f"{config.epsilon:g}",
-        "--n", str(config.n), "--dataset", config.dataset, "--methods", methods,
-        "--query", query or config.query, "--trials", str(config.trials), "--seed",
-        str(config.seed), "--format", "json",
-    ]  # fmt: skip
-    return " ".join(shlex.quote(p) for p in parts)
 
 
 def downloads(

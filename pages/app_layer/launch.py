@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-import multiprocessing
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,9 +49,9 @@ def preload() -> None:
     finally:
         caching.setLevel(level)
     warm_code_paths()
-    from pages.app_layer.cache import fork_server, worker_count  # noqa: PLC0415
+    from pages.app_layer.cache import fork_server, uses_workers  # noqa: PLC0415
 
-    if worker_count() > 0 and "forkserver" in multiprocessing.get_all_start_methods():
+    if uses_workers():
         fork_server()  # its imports run beside Streamlit's start-up
 
 
@@ -79,7 +78,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Preload, then run Streamlit's own command line: ``streamlit run app.py ARGS``."""
     from streamlit.web import cli  # noqa: PLC0415 - after the preload, like the rest
 
-    preload()
+    from ldpcore.errors import InputError  # noqa: PLC0415
+
+    try:
+        preload()
+    except InputError as exc:  # e.g. LDPCORE_APP_WORKERS=two
+        sys.exit(f"error: {exc}")
     sys.argv = ["streamlit", "run", str(APP), *(sys.argv[1:] if argv is None else argv)]
     cli.main()
 

@@ -1,0 +1,58 @@
+"""The ``ldpcore`` command lines that reproduce what the app shows.
+
+One place turns a configuration into arguments, for the pages' downloads and the
+Choose ε decision record.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+
+from ldpcore.datasets import bundled_names
+from ldpcore.experiment import ExperimentConfig
+from ldpcore.postprocess import method_names
+
+
+def _arguments(config: ExperimentConfig, query: str) -> list[str]:
+    """``--dataset … --seed …`` for a configuration (the options both commands share)."""
+    methods = ",".join(config.methods) if config.methods != method_names() else "all"
+    # A bundled or synthetic spec as it is; an uploaded file by its name (file:PATH).
+    dataset = config.dataset
+    if dataset not in bundled_names() and ":" not in dataset:
+        dataset = f"file:{dataset}"
+    parts = ["--dataset", dataset, "--n", str(config.n), "--query", query, "--methods", methods,
+             "--trials", str(config.trials), "--seed", str(config.seed)]  # fmt: skip
+    for name, value in dict(config.params).items():  # the protocol's own (--g, --k)
+        parts += [f"--{name}", str(value)]
+    return parts
+
+
+def simulate_command(config: ExperimentConfig, *, query: str | None = None) -> str:
+    """The ``ldpcore simulate`` command that reproduces a configuration.
+
+    ``query`` asks another query than the configuration's.
+
+    Examples
+    --------
+    >>> print(simulate_command(ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000,
+    ...                                         protocol="OLH", epsilon=1.0, trials=5)))
+    ldpcore simulate --protocol OLH --epsilon 1 --dataset zipf:d=64,s=1.5 --n 10000 --query full --methods all --trials 5 --seed 0 --format json
+    """  # noqa: E501
+    parts = ["ldpcore", "simulate", "--protocol", config.protocol,
+             "--epsilon", f"{config.epsilon:g}", *_arguments(config, query or config.query),
+             "--format", "json"]  # fmt: skip
+    return " ".join(shlex.quote(part) for part in parts)
+
+
+def choose_epsilon_command(
+    config: ExperimentConfig, *, target_rmse: float, protocols: Sequence[str]
+) -> str:
+    """The ``ldpcore choose-epsilon`` command that asks the same question."""
+    parts = ["ldpcore", "choose-epsilon", "--protocol", ",".join(protocols),
+             *_arguments(config, config.query), "--target-rmse", f"{target_rmse:g}",
+             "--format", "json"]  # fmt: skip
+    return " ".join(shlex.quote(part) for part in parts)
+
+
+__all__ = ["choose_epsilon_command", "simulate_command"]
