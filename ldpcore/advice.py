@@ -203,7 +203,7 @@ def sweep_verdicts(frame: pd.DataFrame, parameter: str, label: str | None = None
         lower = part[part["mse_vs_base"] == "lower"]
         if lower.empty:
             rows.append({label: value, "best method": "none (no method beats Base here)",
-                         "MSE ÷ Base (95%)": "–", "methods better than Base": 0})  # fmt: skip
+                         "MSE ÷ Base (95%)": "—", "methods better than Base": 0})  # fmt: skip
             best_at.append((value, None, (math.nan, math.nan)))
             continue
         top = lower.loc[lower["mse"].idxmin()]

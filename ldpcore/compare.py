@@ -143,6 +143,20 @@ def format_count(value: float) -> str:
     return f"{float(f'{value:.3g}'):,.0f}"
 
 
+def format_error(value: float) -> str:
+    """An error (MSE, bias², variance) to three significant digits, short exponent.
+
+    Examples
+    --------
+    >>> format_error(3.6912e-6), format_error(0.012345), format_error(0.0), format_error(2.5e-12)
+    ('3.69e-6', '0.0123', '0', '2.5e-12')
+    """
+    if not math.isfinite(value):
+        return "—"
+    mantissa, _, exponent = f"{value:.3g}".partition("e")
+    return f"{mantissa}e{int(exponent)}" if exponent else mantissa
+
+
 def format_times(value: float) -> str:
     """A ratio as people read it: ``1.23×``, ``12.3×``, ``123×`` (``1.001×``, never ``1×``).
 
@@ -167,7 +181,7 @@ def format_ratio(ratio: float, low: float, high: float) -> str:
     '1.02 (0–∞)'
     """
     if not all(map(math.isfinite, (ratio, low))) or math.isnan(high):
-        return "–"
+        return "—"
     upper = "∞" if math.isinf(high) else format_number(high)
     return f"{format_number(ratio)} ({format_number(low)}–{upper})"
 
@@ -365,6 +379,7 @@ def verdict(
 
 
 __all__ = [
-    "ALPHA", "Comparison", "Verdict", "compare", "format_count", "format_number", "format_ratio",
+    "ALPHA", "Comparison", "Verdict", "compare", "format_count", "format_error", "format_number",
+    "format_ratio",
     "format_times", "trial_mse", "verdict",
 ]  # fmt: skip

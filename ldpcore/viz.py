@@ -75,6 +75,32 @@ def _layout(figure: go.Figure, *, title: str, x: str, y: str, log_y: bool = Fals
     return figure
 
 
+def reference_line(
+    figure: go.Figure,
+    y: float,
+    text: str,
+    *,
+    log_y: bool,
+    dash: str = "dash",
+    color: str = "black",
+    where: str = "top left",
+) -> None:
+    """A horizontal line across the plot, labelled on the line.
+
+    Not ``add_hline(annotation_text=...)``: on a log axis Plotly places an annotation at
+    ``10**y`` (annotations take the axis's log10 units), so the label of a line at
+    3e-4 sat at 1.0007, off the chart. ``where`` is ``"top left"``, ``"bottom right"``,
+    etc.: which side of the line, and which end.
+    """
+    figure.add_hline(y=y, line={"dash": dash, "color": color})
+    vertical, horizontal = where.split()
+    figure.add_annotation(
+        x=0 if horizontal == "left" else 1, xref="paper", xanchor=horizontal,
+        y=math.log10(y) if log_y else y, yref="y", yanchor="bottom" if vertical == "top" else "top",
+        text=text, showarrow=False, font={"color": color, "size": 11},
+    )  # fmt: skip
+
+
 #: Ranks drawn per trace: every rank of the head, an evenly spread sample of the tail.
 MAX_RANKS_DRAWN = 400
 
@@ -304,18 +330,16 @@ def mse_bars(
     shown = [float(v) for v in frame["mse"] if np.isfinite(v) and v > 0]
     if not relative_to_base:
         if base_mse is not None:
-            figure.add_hline(y=base_mse, line={"dash": "dash", "color": "black"},
-                             annotation_text="analytic Base MSE (Eq. 3)",
-                             annotation_position="top left")  # fmt: skip
+            reference_line(figure, base_mse, "analytic Base MSE (Eq. 3)", log_y=True)
             shown.append(float(base_mse))
         if lower_bound is not None:
-            figure.add_hline(y=lower_bound, line={"dash": "dot", "color": "firebrick"},
-                             annotation_text="lower bound (asymptotic, prior-averaged)",
-                             annotation_position="bottom right")  # fmt: skip
+            reference_line(figure, lower_bound, "lower bound (asymptotic, prior-averaged)",
+                           log_y=True, dash="dot", color="firebrick",
+                           where="bottom right")  # fmt: skip
             shown.append(float(lower_bound))
     figure.update_layout(barmode="group", showlegend=facet is not None)
     if paired:
-        figure.add_hline(y=1.0, line={"dash": "dash", "color": "black"}, annotation_text="Base")
+        reference_line(figure, 1.0, "Base", log_y=True, where="top right")
     title = (
         "MSE ÷ Base per method (error bars: simultaneous 95% intervals, paired trials)"
         if paired
@@ -427,7 +451,7 @@ def error_against_epsilon(frame: pd.DataFrame, *, target_pp: float, protocol: st
         figure.add_scatter(x=part["epsilon"], y=part["rmse_pp"], name=str(method),
                            mode="lines+markers",
                            line={"color": style["color"], "dash": style["dash"]})  # fmt: skip
-    figure.add_hline(y=target_pp, line_dash="dash", annotation_text=f"target {target_pp:g} pp")
+    reference_line(figure, target_pp, f"target {target_pp:g} pp", log_y=True, where="top right")
     figure.update_layout(title=f"{protocol}: error against ε", xaxis_title="ε",
                          yaxis_title="RMSE (percentage points)", xaxis_type="log",
                          yaxis_type="log", height=380, template="plotly_white")  # fmt: skip

@@ -23,9 +23,8 @@ from pages.app_layer.cache import (
 from pages.app_layer.display import (
     PAIRED_NOTE,
     convergence_warning,
-    method_table,
-    method_table_columns,
     run_or_explain,
+    show_method_table,
     verdict_banner,
 )
 from pages.app_layer.exports import downloads
@@ -83,8 +82,7 @@ else:
 st.plotly_chart(mse_chart, key="chart-mse", theme=None)
 st.caption(viz.lower_bound_note())
 
-table = method_table(summary)
-st.dataframe(table, hide_index=True, key="method-table", column_config=method_table_columns())
+show_method_table(summary)
 st.caption(PAIRED_NOTE)
 # Made when asked for: a callable, like every download.
 notebook = (

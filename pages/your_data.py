@@ -24,9 +24,8 @@ from pages.app_layer.display import (
     PAIRED_NOTE,
     convergence_warning,
     frequency_columns,
-    method_table,
-    method_table_columns,
     run_or_explain,
+    show_method_table,
     verdict_banner,
 )
 from pages.app_layer.exports import downloads
@@ -89,10 +88,9 @@ def _simulate_section(dataset: Dataset) -> None:
         st.caption(PAIRED_NOTE)
         chart = mse_figure(config, False)
         st.plotly_chart(chart, key="yours-mse", theme=None)
-        st.plotly_chart(by_rank_figure(config, "estimates"), key="yours-estimates", theme=None)
-        st.dataframe(method_table(result["summary"]), hide_index=True, key="yours-table",
-                     column_config=method_table_columns())  # fmt: skip
         st.caption(viz.lower_bound_note())
+        st.plotly_chart(by_rank_figure(config, "estimates"), key="yours-estimates", theme=None)
+        show_method_table(result["summary"])
         downloads("your-data", result["summary"], chart, simulate_command(config),
                   lambda: run_notebook(config, title=f"Your data: {dataset.name}"))  # fmt: skip
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ldpcore.postprocess import method_names
+from pages.app_layer.widgets import default_config
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGES = [
@@ -64,6 +66,20 @@ def test_every_page_renders_at_defaults(page: str) -> None:
     assert not at.exception, at.exception
 
 
+def test_the_default_configuration_is_what_a_first_visitor_sees() -> None:
+    """The launcher computes ``default_config()`` ahead: it must be the sidebar's first view."""
+    at = app()
+    at.run()
+    config = default_config()
+    assert config.methods == method_names()
+    said = (f"{config.protocol}, ε = {config.epsilon:g}, n = {config.n:,}, {config.dataset}, "
+            f"{config.trials} trials, seed {config.seed}.")  # fmt: skip
+    assert at.caption[0].value.startswith(said), at.caption[0].value
+    assert at.sidebar.caption[-1].value == (
+        f"Methods: all. Trials: {config.trials}. Seed: {config.seed}."
+    )
+
+
 def test_explorer_reacts_to_epsilon_protocol_and_methods() -> None:
     at = small(app())
     assert not at.exception
@@ -74,11 +90,11 @@ def test_explorer_reacts_to_epsilon_protocol_and_methods() -> None:
     base_before = values(next(t for t in before["data"] if t["name"] == "Base")["y"])[0]
     base_after = values(next(t for t in after["data"] if t["name"] == "Base")["y"])[0]
     assert base_after < base_before  # more budget, less error
-    at.selectbox(key="protocol").set_value("GRR").run()
+    at.pills(key="protocol").set_value("GRR").run()
     assert "GRR" in at.caption[0].value
     at.multiselect(key="methods").set_value(["Base", "Norm-Sub"]).run()
     assert [t["name"] for t in chart(at, "chart-mse")["data"]] == ["Base", "Norm-Sub"]
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert list(table["method"]) == ["Base", "Norm-Sub"]
 
 
@@ -89,12 +105,12 @@ def _upper(interval: str) -> float:
 
 def test_explorer_headline_and_table_carry_paired_intervals() -> None:
     at = small(app())
-    at.selectbox(key="protocol").set_value("GRR").run()
+    at.pills(key="protocol").set_value("GRR").run()
     at.multiselect(key="methods").set_value(["Base", "Norm", "Norm-Sub", "PowerNS"]).run()
     assert not at.exception
     banners = [e.value for e in [*at.success, *at.info] if "Recommended:" in e.value]
     assert len(banners) == 1
-    table = at.dataframe[0].value.set_index("method")
+    table = at.table[0].value.set_index("method")
     # GRR's estimates already sum to one: Norm changes nothing and is never credited.
     assert table.loc["Norm", "vs Base"] == "same answers"
     assert table.loc["Base", "vs Base"] == "reference"
@@ -105,6 +121,11 @@ def test_explorer_headline_and_table_carry_paired_intervals() -> None:
     assert bool(at.success) == ("lower" in set(table["vs Base"]))
     assert "1.0× lower" not in banners[0]
     _headline_matches_table(banners[0], table)
+    # One number format: errors to three significant digits, whole users with separators.
+    for cell in table["equivalent users n'"]:
+        assert re.fullmatch(r"[1-9]\d{0,2}(,\d{3})*", cell), cell
+    for cell in table["MSE"]:
+        assert len(cell.split("e")[0].replace(".", "").lstrip("0")) <= 3, cell
     # A gain on the full domain is also said in users: n / ratio, from the same ratio.
     if at.success:
         chosen = banners[0].split("**")[1]
@@ -139,7 +160,7 @@ def test_your_data_headline_matches_its_table() -> None:
     assert not at.exception
     banners = [e.value for e in [*at.success, *at.info] if "Recommended:" in e.value]
     assert len(banners) == 1
-    table = next(frame.value for frame in at.dataframe if "MSE ÷ Base (95%)" in frame.value)
+    table = next(frame.value for frame in at.table if "MSE ÷ Base (95%)" in frame.value)
     table = table.set_index("method")
     assert bool(at.success) == ("lower" in set(table["vs Base"]))
     assert "× lower MSE than Base" in banners[0] or not at.success
@@ -191,7 +212,7 @@ def test_url_restores_the_view() -> None:
               "methods": "Norm-Sub"})  # fmt: skip
     at.run()
     assert not at.exception
-    assert at.selectbox(key="protocol").value == "OUE"
+    assert at.pills(key="protocol").value == "OUE"
     assert at.select_slider(key="d").value == 64
     assert "OUE, ε = 2, n = 10,000" in at.caption[0].value
     assert [t["name"] for t in chart(at, "chart-mse")["data"]] == ["Norm-Sub"]
@@ -237,7 +258,7 @@ def test_learn_page_walks_through_the_steps() -> None:
 
 def test_bundled_sample_in_the_sidebar() -> None:
     at = small(app())
-    at.radio(key="dataset").set_value("sample: zipf").run()
+    at.pills(key="dataset").set_value("sample: zipf").run()
     assert not at.exception
     assert "zipf, 5 trials" in at.caption[0].value
 

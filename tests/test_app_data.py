@@ -24,8 +24,8 @@ def messages(at: AppTest) -> str:
 
 
 def frame(at: AppTest, column: str):
-    """The first table with this column (AppTest does not look dataframes up by key)."""
-    for element in at.dataframe:
+    """The first table with this column (AppTest does not look tables up by key)."""
+    for element in [*at.dataframe, *at.table]:
         if column in element.value.columns:
             return element.value
     raise AssertionError(f"no table with a {column!r} column")
@@ -58,6 +58,10 @@ def test_your_data_simulates_an_upload_and_recommends_a_method() -> None:
     assert by_method.loc["Base", "vs Base"] == "reference"
     assert set(table["vs Base"]) <= {"reference", "lower", "higher", "same answers",
                                      "no significant difference"}  # fmt: skip
+    # Group totals are not every value's frequency: no equivalent users, said as "—"
+    # with a tooltip (a Markdown link title) that says why, never "None" or "nan".
+    for cell in table["equivalent users n'"]:
+        assert cell.startswith('[—](#every-method "') and "every value" in cell, cell
 
 
 @pytest.mark.parametrize(
@@ -178,7 +182,7 @@ def test_group_queries_on_a_grouped_sample() -> None:
     assert not at.exception, at.exception
     bars = chart(at, "chart-groups")
     assert bars["data"], "no bars drawn"
-    at.radio(key="dataset").set_value("Zipf")
+    at.pills(key="dataset").set_value("Zipf")
     at = at.run()
     assert "need values with groups" in messages(at)
 

@@ -27,7 +27,7 @@ if not Path(CHROMIUM).exists():
         raise RuntimeError(f"{CHROMIUM} is missing; .ci/run installs it with apt-get")
     pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True)
 
-from playwright.sync_api import Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
 from benchmarks.serving import streamlit_server  # noqa: E402
 
@@ -95,6 +95,22 @@ def _wait_for_change(page: Page, before: float | None, timeout: float = 60.0) ->
     return time.perf_counter() - start
 
 
+MAIN_HEIGHT_JS = """() => Math.max(document.body.scrollHeight,
+  ...[...document.querySelectorAll("[data-testid='stMain'], [data-testid='stAppViewContainer']")]
+    .map(element => element.scrollHeight))"""
+
+
+def _screenshot(page: Page, path: Path) -> None:
+    """The whole page, not only the window: Streamlit scrolls its main area inside the
+    window, so the window is made as tall as that area for the shot, then restored."""
+    size = page.viewport_size or {"width": 1400, "height": 1000}
+    height = min(int(page.evaluate(MAIN_HEIGHT_JS)) + 40, 12_000)
+    page.set_viewport_size({"width": size["width"], "height": max(height, size["height"])})
+    page.wait_for_timeout(700)  # the charts re-lay themselves out to the new size
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size(size)
+
+
 def _epsilon_slider(page: Page):
     return page.get_by_role("slider").first
 
@@ -103,7 +119,7 @@ def test_explorer_slider_changes_the_chart_and_csv_downloads(server: str, browse
     page = browser_page
     page.goto(f"{server}/?n=10000&d=64&trials=5")
     _wait_for_change(page, None)
-    page.screenshot(path=str(ARTIFACTS / "explorer.png"), full_page=True)
+    _screenshot(page, ARTIFACTS / "explorer.png")
     # The answer at a glance: the verdict in words, with the paired interval.
     assert page.get_by_text(re.compile(r"Recommended: .*lower MSE than Base \(")).count() >= 1
     before = _base_mse(page)
@@ -125,6 +141,46 @@ def test_explorer_slider_changes_the_chart_and_csv_downloads(server: str, browse
     with page.expect_download() as download_info:
         button.click()
     assert Path(download_info.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_settings_in_the_popover_come_from_the_link_and_survive_reruns(
+    server: str, browser_page: Page
+) -> None:
+    """Methods, trials and seed sit in a popover whose widgets are drawn only when it
+    opens: their values still come from the link, and survive slider moves before and
+    after it is opened."""
+    page = browser_page
+    page.goto(f"{server}/?n=10000&d=64&trials=4&seed=7&methods=Base&methods=Norm-Sub")
+    _wait_for_change(page, None)
+    settings = page.get_by_text("Methods: 2 of 13. Trials: 4. Seed: 7.")
+    settings.wait_for(timeout=30_000)
+    assert page.get_by_text(re.compile(r"4 trials, seed 7\.")).count() == 1
+    before = _base_mse(page)
+    _epsilon_slider(page).focus()
+    _epsilon_slider(page).press("ArrowRight")
+    _wait_for_change(page, before)
+    assert settings.count() == 1  # unchanged by the move, the popover never opened
+    page.get_by_role("button", name="Methods, trials and seed").click()
+    popover = page.get_by_test_id("stPopoverBody")
+    popover.get_by_text("Norm-Sub").wait_for(timeout=30_000)  # the link's methods, drawn
+    assert popover.get_by_text("Norm", exact=True).count() == 0
+    seed = popover.get_by_role("spinbutton")
+    # On mounting, the input shows its default for a frame, then the session's value;
+    # opening the popover must not write that default back.
+    expect(seed).to_have_value("7", timeout=10_000)
+    page.wait_for_timeout(1000)
+    assert settings.count() == 1 and seed.input_value() == "7"
+    seed.fill("8")
+    seed.press("Enter")
+    page.get_by_text("Methods: 2 of 13. Trials: 4. Seed: 8.").wait_for(timeout=30_000)
+    page.keyboard.press("Escape")
+    _epsilon_slider(page).focus()
+    _epsilon_slider(page).press("ArrowLeft")
+    _wait_for_change(page, _base_mse(page))
+    page.get_by_text("Methods: 2 of 13. Trials: 4. Seed: 8.").wait_for(timeout=30_000)
+    page.get_by_text(re.compile(r"4 trials, seed 8\.")).wait_for(timeout=30_000)
+    page.wait_for_url(re.compile(r"seed=8"), timeout=30_000)
+    assert "trials=4" in page.url
 
 
 @pytest.mark.parametrize(
@@ -156,7 +212,7 @@ def test_each_page_opens(
     # the server is idle for whatever test comes next (the timing test among them).
     page.wait_for_selector("[data-testid='stStatusWidget']", state="detached", timeout=120_000)
     page.wait_for_timeout(500)
-    page.screenshot(path=str(ARTIFACTS / f"{shot}.png"), full_page=True)
+    _screenshot(page, ARTIFACTS / f"{shot}.png")
     assert page.locator("[data-testid='stException']").count() == 0
     if says is not None:
         assert page.get_by_text(re.compile(says)).count() >= 1
@@ -225,7 +281,7 @@ def test_upload_collected_output_and_download_consistent_estimates(
     page.locator("input[type='file']").last.set_input_files(str(upload))
     button = page.get_by_role("button", name="Consistent estimates (CSV)")
     button.wait_for(timeout=60_000)
-    page.screenshot(path=str(ARTIFACTS / "your-data-collected.png"), full_page=True)
+    _screenshot(page, ARTIFACTS / "your-data-collected.png")
     with page.expect_download() as download_info:
         button.click()
     lines = Path(download_info.value.path()).read_text().splitlines()
@@ -269,7 +325,7 @@ def test_the_decision_record_downloads_and_opens_with_its_chart(
     assert page.locator("#answer").inner_text().strip() == answer.strip()
     assert page.get_by_role("heading", name=re.compile("means for one person")).count() == 1
     assert "ldpcore choose-epsilon" in page.locator("pre").inner_text()
-    page.screenshot(path=str(ARTIFACTS / "decision-record.png"), full_page=True)
+    _screenshot(page, ARTIFACTS / "decision-record.png")
 
 
 FIRST_MENU_JS = """() => {

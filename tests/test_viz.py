@@ -80,6 +80,31 @@ def test_mse_axis_fits_the_bars_and_reference_lines() -> None:
     assert math.log10(min(values)) - low < 1 and high - math.log10(max(values)) < 1
 
 
+@pytest.mark.parametrize("relative", [False, True])
+def test_reference_lines_are_labelled_on_the_line_inside_the_axis(relative: bool) -> None:
+    """Each horizontal reference line has its label at the line's height, inside the
+    axis (Plotly reads an annotation's y on a log axis as log10: the labels of the
+    Base-MSE and lower-bound lines had sat at 10**3e-4 ≈ 1, off the chart)."""
+    import math  # noqa: PLC0415
+
+    result = _per_item(ALL)
+    analytic = result.analytic
+    figure = viz.mse_bars(result.summary, base_mse=analytic["base_mse"],
+                          lower_bound=analytic["lower_bound"],
+                          relative_to_base=relative)  # fmt: skip
+    lines = [shape.y0 for shape in figure.layout.shapes if shape.y0 == shape.y1]
+    assert len(lines) == (1 if relative else 2)
+    low, high = figure.layout.yaxis.range if not relative else (-math.inf, math.inf)
+    labels = {round(annotation.y, 9): annotation.text for annotation in figure.layout.annotations}
+    for y in lines:
+        at = round(math.log10(y), 9)
+        assert at in labels, (y, labels)
+        assert low <= at <= high
+    if not relative:
+        assert set(labels.values()) == {"analytic Base MSE (Eq. 3)",
+                                        "lower bound (asymptotic, prior-averaged)"}  # fmt: skip
+
+
 def test_estimates_by_rank_draws_negative_estimates() -> None:
     """A symmetric-log axis: Base's negative means are drawn below 0 (a log axis dropped
     them), the consistent methods never go there, and hovers carry the real values."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -9,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from ldpcore.advice import Recommendation, SweepVerdict, in_users
-from ldpcore.compare import format_ratio
+from ldpcore.compare import format_count, format_error, format_ratio
 from ldpcore.errors import InputError
 from ldpcore.postprocess import method_class
 
@@ -95,33 +96,68 @@ def convergence_warning(summary: pd.DataFrame) -> None:
         )
 
 
+#: Where an undefined cell of the method table links to (its section's anchor).
+METHOD_TABLE_ANCHOR = "every-method"
+
+#: What the method table's columns mean, said under it.
+METHOD_TABLE_NOTE = (
+    "MSE, bias² and variance: of the query's answers, in frequency units squared, to three "
+    "significant digits. Equivalent users n': how many users Base would need for this MSE "
+    "(NDSS Sec. V-C), to three significant digits; — where it is not defined (the query is "
+    "not every value's frequency, or the method has no error at all)."
+)
+
+_NO_USERS = (
+    "Not defined here: equivalent users compare with Base over every value's frequency, "
+    "and need an error above zero"
+)
+
+
 def method_table(summary: pd.DataFrame) -> pd.DataFrame:
-    """Measured numbers, the paired comparison with Base, and what each method enforces."""
+    """Measured numbers, the paired comparison with Base, and what each method enforces.
+
+    Every cell is display text in the app's one number format (``ldpcore.compare``):
+    errors to three significant digits, ratios with their interval, equivalent users as
+    whole numbers, and "—" (with a tooltip) where a number is not defined.
+    """
     rows = []
     for record in summary.to_dict("records"):
         meta = method_class(record["method"])
+        users = record["equivalent_users"]
         rows.append(
             {
                 "method": record["method"],
-                "MSE": record["mse"],
                 "MSE ÷ Base (95%)": format_ratio(
                     record["mse_ratio_to_base"], record["ratio_low"], record["ratio_high"]
                 ),
-                "vs Base": record["mse_vs_base"],
-                "non-negative": meta.nonnegative,
-                "sums to one": meta.sums_to_one,
+                "vs Base": record["mse_vs_base"] or "—",
+                "MSE": format_error(record["mse"]),
+                "equivalent users n'": (
+                    format_count(users)
+                    if pd.notna(users) and math.isfinite(users) and abs(users) < 1e18
+                    else f'[—](#{METHOD_TABLE_ANCHOR} "{_NO_USERS}")'
+                ),
+                "bias²": format_error(record["bias_sq"]),
+                "variance": format_error(record["variance"]),
+                "non-negative": "yes" if meta.nonnegative else "no",
+                "sums to one": "yes" if meta.sums_to_one else "no",
                 "complexity": meta.complexity,
-                "bias²": record["bias_sq"],
-                "variance": record["variance"],
-                "equivalent users n'": record["equivalent_users"],
             }
         )
-    table = pd.DataFrame(rows)
-    # Whole users where defined (full-domain queries), an empty cell elsewhere.
-    users = table["equivalent users n'"]
-    table["equivalent users n'"] = users.where(users.notna() & users.abs().lt(1e18)).round(
-    ).astype("Int64")  # fmt: skip
-    return table
+    return pd.DataFrame(rows)
+
+
+def show_method_table(summary: pd.DataFrame) -> None:
+    """The method table under its heading, with what its columns mean.
+
+    A static table (``st.table``), not the interactive grid: its thirteen rows are all in
+    view without scrolling (and in a screenshot), and a cell can carry a tooltip (the
+    "—" of an undefined number says why). Measured, it costs a first visit about what
+    the grid does.
+    """
+    st.subheader("Every method against Base", anchor=METHOD_TABLE_ANCHOR)
+    st.table(method_table(summary), hide_index=True)
+    st.caption(METHOD_TABLE_NOTE)
 
 
 def frequency_columns(table: pd.DataFrame) -> dict[str, Any]:
@@ -131,22 +167,3 @@ def frequency_columns(table: pd.DataFrame) -> dict[str, Any]:
         for name in table.columns
         if pd.api.types.is_float_dtype(table[name])
     }
-
-
-def method_table_columns() -> dict[str, Any]:
-    """One number format for the method table: errors to three significant digits,
-    equivalent users as whole numbers with thousands separators."""
-    errors = {
-        name: st.column_config.NumberColumn(name, format="%.3g", help=text)
-        for name, text in (
-            ("MSE", "Mean squared error of the query's answers (frequency units squared)."),
-            ("bias²", "Squared bias, averaged over the answers."),
-            ("variance", "Variance over the trials, averaged over the answers."),
-        )
-    }
-    users = st.column_config.NumberColumn(
-        "equivalent users n'", format="localized",
-        help="How many users Base would need for this MSE (NDSS Sec. V-C). Empty where the "
-        "query is not every value's frequency.",
-    )  # fmt: skip
-    return {**errors, "equivalent users n'": users}

@@ -22,46 +22,90 @@ USERS = (*(m * 10**e for e in range(2, 9) for m in (1, 2, 5)), 10**9)
 DOMAINS = (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 100_000)
 
 
+@dataclasses.dataclass(frozen=True)
+class Sidebar:
+    """What the shared sidebar's widgets say: the defaults, or a person's choices."""
+
+    protocol: str = "OLH"
+    epsilon: float = 1.0
+    n: int = 10**6
+    d: int = 1024
+    shape: str = "Zipf"  # "Zipf", "uniform" or "sample: NAME"
+    s: float = 1.5
+    methods: tuple[str, ...] | None = None  # None: every method
+    trials: int = 30
+    seed: int = 0
+
+    def config(self) -> ExperimentConfig:
+        """The experiment these settings describe (:class:`InputError` if there is none)."""
+        if self.shape == "Zipf":
+            dataset = f"zipf:d={self.d},s={self.s:g}"
+        elif self.shape == "uniform":
+            dataset = f"uniform:d={self.d}"
+        else:
+            dataset = self.shape.removeprefix("sample: ")
+        methods = method_names() if self.methods is None else self.methods
+        return ExperimentConfig(
+            dataset=dataset, n=int(self.n), protocol=self.protocol, epsilon=float(self.epsilon),
+            methods=tuple(methods), trials=int(self.trials), seed=int(self.seed),
+        )  # fmt: skip
+
+
+DEFAULTS = Sidebar()
+
+
+def default_config() -> ExperimentConfig:
+    """The configuration a first visitor sees (what the launcher computes ahead)."""
+    return DEFAULTS.config()
+
+
 def sidebar() -> ExperimentConfig | None:
     """Draw the shared sidebar; return the configuration it describes (None if invalid).
 
-    Every widget is bound to the URL, so a link reproduces the view.
+    Every widget is bound to the URL, so a link reproduces the view. Protocol and
+    dataset are pills and the rarely changed settings sit in a popover: a first visit
+    loads the code of fewer widget kinds before its first chart (benchmarks/README.md,
+    "A first visit"), and every protocol and dataset is in view at once.
     """
-    bar = st.sidebar
+    bar, default = st.sidebar, DEFAULTS
     bar.header("Simulation")
-    protocol = bar.selectbox("Protocol", protocol_names(), index=1, key="protocol",
-                             bind="query-params")  # fmt: skip
-    epsilon = bar.select_slider("Privacy budget ε", EPSILONS, value=1.0, key="epsilon",
-                                bind="query-params")  # fmt: skip
+    protocol = bar.pills("Protocol", protocol_names(), default=default.protocol, required=True,
+                         key="protocol", bind="query-params")  # fmt: skip
+    epsilon = bar.select_slider("Privacy budget ε", EPSILONS, value=default.epsilon,
+                                key="epsilon", bind="query-params")  # fmt: skip
     # No format_func: the URL carries the option's label, and plain digits keep links clean.
-    n = bar.select_slider("Users n", USERS, value=10**6, key="n", bind="query-params")
-    d = bar.select_slider("Domain size d", DOMAINS, value=1024, key="d", bind="query-params")
-    samples = bundled_names()
-    shape = bar.radio("Dataset", ("Zipf", "uniform", *(f"sample: {name}" for name in samples)),
-                      key="dataset", bind="query-params")  # fmt: skip
-    s = 1.5
+    n = bar.select_slider("Users n", USERS, value=default.n, key="n", bind="query-params")
+    d = bar.select_slider("Domain size d", DOMAINS, value=default.d, key="d",
+                          bind="query-params")  # fmt: skip
+    shapes = ("Zipf", "uniform", *(f"sample: {name}" for name in bundled_names()))
+    shape = bar.pills("Dataset", shapes, default=default.shape, required=True, key="dataset",
+                      bind="query-params")  # fmt: skip
+    s = default.s
     if shape == "Zipf":
-        s = bar.slider("Zipf exponent s", 0.0, 3.0, 1.5, 0.1, key="s", bind="query-params")
+        s = bar.slider("Zipf exponent s", 0.0, 3.0, default.s, 0.1, key="s", bind="query-params")
     elif shape.startswith("sample: "):
         bar.caption("A bundled sample keeps its own domain; d does not apply.")
-    methods = bar.multiselect("Methods", method_names(), default=list(method_names()),
-                              key="methods", bind="query-params")  # fmt: skip
-    trials = bar.slider("Trials", bounds.TRIALS_MIN, 200, 30, key="trials", bind="query-params")
-    seed = bar.number_input("Seed", 0, 2**31 - 1, 0, key="seed", bind="query-params")
+    # Methods, trials and seed sit in a popover, with what they are set to said below it.
+    # A popover's widgets are drawn only when it opens (270 ms of a first visit for the
+    # methods' 13 chips alone); their values still come from the URL and the session.
+    more = bar.popover("Methods, trials and seed", icon=":material/tune:", width="stretch")
+    every = method_names()
+    methods = more.multiselect("Methods", every, default=list(every), key="methods",
+                               bind="query-params")  # fmt: skip
+    trials = more.slider("Trials", bounds.TRIALS_MIN, 200, default.trials, key="trials",
+                         bind="query-params")  # fmt: skip
+    seed = more.number_input("Seed", 0, 2**31 - 1, default.seed, key="seed",
+                             bind="query-params")  # fmt: skip
+    shown = "all" if len(methods) == len(every) else f"{len(methods)} of {len(every)}"
+    bar.caption(f"Methods: {shown}. Trials: {trials}. Seed: {seed}.")
     if not methods:
-        bar.error("Pick at least one method.")
+        bar.error("Pick at least one method (under *Methods, trials and seed*).")
         return None
-    if shape == "Zipf":
-        dataset = f"zipf:d={d},s={s:g}"
-    elif shape == "uniform":
-        dataset = f"uniform:d={d}"
-    else:
-        dataset = shape.removeprefix("sample: ")
+    chosen = Sidebar(protocol=str(protocol), epsilon=float(epsilon), n=int(n), d=int(d),
+                     shape=str(shape), s=float(s), methods=tuple(methods), trials=int(trials),
+                     seed=int(seed))  # fmt: skip
     try:
-        return ExperimentConfig(
-            dataset=dataset, n=int(n), protocol=protocol, epsilon=float(epsilon),
-            methods=tuple(methods), trials=int(trials), seed=int(seed),
-        )  # fmt: skip
+        return chosen.config()
     except InputError as exc:
         bar.error(str(exc))
         return None
