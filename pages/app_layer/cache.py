@@ -87,16 +87,17 @@ def uses_workers() -> bool:
 class Workers:
     """The simulation processes, used once the first of them has answered.
 
-    :meth:`warm` starts them (the fork server's imports take a core for about 2 s), so
-    the caller chooses when: app.py does it after the first page has been drawn, which
-    then has the machine to itself; until they answer, simulations run in the session's
-    own thread.
+    Nothing starts until :meth:`warm`, which :func:`simulate` calls at the first
+    simulation a visitor asks for: on a fresh server the fork server's imports (a core
+    for about a second) would otherwise compete with the first visitor's browser. Until
+    a worker answers, simulations run in the session's own thread.
     """
 
-    def __init__(self, pool: ProcessPoolExecutor) -> None:
-        self.pool = pool
+    def __init__(self, count: int) -> None:
+        self._count = count
         self._lock = threading.Lock()
         self._started = False
+        self._pool: ProcessPoolExecutor | None = None
         self._ready: Future[int] | None = None
 
     def warm(self) -> None:
@@ -112,11 +113,19 @@ class Workers:
         threading.Thread(target=self._first_task, name="ldpcore-warm", daemon=True).start()
 
     def _first_task(self) -> None:
-        self._ready = self.pool.submit(int)
+        pool = ProcessPoolExecutor(max_workers=self._count, mp_context=fork_server())
+        self._ready = pool.submit(int)
+        self._pool = pool
 
     def ready(self) -> bool:
         """Whether the first worker has answered (a simulation then need not wait)."""
-        return self._ready is not None and self._ready.done()
+        return self._pool is not None and self._ready is not None and self._ready.done()
+
+    def submit(self, function: Callable[..., Any], *args: Any) -> Future[Any]:
+        """Run ``function(*args)`` in a worker process (once :meth:`ready`)."""
+        if self._pool is None:
+            raise RuntimeError("the simulation processes are not started yet; see ready()")
+        return self._pool.submit(function, *args)
 
 
 @st.cache_resource(show_spinner=False)
@@ -131,15 +140,14 @@ def simulation_processes() -> Workers | None:
     """
     if not uses_workers():
         return None
-    return Workers(ProcessPoolExecutor(max_workers=worker_count(), mp_context=fork_server()))
+    return Workers(worker_count())
 
 
 def fork_server() -> multiprocessing.context.ForkServerContext:
     """The context the workers are forked from, its server started (once per process).
 
     The fork server imports numpy, pandas, scipy and ldpcore once; each worker is a fork
-    of it. ``make run``'s launcher calls this before the server listens, so those imports
-    happen at start-up, not while the first visitor's page is drawn.
+    of it. :meth:`Workers.warm` starts it.
     """
     context = multiprocessing.get_context("forkserver")
     # A worker also imports the main module the server ran (multiprocessing's rule): under
@@ -150,18 +158,23 @@ def fork_server() -> multiprocessing.context.ForkServerContext:
 
 
 @st.cache_data(show_spinner=False, max_entries=64, hash_funcs=config_hash())
-def simulate(config: ExperimentConfig) -> dict[str, Any]:
+def simulate(config: ExperimentConfig, _start_workers: bool = True) -> dict[str, Any]:
     """Run (cached; one computation per configuration however many sessions ask) and
     return plain tables, and the paired ranking when Base is run.
 
-    The run happens in a worker process (:func:`simulation_processes`). If a worker died
-    (the system killed it), the pool is replaced and this run happens in this thread.
+    The run happens in a worker process (:func:`simulation_processes`) once they are
+    up; the first simulation asked for starts them (``_start_workers``: the launcher's
+    own computation of the default view does not, see ``launch.py``; the leading
+    underscore keeps it out of the cache key). If a worker died (the system killed it),
+    the pool is replaced and this run happens in this thread.
     """
     workers = simulation_processes()
     if workers is None or not workers.ready():
+        if workers is not None and _start_workers:
+            workers.warm()
         return simulate_tables(config)
     try:
-        return workers.pool.submit(simulate_tables, config).result()
+        return workers.submit(simulate_tables, config).result()
     except BrokenProcessPool:
         simulation_processes.clear()
         return simulate_tables(config)

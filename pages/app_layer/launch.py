@@ -51,10 +51,12 @@ def preload() -> None:
     finally:
         caching.setLevel(level)
     warm_code_paths()
-    from pages.app_layer.cache import fork_server, uses_workers  # noqa: PLC0415
+    from pages.app_layer.cache import worker_count  # noqa: PLC0415
 
-    if uses_workers():
-        fork_server()  # its imports run beside Streamlit's start-up
+    # A bad LDPCORE_APP_WORKERS is said now, in one line. The worker processes start at
+    # the first simulation a visitor asks for (cache.simulate): started here, their
+    # imports took a core from the first visitor's browser (0.2 s of its first chart).
+    worker_count()
 
 
 def warm_code_paths() -> None:
@@ -105,6 +107,8 @@ def _default_view(timeout: float) -> None:
         if time.monotonic() > deadline:
             return
         time.sleep(0.05)
+    import streamlit as st  # noqa: PLC0415
+
     from pages.app_layer import cache  # noqa: PLC0415
     from pages.app_layer.widgets import default_config  # noqa: PLC0415
 
@@ -116,11 +120,15 @@ def _default_view(timeout: float) -> None:
     try:
         start = time.perf_counter()
         config = default_config()
+        cache.simulate(config, _start_workers=False)  # computed here: no workers yet
         cache.simulate_summary(config)
         # The calls the Explorer makes at its defaults, argument for argument (a cache
         # keys on them; tests/test_first_visit.py checks the page then only hits).
         cache.by_rank_figure(config, "estimates", False)
         cache.mse_figure(config, False)
+        # A process's first page element makes Streamlit walk the whole call stack (to
+        # warn a REPL user, inspect.stack: 0.09 s here); paid now, not in the first run.
+        st.empty()
         print(f"  {READY} ({time.perf_counter() - start:.2f} s).", flush=True)
     except Exception:  # the first visitor then computes it, and sees any error on the page
         logging.getLogger(__name__).exception("computing the default view ahead failed")

@@ -6,8 +6,6 @@ from typing import Any, Final
 
 import streamlit as st
 
-from pages.app_layer.cache import simulation_processes
-
 TITLE = "LDP post-processing explorer"
 #: Session-state key app.py sets before running a page: the session has been through
 #: app.py (see ensure_app). Never removed: deleting a key mid-run disturbs widget state.
@@ -40,12 +38,7 @@ def run_app() -> None:
     """Set up the page and run the app's navigation (what app.py does)."""
     st.set_page_config(page_title=TITLE, layout="wide")
     st.session_state[THROUGH_APP] = True
-    try:
-        st.navigation(app_pages(), position=MENU_POSITION).run()
-    finally:  # also when the page stops early (st.stop) or reruns
-        workers = simulation_processes()
-        if workers is not None:
-            workers.warm()  # after the page is drawn: a fresh server's first chart first
+    st.navigation(app_pages(), position=MENU_POSITION).run()
 
 
 def ensure_app() -> None:
