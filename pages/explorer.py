@@ -67,7 +67,7 @@ if len(drawn) < len(config.methods):
     st.caption(
         f"Drawn: {', '.join(str(name) for name in drawn)}. The MSE chart and the table below "
         f"have all {len(config.methods)} methods; switch on *Every method*, or choose "
-        "methods in the sidebar, to draw others."
+        "methods under *Methods, trials and seed* (sidebar), to draw others."
     )
 
 if compare:

@@ -51,7 +51,10 @@ def verdict_banner(
     in users: as accurate as Base with n / ratio of them, with the interval.
     """
     if ranking is None:
-        st.info("Add Base to the methods (sidebar) to compare the others with it.")
+        st.info(
+            "Add Base to the methods (sidebar, *Methods, trials and seed*) to compare the "
+            "others with it."
+        )
         return
     found = ranking.verdict
     text = f"Recommended: **{found.recommended}**. {found.headline}"
