@@ -171,7 +171,7 @@ def format_times(value: float) -> str:
 
 
 def format_ratio(ratio: float, low: float, high: float) -> str:
-    """A ratio with its interval for tables: ``0.343 (0.301–0.392)``; ``–`` when undefined.
+    """A ratio with its interval for tables: ``0.343 (0.301–0.392)``; ``—`` when undefined.
 
     Examples
     --------

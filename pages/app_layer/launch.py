@@ -3,8 +3,9 @@
 Streamlit imports a page's modules at the first visit, so on a fresh server the first
 person waited for numpy, pandas, scipy, plotly and ldpcore to load (0.9 s of the
 Explorer's first chart; benchmarks/README.md, "A first visit"). Importing them here,
-before the server listens, moves that wait to start-up. Everything after is plain
-``streamlit run app.py`` with the same arguments.
+before the server listens, moves that wait to start-up. Once the server runs, a thread
+computes the default view into the caches while the first visitor's browser loads the
+app. Everything else is plain ``streamlit run app.py`` with the same arguments.
 
 Usage: ``python -m pages.app_layer.launch [streamlit run options]``.
 """
@@ -113,7 +114,8 @@ def _default_view(timeout: float) -> None:
     from pages.app_layer.widgets import default_config  # noqa: PLC0415
 
     # Outside a page's run Streamlit warns once per cached call that there is no page
-    # context; here that is expected, so those warnings are not shown.
+    # context; here that is expected, so those warnings are not shown (for these half
+    # a second the logger is quiet for the sessions' threads too, which never warn so).
     context = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
     level = context.level
     context.setLevel(logging.ERROR)
