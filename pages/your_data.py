@@ -89,7 +89,8 @@ def _simulate_section(dataset: Dataset) -> None:
         chart = mse_figure(config, False)
         st.plotly_chart(chart, key="yours-mse", theme=None)
         st.caption(viz.lower_bound_note())
-        st.plotly_chart(by_rank_figure(config, "estimates"), key="yours-estimates", theme=None)
+        estimates = by_rank_figure(config, "estimates", False)
+        st.plotly_chart(estimates, key="yours-estimates", theme=None)
         show_method_table(result["summary"])
         downloads("your-data", result["summary"], chart, simulate_command(config),
                   lambda: run_notebook(config, title=f"Your data: {dataset.name}"))  # fmt: skip

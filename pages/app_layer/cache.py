@@ -200,10 +200,12 @@ BY_RANK_VIEWS = ("estimates", "bias", "variance")
 
 
 @st.cache_resource(show_spinner=False, max_entries=64, hash_funcs=config_hash())
-def by_rank_figure(config: ExperimentConfig, view: str, every_method: bool = False) -> go.Figure:
+def by_rank_figure(config: ExperimentConfig, view: str, every_method: bool) -> go.Figure:
     """One of the by-rank charts (``BY_RANK_VIEWS``), shared; do not modify it.
 
-    It draws ``viz.FEATURED`` methods unless ``every_method``.
+    It draws ``viz.FEATURED`` methods unless ``every_method``. No default: Streamlit keys a
+    cached call on the arguments given, so ``(config, view)`` and ``(config, view, False)``
+    would be two entries of the same figure.
     """
     per_item = simulate(config)["per_item"]
     featured = None if every_method else viz.FEATURED

@@ -124,8 +124,8 @@ def _default_view(timeout: float) -> None:
         config = default_config()
         cache.simulate(config, _start_workers=False)  # computed here: no workers yet
         cache.simulate_summary(config)
-        # The calls the Explorer makes at its defaults, argument for argument (a cache
-        # keys on them; tests/test_first_visit.py checks the page then only hits).
+        # The calls the Explorer makes at its defaults (a cache keys on the arguments;
+        # tests/test_first_visit.py checks the page then only hits).
         cache.by_rank_figure(config, "estimates", False)
         cache.mse_figure(config, False)
         # A process's first page element makes Streamlit walk the whole call stack (to
