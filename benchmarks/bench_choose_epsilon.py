@@ -25,26 +25,39 @@ METHODS = ("Base", "Base-Cut", "Norm", "Norm-Sub", "MLE-Apx", "PowerNS")
 
 def main(datasets: list[str]) -> None:
     cores = os.cpu_count() or 1
-    print(f"| dataset | parallel s ({cores} threads) | sum s | "
-          + " | ".join(f"{p} s" for p in PROTOCOLS) + " | answers |")  # fmt: skip
+    print(
+        f"| dataset | parallel s ({cores} threads) | sum s | "
+        + " | ".join(f"{p} s" for p in PROTOCOLS)
+        + " | answers |"
+    )
     print("| --- | ---: | ---: | " + " | ".join("---:" for _ in PROTOCOLS) + " | --- |")
     for dataset in datasets:
-        config = ExperimentConfig(dataset=dataset, n=10**6, protocol="GRR", epsilon=1.0,
-                                  methods=METHODS, query="topk:k=10", trials=10)  # fmt: skip
+        config = ExperimentConfig(
+            dataset=dataset,
+            n=10**6,
+            protocol="GRR",
+            epsilon=1.0,
+            methods=METHODS,
+            query="topk:k=10",
+            trials=10,
+        )
         seconds, answers = [], []
         for protocol in PROTOCOLS:
             start = time.perf_counter()
             (answer,) = choose_epsilon(config, target_rmse=0.005, protocols=[protocol])
             seconds.append(time.perf_counter() - start)
-            answers.append(f"{protocol} {answer.method} {answer.epsilon:.3g}"
-                           f"{' helps' if answer.post_processing_helps else ''}")  # fmt: skip
+            answers.append(
+                f"{protocol} {answer.method} {answer.epsilon:.3g}"
+                f"{' helps' if answer.post_processing_helps else ''}"
+            )
         with ThreadPoolExecutor(cores) as pool:
             start = time.perf_counter()
-            together = choose_epsilon(config, target_rmse=0.005, protocols=PROTOCOLS,
-                                      executor=pool)  # fmt: skip
+            together = choose_epsilon(config, target_rmse=0.005, protocols=PROTOCOLS, executor=pool)
             wall = time.perf_counter() - start
-        same = [f"{a.protocol} {a.method} {a.epsilon:.3g}"
-                f"{' helps' if a.post_processing_helps else ''}" for a in together]  # fmt: skip
+        same = [
+            f"{a.protocol} {a.method} {a.epsilon:.3g}{' helps' if a.post_processing_helps else ''}"
+            for a in together
+        ]
         if same != answers:
             raise SystemExit(f"parallel answers differ: {same} != {answers}")
         cells = " | ".join(f"{s:.2f}" for s in seconds)

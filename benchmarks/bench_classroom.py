@@ -52,9 +52,32 @@ EPSILON = "Privacy budget ε"
 SEED = "Seed"
 SAME = "2.0"  # phase (a)'s ε
 # Phase (b)'s slider positions: every one but the default (1.0) and phase (a)'s.
-OTHERS = ("0.05", "0.1", "0.15", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9",
-          "1.25", "1.5", "1.75", "2.5", "3.0", "3.5", "4.0", "5.0", "6.0", "7.0", "8.0",
-          "9.0", "10.0")  # fmt: skip
+OTHERS = (
+    "0.05",
+    "0.1",
+    "0.15",
+    "0.2",
+    "0.3",
+    "0.4",
+    "0.5",
+    "0.6",
+    "0.7",
+    "0.8",
+    "0.9",
+    "1.25",
+    "1.5",
+    "1.75",
+    "2.5",
+    "3.0",
+    "3.5",
+    "4.0",
+    "5.0",
+    "6.0",
+    "7.0",
+    "8.0",
+    "9.0",
+    "10.0",
+)
 CHARTS = 2  # the Explorer draws the by-rank chart and the MSE chart
 
 
@@ -76,14 +99,18 @@ class Phase:
     def row(self) -> str:
         """A Markdown table row."""
         errors = "; ".join(sorted(set(self.errors))) or "none"
-        return (f"| {self.sessions} | {self.phase} | {self.p50:.2f} | {self.p95:.2f} | "
-                f"{self.worst:.2f} | {self.cpu_seconds:.1f} ({self.cpu:.2f}) | "
-                f"{self.peak_mb:.0f} | {self.wrong_state} | {errors} |")  # fmt: skip
+        return (
+            f"| {self.sessions} | {self.phase} | {self.p50:.2f} | {self.p95:.2f} | "
+            f"{self.worst:.2f} | {self.cpu_seconds:.1f} ({self.cpu:.2f}) | "
+            f"{self.peak_mb:.0f} | {self.wrong_state} | {errors} |"
+        )
 
 
-HEADER = ("| sessions | phase | p50 (s) | p95 (s) | worst (s) | server CPU s (cores) | "
-          "peak RSS (MB) | wrong state | errors |\n| ---: | --- | ---: | ---: | ---: | ---: | "
-          "---: | ---: | --- |")  # fmt: skip
+HEADER = (
+    "| sessions | phase | p50 (s) | p95 (s) | worst (s) | server CPU s (cores) | "
+    "peak RSS (MB) | wrong state | errors |\n| ---: | --- | ---: | ---: | ---: | ---: | "
+    "---: | ---: | --- |"
+)
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -169,27 +196,45 @@ async def _open(url: str, count: int) -> tuple[list[Session], list[Run]]:
     return sessions, list(runs)
 
 
-async def _move(sessions: Sequence[Session], first: Run,
-                targets: Sequence[tuple[str, int]]) -> list[Run]:  # fmt: skip
+async def _move(
+    sessions: Sequence[Session], first: Run, targets: Sequence[tuple[str, int]]
+) -> list[Run]:
     epsilon, seed = first.widgets[EPSILON], first.widgets[SEED]
-    return list(await asyncio.gather(*(
-        session.rerun([select_slider_state(epsilon, value), number_input_state(seed, s)])
-        for session, (value, s) in zip(sessions, targets, strict=True)
-    )))  # fmt: skip
+    return list(
+        await asyncio.gather(
+            *(
+                session.rerun([select_slider_state(epsilon, value), number_input_state(seed, s)])
+                for session, (value, s) in zip(sessions, targets, strict=True)
+            )
+        )
+    )
 
 
-def _phase(sessions: int, name: str, runs: Sequence[Run], targets: Sequence[tuple[str, int]],
-           numbers: dict[str, float]) -> Phase:  # fmt: skip
+def _phase(
+    sessions: int,
+    name: str,
+    runs: Sequence[Run],
+    targets: Sequence[tuple[str, int]],
+    numbers: dict[str, float],
+) -> Phase:
     times = [run.chart_seconds(CHARTS) for run in runs]
     errors = [error for run in runs for error in run.errors]
     missing = sum(len(run.charts_at) < CHARTS for run in runs)
     if missing:
         errors.append(f"{missing} sessions got fewer than {CHARTS} charts")
     wrong = sum(not describes(run, e, s) for run, (e, s) in zip(runs, targets, strict=True))
-    return Phase(sessions=sessions, phase=name, p50=percentile(times, 50),
-                 p95=percentile(times, 95), worst=max(times), cpu=numbers["cpu"] / numbers["wall"],
-                 cpu_seconds=numbers["cpu"], peak_mb=numbers["peak"] / 2**20, wrong_state=wrong,
-                 errors=errors)  # fmt: skip
+    return Phase(
+        sessions=sessions,
+        phase=name,
+        p50=percentile(times, 50),
+        p95=percentile(times, 95),
+        worst=max(times),
+        cpu=numbers["cpu"] / numbers["wall"],
+        cpu_seconds=numbers["cpu"],
+        peak_mb=numbers["peak"] / 2**20,
+        wrong_state=wrong,
+        errors=errors,
+    )
 
 
 async def classroom(url: str, pid: int, count: int) -> list[Phase]:

@@ -18,9 +18,21 @@ LDPCORE = str(Path(sys.executable).with_name("ldpcore"))
 
 def wall(n: int) -> float:
     command = [
-        LDPCORE, "simulate", "--protocol", "OLH", "--epsilon", "1", "--n", str(n),
-        "--dataset", "zipf:d=1024,s=1.5", "--trials", "30", "--format", "json",
-    ]  # fmt: skip
+        LDPCORE,
+        "simulate",
+        "--protocol",
+        "OLH",
+        "--epsilon",
+        "1",
+        "--n",
+        str(n),
+        "--dataset",
+        "zipf:d=1024,s=1.5",
+        "--trials",
+        "30",
+        "--format",
+        "json",
+    ]
     start = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True)
     return time.perf_counter() - start

@@ -51,9 +51,16 @@ def _best(func, repeat: int = 3) -> float:
 
 def main() -> None:
     rows = []
-    sweep_points = grid({"dataset": "zipf:d=1024,s=1.5", "protocols": ["OLH", "OUE", "HR"],
-                         "epsilons": [0.5, 1.0, 2.0, 4.0], "ns": [1_000_000],
-                         "methods": ["Base", "Norm-Sub", "Base-Cut"], "trials": 30})  # fmt: skip
+    sweep_points = grid(
+        {
+            "dataset": "zipf:d=1024,s=1.5",
+            "protocols": ["OLH", "OUE", "HR"],
+            "epsilons": [0.5, 1.0, 2.0, 4.0],
+            "ns": [1_000_000],
+            "methods": ["Base", "Norm-Sub", "Base-Cut"],
+            "trials": 30,
+        }
+    )
     trials = sum(p.trials for p in sweep_points)
     with tempfile.TemporaryDirectory() as tmp, dask_client("local:2") as client:
         for name in ("OLH", "OUE"):
@@ -63,14 +70,24 @@ def main() -> None:
             paths = _write_partitions(protocol, folder)
             local = _best(lambda p=protocol, f=paths: [aggregate_file(p, x) for x in f])
             remote = _best(lambda p=protocol, f=paths: aggregate_on_dask(client, p, f))
-            rows.append((f"aggregate {name}, d = {D}, {REPORTS:,} reports",
-                         f"{REPORTS / local:,.0f} reports/s", f"{REPORTS / remote:,.0f} reports/s",
-                         f"{local / remote:.2f}×"))  # fmt: skip
+            rows.append(
+                (
+                    f"aggregate {name}, d = {D}, {REPORTS:,} reports",
+                    f"{REPORTS / local:,.0f} reports/s",
+                    f"{REPORTS / remote:,.0f} reports/s",
+                    f"{local / remote:.2f}×",
+                )
+            )
         local = _best(lambda: run_sweep(sweep_points), repeat=2)
         remote = _best(lambda: run_sweep(sweep_points, executor=client.get_executor()), repeat=2)
-        rows.append((f"sweep, {len(sweep_points)} points × 30 trials (Zipf d = 1024, n = 1e6)",
-                     f"{trials / local:,.0f} trials/s", f"{trials / remote:,.0f} trials/s",
-                     f"{local / remote:.2f}×"))  # fmt: skip
+        rows.append(
+            (
+                f"sweep, {len(sweep_points)} points × 30 trials (Zipf d = 1024, n = 1e6)",
+                f"{trials / local:,.0f} trials/s",
+                f"{trials / remote:,.0f} trials/s",
+                f"{local / remote:.2f}×",
+            )
+        )
     print("| workload | one process | 2-worker LocalCluster | speed-up |")
     print("| --- | ---: | ---: | ---: |")
     for row in rows:

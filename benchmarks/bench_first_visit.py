@@ -87,8 +87,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         minimal = Path(folder) / "minimal.py"
         minimal.write_text(MINIMAL_APP)
-        browser = playwright.chromium.launch(executable_path=CHROMIUM,
-                                             args=["--no-sandbox", "--disable-gpu"])  # fmt: skip
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        )
         for _ in range(args.rounds):
             seconds, warm, _menus = first_chart_seconds(
                 browser, minimal, logs / "first-visit-minimal.log"
@@ -103,15 +104,19 @@ def main(argv: Sequence[str] | None = None) -> None:
             menus_seen.append(menus)
         browser.close()
     ratio = statistics.median(app_times) / statistics.median(minimal_times)
-    print("| server | first chart on a fresh server, each round (s) | median (s) | "
-          "second visitor, median (s) |\n| --- | --- | ---: | ---: |")  # fmt: skip
+    print(
+        "| server | first chart on a fresh server, each round (s) | median (s) | "
+        "second visitor, median (s) |\n| --- | --- | ---: | ---: |"
+    )
     for name, times, seconds_warm in (
         ("minimal one-chart app", minimal_times, minimal_warm),
         ("this app (Explorer)", app_times, app_warm),
     ):
         rounds = ", ".join(f"{t:.2f}" for t in times)
-        print(f"| {name} | {rounds} | {statistics.median(times):.2f} | "
-              f"{statistics.median(seconds_warm):.2f} |")  # fmt: skip
+        print(
+            f"| {name} | {rounds} | {statistics.median(times):.2f} | "
+            f"{statistics.median(seconds_warm):.2f} |"
+        )
     warm_ratio = statistics.median(app_warm) / statistics.median(minimal_warm)
     print(f"\nratio of medians: {ratio:.2f} (target ≤ 1.5); second visitor: {warm_ratio:.2f}")
     first = {tuple(m[:1]) for m in menus_seen}

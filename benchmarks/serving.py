@@ -50,9 +50,18 @@ def streamlit_server(
     streamlit = shutil.which("streamlit", path=str(Path(sys.executable).parent))
     if streamlit is None:
         raise RuntimeError("streamlit is not installed in this environment")
-    options = ["--server.address", "127.0.0.1", "--server.port", str(port),
-               "--server.headless", "true", "--browser.gatherUsageStats", "false",
-               "--server.fileWatcherType", "none"]  # fmt: skip
+    options = [
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
     if Path(script).resolve() == ROOT / "app.py":
         command = [sys.executable, "-m", "pages.app_layer.launch", *options]
     else:
@@ -73,8 +82,9 @@ def streamlit_server(
                 process.wait()
 
 
-def wait_until_healthy(url: str, process: subprocess.Popen[bytes], *, timeout: float,
-                       log: Path) -> None:  # fmt: skip
+def wait_until_healthy(
+    url: str, process: subprocess.Popen[bytes], *, timeout: float, log: Path
+) -> None:
     """Poll the server's health route until it answers (or fail saying where the log is)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -124,9 +134,12 @@ class Session:
 
         stream = self.url.replace("http://", "ws://") + "/_stcore/stream"
         self._socket = await websockets.connect(
-            stream, subprotocols=["streamlit"], max_size=None, open_timeout=30,  # type: ignore[list-item]
+            stream,
+            subprotocols=["streamlit"],
+            max_size=None,
+            open_timeout=30,  # type: ignore[list-item]
             origin=self.url,  # type: ignore[arg-type]
-        )  # fmt: skip
+        )
         return self
 
     async def __aexit__(self, *exc: object) -> None:

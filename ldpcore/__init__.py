@@ -48,13 +48,19 @@ __version__ = "0.1.0"
 
 #: Public names loaded on first use, and the module each comes from.
 _LAZY = {
-    "ExperimentConfig": "ldpcore.experiment", "ExperimentResult": "ldpcore.experiment",
-    "run": "ldpcore.experiment", "sweep": "ldpcore.experiment",
-    "METHODS": "ldpcore.postprocess", "get_method": "ldpcore.postprocess",
-    "method_names": "ldpcore.postprocess", "compare": "ldpcore.compare",
-    "verdict": "ldpcore.compare", "recommend": "ldpcore.advice",
-    "choose_epsilon": "ldpcore.advice", "InputError": "ldpcore.errors",
-}  # fmt: skip
+    "ExperimentConfig": "ldpcore.experiment",
+    "ExperimentResult": "ldpcore.experiment",
+    "run": "ldpcore.experiment",
+    "sweep": "ldpcore.experiment",
+    "METHODS": "ldpcore.postprocess",
+    "get_method": "ldpcore.postprocess",
+    "method_names": "ldpcore.postprocess",
+    "compare": "ldpcore.compare",
+    "verdict": "ldpcore.compare",
+    "recommend": "ldpcore.advice",
+    "choose_epsilon": "ldpcore.advice",
+    "InputError": "ldpcore.errors",
+}
 
 
 def __getattr__(name: str) -> Any:

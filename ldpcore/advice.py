@@ -110,8 +110,11 @@ def consistent_methods(methods: Sequence[str]) -> tuple[str, ...]:
     the order given, except that Norm-Sub (the paper's general recommendation, NDSS
     Sec. V-D) comes first when present.
     """
-    proper = [m for m in methods if (method_class(m).nonnegative, method_class(m).sums_to_one)
-              == ("yes", "yes")]  # fmt: skip
+    proper = [
+        m
+        for m in methods
+        if (method_class(m).nonnegative, method_class(m).sums_to_one) == ("yes", "yes")
+    ]
     return tuple(sorted(proper, key=lambda m: m != "Norm-Sub"))
 
 
@@ -120,16 +123,18 @@ def no_op_methods(methods: Sequence[str], protocol: FrequencyOracle) -> tuple[st
     return tuple(m for m in methods if get_method(m).is_no_op(protocol))
 
 
-def rank_methods(result: ExperimentResult, protocol: FrequencyOracle, *,
-                 query_words: str = "the query") -> Recommendation:  # fmt: skip
+def rank_methods(
+    result: ExperimentResult, protocol: FrequencyOracle, *, query_words: str = "the query"
+) -> Recommendation:
     """Rank the methods of a run by mean MSE, with paired intervals and a verdict."""
     names = list(result.config.methods)
     if "Base" not in names:
         raise InputError("ranking methods needs Base among them (the reference)")
     errors = result.trial_errors
     no_ops = no_op_methods(names, protocol)
-    found = verdict(errors, names, no_ops=no_ops, consistent=consistent_methods(names),
-                    query=query_words)  # fmt: skip
+    found = verdict(
+        errors, names, no_ops=no_ops, consistent=consistent_methods(names), query=query_words
+    )
     to_base = {c.method: c for c in found.against_base}
     to_best = {c.method: c for c in found.against_best}
     rows = []
@@ -137,17 +142,21 @@ def rank_methods(result: ExperimentResult, protocol: FrequencyOracle, *,
         name = str(row["method"])
         best = to_best.get(name)
         base = to_base.get(name)
-        rows.append({
-            "method": name, "mse": row["mse"], "mse_std": row["mse_std"],
-            "mse_ratio_to_best": 1.0 if best is None else best.ratio,
-            "ratio_low": 1.0 if best is None else best.low,
-            "ratio_high": 1.0 if best is None else best.high,
-            "mse_ratio_to_base": 1.0 if base is None else base.ratio,
-            "base_ratio_low": 1.0 if base is None else base.low,
-            "base_ratio_high": 1.0 if base is None else base.high,
-            "better_than_base": bool(base is not None and base.better),
-            "no_op": bool(base is not None and base.no_op),
-        })  # fmt: skip
+        rows.append(
+            {
+                "method": name,
+                "mse": row["mse"],
+                "mse_std": row["mse_std"],
+                "mse_ratio_to_best": 1.0 if best is None else best.ratio,
+                "ratio_low": 1.0 if best is None else best.low,
+                "ratio_high": 1.0 if best is None else best.high,
+                "mse_ratio_to_base": 1.0 if base is None else base.ratio,
+                "base_ratio_low": 1.0 if base is None else base.low,
+                "base_ratio_high": 1.0 if base is None else base.high,
+                "better_than_base": bool(base is not None and base.better),
+                "no_op": bool(base is not None and base.no_op),
+            }
+        )
     ranking = pd.DataFrame(rows).sort_values("mse", kind="stable").reset_index(drop=True)
     ranking.insert(0, "rank", np.arange(1, len(ranking) + 1))
     return Recommendation(ranking, found)
@@ -202,17 +211,27 @@ def sweep_verdicts(frame: pd.DataFrame, parameter: str, label: str | None = None
     for value, part in frame.groupby(parameter, sort=False):
         lower = part[part["mse_vs_base"] == "lower"]
         if lower.empty:
-            rows.append({label: value, "best method": "none (no method beats Base here)",
-                         "MSE ÷ Base (95%)": "—", "methods better than Base": 0})  # fmt: skip
+            rows.append(
+                {
+                    label: value,
+                    "best method": "none (no method beats Base here)",
+                    "MSE ÷ Base (95%)": "—",
+                    "methods better than Base": 0,
+                }
+            )
             best_at.append((value, None, (math.nan, math.nan)))
             continue
         top = lower.loc[lower["mse"].idxmin()]
-        rows.append({
-            label: value, "best method": str(top["method"]),
-            "MSE ÷ Base (95%)": format_ratio(top["mse_ratio_to_base"], top["ratio_low"],
-                                             top["ratio_high"]),
-            "methods better than Base": len(lower),
-        })  # fmt: skip
+        rows.append(
+            {
+                label: value,
+                "best method": str(top["method"]),
+                "MSE ÷ Base (95%)": format_ratio(
+                    top["mse_ratio_to_base"], top["ratio_low"], top["ratio_high"]
+                ),
+                "methods better than Base": len(lower),
+            }
+        )
         gains = (1.0 / float(top["mse_ratio_to_base"]), 1.0 / float(top["ratio_high"]))
         best_at.append((value, str(top["method"]), gains))
     helps = any(method is not None for _, method, _ in best_at)
@@ -237,20 +256,27 @@ def _sweep_headline(
         return f"for {label} from {values[0]} to {values[-1]}"
 
     if all(method is None for method, _, _ in runs):
-        return (f"No post-processing method is significantly more accurate than Base at any "
-                f"{label} tested.")  # fmt: skip
+        return (
+            f"No post-processing method is significantly more accurate than Base at any "
+            f"{label} tested."
+        )
     parts = []
     for method, values, gains in runs:
         if method is None:
             parts.append(f"no method is significantly more accurate than Base {where(values)}")
         else:
             points = [g for g, _ in gains]
-            span = (format_times(points[0]) if len(points) == 1
-                    else f"{format_times(min(points))} to {format_times(max(points))}")  # fmt: skip
+            span = (
+                format_times(points[0])
+                if len(points) == 1
+                else f"{format_times(min(points))} to {format_times(max(points))}"
+            )
             sure = format_times(min(g for _, g in gains))
-            parts.append(f"{method} is the most accurate of those significantly better than "
-                         f"Base {where(values)} ({span} lower MSE; at least {sure} with 95% "
-                         "confidence)")  # fmt: skip
+            parts.append(
+                f"{method} is the most accurate of those significantly better than "
+                f"Base {where(values)} ({span} lower MSE; at least {sure} with 95% "
+                "confidence)"
+            )
     text = "; ".join(parts)
     return text[0].upper() + text[1:] + "."
 
@@ -269,8 +295,10 @@ def in_users(n: int, comparison: Comparison) -> str:
     """
     most = format_count(n / comparison.low) if comparison.low > 0 else "unboundedly many"
     fewest = format_count(n / comparison.high) if math.isfinite(comparison.high) else "0"
-    return (f"As accurate as Base would be with about {format_count(n / comparison.ratio)} "
-            f"users ({fewest} to {most}).")  # fmt: skip
+    return (
+        f"As accurate as Base would be with about {format_count(n / comparison.ratio)} "
+        f"users ({fewest} to {most})."
+    )
 
 
 def users_saved_sentence(frame: pd.DataFrame, n: int) -> str:
@@ -286,8 +314,10 @@ def users_saved_sentence(frame: pd.DataFrame, n: int) -> str:
         return "Add Base and another method to see what post-processing is worth in users."
     lower = others[others["mse_vs_base"] == "lower"]
     if lower.empty:
-        return (f"At n = {n:,}, no method is significantly more accurate than Base, so "
-                "post-processing saves no users measurably here.")  # fmt: skip
+        return (
+            f"At n = {n:,}, no method is significantly more accurate than Base, so "
+            "post-processing saves no users measurably here."
+        )
     top = lower.loc[lower["mse"].idxmin()]
     gain = 1.0 / float(top["mse_ratio_to_base"])
     most = format_times(1.0 / float(top["ratio_low"])) if top["ratio_low"] > 0 else "∞×"
@@ -303,9 +333,13 @@ def query_in_words(query: str) -> str:
     kind, _, rest = query.partition(":")
     if kind == "topk":
         return f"the top-{rest.partition('=')[2]} values"
-    return {"full": "every value's frequency", "set": "sets of values",
-            "groups": "group totals", "prefix": "prefixes",
-            "interval": "intervals"}.get(kind, f"the query {query}")  # fmt: skip
+    return {
+        "full": "every value's frequency",
+        "set": "sets of values",
+        "groups": "group totals",
+        "prefix": "prefixes",
+        "interval": "intervals",
+    }.get(kind, f"the query {query}")
 
 
 def recommend(
@@ -474,10 +508,12 @@ def _advise(
         return math.sqrt(mse), se / (2 * math.sqrt(mse)) if mse > 0 else 0.0
 
     value, rmse = _smallest_meeting(lambda v: at(v)[0], target, bounds_, integer=parameter == "n")
-    low, _ = _smallest_meeting(lambda v: _shift(at(v), -_SE_WIDTH), target, bounds_,
-                               integer=parameter == "n")  # fmt: skip
-    high, _ = _smallest_meeting(lambda v: _shift(at(v), _SE_WIDTH), target, bounds_,
-                                integer=parameter == "n")  # fmt: skip
+    low, _ = _smallest_meeting(
+        lambda v: _shift(at(v), -_SE_WIDTH), target, bounds_, integer=parameter == "n"
+    )
+    high, _ = _smallest_meeting(
+        lambda v: _shift(at(v), _SE_WIDTH), target, bounds_, integer=parameter == "n"
+    )
     return Advice(single.protocol, method, value, low, high, rmse)
 
 
@@ -525,8 +561,17 @@ class EpsilonAnswer:
 
     def to_json_dict(self) -> dict[str, object]:
         """The ``choose-epsilon --format json`` record."""
-        keys = ("protocol", "method", "epsilon", "epsilon_low", "epsilon_high", "base_epsilon",
-                "base_epsilon_low", "base_epsilon_high", "post_processing_helps")  # fmt: skip
+        keys = (
+            "protocol",
+            "method",
+            "epsilon",
+            "epsilon_low",
+            "epsilon_high",
+            "base_epsilon",
+            "base_epsilon_low",
+            "base_epsilon_high",
+            "post_processing_helps",
+        )
         record: dict[str, object] = {key: getattr(self, key) for key in keys}
         comparison = self.comparison
         record["mse_ratio_to_base"] = None if comparison is None else _json_number(comparison.ratio)
@@ -557,8 +602,10 @@ def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
     the paired comparison and the two ε intervals both say so.
     """
     if answer.epsilon is None:
-        return (f"With {n_users:,} users no protocol meets the target for ε up to "
-                f"{EPSILON_RANGE[1]:g}; relax the target or collect from more users.")  # fmt: skip
+        return (
+            f"With {n_users:,} users no protocol meets the target for ε up to "
+            f"{EPSILON_RANGE[1]:g}; relax the target or collect from more users."
+        )
     reach = epsilon_interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
     head = (
         f"With {n_users:,} users, {answer.protocol} + {answer.method} meets your target "
@@ -568,10 +615,15 @@ def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
         base = epsilon_interval(
             answer.base_epsilon, answer.base_epsilon_low, answer.base_epsilon_high
         )
-        return (head + f"; without post-processing you would need {base} "
-                f"({answer.method}: {answer.comparison.describe()}).")  # fmt: skip
-    return (head + ". Post-processing does not measurably lower the ε needed for this query: "
-            + answer.reason)  # fmt: skip
+        return (
+            head + f"; without post-processing you would need {base} "
+            f"({answer.method}: {answer.comparison.describe()})."
+        )
+    return (
+        head
+        + ". Post-processing does not measurably lower the ε needed for this query: "
+        + answer.reason
+    )
 
 
 def answers_table(answers: Sequence[EpsilonAnswer]) -> pd.DataFrame:
@@ -644,16 +696,21 @@ def choose_epsilon(
     point = dataclasses.replace(config, methods=tuple(dict.fromkeys(("Base", *config.methods))))
     answers: list[EpsilonAnswer] = []
     if executor is not None:
-        futures = [executor.submit(_search_protocol, dataclasses.replace(point, protocol=p),
-                                   target_rmse, epsilon_range) for p in names]  # fmt: skip
+        futures = [
+            executor.submit(
+                _search_protocol, dataclasses.replace(point, protocol=p), target_rmse, epsilon_range
+            )
+            for p in names
+        ]
         for position, future in enumerate(futures):
             answers.append(future.result())
             if progress is not None:
                 progress((position + 1) / len(names), answers[-1].protocol)
         return answers
     for position, name in enumerate(names):
-        answers.append(_search_protocol(dataclasses.replace(point, protocol=name), target_rmse,
-                                        epsilon_range))  # fmt: skip
+        answers.append(
+            _search_protocol(dataclasses.replace(point, protocol=name), target_rmse, epsilon_range)
+        )
         if progress is not None:
             progress((position + 1) / len(names), answers[-1].protocol)
     return answers
@@ -694,9 +751,11 @@ class _Search:
         if config.true_counts is None:
             # Every evaluated ε then reuses these counts instead of re-reading the file.
             config = dataclasses.replace(
-                config, true_counts=tuple(int(c) for c in self.data.counts),
-                labels=self.data.labels, groups=self.data.groups,
-            )  # fmt: skip
+                config,
+                true_counts=tuple(int(c) for c in self.data.counts),
+                labels=self.data.labels,
+                groups=self.data.groups,
+            )
         self.config = config
         self._anchor: float | None = None
 
@@ -708,9 +767,9 @@ class _Search:
         """Simulate every method at each new ε (common random numbers: the same seed)."""
         for key in {self.key(e) for e in epsilons} - set(self.points):
             errors = run(dataclasses.replace(self.config, epsilon=key)).trial_errors
-            self.points[key] = _Point(errors.mean(axis=1),
-                                      errors.std(axis=1, ddof=1) / math.sqrt(errors.shape[1]),
-                                      errors)  # fmt: skip
+            self.points[key] = _Point(
+                errors.mean(axis=1), errors.std(axis=1, ddof=1) / math.sqrt(errors.shape[1]), errors
+            )
 
     def anchor(self) -> float:
         """Where Base crosses: exact (Eq. 3) for single-value queries, else a coarse pass."""
@@ -722,19 +781,27 @@ class _Search:
             frequencies = data.frequencies()
 
             def exact(epsilon: float) -> float:
-                oracle = get_protocol(self.config.protocol, epsilon=epsilon,
-                                      domain_size=data.domain_size,
-                                      **dict(self.config.params))  # fmt: skip
+                oracle = get_protocol(
+                    self.config.protocol,
+                    epsilon=epsilon,
+                    domain_size=data.domain_size,
+                    **dict(self.config.params),
+                )
                 return math.sqrt(analytic_base_mse(oracle, frequencies, data.n, values=index))
 
-            found, _ = _smallest_meeting(exact, self.target, (self.low_end, self.high_end),
-                                         integer=False)  # fmt: skip
+            found, _ = _smallest_meeting(
+                exact, self.target, (self.low_end, self.high_end), integer=False
+            )
         else:
             trials = min(self.config.trials, _SCREEN_TRIALS)
             screen = dataclasses.replace(self.config, methods=("Base",), trials=trials)
             coarse = np.geomspace(self.low_end, self.high_end, _SCREEN_POINTS)
-            rmse = [math.sqrt(float(run(dataclasses.replace(screen, epsilon=float(e)))
-                                    .trial_errors[0].mean())) for e in coarse]  # fmt: skip
+            rmse = [
+                math.sqrt(
+                    float(run(dataclasses.replace(screen, epsilon=float(e))).trial_errors[0].mean())
+                )
+                for e in coarse
+            ]
             crossed = _crossing(coarse, np.array(rmse), self.target)
             found = None if math.isinf(crossed) else crossed
         self._anchor = self.high_end if found is None else found
@@ -755,11 +822,20 @@ class _Search:
     def crossing(self, method: int, band: float) -> tuple[float | None, int]:
         """ε where ``mean + band·t·SE`` reaches the target; state −1 below the grid, +1 above."""
         grid = sorted(self.points)
-        rmse = np.array([
-            math.sqrt(max(float(self.points[e].mse[method] + band * self.quantile
-                                * self.points[e].se[method]), 1e-300))
-            for e in grid
-        ])  # fmt: skip
+        rmse = np.array(
+            [
+                math.sqrt(
+                    max(
+                        float(
+                            self.points[e].mse[method]
+                            + band * self.quantile * self.points[e].se[method]
+                        ),
+                        1e-300,
+                    )
+                )
+                for e in grid
+            ]
+        )
         value = _crossing(np.array(grid), rmse, self.target)
         if math.isinf(value):
             return None, 1
@@ -787,8 +863,9 @@ class _Search:
                 return
             self.evaluate(new)
 
-    def _wanted(self, grid: list[float], value: float | None, state: int, *,
-                band: float) -> list[float]:  # fmt: skip
+    def _wanted(
+        self, grid: list[float], value: float | None, state: int, *, band: float
+    ) -> list[float]:
         if state < 0:
             return [grid[0] / _FINE_SPACING**2]
         if state > 0:
@@ -814,10 +891,13 @@ class _Search:
         # The paired comparison at the evaluated ε nearest Base's answer (or the largest).
         centre = base[0]
         where = grid[-1] if centre is None else min(grid, key=lambda e: abs(math.log(e / centre)))
-        found = verdict(self.points[where].errors, names,
-                        no_ops=no_op_methods(names, self.protocol),
-                        consistent=consistent_methods(names),
-                        query=query_in_words(self.config.query))  # fmt: skip
+        found = verdict(
+            self.points[where].errors,
+            names,
+            no_ops=no_op_methods(names, self.protocol),
+            consistent=consistent_methods(names),
+            query=query_in_words(self.config.query),
+        )
         candidates = []
         for comparison in found.against_base:
             value, low, high = self.interval(names.index(comparison.method))
@@ -828,18 +908,28 @@ class _Search:
         if candidates:
             _, chosen, interval = min(candidates, key=lambda c: c[0])
             method, helps = chosen.method, True
-            reason = (f"{method} has {chosen.describe()} at ε = {where:.3g}, and needs a "
-                      "smaller ε than Base with both intervals apart.")  # fmt: skip
+            reason = (
+                f"{method} has {chosen.describe()} at ε = {where:.3g}, and needs a "
+                "smaller ε than Base with both intervals apart."
+            )
         else:
             method, helps, reason = found.recommended, False, found.headline
             interval = self.interval(names.index(method))
             chosen = next((c for c in found.against_base if c.method == method), None)
         return EpsilonAnswer(
-            protocol=self.config.protocol, method=method, epsilon=interval[0],
-            epsilon_low=interval[1], epsilon_high=interval[2], base_epsilon=base[0],
-            base_epsilon_low=base[1], base_epsilon_high=base[2], post_processing_helps=helps,
-            comparison=chosen, reason=reason, curve=self.curve(),
-        )  # fmt: skip
+            protocol=self.config.protocol,
+            method=method,
+            epsilon=interval[0],
+            epsilon_low=interval[1],
+            epsilon_high=interval[2],
+            base_epsilon=base[0],
+            base_epsilon_low=base[1],
+            base_epsilon_high=base[2],
+            post_processing_helps=helps,
+            comparison=chosen,
+            reason=reason,
+            curve=self.curve(),
+        )
 
     def curve(self) -> tuple[dict[str, float | str], ...]:
         """Every evaluated point of every method, with its band."""
@@ -849,9 +939,15 @@ class _Search:
             for i, name in enumerate(self.names):
                 spread = self.quantile * float(point.se[i])
                 mse = float(point.mse[i])
-                rows.append({"epsilon": e, "method": name, "rmse": math.sqrt(mse),
-                             "rmse_low": math.sqrt(max(mse - spread, 0.0)),
-                             "rmse_high": math.sqrt(mse + spread)})  # fmt: skip
+                rows.append(
+                    {
+                        "epsilon": e,
+                        "method": name,
+                        "rmse": math.sqrt(mse),
+                        "rmse_low": math.sqrt(max(mse - spread, 0.0)),
+                        "rmse_high": math.sqrt(mse + spread),
+                    }
+                )
         return tuple(rows)
 
 
@@ -878,9 +974,13 @@ def privacy_risk(
     rows: list[dict[str, object]] = []
     for name in protocols:
         oracle = get_protocol(name, epsilon=epsilon, domain_size=prior.size)
-        rows.append({"protocol": oracle.name,
-                     "attacker guesses right": oracle.bayes_guess_rate(prior),
-                     "guessing without the report": float(prior.max())})  # fmt: skip
+        rows.append(
+            {
+                "protocol": oracle.name,
+                "attacker guesses right": oracle.bayes_guess_rate(prior),
+                "guessing without the report": float(prior.max()),
+            }
+        )
     return rows
 
 

@@ -82,22 +82,30 @@ class AuditResult:
         """
         if math.isfinite(self.empirical_ratio):
             return f"measured {self.empirical_ratio:.4g}"
-        return (f"not measurable with {self.runs:,} runs (the event never occurred for the "
-                "other input, so the ratio has no estimate; the lower bound still tests "
-                "it)")  # fmt: skip
+        return (
+            f"not measurable with {self.runs:,} runs (the event never occurred for the "
+            "other input, so the ratio has no estimate; the lower bound still tests "
+            "it)"
+        )
 
     @property
     def verdict(self) -> str:
         """One sentence a person can act on."""
         if self.passed:
-            return (f"consistent with ε-LDP: exact ratio {self.exact_ratio:.6g} <= e^ε = "
-                    f"{self.bound:.6g}; {self.measured_in_words()}, lower "
-                    f"{self.confidence:.0%} bound {self.lower_bound:.4g} <= e^ε")  # fmt: skip
+            return (
+                f"consistent with ε-LDP: exact ratio {self.exact_ratio:.6g} <= e^ε = "
+                f"{self.bound:.6g}; {self.measured_in_words()}, lower "
+                f"{self.confidence:.0%} bound {self.lower_bound:.4g} <= e^ε"
+            )
         if self.exact_ratio > self.bound * (1 + _ROUNDING):
-            return (f"VIOLATION: the channel's worst-case ratio {self.exact_ratio:.6g} exceeds "
-                    f"e^ε = {self.bound:.6g}")  # fmt: skip
-        return (f"VIOLATION: the randomizer's measured ratio is at least {self.lower_bound:.4g} "
-                f"({self.confidence:.0%} confidence), above e^ε = {self.bound:.6g}")  # fmt: skip
+            return (
+                f"VIOLATION: the channel's worst-case ratio {self.exact_ratio:.6g} exceeds "
+                f"e^ε = {self.bound:.6g}"
+            )
+        return (
+            f"VIOLATION: the randomizer's measured ratio is at least {self.lower_bound:.4g} "
+            f"({self.confidence:.0%} confidence), above e^ε = {self.bound:.6g}"
+        )
 
 
 def distinguishing_event(
@@ -119,8 +127,11 @@ def _ratio_lower_bound(hits: int, misses_hits: int, runs: int, alpha: float) -> 
     if hits == 0:
         return 0.0
     p1_low = stats.beta.ppf(alpha / 2, hits, runs - hits + 1)
-    p2_high = 1.0 if misses_hits == runs else stats.beta.ppf(
-        1 - alpha / 2, misses_hits + 1, runs - misses_hits)  # fmt: skip
+    p2_high = (
+        1.0
+        if misses_hits == runs
+        else stats.beta.ppf(1 - alpha / 2, misses_hits + 1, runs - misses_hits)
+    )
     return float(p1_low / p2_high) if p2_high > 0 else math.inf
 
 
@@ -155,11 +166,25 @@ def audit(
                 left -= size
         counts.extend(hits)
     alpha = 1 - confidence
-    ratios = [counts[0] / counts[1] if counts[1] else math.inf,
-              counts[2] / counts[3] if counts[3] else math.inf]  # fmt: skip
-    lower = max(_ratio_lower_bound(counts[0], counts[1], runs, alpha / 2),
-                _ratio_lower_bound(counts[2], counts[3], runs, alpha / 2))  # fmt: skip
+    ratios = [
+        counts[0] / counts[1] if counts[1] else math.inf,
+        counts[2] / counts[3] if counts[3] else math.inf,
+    ]
+    lower = max(
+        _ratio_lower_bound(counts[0], counts[1], runs, alpha / 2),
+        _ratio_lower_bound(counts[2], counts[3], runs, alpha / 2),
+    )
     passed = exact <= bound * (1 + _ROUNDING) and lower <= bound
-    return AuditResult(protocol.name, protocol.epsilon, protocol.domain_size, bound, exact, runs,
-                       (counts[0], counts[1], counts[2], counts[3]), max(ratios), lower,
-                       confidence, passed)  # fmt: skip
+    return AuditResult(
+        protocol.name,
+        protocol.epsilon,
+        protocol.domain_size,
+        bound,
+        exact,
+        runs,
+        (counts[0], counts[1], counts[2], counts[3]),
+        max(ratios),
+        lower,
+        confidence,
+        passed,
+    )

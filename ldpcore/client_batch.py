@@ -29,8 +29,10 @@ from ldpcore.rng import ClientRNG
 def _values(frame: pd.DataFrame, d: int, source: str, first_line: int) -> np.ndarray:
     column = "value" if "value" in frame.columns else frame.columns[0]
     if "value" not in frame.columns and len(frame.columns) != 1:
-        raise InputError(f"{source}: expected a 'value' column (or a single column), found "
-                         f"{', '.join(map(str, frame.columns))}")  # fmt: skip
+        raise InputError(
+            f"{source}: expected a 'value' column (or a single column), found "
+            f"{', '.join(map(str, frame.columns))}"
+        )
     numbers = pd.to_numeric(frame[column].str.strip(), errors="coerce").to_numpy()
     bad = ~np.isfinite(numbers) | (numbers != np.round(numbers)) | (numbers < 0) | (numbers >= d)
     if bad.any():
@@ -43,9 +45,13 @@ def _values(frame: pd.DataFrame, d: int, source: str, first_line: int) -> np.nda
 
 
 def randomize_file(
-    protocol: FrequencyOracle, source: Path, output: Path, *, rng: ClientRNG = None,
+    protocol: FrequencyOracle,
+    source: Path,
+    output: Path,
+    *,
+    rng: ClientRNG = None,
     chunk_rows: int = CHUNK_ROWS,
-) -> int:  # fmt: skip
+) -> int:
     """Randomize every value of ``source`` (CSV) into reports at ``output``; returns n."""
     source, output = Path(source), Path(output)
     if not source.is_file():
@@ -56,17 +62,23 @@ def randomize_file(
     # Written to a temporary file and renamed when complete: a run killed midway
     # leaves the old file or none, never a truncated one that ends on a row boundary.
     with replacing(output, what="--output") as temporary:
-        users = _randomize_into(protocol, source, temporary, rng, chunk_rows,
-                                as_csv=suffix == ".csv")  # fmt: skip
+        users = _randomize_into(
+            protocol, source, temporary, rng, chunk_rows, as_csv=suffix == ".csv"
+        )
         if users == 0:
             raise InputError(f"--input {str(source)!r} has no values")
     return users
 
 
 def _randomize_into(
-    protocol: FrequencyOracle, source: Path, output: Path, rng: ClientRNG, chunk_rows: int,
-    *, as_csv: bool,
-) -> int:  # fmt: skip
+    protocol: FrequencyOracle,
+    source: Path,
+    output: Path,
+    rng: ClientRNG,
+    chunk_rows: int,
+    *,
+    as_csv: bool,
+) -> int:
     writer: Any = None
     users = 0
     try:

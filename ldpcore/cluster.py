@@ -96,12 +96,16 @@ def open_client(spec: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
     distributed = _import_distributed()
     if kind == "local":
         cluster = distributed.LocalCluster(
-            n_workers=int(target), threads_per_worker=1, processes=True, host="127.0.0.1",
+            n_workers=int(target),
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
             # Port 0: the OS picks a free port for the scheduler's HTTP routes (health,
             # metrics; "None" still bound the fixed default 8787, clashing with any other
             # Dask cluster on the machine).
-            dashboard_address="127.0.0.1:0", silence_logs=40,
-        )  # fmt: skip
+            dashboard_address="127.0.0.1:0",
+            silence_logs=40,
+        )
         return distributed.Client(cluster)
     try:
         return distributed.Client(str(target), timeout=timeout)
@@ -120,9 +124,12 @@ def aggregate_on_dask(
 ) -> tuple[NDArray[np.int64], int]:
     """Support counts over many report files, one Dask task per file (streamed there)."""
     futures = client.map(
-        aggregate_file, [protocol] * len(files), [str(f) for f in files],
-        chunk_rows=chunk_rows, pure=False,
-    )  # fmt: skip
+        aggregate_file,
+        [protocol] * len(files),
+        [str(f) for f in files],
+        chunk_rows=chunk_rows,
+        pure=False,
+    )
     total = np.zeros(protocol.domain_size, dtype=np.int64)
     users = 0
     for counts, count in client.gather(futures):

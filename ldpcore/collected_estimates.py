@@ -109,11 +109,16 @@ def read_collected(
         raise InputError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
     n = check_n_users(n)
     table = read_numbers(
-        data, source=source, value_column=value_column, number_column=number_column,
-        group_column="", numbers=kind,
-    )  # fmt: skip
-    oracle = get_protocol(protocol, epsilon=epsilon, domain_size=len(table.labels),
-                          **dict(params or {}))  # fmt: skip
+        data,
+        source=source,
+        value_column=value_column,
+        number_column=number_column,
+        group_column="",
+        numbers=kind,
+    )
+    oracle = get_protocol(
+        protocol, epsilon=epsilon, domain_size=len(table.labels), **dict(params or {})
+    )
     if kind == "counts":
         over = np.flatnonzero(table.numbers > n)
         if over.size:

@@ -21,8 +21,20 @@ def _arguments(config: ExperimentConfig, query: str) -> list[str]:
     dataset = config.dataset
     if dataset not in bundled_names() and ":" not in dataset:
         dataset = f"file:{dataset}"
-    parts = ["--dataset", dataset, "--n", str(config.n), "--query", query, "--methods", methods,
-             "--trials", str(config.trials), "--seed", str(config.seed)]  # fmt: skip
+    parts = [
+        "--dataset",
+        dataset,
+        "--n",
+        str(config.n),
+        "--query",
+        query,
+        "--methods",
+        methods,
+        "--trials",
+        str(config.trials),
+        "--seed",
+        str(config.seed),
+    ]
     for name, value in dict(config.params).items():  # the protocol's own (--g, --k)
         parts += [f"--{name}", str(value)]
     return parts
@@ -39,9 +51,17 @@ def simulate_command(config: ExperimentConfig, *, query: str | None = None) -> s
     ...                                         protocol="OLH", epsilon=1.0, trials=5)))
     ldpcore simulate --protocol OLH --epsilon 1 --dataset zipf:d=64,s=1.5 --n 10000 --query full --methods all --trials 5 --seed 0 --format json
     """  # noqa: E501
-    parts = ["ldpcore", "simulate", "--protocol", config.protocol,
-             "--epsilon", f"{config.epsilon:g}", *_arguments(config, query or config.query),
-             "--format", "json"]  # fmt: skip
+    parts = [
+        "ldpcore",
+        "simulate",
+        "--protocol",
+        config.protocol,
+        "--epsilon",
+        f"{config.epsilon:g}",
+        *_arguments(config, query or config.query),
+        "--format",
+        "json",
+    ]
     return " ".join(shlex.quote(part) for part in parts)
 
 
@@ -49,9 +69,17 @@ def choose_epsilon_command(
     config: ExperimentConfig, *, target_rmse: float, protocols: Sequence[str]
 ) -> str:
     """The ``ldpcore choose-epsilon`` command that asks the same question."""
-    parts = ["ldpcore", "choose-epsilon", "--protocol", ",".join(protocols),
-             *_arguments(config, config.query), "--target-rmse", f"{target_rmse:g}",
-             "--format", "json"]  # fmt: skip
+    parts = [
+        "ldpcore",
+        "choose-epsilon",
+        "--protocol",
+        ",".join(protocols),
+        *_arguments(config, config.query),
+        "--target-rmse",
+        f"{target_rmse:g}",
+        "--format",
+        "json",
+    ]
     return " ".join(shlex.quote(part) for part in parts)
 
 

@@ -100,14 +100,20 @@ class Comparison:
         if self.no_op:
             return f"the same answers as {self.reference}"
         if self.better:
-            return (f"{format_times(_inverse(self.ratio))} lower MSE than {self.reference} "
-                    f"({format_times(_inverse(self.high))}–"
-                    f"{format_times(_inverse(self.low))})")  # fmt: skip
+            return (
+                f"{format_times(_inverse(self.ratio))} lower MSE than {self.reference} "
+                f"({format_times(_inverse(self.high))}–"
+                f"{format_times(_inverse(self.low))})"
+            )
         if self.worse:
-            return (f"{format_times(self.ratio)} higher MSE than {self.reference} "
-                    f"({format_times(self.low)}–{format_times(self.high)})")  # fmt: skip
-        return (f"no significant difference from {self.reference} (MSE ratio "
-                f"{format_ratio(self.ratio, self.low, self.high)})")  # fmt: skip
+            return (
+                f"{format_times(self.ratio)} higher MSE than {self.reference} "
+                f"({format_times(self.low)}–{format_times(self.high)})"
+            )
+        return (
+            f"no significant difference from {self.reference} (MSE ratio "
+            f"{format_ratio(self.ratio, self.low, self.high)})"
+        )
 
 
 def _inverse(value: float) -> float:
@@ -249,12 +255,16 @@ def compare(
     results = []
     for i in others:
         if i not in tested:
-            results.append(Comparison(names[i], reference, 1.0, 1.0, 1.0, False, False, True,
-                                      trials))  # fmt: skip
+            results.append(
+                Comparison(names[i], reference, 1.0, 1.0, 1.0, False, False, True, trials)
+            )
             continue
         ratio, low, high = _fieller(errors[i], y, quantile)
-        results.append(Comparison(names[i], reference, ratio, low, high, bool(high < 1),
-                                  bool(low > 1), False, trials))  # fmt: skip
+        results.append(
+            Comparison(
+                names[i], reference, ratio, low, high, bool(high < 1), bool(low > 1), False, trials
+            )
+        )
     return results
 
 
@@ -360,26 +370,42 @@ def verdict(
     if winners:
         chosen = min(winners, key=lambda c: c.ratio)
         return Verdict(
-            chosen.method, True, against_base, against_best, best,
+            chosen.method,
+            True,
+            against_base,
+            against_best,
+            best,
             f"For {query}, {chosen.method} has {chosen.describe()}.",
-        )  # fmt: skip
+        )
     by_name = {c.method: c for c in against_base}
     fallback = next(
         (m for m in consistent if m in by_name and not by_name[m].worse and not by_name[m].no_op),
         "Base",
     )
     if fallback == "Base":
-        headline = (f"For {query}, no post-processing method is significantly more accurate "
-                    "than Base here; Base is recommended.")  # fmt: skip
+        headline = (
+            f"For {query}, no post-processing method is significantly more accurate "
+            "than Base here; Base is recommended."
+        )
     else:
-        headline = (f"Post-processing does not change the accuracy of {query} here "
-                    f"significantly; {fallback} gives a proper distribution at no measurable "
-                    "cost.")  # fmt: skip
+        headline = (
+            f"Post-processing does not change the accuracy of {query} here "
+            f"significantly; {fallback} gives a proper distribution at no measurable "
+            "cost."
+        )
     return Verdict(fallback, False, against_base, against_best, best, headline)
 
 
 __all__ = [
-    "ALPHA", "Comparison", "Verdict", "compare", "format_count", "format_error", "format_number",
+    "ALPHA",
+    "Comparison",
+    "Verdict",
+    "compare",
+    "format_count",
+    "format_error",
+    "format_number",
     "format_ratio",
-    "format_times", "trial_mse", "verdict",
-]  # fmt: skip
+    "format_times",
+    "trial_mse",
+    "verdict",
+]

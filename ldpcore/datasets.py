@@ -131,10 +131,15 @@ def parse_histogram(
     [3, 1]
     """
     table = read_numbers(
-        data, source=source, value_column=value_column, number_column=count_column,
-        group_column=group_column, numbers="counts", sum_duplicates=sum_duplicates,
+        data,
+        source=source,
+        value_column=value_column,
+        number_column=count_column,
+        group_column=group_column,
+        numbers="counts",
+        sum_duplicates=sum_duplicates,
         header=header,
-    )  # fmt: skip
+    )
     return Dataset(source, table.labels, table.numbers.astype(np.int64), table.groups)
 
 
@@ -186,8 +191,9 @@ def load_bundled(name: str, *, n: int | None = None, top_d: int | None = None) -
         d = check_domain_size(top_d)
         keep = np.sort(np.argsort(-data.counts, kind="stable")[:d])
         groups = None if data.groups is None else tuple(data.groups[i] for i in keep)
-        data = Dataset(f"{name} (top {d})", tuple(data.labels[i] for i in keep),
-                       data.counts[keep], groups)  # fmt: skip
+        data = Dataset(
+            f"{name} (top {d})", tuple(data.labels[i] for i in keep), data.counts[keep], groups
+        )
     return data if n is None else rescale(data, check_n_users(n))
 
 

@@ -53,10 +53,22 @@ if TYPE_CHECKING:  # pandas costs ~0.3 s to import; the JSON path of the CLI ski
 
 #: The columns of :attr:`ExperimentResult.summary`.
 SUMMARY_COLUMNS = (
-    "method", "mse", "mse_std", "bias_sq", "variance", "mae", "max_error", "tv", "kl",
-    "equivalent_users", "mse_ratio_to_base", "ratio_low", "ratio_high", "mse_vs_base",
+    "method",
+    "mse",
+    "mse_std",
+    "bias_sq",
+    "variance",
+    "mae",
+    "max_error",
+    "tv",
+    "kl",
+    "equivalent_users",
+    "mse_ratio_to_base",
+    "ratio_low",
+    "ratio_high",
+    "mse_vs_base",
     "converged",
-)  # fmt: skip
+)
 
 #: Called as ``progress(done, total)`` while trials finish.
 Progress = Callable[[int, int], None]
@@ -155,16 +167,31 @@ class ExperimentConfig:
 
     @classmethod
     def from_dataset(
-        cls, dataset: Dataset, *, n: int, protocol: str, epsilon: float, query: str = "full",
-        methods: tuple[str, ...] | None = None, trials: int = 20, seed: int = 0,
-    ) -> ExperimentConfig:  # fmt: skip
+        cls,
+        dataset: Dataset,
+        *,
+        n: int,
+        protocol: str,
+        epsilon: float,
+        query: str = "full",
+        methods: tuple[str, ...] | None = None,
+        trials: int = 20,
+        seed: int = 0,
+    ) -> ExperimentConfig:
         """An experiment on a dataset's own counts (rescaled to ``n``), labels and groups."""
         return cls(
-            dataset=dataset.name, n=n, protocol=protocol, epsilon=epsilon,
-            methods=methods or method_names(), query=query, trials=trials, seed=seed,
-            true_counts=tuple(int(c) for c in dataset.counts), labels=dataset.labels,
+            dataset=dataset.name,
+            n=n,
+            protocol=protocol,
+            epsilon=epsilon,
+            methods=methods or method_names(),
+            query=query,
+            trials=trials,
+            seed=seed,
+            true_counts=tuple(int(c) for c in dataset.counts),
+            labels=dataset.labels,
             groups=dataset.groups,
-        )  # fmt: skip
+        )
 
     def _check_explicit(self) -> None:
         assert self.true_counts is not None
@@ -194,9 +221,12 @@ class ExperimentConfig:
             self.protocol, epsilon=self.epsilon, domain_size=data.domain_size, **dict(self.params)
         )
         query = parse_query(
-            self.query, true_frequencies=data.frequencies(), group_of_value=data.groups,
-            seed=self.seed, labels=data.labels,
-        )  # fmt: skip
+            self.query,
+            true_frequencies=data.frequencies(),
+            group_of_value=data.groups,
+            seed=self.seed,
+            labels=data.labels,
+        )
         return data, protocol, query
 
     @cached_property
@@ -409,9 +439,16 @@ def run(
     stuck = np.concatenate([r[3] for r in results], axis=1)
     truth = query.answer(data.frequencies())
     return _summarise(
-        config=config, data=data, protocol=protocol, query=query, answers=answers, tv=tv, kl=kl,
-        truth=truth, stuck=stuck,
-    )  # fmt: skip
+        config=config,
+        data=data,
+        protocol=protocol,
+        query=query,
+        answers=answers,
+        tv=tv,
+        kl=kl,
+        truth=truth,
+        stuck=stuck,
+    )
 
 
 def _summarise(
@@ -465,19 +502,29 @@ def _paired_to_base(
     Simultaneous over the methods (:func:`ldpcore.compare.compare`); declared no-ops
     (:meth:`PostProcessor.is_no_op`) are never tested. Empty columns without Base.
     """
-    blank = {"mse_ratio_to_base": math.nan, "ratio_low": math.nan, "ratio_high": math.nan,
-             "mse_vs_base": ""}  # fmt: skip
+    blank = {
+        "mse_ratio_to_base": math.nan,
+        "ratio_low": math.nan,
+        "ratio_high": math.nan,
+        "mse_vs_base": "",
+    }
     paired = {name: dict(blank) for name in methods}
     if "Base" not in methods or len(methods) < 2:
         return paired
-    paired["Base"] = {"mse_ratio_to_base": 1.0, "ratio_low": 1.0, "ratio_high": 1.0,
-                      "mse_vs_base": "reference"}  # fmt: skip
+    paired["Base"] = {
+        "mse_ratio_to_base": 1.0,
+        "ratio_low": 1.0,
+        "ratio_high": 1.0,
+        "mse_vs_base": "reference",
+    }
     no_ops = [name for name in methods if get_method(name).is_no_op(protocol)]
     for found in compare(errors, list(methods), reference="Base", no_ops=no_ops):
         paired[found.method] = {
-            "mse_ratio_to_base": found.ratio, "ratio_low": found.low, "ratio_high": found.high,
+            "mse_ratio_to_base": found.ratio,
+            "ratio_low": found.low,
+            "ratio_high": found.high,
             "mse_vs_base": found.outcome,
-        }  # fmt: skip
+        }
     return paired
 
 

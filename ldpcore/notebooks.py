@@ -65,8 +65,11 @@ def _cells(title: str, intro: str, steps: Sequence[tuple[str, str]]) -> dict[str
     import nbformat  # noqa: PLC0415 - only needed when a notebook is asked for
 
     notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                       "language": "python"}  # fmt: skip
+    notebook.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     notebook.metadata["language_info"] = {"name": "python"}
     cells = [nbformat.v4.new_markdown_cell(f"# {title}\n\n{intro}")]
     for words, code in steps:
@@ -99,27 +102,38 @@ _COMPARISON = (
 
 def run_notebook(config: ExperimentConfig, *, title: str, relative: bool = False) -> bytes:
     """One configuration, every method: the table, the verdict and the charts."""
-    setup = ("from ldpcore import ExperimentConfig, run, viz\n"
-             "from ldpcore.advice import query_in_words, rank_methods\n\n"
-             + config_source(config))  # fmt: skip
+    setup = (
+        "from ldpcore import ExperimentConfig, run, viz\n"
+        "from ldpcore.advice import query_in_words, rank_methods\n\n" + config_source(config)
+    )
     steps = [
         ("The configuration the page showed.", setup),
         ("Every method's error over the trials.", "result = run(config)\nresult.summary"),
-        (_COMPARISON, (
-            "ranking = rank_methods(result, config.build()[1],\n"
-            "                       query_words=query_in_words(config.query))\n"
-            'print(f"Recommended: {ranking.verdict.recommended}. {ranking.verdict.headline}")'
-        )),
-        ("Mean squared error per method.", (
-            "viz.mse_bars(result.summary, base_mse=result.analytic.get('base_mse'),\n"
-            "             lower_bound=result.analytic.get('lower_bound'),\n"
-            f"             relative_to_base={relative!r})"
-        )),
-    ]  # fmt: skip
+        (
+            _COMPARISON,
+            (
+                "ranking = rank_methods(result, config.build()[1],\n"
+                "                       query_words=query_in_words(config.query))\n"
+                'print(f"Recommended: {ranking.verdict.recommended}. {ranking.verdict.headline}")'
+            ),
+        ),
+        (
+            "Mean squared error per method.",
+            (
+                "viz.mse_bars(result.summary, base_mse=result.analytic.get('base_mse'),\n"
+                "             lower_bound=result.analytic.get('lower_bound'),\n"
+                f"             relative_to_base={relative!r})"
+            ),
+        ),
+    ]
     if config.query == "full":
-        steps.append(("Estimates against the truth, by rank (symmetric-log axis: negative "
-                      "estimates show).",
-                      "viz.estimates_by_rank(result.per_item, featured=viz.FEATURED)"))  # fmt: skip
+        steps.append(
+            (
+                "Estimates against the truth, by rank (symmetric-log axis: negative "
+                "estimates show).",
+                "viz.estimates_by_rank(result.per_item, featured=viz.FEATURED)",
+            )
+        )
     return _bytes(_cells(title, _INTRO, steps))
 
 
@@ -135,19 +149,31 @@ def sweep_notebook(
     log_x: bool = False,
 ) -> bytes:
     """One parameter swept: the table, the verdict per point and the curves."""
-    setup = ("from ldpcore import ExperimentConfig, sweep, viz\n"
-             "from ldpcore.advice import sweep_verdicts\n\n"
-             + config_source(config) + f"\nvalues = {list(values)!r}")  # fmt: skip
+    setup = (
+        "from ldpcore import ExperimentConfig, sweep, viz\n"
+        "from ldpcore.advice import sweep_verdicts\n\n"
+        + config_source(config)
+        + f"\nvalues = {list(values)!r}"
+    )
     steps = [
         (f"The configuration the page showed, and the {parameter} values it swept.", setup),
-        ("Every method at every point (each point's trials are its own).",
-         f"frame = sweep(config, {parameter!r}, values)\nframe"),
-        (_COMPARISON, (f"found = sweep_verdicts(frame, {parameter!r})\n"
-                       "print(found.headline)\nfound.table")),
-        ("The curves.", (f"viz.curves(frame, {parameter!r}, y={y!r}, title={title!r},\n"
-                         f"           x_title={x_title!r}, y_title={y_title!r}, "
-                         f"log_x={log_x!r})")),
-    ]  # fmt: skip
+        (
+            "Every method at every point (each point's trials are its own).",
+            f"frame = sweep(config, {parameter!r}, values)\nframe",
+        ),
+        (
+            _COMPARISON,
+            (f"found = sweep_verdicts(frame, {parameter!r})\nprint(found.headline)\nfound.table"),
+        ),
+        (
+            "The curves.",
+            (
+                f"viz.curves(frame, {parameter!r}, y={y!r}, title={title!r},\n"
+                f"           x_title={x_title!r}, y_title={y_title!r}, "
+                f"log_x={log_x!r})"
+            ),
+        ),
+    ]
     return _bytes(_cells(title, _INTRO, steps))
 
 
@@ -155,19 +181,27 @@ def choose_epsilon_notebook(
     config: ExperimentConfig, *, target_rmse: float, protocols: Sequence[str]
 ) -> bytes:
     """The Choose ε search: per protocol, the smallest ε that meets the target."""
-    setup = ("from ldpcore import ExperimentConfig, choose_epsilon\n"
-             "from ldpcore.advice import answers_table, epsilon_sentence, winning_answer\n\n"
-             + config_source(config)
-             + f"\ntarget_rmse = {target_rmse!r}\nprotocols = {list(protocols)!r}")  # fmt: skip
+    setup = (
+        "from ldpcore import ExperimentConfig, choose_epsilon\n"
+        "from ldpcore.advice import answers_table, epsilon_sentence, winning_answer\n\n"
+        + config_source(config)
+        + f"\ntarget_rmse = {target_rmse!r}\nprotocols = {list(protocols)!r}"
+    )
     steps = [
-        ("The question the page asked: the root mean squared error to stay under, and the "
-         "protocols to search.", setup),
-        ("The search (adaptive and paired; about as long as the page took).", (
-            "answers = choose_epsilon(config, target_rmse=target_rmse, protocols=protocols)\n"
-            "print(epsilon_sentence(winning_answer(answers), config.n))\n"
-            "answers_table(answers)"
-        )),
-    ]  # fmt: skip
+        (
+            "The question the page asked: the root mean squared error to stay under, and the "
+            "protocols to search.",
+            setup,
+        ),
+        (
+            "The search (adaptive and paired; about as long as the page took).",
+            (
+                "answers = choose_epsilon(config, target_rmse=target_rmse, protocols=protocols)\n"
+                "print(epsilon_sentence(winning_answer(answers), config.n))\n"
+                "answers_table(answers)"
+            ),
+        ),
+    ]
     return _bytes(_cells("Choose ε", _INTRO, steps))
 
 

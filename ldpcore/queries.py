@@ -101,8 +101,7 @@ class Query:
             answers = f[..., index]
         elif self.kind in {"prefix", "interval"}:
             # Contiguous ranges: differences of the running sum, O(d + questions).
-            running = np.concatenate((np.zeros((*f.shape[:-1], 1)), np.cumsum(f, axis=-1)),
-                                     axis=-1)  # fmt: skip
+            running = np.concatenate((np.zeros((*f.shape[:-1], 1)), np.cumsum(f, axis=-1)), axis=-1)
             starts, ends = self._layout
             answers = running[..., ends] - running[..., starts]
         else:
@@ -188,8 +187,9 @@ def groups_from_file(path: str, labels: tuple[str, ...] | list[str]) -> Query:
     if file.stat().st_size > bounds.UPLOAD_BYTES_MAX:
         raise InputError(f"groups file {path!r} is over {bounds.UPLOAD_BYTES_MAX // 2**20} MiB")
     text = decode(file.read_bytes(), source=f"groups file {path!r}")
-    rows = list(csv.reader(io.StringIO(text), delimiter="\t" if "\t" in text.split("\n")[0]
-                           else ","))  # fmt: skip
+    rows = list(
+        csv.reader(io.StringIO(text), delimiter="\t" if "\t" in text.split("\n")[0] else ",")
+    )
     header = [cell.strip().lower() for cell in rows[0]] if rows else []
     if "value" not in header or "group" not in header:
         raise InputError(f"groups file {path!r} needs a header with 'value' and 'group' columns")
@@ -209,13 +209,17 @@ def groups_from_file(path: str, labels: tuple[str, ...] | list[str]) -> Query:
         members.setdefault(group, []).append(index[value])
     if unknown:
         shown = ", ".join(repr(u) for u in unknown[:5])
-        raise InputError(f"groups file {path!r} names {len(unknown)} value(s) the dataset does "
-                         f"not have: {shown}")  # fmt: skip
+        raise InputError(
+            f"groups file {path!r} names {len(unknown)} value(s) the dataset does not have: {shown}"
+        )
     if not members:
         raise InputError(f"groups file {path!r} lists no values")
-    return Query("groups", f"groups:file={path}",
-                 tuple(np.array(sorted(set(m)), dtype=np.int64) for m in members.values()),
-                 tuple(members))  # fmt: skip
+    return Query(
+        "groups",
+        f"groups:file={path}",
+        tuple(np.array(sorted(set(m)), dtype=np.int64) for m in members.values()),
+        tuple(members),
+    )
 
 
 def prefixes(domain_size: int) -> Query:
@@ -300,16 +304,23 @@ def check_query_spec(spec: object) -> str:
         raise InputError(_QUERY_HELP.format(got=repr(spec)))
     parsed = parse_spec(spec, what="query")
     kind, options = parsed.kind, parsed.options
-    allowed = {"full": set(), "prefix": set(), "topk": {"k"}, "set": {"rho", "samples"},
-               "interval": {"samples"}, "groups": {"file"}}  # fmt: skip
+    allowed = {
+        "full": set(),
+        "prefix": set(),
+        "topk": {"k"},
+        "set": {"rho", "samples"},
+        "interval": {"samples"},
+        "groups": {"file"},
+    }
     required = {"topk": {"k"}, "set": {"rho"}}.get(kind, set())
     if kind not in allowed or not set(options) <= allowed[kind] or not required <= set(options):
         raise InputError(_QUERY_HELP.format(got=repr(spec)))
     if "k" in options:
         check_int(_as_number(options["k"], "k"), name="k", minimum=1)
     if "samples" in options:
-        check_int(_as_number(options["samples"], "samples"), name="samples", minimum=1,
-                  maximum=10_000)  # fmt: skip
+        check_int(
+            _as_number(options["samples"], "samples"), name="samples", minimum=1, maximum=10_000
+        )
     if "rho" in options:
         rho = parse_number(options["rho"], "rho", where=spec)
         if not 0 < rho <= 1:

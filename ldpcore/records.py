@@ -48,14 +48,28 @@ def decision_record(
     when = (today or _dt.date.today()).isoformat()
     inputs = pd.DataFrame(
         {
-            "input": ["dataset", "users n", "query that matters", "accuracy target",
-                      "protocols searched", "methods searched", "trials per point", "seed"],
-            "value": [config.dataset, f"{config.n:,}", query_words,
-                      f"root-mean-square error ≤ {100 * target_rmse:g} percentage points",
-                      ", ".join(protocols), ", ".join(config.methods), str(config.trials),
-                      str(config.seed)],
+            "input": [
+                "dataset",
+                "users n",
+                "query that matters",
+                "accuracy target",
+                "protocols searched",
+                "methods searched",
+                "trials per point",
+                "seed",
+            ],
+            "value": [
+                config.dataset,
+                f"{config.n:,}",
+                query_words,
+                f"root-mean-square error ≤ {100 * target_rmse:g} percentage points",
+                ", ".join(protocols),
+                ", ".join(config.methods),
+                str(config.trials),
+                str(config.seed),
+            ],
         }
-    )  # fmt: skip
+    )
     parts = [
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -77,9 +91,10 @@ def decision_record(
         "simultaneous over the methods searched) and its ε interval lies below Base's.</p>",
     ]
     if figure is not None:
-        parts += ["<h2>Error against ε</h2>",
-                  figure.to_html(full_html=False, include_plotlyjs=True,
-                                 div_id="error-against-epsilon")]  # fmt: skip
+        parts += [
+            "<h2>Error against ε</h2>",
+            figure.to_html(full_html=False, include_plotlyjs=True, div_id="error-against-epsilon"),
+        ]
     if risk is not None and risk_epsilon is not None:
         shown = risk.copy()
         for column in ("attacker guesses right", "guessing without the report"):

@@ -85,8 +85,9 @@ CSV_PARAMETERS = "# ldpcore "
 
 def csv_parameter_line(protocol: FrequencyOracle) -> str:
     """The first line of a CSV report file: the protocol's parameters, as ``key=value``."""
-    pairs = " ".join(f"{key.removeprefix(META)}={value}"
-                     for key, value in protocol_metadata(protocol).items())  # fmt: skip
+    pairs = " ".join(
+        f"{key.removeprefix(META)}={value}" for key, value in protocol_metadata(protocol).items()
+    )
     return CSV_PARAMETERS + pairs
 
 
@@ -96,8 +97,9 @@ def _csv_metadata(line: str) -> dict[bytes, bytes]:
     return {f"{META}{key}".encode(): value.encode() for key, _, value in pairs if key}
 
 
-def check_metadata(metadata: dict[bytes, bytes] | None, protocol: FrequencyOracle,
-                   source: str) -> None:  # fmt: skip
+def check_metadata(
+    metadata: dict[bytes, bytes] | None, protocol: FrequencyOracle, source: str
+) -> None:
     """Raise if a file's recorded parameters contradict the aggregator's."""
     if not metadata:
         return
@@ -111,8 +113,9 @@ def check_metadata(metadata: dict[bytes, bytes] | None, protocol: FrequencyOracl
             )
 
 
-def iter_frames(path: Path, *, chunk_rows: int = CHUNK_ROWS, protocol: FrequencyOracle | None
-                = None) -> Iterator[pd.DataFrame]:  # fmt: skip
+def iter_frames(
+    path: Path, *, chunk_rows: int = CHUNK_ROWS, protocol: FrequencyOracle | None = None
+) -> Iterator[pd.DataFrame]:
     """Chunks of a report file (``.parquet`` or ``.csv``), ``chunk_rows`` rows at a time."""
     path = Path(path)
     if not path.is_file():
@@ -137,8 +140,13 @@ def iter_frames(path: Path, *, chunk_rows: int = CHUNK_ROWS, protocol: Frequency
             recorded = first.startswith(CSV_PARAMETERS)
             if recorded and protocol is not None:
                 check_metadata(_csv_metadata(first), protocol, str(path))
-            yield from pd.read_csv(path, chunksize=chunk_rows, dtype=str, keep_default_na=False,
-                                   skiprows=1 if recorded else 0)  # fmt: skip
+            yield from pd.read_csv(
+                path,
+                chunksize=chunk_rows,
+                dtype=str,
+                keep_default_na=False,
+                skiprows=1 if recorded else 0,
+            )
         except (pd.errors.ParserError, UnicodeDecodeError, csv.Error) as exc:
             raise InputError(f"cannot read {str(path)!r} as CSV: {exc}") from None
         except pd.errors.EmptyDataError:
@@ -156,8 +164,9 @@ def aggregate_chunk(
     return protocol.aggregate(frame_to_reports(protocol, frame, source=source))
 
 
-def aggregate_file(protocol: FrequencyOracle, path: Path, *,
-                   chunk_rows: int = CHUNK_ROWS) -> tuple[NDArray[np.int64], int]:  # fmt: skip
+def aggregate_file(
+    protocol: FrequencyOracle, path: Path, *, chunk_rows: int = CHUNK_ROWS
+) -> tuple[NDArray[np.int64], int]:
     """Support counts and number of reports of one file, streamed chunk by chunk."""
     total = np.zeros(protocol.domain_size, dtype=np.int64)
     users = 0

@@ -36,9 +36,16 @@ from ldpcore.postprocess import method_names
 
 #: Keys a sweep file may set, with their defaults (None: required).
 KEYS: dict[str, Any] = {
-    "dataset": None, "protocols": ["OLH"], "epsilons": [1.0], "ns": [1_000_000],
-    "domain_sizes": [], "methods": "all", "queries": ["full"], "trials": 30, "seed": 0,
-}  # fmt: skip
+    "dataset": None,
+    "protocols": ["OLH"],
+    "epsilons": [1.0],
+    "ns": [1_000_000],
+    "domain_sizes": [],
+    "methods": "all",
+    "queries": ["full"],
+    "trials": 30,
+    "seed": 0,
+}
 
 
 def read_sweep(path: Path) -> list[ExperimentConfig]:
@@ -57,8 +64,9 @@ def grid(spec: dict[str, Any], *, source: str = "the sweep") -> list[ExperimentC
     """Cross the lists of ``spec`` into experiment configurations."""
     unknown = set(spec) - set(KEYS)
     if unknown:
-        raise InputError(f"{source}: unknown key(s) {', '.join(sorted(unknown))}; "
-                         f"allowed: {', '.join(KEYS)}")  # fmt: skip
+        raise InputError(
+            f"{source}: unknown key(s) {', '.join(sorted(unknown))}; allowed: {', '.join(KEYS)}"
+        )
     values = {key: spec.get(key, default) for key, default in KEYS.items()}
     if not isinstance(values["dataset"], str):
         raise InputError(f"{source}: 'dataset' is required, e.g. dataset = \"zipf:d=1024,s=1.5\"")
@@ -76,10 +84,15 @@ def grid(spec: dict[str, Any], *, source: str = "the sweep") -> list[ExperimentC
     ):
         try:
             config = ExperimentConfig(
-                dataset=values["dataset"], n=n, protocol=protocol, epsilon=epsilon,
-                methods=tuple(methods), query=query, trials=values["trials"],
+                dataset=values["dataset"],
+                n=n,
+                protocol=protocol,
+                epsilon=epsilon,
+                methods=tuple(methods),
+                query=query,
+                trials=values["trials"],
                 seed=values["seed"],
-            )  # fmt: skip
+            )
             points.append(config if d is None else with_parameter(config, "d", d))
         except (ValueError, TypeError) as exc:
             raise InputError(f"{source}: {exc}") from None
@@ -91,10 +104,16 @@ def _summary(config: ExperimentConfig) -> pd.DataFrame:
     result = run(config)
     frame = result.summary.copy()
     for position, (key, value) in enumerate(
-        [("dataset", config.dataset), ("protocol", config.protocol), ("epsilon", config.epsilon),
-         ("n", config.n), ("query", config.query), ("trials", config.trials),
-         ("seed", config.seed)]
-    ):  # fmt: skip
+        [
+            ("dataset", config.dataset),
+            ("protocol", config.protocol),
+            ("epsilon", config.epsilon),
+            ("n", config.n),
+            ("query", config.query),
+            ("trials", config.trials),
+            ("seed", config.seed),
+        ]
+    ):
         frame.insert(position, key, value)
     return frame
 

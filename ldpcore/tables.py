@@ -220,9 +220,15 @@ def _layout(
     if number is None and not has_header and len(columns) == 2:  # "3,10": value, then count
         value, number = columns[0], columns[1]
     layout = TableLayout(
-        columns=tuple(columns), has_header=has_header, delimiter=delimiter, rows=len(data),
-        numeric=numeric, value_column=value, number_column=number, group_column=group,
-    )  # fmt: skip
+        columns=tuple(columns),
+        has_header=has_header,
+        delimiter=delimiter,
+        rows=len(data),
+        numeric=numeric,
+        value_column=value,
+        number_column=number,
+        group_column=group,
+    )
     return layout, data
 
 
@@ -302,10 +308,13 @@ def read_numbers(
     layout, rows = _layout(decode(data, source=source), source, names, header)
     what = "count" if numbers == "counts" else "number"
     at = _choose_columns(
-        layout, source=source, what=what, value_column=value_column,
+        layout,
+        source=source,
+        what=what,
+        value_column=value_column,
         number_column=number_column,
         group_column=layout.group_column if group_column is None else (group_column or None),
-    )  # fmt: skip
+    )
     labels, raw, groups, repeated = _collect(
         rows, at, layout, source=source, numbers=numbers, sum_duplicates=sum_duplicates
     )

@@ -23,8 +23,21 @@ from ldpcore.postprocess import method_names
 
 _COLOURS = (*qualitative.Safe, qualitative.Dark2[0], qualitative.Dark2[3])
 _DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
-_MARKERS = ("circle", "square", "diamond", "cross", "x", "triangle-up", "triangle-down",
-            "star", "hexagon", "pentagon", "hourglass", "bowtie", "triangle-left")  # fmt: skip
+_MARKERS = (
+    "circle",
+    "square",
+    "diamond",
+    "cross",
+    "x",
+    "triangle-up",
+    "triangle-down",
+    "star",
+    "hexagon",
+    "pentagon",
+    "hourglass",
+    "bowtie",
+    "triangle-left",
+)
 
 
 def method_style(method: str) -> dict[str, str]:
@@ -95,10 +108,16 @@ def reference_line(
     figure.add_hline(y=y, line={"dash": dash, "color": color})
     vertical, horizontal = where.split()
     figure.add_annotation(
-        x=0 if horizontal == "left" else 1, xref="paper", xanchor=horizontal,
-        y=math.log10(y) if log_y else y, yref="y", yanchor="bottom" if vertical == "top" else "top",
-        text=text, showarrow=False, font={"color": color, "size": 11},
-    )  # fmt: skip
+        x=0 if horizontal == "left" else 1,
+        xref="paper",
+        xanchor=horizontal,
+        y=math.log10(y) if log_y else y,
+        yref="y",
+        yanchor="bottom" if vertical == "top" else "top",
+        text=text,
+        showarrow=False,
+        font={"color": color, "size": 11},
+    )
 
 
 #: Ranks drawn per trace: every rank of the head, an evenly spread sample of the tail.
@@ -171,18 +190,30 @@ def estimates_by_rank(
 
     figure.add_trace(
         go.Scatter(
-            x=ranks, y=scaled(truth[order]), customdata=100 * truth[order], name="truth",
-            mode="lines", line={"color": "black", "width": 2},
+            x=ranks,
+            y=scaled(truth[order]),
+            customdata=100 * truth[order],
+            name="truth",
+            mode="lines",
+            line={"color": "black", "width": 2},
             hovertemplate="rank %{x}<br>true %{customdata:.3g}%<extra>truth</extra>",
         )
-    )  # fmt: skip
+    )
     for method, mean in means.items():
-        figure.add_trace(_line(method, ranks, scaled(mean), customdata=100 * mean,
-                               hover="rank %{x}<br>estimate %{customdata:.3g}%"))  # fmt: skip
+        figure.add_trace(
+            _line(
+                method,
+                ranks,
+                scaled(mean),
+                customdata=100 * mean,
+                hover="rank %{x}<br>estimate %{customdata:.3g}%",
+            )
+        )
     # Frequencies in percent, as people read them (errors stay in frequency units).
     axis = "frequency (%; symmetric log: negatives below 0)" if log_y else "frequency"
-    figure = _layout(figure, title="Estimates vs truth, by true rank", x="rank of the value",
-                     y=axis)  # fmt: skip
+    figure = _layout(
+        figure, title="Estimates vs truth, by true rank", x="rank of the value", y=axis
+    )
     if log_y:
         every = np.concatenate([truth, *means.values()]) if means else truth
         tickvals, ticktext = symlog_ticks(every, threshold)
@@ -256,9 +287,13 @@ def by_rank(
     for method, rows in groups:
         if method in drawn:
             figure.add_trace(
-                _line(str(method), ranks, rows[column].to_numpy()[order],
-                      hover="rank %{x}<br>" + column + " %{y:.3g}")
-            )  # fmt: skip
+                _line(
+                    str(method),
+                    ranks,
+                    rows[column].to_numpy()[order],
+                    hover="rank %{x}<br>" + column + " %{y:.3g}",
+                )
+            )
     if column == "bias":
         figure.add_hline(y=0, line={"color": "grey", "width": 1})
     return _layout(figure, title=title, x="rank of the value", y=column, log_y=log_y)
@@ -307,10 +342,18 @@ def mse_bars(
     for method, rows in frame.groupby("method", sort=False):
         style = method_style(str(method))
         if paired:
-            error_y = {"type": "data", "symmetric": False, "array": rows["mse_std"],
-                       "arrayminus": rows["minus"], "visible": True}  # fmt: skip
-            hover = ("%{y:.4g} (%{customdata[0]:.3g}–%{customdata[1]:.3g})<extra>"
-                     + str(method) + "</extra>")  # fmt: skip
+            error_y = {
+                "type": "data",
+                "symmetric": False,
+                "array": rows["mse_std"],
+                "arrayminus": rows["minus"],
+                "visible": True,
+            }
+            hover = (
+                "%{y:.4g} (%{customdata[0]:.3g}–%{customdata[1]:.3g})<extra>"
+                + str(method)
+                + "</extra>"
+            )
             custom = np.column_stack([rows["ratio_low"], rows["ratio_high"]])
         else:
             error_y = {"type": "data", "array": rows["mse_std"], "visible": True}
@@ -333,9 +376,15 @@ def mse_bars(
             reference_line(figure, base_mse, "analytic Base MSE (Eq. 3)", log_y=True)
             shown.append(float(base_mse))
         if lower_bound is not None:
-            reference_line(figure, lower_bound, "lower bound (asymptotic, prior-averaged)",
-                           log_y=True, dash="dot", color="firebrick",
-                           where="bottom right")  # fmt: skip
+            reference_line(
+                figure,
+                lower_bound,
+                "lower bound (asymptotic, prior-averaged)",
+                log_y=True,
+                dash="dot",
+                color="firebrick",
+                where="bottom right",
+            )
             shown.append(float(lower_bound))
     figure.update_layout(barmode="group", showlegend=facet is not None)
     if paired:
@@ -389,21 +438,28 @@ def curves(
                 go.Scatter(
                     x=np.concatenate([rows[x], rows[x][::-1]]),
                     y=np.concatenate([upper, lower[::-1]]),
-                    fill="toself", fillcolor=style["color"], opacity=0.15,
-                    line={"width": 0}, hoverinfo="skip", showlegend=False,
+                    fill="toself",
+                    fillcolor=style["color"],
+                    opacity=0.15,
+                    line={"width": 0},
+                    hoverinfo="skip",
+                    showlegend=False,
                     legendgroup=str(method),
                 )
-            )  # fmt: skip
+            )
         figure.add_trace(_line(str(method), rows[x], rows[y], hover=x + " %{x:.3g}<br>%{y:.4g}"))
     xs = np.sort(frame[x].unique())
     for name, values, dash in references:
         figure.add_trace(
             go.Scatter(
-                x=xs, y=values, name=name, mode="lines",
+                x=xs,
+                y=values,
+                name=name,
+                mode="lines",
                 line={"color": "black", "dash": dash, "width": 1.5},
                 hovertemplate=name + ": %{y:.3g}<extra></extra>",
             )
-        )  # fmt: skip
+        )
     figure = _layout(figure, title=title, x=x_title, y=y_title, log_y=log_y)
     if log_x:
         figure.update_xaxes(type="log")
@@ -420,9 +476,14 @@ def top_values(labels: Sequence[str], counts: Sequence[float] | NDArray[Any]) ->
     top = pd.DataFrame({"value": list(labels), "count": list(counts)})
     top = top.sort_values("count", ascending=False, kind="stable").head(50)
     figure = go.Figure(go.Bar(x=top["value"], y=top["count"], marker_color=_COLOURS[0]))
-    figure.update_layout(title="The 50 most frequent values", xaxis_title="value",
-                         yaxis_title="count", height=320, margin={"t": 40, "b": 40},
-                         template="plotly_white")  # fmt: skip
+    figure.update_layout(
+        title="The 50 most frequent values",
+        xaxis_title="value",
+        yaxis_title="count",
+        height=320,
+        margin={"t": 40, "b": 40},
+        template="plotly_white",
+    )
     return figure
 
 
@@ -431,14 +492,24 @@ def estimates_with_intervals(table: pd.DataFrame) -> go.Figure:
     top = table.sort_values("estimate", ascending=False, kind="stable").head(50)
     figure = go.Figure(
         go.Bar(
-            x=top["value"], y=top["estimate"], marker_color=_COLOURS[6],
-            error_y={"type": "data", "symmetric": False, "array": top["high"] - top["estimate"],
-                     "arrayminus": top["estimate"] - top["low"]},
+            x=top["value"],
+            y=top["estimate"],
+            marker_color=_COLOURS[6],
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": top["high"] - top["estimate"],
+                "arrayminus": top["estimate"] - top["low"],
+            },
         )
-    )  # fmt: skip
-    figure.update_layout(title="Consistent estimates (50 largest) with 95% intervals",
-                         yaxis_title="frequency", yaxis_tickformat=".2~%", height=360,
-                         template="plotly_white")  # fmt: skip
+    )
+    figure.update_layout(
+        title="Consistent estimates (50 largest) with 95% intervals",
+        yaxis_title="frequency",
+        yaxis_tickformat=".2~%",
+        height=360,
+        template="plotly_white",
+    )
     return figure
 
 
@@ -448,11 +519,21 @@ def error_against_epsilon(frame: pd.DataFrame, *, target_pp: float, protocol: st
     figure = go.Figure()
     for method, part in frame.groupby("method", sort=False):
         style = method_style(str(method))
-        figure.add_scatter(x=part["epsilon"], y=part["rmse_pp"], name=str(method),
-                           mode="lines+markers",
-                           line={"color": style["color"], "dash": style["dash"]})  # fmt: skip
+        figure.add_scatter(
+            x=part["epsilon"],
+            y=part["rmse_pp"],
+            name=str(method),
+            mode="lines+markers",
+            line={"color": style["color"], "dash": style["dash"]},
+        )
     reference_line(figure, target_pp, f"target {target_pp:g} pp", log_y=True, where="top right")
-    figure.update_layout(title=f"{protocol}: error against ε", xaxis_title="ε",
-                         yaxis_title="RMSE (percentage points)", xaxis_type="log",
-                         yaxis_type="log", height=380, template="plotly_white")  # fmt: skip
+    figure.update_layout(
+        title=f"{protocol}: error against ε",
+        xaxis_title="ε",
+        yaxis_title="RMSE (percentage points)",
+        xaxis_type="log",
+        yaxis_type="log",
+        height=380,
+        template="plotly_white",
+    )
     return figure

@@ -56,23 +56,39 @@ dataset: Dataset = picked  # narrowed once, for the closures below
 
 row = st.columns(3)
 n = row[0].select_slider(
-    "Users n", USERS, value=10**6, key="choose-n",
+    "Users n",
+    USERS,
+    value=10**6,
+    key="choose-n",
     help=f"How many people you will collect from. The data holds {dataset.n:,}; its "
     "shape is what matters here, and 1,000,000 is the size of a large survey.",
-)  # fmt: skip
+)
 target_pp = row[1].number_input(
-    "Accuracy target: root-mean-square error, in percentage points", 0.001, 50.0, 0.5,
-    step=0.1, format="%.3f", key="choose-target",
+    "Accuracy target: root-mean-square error, in percentage points",
+    0.001,
+    50.0,
+    0.5,
+    step=0.1,
+    format="%.3f",
+    key="choose-target",
     help="0.5 means each answer is typically within ±0.5 percentage points of the truth.",
-)  # fmt: skip
-trials = row[2].slider("Trials per point", 5, 50, 10, key="choose-trials",
-                       help="More trials: a narrower band, a slower answer.")  # fmt: skip
+)
+trials = row[2].slider(
+    "Trials per point",
+    5,
+    50,
+    10,
+    key="choose-trials",
+    help="More trials: a narrower band, a slower answer.",
+)
 query = query_picker("choose", dataset)
 with st.expander("Protocols and methods searched"):
-    protocols = st.multiselect("Protocols", protocol_names(), default=list(DEFAULT_PROTOCOLS),
-                               key="choose-protocols")  # fmt: skip
-    methods = st.multiselect("Methods", method_names(), default=list(DEFAULT_METHODS),
-                             key="choose-methods")  # fmt: skip
+    protocols = st.multiselect(
+        "Protocols", protocol_names(), default=list(DEFAULT_PROTOCOLS), key="choose-protocols"
+    )
+    methods = st.multiselect(
+        "Methods", method_names(), default=list(DEFAULT_METHODS), key="choose-methods"
+    )
 if not protocols or not methods:
     st.error("Pick at least one protocol and one method.")
     st.stop()
@@ -80,15 +96,22 @@ target = float(target_pp) / 100
 
 
 config = run_or_explain(
-    lambda: ExperimentConfig.from_dataset(dataset, n=int(n), protocol=protocols[0], epsilon=1.0,
-                                          query=query,
-                          methods=tuple(methods), trials=int(trials)),
+    lambda: ExperimentConfig.from_dataset(
+        dataset,
+        n=int(n),
+        protocol=protocols[0],
+        epsilon=1.0,
+        query=query,
+        methods=tuple(methods),
+        trials=int(trials),
+    ),
     "Checking the settings…",
-)  # fmt: skip
+)
 if config is None:
     st.stop()
-estimate = run_or_explain(lambda: choose_epsilon_seconds(config, tuple(protocols)),
-                          "Timing the search…")  # fmt: skip
+estimate = run_or_explain(
+    lambda: choose_epsilon_seconds(config, tuple(protocols)), "Timing the search…"
+)
 seconds = parallel_seconds(estimate, search_executor()[1]) if estimate else 0.0
 search_id = repr((config, target, tuple(protocols)))
 approved: set[str] = st.session_state.setdefault("choose-approved", set())
@@ -130,42 +153,57 @@ curve_config = dataclasses.replace(config, protocol=winner.protocol, methods=sho
 frame = run_or_explain(lambda: simulate_sweep(curve_config, "epsilon", grid), "Drawing the curve…")
 figure = None
 if frame is not None:
-    figure = viz.error_against_epsilon(frame, target_pp=float(target_pp),
-                                       protocol=winner.protocol)  # fmt: skip
+    figure = viz.error_against_epsilon(frame, target_pp=float(target_pp), protocol=winner.protocol)
     st.plotly_chart(figure, key="chart-choose", theme=None)
 
 
 def _record() -> bytes:
     """The decision record, made when asked for (it inlines Plotly: about 4.7 MB)."""
     at = winner.epsilon
-    risk_rows = None if at is None else pd.DataFrame(
-        privacy_risk(dataset.frequencies(), epsilon=at, protocols=protocols)
-    )  # fmt: skip
+    risk_rows = (
+        None
+        if at is None
+        else pd.DataFrame(privacy_risk(dataset.frequencies(), epsilon=at, protocols=protocols))
+    )
     return decision_record(
-        config=config, query_words=query_in_words(query), target_rmse=target,
-        protocols=protocols, answers=answers, figure=figure, risk=risk_rows, risk_epsilon=at,
-    ).encode()  # fmt: skip
+        config=config,
+        query_words=query_in_words(query),
+        target_rmse=target,
+        protocols=protocols,
+        answers=answers,
+        figure=figure,
+        risk=risk_rows,
+        risk_epsilon=at,
+    ).encode()
 
 
 record_column, notebook_column = st.columns(2)
 record_column.download_button(
-    "Decision record (HTML)", data=_record, file_name="choose-epsilon-decision.html",
-    mime="text/html", key="choose-record", on_click="ignore",
+    "Decision record (HTML)",
+    data=_record,
+    file_name="choose-epsilon-decision.html",
+    mime="text/html",
+    key="choose-record",
+    on_click="ignore",
     help="One page to file: what was asked, the answer with its interval, every protocol, "
     "the chart, what the chosen ε risks for one person, and the command that reproduces it.",
-)  # fmt: skip
+)
 notebook_column.download_button(
-    "Notebook (.ipynb)", key="choose-notebook", on_click="ignore",
+    "Notebook (.ipynb)",
+    key="choose-notebook",
+    on_click="ignore",
     data=lambda: choose_epsilon_notebook(config, target_rmse=target, protocols=protocols),
-    file_name="choose-epsilon.ipynb", mime="application/x-ipynb+json",
-)  # fmt: skip
+    file_name="choose-epsilon.ipynb",
+    mime="application/x-ipynb+json",
+)
 
 st.subheader("The reverse question: how many users at a given ε?")
 fixed = st.select_slider("ε", EPSILONS, value=1.0, key="choose-fixed-epsilon")
 
 
-reverse_config = dataclasses.replace(config, protocol=winner.protocol, epsilon=float(fixed),
-                                     methods=shown)  # fmt: skip
+reverse_config = dataclasses.replace(
+    config, protocol=winner.protocol, epsilon=float(fixed), methods=shown
+)
 users = run_or_explain(lambda: users_needed(reverse_config, target), "Searching n…")
 if users:
     for advice in users:
@@ -175,25 +213,32 @@ if users:
 
 st.subheader("What ε means for one person")
 inspect = st.select_slider(
-    "ε to inspect", EPSILONS,
+    "ε to inspect",
+    EPSILONS,
     value=min(EPSILONS, key=lambda e: abs(e - (winner.epsilon or 1.0))),
     key="choose-risk-epsilon",
-)  # fmt: skip
+)
 st.markdown(
     f"Whatever anyone knew before, one person's report can change their odds about that "
     f"person's value by at most a factor **e^ε = {math.exp(float(inspect)):,.2f}** "
     "(the definition of ε-LDP)."
 )
 risk = run_or_explain(
-    lambda: pd.DataFrame(privacy_risk(dataset.frequencies(), epsilon=float(inspect),
-                                      protocols=protocols)),
+    lambda: pd.DataFrame(
+        privacy_risk(dataset.frequencies(), epsilon=float(inspect), protocols=protocols)
+    ),
     "Computing…",
-)  # fmt: skip
+)
 if risk is not None:
-    st.dataframe(risk, hide_index=True, key="risk-table",
-                 column_config={c: st.column_config.NumberColumn(format="percent")
-                                for c in ("attacker guesses right",
-                                          "guessing without the report")})  # fmt: skip
+    st.dataframe(
+        risk,
+        hide_index=True,
+        key="risk-table",
+        column_config={
+            c: st.column_config.NumberColumn(format="percent")
+            for c in ("attacker guesses right", "guessing without the report")
+        },
+    )
     st.caption(
         "The best possible attacker knows this dataset's distribution and the protocol and "
         "guesses the most likely value given one report (Bayes-optimal; computed exactly from "

@@ -71,12 +71,14 @@ if len(drawn) < len(config.methods):
     )
 
 if compare:
-    every = run_or_explain(lambda: simulate_sweep(config, "protocol", protocol_names()),
-                           "Running every protocol…")  # fmt: skip
+    every = run_or_explain(
+        lambda: simulate_sweep(config, "protocol", protocol_names()), "Running every protocol…"
+    )
     if every is None:
         st.stop()
-    mse_chart = viz.mse_bars(every, base_mse=None, lower_bound=None,
-                             relative_to_base=relative, facet="protocol")  # fmt: skip
+    mse_chart = viz.mse_bars(
+        every, base_mse=None, lower_bound=None, relative_to_base=relative, facet="protocol"
+    )
 else:
     mse_chart = mse_figure(config, relative)
 st.plotly_chart(mse_chart, key="chart-mse", theme=None)
@@ -86,11 +88,17 @@ show_method_table(summary)
 st.caption(PAIRED_NOTE)
 # Made when asked for: a callable, like every download.
 notebook = (
-    partial(sweep_notebook, config, "protocol", protocol_names(),
-            title="Explorer: every protocol", x_title="protocol")
+    partial(
+        sweep_notebook,
+        config,
+        "protocol",
+        protocol_names(),
+        title="Explorer: every protocol",
+        x_title="protocol",
+    )
     if compare
     else partial(run_notebook, config, title="Explorer", relative=relative)
-)  # fmt: skip
+)
 downloads("explorer", summary, mse_chart, simulate_command(config), notebook)
 
 # A toggle, not an expander: an expander's content is drawn (and redrawn on every slider

@@ -26,9 +26,12 @@ PRESETS = {
 preset = st.selectbox("Preset", list(PRESETS), key="preset", bind="query-params")
 default_protocol, default_epsilon = PRESETS[preset]
 left, middle, right = st.columns(3)
-protocol = left.selectbox("Protocol", protocol_names(),
-                          index=protocol_names().index(default_protocol),
-                          key=f"learn-protocol-{preset}")  # fmt: skip
+protocol = left.selectbox(
+    "Protocol",
+    protocol_names(),
+    index=protocol_names().index(default_protocol),
+    key=f"learn-protocol-{preset}",
+)
 epsilon = middle.slider("ε", 0.1, 6.0, default_epsilon, 0.1, key=f"learn-epsilon-{preset}")
 seed = right.number_input("Seed", 0, 10_000, 0, key="learn-seed")
 
@@ -36,10 +39,14 @@ st.header("1. Each user's true value")
 st.write("Edit the values to see how the rest changes. Nobody's true value leaves their device.")
 start = pd.DataFrame({"value": list("AAAAAAAABBBBBCCCDDEF")})
 edited = st.data_editor(
-    start, key="population", num_rows="dynamic", hide_index=False,
-    column_config={"value": st.column_config.SelectboxColumn("value", options=LABELS,
-                                                             required=True)},
-)  # fmt: skip
+    start,
+    key="population",
+    num_rows="dynamic",
+    hide_index=False,
+    column_config={
+        "value": st.column_config.SelectboxColumn("value", options=LABELS, required=True)
+    },
+)
 chosen = [v for v in edited["value"].tolist() if v in LABELS]
 if not chosen:
     st.error("Add at least one user with a value from A to F.")
@@ -47,8 +54,9 @@ if not chosen:
 values = np.array([LABELS.index(v) for v in chosen])
 
 try:
-    steps = walkthrough(protocol=protocol, epsilon=float(epsilon), values=values, labels=LABELS,
-                        seed=int(seed))  # fmt: skip
+    steps = walkthrough(
+        protocol=protocol, epsilon=float(epsilon), values=values, labels=LABELS, seed=int(seed)
+    )
 except ValueError as exc:
     st.error(str(exc))
     st.stop()
@@ -80,8 +88,9 @@ st.write(
 )
 
 st.header("5. Post-processing the same vector")
-st.dataframe(steps.methods, hide_index=True, key="methods",
-             column_config=frequency_columns(steps.methods))  # fmt: skip
+st.dataframe(
+    steps.methods, hide_index=True, key="methods", column_config=frequency_columns(steps.methods)
+)
 for name, cls in ((m, method_class(m)) for m in method_names()):
     with st.expander(f"{name}: {cls.description}"):
         st.latex(cls.formula)

@@ -30,11 +30,15 @@ st.caption(
 
 catalogue = pd.DataFrame(
     [
-        {"figure": rid, "what it shows": get_recipe(rid).title,
-         "quick (s)": get_recipe(rid).quick_seconds, "full (s)": get_recipe(rid).full_seconds}
+        {
+            "figure": rid,
+            "what it shows": get_recipe(rid).title,
+            "quick (s)": get_recipe(rid).quick_seconds,
+            "full (s)": get_recipe(rid).full_seconds,
+        }
         for rid in recipe_ids()
     ]
-)  # fmt: skip
+)
 with st.expander("Every recipe", expanded=False):
     st.dataframe(catalogue, hide_index=True)
 with st.expander("Where ldpcore differs from the authors' code", expanded=False):
@@ -44,15 +48,27 @@ with st.expander("Where ldpcore differs from the authors' code", expanded=False)
         "an input on which the two give different answers (tests pin our side):"
     )
     st.dataframe(
-        pd.DataFrame([{"method": d.method, "their code": d.theirs, "ldpcore": d.ours,
-                       "an input where they differ": d.example} for d in DIFFERENCES]),
-        hide_index=True, key="paper-differences",
-    )  # fmt: skip
+        pd.DataFrame(
+            [
+                {
+                    "method": d.method,
+                    "their code": d.theirs,
+                    "ldpcore": d.ours,
+                    "an input where they differ": d.example,
+                }
+                for d in DIFFERENCES
+            ]
+        ),
+        hide_index=True,
+        key="paper-differences",
+    )
 
 chosen = st.selectbox(
-    "Figure", recipe_ids(), key="paper-figure",
+    "Figure",
+    recipe_ids(),
+    key="paper-figure",
     format_func=lambda rid: f"{rid}: {get_recipe(rid).title}",
-)  # fmt: skip
+)
 recipe = get_recipe(chosen)
 results: dict[tuple[str, str], Reproduction] = st.session_state.setdefault("paper-results", {})
 
@@ -74,11 +90,13 @@ def _run(mode: str) -> None:
 
 
 buttons = st.columns(2)
-if buttons[0].button(f"Run quick (about {recipe.quick_seconds:g} s)", key="paper-quick",
-                     type="primary"):  # fmt: skip
+if buttons[0].button(
+    f"Run quick (about {recipe.quick_seconds:g} s)", key="paper-quick", type="primary"
+):
     _run("quick")
-if buttons[1].button(f"Run full, the paper's trial counts (about {recipe.full_seconds:g} s)",
-                     key="paper-full"):  # fmt: skip
+if buttons[1].button(
+    f"Run full, the paper's trial counts (about {recipe.full_seconds:g} s)", key="paper-full"
+):
     _run("full")
 
 st.caption(f"Full runs execute on {executor()[2]}; quick runs in the app's own process.")
@@ -91,21 +109,35 @@ st.subheader(f"{shown.recipe} ({shown.mode} mode): {tally(shown.claims)}")
 figure_column, claims_column = st.columns([3, 2])
 figure_column.plotly_chart(shown.figure, key="paper-chart", theme=None)
 claims = pd.DataFrame(
-    [{"verdict": {"holds": "✅ holds", "does not hold": "❌ does not hold"}.get(
-        c.status, "❔ " + verdict_text(c)), "claim": c.text, "measured": c.measured}
-     for c in shown.claims]
-)  # fmt: skip
+    [
+        {
+            "verdict": {"holds": "✅ holds", "does not hold": "❌ does not hold"}.get(
+                c.status, "❔ " + verdict_text(c)
+            ),
+            "claim": c.text,
+            "measured": c.measured,
+        }
+        for c in shown.claims
+    ]
+)
 claims_column.dataframe(claims, hide_index=True, key="paper-claims")
 st.caption(f"Settings: {shown.settings}. Ran in {shown.seconds:.1f} s.")
 if shown.notes:
     st.caption(f"Notes: {shown.notes}")
 downloads = st.columns(2)
 downloads[0].download_button(
-    "Numbers (CSV)", data=shown.data.to_csv(index=False).encode(),
-    file_name=f"{shown.recipe}.csv", mime="text/csv", key="paper-csv", on_click="ignore",
-)  # fmt: skip
-downloads[1].download_button(
-    "Claims (report.md)", data=report_markdown(shown).encode(),
-    file_name=f"{shown.recipe}-report.md", mime="text/markdown", key="paper-report",
+    "Numbers (CSV)",
+    data=shown.data.to_csv(index=False).encode(),
+    file_name=f"{shown.recipe}.csv",
+    mime="text/csv",
+    key="paper-csv",
     on_click="ignore",
-)  # fmt: skip
+)
+downloads[1].download_button(
+    "Claims (report.md)",
+    data=report_markdown(shown).encode(),
+    file_name=f"{shown.recipe}-report.md",
+    mime="text/markdown",
+    key="paper-report",
+    on_click="ignore",
+)

@@ -29,8 +29,13 @@ config: ExperimentConfig = require_config()
 RHOS = (0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9)
 KS = (2, 4, 8, 16, 32)
 
-kind = st.radio("Query", ("Sets of values", "Most frequent values", "Groups", "Intervals"),
-                horizontal=True, key="query", bind="query-params")  # fmt: skip
+kind = st.radio(
+    "Query",
+    ("Sets of values", "Most frequent values", "Groups", "Intervals"),
+    horizontal=True,
+    key="query",
+    bind="query-params",
+)
 
 if kind == "Sets of values":
     st.caption("Random sets of ⌈ρ·d⌉ values; the same sets for every trial and method.")
@@ -38,26 +43,42 @@ if kind == "Sets of values":
     if frame is not None:
         found = sweep_verdicts(frame, "rho", "ρ")
         sweep_banner(found)
-        figure = viz.curves(frame, "rho", title="Set-query MSE against set size ρ",
-                            x_title="ρ (fraction of the domain)", y_title="MSE")  # fmt: skip
+        figure = viz.curves(
+            frame,
+            "rho",
+            title="Set-query MSE against set size ρ",
+            x_title="ρ (fraction of the domain)",
+            y_title="MSE",
+        )
         st.plotly_chart(figure, key="chart-sets", theme=None)
         sweep_details(found, "ρ")
-        downloads("sets", frame, figure, simulate_command(config, query="set:rho=0.5"),
-                  lambda: sweep_notebook(config, "rho", RHOS, title="Set-query MSE",
-                                         x_title="ρ (fraction of the domain)"))  # fmt: skip
+        downloads(
+            "sets",
+            frame,
+            figure,
+            simulate_command(config, query="set:rho=0.5"),
+            lambda: sweep_notebook(
+                config, "rho", RHOS, title="Set-query MSE", x_title="ρ (fraction of the domain)"
+            ),
+        )
 elif kind == "Most frequent values":
     st.caption("The k values with the highest true frequency (the estimators do not know them).")
     frame = run_or_explain(lambda: simulate_sweep(config, "topk", KS), "Simulating top-k…")
     if frame is not None:
         found = sweep_verdicts(frame, "topk", "k")
         sweep_banner(found)
-        figure = viz.curves(frame, "topk", title="Top-k MSE against k", x_title="k",
-                            y_title="MSE", log_x=True)  # fmt: skip
+        figure = viz.curves(
+            frame, "topk", title="Top-k MSE against k", x_title="k", y_title="MSE", log_x=True
+        )
         st.plotly_chart(figure, key="chart-topk", theme=None)
         sweep_details(found, "k")
-        downloads("topk", frame, figure, simulate_command(config, query="topk:k=8"),
-                  lambda: sweep_notebook(config, "topk", KS, title="Top-k MSE", x_title="k",
-                                         log_x=True))  # fmt: skip
+        downloads(
+            "topk",
+            frame,
+            figure,
+            simulate_command(config, query="topk:k=8"),
+            lambda: sweep_notebook(config, "topk", KS, title="Top-k MSE", x_title="k", log_x=True),
+        )
 elif kind == "Groups":
     grouped = config.dataset in bundled_names() and bundled_dataset(config.dataset).groups
     if not grouped:
@@ -67,27 +88,36 @@ elif kind == "Groups":
             "`value,count,group` file on the Your data page."
         )
     else:
-        result = run_or_explain(lambda: simulate(with_query(config, "groups")),
-                                "Simulating group totals…")  # fmt: skip
+        result = run_or_explain(
+            lambda: simulate(with_query(config, "groups")), "Simulating group totals…"
+        )
         if result is not None:
             verdict_banner(result["ranking"])
-            st.caption("Each group's total frequency: the sum of its values' estimates. "
-                       + PAIRED_NOTE)  # fmt: skip
+            st.caption(
+                "Each group's total frequency: the sum of its values' estimates. " + PAIRED_NOTE
+            )
             figure = viz.mse_bars(result["summary"], base_mse=None, lower_bound=None)
             st.plotly_chart(figure, key="chart-groups", theme=None)
-            downloads("groups", result["summary"], figure,
-                      simulate_command(config, query="groups"),
-                      lambda: run_notebook(with_query(config, "groups"),
-                                           title="Group totals"))  # fmt: skip
+            downloads(
+                "groups",
+                result["summary"],
+                figure,
+                simulate_command(config, query="groups"),
+                lambda: run_notebook(with_query(config, "groups"), title="Group totals"),
+            )
 else:
-    result = run_or_explain(lambda: simulate(with_query(config, "interval:samples=20")),
-                            "Simulating intervals…")  # fmt: skip
+    result = run_or_explain(
+        lambda: simulate(with_query(config, "interval:samples=20")), "Simulating intervals…"
+    )
     if result is not None:
         verdict_banner(result["ranking"])
         figure = viz.mse_bars(result["summary"], base_mse=None, lower_bound=None)
         st.plotly_chart(figure, key="chart-intervals", theme=None)
         st.caption("20 random ranges [a, b] of the (ordered) domain. " + PAIRED_NOTE)
-        downloads("intervals", result["summary"], figure,
-                  simulate_command(config, query="interval:samples=20"),
-                  lambda: run_notebook(with_query(config, "interval:samples=20"),
-                                       title="Intervals"))  # fmt: skip
+        downloads(
+            "intervals",
+            result["summary"],
+            figure,
+            simulate_command(config, query="interval:samples=20"),
+            lambda: run_notebook(with_query(config, "interval:samples=20"), title="Intervals"),
+        )

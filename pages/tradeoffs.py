@@ -32,18 +32,32 @@ if frame is not None:
     base = per_epsilon["base_mse"].first().to_numpy()
     bound = per_epsilon["lower_bound"].first().to_numpy()
     figure = viz.curves(
-        frame, "epsilon", title="MSE against ε (bands: ± one standard deviation over trials)",
-        x_title="ε", y_title="mean squared error",
+        frame,
+        "epsilon",
+        title="MSE against ε (bands: ± one standard deviation over trials)",
+        x_title="ε",
+        y_title="mean squared error",
         references=[
             ("analytic Base (Eq. 3)", base, "dash"),
             ("lower bound", bound, "dot"),
         ],
-    )  # fmt: skip
+    )
     st.plotly_chart(figure, key="chart-mse-epsilon", theme=None)
     st.caption(viz.lower_bound_note())
-    downloads("mse-vs-epsilon", frame, figure, simulate_command(config),
-              lambda: sweep_notebook(config, "epsilon", EPSILON_GRID, title="MSE against ε",
-                                     x_title="ε", y_title="mean squared error"))  # fmt: skip
+    downloads(
+        "mse-vs-epsilon",
+        frame,
+        figure,
+        simulate_command(config),
+        lambda: sweep_notebook(
+            config,
+            "epsilon",
+            EPSILON_GRID,
+            title="MSE against ε",
+            x_title="ε",
+            y_title="mean squared error",
+        ),
+    )
 
 st.subheader("What post-processing is worth, in users")
 st.caption(
@@ -53,14 +67,31 @@ st.caption(
 users = run_or_explain(lambda: simulate_sweep(config, "n", N_GRID), "Simulating every n…")
 if users is not None:
     figure = viz.curves(
-        users, "n", y="equivalent_users", band=None,
-        title=f"Equivalent users at ε = {config.epsilon:g}", x_title="users n",
-        y_title="equivalent users n′", log_x=True,
+        users,
+        "n",
+        y="equivalent_users",
+        band=None,
+        title=f"Equivalent users at ε = {config.epsilon:g}",
+        x_title="users n",
+        y_title="equivalent users n′",
+        log_x=True,
         references=[("n′ = n (Base)", np.array(N_GRID, dtype=float), "dash")],
-    )  # fmt: skip
+    )
     st.plotly_chart(figure, key="chart-equivalent-users", theme=None)
     st.write(users_saved_sentence(users, N_GRID[2]))
-    downloads("equivalent-users", users, figure, simulate_command(config),
-              lambda: sweep_notebook(config, "n", N_GRID, title="Equivalent users",
-                                     x_title="users n", y_title="equivalent users n′",
-                                     y="equivalent_users", log_x=True))  # fmt: skip
+    downloads(
+        "equivalent-users",
+        users,
+        figure,
+        simulate_command(config),
+        lambda: sweep_notebook(
+            config,
+            "n",
+            N_GRID,
+            title="Equivalent users",
+            x_title="users n",
+            y_title="equivalent users n′",
+            y="equivalent_users",
+            log_x=True,
+        ),
+    )

@@ -62,26 +62,31 @@ def _simulate_section(dataset: Dataset) -> None:
     st.subheader("Simulate a protocol on it")
     row = st.columns(4)
     protocol = row[0].selectbox("Protocol", protocol_names(), index=1, key="yours-protocol")
-    epsilon = row[1].select_slider("Privacy budget ε", EPSILONS, value=1.0,
-                                   key="yours-epsilon")  # fmt: skip
+    epsilon = row[1].select_slider("Privacy budget ε", EPSILONS, value=1.0, key="yours-epsilon")
     n = row[2].number_input(
-        "Users n", bounds.N_USERS_MIN, bounds.N_USERS_MAX,
-        min(dataset.n, SURVEY_USERS), key="yours-n",
+        "Users n",
+        bounds.N_USERS_MIN,
+        bounds.N_USERS_MAX,
+        min(dataset.n, SURVEY_USERS),
+        key="yours-n",
         help=f"The file holds {dataset.n:,}. The default is at most {SURVEY_USERS:,}, the size "
         "of a large survey: at billions of users every method is nearly exact and the "
         "comparison says little.",
-    )  # fmt: skip
+    )
     trials = row[3].slider("Trials", 5, 100, 20, key="yours-trials")
     query = query_picker("yours", dataset)
     config = run_or_explain(
-        lambda: ExperimentConfig.from_dataset(dataset, n=int(n), protocol=protocol,
-                                              epsilon=float(epsilon),
-                              query=query, trials=int(trials)),
+        lambda: ExperimentConfig.from_dataset(
+            dataset,
+            n=int(n),
+            protocol=protocol,
+            epsilon=float(epsilon),
+            query=query,
+            trials=int(trials),
+        ),
         "Checking the settings…",
-    )  # fmt: skip
-    result = None if config is None else run_or_explain(
-        lambda: simulate(config), "Simulating…"
-    )  # fmt: skip
+    )
+    result = None if config is None else run_or_explain(lambda: simulate(config), "Simulating…")
     if config is not None and result is not None:
         verdict_banner(result["ranking"], explain=True)
         convergence_warning(result["summary"])
@@ -92,8 +97,13 @@ def _simulate_section(dataset: Dataset) -> None:
         estimates = by_rank_figure(config, "estimates", False)
         st.plotly_chart(estimates, key="yours-estimates", theme=None)
         show_method_table(result["summary"])
-        downloads("your-data", result["summary"], chart, simulate_command(config),
-                  lambda: run_notebook(config, title=f"Your data: {dataset.name}"))  # fmt: skip
+        downloads(
+            "your-data",
+            result["summary"],
+            chart,
+            simulate_command(config),
+            lambda: run_notebook(config, title=f"Your data: {dataset.name}"),
+        )
 
 
 with simulate_tab:
@@ -106,8 +116,9 @@ def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
     upload = st.file_uploader(
         "Collected output: CSV or TSV with a value column and either `count` (support "
         "counts) or `estimate` (Base frequency estimates)",
-        type=["csv", "tsv", "txt"], key="collected-upload",
-    )  # fmt: skip
+        type=["csv", "tsv", "txt"],
+        key="collected-upload",
+    )
     if upload is None:
         st.info(
             "Support counts are how many reports supported each value (what `ldpcore "
@@ -116,10 +127,13 @@ def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
             "OLH at ε = 1 on 10,000 users, the settings this page starts with) and upload it."
         )
         st.download_button(
-            "Example: support counts (CSV)", data=collected_example(),
-            file_name="example_support_counts.csv", mime="text/csv",
-            key="collected-example", on_click="ignore",
-        )  # fmt: skip
+            "Example: support counts (CSV)",
+            data=collected_example(),
+            file_name="example_support_counts.csv",
+            mime="text/csv",
+            key="collected-example",
+            on_click="ignore",
+        )
         return None
     data = upload.getvalue()
     try:
@@ -128,18 +142,33 @@ def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
         st.error(str(exc))
         return None
     row = st.columns(4)
-    kind = row[0].radio("The file holds", ("counts", "estimates"),
-                        index=0 if guessed == "counts" else 1, key="collected-kind",
-                        format_func={"counts": "support counts",
-                                     "estimates": "Base estimates"}.__getitem__)  # fmt: skip
-    protocol = row[1].selectbox("Protocol used", protocol_names(), index=1,
-                                key="collected-protocol")  # fmt: skip
-    epsilon = row[2].number_input("ε used", bounds.EPSILON_MIN, bounds.EPSILON_MAX, 1.0,
-                                  step=0.1, format="%.3f", key="collected-epsilon")  # fmt: skip
-    n = row[3].number_input("Users who reported (n)", bounds.N_USERS_MIN, bounds.N_USERS_MAX,
-                            10_000, key="collected-n")  # fmt: skip
-    return data, upload.name, {"kind": kind, "protocol": protocol, "epsilon": float(epsilon),
-                               "n": int(n)}  # fmt: skip
+    kind = row[0].radio(
+        "The file holds",
+        ("counts", "estimates"),
+        index=0 if guessed == "counts" else 1,
+        key="collected-kind",
+        format_func={"counts": "support counts", "estimates": "Base estimates"}.__getitem__,
+    )
+    protocol = row[1].selectbox(
+        "Protocol used", protocol_names(), index=1, key="collected-protocol"
+    )
+    epsilon = row[2].number_input(
+        "ε used",
+        bounds.EPSILON_MIN,
+        bounds.EPSILON_MAX,
+        1.0,
+        step=0.1,
+        format="%.3f",
+        key="collected-epsilon",
+    )
+    n = row[3].number_input(
+        "Users who reported (n)", bounds.N_USERS_MIN, bounds.N_USERS_MAX, 10_000, key="collected-n"
+    )
+    return (
+        data,
+        upload.name,
+        {"kind": kind, "protocol": protocol, "epsilon": float(epsilon), "n": int(n)},
+    )
 
 
 with collected_tab:
@@ -147,11 +176,15 @@ with collected_tab:
     if inputs is not None:
         data, source, settings = inputs
         choice = st.columns(2)
-        method = choice[0].selectbox("Post-processing method", method_names(),
-                                  index=method_names().index("Norm-Sub"),
-                                  key="collected-method")  # fmt: skip
-        trials = choice[1].slider("Simulations for the intervals", 20, 500, 100,
-                               key="collected-trials")  # fmt: skip
+        method = choice[0].selectbox(
+            "Post-processing method",
+            method_names(),
+            index=method_names().index("Norm-Sub"),
+            key="collected-method",
+        )
+        trials = choice[1].slider(
+            "Simulations for the intervals", 20, 500, 100, key="collected-trials"
+        )
         table = run_or_explain(
             lambda: consistent(data, source, settings, method, int(trials)),
             "Post-processing and simulating intervals…",
@@ -168,7 +201,10 @@ with collected_tab:
             shown = frequency_columns(table[["estimate", "low", "high"]])
             st.dataframe(table, hide_index=True, key="consistent-table", column_config=shown)
             st.download_button(
-                "Consistent estimates (CSV)", data=table.to_csv(index=False).encode(),
-                file_name="consistent_estimates.csv", mime="text/csv",
-                key="consistent-download", on_click="ignore",
-            )  # fmt: skip
+                "Consistent estimates (CSV)",
+                data=table.to_csv(index=False).encode(),
+                file_name="consistent_estimates.csv",
+                mime="text/csv",
+                key="consistent-download",
+                on_click="ignore",
+            )

@@ -24,8 +24,9 @@ def test_recommend_picks_the_known_best_method_on_sparse_data() -> None:
     counts = np.zeros(d, dtype=np.int64)
     counts[5] = n
     estimate = protocol.estimate(protocol.sample_support_counts(counts, 1), n)
-    ranking = recommend(estimate, protocol=protocol, n=n, methods=["Base", "Base-Pos", "Norm-Sub"],
-                        trials=10).ranking  # fmt: skip
+    ranking = recommend(
+        estimate, protocol=protocol, n=n, methods=["Base", "Base-Pos", "Norm-Sub"], trials=10
+    ).ranking
     assert list(ranking["method"]) == ["Norm-Sub", "Base-Pos", "Base"]
     assert list(ranking["rank"]) == [1, 2, 3]
 
@@ -34,15 +35,27 @@ def test_recommend_for_top_k_avoids_norm_mul() -> None:
     data = zipf(256, 100_000)
     protocol = get_protocol("OUE", epsilon=1.0, domain_size=256)
     estimate = protocol.estimate(protocol.sample_support_counts(data.counts, 2), data.n)
-    ranking = recommend(estimate, protocol=protocol, n=data.n, query="topk:k=5",
-                        methods=["Norm-Mul", "Base"], trials=10)  # fmt: skip
+    ranking = recommend(
+        estimate,
+        protocol=protocol,
+        n=data.n,
+        query="topk:k=5",
+        methods=["Norm-Mul", "Base"],
+        trials=10,
+    )
     assert ranking.ranking.iloc[0]["method"] == "Base"
     assert ranking.recommended == "Base" and not ranking.significant
 
 
 def test_base_advice_matches_the_analytic_solution() -> None:
-    config = ExperimentConfig(dataset="zipf:d=256,s=1.5", n=100_000, protocol="OUE",
-                              epsilon=1.0, methods=("Base",), trials=2)  # fmt: skip
+    config = ExperimentConfig(
+        dataset="zipf:d=256,s=1.5",
+        n=100_000,
+        protocol="OUE",
+        epsilon=1.0,
+        methods=("Base",),
+        trials=2,
+    )
     target = 0.004
     (advice,) = advise_epsilon(config, target_rmse=target)
     f = zipf(256, 100_000).frequencies()
@@ -61,8 +74,14 @@ def test_base_advice_matches_the_analytic_solution() -> None:
 
 
 def test_advice_for_a_simulated_method_has_an_interval() -> None:
-    config = ExperimentConfig(dataset="zipf:d=128,s=1.5", n=50_000, protocol="GRR",
-                              epsilon=1.0, methods=("Norm-Sub",), trials=8)  # fmt: skip
+    config = ExperimentConfig(
+        dataset="zipf:d=128,s=1.5",
+        n=50_000,
+        protocol="GRR",
+        epsilon=1.0,
+        methods=("Norm-Sub",),
+        trials=8,
+    )
     (tight,) = advise_epsilon(config, target_rmse=0.003)
     (loose,) = advise_epsilon(config, target_rmse=0.01)
     assert tight.value is not None and loose.value is not None
@@ -85,9 +104,23 @@ def test_cli_recommend_and_advise(tmp_path) -> None:
     support = protocol.sample_support_counts(data.counts, 0)
     path = tmp_path / "counts.csv"
     path.write_text("value,count\n" + "".join(f"v{i},{c}\n" for i, c in enumerate(support)))
-    done = ldpcore("recommend", "--protocol", "OLH", "--epsilon", "1", "--n", "10000",
-                   "--input", str(path), "--methods", "Base,Norm-Sub", "--trials", "4",
-                   "--format", "json")  # fmt: skip
+    done = ldpcore(
+        "recommend",
+        "--protocol",
+        "OLH",
+        "--epsilon",
+        "1",
+        "--n",
+        "10000",
+        "--input",
+        str(path),
+        "--methods",
+        "Base,Norm-Sub",
+        "--trials",
+        "4",
+        "--format",
+        "json",
+    )
     assert done.returncode == 0, done.stderr
     ranking = json.loads(done.stdout)["ranking"]
     assert {r["method"] for r in ranking} == {"Base", "Norm-Sub"}
@@ -113,16 +146,44 @@ def test_cli_recommend_and_advise(tmp_path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["advise-epsilon", "--n", "100", "--dataset", "zipf:d=8", "--target-rmse", "0"],
-         "target_rmse must be in"),
-        (["advise-epsilon", "--n", "100", "--dataset", "zipf:d=8", "--target-rmse", "x"],
-         "--target-rmse must be a number"),
-        (["advise-epsilon", "--protocol", "XX", "--n", "100", "--dataset", "zipf:d=8",
-          "--target-rmse", "0.1"], "unknown protocol"),
-        (["recommend", "--protocol", "OLH", "--epsilon", "1", "--n", "100", "--input",
-          "/no/such.csv"], "does not exist"),
+        (
+            ["advise-epsilon", "--n", "100", "--dataset", "zipf:d=8", "--target-rmse", "0"],
+            "target_rmse must be in",
+        ),
+        (
+            ["advise-epsilon", "--n", "100", "--dataset", "zipf:d=8", "--target-rmse", "x"],
+            "--target-rmse must be a number",
+        ),
+        (
+            [
+                "advise-epsilon",
+                "--protocol",
+                "XX",
+                "--n",
+                "100",
+                "--dataset",
+                "zipf:d=8",
+                "--target-rmse",
+                "0.1",
+            ],
+            "unknown protocol",
+        ),
+        (
+            [
+                "recommend",
+                "--protocol",
+                "OLH",
+                "--epsilon",
+                "1",
+                "--n",
+                "100",
+                "--input",
+                "/no/such.csv",
+            ],
+            "does not exist",
+        ),
     ],
-)  # fmt: skip
+)
 def test_cli_advice_bad_input(args: list[str], message: str) -> None:
     done = ldpcore(*args)
     assert done.returncode == 2

@@ -72,8 +72,10 @@ def test_the_default_configuration_is_what_a_first_visitor_sees() -> None:
     at.run()
     config = default_config()
     assert config.methods == method_names()
-    said = (f"{config.protocol}, ε = {config.epsilon:g}, n = {config.n:,}, {config.dataset}, "
-            f"{config.trials} trials, seed {config.seed}.")  # fmt: skip
+    said = (
+        f"{config.protocol}, ε = {config.epsilon:g}, n = {config.n:,}, {config.dataset}, "
+        f"{config.trials} trials, seed {config.seed}."
+    )
     assert at.caption[0].value.startswith(said), at.caption[0].value
     assert at.sidebar.caption[-1].value == (
         f"Methods: all. Trials: {config.trials}. Seed: {config.seed}."
@@ -199,17 +201,35 @@ def test_by_rank_chart_draws_the_featured_methods_or_every_method() -> None:
     at.segmented_control(key="view").set_value("Bias by rank").run()
     assert len(chart(at, "chart-bias")["data"]) == len(method_names())
     # From the URL, with a few methods picked in the sidebar: all of them are drawn.
-    at = app({"d": "64", "n": "10000", "trials": "5", "lines": "false",
-              "methods": ["Base", "Norm", "MLE"]})  # fmt: skip
+    at = app(
+        {
+            "d": "64",
+            "n": "10000",
+            "trials": "5",
+            "lines": "false",
+            "methods": ["Base", "Norm", "MLE"],
+        }
+    )
     at.run()
     assert [t["name"] for t in chart(at, "chart-estimates")["data"]] == [
-        "truth", "Base", "Norm", "MLE"
-    ]  # fmt: skip
+        "truth",
+        "Base",
+        "Norm",
+        "MLE",
+    ]
 
 
 def test_url_restores_the_view() -> None:
-    at = app({"protocol": "OUE", "epsilon": "2.0", "d": "64", "n": "10000", "trials": "5",
-              "methods": "Norm-Sub"})  # fmt: skip
+    at = app(
+        {
+            "protocol": "OUE",
+            "epsilon": "2.0",
+            "d": "64",
+            "n": "10000",
+            "trials": "5",
+            "methods": "Norm-Sub",
+        }
+    )
     at.run()
     assert not at.exception
     assert at.pills(key="protocol").value == "OUE"
@@ -289,8 +309,9 @@ def test_pages_leave_the_shared_cached_figures_unchanged(monkeypatch: pytest.Mon
         at.segmented_control(key="view").set_value(view).run()
     at.switch_page("pages/your_data.py").run()
     assert not at.exception
-    config = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH",
-                              epsilon=1.0, trials=5)  # fmt: skip
+    config = ExperimentConfig(
+        dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH", epsilon=1.0, trials=5
+    )
     built = []
     monkeypatch.setattr(viz, "estimates_by_rank", lambda *a, **k: built.append(1))
     shared = {
@@ -302,9 +323,12 @@ def test_pages_leave_the_shared_cached_figures_unchanged(monkeypatch: pytest.Mon
     result = cache.simulate(config)
     fresh = {
         "estimates": viz.estimates_by_rank(result["per_item"], featured=viz.FEATURED),
-        "mse": viz.mse_bars(result["summary"], base_mse=result["analytic"]["base_mse"],
-                            lower_bound=result["analytic"]["lower_bound"],
-                            relative_to_base=True),
-    }  # fmt: skip
+        "mse": viz.mse_bars(
+            result["summary"],
+            base_mse=result["analytic"]["base_mse"],
+            lower_bound=result["analytic"]["lower_bound"],
+            relative_to_base=True,
+        ),
+    }
     for name, figure in fresh.items():
         assert shared[name].to_plotly_json() == figure.to_plotly_json(), name

@@ -56,8 +56,13 @@ def test_your_data_simulates_an_upload_and_recommends_a_method() -> None:
     assert set(table["method"]) >= {"Base", "Norm-Sub"}
     by_method = table.set_index("method")
     assert by_method.loc["Base", "vs Base"] == "reference"
-    assert set(table["vs Base"]) <= {"reference", "lower", "higher", "same answers",
-                                     "no significant difference"}  # fmt: skip
+    assert set(table["vs Base"]) <= {
+        "reference",
+        "lower",
+        "higher",
+        "same answers",
+        "no significant difference",
+    }
     # Group totals are not every value's frequency: no equivalent users, said as "—"
     # with a tooltip (a Markdown link title) that says why, never "None" or "nan".
     for cell in table["equivalent users n'"]:
@@ -83,8 +88,9 @@ def test_your_data_explains_bad_uploads(content: bytes, message: str) -> None:
 
 
 def test_duplicates_are_summed_only_when_asked() -> None:
-    at = upload(open_page("pages/your_data.py"), "yours", "dup.csv",
-                b"value,count\na,1\nb,2\na,3\n")  # fmt: skip
+    at = upload(
+        open_page("pages/your_data.py"), "yours", "dup.csv", b"value,count\na,1\nb,2\na,3\n"
+    )
     assert "appear on more than one row" in messages(at) and not at.metric
     at.checkbox(key="yours-sum").check()
     at = at.run()
@@ -92,8 +98,12 @@ def test_duplicates_are_summed_only_when_asked() -> None:
 
 
 def test_ambiguous_columns_are_chosen_by_the_user() -> None:
-    at = upload(open_page("pages/your_data.py"), "yours", "years.csv",
-                b"city,in 2019,in 2020\nx,1,2\ny,3,4\n")  # fmt: skip
+    at = upload(
+        open_page("pages/your_data.py"),
+        "yours",
+        "years.csv",
+        b"city,in 2019,in 2020\nx,1,2\ny,3,4\n",
+    )
     assert not at.exception, at.exception
     at.selectbox(key="yours-count-col").set_value("in 2020")
     at = at.run()
@@ -101,8 +111,9 @@ def test_ambiguous_columns_are_chosen_by_the_user() -> None:
 
 
 def test_a_header_of_years_is_marked_by_the_user() -> None:
-    at = upload(open_page("pages/your_data.py"), "yours", "years.csv",
-                b"city,2019,2020\nx,1,2\ny,3,4\n")  # fmt: skip
+    at = upload(
+        open_page("pages/your_data.py"), "yours", "years.csv", b"city,2019,2020\nx,1,2\ny,3,4\n"
+    )
     assert not at.exception, at.exception
     assert at.checkbox(key="yours-header").value is False  # guessed: data
     at.checkbox(key="yours-header").check().run()
@@ -196,8 +207,9 @@ def test_paper_page_runs_a_quick_recipe_beside_its_claims() -> None:
     assert not at.exception, at.exception
     claims = frame(at, "claim")
     assert len(claims) == 5
-    assert all(v.startswith(("✅ holds", "❌ does not hold", "❔ cannot tell"))
-               for v in claims["verdict"])  # fmt: skip
+    assert all(
+        v.startswith(("✅ holds", "❌ does not hold", "❔ cannot tell")) for v in claims["verdict"]
+    )
     assert all("95% interval" in m for m in claims["measured"])
     assert frame(at, "their code") is not None  # where we differ from the authors' code
     assert "Norm-Mul" in " ".join(claims["claim"])
@@ -224,8 +236,9 @@ def test_the_collected_example_round_trips() -> None:
 
 
 def test_choose_epsilon_with_good_and_bad_uploads() -> None:
-    at = upload(open_page("pages/choose_epsilon.py"), "choose", "bad.csv",
-                b"value,count\na,1.5\nb,2\n")  # fmt: skip
+    at = upload(
+        open_page("pages/choose_epsilon.py"), "choose", "bad.csv", b"value,count\na,1.5\nb,2\n"
+    )
     assert not at.exception, at.exception
     assert "not a whole number" in messages(at) and not at.success
     at.file_uploader(key="choose-upload").set_value(("fruit.csv", HISTOGRAM, "text/csv"))

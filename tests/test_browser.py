@@ -53,10 +53,16 @@ def browser_page() -> Iterator[Page]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync"],
-        )  # fmt: skip
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
         context = browser.new_context(
             viewport={"width": 1400, "height": 1000}, accept_downloads=True
         )
@@ -204,9 +210,11 @@ def test_each_page_opens(
     page.get_by_role("heading", name=title.split(":", maxsplit=1)[0]).first.wait_for(timeout=60_000)
     # The first chart or table on screen (one inside a closed expander does not count);
     # the Paper page runs a figure only when asked, so its picker is what it shows first.
-    ready = "[data-testid='stSelectbox']" if title == "Paper" else (
-        ".js-plotly-plot, [data-testid='stDataFrame']"
-    )  # fmt: skip
+    ready = (
+        "[data-testid='stSelectbox']"
+        if title == "Paper"
+        else (".js-plotly-plot, [data-testid='stDataFrame']")
+    )
     page.locator(ready).locator("visible=true").first.wait_for(timeout=60_000)
     # Let the page's script finish (Choose ε keeps computing after its first table), so
     # the server is idle for whatever test comes next (the timing test among them).
@@ -236,8 +244,10 @@ def test_slider_response_time_at_the_issue_defaults(server: str, browser_page: P
     finally:
         context.close()
     (ARTIFACTS / "browser-timings.json").write_text(json.dumps(timings))
-    print(f"\nslider → updated MSE chart (median): cold {timings['cold_seconds']:.2f} s, "
-          f"warm {timings['warm_seconds']:.2f} s")  # fmt: skip
+    print(
+        f"\nslider → updated MSE chart (median): cold {timings['cold_seconds']:.2f} s, "
+        f"warm {timings['warm_seconds']:.2f} s"
+    )
     # Sanity only; the targets are reported (benchmarks/README.md), not timed tests.
     assert max(timings["cold_all"] + timings["warm_all"]) < 30
 

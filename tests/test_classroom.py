@@ -94,11 +94,13 @@ def test_concurrent_requests_for_one_configuration_compute_it_once(
     monkeypatch.setattr(cache, "simulate_tables", counted)
     cache.simulation_processes.clear()
     cache.simulate.clear()
-    config = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH",
-                              epsilon=1.5, trials=3, seed=11)  # fmt: skip
+    config = ExperimentConfig(
+        dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH", epsilon=1.5, trials=3, seed=11
+    )
     results: list[Any] = []
-    threads = [threading.Thread(target=lambda: results.append(cache.simulate(config)))
-               for _ in range(8)]  # fmt: skip
+    threads = [
+        threading.Thread(target=lambda: results.append(cache.simulate(config))) for _ in range(8)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -25,10 +25,22 @@ def ldpcore(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_simulate_json_contract() -> None:
     done = ldpcore(
-        "simulate", "--protocol", "olh", "--epsilon", "1", "--n", "100000",
-        "--dataset", "zipf:d=128,s=1.5", "--methods", "Base,Norm-Sub", "--trials", "5",
-        "--format", "json",
-    )  # fmt: skip
+        "simulate",
+        "--protocol",
+        "olh",
+        "--epsilon",
+        "1",
+        "--n",
+        "100000",
+        "--dataset",
+        "zipf:d=128,s=1.5",
+        "--methods",
+        "Base,Norm-Sub",
+        "--trials",
+        "5",
+        "--format",
+        "json",
+    )
     assert done.returncode == 0, done.stderr
     payload = json.loads(done.stdout)
     assert payload["config"]["protocol"] == "OLH"
@@ -41,9 +53,22 @@ def test_simulate_json_contract() -> None:
 @pytest.mark.parametrize("fmt", ["table", "csv"])
 def test_simulate_other_formats(fmt: str) -> None:
     done = ldpcore(
-        "simulate", "--protocol", "GRR", "--epsilon", "2", "--n", "5000",
-        "--dataset", "uniform:d=16", "--query", "topk:k=3", "--trials", "3", "--format", fmt,
-    )  # fmt: skip
+        "simulate",
+        "--protocol",
+        "GRR",
+        "--epsilon",
+        "2",
+        "--n",
+        "5000",
+        "--dataset",
+        "uniform:d=16",
+        "--query",
+        "topk:k=3",
+        "--trials",
+        "3",
+        "--format",
+        fmt,
+    )
     assert done.returncode == 0, done.stderr
     assert "Norm-Sub" in done.stdout
 
@@ -116,21 +141,93 @@ SIM = ["simulate", *GOOD, "--dataset", "zipf:d=16"]
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["simulate", "--protocol", "RAPPOR", "--epsilon", "1", "--n", "10", "--dataset",
-          "zipf:d=8"], "unknown protocol 'RAPPOR'"),
+        (
+            [
+                "simulate",
+                "--protocol",
+                "RAPPOR",
+                "--epsilon",
+                "1",
+                "--n",
+                "10",
+                "--dataset",
+                "zipf:d=8",
+            ],
+            "unknown protocol 'RAPPOR'",
+        ),
         ([*SIM, "--methods", "Norm-Add"], "unknown post-processing method"),
         (["simulate", *GOOD, "--dataset", "pareto:d=8"], "unknown dataset"),
-        (["simulate", "--protocol", "OLH", "--epsilon", "0", "--n", "10", "--dataset",
-          "zipf:d=8"], "epsilon must be"),
-        (["simulate", "--protocol", "OLH", "--epsilon", "-2", "--n", "10", "--dataset",
-          "zipf:d=8"], "epsilon must be"),
-        (["simulate", "--protocol", "OLH", "--epsilon", "one", "--n", "10", "--dataset",
-          "zipf:d=8"], "--epsilon must be a number"),
-        (["simulate", "--protocol", "OLH", "--epsilon", "nan", "--n", "10", "--dataset",
-          "zipf:d=8"], "--epsilon must be a finite number"),
+        (
+            [
+                "simulate",
+                "--protocol",
+                "OLH",
+                "--epsilon",
+                "0",
+                "--n",
+                "10",
+                "--dataset",
+                "zipf:d=8",
+            ],
+            "epsilon must be",
+        ),
+        (
+            [
+                "simulate",
+                "--protocol",
+                "OLH",
+                "--epsilon",
+                "-2",
+                "--n",
+                "10",
+                "--dataset",
+                "zipf:d=8",
+            ],
+            "epsilon must be",
+        ),
+        (
+            [
+                "simulate",
+                "--protocol",
+                "OLH",
+                "--epsilon",
+                "one",
+                "--n",
+                "10",
+                "--dataset",
+                "zipf:d=8",
+            ],
+            "--epsilon must be a number",
+        ),
+        (
+            [
+                "simulate",
+                "--protocol",
+                "OLH",
+                "--epsilon",
+                "nan",
+                "--n",
+                "10",
+                "--dataset",
+                "zipf:d=8",
+            ],
+            "--epsilon must be a finite number",
+        ),
         (["simulate", *GOOD, "--dataset", "zipf:d=1"], "domain_size must be an integer in"),
-        (["simulate", "--protocol", "OLH", "--epsilon", "1", "--n", "0", "--dataset",
-          "zipf:d=8"], "--n must be a whole number >= 1"),
+        (
+            [
+                "simulate",
+                "--protocol",
+                "OLH",
+                "--epsilon",
+                "1",
+                "--n",
+                "0",
+                "--dataset",
+                "zipf:d=8",
+            ],
+            "--n must be a whole number >= 1",
+        ),
         ([*SIM, "--query", "topk:k=x"], "k must be a number"),
         ([*SIM, "--query", "set:rho=7"], "rho"),
         ([*SIM, "--query", "median"], "unknown query"),
@@ -139,7 +236,7 @@ SIM = ["simulate", *GOOD, "--dataset", "zipf:d=16"]
         (["simulate", *GOOD], "required: --dataset"),
         (["frobnicate"], "invalid choice"),
     ],
-)  # fmt: skip
+)
 def test_simulate_bad_input(args: list[str], message: str) -> None:
     done = ldpcore(*args)
     assert done.returncode == 2

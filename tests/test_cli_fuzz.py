@@ -28,20 +28,33 @@ def mostly(valid: list[str], hostile: list[str]) -> st.SearchStrategy[str]:
     return st.sampled_from(valid * weight + hostile)
 
 
-PROTOCOLS = mostly(["GRR", "olh", "OUE", "SUE", "SS", "HR", "BLH", "GRR,OUE"],
-                   ["", ",", "XYZ", "all"])  # fmt: skip
+PROTOCOLS = mostly(
+    ["GRR", "olh", "OUE", "SUE", "SS", "HR", "BLH", "GRR,OUE"], ["", ",", "XYZ", "all"]
+)
 NUMBERS = mostly(["1", "0.5", "3", "20", "1e-3"], ["0", "-1", "nan", "inf", "1e309", "abc", ""])
 USERS = mostly(["100", "1000", "1e3"], ["0", "-5", "x", "", "2.5", "1e13"])
-DATASETS = mostly(["zipf:d=8,s=1", "uniform:d=6", "countries"],
-                  ["uniform:d=0", "zipf:d=8,s=x", "nonsense", "zipf:d=8",
-                   "file:/nonexistent.csv", "zipf:d=8,s=1,q=2", ""])  # fmt: skip
-QUERIES = mostly(["full", "topk:k=3", "set:rho=0.5", "prefix", "interval:samples=3"],
-                 ["topk:k=0", "topk:k=99", "set:rho=2", "groups", "bogus", ""])  # fmt: skip
+DATASETS = mostly(
+    ["zipf:d=8,s=1", "uniform:d=6", "countries"],
+    [
+        "uniform:d=0",
+        "zipf:d=8,s=x",
+        "nonsense",
+        "zipf:d=8",
+        "file:/nonexistent.csv",
+        "zipf:d=8,s=1,q=2",
+        "",
+    ],
+)
+QUERIES = mostly(
+    ["full", "topk:k=3", "set:rho=0.5", "prefix", "interval:samples=3"],
+    ["topk:k=0", "topk:k=99", "set:rho=2", "groups", "bogus", ""],
+)
 METHODS = mostly(["Base,Norm-Sub", "all", "CLS", "MLE,IBU"], ["Nope", "", ","])
 TRIALS = mostly(["2", "3"], ["0", "-1", "x"])
 
-FUZZ = settings(max_examples=80, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+FUZZ = settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 def _run(*argv: str) -> tuple[int, str, str]:
@@ -74,52 +87,147 @@ def _check(code: int, out: str, err: str, *, json_out: bool = False) -> None:
 
 
 @FUZZ
-@given(protocol=PROTOCOLS, epsilon=NUMBERS, n=USERS, dataset=DATASETS, query=QUERIES,
-       methods=METHODS, trials=TRIALS, fmt=st.sampled_from(["json", "table", "csv"]))  # fmt: skip
-def test_simulate(*, protocol: str, epsilon: str, n: str, dataset: str, query: str, methods: str,
-                  trials: str, fmt: str) -> None:  # fmt: skip
-    code, out, err = _run("simulate", "--protocol", protocol, "--epsilon", epsilon, "--n", n,
-                          "--dataset", dataset, "--query", query, "--methods", methods,
-                          "--trials", trials, "--format", fmt)  # fmt: skip
+@given(
+    protocol=PROTOCOLS,
+    epsilon=NUMBERS,
+    n=USERS,
+    dataset=DATASETS,
+    query=QUERIES,
+    methods=METHODS,
+    trials=TRIALS,
+    fmt=st.sampled_from(["json", "table", "csv"]),
+)
+def test_simulate(
+    *,
+    protocol: str,
+    epsilon: str,
+    n: str,
+    dataset: str,
+    query: str,
+    methods: str,
+    trials: str,
+    fmt: str,
+) -> None:
+    code, out, err = _run(
+        "simulate",
+        "--protocol",
+        protocol,
+        "--epsilon",
+        epsilon,
+        "--n",
+        n,
+        "--dataset",
+        dataset,
+        "--query",
+        query,
+        "--methods",
+        methods,
+        "--trials",
+        trials,
+        "--format",
+        fmt,
+    )
     _check(code, out, err, json_out=fmt == "json")
 
 
 @FUZZ
-@given(protocol=PROTOCOLS, n=USERS, dataset=DATASETS, query=QUERIES, target=NUMBERS,
-       trials=TRIALS)  # fmt: skip
-def test_advise_epsilon(*, protocol: str, n: str, dataset: str, query: str, target: str,
-                        trials: str) -> None:  # fmt: skip
-    code, out, err = _run("advise-epsilon", "--protocol", protocol, "--n", n, "--dataset",
-                          dataset, "--query", query, "--target-rmse", target, "--methods",
-                          "Base,Norm-Sub", "--trials", trials, "--format", "json")  # fmt: skip
+@given(protocol=PROTOCOLS, n=USERS, dataset=DATASETS, query=QUERIES, target=NUMBERS, trials=TRIALS)
+def test_advise_epsilon(
+    *, protocol: str, n: str, dataset: str, query: str, target: str, trials: str
+) -> None:
+    code, out, err = _run(
+        "advise-epsilon",
+        "--protocol",
+        protocol,
+        "--n",
+        n,
+        "--dataset",
+        dataset,
+        "--query",
+        query,
+        "--target-rmse",
+        target,
+        "--methods",
+        "Base,Norm-Sub",
+        "--trials",
+        trials,
+        "--format",
+        "json",
+    )
     _check(code, out, err, json_out=True)
 
 
 @FUZZ
-@given(protocol=PROTOCOLS, epsilon=NUMBERS, d=st.sampled_from(["2", "16", "0", "1", "x", ""]),
-       runs=st.sampled_from(["1000", "999", "0", "x", "2000"]),
-       confidence=st.sampled_from(["0.99", "1", "0.4", "x"]))  # fmt: skip
+@given(
+    protocol=PROTOCOLS,
+    epsilon=NUMBERS,
+    d=st.sampled_from(["2", "16", "0", "1", "x", ""]),
+    runs=st.sampled_from(["1000", "999", "0", "x", "2000"]),
+    confidence=st.sampled_from(["0.99", "1", "0.4", "x"]),
+)
 def test_audit(*, protocol: str, epsilon: str, d: str, runs: str, confidence: str) -> None:
-    code, _, err = _run("audit", "--protocol", protocol, "--epsilon", epsilon,
-                          "--domain-size", d, "--runs", runs, "--confidence", confidence,
-                          "--seed", "1")  # fmt: skip
+    code, _, err = _run(
+        "audit",
+        "--protocol",
+        protocol,
+        "--epsilon",
+        epsilon,
+        "--domain-size",
+        d,
+        "--runs",
+        runs,
+        "--confidence",
+        confidence,
+        "--seed",
+        "1",
+    )
     assert code in (0, 2), err  # 1 is reserved for a violation here, and none is expected
     assert "Traceback" not in err and "internal error" not in err, err
 
 
 @FUZZ
-@given(protocol=PROTOCOLS, epsilon=NUMBERS, n=USERS,
-       method=st.sampled_from(["Norm-Sub", "MLE", "IBU", "Power", "cls", "nope", ""]),
-       content=st.sampled_from(["value,estimate\na,0.5\nb,0.7\nc,-0.2\n",
-                                "value,count\na,60\nb,40\n", "value,count\na,-1\nb,3\n",
-                                "", "value\na\n", "value,estimate\na,nan\nb,0.5\n",
-                                "value,estimate\na,1e309\nb,0\n", "x,y\n1,2\n"]))  # fmt: skip
-def test_postprocess(tmp_path_factory: pytest.TempPathFactory, *, protocol: str, epsilon: str,
-                     n: str, method: str, content: str) -> None:  # fmt: skip
+@given(
+    protocol=PROTOCOLS,
+    epsilon=NUMBERS,
+    n=USERS,
+    method=st.sampled_from(["Norm-Sub", "MLE", "IBU", "Power", "cls", "nope", ""]),
+    content=st.sampled_from(
+        [
+            "value,estimate\na,0.5\nb,0.7\nc,-0.2\n",
+            "value,count\na,60\nb,40\n",
+            "value,count\na,-1\nb,3\n",
+            "",
+            "value\na\n",
+            "value,estimate\na,nan\nb,0.5\n",
+            "value,estimate\na,1e309\nb,0\n",
+            "x,y\n1,2\n",
+        ]
+    ),
+)
+def test_postprocess(
+    tmp_path_factory: pytest.TempPathFactory,
+    *,
+    protocol: str,
+    epsilon: str,
+    n: str,
+    method: str,
+    content: str,
+) -> None:
     path = Path(tmp_path_factory.mktemp("fuzz")) / "input.csv"
     path.write_text(content, encoding="utf-8")
-    code, out, err = _run("postprocess", "--protocol", protocol, "--epsilon", epsilon, "--n", n,
-                          "--method", method, "--input", str(path))  # fmt: skip
+    code, out, err = _run(
+        "postprocess",
+        "--protocol",
+        protocol,
+        "--epsilon",
+        epsilon,
+        "--n",
+        n,
+        "--method",
+        method,
+        "--input",
+        str(path),
+    )
     _check(code, out, err)
     if code == 0:
         assert "nan" not in out.lower() and "inf" not in out.lower(), out

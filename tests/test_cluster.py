@@ -67,8 +67,9 @@ def _values_file(folder: Path, users: int, seed: int, name: str = "values.csv") 
 
 
 def _ldpcore(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ldpcore.cli", *args], capture_output=True,
-                          text=True, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "ldpcore.cli", *args], capture_output=True, text=True, check=False
+    )
 
 
 @pytest.mark.parametrize("name", protocol_names())
@@ -79,8 +80,10 @@ def test_randomize_aggregate_estimate_is_unbiased(tmp_path: Path, name: str) -> 
     protocol = get_protocol(name, epsilon=1.5, domain_size=D)
     suffix = ".csv" if name in {"OUE", "GRR", "OLH"} else ".parquet"  # both formats
     reports = tmp_path / f"reports{suffix}"
-    assert randomize_file(protocol, values, reports, rng=np.random.default_rng(9),
-                          chunk_rows=7_000) == users  # fmt: skip
+    assert (
+        randomize_file(protocol, values, reports, rng=np.random.default_rng(9), chunk_rows=7_000)
+        == users
+    )
     counts, n = aggregate_file(protocol, reports, chunk_rows=5_000)
     assert n == users
     observed = np.bincount(pd.read_csv(values)["value"], minlength=D) / users
@@ -106,9 +109,18 @@ def test_aggregation_is_identical_locally_and_on_the_cluster(
 
 
 def test_sweep_is_bit_identical_on_the_cluster(client: object) -> None:
-    points = grid({"dataset": "zipf:d=64,s=1.5", "protocols": ["OLH", "HR"],
-                   "epsilons": [0.5, 2.0], "ns": [10_000], "methods": ["Base", "Norm-Sub"],
-                   "queries": ["full", "topk:k=4"], "trials": 6, "seed": 3})  # fmt: skip
+    points = grid(
+        {
+            "dataset": "zipf:d=64,s=1.5",
+            "protocols": ["OLH", "HR"],
+            "epsilons": [0.5, 2.0],
+            "ns": [10_000],
+            "methods": ["Base", "Norm-Sub"],
+            "queries": ["full", "topk:k=4"],
+            "trials": 6,
+            "seed": 3,
+        }
+    )
     assert len(points) == 8
     local = run_sweep(points)
     remote = run_sweep(points, executor=client.get_executor())  # type: ignore[attr-defined]
@@ -118,12 +130,14 @@ def test_sweep_is_bit_identical_on_the_cluster(client: object) -> None:
 def test_cli_aggregate_local_and_dask_agree(tmp_path: Path) -> None:
     values = _values_file(tmp_path, 30_000, seed=1)
     common = ("--protocol", "OUE", "--epsilon", "1", "--domain-size", str(D))
-    done = _ldpcore("randomize", *common, "--input", str(values), "--output",
-                    str(tmp_path / "r.parquet"))  # fmt: skip
+    done = _ldpcore(
+        "randomize", *common, "--input", str(values), "--output", str(tmp_path / "r.parquet")
+    )
     assert done.returncode == 0 and "OS secure generator" in done.stderr
     local = _ldpcore("aggregate", *common, "--input", str(tmp_path / "r.parquet"))
-    remote = _ldpcore("aggregate", *common, "--input", str(tmp_path / "r.parquet"),
-                      "--dask", "local:2")  # fmt: skip
+    remote = _ldpcore(
+        "aggregate", *common, "--input", str(tmp_path / "r.parquet"), "--dask", "local:2"
+    )
     assert local.returncode == 0 and remote.returncode == 0, remote.stderr
     assert local.stdout == remote.stdout and local.stdout.startswith("value,count\n0,")
     assert "with 2 worker(s)" in remote.stderr
@@ -166,8 +180,9 @@ counts, users = aggregate_file(protocol, Path({str(path)!r}))
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(users, int(counts.sum()), (after - before) / 1024)
 """
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          check=False)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0, done.stderr
     users, total, growth_mb = done.stdout.split()
     assert int(users) == 10_000_000
@@ -228,8 +243,19 @@ def test_audit_catches_a_wrong_channel() -> None:
 
 
 def test_cli_audit_exit_codes() -> None:
-    done = _ldpcore("audit", "--protocol", "HR", "--epsilon", "1", "--domain-size", "16",
-                    "--runs", "20000", "--seed", "1")  # fmt: skip
+    done = _ldpcore(
+        "audit",
+        "--protocol",
+        "HR",
+        "--epsilon",
+        "1",
+        "--domain-size",
+        "16",
+        "--runs",
+        "20000",
+        "--seed",
+        "1",
+    )
     assert done.returncode == 0 and "consistent with ε-LDP" in done.stdout
 
 
@@ -240,8 +266,21 @@ def test_bad_inputs(tmp_path: Path) -> None:
     values = _values_file(tmp_path, 1_000, seed=2)
     common = ("--epsilon", "1", "--domain-size", str(D))
     good = tmp_path / "good.parquet"
-    assert _ldpcore("randomize", "--protocol", "OLH", *common, "--input", str(values),
-                    "--output", str(good), "--seed", "1").returncode == 0  # fmt: skip
+    assert (
+        _ldpcore(
+            "randomize",
+            "--protocol",
+            "OLH",
+            *common,
+            "--input",
+            str(values),
+            "--output",
+            str(good),
+            "--seed",
+            "1",
+        ).returncode
+        == 0
+    )
     truncated = tmp_path / "truncated.parquet"
     truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
     wrong = tmp_path / "wrong.csv"
@@ -249,28 +288,90 @@ def test_bad_inputs(tmp_path: Path) -> None:
     out_of_range = tmp_path / "values-big.csv"
     out_of_range.write_text("value\n3\n99\n")
     cases = [
-        (("randomize", "--protocol", "XYZ", *common, "--input", str(values), "--output",
-          str(tmp_path / "x.parquet")), "unknown protocol"),
-        (("randomize", "--protocol", "GRR", *common, "--input", str(out_of_range), "--output",
-          str(tmp_path / "x.csv")), "line 3: value '99' is not a whole number in [0, 32)"),
-        (("randomize", "--protocol", "GRR", *common, "--input", str(values), "--output",
-          str(tmp_path / "x.txt")), "must end in .parquet or .csv"),
-        (("aggregate", "--protocol", "OLH", *common, "--input", str(wrong)),
-         "wrong report format"),
-        (("aggregate", "--protocol", "OLH", *common, "--input", str(truncated)),
-         "cannot read"),
-        (("aggregate", "--protocol", "OLH", "--epsilon", "1", "--domain-size", "64",
-          "--input", str(good)), "was written for domain_size = 32"),
-        (("aggregate", "--protocol", "OLH", *common, "--input", str(tmp_path / "none.parquet")),
-         "does not exist"),
-        (("aggregate", "--protocol", "OLH", *common, "--input", str(good), "--dask",
-          "tcp://127.0.0.1:9", "--connect-timeout", "1"), "cannot reach the Dask scheduler"),
-        (("aggregate", "--protocol", "OLH", *common, "--input", str(good), "--dask", "lots"),
-         "--dask must be local:N or tcp://HOST:PORT"),
-        (("sweep", "--config", str(tmp_path / "none.toml"), "--out", "x.parquet"),
-         "does not exist"),
+        (
+            (
+                "randomize",
+                "--protocol",
+                "XYZ",
+                *common,
+                "--input",
+                str(values),
+                "--output",
+                str(tmp_path / "x.parquet"),
+            ),
+            "unknown protocol",
+        ),
+        (
+            (
+                "randomize",
+                "--protocol",
+                "GRR",
+                *common,
+                "--input",
+                str(out_of_range),
+                "--output",
+                str(tmp_path / "x.csv"),
+            ),
+            "line 3: value '99' is not a whole number in [0, 32)",
+        ),
+        (
+            (
+                "randomize",
+                "--protocol",
+                "GRR",
+                *common,
+                "--input",
+                str(values),
+                "--output",
+                str(tmp_path / "x.txt"),
+            ),
+            "must end in .parquet or .csv",
+        ),
+        (("aggregate", "--protocol", "OLH", *common, "--input", str(wrong)), "wrong report format"),
+        (("aggregate", "--protocol", "OLH", *common, "--input", str(truncated)), "cannot read"),
+        (
+            (
+                "aggregate",
+                "--protocol",
+                "OLH",
+                "--epsilon",
+                "1",
+                "--domain-size",
+                "64",
+                "--input",
+                str(good),
+            ),
+            "was written for domain_size = 32",
+        ),
+        (
+            ("aggregate", "--protocol", "OLH", *common, "--input", str(tmp_path / "none.parquet")),
+            "does not exist",
+        ),
+        (
+            (
+                "aggregate",
+                "--protocol",
+                "OLH",
+                *common,
+                "--input",
+                str(good),
+                "--dask",
+                "tcp://127.0.0.1:9",
+                "--connect-timeout",
+                "1",
+            ),
+            "cannot reach the Dask scheduler",
+        ),
+        (
+            ("aggregate", "--protocol", "OLH", *common, "--input", str(good), "--dask", "lots"),
+            "--dask must be local:N or tcp://HOST:PORT",
+        ),
+        (
+            ("sweep", "--config", str(tmp_path / "none.toml"), "--out", "x.parquet"),
+            "does not exist",
+        ),
         (("audit", "--protocol", "GRR", *common, "--runs", "10"), "runs must be"),
-    ]  # fmt: skip
+    ]
     for args, message in cases:
         done = _ldpcore(*args)
         lines = done.stderr.strip().splitlines()
@@ -331,8 +432,15 @@ def _kill_a_busy_worker(client: object, started: threading.Event) -> None:
 
 
 def test_a_worker_killed_during_a_sweep_is_retried_to_the_same_table(client: object) -> None:
-    points = grid({"dataset": "zipf:d=512,s=1.2", "ns": [10**6], "protocols": ["OLH", "OUE"],
-                   "epsilons": [0.5, 1.0, 2.0, 3.0, 4.0, 5.0], "trials": 20})  # fmt: skip
+    points = grid(
+        {
+            "dataset": "zipf:d=512,s=1.2",
+            "ns": [10**6],
+            "protocols": ["OLH", "OUE"],
+            "epsilons": [0.5, 1.0, 2.0, 3.0, 4.0, 5.0],
+            "trials": 20,
+        }
+    )
     local = run_sweep(points)
     killed = threading.Event()
     killer = threading.Thread(target=_kill_a_busy_worker, args=(client, killed))
@@ -354,8 +462,9 @@ def test_a_worker_killed_during_aggregate_dask_is_retried_to_the_same_counts(
     folder.mkdir()
     for part in range(6):
         values = _values_file(tmp_path, 40_000, seed=part, name=f"values{part}.csv")
-        randomize_file(protocol, values, folder / f"part{part}.csv",
-                       rng=np.random.default_rng(part))  # fmt: skip
+        randomize_file(
+            protocol, values, folder / f"part{part}.csv", rng=np.random.default_rng(part)
+        )
     files = report_files(folder)
     local = [aggregate_file(protocol, f, chunk_rows=2_000) for f in files]
     killed = threading.Event()

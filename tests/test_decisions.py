@@ -29,8 +29,15 @@ def test_identical_methods_are_called_different_in_at_most_about_5_percent() -> 
     different = 0
     seeds = 1000
     for seed in range(seeds):
-        config = ExperimentConfig(dataset="zipf:d=64,s=1.1", n=20_000, protocol="OLH",
-                                  epsilon=1.0, methods=("Base",), trials=20, seed=seed)  # fmt: skip
+        config = ExperimentConfig(
+            dataset="zipf:d=64,s=1.1",
+            n=20_000,
+            protocol="OLH",
+            epsilon=1.0,
+            methods=("Base",),
+            trials=20,
+            seed=seed,
+        )
         errors = run(config).trial_errors[0]
         paired = np.vstack([errors[:10], errors[10:]])
         (result,) = compare(paired, ["A", "B"], reference="A")
@@ -40,8 +47,14 @@ def test_identical_methods_are_called_different_in_at_most_about_5_percent() -> 
 
 def test_a_real_gain_is_found_with_its_interval() -> None:
     # OLH on the full domain: Norm-Sub's gain over Base is large (NDSS Fig. 1, ~7×).
-    config = ExperimentConfig(dataset="zipf:d=1024,s=1.5", n=100_000, protocol="OLH",
-                              epsilon=1.0, methods=("Base", "Norm-Sub"), trials=10)  # fmt: skip
+    config = ExperimentConfig(
+        dataset="zipf:d=1024,s=1.5",
+        n=100_000,
+        protocol="OLH",
+        epsilon=1.0,
+        methods=("Base", "Norm-Sub"),
+        trials=10,
+    )
     result = run(config)
     (c,) = compare(result.trial_errors, config.methods, reference="Base")
     assert c.better and not c.worse and c.high < 1
@@ -53,8 +66,14 @@ def test_a_no_op_is_never_credited() -> None:
     # Norm on GRR returns Base's estimate up to rounding: it is declared a no-op.
     protocol = get_protocol("GRR", epsilon=1.0, domain_size=64)
     assert get_method("Norm").is_no_op(protocol)
-    config = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000, protocol="GRR",
-                              epsilon=1.0, methods=("Base", "Norm"), trials=10)  # fmt: skip
+    config = ExperimentConfig(
+        dataset="zipf:d=64,s=1.5",
+        n=10_000,
+        protocol="GRR",
+        epsilon=1.0,
+        methods=("Base", "Norm"),
+        trials=10,
+    )
     errors = run(config).trial_errors
     (c,) = compare(errors, ["Base", "Norm"], reference="Base", no_ops=["Norm"])
     assert c.no_op and not c.better and c.ratio == 1.0
@@ -85,26 +104,37 @@ def test_verdict_without_a_gain_recommends_a_consistent_method_in_words() -> Non
 
 
 def _config(dataset: str, n: int, query: str, trials: int = 10) -> ExperimentConfig:
-    return ExperimentConfig(dataset=dataset, n=n, protocol="OLH", epsilon=1.0,
-                            methods=DEFAULT_METHODS, query=query, trials=trials)  # fmt: skip
+    return ExperimentConfig(
+        dataset=dataset,
+        n=n,
+        protocol="OLH",
+        epsilon=1.0,
+        methods=DEFAULT_METHODS,
+        query=query,
+        trials=trials,
+    )
 
 
 @pytest.mark.parametrize("protocol", ["GRR", "SS", "HR"])
 def test_choose_epsilon_where_post_processing_cannot_help(protocol: str) -> None:
     """Top-10 of countries: no method is credited, and Norm never is for GRR or SS."""
-    (answer,) = choose_epsilon(_config("countries", 10**6, "topk:k=10"), target_rmse=0.005,
-                               protocols=[protocol])  # fmt: skip
+    (answer,) = choose_epsilon(
+        _config("countries", 10**6, "topk:k=10"), target_rmse=0.005, protocols=[protocol]
+    )
     assert not answer.post_processing_helps
-    assert answer.method != "Norm" or not get_protocol(protocol, epsilon=1, domain_size=8
-                                                       ).estimates_sum_to_one  # fmt: skip
+    assert (
+        answer.method != "Norm"
+        or not get_protocol(protocol, epsilon=1, domain_size=8).estimates_sum_to_one
+    )
     assert answer.base_epsilon is not None and answer.epsilon is not None
     assert answer.base_epsilon_low <= answer.base_epsilon <= answer.base_epsilon_high
     assert answer.epsilon_low <= answer.epsilon <= answer.epsilon_high
 
 
 def test_choose_epsilon_where_post_processing_clearly_helps() -> None:
-    (answer,) = choose_epsilon(_config("zipf:d=1024,s=1.5", 10**5, "full"), target_rmse=0.001,
-                               protocols=["OLH"])  # fmt: skip
+    (answer,) = choose_epsilon(
+        _config("zipf:d=1024,s=1.5", 10**5, "full"), target_rmse=0.001, protocols=["OLH"]
+    )
     assert answer.post_processing_helps
     assert answer.epsilon_high < answer.base_epsilon_low
     assert answer.comparison is not None and answer.comparison.better
@@ -116,8 +146,9 @@ def test_choose_epsilon_base_agrees_with_its_exact_curve() -> None:
 
     config = _config("zipf:d=256,s=1.5", 10**5, "full", trials=20)
     (answer,) = choose_epsilon(config, target_rmse=0.004, protocols=["OUE"])
-    (exact,) = advise_epsilon(dataclasses.replace(config, protocol="OUE", methods=("Base",)),
-                              target_rmse=0.004)  # fmt: skip
+    (exact,) = advise_epsilon(
+        dataclasses.replace(config, protocol="OUE", methods=("Base",)), target_rmse=0.004
+    )
     assert answer.base_epsilon_low <= exact.value * 1.02
     assert exact.value <= answer.base_epsilon_high * 1.02
 
@@ -138,14 +169,37 @@ def test_choose_epsilon_in_parallel_gives_the_sequential_answers() -> None:
 
 
 def test_choose_epsilon_command_json_contract() -> None:
-    done = ldpcore("choose-epsilon", "--protocol", "GRR,OLH", "--dataset", "countries",
-                   "--n", "1000000", "--query", "topk:k=10", "--target-rmse", "0.005",
-                   "--trials", "5", "--format", "json")  # fmt: skip
+    done = ldpcore(
+        "choose-epsilon",
+        "--protocol",
+        "GRR,OLH",
+        "--dataset",
+        "countries",
+        "--n",
+        "1000000",
+        "--query",
+        "topk:k=10",
+        "--target-rmse",
+        "0.005",
+        "--trials",
+        "5",
+        "--format",
+        "json",
+    )
     assert done.returncode == 0, done.stderr
     payload = json.loads(done.stdout)
     assert payload["target_rmse"] == 0.005
-    keys = {"protocol", "method", "epsilon", "epsilon_low", "epsilon_high", "base_epsilon",
-            "base_epsilon_low", "base_epsilon_high", "post_processing_helps"}  # fmt: skip
+    keys = {
+        "protocol",
+        "method",
+        "epsilon",
+        "epsilon_low",
+        "epsilon_high",
+        "base_epsilon",
+        "base_epsilon_low",
+        "base_epsilon_high",
+        "post_processing_helps",
+    }
     assert [a["protocol"] for a in payload["answers"]] == ["GRR", "OLH"]
     for answer in payload["answers"]:
         assert keys <= set(answer)
@@ -153,8 +207,21 @@ def test_choose_epsilon_command_json_contract() -> None:
 
 
 def test_n_defaults_to_the_dataset_total_and_is_required_for_synthetic_data() -> None:
-    done = ldpcore("simulate", "--protocol", "GRR", "--epsilon", "2", "--dataset", "countries",
-                   "--methods", "Base", "--trials", "2", "--format", "json")  # fmt: skip
+    done = ldpcore(
+        "simulate",
+        "--protocol",
+        "GRR",
+        "--epsilon",
+        "2",
+        "--dataset",
+        "countries",
+        "--methods",
+        "Base",
+        "--trials",
+        "2",
+        "--format",
+        "json",
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["config"]["n"] > 7 * 10**9
     done = ldpcore("simulate", "--protocol", "GRR", "--epsilon", "2", "--dataset", "zipf:d=8")
@@ -170,9 +237,23 @@ def test_recommend_json_has_paired_intervals(tmp_path) -> None:
     path.write_text(
         "value,estimate\n" + "".join(f"{i},{float(x)!r}\n" for i, x in enumerate(estimate))
     )
-    done = ldpcore("recommend", "--protocol", "OLH", "--epsilon", "1", "--n", "20000",
-                   "--input", str(path), "--methods", "Base,Norm,Norm-Sub", "--trials", "10",
-                   "--format", "json")  # fmt: skip
+    done = ldpcore(
+        "recommend",
+        "--protocol",
+        "OLH",
+        "--epsilon",
+        "1",
+        "--n",
+        "20000",
+        "--input",
+        str(path),
+        "--methods",
+        "Base,Norm,Norm-Sub",
+        "--trials",
+        "10",
+        "--format",
+        "json",
+    )
     assert done.returncode == 0, done.stderr
     payload = json.loads(done.stdout)
     assert payload["significant"] is True and payload["recommended"] == "Norm-Sub"
@@ -219,8 +300,9 @@ def test_explicit_counts_are_checked_when_built() -> None:
     with pytest.raises(ValueError, match="at least one user"):
         ExperimentConfig(dataset="x", n=10, protocol="GRR", epsilon=1.0, true_counts=(0, 0))
     with pytest.raises(ValueError, match="labels must have one entry per value"):
-        ExperimentConfig(dataset="x", n=10, protocol="GRR", epsilon=1.0, true_counts=(3, 4),
-                         labels=("a",))  # fmt: skip
+        ExperimentConfig(
+            dataset="x", n=10, protocol="GRR", epsilon=1.0, true_counts=(3, 4), labels=("a",)
+        )
 
 
 def test_consistent_methods_follow_the_registry_metadata() -> None:
@@ -236,8 +318,18 @@ def test_consistent_methods_follow_the_registry_metadata() -> None:
 def _sweep_frame(points: list[tuple[float, str, float, float, float, str]]):
     import pandas as pd  # noqa: PLC0415
 
-    rows = [{"rho": x, "method": m, "mse": r * 1e-3, "mse_ratio_to_base": r, "ratio_low": lo,
-             "ratio_high": hi, "mse_vs_base": v} for x, m, r, lo, hi, v in points]  # fmt: skip
+    rows = [
+        {
+            "rho": x,
+            "method": m,
+            "mse": r * 1e-3,
+            "mse_ratio_to_base": r,
+            "ratio_low": lo,
+            "ratio_high": hi,
+            "mse_vs_base": v,
+        }
+        for x, m, r, lo, hi, v in points
+    ]
     return pd.DataFrame(rows)
 
 
@@ -245,16 +337,19 @@ def test_sweep_verdicts_name_the_best_significant_method_per_run_of_points() -> 
     from ldpcore.advice import sweep_verdicts  # noqa: PLC0415
 
     base = [(x, "Base", 1.0, 1.0, 1.0, "reference") for x in (0.1, 0.2, 0.5)]
-    frame = _sweep_frame([
-        *base,
-        # At 0.1 and 0.2 PowerNS is significantly better (and beats Norm-Sub, also better).
-        (0.1, "PowerNS", 0.25, 0.2, 0.3, "lower"), (0.1, "Norm-Sub", 0.5, 0.4, 0.6, "lower"),
-        (0.2, "PowerNS", 0.5, 0.4, 0.8, "lower"), (0.2, "Norm-Sub", 0.9, 0.7, 1.1,
-                                                   "no significant difference"),
-        # At 0.5 the lowest mean (0.8) is not significant: nothing is credited.
-        (0.5, "PowerNS", 0.8, 0.5, 1.2, "no significant difference"),
-        (0.5, "Norm-Sub", 1.0, 1.0, 1.0, "same answers"),
-    ])  # fmt: skip
+    frame = _sweep_frame(
+        [
+            *base,
+            # At 0.1 and 0.2 PowerNS is significantly better (and beats Norm-Sub, also better).
+            (0.1, "PowerNS", 0.25, 0.2, 0.3, "lower"),
+            (0.1, "Norm-Sub", 0.5, 0.4, 0.6, "lower"),
+            (0.2, "PowerNS", 0.5, 0.4, 0.8, "lower"),
+            (0.2, "Norm-Sub", 0.9, 0.7, 1.1, "no significant difference"),
+            # At 0.5 the lowest mean (0.8) is not significant: nothing is credited.
+            (0.5, "PowerNS", 0.8, 0.5, 1.2, "no significant difference"),
+            (0.5, "Norm-Sub", 1.0, 1.0, 1.0, "same answers"),
+        ]
+    )
     found = sweep_verdicts(frame, "rho", "ρ")
     assert found.helps
     assert list(found.table["best method"])[:2] == ["PowerNS", "PowerNS"]
@@ -264,8 +359,9 @@ def test_sweep_verdicts_name_the_best_significant_method_per_run_of_points() -> 
     # Point gains 4× and 2×; the weakest guaranteed gain is 1/0.8 = 1.25×.
     assert "2× to 4× lower MSE" in found.headline and "at least 1.25×" in found.headline
     assert "no method is significantly more accurate than Base at ρ = 0.5" in found.headline
-    nothing = sweep_verdicts(_sweep_frame([*base, (0.5, "Norm", 1.0, 1.0, 1.0, "same answers")]),
-                             "rho", "ρ")  # fmt: skip
+    nothing = sweep_verdicts(
+        _sweep_frame([*base, (0.5, "Norm", 1.0, 1.0, 1.0, "same answers")]), "rho", "ρ"
+    )
     assert not nothing.helps and nothing.headline.startswith("No post-processing method")
 
 
@@ -274,8 +370,14 @@ def test_users_saved_follow_the_paired_interval() -> None:
     from ldpcore.compare import format_times  # noqa: PLC0415
     from ldpcore.experiment import sweep  # noqa: PLC0415
 
-    config = ExperimentConfig(dataset="zipf:d=128,s=1.5", n=10**5, protocol="OLH", epsilon=1.0,
-                              methods=("Base", "PowerNS"), trials=10)  # fmt: skip
+    config = ExperimentConfig(
+        dataset="zipf:d=128,s=1.5",
+        n=10**5,
+        protocol="OLH",
+        epsilon=1.0,
+        methods=("Base", "PowerNS"),
+        trials=10,
+    )
     frame = sweep(config, "n", [10**5])
     text = users_saved_sentence(frame, 10**5)
     row = frame.set_index("method").loc["PowerNS"]
@@ -283,6 +385,5 @@ def test_users_saved_follow_the_paired_interval() -> None:
     assert f"{format_times(1 / row['mse_ratio_to_base'])} as many users" in text
     assert f"{format_times(1 / row['ratio_high'])}–" in text
     # Norm is a no-op for GRR: nothing is saved, and the sentence says so.
-    grr = sweep(dataclasses.replace(config, protocol="GRR", methods=("Base", "Norm")), "n",
-                [10**5])  # fmt: skip
+    grr = sweep(dataclasses.replace(config, protocol="GRR", methods=("Base", "Norm")), "n", [10**5])
     assert "saves no users" in users_saved_sentence(grr, 10**5)

@@ -129,8 +129,14 @@ def test_run_produces_tidy_tables_and_the_json_contract() -> None:
     assert len(result.trials_frame()) == len(SMALL.methods) * 12 * 64
     payload = result.to_json_dict()
     assert set(payload) == {"config", "analytic", "results"}
-    assert set(payload["results"][0]) == {"method", "mse", "mse_std", "bias_sq", "variance",
-                                          "converged"}  # fmt: skip
+    assert set(payload["results"][0]) == {
+        "method",
+        "mse",
+        "mse_std",
+        "bias_sq",
+        "variance",
+        "converged",
+    }
     for row in result.summary.itertuples():
         assert abs(row.mse - (row.bias_sq + row.variance)) <= 1e-12
     base = result.summary.set_index("method").loc["Base"]
@@ -159,9 +165,13 @@ def test_progress_is_reported() -> None:
 
 def test_sweep_over_epsilon_and_rho() -> None:
     config = ExperimentConfig(
-        dataset="zipf:d=32,s=1.5", n=10_000, protocol="GRR", epsilon=1.0, trials=4,
+        dataset="zipf:d=32,s=1.5",
+        n=10_000,
+        protocol="GRR",
+        epsilon=1.0,
+        trials=4,
         methods=("Base", "Norm-Sub"),
-    )  # fmt: skip
+    )
     frame = sweep(config, "epsilon", [0.5, 2.0, 4.0])
     base = frame[frame["method"] == "Base"]["mse"].to_numpy()
     assert base[0] > base[1] > base[2]  # more budget, less error
@@ -199,8 +209,15 @@ def test_intervals_by_hand() -> None:
 def test_groups_query_from_a_file_with_groups(tmp_path) -> None:
     path = tmp_path / "g.csv"
     path.write_text("value,count,group\na,10,x\nb,30,y\nc,60,x\n")
-    config = ExperimentConfig(dataset=f"file:{path}", n=100, protocol="GRR", epsilon=2.0,
-                              query="groups", methods=("Base",), trials=3)  # fmt: skip
+    config = ExperimentConfig(
+        dataset=f"file:{path}",
+        n=100,
+        protocol="GRR",
+        epsilon=2.0,
+        query="groups",
+        methods=("Base",),
+        trials=3,
+    )
     result = run(config)
     assert result.labels == ("x", "y")
     np.testing.assert_allclose(result.truth, [0.7, 0.3])
@@ -228,8 +245,15 @@ def test_groups_from_a_file(tmp_path) -> None:
     assert query.labels == ("head", "tail")
     f = np.arange(8) / 28
     np.testing.assert_allclose(query.answer(f), [f[0] + f[1], f[5]])
-    config = ExperimentConfig(dataset="zipf:d=8,s=1", n=1000, protocol="GRR", epsilon=2.0,
-                              methods=("Base",), query=f"groups:file={path}", trials=3)  # fmt: skip
+    config = ExperimentConfig(
+        dataset="zipf:d=8,s=1",
+        n=1000,
+        protocol="GRR",
+        epsilon=2.0,
+        methods=("Base",),
+        query=f"groups:file={path}",
+        trials=3,
+    )
     assert list(run(config).per_item["item"]) == ["head", "tail"]
     path.write_text("value,group\n0,head\n99,tail\n")
     with pytest.raises(ValueError, match="names 1 value\\(s\\) the dataset does not have: '99'"):
@@ -243,15 +267,30 @@ def test_groups_from_a_file(tmp_path) -> None:
 
 def test_fingerprint_changes_with_every_field_and_only_then() -> None:
     base = ExperimentConfig(
-        dataset="mine", n=10, protocol="OLH", epsilon=1.0, true_counts=(3, 7),
-        labels=("a", "b"), groups=("g", "h"),
-    )  # fmt: skip
+        dataset="mine",
+        n=10,
+        protocol="OLH",
+        epsilon=1.0,
+        true_counts=(3, 7),
+        labels=("a", "b"),
+        groups=("g", "h"),
+    )
     assert base.fingerprint == dataclasses.replace(base).fingerprint
     changes = {
-        "dataset": "other", "n": 11, "protocol": "GRR", "epsilon": 1.5, "methods": ("Base",),
-        "query": "topk:k=1", "trials": 3, "seed": 1, "sampler": "per-user", "params": {"g": 3},
-        "true_counts": (7, 3), "labels": ("b", "a"), "groups": ("g", "g"),
-    }  # fmt: skip
+        "dataset": "other",
+        "n": 11,
+        "protocol": "GRR",
+        "epsilon": 1.5,
+        "methods": ("Base",),
+        "query": "topk:k=1",
+        "trials": 3,
+        "seed": 1,
+        "sampler": "per-user",
+        "params": {"g": 3},
+        "true_counts": (7, 3),
+        "labels": ("b", "a"),
+        "groups": ("g", "g"),
+    }
     assert set(changes) == {f.name for f in dataclasses.fields(ExperimentConfig)}
     prints = {
         dataclasses.replace(base, **{name: value}).fingerprint for name, value in changes.items()

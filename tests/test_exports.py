@@ -34,8 +34,7 @@ from ldpcore.notebooks import (
 from ldpcore.records import decision_record
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-SMALL = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH", epsilon=1.0,
-                         trials=5)  # fmt: skip
+SMALL = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH", epsilon=1.0, trials=5)
 
 
 def execute(data: bytes, probe: str) -> tuple[list[str], Any]:
@@ -60,8 +59,9 @@ def execute(data: bytes, probe: str) -> tuple[list[str], Any]:
 
 def test_config_source_rebuilds_the_same_configuration() -> None:
     dataset = load_bundled("countries")
-    explicit = ExperimentConfig.from_dataset(dataset, n=12_345, protocol="SS", epsilon=0.7,
-                                             query="topk:k=5", trials=7, seed=3)  # fmt: skip
+    explicit = ExperimentConfig.from_dataset(
+        dataset, n=12_345, protocol="SS", epsilon=0.7, query="topk:k=5", trials=7, seed=3
+    )
     tuned = dataclasses.replace(SMALL, params={"g": 5}, methods=("Base", "Norm-Sub"))
     for config in (SMALL, explicit, tuned):
         namespace: dict[str, Any] = {"ExperimentConfig": ExperimentConfig}
@@ -123,11 +123,19 @@ def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path
     figure = viz.error_against_epsilon(frame, target_pp=2.0, protocol="OLH")
     import pandas as pd  # noqa: PLC0415
 
-    risk = pd.DataFrame([{"protocol": "OLH", "attacker guesses right": 0.25,
-                          "guessing without the report": 0.2}])  # fmt: skip
-    page = decision_record(config=config, query_words="every value's frequency",
-                           target_rmse=0.02, protocols=["OLH"], answers=answers,
-                           figure=figure, risk=risk, risk_epsilon=winner.epsilon)  # fmt: skip
+    risk = pd.DataFrame(
+        [{"protocol": "OLH", "attacker guesses right": 0.25, "guessing without the report": 0.2}]
+    )
+    page = decision_record(
+        config=config,
+        query_words="every value's frequency",
+        target_rmse=0.02,
+        protocols=["OLH"],
+        answers=answers,
+        figure=figure,
+        risk=risk,
+        risk_epsilon=winner.epsilon,
+    )
     sentence = epsilon_sentence(winner, config.n)
     assert sentence.replace("'", "&#x27;") in page
     assert 'id="error-against-epsilon"' in page and "25.0%" in page
@@ -136,8 +144,9 @@ def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path
     command = choose_epsilon_command(config, target_rmse=0.02, protocols=["OLH"])
     assert command in page.replace("&#x27;", "'")
     args = shlex.split(command)[1:]
-    done = subprocess.run([sys.executable, "-m", "ldpcore.cli", *args], capture_output=True,
-                          text=True, check=False)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "ldpcore.cli", *args], capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0, done.stderr
     (again,) = json.loads(done.stdout)["answers"]
     assert again["epsilon"] == winner.epsilon

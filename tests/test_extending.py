@@ -57,14 +57,16 @@ def test_the_toys_are_unknown_without_the_registry() -> None:
 
 def test_parameters_come_from_the_declaration(toys: None) -> None:
     assert get_protocol("padrr", epsilon=1.0, domain_size=4, pad=3).outputs == 7
-    config = ExperimentConfig(dataset="zipf:d=8,s=1", n=100, protocol="PadRR", epsilon=1.0,
-                              params={"pad": 2})  # fmt: skip
+    config = ExperimentConfig(
+        dataset="zipf:d=8,s=1", n=100, protocol="PadRR", epsilon=1.0, params={"pad": 2}
+    )
     assert config.params == (("pad", 2),) and config.to_dict()["pad"] == 2
     with pytest.raises(ValueError, match="pad applies to PadRR only, not OLH"):
         get_protocol("OLH", epsilon=1.0, domain_size=4, pad=3)
     with pytest.raises(ValueError, match="pad must be"):
-        ExperimentConfig(dataset="zipf:d=8,s=1", n=100, protocol="PadRR", epsilon=1.0,
-                         params={"pad": -1})  # fmt: skip
+        ExperimentConfig(
+            dataset="zipf:d=8,s=1", n=100, protocol="PadRR", epsilon=1.0, params={"pad": -1}
+        )
 
 
 @pytest.mark.parametrize("sampler", ["fast", "per-user"])
@@ -78,8 +80,15 @@ def test_both_samplers_match_the_exact_moments(toys: None, sampler: str) -> None
 
 @pytest.mark.parametrize("sampler", ["fast", "per-user"])
 def test_an_experiment_runs_every_method_on_the_toy(toys: None, sampler: str) -> None:
-    config = ExperimentConfig(dataset="zipf:d=16,s=1.2", n=5000, protocol="PadRR", epsilon=1.0,
-                              params={"pad": 4}, trials=6, sampler=sampler)  # fmt: skip
+    config = ExperimentConfig(
+        dataset="zipf:d=16,s=1.2",
+        n=5000,
+        protocol="PadRR",
+        epsilon=1.0,
+        params={"pad": 4},
+        trials=6,
+        sampler=sampler,
+    )
     result = run(config)
     summary = result.summary.set_index("method")
     assert set(summary.index) == set(method_names()) and "Shrink" in summary.index
@@ -96,8 +105,7 @@ def test_report_files_through_the_command_line(toys: None, tmp_path: Path) -> No
     common = ["--protocol", "PadRR", "--epsilon", "2", "--domain-size", "5", "--pad", "2"]
     for fmt in ("csv", "parquet"):
         reports, counts = tmp_path / f"reports.{fmt}", tmp_path / f"counts-{fmt}.csv"
-        _cli("randomize", *common, "--input", str(values), "--output", str(reports),
-             "--seed", "3")  # fmt: skip
+        _cli("randomize", *common, "--input", str(values), "--output", str(reports), "--seed", "3")
         frame = pd.read_csv(reports, comment="#") if fmt == "csv" else pd.read_parquet(reports)
         assert list(frame.columns) == ["output"] and frame["output"].max() < 7
         _cli("aggregate", *common, "--input", str(reports), "--output", str(counts))
@@ -112,8 +120,11 @@ def test_report_files_through_the_command_line(toys: None, tmp_path: Path) -> No
 
 
 def test_audit_and_the_privacy_grid(toys: None) -> None:
-    result = audit(get_protocol("PadRR", epsilon=1.0, domain_size=4, pad=2), runs=20_000,
-                   rng=np.random.default_rng(1))  # fmt: skip
+    result = audit(
+        get_protocol("PadRR", epsilon=1.0, domain_size=4, pad=2),
+        runs=20_000,
+        rng=np.random.default_rng(1),
+    )
     assert result.passed, result.verdict
     for epsilon in (0.1, 1.0, 4.0):
         for d, pad in ((2, 0), (5, 1), (40, 7)):
@@ -121,14 +132,31 @@ def test_audit_and_the_privacy_grid(toys: None) -> None:
                 "PadRR", epsilon=epsilon, domain_size=d, pad=pad
             ).worst_case_ratio()
             assert ratio == pytest.approx(math.exp(epsilon), rel=1e-9)
-    code, out = _cli("audit", "--protocol", "PadRR", "--epsilon", "1", "--domain-size", "4",
-                     "--runs", "5000", "--seed", "2", stream="out")  # fmt: skip
+    code, out = _cli(
+        "audit",
+        "--protocol",
+        "PadRR",
+        "--epsilon",
+        "1",
+        "--domain-size",
+        "4",
+        "--runs",
+        "5000",
+        "--seed",
+        "2",
+        stream="out",
+    )
     assert code == 0 and "consistent with ε-LDP" in out
 
 
 def test_learn_walkthrough(toys: None) -> None:
-    steps = walkthrough(protocol="PadRR", epsilon=0.5, values=np.array([0, 1, 2, 2, 1, 0] * 5),
-                        labels=("a", "b", "c"), seed=4)  # fmt: skip
+    steps = walkthrough(
+        protocol="PadRR",
+        epsilon=0.5,
+        values=np.array([0, 1, 2, 2, 1, 0] * 5),
+        labels=("a", "b", "c"),
+        seed=4,
+    )
     assert len(steps.reports) == 30
     decoys = steps.reports["report"].str.startswith("decoy")
     assert (steps.reports.loc[decoys, "supports"] == "(nothing)").all()
@@ -153,8 +181,14 @@ def test_the_toy_method_keeps_what_its_metadata_says(values: list[float]) -> Non
 
 def test_the_toy_method_through_the_registry(toys: None) -> None:
     assert get_method("shrink").name == "Shrink"
-    config = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10**4, protocol="OLH", epsilon=1.0,
-                              methods=("Base", "Shrink"), trials=8)  # fmt: skip
+    config = ExperimentConfig(
+        dataset="zipf:d=64,s=1.5",
+        n=10**4,
+        protocol="OLH",
+        epsilon=1.0,
+        methods=("Base", "Shrink"),
+        trials=8,
+    )
     row = run(config).summary.set_index("method").loc["Shrink"]
     assert row["ratio_low"] <= row["mse_ratio_to_base"] <= row["ratio_high"]
 

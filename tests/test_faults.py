@@ -23,8 +23,9 @@ COMMAND = [sys.executable, "-m", "ldpcore.cli"]
 
 def _kill_while_writing(args: list[str], folder: Path, target: str, timeout: float = 60) -> None:
     """Start ``ldpcore args``; SIGKILL it once its temporary output file exists."""
-    process = subprocess.Popen([*COMMAND, *args], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)  # fmt: skip
+    process = subprocess.Popen(
+        [*COMMAND, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + timeout
     try:
         while time.monotonic() < deadline:
@@ -47,8 +48,21 @@ def test_randomize_killed_midway_keeps_the_old_reports(tmp_path: Path, suffix: s
     # Enough users that writing takes a while (chunks of 2^18 rows are appended).
     pd.DataFrame({"value": np.arange(3_000_000) % 64}).to_csv(values, index=False)
     reports = tmp_path / f"reports.{suffix}"
-    common = ["randomize", "--protocol", "GRR", "--epsilon", "1", "--domain-size", "64",
-              "--input", str(values), "--output", str(reports), "--seed", "1"]  # fmt: skip
+    common = [
+        "randomize",
+        "--protocol",
+        "GRR",
+        "--epsilon",
+        "1",
+        "--domain-size",
+        "64",
+        "--input",
+        str(values),
+        "--output",
+        str(reports),
+        "--seed",
+        "1",
+    ]
     # A first, complete collection from 5 users.
     small = tmp_path / "small.csv"
     pd.DataFrame({"value": [0, 1, 2, 3, 4]}).to_csv(small, index=False)
@@ -77,8 +91,14 @@ def test_hr_likelihood_methods_converge_at_a_tiny_epsilon() -> None:
     10,000× Base's (173 s); with Newton steps it converges at once."""
     from ldpcore.experiment import ExperimentConfig, run  # noqa: PLC0415
 
-    config = ExperimentConfig(dataset="zipf:d=2,s=1.5", n=10**12, protocol="HR",
-                              epsilon=0.001, methods=("Base", "MLE", "IBU"), trials=4)  # fmt: skip
+    config = ExperimentConfig(
+        dataset="zipf:d=2,s=1.5",
+        n=10**12,
+        protocol="HR",
+        epsilon=0.001,
+        methods=("Base", "MLE", "IBU"),
+        trials=4,
+    )
     start = time.monotonic()
     summary = run(config).summary.set_index("method")
     assert time.monotonic() - start < 30
@@ -97,16 +117,24 @@ def test_a_capped_em_is_reported_never_silent(monkeypatch: pytest.MonkeyPatch) -
         return original(model, **{**options, "max_iterations": 2})  # type: ignore[arg-type]
 
     monkeypatch.setattr(ibu, "run_em", capped)
-    config = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000, protocol="GRR", epsilon=1.0,
-                              methods=("Base", "IBU"), trials=3)  # fmt: skip
+    config = ExperimentConfig(
+        dataset="zipf:d=64,s=1.5",
+        n=10_000,
+        protocol="GRR",
+        epsilon=1.0,
+        methods=("Base", "IBU"),
+        trials=3,
+    )
     result = run(config)
     converged = result.summary.set_index("method")["converged"]
     assert converged["Base"] == 1 and converged["IBU"] == 0
     assert {r["method"]: r["converged"] for r in result.to_json_dict()["results"]}["IBU"] == 0
 
 
-@pytest.mark.parametrize("spec", ["prefix", "interval:samples=50", "set:rho=0.3,samples=20",
-                                  "groups", "full", "topk:k=5"])  # fmt: skip
+@pytest.mark.parametrize(
+    "spec",
+    ["prefix", "interval:samples=50", "set:rho=0.3,samples=20", "groups", "full", "topk:k=5"],
+)
 def test_query_answers_equal_the_dense_matrix_product(spec: str) -> None:
     """Answers without a questions × d matrix agree with it (the independent, slow path)."""
     from ldpcore.queries import parse_query  # noqa: PLC0415
@@ -160,12 +188,18 @@ def test_audit_at_a_large_domain_works_in_bounded_memory() -> None:
 @pytest.mark.parametrize(
     ("made", "asked", "message"),
     [
-        (("OUE", "--domain-size", "16"), ("OUE", "--domain-size", "9"),
-         "written for domain_size = 16, but aggregation was asked for domain_size = 9"),
-        (("OLH", "--domain-size", "30", "--g", "4"), ("OLH", "--domain-size", "30", "--g", "5"),
-         "written for g = 4, but aggregation was asked for g = 5"),
+        (
+            ("OUE", "--domain-size", "16"),
+            ("OUE", "--domain-size", "9"),
+            "written for domain_size = 16, but aggregation was asked for domain_size = 9",
+        ),
+        (
+            ("OLH", "--domain-size", "30", "--g", "4"),
+            ("OLH", "--domain-size", "30", "--g", "5"),
+            "written for g = 4, but aggregation was asked for g = 5",
+        ),
     ],
-)  # fmt: skip
+)
 def test_csv_reports_carry_their_parameters(
     tmp_path: Path, made: tuple[str, ...], asked: tuple[str, ...], message: str
 ) -> None:
@@ -174,17 +208,37 @@ def test_csv_reports_carry_their_parameters(
     pd.DataFrame({"value": [0, 1, 2, 3, 4, 5, 6, 7, 8]}).to_csv(values, index=False)
     reports = tmp_path / "reports.csv"
     common = ["--epsilon", "1", "--output"]
-    done = subprocess.run([*COMMAND, "randomize", "--protocol", *made, "--input", str(values),
-                           *common, str(reports), "--seed", "2"], check=False,
-                          capture_output=True, text=True)  # fmt: skip
+    done = subprocess.run(
+        [
+            *COMMAND,
+            "randomize",
+            "--protocol",
+            *made,
+            "--input",
+            str(values),
+            *common,
+            str(reports),
+            "--seed",
+            "2",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert reports.read_text().startswith("# ldpcore protocol=")
-    wrong = subprocess.run([*COMMAND, "aggregate", "--protocol", *asked, "--epsilon", "1",
-                            "--input", str(reports)], check=False, capture_output=True,
-                           text=True)  # fmt: skip
+    wrong = subprocess.run(
+        [*COMMAND, "aggregate", "--protocol", *asked, "--epsilon", "1", "--input", str(reports)],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     assert wrong.returncode == 2 and message in wrong.stderr
-    right = subprocess.run([*COMMAND, "aggregate", "--protocol", *made, "--epsilon", "1",
-                            "--input", str(reports)], check=False, capture_output=True,
-                           text=True)  # fmt: skip
+    right = subprocess.run(
+        [*COMMAND, "aggregate", "--protocol", *made, "--epsilon", "1", "--input", str(reports)],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     assert right.returncode == 0, right.stderr
     assert right.stdout.splitlines()[0] == "value,count"

@@ -34,8 +34,10 @@ def lookups(url: str) -> dict[tuple[str, str], int]:
         f"{url}/_stcore/metrics?families=cache_lookups", timeout=10
     ) as reply:
         text = reply.read().decode()
-    return {(name.rsplit(".", 1)[-1], result): int(count)
-            for name, result, count in LOOKUP.findall(text)}  # fmt: skip
+    return {
+        (name.rsplit(".", 1)[-1], result): int(count)
+        for name, result, count in LOOKUP.findall(text)
+    }
 
 
 def wait_for_line(log: Path, text: str, timeout: float = 120.0) -> str:

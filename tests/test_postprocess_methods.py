@@ -39,9 +39,20 @@ ALL = method_names()
 
 def test_registry_lists_every_method() -> None:
     assert ALL == (
-        "Base", "Base-Pos", "Post-Pos", "Base-Cut", "Norm", "Norm-Mul", "Norm-Cut",
-        "Norm-Sub", "MLE-Apx", "Power", "PowerNS", "MLE", "IBU",
-    )  # fmt: skip
+        "Base",
+        "Base-Pos",
+        "Post-Pos",
+        "Base-Cut",
+        "Norm",
+        "Norm-Mul",
+        "Norm-Cut",
+        "Norm-Sub",
+        "MLE-Apx",
+        "Power",
+        "PowerNS",
+        "MLE",
+        "IBU",
+    )
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -91,8 +91,12 @@ def test_unknown_figure_and_mode() -> None:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ldpcore.cli", "reproduce", *args],
-                          capture_output=True, text=True, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "ldpcore.cli", "reproduce", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def test_cli_lists_and_explains() -> None:
@@ -192,8 +196,9 @@ def test_norm_cut_follows_the_paper_not_the_rescaling_code() -> None:
 
 
 def test_norm_sub_and_mle_apx_bring_a_zeroed_value_back() -> None:
-    np.testing.assert_allclose(_apply("Norm-Sub", [0.5, 0.3, -0.01]), [0.57, 0.37, 0.06],
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        _apply("Norm-Sub", [0.5, 0.3, -0.01]), [0.57, 0.37, 0.06], atol=1e-12
+    )
     apx = _apply("MLE-Apx", [0.5, 0.3, -0.01])
     assert apx[2] > 0.05 and abs(apx.sum() - 1) < 1e-12  # theirs: exactly 0
 
@@ -202,8 +207,14 @@ def test_power_stays_accurate_where_a_windowed_sum_breaks_down() -> None:
     """GRR, d = 1024, n = 1e6, ε = 0.5: ours about 3e-5 (theirs about 1e-3)."""
     from ldpcore.experiment import ExperimentConfig, run  # noqa: PLC0415
 
-    config = ExperimentConfig(dataset="zipf:d=1024,s=1.5", n=10**6, protocol="GRR",
-                              epsilon=0.5, methods=("Base", "Power"), trials=6)  # fmt: skip
+    config = ExperimentConfig(
+        dataset="zipf:d=1024,s=1.5",
+        n=10**6,
+        protocol="GRR",
+        epsilon=0.5,
+        methods=("Base", "Power"),
+        trials=6,
+    )
     mse = run(config).summary.set_index("method")["mse"]
     assert mse["Power"] < 1e-4 < mse["Base"]
 
@@ -218,8 +229,13 @@ def _trials_frame(ratio: float, noise: float, trials: int, seed: int = 0):
     generator = np.random.default_rng(seed)
     base = generator.gamma(50, 1e-4, trials)
     other = base * ratio * generator.lognormal(0, noise, trials)
-    return pd.DataFrame({"method": ["Base", "Other"], "mse": [base.mean(), other.mean()],
-                         "trial_mse": [base, other]})  # fmt: skip
+    return pd.DataFrame(
+        {
+            "method": ["Base", "Other"],
+            "mse": [base.mean(), other.mean()],
+            "trial_mse": [base, other],
+        }
+    )
 
 
 def _ratio(frame) -> float:
@@ -236,8 +252,13 @@ def test_a_claim_is_judged_by_its_interval(ratio: float, noise: float, status: s
     call at 10 trials (then a number of trials that would settle it is given)."""
     from ldpcore.reproduce.judging import judge  # noqa: PLC0415
 
-    claim = judge("Other halves the error", _ratio, _trials_frame(ratio, noise, 10),
-                  describe=lambda v: f"Other / Base = {v:.2f}", high=0.7)  # fmt: skip
+    claim = judge(
+        "Other halves the error",
+        _ratio,
+        _trials_frame(ratio, noise, 10),
+        describe=lambda v: f"Other / Base = {v:.2f}",
+        high=0.7,
+    )
     assert claim.status == status, claim.measured
     assert claim.trials == 10 and claim.low <= claim.estimate <= claim.high
     if status == "cannot tell":
@@ -246,6 +267,11 @@ def test_a_claim_is_judged_by_its_interval(ratio: float, noise: float, status: s
         assert claim.trials_to_settle is None
     # The interval is honest: with the truth at 0.69 and much more data, it is settled.
     if status == "cannot tell":
-        settled = judge("Other halves the error", _ratio, _trials_frame(ratio, noise, 4000),
-                        describe=str, high=0.7)  # fmt: skip
+        settled = judge(
+            "Other halves the error",
+            _ratio,
+            _trials_frame(ratio, noise, 4000),
+            describe=str,
+            high=0.7,
+        )
         assert settled.high - settled.low < claim.high - claim.low

@@ -258,8 +258,9 @@ def test_wide_subsets_are_one_bit_column_and_round_trip(tmp_path, suffix: str) -
     randomize_file(protocol, source, reports, rng=np.random.default_rng(2), chunk_rows=70)
     # The same reports, randomized in memory with the same generator and batches.
     rng = np.random.default_rng(2)
-    direct = np.concatenate([protocol.randomize(values[i : i + 70], rng)
-                             for i in range(0, values.size, 70)])  # fmt: skip
+    direct = np.concatenate(
+        [protocol.randomize(values[i : i + 70], rng) for i in range(0, values.size, 70)]
+    )
     counts, users = aggregate_file(protocol, reports)
     assert users == 300
     np.testing.assert_array_equal(counts, protocol.aggregate(direct))

@@ -241,9 +241,10 @@ def test_collected_counts_and_estimates_agree() -> None:
     support = np.array([700, 300, 250])
     counts_file = b"value,count\na,700\nb,300\nc,250\n"
     estimate = oracle.estimate(support, 1000)
-    estimates_file = ("value,estimate\n" + "".join(
-        f"{v},{float(e)!r}\n" for v, e in zip("abc", estimate, strict=True)
-    )).encode()  # fmt: skip
+    estimates_file = (
+        "value,estimate\n"
+        + "".join(f"{v},{float(e)!r}\n" for v, e in zip("abc", estimate, strict=True))
+    ).encode()
     assert guess_kind(counts_file) == "counts" and guess_kind(estimates_file) == "estimates"
     from_counts = read_collected(counts_file, protocol="OUE", epsilon=1.0, n=1000)
     from_estimates = read_collected(estimates_file, protocol="OUE", epsilon=1.0, n=1000)

@@ -20,8 +20,12 @@ from ldpcore.protocols.unary import FULL_REPORTS_MAX_D
 
 def _histograms(name: str, counts: np.ndarray, trials: int, sampler: str) -> np.ndarray:
     protocol = get_protocol(name, epsilon=1.0, domain_size=counts.size)
-    return np.array([protocol.sample_tallies(counts, rng, sampler=sampler)  # type: ignore[arg-type]
-                     for rng in trial_generators(11, trials)])  # fmt: skip
+    return np.array(
+        [
+            protocol.sample_tallies(counts, rng, sampler=sampler)  # type: ignore[arg-type]
+            for rng in trial_generators(11, trials)
+        ]
+    )
 
 
 @pytest.mark.parametrize("name", ["OUE", "SUE"])
@@ -31,8 +35,10 @@ def test_report_histogram_matches_its_exact_law(name: str, sampler: str, trials:
     protocol = get_protocol(name, epsilon=1.0, domain_size=3)
     channel = protocol.channel_matrix()  # Q[y, v], rows read in binary (bit j = value j)
     mean = channel @ counts
-    cov = sum(n * (np.diag(channel[:, v]) - np.outer(channel[:, v], channel[:, v]))
-              for v, n in enumerate(counts))  # fmt: skip
+    cov = sum(
+        n * (np.diag(channel[:, v]) - np.outer(channel[:, v], channel[:, v]))
+        for v, n in enumerate(counts)
+    )
     samples = _histograms(name, counts, trials, sampler)
     assert samples.shape == (trials, 8) and np.all(samples.sum(axis=1) == counts.sum())
     # The last cell is determined by the others (the total is fixed): leave it out.
@@ -65,10 +71,13 @@ def test_full_report_mle_matches_a_generic_optimiser(name: str, seed: int) -> No
         return -float(histogram @ np.log(np.maximum(channel @ pi, 1e-300)))
 
     best = optimize.minimize(
-        negative, np.full(4, 0.25), method="SLSQP", bounds=[(0, 1)] * 4,
+        negative,
+        np.full(4, 0.25),
+        method="SLSQP",
+        bounds=[(0, 1)] * 4,
         constraints=[{"type": "eq", "fun": lambda pi: pi.sum() - 1}],
         options={"ftol": 1e-14, "maxiter": 500},
-    )  # fmt: skip
+    )
     assert negative(ours) <= negative(best.x) + 1e-6
     np.testing.assert_allclose(ours, best.x, atol=2e-4)
     # IBU climbs the same likelihood to the same point.

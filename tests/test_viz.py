@@ -52,11 +52,18 @@ def test_a_method_keeps_its_colour_and_dash_on_every_chart() -> None:
 def test_relative_bars_show_the_paired_ratio_and_its_interval() -> None:
     """ "MSE relative to Base" draws each method's paired ratio with its simultaneous
     interval as error bars (not the spread over trials divided by Base's mean)."""
-    config = ExperimentConfig(dataset="zipf:d=32,s=1.5", n=5000, protocol="OLH", epsilon=1.0,
-                              trials=8, methods=("Base", "Norm-Sub", "PowerNS"))  # fmt: skip
+    config = ExperimentConfig(
+        dataset="zipf:d=32,s=1.5",
+        n=5000,
+        protocol="OLH",
+        epsilon=1.0,
+        trials=8,
+        methods=("Base", "Norm-Sub", "PowerNS"),
+    )
     summary = run(config).summary.set_index("method")
-    figure = viz.mse_bars(summary.reset_index(), base_mse=None, lower_bound=None,
-                          relative_to_base=True)  # fmt: skip
+    figure = viz.mse_bars(
+        summary.reset_index(), base_mse=None, lower_bound=None, relative_to_base=True
+    )
     assert "95% intervals" in figure.layout.title.text
     for trace in figure.data:
         row = summary.loc[trace.name]
@@ -72,8 +79,9 @@ def test_mse_axis_fits_the_bars_and_reference_lines() -> None:
 
     result = _per_item(ALL)
     analytic = result.analytic
-    figure = viz.mse_bars(result.summary, base_mse=analytic["base_mse"],
-                          lower_bound=analytic["lower_bound"])  # fmt: skip
+    figure = viz.mse_bars(
+        result.summary, base_mse=analytic["base_mse"], lower_bound=analytic["lower_bound"]
+    )
     low, high = figure.layout.yaxis.range
     values = [*result.summary["mse"], analytic["base_mse"], analytic["lower_bound"]]
     assert low <= math.log10(min(values)) and math.log10(max(values)) <= high
@@ -89,9 +97,12 @@ def test_reference_lines_are_labelled_on_the_line_inside_the_axis(relative: bool
 
     result = _per_item(ALL)
     analytic = result.analytic
-    figure = viz.mse_bars(result.summary, base_mse=analytic["base_mse"],
-                          lower_bound=analytic["lower_bound"],
-                          relative_to_base=relative)  # fmt: skip
+    figure = viz.mse_bars(
+        result.summary,
+        base_mse=analytic["base_mse"],
+        lower_bound=analytic["lower_bound"],
+        relative_to_base=relative,
+    )
     lines = [shape.y0 for shape in figure.layout.shapes if shape.y0 == shape.y1]
     assert len(lines) == (1 if relative else 2)
     low, high = figure.layout.yaxis.range if not relative else (-math.inf, math.inf)
@@ -101,8 +112,10 @@ def test_reference_lines_are_labelled_on_the_line_inside_the_axis(relative: bool
         assert at in labels, (y, labels)
         assert low <= at <= high
     if not relative:
-        assert set(labels.values()) == {"analytic Base MSE (Eq. 3)",
-                                        "lower bound (asymptotic, prior-averaged)"}  # fmt: skip
+        assert set(labels.values()) == {
+            "analytic Base MSE (Eq. 3)",
+            "lower bound (asymptotic, prior-averaged)",
+        }
 
 
 def test_estimates_by_rank_draws_negative_estimates() -> None:
@@ -110,8 +123,14 @@ def test_estimates_by_rank_draws_negative_estimates() -> None:
     them), the consistent methods never go there, and hovers carry the real values."""
     import numpy as np  # noqa: PLC0415
 
-    config = ExperimentConfig(dataset="zipf:d=256,s=1.5", n=20_000, protocol="OLH", epsilon=1.0,
-                              trials=3, methods=("Base", "Norm-Sub"))  # fmt: skip
+    config = ExperimentConfig(
+        dataset="zipf:d=256,s=1.5",
+        n=20_000,
+        protocol="OLH",
+        epsilon=1.0,
+        trials=3,
+        methods=("Base", "Norm-Sub"),
+    )
     per_item = run(config).per_item
     figure = viz.estimates_by_rank(per_item)
     traces = {trace.name: trace for trace in figure.data}

@@ -83,8 +83,9 @@ class PadRR(FrequencyOracle):
         # Mixture: with α = p − q keep the value, else a uniform output of all d + pad
         # (which gives q to every output); exact, as for GRR.
         kept = rng.binomial(true_counts, self.p - self.q)
-        spread = rng.multinomial(int(true_counts.sum() - kept.sum()),
-                                 np.full(self.outputs, 1.0 / self.outputs))  # fmt: skip
+        spread = rng.multinomial(
+            int(true_counts.sum() - kept.sum()), np.full(self.outputs, 1.0 / self.outputs)
+        )
         return (kept + spread[: self.domain_size]).astype(np.int64)
 
     def channel_matrix(self) -> NDArray[np.float64]:

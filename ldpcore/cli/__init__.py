@@ -83,8 +83,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: interrupted (nothing was written)", file=sys.stderr)
         return 130
     except MemoryError:
-        print("error: out of memory; try a smaller domain, fewer samples or fewer trials",
-              file=sys.stderr)  # fmt: skip
+        print(
+            "error: out of memory; try a smaller domain, fewer samples or fewer trials",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     except Exception as exc:  # a bug: say so plainly instead of a traceback
         if os.environ.get("LDPCORE_TRACEBACK"):

@@ -33,13 +33,17 @@ class Parser(argparse.ArgumentParser):
         raise InputError(f"{message} (see '{self.prog} --help')")
 
 
-def add_command(commands: Any, name: str, *, help: str, description: str,
-                example: str = "") -> Parser:  # fmt: skip
+def add_command(
+    commands: Any, name: str, *, help: str, description: str, example: str = ""
+) -> Parser:
     """A subcommand whose ``--help`` ends with its worked example."""
     parser: Parser = commands.add_parser(
-        name, help=help, description=description, epilog=example,
+        name,
+        help=help,
+        description=description,
+        epilog=example,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-    )  # fmt: skip
+    )
     return parser
 
 
@@ -133,9 +137,11 @@ def protocols(raw: str) -> tuple[str, ...]:
 def protocol(args: argparse.Namespace) -> FrequencyOracle:
     """The protocol named by ``--protocol --epsilon --domain-size`` and its options."""
     return get_protocol(
-        args.protocol, epsilon=number(args.epsilon, "epsilon"),
-        domain_size=whole(args.domain_size, "domain-size", 2) or 2, **protocol_params(args),
-    )  # fmt: skip
+        args.protocol,
+        epsilon=number(args.epsilon, "epsilon"),
+        domain_size=whole(args.domain_size, "domain-size", 2) or 2,
+        **protocol_params(args),
+    )
 
 
 def write_output(path: str | None, text: str) -> None:

@@ -23,9 +23,10 @@ def add_search_arguments(parser: argparse.ArgumentParser, *, methods: str, trial
     parser.add_argument("--n", help="number of users (default: the dataset's own total)")
     parser.add_argument("--dataset", required=True, help=DATASET_HELP)
     parser.add_argument(
-        "--target-rmse", required=True,
+        "--target-rmse",
+        required=True,
         help="root-mean-square error allowed, in frequency units (0.005 = 0.5 pp)",
-    )  # fmt: skip
+    )
     parser.add_argument("--query", default="full", help="full | topk:k=K | set:rho=R | prefix")
     parser.add_argument("--methods", default=methods, help="NAME,NAME,... or all")
     parser.add_argument("--trials", default=trials)
@@ -36,12 +37,14 @@ def add_search_arguments(parser: argparse.ArgumentParser, *, methods: str, trial
 def add_parser(commands: Any) -> None:
     """Declare the command's arguments."""
     adv = _args.add_command(
-        commands, "advise-epsilon", help="each method's smallest ε for an accuracy target",
+        commands,
+        "advise-epsilon",
+        help="each method's smallest ε for an accuracy target",
         description="For each protocol and method, the smallest ε whose root-mean-square "
         "error on the query is at most the target (with a ±2 SE range). To compare methods "
         "and get a recommendation, use choose-epsilon.",
         example=EXAMPLE,
-    )  # fmt: skip
+    )
     add_search_arguments(adv, methods="Base,Norm-Sub,PowerNS", trials="10")
 
 
@@ -56,16 +59,27 @@ def run(args: argparse.Namespace) -> int:
     advice = []
     for name in protocols:
         config = ExperimentConfig(
-            dataset=args.dataset, n=n, protocol=name, epsilon=1.0,  # ε: replaced by the search
-            methods=_args.methods(args.methods), query=args.query,
-            trials=_args.trials(args.trials), seed=_args.seed(args.seed),
-        )  # fmt: skip
+            dataset=args.dataset,
+            n=n,
+            protocol=name,
+            epsilon=1.0,  # ε: replaced by the search
+            methods=_args.methods(args.methods),
+            query=args.query,
+            trials=_args.trials(args.trials),
+            seed=_args.seed(args.seed),
+        )
         advice.extend(advise_epsilon(config, target_rmse=target))
     records = [
-        {"protocol": a.protocol, "method": a.method, "epsilon": a.value, "epsilon_low": a.low,
-         "epsilon_high": a.high, "rmse": a.rmse_at_value}
+        {
+            "protocol": a.protocol,
+            "method": a.method,
+            "epsilon": a.value,
+            "epsilon_low": a.low,
+            "epsilon_high": a.high,
+            "rmse": a.rmse_at_value,
+        }
         for a in advice
-    ]  # fmt: skip
+    ]
     if args.format == "json":
         _args.print_json({"target_rmse": target, "advice": records})
         return 0

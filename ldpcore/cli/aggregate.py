@@ -25,13 +25,15 @@ EXAMPLE = """examples:
 def add_parser(commands: Any) -> None:
     """Declare the command's arguments."""
     agg = _args.add_command(
-        commands, "aggregate", help="reports in, support counts out (streamed; optionally on Dask)",
+        commands,
+        "aggregate",
+        help="reports in, support counts out (streamed; optionally on Dask)",
         description="Count, for every value, the reports that support it. Streams in chunks "
         "(memory stays bounded); a folder of Parquet/CSV partitions can be aggregated on a "
         "Dask cluster with the same per-chunk function. Output: CSV value,count, ready for "
         "'ldpcore postprocess --input-kind counts'.",
         example=EXAMPLE,
-    )  # fmt: skip
+    )
     _args.add_protocol_arguments(agg, population="domain-size")
     agg.add_argument("--input", required=True, help="a report file or a folder of them")
     agg.add_argument("--output", help="CSV value,count (default: standard output)")
@@ -42,8 +44,9 @@ def add_parser(commands: Any) -> None:
 def add_dask_arguments(parser: argparse.ArgumentParser) -> None:
     """``--dask`` and ``--connect-timeout``."""
     parser.add_argument("--dask", help="local:N or tcp://HOST:PORT (default: this process)")
-    parser.add_argument("--connect-timeout", default="10",
-                        help="seconds to reach a scheduler (0 < T <= 600)")  # fmt: skip
+    parser.add_argument(
+        "--connect-timeout", default="10", help="seconds to reach a scheduler (0 < T <= 600)"
+    )
 
 
 def connect_timeout(raw: str) -> float:

@@ -15,12 +15,14 @@ EXAMPLE = """example:
 def add_parser(commands: Any) -> None:
     """Declare the command's arguments."""
     aud = _args.add_command(
-        commands, "audit", help="check that a protocol's randomizer satisfies ε-LDP",
+        commands,
+        "audit",
+        help="check that a protocol's randomizer satisfies ε-LDP",
         description="The exact worst-case output-probability ratio from the channel, and an "
         "empirical audit of the real randomizer on the two most distinguishable inputs with "
         "a one-sided confidence bound; exit code 1 if either finds a violation.",
         example=EXAMPLE,
-    )  # fmt: skip
+    )
     _args.add_protocol_arguments(aud, population="domain-size")
     aud.add_argument("--runs", default="200000", help="randomizer runs per input")
     aud.add_argument("--confidence", default="0.99")
@@ -33,9 +35,10 @@ def run(args: argparse.Namespace) -> int:
 
     protocol = _args.protocol(args)
     result = audit(
-        protocol, runs=_args.whole(args.runs, "runs", 1000) or 1000,
+        protocol,
+        runs=_args.whole(args.runs, "runs", 1000) or 1000,
         confidence=_args.number(args.confidence, "confidence"),
         rng=_args.whole(args.seed, "seed", 0),
-    )  # fmt: skip
+    )
     print(f"{protocol}: {result.verdict}")
     return 0 if result.passed else 1

@@ -24,17 +24,17 @@ EXAMPLE = """example (top-10 within ±0.5 percentage points; n is the dataset's 
 def add_parser(commands: Any) -> None:
     """Declare the command's arguments."""
     cho = _args.add_command(
-        commands, "choose-epsilon",
+        commands,
+        "choose-epsilon",
         help="the smallest ε per protocol, with its best method and without post-processing",
         description="For each protocol: the smallest ε meeting the target with the "
         "recommended method and with Base, each with its 95%% interval, simulated on the "
         "same trials; post_processing_helps is true only when the paired comparison and "
         "the two intervals both say so.",
         example=EXAMPLE,
-    )  # fmt: skip
+    )
     add_search_arguments(cho, methods=DEFAULT_METHODS, trials="10")
-    cho.add_argument("--workers", default="1",
-                     help="processes to search protocols in (default: 1)")  # fmt: skip
+    cho.add_argument("--workers", default="1", help="processes to search protocols in (default: 1)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,31 +45,40 @@ def run(args: argparse.Namespace) -> int:
     protocols = _args.protocols(args.protocol)
     target = _args.number(args.target_rmse, "target-rmse")
     config = ExperimentConfig(
-        dataset=args.dataset, n=users_for(args.n, args.dataset), protocol=protocols[0],
-        epsilon=1.0, methods=_args.methods(args.methods), query=args.query,
-        trials=_args.trials(args.trials), seed=_args.seed(args.seed),
-    )  # fmt: skip
+        dataset=args.dataset,
+        n=users_for(args.n, args.dataset),
+        protocol=protocols[0],
+        epsilon=1.0,
+        methods=_args.methods(args.methods),
+        query=args.query,
+        trials=_args.trials(args.trials),
+        seed=_args.seed(args.seed),
+    )
     workers = _args.whole(args.workers, "workers", 1, 64) or 1
     if workers > 1:
         from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
 
         with ProcessPoolExecutor(workers) as pool:
-            answers = choose_epsilon(config, target_rmse=target, protocols=protocols,
-                                     executor=pool)  # fmt: skip
+            answers = choose_epsilon(config, target_rmse=target, protocols=protocols, executor=pool)
     else:
         answers = choose_epsilon(config, target_rmse=target, protocols=protocols)
     if args.format == "json":
-        _args.print_json({"target_rmse": target, "n": config.n,
-                          "answers": [a.to_json_dict() for a in answers]})  # fmt: skip
+        _args.print_json(
+            {"target_rmse": target, "n": config.n, "answers": [a.to_json_dict() for a in answers]}
+        )
         return 0
-    print(f"target RMSE {target:g} ({100 * target:g} pp), n = {config.n:,}, {args.dataset}, "
-          f"query {config.query}, {config.trials} trials")  # fmt: skip
+    print(
+        f"target RMSE {target:g} ({100 * target:g} pp), n = {config.n:,}, {args.dataset}, "
+        f"query {config.query}, {config.trials} trials"
+    )
     for answer in answers:
         method = epsilon_interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
         base = epsilon_interval(
             answer.base_epsilon, answer.base_epsilon_low, answer.base_epsilon_high
         )
         helps = "yes" if answer.post_processing_helps else "no"
-        print(f"{answer.protocol:>4} + {answer.method:<9} {method}   Base: {base}   "
-              f"post-processing helps: {helps}")  # fmt: skip
+        print(
+            f"{answer.protocol:>4} + {answer.method:<9} {method}   Base: {base}   "
+            f"post-processing helps: {helps}"
+        )
     return 0

@@ -23,10 +23,12 @@ EXAMPLE = """example (a CSV with header value,estimate or value,count):
 def add_parser(commands: Any) -> None:
     """Declare the command's arguments."""
     post = _args.add_command(
-        commands, "postprocess", help="post-process LDP estimates or support counts from a CSV",
+        commands,
+        "postprocess",
+        help="post-process LDP estimates or support counts from a CSV",
         description="Read Base estimates or support counts and write consistent frequencies.",
         example=EXAMPLE,
-    )  # fmt: skip
+    )
     _args.add_protocol_arguments(post, population="n")
     post.add_argument("--method", required=True, help=", ".join(method_names()))
     add_input_arguments(post)
@@ -39,9 +41,10 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         "--input", required=True, help="CSV with header value,estimate or value,count"
     )
     parser.add_argument(
-        "--input-kind", choices=["estimates", "counts"],
+        "--input-kind",
+        choices=["estimates", "counts"],
         help="what the input holds (default: read from its header)",
-    )  # fmt: skip
+    )
 
 
 def read_input(args: argparse.Namespace, n: int) -> Collected:
@@ -59,9 +62,14 @@ def read_input(args: argparse.Namespace, n: int) -> Collected:
     except OSError as exc:
         raise InputError(f"cannot read --input {args.input!r}: {exc.strerror}") from None
     return read_collected(
-        data, protocol=args.protocol, epsilon=epsilon, n=n, kind=args.input_kind,
-        source=args.input, params=_args.protocol_params(args),
-    )  # fmt: skip
+        data,
+        protocol=args.protocol,
+        epsilon=epsilon,
+        n=n,
+        kind=args.input_kind,
+        source=args.input,
+        params=_args.protocol_params(args),
+    )
 
 
 def run(args: argparse.Namespace) -> int:

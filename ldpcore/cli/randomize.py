@@ -20,13 +20,15 @@ EXAMPLE = """example:
 def add_parser(commands: Any) -> None:
     """Declare the command's arguments."""
     rnd = _args.add_command(
-        commands, "randomize", help="the client randomizer: values in, LDP reports out",
+        commands,
+        "randomize",
+        help="the client randomizer: values in, LDP reports out",
         description="Randomize each user's value with the protocol's client randomizer and "
         "write one report per user (format per protocol: see ldpcore.report_files). Randomness "
         "comes from the operating system's secure generator. --seed makes the output "
         "reproducible and therefore NOT private: use it only to simulate.",
         example=EXAMPLE,
-    )  # fmt: skip
+    )
     _args.add_protocol_arguments(rnd, population="domain-size")
     rnd.add_argument("--input", required=True, help="CSV with a 'value' column of 0..d-1")
     rnd.add_argument("--output", required=True, help="reports file, .parquet or .csv")
@@ -43,6 +45,5 @@ def run(args: argparse.Namespace) -> int:
     rng = SecureRandom() if seed is None else np.random.default_rng(seed)
     users = randomize_file(protocol, Path(args.input), Path(args.output), rng=rng)
     source = "OS secure generator" if seed is None else f"seed {seed} (NOT private)"
-    print(f"{users:,} reports -> {args.output} ({protocol}, randomness: {source})",
-          file=sys.stderr)  # fmt: skip
+    print(f"{users:,} reports -> {args.output} ({protocol}, randomness: {source})", file=sys.stderr)
     return 0

@@ -16,13 +16,15 @@ EXAMPLE = """example:
 def add_parser(commands: Any) -> None:
     """Declare the command's arguments."""
     rec = _args.add_command(
-        commands, "recommend", help="rank post-processing methods for your collected estimates",
+        commands,
+        "recommend",
+        help="rank post-processing methods for your collected estimates",
         description="Simulate on a consistent stand-in for your data (NDSS Sec. V-D) and rank "
         "the methods for the query that matters. Every method is compared with Base and "
         "with the best one on the same trials: a method is called better only when its "
         "paired interval says so.",
         example=EXAMPLE,
-    )  # fmt: skip
+    )
     _args.add_protocol_arguments(rec, population="n")
     add_input_arguments(rec)
     rec.add_argument("--query", default="full", help="full | topk:k=K | set:rho=R | prefix")
@@ -40,10 +42,15 @@ def run(args: argparse.Namespace) -> int:
     n = _args.users(args.n)
     collected = read_input(args, n)
     found = recommend(
-        collected.estimate, protocol=collected.protocol, n=n, query=args.query,
-        methods=_args.methods(args.methods), trials=_args.trials(args.trials),
-        seed=_args.seed(args.seed), truth_from=args.truth_from,
-    )  # fmt: skip
+        collected.estimate,
+        protocol=collected.protocol,
+        n=n,
+        query=args.query,
+        methods=_args.methods(args.methods),
+        trials=_args.trials(args.trials),
+        seed=_args.seed(args.seed),
+        truth_from=args.truth_from,
+    )
     if args.format == "json":
         _args.print_json(found.to_json_dict(args.query))
         return 0

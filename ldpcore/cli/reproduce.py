@@ -20,13 +20,15 @@ EXAMPLE = """examples:
 def add_parser(commands: Any) -> None:
     """Declare the command's arguments."""
     rep = _args.add_command(
-        commands, "reproduce", help="reproduce the papers' figures and check their claims",
+        commands,
+        "reproduce",
+        help="reproduce the papers' figures and check their claims",
         description="Run paper recipes (NDSS 2020 Figs. 1-10, the MLE paper's Figs. 2-3, the "
         "IBU paper's Table 1). Per figure, DIR/<id>/ gets data.csv, figure.html, figure.png "
         "and report.md (each claim, the measured value, holds or not); DIR/report.md "
         "lists every claim.",
         example=EXAMPLE,
-    )  # fmt: skip
+    )
     rep.add_argument("figures", nargs="*", metavar="FIGURE", help="figure ids, or all")
     size = rep.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="few trials and points (default)")
@@ -44,8 +46,10 @@ def run(args: argparse.Namespace) -> int:
     if args.list:
         for recipe_id in reproduce.recipe_ids():
             recipe = reproduce.get_recipe(recipe_id)
-            print(f"{recipe_id:12} {recipe.title} (quick ≈ {recipe.quick_seconds:g} s, "
-                  f"full ≈ {recipe.full_seconds:g} s)")  # fmt: skip
+            print(
+                f"{recipe_id:12} {recipe.title} (quick ≈ {recipe.quick_seconds:g} s, "
+                f"full ≈ {recipe.full_seconds:g} s)"
+            )
         return 0
     if not args.figures:
         raise InputError("name the figures to reproduce (or all); --list shows them")
@@ -74,19 +78,29 @@ def run(args: argparse.Namespace) -> int:
             with dask_client(args.dask) as client:
                 print(f"running on {where(client)}", file=sys.stderr)
                 workers = max(1, len(client.scheduler_info().get("workers", {})))
-                results = reproduce.reproduce(ids, mode, out, png=not args.no_png,
-                                              progress=progress, executor=client.get_executor(),
-                                              workers=workers, warn=warn)  # fmt: skip
+                results = reproduce.reproduce(
+                    ids,
+                    mode,
+                    out,
+                    png=not args.no_png,
+                    progress=progress,
+                    executor=client.get_executor(),
+                    workers=workers,
+                    warn=warn,
+                )
         else:
-            results = reproduce.reproduce(ids, mode, out, png=not args.no_png, progress=progress,
-                                          warn=warn)  # fmt: skip
+            results = reproduce.reproduce(
+                ids, mode, out, png=not args.no_png, progress=progress, warn=warn
+            )
     except OSError as exc:
         raise InputError(f"cannot write to --out {args.out!r}: {exc.strerror or exc}") from None
     finally:
         if started:  # end the progress line, so a message never shares it
             print(file=sys.stderr)
     for result in results:
-        print(f"{result.recipe:12} {reproduce.tally(result.claims)} "
-              f"({result.seconds:.1f} s) -> {out / result.recipe}")  # fmt: skip
+        print(
+            f"{result.recipe:12} {reproduce.tally(result.claims)} "
+            f"({result.seconds:.1f} s) -> {out / result.recipe}"
+        )
     print(f"summary: {out / 'report.md'}")
     return 0

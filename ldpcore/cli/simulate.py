@@ -18,19 +18,22 @@ EXAMPLE = """example:
 def add_parser(commands: Any) -> None:
     """Declare the command's arguments."""
     sim = _args.add_command(
-        commands, "simulate", help="simulate a protocol and compare post-processing methods",
+        commands,
+        "simulate",
+        help="simulate a protocol and compare post-processing methods",
         description="Simulate LDP collection on a dataset and measure every method's error. "
         "--n may be left out for a file or a bundled dataset: its own total is used.",
         example=EXAMPLE,
-    )  # fmt: skip
+    )
     sim.add_argument("--protocol", required=True, help="GRR | OLH | BLH | OUE | SUE | SS | HR")
     sim.add_argument("--epsilon", required=True, help="privacy budget ε > 0")
     sim.add_argument("--n", help="number of users (default: the dataset's own total)")
     _args.add_protocol_parameter_arguments(sim)
     sim.add_argument("--dataset", required=True, help=_args.DATASET_HELP)
     sim.add_argument("--methods", default="all", help="all, or NAME,NAME,... (default: all)")
-    sim.add_argument("--query", default="full",
-                     help="full | topk:k=K | set:rho=R[,samples=M] | groups | prefix")  # fmt: skip
+    sim.add_argument(
+        "--query", default="full", help="full | topk:k=K | set:rho=R[,samples=M] | groups | prefix"
+    )
     sim.add_argument("--trials", default="30", help="independent repetitions (default: 30)")
     sim.add_argument("--seed", default="0", help="the one seed of the run (default: 0)")
     sim.add_argument("--sampler", default="fast", choices=["fast", "per-user"])
@@ -57,11 +60,17 @@ def run(args: argparse.Namespace) -> int:
     from ldpcore.experiment import ExperimentConfig, run  # noqa: PLC0415 (pandas: only here)
 
     config = ExperimentConfig(
-        dataset=args.dataset, n=users_for(args.n, args.dataset), protocol=args.protocol,
-        epsilon=_args.number(args.epsilon, "epsilon"), methods=_args.methods(args.methods),
-        query=args.query, trials=_args.trials(args.trials), seed=_args.seed(args.seed),
-        sampler=args.sampler, params=_args.protocol_params(args),
-    )  # fmt: skip
+        dataset=args.dataset,
+        n=users_for(args.n, args.dataset),
+        protocol=args.protocol,
+        epsilon=_args.number(args.epsilon, "epsilon"),
+        methods=_args.methods(args.methods),
+        query=args.query,
+        trials=_args.trials(args.trials),
+        seed=_args.seed(args.seed),
+        sampler=args.sampler,
+        params=_args.protocol_params(args),
+    )
     workers = _args.whole(args.workers, "workers", 1, 64) or 1
     if workers > 1:
         from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
@@ -86,9 +95,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"lower bound (asymptotic, prior-averaged): {analytic['lower_bound']:.4g}")
     for record in result.summary.to_dict("records"):
         if record["converged"] < 1:  # never a silent cap
-            print(f"warning: {record['method']} stopped at its iteration cap without "
-                  f"converging in {1 - record['converged']:.0%} of the trials; its numbers "
-                  "are those of its last iterate", file=sys.stderr)  # fmt: skip
+            print(
+                f"warning: {record['method']} stopped at its iteration cap without "
+                f"converging in {1 - record['converged']:.0%} of the trials; its numbers "
+                "are those of its last iterate",
+                file=sys.stderr,
+            )
     return 0
 
 

@@ -26,12 +26,14 @@ then:
 def add_parser(commands: Any) -> None:
     """Declare the command's arguments."""
     swp = _args.add_command(
-        commands, "sweep", help="run a parameter grid from a TOML file (optionally on Dask)",
+        commands,
+        "sweep",
+        help="run a parameter grid from a TOML file (optionally on Dask)",
         description="Cross the lists of a sweep file (see ldpcore.sweep_files) and run every "
         "point through the experiment engine; identical results locally and on a cluster. "
         "Every point is checked before any runs.",
         example=EXAMPLE,
-    )  # fmt: skip
+    )
     swp.add_argument("--config", required=True, help="sweep file (TOML)")
     swp.add_argument("--out", required=True, help="results, .parquet or .csv")
     add_dask_arguments(swp)

@@ -104,8 +104,9 @@ def run_em(
             # step of the diagonal quadratic model on the simplex (_diagonal_newton).
             step = model.newton_step(start, multiplier)
             if step is None:
-                step = _diagonal_newton(start, model.gradient_scale * (multiplier - 1.0),
-                                        model.curvature(start))  # fmt: skip
+                step = _diagonal_newton(
+                    start, model.gradient_scale * (multiplier - 1.0), model.curvature(start)
+                )
             if step is not None and np.all(np.isfinite(step)) and np.abs(step).max() < 1e6:
                 # The full step, then shorter ones (a step past the simplex's edge
                 # can overshoot); the first at least as good as EM's is kept.
@@ -117,8 +118,10 @@ def run_em(
                         break
         history.append(current)
     # Never a silent cap: the caller (an experiment, the CLI, the app) counts these.
-    warnings.warn(NotConverged(f"EM stopped at its cap of {max_iterations:,} iterations "
-                               "before converging"), stacklevel=2)  # fmt: skip
+    warnings.warn(
+        NotConverged(f"EM stopped at its cap of {max_iterations:,} iterations before converging"),
+        stacklevel=2,
+    )
     return IBUResult(pi, max_iterations, current, False, tuple(history))
 
 

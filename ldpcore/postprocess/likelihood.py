@@ -155,8 +155,9 @@ class HadamardRowModel(LikelihoodModel):
         """
         if self._columns is None:
             return None
-        return _projected_newton(self, pi, multiplier, self._columns,
-                                 self.rows / self._cells(pi) ** 2)  # fmt: skip
+        return _projected_newton(
+            self, pi, multiplier, self._columns, self.rows / self._cells(pi) ** 2
+        )
 
     def curvature(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
         """Diagonal of ``−∂²L/∂π²`` at ``π``."""
@@ -177,8 +178,9 @@ class UnaryReportModel(LikelihoodModel):
     ``Y`` the bit matrix, and ``Qπ`` and ``Qᵀw`` cost ``O(2^d d)``.
     """
 
-    def __init__(self, histogram: NDArray[np.float64], bits: NDArray[np.float64], *, p: float,
-                 q: float) -> None:  # fmt: skip
+    def __init__(
+        self, histogram: NDArray[np.float64], bits: NDArray[np.float64], *, p: float, q: float
+    ) -> None:
         self.domain_size = bits.shape[1]
         self.histogram = histogram
         self.bits = bits

@@ -70,8 +70,10 @@ def check_protocol_parameters(name: str, params: Mapping[str, object]) -> dict[s
 
     canonical = resolve_protocol_name(name)
     declared = {p.name: p for p in PROTOCOLS[canonical].extra_parameters}
-    return {key: check_int(value, name=key, minimum=declared[key].minimum)
-            for key, value in _declared(canonical, params).items()}  # fmt: skip
+    return {
+        key: check_int(value, name=key, minimum=declared[key].minimum)
+        for key, value in _declared(canonical, params).items()
+    }
 
 
 def _declared(canonical: str, params: Mapping[str, object]) -> dict[str, object]:
@@ -82,8 +84,11 @@ def _declared(canonical: str, params: Mapping[str, object]) -> dict[str, object]
         if value is None:
             continue
         if key not in declared:
-            owners = [n for n, cls in PROTOCOLS.items()
-                      if any(p.name == key for p in cls.extra_parameters)]  # fmt: skip
+            owners = [
+                n
+                for n, cls in PROTOCOLS.items()
+                if any(p.name == key for p in cls.extra_parameters)
+            ]
             if owners:
                 raise InputError(f"{key} applies to {', '.join(owners)} only, not {canonical}")
             takes = ", ".join(sorted(declared)) or "no extra parameters"

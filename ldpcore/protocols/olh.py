@@ -294,8 +294,9 @@ class OLH(FrequencyOracle):
         """One row per report: its hash seeds and bucket."""
         import pandas as pd  # noqa: PLC0415
 
-        return pd.DataFrame({"seed_a": reports.multiplier, "seed_b": reports.offset,
-                             "bucket": reports.bucket})  # fmt: skip
+        return pd.DataFrame(
+            {"seed_a": reports.multiplier, "seed_b": reports.offset, "bucket": reports.bucket}
+        )
 
     def frame_to_reports(self, frame: pd.DataFrame, *, source: str) -> HashedReports:
         """Seeds as exact uint64 (never through floats); buckets in ``[0, g)``."""
@@ -308,9 +309,11 @@ class OLH(FrequencyOracle):
 
     def describe_report(self, reports: HashedReports, index: int) -> tuple[str, Any]:
         """The hash (its seed, shortened) and the bucket."""
-        one = HashedReports(reports.multiplier[index : index + 1],
-                            reports.offset[index : index + 1],
-                            reports.bucket[index : index + 1])  # fmt: skip
+        one = HashedReports(
+            reports.multiplier[index : index + 1],
+            reports.offset[index : index + 1],
+            reports.bucket[index : index + 1],
+        )
         seed = f"{int(reports.multiplier[index]) % 10**6:06d}…"
         return f"hash {seed}, bucket {int(reports.bucket[index])}", one
 

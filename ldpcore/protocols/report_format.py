@@ -64,8 +64,9 @@ def unpack_bits(column: pd.Series, d: int, source: str) -> NDArray[np.bool_]:
     try:
         rows = [bytes.fromhex(v) if isinstance(v, str) else bytes(v) for v in column]
     except (ValueError, TypeError):
-        raise InputError(f"wrong report format in {source}: bits must be hex text or "
-                         "binary") from None  # fmt: skip
+        raise InputError(
+            f"wrong report format in {source}: bits must be hex text or binary"
+        ) from None
     if any(len(r) != width for r in rows):
         raise InputError(
             f"wrong report format in {source}: each bit vector must be {width} bytes for "

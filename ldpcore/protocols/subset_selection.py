@@ -201,8 +201,7 @@ class SubsetSelection(FrequencyOracle):
 
     def support_matrix(self) -> NDArray[np.float64]:
         """Row ``Y`` of ``channel_matrix`` (subsets in lexicographic order) supports ``Y``."""
-        subsets = np.array(list(itertools.combinations(range(self.domain_size),
-                                                       self.subset_size)))  # fmt: skip
+        subsets = np.array(list(itertools.combinations(range(self.domain_size), self.subset_size)))
         member = np.zeros((subsets.shape[0], self.domain_size))
         np.put_along_axis(member, subsets, 1.0, axis=1)
         return member

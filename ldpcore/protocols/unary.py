@@ -91,8 +91,9 @@ class UnaryEncoding(FrequencyOracle):
         """Support counts from the tallies: ``c_v = Σ_y h_y y_v`` for a report histogram."""
         array = np.asarray(tallies)
         if self.full_reports and array.shape == (1 << self.domain_size,):
-            histogram = check_counts(array, name="tallies (report histogram)",
-                                     length=1 << self.domain_size)  # fmt: skip
+            histogram = check_counts(
+                array, name="tallies (report histogram)", length=1 << self.domain_size
+            )
             return np.asarray(self.support_matrix().T @ histogram, dtype=np.int64)
         return super().support_from_tallies(tallies)
 

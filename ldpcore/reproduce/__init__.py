@@ -170,8 +170,13 @@ def report_markdown(reproduction: Reproduction) -> str:
     ]
     if reproduction.notes:
         lines.append(f"- notes: {reproduction.notes}")
-    lines += ["", f"## Claims ({tally(reproduction.claims)})", "",
-              "| claim | measured | verdict |", "| --- | --- | --- |"]  # fmt: skip
+    lines += [
+        "",
+        f"## Claims ({tally(reproduction.claims)})",
+        "",
+        "| claim | measured | verdict |",
+        "| --- | --- | --- |",
+    ]
     lines += [
         f"| {_cell(c.text)} | {_cell(c.measured)} | {verdict_text(c)} |"
         for c in reproduction.claims
@@ -184,8 +189,11 @@ def verdict_text(claim: Claim) -> str:
     if claim.status == HOLDS:
         return "holds"
     if claim.status == UNSURE:
-        more = (f" (about {claim.trials_to_settle:,} trials would settle it)"
-                if claim.trials_to_settle else "")  # fmt: skip
+        more = (
+            f" (about {claim.trials_to_settle:,} trials would settle it)"
+            if claim.trials_to_settle
+            else ""
+        )
         return f"cannot tell{more}"
     return f"**{claim.status}**"
 
@@ -228,8 +236,7 @@ def write_reproduction(reproduction: Reproduction, out: Path, *, png: bool = Tru
         image = folder / "figure.png"
         try:
             with replacing(image, what="figure.png") as temporary:
-                reproduction.figure.write_image(temporary, format="png", width=1100,
-                                                height=650)  # fmt: skip
+                reproduction.figure.write_image(temporary, format="png", width=1100, height=650)
         except Exception as exc:  # kaleido reports a missing browser in several ways
             raise PngUnavailableError(
                 f"PNG export needs Chrome or Chromium for kaleido ({type(exc).__name__}: "

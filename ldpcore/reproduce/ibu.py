@@ -60,8 +60,14 @@ def table1(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str,
         )
         # The paired per-trial errors of the cell, for judging the claim.
         for method, errors in zip(config.methods, result.trial_errors, strict=True):
-            evidence.append({"cell": position, "method": method, "mse": float(errors.mean()),
-                             "trial_mse": errors})  # fmt: skip
+            evidence.append(
+                {
+                    "cell": position,
+                    "method": method,
+                    "mse": float(errors.mean()),
+                    "trial_mse": errors,
+                }
+            )
     frame = pd.DataFrame(rows)
     frame["ratio"] = frame["ibu_mse"] / frame["base_mse"]
     labels = [f"N={n:,} ε={e:g}" for n in USERS for e in EPSILONS]
@@ -104,11 +110,18 @@ def table1(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str,
 
     median = frame["ratio"].median()
     claims = [
-        judge("The iterative Bayesian estimate is more accurate than each protocol's standard "
-              "estimate in most settings (the paper: 16 of 18 on Zipf data)", share,
-              pd.DataFrame(evidence), describe=lambda v: f"IBU below Base in {v:.0%} of "
-              f"{len(frame)} cells; median IBU/Base {median:.2f}", low=PAPER_SHARE, show=percent),
-    ]  # fmt: skip
+        judge(
+            "The iterative Bayesian estimate is more accurate than each protocol's standard "
+            "estimate in most settings (the paper: 16 of 18 on Zipf data)",
+            share,
+            pd.DataFrame(evidence),
+            describe=lambda v: (
+                f"IBU below Base in {v:.0%} of {len(frame)} cells; median IBU/Base {median:.2f}"
+            ),
+            low=PAPER_SHARE,
+            show=percent,
+        ),
+    ]
     settings = (
         f"Zipf s=1, D=1000, N ∈ {USERS}, ε ∈ {EPSILONS}, protocols {PROTOCOLS}, "
         f"{trials} trials (paper: 10)"

@@ -138,8 +138,12 @@ def judge(
     estimate = float(statistic(frame))
     count = trials if trials is not None else len(frame["trial_mse"].iloc[0])
     generator = np.random.default_rng(seed)
-    values = np.array([float(statistic(resample(frame, generator.integers(0, count, count))))
-                       for _ in range(RESAMPLES)])  # fmt: skip
+    values = np.array(
+        [
+            float(statistic(resample(frame, generator.integers(0, count, count))))
+            for _ in range(RESAMPLES)
+        ]
+    )
     finite = values[np.isfinite(values)]
     lower, upper = (
         (float(np.percentile(finite, 2.5)), float(np.percentile(finite, 97.5)))

@@ -75,11 +75,18 @@ def _means(raw: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _judge(text: str, statistic: Callable[[pd.DataFrame], float], raw: pd.DataFrame,
-           **options: Any) -> Claim:  # fmt: skip
+def _judge(
+    text: str, statistic: Callable[[pd.DataFrame], float], raw: pd.DataFrame, **options: Any
+) -> Claim:
     """A claim on the mean errors, judged with a bootstrap over the Jeffreys draws."""
-    return judge(text, lambda r: statistic(_means(r)), raw, resample=resample_draws,
-                 trials=int(raw["draw"].max()) + 1, **options)  # fmt: skip
+    return judge(
+        text,
+        lambda r: statistic(_means(r)),
+        raw,
+        resample=resample_draws,
+        trials=int(raw["draw"].max()) + 1,
+        **options,
+    )
 
 
 def _figure(frame: pd.DataFrame, title: str) -> go.Figure:
@@ -144,16 +151,28 @@ def fig2(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
         return max(ratio(f, 10_000, e, "error_p") for e in eps)
 
     claims = [
-        _judge("For RR with n ≫ a (n = 1e6), Norm-Sub and MLE give the same accuracy (Sec. 5)",
-               same, raw, describe=lambda v: f"largest |MLE / Norm-Sub − 1| of ||F − F̂||² over "
-               f"ε: {v:.3f}", high=0.05),
-        _judge("For RR with n ≈ 10a (n = 1e4), MLE is better than Norm-Sub (Sec. 5)", better,
-               raw, describe=lambda v: f"largest MLE / Norm-Sub of ||P − P̂||² over ε: {v:.3f}",
-               high=1.0),
-        _judge("Both Norm-Sub and MLE improve on the Base estimator (Sec. 5)", _worst_to_base,
-               raw, describe=lambda v: f"largest ratio to Base over every n, ε and error: "
-               f"{v:.3f}", high=1.0),
-    ]  # fmt: skip
+        _judge(
+            "For RR with n ≫ a (n = 1e6), Norm-Sub and MLE give the same accuracy (Sec. 5)",
+            same,
+            raw,
+            describe=lambda v: f"largest |MLE / Norm-Sub − 1| of ||F − F̂||² over ε: {v:.3f}",
+            high=0.05,
+        ),
+        _judge(
+            "For RR with n ≈ 10a (n = 1e4), MLE is better than Norm-Sub (Sec. 5)",
+            better,
+            raw,
+            describe=lambda v: f"largest MLE / Norm-Sub of ||P − P̂||² over ε: {v:.3f}",
+            high=1.0,
+        ),
+        _judge(
+            "Both Norm-Sub and MLE improve on the Base estimator (Sec. 5)",
+            _worst_to_base,
+            raw,
+            describe=lambda v: f"largest ratio to Base over every n, ε and error: {v:.3f}",
+            high=1.0,
+        ),
+    ]
     settings = (
         f"GRR, a = 1024, n ∈ {{1e6, 1e4}}, ε ∈ {eps}, {_draws(context)} Jeffreys draws (paper: 100)"
     )
@@ -175,18 +194,31 @@ def fig3(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
         return max(math.exp(abs(math.log(ratio(f, 100, e)))) for e in eps)
 
     claims = [
-        _judge("For UE with n ≫ a, MLE is more accurate than Norm-Sub when ε > 1.5 (Sec. 5)",
-               lambda f: max((ratio(f, 1_000_000, e) for e in high), default=math.inf), raw,
-               describe=lambda v: f"largest MLE / Norm-Sub of ||F − F̂||² at ε > 1.5: {v:.3f}",
-               high=1.0),
-        _judge("For UE with a moderate number of samples (n = 100), MLE and Norm-Sub are "
-               "similar (Sec. 5)", similar, raw,
-               describe=lambda v: f"MLE and Norm-Sub's ||F − F̂||² within a factor {v:.2f} of "
-               "each other at every ε", high=1.25),
-        _judge("Both Norm-Sub and MLE improve on the Base estimator (Sec. 5)", _worst_to_base,
-               raw, describe=lambda v: f"largest ratio to Base over every n, ε and error: "
-               f"{v:.3f}", high=1.0),
-    ]  # fmt: skip
+        _judge(
+            "For UE with n ≫ a, MLE is more accurate than Norm-Sub when ε > 1.5 (Sec. 5)",
+            lambda f: max((ratio(f, 1_000_000, e) for e in high), default=math.inf),
+            raw,
+            describe=lambda v: f"largest MLE / Norm-Sub of ||F − F̂||² at ε > 1.5: {v:.3f}",
+            high=1.0,
+        ),
+        _judge(
+            "For UE with a moderate number of samples (n = 100), MLE and Norm-Sub are "
+            "similar (Sec. 5)",
+            similar,
+            raw,
+            describe=lambda v: (
+                f"MLE and Norm-Sub's ||F − F̂||² within a factor {v:.2f} of each other at every ε"
+            ),
+            high=1.25,
+        ),
+        _judge(
+            "Both Norm-Sub and MLE improve on the Base estimator (Sec. 5)",
+            _worst_to_base,
+            raw,
+            describe=lambda v: f"largest ratio to Base over every n, ε and error: {v:.3f}",
+            high=1.0,
+        ),
+    ]
     settings = (
         f"OUE, a = 10, n ∈ {{1e6, 100}}, ε ∈ {eps}, {_draws(context)} Jeffreys draws (paper: 100)"
     )

@@ -126,9 +126,10 @@ def _position(frame: pd.DataFrame, method: str, where: dict[str, object]) -> int
     mask = (frame["method"] == method).to_numpy().copy()
     for column, value in where.items():
         mask &= (
-            np.isclose(frame[column], value) if isinstance(value, float)
+            np.isclose(frame[column], value)
+            if isinstance(value, float)
             else (frame[column] == value).to_numpy()
-        )  # fmt: skip
+        )
     found = np.flatnonzero(mask)
     if not found.size:
         raise InputError(f"no row for {method} with {where}")
@@ -351,9 +352,13 @@ def fig4(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
         return lambda f: at(f, "Base", **point) / at(f, "Norm-Sub", **point)
 
     def worst_pair(f: pd.DataFrame) -> float:
-        return max(abs(at(f, "MLE-Apx", dataset=d, epsilon=e)
-                       / at(f, "Norm-Sub", dataset=d, epsilon=e) - 1)
-                   for d in DATASETS for e in eps)  # fmt: skip
+        return max(
+            abs(
+                at(f, "MLE-Apx", dataset=d, epsilon=e) / at(f, "Norm-Sub", dataset=d, epsilon=e) - 1
+            )
+            for d in DATASETS
+            for e in eps
+        )
 
     def fall(f: pd.DataFrame) -> float:
         """How much Norm-Mul's MSE falls over the ε range, relative to Base's fall."""
@@ -365,26 +370,58 @@ def fig4(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
         return drop["Norm-Mul"] / drop["Base"]
 
     claims = [
-        judge("Base-Pos's MSE is around half that of Base (Sec. V-C)", base_pos, frame,
-              describe=lambda v: f"Zipf, ε = 1: Base-Pos / Base = {v:.2f}", low=0.3, high=0.7),
-        judge("Norm-Sub reduces Base's MSE by about 10× on Zipf (Sec. V-C)",
-              norm_sub_gain("Zipf"), frame,
-              describe=lambda v: f"ε = 1: Base / Norm-Sub = {v:.1f}×", low=5, high=20),
-        judge("Norm-Sub reduces Base's MSE by about 100× on Emoji (Sec. V-C)",
-              norm_sub_gain("Emoji"), frame,
-              describe=lambda v: f"ε = 1: Base / Norm-Sub = {v:.1f}× (bundled stand-in data)",
-              low=30, high=300),
-        judge("Norm-Sub and MLE-Apx perform almost exactly the same (Sec. V-C)", worst_pair,
-              frame, describe=lambda v: f"largest |MLE-Apx / Norm-Sub − 1| over both datasets "
-              f"and every ε: {v:.3f}", high=0.05),
-        judge("PowerNS performs the best on these two datasets (Sec. V-C)",
-              lambda f: _share_best(f, ["dataset", "epsilon"], "PowerNS"), frame,
-              describe=lambda v: f"PowerNS has the lowest MSE at {v:.0%} of (dataset, ε) points",
-              low=0.8, show=percent),
-        judge("Norm-Mul's MSE decreases much more slowly with ε than Base's (Sec. V-C)", fall,
-              frame, describe=lambda v: f"Zipf, ε from {eps[0]:g} to {eps[-1]:g}: Norm-Mul's MSE "
-              f"falls {v:.3f} times as much as Base's", high=0.5),
-    ]  # fmt: skip
+        judge(
+            "Base-Pos's MSE is around half that of Base (Sec. V-C)",
+            base_pos,
+            frame,
+            describe=lambda v: f"Zipf, ε = 1: Base-Pos / Base = {v:.2f}",
+            low=0.3,
+            high=0.7,
+        ),
+        judge(
+            "Norm-Sub reduces Base's MSE by about 10× on Zipf (Sec. V-C)",
+            norm_sub_gain("Zipf"),
+            frame,
+            describe=lambda v: f"ε = 1: Base / Norm-Sub = {v:.1f}×",
+            low=5,
+            high=20,
+        ),
+        judge(
+            "Norm-Sub reduces Base's MSE by about 100× on Emoji (Sec. V-C)",
+            norm_sub_gain("Emoji"),
+            frame,
+            describe=lambda v: f"ε = 1: Base / Norm-Sub = {v:.1f}× (bundled stand-in data)",
+            low=30,
+            high=300,
+        ),
+        judge(
+            "Norm-Sub and MLE-Apx perform almost exactly the same (Sec. V-C)",
+            worst_pair,
+            frame,
+            describe=lambda v: (
+                f"largest |MLE-Apx / Norm-Sub − 1| over both datasets and every ε: {v:.3f}"
+            ),
+            high=0.05,
+        ),
+        judge(
+            "PowerNS performs the best on these two datasets (Sec. V-C)",
+            lambda f: _share_best(f, ["dataset", "epsilon"], "PowerNS"),
+            frame,
+            describe=lambda v: f"PowerNS has the lowest MSE at {v:.0%} of (dataset, ε) points",
+            low=0.8,
+            show=percent,
+        ),
+        judge(
+            "Norm-Mul's MSE decreases much more slowly with ε than Base's (Sec. V-C)",
+            fall,
+            frame,
+            describe=lambda v: (
+                f"Zipf, ε from {eps[0]:g} to {eps[-1]:g}: Norm-Mul's MSE "
+                f"falls {v:.3f} times as much as Base's"
+            ),
+            high=0.5,
+        ),
+    ]
     settings = (
         f"OLH, Zipf (d=1024, n=1e6) and Emoji stand-in (d=1573, n=884,427), "
         f"ε ∈ {{{', '.join(f'{e:g}' for e in eps)}}}, {_trials(context)} trials"
@@ -439,18 +476,39 @@ def fig5(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
         return max(float(np.abs(ratio(f, a) / ratio(f, b) - 1).max()) for a, b in pairs)
 
     claims = [
-        judge("Base and Norm are straight lines of slope 1: n' = n (Sec. V-C)", slope, frame,
-              describe=lambda v: f"largest |n'/n − 1| of either: {v:.3f}", high=0.1),
-        judge("Norm-Mul's n' grows even slower than Base's (Sec. V-C)",
-              lambda f: float(ratio(f, "Norm-Mul").max()), frame,
-              describe=lambda v: f"Norm-Mul's largest n'/n: {v:.3f}", high=1.0),
-        judge("PowerNS gives the best performance, saving around 90% of users (Sec. V-C)",
-              saved, frame, describe=lambda v: f"n = 1e6: PowerNS saves {v:.1%} of users "
-              f"(n'/n = {1 / (1 - v):.1f})", low=0.8, high=0.95),
-        judge("Pairs perform alike: Base and Norm, Base-Pos and Post-Pos, Norm-Sub and MLE-Apx "
-              "(Fig. 5 caption)", pair_gap, frame,
-              describe=lambda v: f"largest relative gap within a pair: {v:.3f}", high=0.1),
-    ]  # fmt: skip
+        judge(
+            "Base and Norm are straight lines of slope 1: n' = n (Sec. V-C)",
+            slope,
+            frame,
+            describe=lambda v: f"largest |n'/n − 1| of either: {v:.3f}",
+            high=0.1,
+        ),
+        judge(
+            "Norm-Mul's n' grows even slower than Base's (Sec. V-C)",
+            lambda f: float(ratio(f, "Norm-Mul").max()),
+            frame,
+            describe=lambda v: f"Norm-Mul's largest n'/n: {v:.3f}",
+            high=1.0,
+        ),
+        judge(
+            "PowerNS gives the best performance, saving around 90% of users (Sec. V-C)",
+            saved,
+            frame,
+            describe=lambda v: (
+                f"n = 1e6: PowerNS saves {v:.1%} of users (n'/n = {1 / (1 - v):.1f})"
+            ),
+            low=0.8,
+            high=0.95,
+        ),
+        judge(
+            "Pairs perform alike: Base and Norm, Base-Pos and Post-Pos, Norm-Sub and MLE-Apx "
+            "(Fig. 5 caption)",
+            pair_gap,
+            frame,
+            describe=lambda v: f"largest relative gap within a pair: {v:.3f}",
+            high=0.1,
+        ),
+    ]
     settings = (
         f"OLH, Zipf (d=1024), ε=1, n ∈ {{{', '.join(f'{n:,}' for n in ns)}}}, "
         f"{_trials(context)} trials"
@@ -475,24 +533,41 @@ def fig6(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
     at = _Lookup(frame)
 
     def asymmetry(f: pd.DataFrame) -> float:
-        return max(abs(math.log10(at(f, m, dataset=d, rho=r)
-                                  / at(f, m, dataset=d, rho=round(1 - r, 1))))
-                   for m in NORMALISED for d in DATASETS for r in (0.1, 0.3))  # fmt: skip
+        return max(
+            abs(math.log10(at(f, m, dataset=d, rho=r) / at(f, m, dataset=d, rho=round(1 - r, 1))))
+            for m in NORMALISED
+            for d in DATASETS
+            for r in (0.1, 0.3)
+        )
 
     others = ("Base", "Base-Pos", "Post-Pos", "Base-Cut")
 
     def margin(f: pd.DataFrame) -> float:
-        return min(at(f, o, dataset=d, rho=0.9) / at(f, "PowerNS", dataset=d, rho=0.9)
-                   for o in others for d in DATASETS)  # fmt: skip
+        return min(
+            at(f, o, dataset=d, rho=0.9) / at(f, "PowerNS", dataset=d, rho=0.9)
+            for o in others
+            for d in DATASETS
+        )
 
     claims = [
-        judge("The MSE of the normalised methods is symmetric around ρ = 50% (Sec. V-D)",
-              asymmetry, frame, describe=lambda v: f"largest |log10 MSE(ρ)/MSE(1−ρ)| for "
-              f"{', '.join(NORMALISED)}: {v:.2f}", high=0.15),
-        judge("At ρ = 90%, PowerNS beats every non-normalised method by at least two orders "
-              "of magnitude (Sec. V-D)", margin, frame,
-              describe=lambda v: f"smallest ratio to PowerNS: {v:.0f}×", low=100),
-    ]  # fmt: skip
+        judge(
+            "The MSE of the normalised methods is symmetric around ρ = 50% (Sec. V-D)",
+            asymmetry,
+            frame,
+            describe=lambda v: (
+                f"largest |log10 MSE(ρ)/MSE(1−ρ)| for {', '.join(NORMALISED)}: {v:.2f}"
+            ),
+            high=0.15,
+        ),
+        judge(
+            "At ρ = 90%, PowerNS beats every non-normalised method by at least two orders "
+            "of magnitude (Sec. V-D)",
+            margin,
+            frame,
+            describe=lambda v: f"smallest ratio to PowerNS: {v:.0f}×",
+            low=100,
+        ),
+    ]
     settings = (
         f"OLH, Zipf and Emoji stand-in, ε=1, ρ ∈ {rhos}, 10 random sets per trial, "
         f"{_trials(context)} trials"
@@ -514,14 +589,24 @@ def fig7(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
     at = _Lookup(frame)
 
     def weakest(f: pd.DataFrame) -> float:
-        return min(at(f, m, dataset=d, rho=rhos[-1]) / at(f, m, dataset=d, rho=rhos[0])
-                   for m in METHODS for d in DATASETS)  # fmt: skip
+        return min(
+            at(f, m, dataset=d, rho=rhos[-1]) / at(f, m, dataset=d, rho=rhos[0])
+            for m in METHODS
+            for d in DATASETS
+        )
 
     claims = [
-        judge("Within ρ from 1% to 10%, the errors of all methods increase with ρ (Sec. V-D)",
-              weakest, frame, describe=lambda v: f"smallest MSE(ρ = {rhos[-1]:g}) / "
-              f"MSE(ρ = {rhos[0]:g}) over methods and datasets: {v:.2f}", low=1.0),
-    ]  # fmt: skip
+        judge(
+            "Within ρ from 1% to 10%, the errors of all methods increase with ρ (Sec. V-D)",
+            weakest,
+            frame,
+            describe=lambda v: (
+                f"smallest MSE(ρ = {rhos[-1]:g}) / "
+                f"MSE(ρ = {rhos[0]:g}) over methods and datasets: {v:.2f}"
+            ),
+            low=1.0,
+        ),
+    ]
     settings = f"OLH, Zipf and Emoji stand-in, ε=1, ρ ∈ {rhos}, {_trials(context)} trials"
     return frame, figure, claims, settings, _EMOJI_NOTE
 
@@ -548,15 +633,30 @@ def fig8(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
     left_best = _best(frame[frame["method"].isin(LEFT)], ["epsilon"])
     overall = _best(frame, ["epsilon"])
     claims = [
-        judge("Among Base, Base-Pos, Post-Pos, Norm, Norm-Mul and Norm-Sub, Post-Pos works "
-              "best (Sec. V-D)",
-              lambda f: _share_best(f[f["method"].isin(LEFT)], ["epsilon"], "Post-Pos"), frame,
-              describe=lambda v: f"Post-Pos is the best of these at {v:.0%} of ε values "
-              f"(best per ε: {', '.join(left_best)})", low=0.75, show=percent),
-        judge("Norm-Cut performs even better, especially when ε < 3 (Sec. V-D)", cut_share,
-              frame, describe=lambda v: f"Norm-Cut is the best of all at {v:.0%} of ε < 3 "
-              f"(best per ε: {', '.join(overall)})", low=0.75, show=percent),
-    ]  # fmt: skip
+        judge(
+            "Among Base, Base-Pos, Post-Pos, Norm, Norm-Mul and Norm-Sub, Post-Pos works "
+            "best (Sec. V-D)",
+            lambda f: _share_best(f[f["method"].isin(LEFT)], ["epsilon"], "Post-Pos"),
+            frame,
+            describe=lambda v: (
+                f"Post-Pos is the best of these at {v:.0%} of ε values "
+                f"(best per ε: {', '.join(left_best)})"
+            ),
+            low=0.75,
+            show=percent,
+        ),
+        judge(
+            "Norm-Cut performs even better, especially when ε < 3 (Sec. V-D)",
+            cut_share,
+            frame,
+            describe=lambda v: (
+                f"Norm-Cut is the best of all at {v:.0%} of ε < 3 "
+                f"(best per ε: {', '.join(overall)})"
+            ),
+            low=0.75,
+            show=percent,
+        ),
+    ]
     settings = (
         f"OLH, Emoji stand-in (98 Unicode subgroups as categories; paper: 68), "
         f"ε ∈ {{{', '.join(f'{e:g}' for e in eps)}}}, {_trials(context)} trials"
@@ -667,24 +767,44 @@ def fig10(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, 
     at = _Lookup(frame)
 
     def mul(f: pd.DataFrame) -> float:
-        return min(at(f, "Norm-Mul", dataset=d, topk=k) / at(f, m, dataset=d, topk=k)
-                   for d in DATASETS for k in ks for m in METHODS if m != "Norm-Mul")  # fmt: skip
+        return min(
+            at(f, "Norm-Mul", dataset=d, topk=k) / at(f, m, dataset=d, topk=k)
+            for d in DATASETS
+            for k in ks
+            for m in METHODS
+            if m != "Norm-Mul"
+        )
 
     def between(f: pd.DataFrame) -> float:
-        return float(all(at(f, "Base", dataset=d, topk=k) < at(f, "Norm-Sub", dataset=d, topk=k)
-                         < at(f, "Norm-Mul", dataset=d, topk=k)
-                         for d in DATASETS for k in ks))  # fmt: skip
+        return float(
+            all(
+                at(f, "Base", dataset=d, topk=k)
+                < at(f, "Norm-Sub", dataset=d, topk=k)
+                < at(f, "Norm-Mul", dataset=d, topk=k)
+                for d in DATASETS
+                for k in ks
+            )
+        )
 
     growers = ("Base-Cut", "Norm-Cut", "Power", "PowerNS")
 
     def growing(f: pd.DataFrame) -> float:
-        return min(at(f, m, dataset=d, topk=32) / at(f, m, dataset=d, topk=2)
-                   for m in growers for d in DATASETS)  # fmt: skip
+        return min(
+            at(f, m, dataset=d, topk=32) / at(f, m, dataset=d, topk=2)
+            for m in growers
+            for d in DATASETS
+        )
 
     def cut(f: pd.DataFrame) -> float:
-        return float(np.mean([at(f, "Norm-Cut", dataset=d, topk=k)
-                              <= at(f, "Base-Cut", dataset=d, topk=k)
-                              for d in DATASETS for k in ks]))  # fmt: skip
+        return float(
+            np.mean(
+                [
+                    at(f, "Norm-Cut", dataset=d, topk=k) <= at(f, "Base-Cut", dataset=d, topk=k)
+                    for d in DATASETS
+                    for k in ks
+                ]
+            )
+        )
 
     steady_methods = ("Base", "Base-Pos", "Post-Pos", "Norm")
 
@@ -697,22 +817,50 @@ def fig10(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, 
         )
 
     claims = [
-        judge("Norm-Mul performs at least 10× worse than any other method (Sec. V-E)", mul,
-              frame, describe=lambda v: f"smallest MSE ratio of Norm-Mul to another method: "
-              f"{v:.1f}×", low=10),
-        judge("Norm-Sub performs worse than Base, but better than Norm-Mul (Sec. V-E)", between,
-              frame, describe=lambda v: "Base < Norm-Sub < Norm-Mul at every k on both "
-              f"datasets: {'yes' if v else 'no'}", low=1.0),
-        judge("Base-Cut, Norm-Cut, Power and PowerNS have MSE that grows with k (Sec. V-E)",
-              growing, frame, describe=lambda v: f"smallest MSE(k = 32) / MSE(k = 2) of "
-              f"{', '.join(growers)}: {v:.1f}×", low=1.0),
-        judge("Norm-Cut is better than Base-Cut (Sec. V-E)", cut, frame,
-              describe=lambda v: f"Norm-Cut ≤ Base-Cut at {v:.0%} of (dataset, k) points",
-              low=0.8, show=percent),
-        judge("Base, Base-Pos, Post-Pos and Norm perform consistently well for different k "
-              "(Sec. V-E)", steady, frame, describe=lambda v: f"largest max/min of MSE over k "
-              f"of {', '.join(steady_methods)}: {v:.1f}", high=3.0),
-    ]  # fmt: skip
+        judge(
+            "Norm-Mul performs at least 10× worse than any other method (Sec. V-E)",
+            mul,
+            frame,
+            describe=lambda v: f"smallest MSE ratio of Norm-Mul to another method: {v:.1f}×",
+            low=10,
+        ),
+        judge(
+            "Norm-Sub performs worse than Base, but better than Norm-Mul (Sec. V-E)",
+            between,
+            frame,
+            describe=lambda v: (
+                f"Base < Norm-Sub < Norm-Mul at every k on both datasets: {'yes' if v else 'no'}"
+            ),
+            low=1.0,
+        ),
+        judge(
+            "Base-Cut, Norm-Cut, Power and PowerNS have MSE that grows with k (Sec. V-E)",
+            growing,
+            frame,
+            describe=lambda v: (
+                f"smallest MSE(k = 32) / MSE(k = 2) of {', '.join(growers)}: {v:.1f}×"
+            ),
+            low=1.0,
+        ),
+        judge(
+            "Norm-Cut is better than Base-Cut (Sec. V-E)",
+            cut,
+            frame,
+            describe=lambda v: f"Norm-Cut ≤ Base-Cut at {v:.0%} of (dataset, k) points",
+            low=0.8,
+            show=percent,
+        ),
+        judge(
+            "Base, Base-Pos, Post-Pos and Norm perform consistently well for different k "
+            "(Sec. V-E)",
+            steady,
+            frame,
+            describe=lambda v: (
+                f"largest max/min of MSE over k of {', '.join(steady_methods)}: {v:.1f}"
+            ),
+            high=3.0,
+        ),
+    ]
     settings = f"OLH, Zipf and Emoji stand-in, ε=1, k ∈ {ks}, {_trials(context)} trials"
     return frame, figure, claims, settings, _EMOJI_NOTE
 

@@ -187,8 +187,11 @@ def simulate_summary(config: ExperimentConfig) -> dict[str, Any]:
     A warm rerun then unpickles 13 rows, not the per-item table (≈10 ms at d = 1024).
     """
     result = simulate(config)
-    return {"summary": result["summary"], "analytic": result["analytic"],
-            "ranking": result["ranking"]}  # fmt: skip
+    return {
+        "summary": result["summary"],
+        "analytic": result["analytic"],
+        "ranking": result["ranking"],
+    }
 
 
 # cache_resource, not cache_data: a rerun gets the built figures themselves, not a
@@ -214,8 +217,9 @@ def by_rank_figure(config: ExperimentConfig, view: str, every_method: bool) -> g
     if view == "bias":
         return viz.by_rank(per_item, "bias", title="Bias by rank", featured=featured)
     if view == "variance":
-        return viz.by_rank(per_item, "variance", title="Variance by rank", log_y=True,
-                           featured=featured)  # fmt: skip
+        return viz.by_rank(
+            per_item, "variance", title="Variance by rank", log_y=True, featured=featured
+        )
     raise ValueError(f"unknown by-rank view {view!r}; one of {BY_RANK_VIEWS}")
 
 
@@ -224,9 +228,12 @@ def mse_figure(config: ExperimentConfig, relative: bool) -> go.Figure:
     """The MSE-per-method bars (``relative``: the paired ratio to Base), shared."""
     result = simulate_summary(config)
     summary, analytic = result["summary"], result["analytic"]
-    return viz.mse_bars(summary, base_mse=analytic["base_mse"],
-                        lower_bound=analytic["lower_bound"],
-                        relative_to_base=relative)  # fmt: skip
+    return viz.mse_bars(
+        summary,
+        base_mse=analytic["base_mse"],
+        lower_bound=analytic["lower_bound"],
+        relative_to_base=relative,
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -252,14 +259,25 @@ def bundled_dataset(name: str) -> Dataset:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def parsed_upload(
-    data: bytes, *, source: str, value: str | None, count: str | None, group: str | None,
-    sum_duplicates: bool, header: bool | None = None,
-) -> Dataset:  # fmt: skip
+    data: bytes,
+    *,
+    source: str,
+    value: str | None,
+    count: str | None,
+    group: str | None,
+    sum_duplicates: bool,
+    header: bool | None = None,
+) -> Dataset:
     """An uploaded histogram, parsed (cached on the bytes and the column choice)."""
     return parse_histogram(
-        data, source=source, value_column=value, count_column=count, group_column=group,
-        sum_duplicates=sum_duplicates, header=header,
-    )  # fmt: skip
+        data,
+        source=source,
+        value_column=value,
+        count_column=count,
+        group_column=group,
+        sum_duplicates=sum_duplicates,
+        header=header,
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -277,8 +295,14 @@ def cluster() -> tuple[Any, int, str]:
     """
     spec = configured()
     if spec is None:
-        return None, 1, ("this machine (start the app with LDPCORE_DASK=local:N or "
-                         "tcp://HOST:PORT to use a Dask cluster)")  # fmt: skip
+        return (
+            None,
+            1,
+            (
+                "this machine (start the app with LDPCORE_DASK=local:N or "
+                "tcp://HOST:PORT to use a Dask cluster)"
+            ),
+        )
     try:
         client = open_client(spec)
     except ValueError as exc:
@@ -310,8 +334,7 @@ def search_threads() -> ThreadPoolExecutor:
     however many sessions ask at once (they queue; identical searches hit the cache).
     Measured on 2 cores (benchmarks/README.md): words 10.1 s in one thread, 6.9 s here.
     """
-    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1,
-                              thread_name_prefix="ldpcore-search")  # fmt: skip
+    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="ldpcore-search")
 
 
 def search_executor() -> tuple[Executor, int, str]:
@@ -328,8 +351,9 @@ def epsilon_answers(
     config: ExperimentConfig, target: float, protocols: tuple[str, ...]
 ) -> list[EpsilonAnswer]:
     """The Choose ε search, protocols in parallel (:func:`search_executor`)."""
-    return choose_epsilon(config, target_rmse=target, protocols=protocols,
-                          executor=search_executor()[0])  # fmt: skip
+    return choose_epsilon(
+        config, target_rmse=target, protocols=protocols, executor=search_executor()[0]
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())

@@ -35,8 +35,10 @@ def run_or_explain(action: Callable[[], Any], what: str) -> Any:
     except InputError as exc:
         st.error(f"{exc}")
     except Exception as exc:  # a bug, not the person's input: say so plainly
-        st.error(f"Something went wrong inside the app ({type(exc).__name__}: {exc}). This is "
-                 "a bug; please report it with the page's link.")  # fmt: skip
+        st.error(
+            f"Something went wrong inside the app ({type(exc).__name__}: {exc}). This is "
+            "a bug; please report it with the page's link."
+        )
     return None
 
 

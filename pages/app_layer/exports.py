@@ -11,33 +11,52 @@ import streamlit as st
 
 
 def downloads(
-    name: str, table: pd.DataFrame, figure: go.Figure | None, command: str,
+    name: str,
+    table: pd.DataFrame,
+    figure: go.Figure | None,
+    command: str,
     notebook: Callable[[], bytes] | None = None,
-) -> None:  # fmt: skip
+) -> None:
     """CSV of the numbers, the notebook that reproduces the view, the chart (HTML, PNG)
     and the command line. Files are made on request (callables), not on every rerun."""
     columns = st.columns(5)
     if notebook is not None:
         columns[4].download_button(
-            "Notebook (.ipynb)", data=notebook, file_name=f"{name}.ipynb",
-            mime="application/x-ipynb+json", key=f"ipynb-{name}", on_click="ignore",
+            "Notebook (.ipynb)",
+            data=notebook,
+            file_name=f"{name}.ipynb",
+            mime="application/x-ipynb+json",
+            key=f"ipynb-{name}",
+            on_click="ignore",
             help="A Jupyter notebook that makes this view again with the ldpcore API.",
-        )  # fmt: skip
+        )
     columns[0].download_button(
         # Made on request (a callable), not on every rerun: the server serves a class.
-        "Numbers (CSV)", data=lambda: table.to_csv(index=False).encode(), file_name=f"{name}.csv",
-        mime="text/csv", key=f"csv-{name}", on_click="ignore",
-    )  # fmt: skip
+        "Numbers (CSV)",
+        data=lambda: table.to_csv(index=False).encode(),
+        file_name=f"{name}.csv",
+        mime="text/csv",
+        key=f"csv-{name}",
+        on_click="ignore",
+    )
     columns[1].download_button(
-        "Command line", data=command.encode(), file_name=f"{name}.sh", mime="text/plain",
-        key=f"cmd-{name}", on_click="ignore",
-    )  # fmt: skip
+        "Command line",
+        data=command.encode(),
+        file_name=f"{name}.sh",
+        mime="text/plain",
+        key=f"cmd-{name}",
+        on_click="ignore",
+    )
     if figure is None:
         return
     columns[2].download_button(
-        "Chart (HTML)", data=lambda: figure.to_html(include_plotlyjs=True).encode(),
-        file_name=f"{name}.html", mime="text/html", key=f"html-{name}", on_click="ignore",
-    )  # fmt: skip
+        "Chart (HTML)",
+        data=lambda: figure.to_html(include_plotlyjs=True).encode(),
+        file_name=f"{name}.html",
+        mime="text/html",
+        key=f"html-{name}",
+        on_click="ignore",
+    )
     _png_download(columns[3], name, figure, command)
 
 
@@ -48,9 +67,13 @@ def _png_download(column: Any, name: str, figure: go.Figure, command: str) -> No
     stored = st.session_state.get(slot)
     if stored is not None and stored[0] == command:
         column.download_button(
-            "Chart (PNG)", data=stored[1], file_name=f"{name}.png", mime="image/png",
-            key=f"{slot}-download", on_click="ignore",
-        )  # fmt: skip
+            "Chart (PNG)",
+            data=stored[1],
+            file_name=f"{name}.png",
+            mime="image/png",
+            key=f"{slot}-download",
+            on_click="ignore",
+        )
         return
     if column.button("Prepare PNG", key=f"{slot}-prepare"):
         try:

@@ -71,12 +71,16 @@ def warm_code_paths() -> None:
     from ldpcore.experiment import ExperimentConfig  # noqa: PLC0415
     from pages.app_layer.simulations import simulate_tables  # noqa: PLC0415
 
-    tiny = ExperimentConfig(dataset="zipf:d=16,s=1.5", n=1_000, protocol="OLH", epsilon=1.0,
-                            trials=2)  # fmt: skip
+    tiny = ExperimentConfig(
+        dataset="zipf:d=16,s=1.5", n=1_000, protocol="OLH", epsilon=1.0, trials=2
+    )
     tables = simulate_tables(tiny)
     viz.estimates_by_rank(tables["per_item"], featured=viz.FEATURED)
-    viz.mse_bars(tables["summary"], base_mse=tables["analytic"]["base_mse"],
-                 lower_bound=tables["analytic"]["lower_bound"]).to_json()  # fmt: skip
+    viz.mse_bars(
+        tables["summary"],
+        base_mse=tables["analytic"]["base_mse"],
+        lower_bound=tables["analytic"]["lower_bound"],
+    ).to_json()
 
 
 #: What the launcher says once the first visitor's view is computed.
@@ -92,8 +96,9 @@ def compute_default_view_once_serving(timeout: float = 60.0) -> threading.Thread
     it answers), the two overlap; anyone arriving earlier waits on this same computation
     (the caches compute a value once), not on a second one.
     """
-    thread = threading.Thread(target=_default_view, args=(timeout,), name="ldpcore-first-view",
-                              daemon=True)  # fmt: skip
+    thread = threading.Thread(
+        target=_default_view, args=(timeout,), name="ldpcore-first-view", daemon=True
+    )
     thread.start()
     return thread
 

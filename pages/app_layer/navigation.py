@@ -23,15 +23,14 @@ MENU_POSITION: Final = "top"
 def app_pages() -> list[Any]:
     """The app's pages, in menu order (app.py's navigation, and ensure_app's)."""
     return [
-        st.Page("pages/explorer.py", title="Explorer", icon=":material/query_stats:",
-                default=True),
+        st.Page("pages/explorer.py", title="Explorer", icon=":material/query_stats:", default=True),
         st.Page("pages/tradeoffs.py", title="ε trade-offs", icon=":material/tune:"),
         st.Page("pages/queries.py", title="Queries", icon=":material/join:"),
         st.Page("pages/your_data.py", title="Your data", icon=":material/upload_file:"),
         st.Page("pages/choose_epsilon.py", title="Choose ε", icon=":material/shield:"),
         st.Page("pages/learn.py", title="Learn", icon=":material/school:"),
         st.Page("pages/paper.py", title="Paper", icon=":material/article:"),
-    ]  # fmt: skip
+    ]
 
 
 def run_app() -> None:

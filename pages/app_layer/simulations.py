@@ -18,8 +18,7 @@ def simulate_tables(config: ExperimentConfig) -> dict[str, Any]:
     result = run(config)
     ranking = None
     if "Base" in config.methods and len(config.methods) > 1:
-        ranking = rank_methods(result, config.build()[1],
-                               query_words=query_in_words(config.query))  # fmt: skip
+        ranking = rank_methods(result, config.build()[1], query_words=query_in_words(config.query))
     return {
         "summary": result.summary,
         "per_item": result.per_item,

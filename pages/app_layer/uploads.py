@@ -19,8 +19,12 @@ def histogram_picker(key: str, *, allow_bundled: bool = True) -> Dataset | None:
     sources = ("A bundled dataset", "Upload a file") if allow_bundled else ("Upload a file",)
     source = st.radio("Data", sources, horizontal=True, key=f"{key}-source")
     if source == "A bundled dataset":
-        name = st.selectbox("Bundled dataset", bundled_names(), key=f"{key}-bundled",
-                            help="Provenance and licences: sample_data/README.md.")  # fmt: skip
+        name = st.selectbox(
+            "Bundled dataset",
+            bundled_names(),
+            key=f"{key}-bundled",
+            help="Provenance and licences: sample_data/README.md.",
+        )
         return bundled_dataset(name) if name else None
     return _uploaded_histogram(key)
 
@@ -28,10 +32,11 @@ def histogram_picker(key: str, *, allow_bundled: bool = True) -> Dataset | None:
 def _uploaded_histogram(key: str) -> Dataset | None:
     upload = st.file_uploader(
         "Histogram: CSV or TSV with a value and a count column (and optionally a group)",
-        type=["csv", "tsv", "txt"], key=f"{key}-upload",
+        type=["csv", "tsv", "txt"],
+        key=f"{key}-upload",
         help=f"One row per value. UTF-8, at most {bounds.UPLOAD_BYTES_MAX // 2**20} MiB and "
         f"{bounds.DOMAIN_SIZE_MAX:,} values.",
-    )  # fmt: skip
+    )
     if upload is None:
         st.info("Upload a file such as `value,count` / `apple,120` / `pear,75` to begin.")
         return None
@@ -63,23 +68,43 @@ def _uploaded_histogram(key: str) -> Dataset | None:
     obvious = layout.number_column is not None and layout.value_column is not None
     with st.expander("Columns", expanded=not obvious):
         st.checkbox(
-            "The first row names the columns", value=guessed.has_header, key=header_key,
+            "The first row names the columns",
+            value=guessed.has_header,
+            key=header_key,
             help="Guessed from the file; untick it if the first row is a value and its count.",
-        )  # fmt: skip
+        )
         pick = st.columns(3)
-        value = pick[0].selectbox("Value column", columns, key=f"{key}-value-col",
-                                  index=_position(columns, layout.value_column))  # fmt: skip
+        value = pick[0].selectbox(
+            "Value column",
+            columns,
+            key=f"{key}-value-col",
+            index=_position(columns, layout.value_column),
+        )
         numeric = [c for c in columns if c in layout.numeric] or columns
-        count = pick[1].selectbox("Count column", numeric, key=f"{key}-count-col",
-                                  index=_position(numeric, layout.number_column))  # fmt: skip
+        count = pick[1].selectbox(
+            "Count column",
+            numeric,
+            key=f"{key}-count-col",
+            index=_position(numeric, layout.number_column),
+        )
         choices = ["(none)", *columns]
-        group = pick[2].selectbox("Group column", choices, key=f"{key}-group-col",
-                                  index=_position(choices, layout.group_column))  # fmt: skip
+        group = pick[2].selectbox(
+            "Group column",
+            choices,
+            key=f"{key}-group-col",
+            index=_position(choices, layout.group_column),
+        )
     sum_duplicates = st.session_state.get(f"{key}-sum", False)
     try:
-        return parsed_upload(data, source=upload.name, value=value, count=count,
-                             group="" if group == "(none)" else group,
-                             sum_duplicates=sum_duplicates, header=header)  # fmt: skip
+        return parsed_upload(
+            data,
+            source=upload.name,
+            value=value,
+            count=count,
+            group="" if group == "(none)" else group,
+            sum_duplicates=sum_duplicates,
+            header=header,
+        )
     except DuplicateValuesError as exc:
         st.warning(str(exc))
         st.checkbox("Sum the counts of repeated values", key=f"{key}-sum")

@@ -14,8 +14,14 @@ from ldpcore.postprocess import method_names
 from ldpcore.protocols import protocol_names
 
 # Round, roughly log-spaced steps: a slider position is a value people can quote.
-EPSILONS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75, 2.0,
-            2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0)  # fmt: skip
+# fmt: off
+# One row per decade, so the spacing of the steps reads at a glance (one a line hides it).
+EPSILONS = (
+    0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9,
+    1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0,
+    10.0,
+)
+# fmt: on
 
 USERS = (*(m * 10**e for e in range(2, 9) for m in (1, 2, 5)), 10**9)
 
@@ -46,9 +52,14 @@ class Sidebar:
             dataset = self.shape.removeprefix("sample: ")
         methods = method_names() if self.methods is None else self.methods
         return ExperimentConfig(
-            dataset=dataset, n=int(self.n), protocol=self.protocol, epsilon=float(self.epsilon),
-            methods=tuple(methods), trials=int(self.trials), seed=int(self.seed),
-        )  # fmt: skip
+            dataset=dataset,
+            n=int(self.n),
+            protocol=self.protocol,
+            epsilon=float(self.epsilon),
+            methods=tuple(methods),
+            trials=int(self.trials),
+            seed=int(self.seed),
+        )
 
 
 DEFAULTS = Sidebar()
@@ -69,17 +80,24 @@ def sidebar() -> ExperimentConfig | None:
     """
     bar, default = st.sidebar, DEFAULTS
     bar.header("Simulation")
-    protocol = bar.pills("Protocol", protocol_names(), default=default.protocol, required=True,
-                         key="protocol", bind="query-params")  # fmt: skip
-    epsilon = bar.select_slider("Privacy budget ε", EPSILONS, value=default.epsilon,
-                                key="epsilon", bind="query-params")  # fmt: skip
+    protocol = bar.pills(
+        "Protocol",
+        protocol_names(),
+        default=default.protocol,
+        required=True,
+        key="protocol",
+        bind="query-params",
+    )
+    epsilon = bar.select_slider(
+        "Privacy budget ε", EPSILONS, value=default.epsilon, key="epsilon", bind="query-params"
+    )
     # No format_func: the URL carries the option's label, and plain digits keep links clean.
     n = bar.select_slider("Users n", USERS, value=default.n, key="n", bind="query-params")
-    d = bar.select_slider("Domain size d", DOMAINS, value=default.d, key="d",
-                          bind="query-params")  # fmt: skip
+    d = bar.select_slider("Domain size d", DOMAINS, value=default.d, key="d", bind="query-params")
     shapes = ("Zipf", "uniform", *(f"sample: {name}" for name in bundled_names()))
-    shape = bar.pills("Dataset", shapes, default=default.shape, required=True, key="dataset",
-                      bind="query-params")  # fmt: skip
+    shape = bar.pills(
+        "Dataset", shapes, default=default.shape, required=True, key="dataset", bind="query-params"
+    )
     s = default.s
     if shape == "Zipf":
         s = bar.slider("Zipf exponent s", 0.0, 3.0, default.s, 0.1, key="s", bind="query-params")
@@ -90,20 +108,29 @@ def sidebar() -> ExperimentConfig | None:
     # methods' 13 chips alone); their values still come from the URL and the session.
     more = bar.popover("Methods, trials and seed", icon=":material/tune:", width="stretch")
     every = method_names()
-    methods = more.multiselect("Methods", every, default=list(every), key="methods",
-                               bind="query-params")  # fmt: skip
-    trials = more.slider("Trials", bounds.TRIALS_MIN, 200, default.trials, key="trials",
-                         bind="query-params")  # fmt: skip
-    seed = more.number_input("Seed", 0, 2**31 - 1, default.seed, key="seed",
-                             bind="query-params")  # fmt: skip
+    methods = more.multiselect(
+        "Methods", every, default=list(every), key="methods", bind="query-params"
+    )
+    trials = more.slider(
+        "Trials", bounds.TRIALS_MIN, 200, default.trials, key="trials", bind="query-params"
+    )
+    seed = more.number_input("Seed", 0, 2**31 - 1, default.seed, key="seed", bind="query-params")
     shown = "all" if len(methods) == len(every) else f"{len(methods)} of {len(every)}"
     bar.caption(f"Methods: {shown}. Trials: {trials}. Seed: {seed}.")
     if not methods:
         bar.error("Pick at least one method (under *Methods, trials and seed*).")
         return None
-    chosen = Sidebar(protocol=str(protocol), epsilon=float(epsilon), n=int(n), d=int(d),
-                     shape=str(shape), s=float(s), methods=tuple(methods), trials=int(trials),
-                     seed=int(seed))  # fmt: skip
+    chosen = Sidebar(
+        protocol=str(protocol),
+        epsilon=float(epsilon),
+        n=int(n),
+        d=int(d),
+        shape=str(shape),
+        s=float(s),
+        methods=tuple(methods),
+        trials=int(trials),
+        seed=int(seed),
+    )
     try:
         return chosen.config()
     except InputError as exc:
@@ -132,11 +159,17 @@ def query_picker(key: str, dataset: Dataset) -> str:
         kinds.append("Group totals")
     kind = st.radio("Query that matters", kinds, horizontal=True, key=f"{key}-query")
     if kind == "The most frequent values":
-        k = st.number_input("How many (k)", 1, max(1, dataset.domain_size - 1),
-                            min(10, dataset.domain_size - 1), key=f"{key}-k")  # fmt: skip
+        k = st.number_input(
+            "How many (k)",
+            1,
+            max(1, dataset.domain_size - 1),
+            min(10, dataset.domain_size - 1),
+            key=f"{key}-k",
+        )
         return f"topk:k={int(k)}"
     if kind == "A set of values":
-        rho = st.slider("Set size, as a share of the values", 0.01, 0.9, 0.1, 0.01,
-                        key=f"{key}-rho")  # fmt: skip
+        rho = st.slider(
+            "Set size, as a share of the values", 0.01, 0.9, 0.1, 0.01, key=f"{key}-rho"
+        )
         return f"set:rho={rho:g}"
     return "groups" if kind == "Group totals" else "full"
