@@ -34,3 +34,10 @@ PER_USER_N_MAX: Final[int] = 50_000_000
 #: in bytes. 20 MiB holds a million ``value,count`` rows; the app's uploader uses
 #: the same limit (``.streamlit/config.toml``, ``server.maxUploadSize``).
 UPLOAD_BYTES_MAX: Final[int] = 20 * 2**20
+
+#: The ε range the advice searches (the app's slider range).
+EPSILON_RANGE: Final[tuple[float, float]] = (0.05, 10.0)
+assert EPSILON_MIN <= EPSILON_RANGE[0] < EPSILON_RANGE[1] <= EPSILON_MAX
+
+#: The n range :func:`ldpcore.advice.advise_users` searches.
+USERS_RANGE: Final[tuple[int, int]] = (100, 10**9)

@@ -9,17 +9,18 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-from ldpcore.datasets import bundled_names
+from ldpcore.dataset_specs import ExplicitCounts
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.postprocess import method_names
+from ldpcore.query_specs import QuerySpec
 
 
-def _arguments(config: ExperimentConfig, query: str) -> list[str]:
+def _arguments(config: ExperimentConfig, query: str | QuerySpec) -> list[str]:
     """``--dataset … --seed …`` for a configuration (the options both commands share)."""
     methods = ",".join(config.methods) if config.methods != method_names() else "all"
-    # A bundled or synthetic spec as it is; an uploaded file by its name (file:PATH).
-    dataset = config.dataset
-    if dataset not in bundled_names() and ":" not in dataset:
+    # A spec as its canonical text; uploaded counts by their file's name (file:PATH).
+    dataset = str(config.dataset)
+    if isinstance(config.dataset, ExplicitCounts):
         dataset = f"file:{dataset}"
     parts = [
         "--dataset",
@@ -27,7 +28,7 @@ def _arguments(config: ExperimentConfig, query: str) -> list[str]:
         "--n",
         str(config.n),
         "--query",
-        query,
+        str(query),
         "--methods",
         methods,
         "--trials",

@@ -37,6 +37,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from ldpcore.errors import InputError
+from ldpcore.wording import format_ratio, format_times
 
 #: The family-wise error rate of a set of comparisons (two-sided).
 ALPHA = 0.05
@@ -118,78 +119,6 @@ class Comparison:
 
 def _inverse(value: float) -> float:
     return 1.0 / value if value > 0 else math.inf
-
-
-def format_number(value: float) -> str:
-    """Three significant digits, or more when needed to tell ``value`` from 1.
-
-    A significant 0.1% gain must not read "1× lower", nor a bound just below 1 read "1".
-
-    Examples
-    --------
-    >>> format_number(0.3432), format_number(0.99996), format_number(1.0), format_number(0)
-    ('0.343', '0.99996', '1', '0')
-    """
-    digits = 3
-    text = f"{value:.{digits}g}"
-    while text == "1" and value != 1 and digits < 12:
-        digits += 1
-        text = f"{value:.{digits}g}"
-    return text
-
-
-def format_count(value: float) -> str:
-    """A count to three significant digits, written out: ``10,900,000``, not ``1.09e+07``.
-
-    Examples
-    --------
-    >>> format_count(10_912_345.6), format_count(987.4)
-    ('10,900,000', '987')
-    """
-    return f"{float(f'{value:.3g}'):,.0f}"
-
-
-def format_error(value: float) -> str:
-    """An error (MSE, bias², variance) to three significant digits, short exponent.
-
-    Examples
-    --------
-    >>> format_error(3.6912e-6), format_error(0.012345), format_error(0.0), format_error(2.5e-12)
-    ('3.69e-6', '0.0123', '0', '2.5e-12')
-    """
-    if not math.isfinite(value):
-        return "—"
-    mantissa, _, exponent = f"{value:.3g}".partition("e")
-    return f"{mantissa}e{int(exponent)}" if exponent else mantissa
-
-
-def format_times(value: float) -> str:
-    """A ratio as people read it: ``1.23×``, ``12.3×``, ``123×`` (``1.001×``, never ``1×``).
-
-    Examples
-    --------
-    >>> format_times(12.34), format_times(1.0009), format_times(math.inf)
-    ('12.3×', '1.001×', '∞×')
-    """
-    if not math.isfinite(value):
-        return "∞×"
-    return f"{format_number(value)}×"
-
-
-def format_ratio(ratio: float, low: float, high: float) -> str:
-    """A ratio with its interval for tables: ``0.343 (0.301–0.392)``; ``—`` when undefined.
-
-    Examples
-    --------
-    >>> format_ratio(0.3432, 0.3011, 0.3921)
-    '0.343 (0.301–0.392)'
-    >>> format_ratio(1.02, 0.0, math.inf)
-    '1.02 (0–∞)'
-    """
-    if not all(map(math.isfinite, (ratio, low))) or math.isnan(high):
-        return "—"
-    upper = "∞" if math.isinf(high) else format_number(high)
-    return f"{format_number(ratio)} ({format_number(low)}–{upper})"
 
 
 def trial_mse(answers: NDArray[np.float64], truth: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -401,11 +330,6 @@ __all__ = [
     "Comparison",
     "Verdict",
     "compare",
-    "format_count",
-    "format_error",
-    "format_number",
-    "format_ratio",
-    "format_times",
     "trial_mse",
     "verdict",
 ]

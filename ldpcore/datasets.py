@@ -17,7 +17,6 @@ from numpy.typing import NDArray
 from ldpcore import bounds
 from ldpcore._validation import check_domain_size, check_n_users
 from ldpcore.errors import InputError
-from ldpcore.specs import parse_number, parse_spec
 from ldpcore.tables import TableError, read_numbers
 
 #: Where the bundled datasets live (a folder next to the package in this checkout).
@@ -82,12 +81,13 @@ def zipf(domain_size: int, n: int, s: float = 1.5) -> Dataset:
     """Zipf counts: ``f_i ∝ i^(−s)`` for ranks ``i = 1..d`` (NDSS Sec. V-A uses s = 1.5)."""
     d = check_domain_size(domain_size)
     n = check_n_users(n)
-    _check_zipf_exponent(s)
+    check_zipf_exponent(s)
     weights = np.arange(1, d + 1, dtype=np.float64) ** -float(s)
     return Dataset(f"zipf:d={d},s={s:g}", _index_labels(d), round_to_total(weights, n))
 
 
-def _check_zipf_exponent(s: object) -> None:
+def check_zipf_exponent(s: object) -> None:
+    """Raise unless ``s`` is a Zipf exponent the generator accepts (a number in [0, 10])."""
     if not (isinstance(s, int | float) and math.isfinite(s) and 0 <= s <= 10):
         raise InputError(f"the Zipf exponent s must be a number in [0, 10], got {s!r}")
 
@@ -195,91 +195,3 @@ def load_bundled(name: str, *, n: int | None = None, top_d: int | None = None) -
             f"{name} (top {d})", tuple(data.labels[i] for i in keep), data.counts[keep], groups
         )
     return data if n is None else rescale(data, check_n_users(n))
-
-
-def dataset_total(spec: str) -> int | None:
-    """The number of users a dataset carries itself (a file or a bundled sample), else None.
-
-    Synthetic datasets (``zipf:…``, ``uniform:…``) have no total of their own.
-
-    Examples
-    --------
-    >>> dataset_total("zipf"), dataset_total("zipf:d=8,s=1")
-    (1000000, None)
-    """
-    check_dataset_spec(spec)
-    if spec.strip().partition(":")[0].lower() in {"zipf", "uniform"} and ":" in spec:
-        return None
-    return parse_dataset(spec).n
-
-
-def check_dataset_spec(spec: object) -> str:
-    """Check a dataset spec without building the data (files: that they exist); return it.
-
-    Examples
-    --------
-    >>> check_dataset_spec("zipf:d=1024,s=1.5")
-    'zipf:d=1024,s=1.5'
-    """
-    if not isinstance(spec, str) or not spec.strip():
-        raise InputError(_DATASET_HELP.format(got=repr(spec)))
-    if ":" not in spec and spec.strip() in bundled_names():
-        return spec
-    if spec.strip().partition(":")[0].lower() == "file":  # a path may hold "," or "="
-        path = spec.strip().partition(":")[2]
-        if not path:
-            raise InputError("file: needs a path, e.g. file:counts.csv")
-        if not Path(path).is_file():
-            raise InputError(f"dataset file {path!r} does not exist")
-        return spec
-    parsed = parse_spec(spec, what="dataset")
-    allowed = {"zipf": {"d", "s"}, "uniform": {"d"}}.get(parsed.kind)
-    if allowed is None or not set(parsed.options) <= allowed or "d" not in parsed.options:
-        raise InputError(_DATASET_HELP.format(got=repr(spec)))
-    check_domain_size(parse_number(parsed.options["d"], "d", where=spec))
-    if "s" in parsed.options:
-        _check_zipf_exponent(parse_number(parsed.options["s"], "s", where=spec))
-    return spec
-
-
-def parse_dataset(spec: str, n: int | None = None) -> Dataset:
-    """Build a dataset from a spec.
-
-    Specs: ``zipf:d=D,s=S``, ``uniform:d=D``, ``file:PATH`` or a bundled dataset's name.
-    Synthetic specs need ``n``; files and bundled data are rescaled to ``n`` when given.
-
-    Examples
-    --------
-    >>> parse_dataset("zipf:d=4,s=1", n=100).counts.tolist()
-    [48, 24, 16, 12]
-    """
-    if not isinstance(spec, str) or not spec.strip():
-        raise InputError(_DATASET_HELP.format(got=repr(spec)))
-    if ":" not in spec and spec.strip() in bundled_names():
-        return load_bundled(spec.strip(), n=n)
-    kind, _, rest = spec.strip().partition(":")
-    kind = kind.lower()
-    if kind == "file":
-        if not rest:
-            raise InputError("file: needs a path, e.g. file:counts.csv")
-        data = read_histogram(rest)
-        return data if n is None else rescale(data, check_n_users(n))
-    if kind in {"zipf", "uniform"}:
-        if n is None:
-            raise InputError(f"the {kind} dataset needs the number of users n")
-        options = parse_spec(spec, what="dataset").options
-        allowed = {"d", "s"} if kind == "zipf" else {"d"}
-        unknown = set(options) - allowed
-        if unknown or "d" not in options:
-            raise InputError(_DATASET_HELP.format(got=repr(spec)))
-        d = check_domain_size(parse_number(options["d"], "d", where=spec))
-        if kind == "zipf":
-            return zipf(d, n, parse_number(options.get("s", "1.5"), "s", where=spec))
-        return uniform(d, n)
-    raise InputError(_DATASET_HELP.format(got=repr(spec)))
-
-
-_DATASET_HELP = (
-    "unknown dataset {got}; use zipf:d=D,s=S (e.g. zipf:d=1024,s=1.5), uniform:d=D, "
-    "file:PATH or a bundled dataset name"
-)

@@ -23,9 +23,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ldpcore import bounds
-from ldpcore._validation import check_counts, check_epsilon, check_int, check_n_users
+from ldpcore._validation import check_epsilon, check_int, check_n_users
 from ldpcore.compare import compare, trial_mse
-from ldpcore.datasets import Dataset, check_dataset_spec, parse_dataset, rescale
+from ldpcore.dataset_specs import DatasetSpec, ExplicitCounts, parse_dataset_spec
+from ldpcore.datasets import Dataset
 from ldpcore.errors import InputError
 from ldpcore.metrics import (
     analytic_base_mse,
@@ -46,7 +47,8 @@ from ldpcore.protocols import (
     protocol_parameters,
     resolve_protocol_name,
 )
-from ldpcore.queries import Query, check_query_spec, parse_query
+from ldpcore.queries import Query
+from ldpcore.query_specs import QuerySpec, SetQuery, TopKQuery, parse_query_spec
 
 if TYPE_CHECKING:  # pandas costs ~0.3 s to import; the JSON path of the CLI skips it
     import pandas as pd
@@ -74,25 +76,27 @@ SUMMARY_COLUMNS = (
 Progress = Callable[[int, int], None]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, init=False)
 class ExperimentConfig:
-    """Everything that determines a simulation's numbers.
+    """Everything that determines a simulation's numbers, checked and normalised once.
 
     Parameters
     ----------
-    dataset : str
-        ``zipf:d=D,s=S``, ``uniform:d=D`` or ``file:PATH`` (see
-        :func:`ldpcore.datasets.parse_dataset`); a file is rescaled to ``n``.
+    dataset : str or DatasetSpec
+        ``zipf:d=D,s=S``, ``uniform:d=D``, ``file:PATH`` or a bundled name (see
+        :func:`ldpcore.dataset_specs.parse_dataset_spec`); a file is rescaled to ``n``.
+        Stored as a typed spec (with ``true_counts``: an
+        :class:`~ldpcore.dataset_specs.ExplicitCounts` named ``dataset``).
     n : int
         Number of users.
     protocol : str
         Registry name of the frequency oracle.
     epsilon : float
         Privacy budget.
-    methods : tuple of str
+    methods : sequence of str
         Post-processing methods (default: all).
-    query : str
-        ``full``, ``topk:k=K``, ``set:rho=R[,samples=M]``, ``groups`` or ``prefix``.
+    query : str or QuerySpec
+        A query spec (:data:`ldpcore.query_specs.QUERY_KINDS`), stored typed.
     trials : int
         Independent repetitions.
     seed : int
@@ -109,39 +113,76 @@ class ExperimentConfig:
         Value labels for ``true_counts``.
     groups : tuple of str, optional
         The group of each value of ``true_counts`` (for group queries).
+
+    Examples
+    --------
+    >>> a = ExperimentConfig(dataset="Zipf:d=8,s=1", n=100, protocol="olh", epsilon=1, query="Full")
+    >>> a == ExperimentConfig(dataset="zipf:d=8,s=1.0", n=100, protocol="OLH", epsilon=1.0)
+    True
     """
 
-    dataset: str
+    dataset: DatasetSpec
     n: int
     protocol: str
     epsilon: float
-    methods: tuple[str, ...] = dataclasses.field(default_factory=method_names)
-    query: str = "full"
-    trials: int = 30
-    seed: int = 0
-    sampler: str = "fast"
-    # A mapping is accepted and stored as sorted pairs (hashable, as configs are keys).
-    params: tuple[tuple[str, int], ...] | Mapping[str, int] = ()
-    true_counts: tuple[int, ...] | None = None
-    labels: tuple[str, ...] | None = None
-    groups: tuple[str, ...] | None = None
+    methods: tuple[str, ...]
+    query: QuerySpec
+    trials: int
+    seed: int
+    sampler: str
+    params: tuple[tuple[str, int], ...]
+    true_counts: tuple[int, ...] | None
+    labels: tuple[str, ...] | None
+    groups: tuple[str, ...] | None
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        dataset: str | DatasetSpec,
+        n: int,
+        protocol: str,
+        epsilon: float,
+        methods: Sequence[str] | None = None,
+        query: str | QuerySpec = "full",
+        trials: int = 30,
+        seed: int = 0,
+        sampler: str = "fast",
+        params: tuple[tuple[str, int], ...] | Mapping[str, int] = (),
+        true_counts: Sequence[int] | None = None,
+        labels: Sequence[str] | None = None,
+        groups: Sequence[str] | None = None,
+    ) -> None:
         # Valid from birth: every field is checked here, with the messages the command
         # line prints, so a bad config fails where it is written, not deep in a run.
-        # What needs the data (k <= d, a protocol's parameter against d) waits for build().
-        # Names are normalised so equal configs compare (and cache) equal.
-        object.__setattr__(self, "protocol", resolve_protocol_name(self.protocol))
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "n", check_n_users(self.n))
-        if self.true_counts is None:
-            check_dataset_spec(self.dataset)
-        elif not isinstance(self.dataset, str):
-            raise InputError(f"dataset must be a name, got {self.dataset!r}")
+        # Specs are parsed here, once, into typed values, and names are normalised, so
+        # equal settings are equal configs (one fingerprint, one cache entry). What needs
+        # the data (k <= d, a protocol's parameter against d) waits for build().
+        setting = object.__setattr__
+        setting(self, "protocol", resolve_protocol_name(protocol))
+        setting(self, "epsilon", check_epsilon(epsilon))
+        setting(self, "n", check_n_users(n))
+        if true_counts is None:
+            setting(self, "dataset", parse_dataset_spec(dataset))
+            setting(self, "true_counts", None)
+            setting(self, "labels", None)
+            setting(self, "groups", None)
         else:
-            self._check_explicit()
-        check_query_spec(self.query)
-        given = self.params
+            # dataclasses.replace passes the stored spec back in: keep its name.
+            name = dataset.name if isinstance(dataset, ExplicitCounts) else dataset
+            if not isinstance(name, str):
+                raise InputError(f"dataset must be a name, got {name!r}")
+            explicit = ExplicitCounts(
+                name,
+                _tuple(true_counts),
+                None if labels is None else _tuple(labels),
+                None if groups is None else _tuple(groups),
+            )
+            setting(self, "dataset", explicit)
+            setting(self, "true_counts", explicit.counts)
+            setting(self, "labels", explicit.labels)
+            setting(self, "groups", explicit.groups)
+        setting(self, "query", parse_query_spec(query))
+        given = params
         if isinstance(given, Mapping):
             given = tuple(given.items())
         try:
@@ -149,21 +190,21 @@ class ExperimentConfig:
         except (TypeError, ValueError):
             raise InputError(f"params must map parameter names to values, got {given!r}") from None
         checked = check_protocol_parameters(self.protocol, pairs)
-        object.__setattr__(self, "params", tuple(sorted(checked.items())))
-        methods = tuple(dict.fromkeys(resolve_method_name(m) for m in self.methods))
-        if not methods:
+        setting(self, "params", tuple(sorted(checked.items())))
+        if methods is None:
+            methods = method_names()
+        if isinstance(methods, str):
+            methods = (methods,)
+        resolved = tuple(dict.fromkeys(resolve_method_name(m) for m in methods))
+        if not resolved:
             raise InputError("methods must name at least one post-processing method")
-        object.__setattr__(self, "methods", methods)
-        object.__setattr__(
-            self,
-            "trials",
-            check_int(
-                self.trials, name="trials", minimum=bounds.TRIALS_MIN, maximum=bounds.TRIALS_MAX
-            ),
-        )
-        object.__setattr__(self, "seed", check_int(self.seed, name="seed", minimum=0))
-        if self.sampler not in SAMPLERS:
-            raise InputError(f"sampler must be one of {', '.join(SAMPLERS)}; got {self.sampler!r}")
+        setting(self, "methods", resolved)
+        limits = {"minimum": bounds.TRIALS_MIN, "maximum": bounds.TRIALS_MAX}
+        setting(self, "trials", check_int(trials, name="trials", **limits))
+        setting(self, "seed", check_int(seed, name="seed", minimum=0))
+        if sampler not in SAMPLERS:
+            raise InputError(f"sampler must be one of {', '.join(SAMPLERS)}; got {sampler!r}")
+        setting(self, "sampler", sampler)
 
     @classmethod
     def from_dataset(
@@ -173,7 +214,7 @@ class ExperimentConfig:
         n: int,
         protocol: str,
         epsilon: float,
-        query: str = "full",
+        query: str | QuerySpec = "full",
         methods: tuple[str, ...] | None = None,
         trials: int = 20,
         seed: int = 0,
@@ -193,41 +234,13 @@ class ExperimentConfig:
             groups=dataset.groups,
         )
 
-    def _check_explicit(self) -> None:
-        assert self.true_counts is not None
-        d = len(self.true_counts)
-        for name in ("labels", "groups"):
-            given = getattr(self, name)
-            if given is not None and len(given) != d:
-                raise InputError(
-                    f"{name} must have one entry per value of true_counts ({d}), got {len(given)}"
-                )
-        counts = check_counts(self.true_counts, name="true_counts", length=d)
-        if counts.sum() == 0:
-            raise InputError("true_counts must hold at least one user (they are all 0)")
-
     def build(self) -> tuple[Dataset, FrequencyOracle, Query]:
-        """Resolve the dataset, protocol and query (validating every parameter)."""
-        if self.true_counts is not None:
-            counts = check_counts(
-                self.true_counts, name="true_counts", length=len(self.true_counts)
-            )
-            labels = self.labels or tuple(str(i) for i in range(counts.size))
-            data = Dataset(self.dataset, labels, counts, self.groups)
-            data = data if data.n == self.n else rescale(data, check_n_users(self.n))
-        else:
-            data = parse_dataset(self.dataset, self.n)
+        """The dataset, protocol and query, from the typed values (no text is parsed)."""
+        data = self.dataset.build(self.n)
         protocol = get_protocol(
             self.protocol, epsilon=self.epsilon, domain_size=data.domain_size, **dict(self.params)
         )
-        query = parse_query(
-            self.query,
-            true_frequencies=data.frequencies(),
-            group_of_value=data.groups,
-            seed=self.seed,
-            labels=data.labels,
-        )
-        return data, protocol, query
+        return data, protocol, self.query.build(data, seed=self.seed)
 
     @cached_property
     def fingerprint(self) -> str:
@@ -246,8 +259,12 @@ class ExperimentConfig:
         False
         """
         # Pickle is unambiguous (a label holding a separator cannot merge two labels)
-        # and deterministic for these plain values.
-        values = tuple(getattr(self, field.name) for field in dataclasses.fields(self))
+        # and deterministic for these plain values. Specs enter as their kind and
+        # canonical text (not pickled: a loaded spec carries its counts in its cache);
+        # explicit counts are the fields true_counts, labels and groups.
+        values = tuple(
+            _plain_field(getattr(self, field.name)) for field in dataclasses.fields(self)
+        )
         digest = hashlib.sha256(pickle.dumps(values, protocol=5))
         return digest.hexdigest()
 
@@ -257,9 +274,12 @@ class ExperimentConfig:
         # JSON contract has always had "g" and "k".
         given = dict(self.params)
         plain: dict[str, Any] = {}
-        for key, value in dataclasses.asdict(self).items():
+        for key in (field.name for field in dataclasses.fields(self)):
+            value = getattr(self, key)
             if key == "params":
                 plain |= {name: given.get(name) for name in protocol_parameters()}
+            elif key in {"dataset", "query"}:
+                plain[key] = str(value)
             else:
                 plain[key] = list(value) if key == "methods" else value
         if self.true_counts is not None:
@@ -351,6 +371,22 @@ class ExperimentResult:
             "analytic": self.analytic,
             "results": [{key: _plain(row[key]) for key in keys} for row in self.rows],
         }
+
+
+def _tuple(values: Sequence[Any]) -> tuple[Any, ...]:
+    # Explicit counts, labels and groups are stored as tuples (hashable, as configs are keys).
+    if isinstance(values, str):
+        raise InputError(f"expected a sequence of values, got the text {values!r}")
+    try:
+        return tuple(values)
+    except TypeError:
+        raise InputError(f"expected a sequence of values, got {values!r}") from None
+
+
+def _plain_field(value: object) -> object:
+    if isinstance(value, DatasetSpec | QuerySpec):
+        return (type(value).__name__, str(value))
+    return value
 
 
 def _plain(value: object) -> object:
@@ -475,16 +511,15 @@ def _summarise(
                 # NaN where KL is undefined for some trial; inf where a support is missed.
                 "kl": float(np.mean(kl[row])),
                 "equivalent_users": equivalent_users(protocol, summary.mse)
-                if query.kind == "full"
+                if config.query.whole_domain
                 else math.nan,
                 # Share of trials whose iterative method converged (1 for the others).
                 "converged": float(1.0 - stuck[row].mean()),
             }
             | paired[name]
         )
-    single_values = query.kind in {"full", "topk"}
     base_mse = None
-    if single_values:
+    if config.query.single_values:
         index = np.concatenate(query.members)
         base_mse = analytic_base_mse(protocol, data.frequencies(), data.n, values=index)
     analytic: dict[str, float | None] = {
@@ -577,15 +612,12 @@ def sweep(
 def with_parameter(config: ExperimentConfig, parameter: str, value: Any) -> ExperimentConfig:
     """``config`` with one parameter changed (a field, or ``d``, ``rho``, ``topk``)."""
     if parameter == "rho":
-        return dataclasses.replace(config, query=f"set:rho={value}")
+        samples = config.query.samples if isinstance(config.query, SetQuery) else 10
+        return dataclasses.replace(config, query=SetQuery(value, samples))
     if parameter == "topk":
-        return dataclasses.replace(config, query=f"topk:k={value}")
+        return dataclasses.replace(config, query=TopKQuery(value))
     if parameter == "d":
-        kind, _, rest = config.dataset.partition(":")
-        if kind not in {"zipf", "uniform"}:
-            raise InputError("sweeping d needs a synthetic dataset (zipf:… or uniform:…)")
-        options = [part for part in rest.split(",") if part and not part.startswith("d=")]
-        return dataclasses.replace(config, dataset=f"{kind}:" + ",".join([f"d={value}", *options]))
+        return dataclasses.replace(config, dataset=config.dataset.with_domain_size(value))
     fields = {f.name for f in dataclasses.fields(ExperimentConfig)}
     if parameter not in fields:
         valid = ", ".join(sorted(fields | _SPEC_PARAMETERS))

@@ -17,6 +17,7 @@ The three shapes of view in the app:
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -45,9 +46,14 @@ def config_source(config: ExperimentConfig, name: str = "config") -> str:
     )
     """
     lines = [f"{name} = ExperimentConfig("]
+    # The defaults are the constructor's (it takes specs as text and parses them).
+    defaults = inspect.signature(ExperimentConfig).parameters
     for field in dataclasses.fields(ExperimentConfig):
         value = getattr(config, field.name)
-        if field.default is not dataclasses.MISSING and value == field.default:
+        if field.name in {"dataset", "query"}:
+            value = str(value)
+        default = defaults[field.name].default
+        if default is not inspect.Parameter.empty and value == default:
             continue
         if field.name == "methods" and value == method_names():
             continue
@@ -104,7 +110,8 @@ def run_notebook(config: ExperimentConfig, *, title: str, relative: bool = False
     """One configuration, every method: the table, the verdict and the charts."""
     setup = (
         "from ldpcore import ExperimentConfig, run, viz\n"
-        "from ldpcore.advice import query_in_words, rank_methods\n\n" + config_source(config)
+        "from ldpcore.advice import rank_methods\n"
+        "from ldpcore.wording import query_in_words\n\n" + config_source(config)
     )
     steps = [
         ("The configuration the page showed.", setup),
@@ -126,7 +133,7 @@ def run_notebook(config: ExperimentConfig, *, title: str, relative: bool = False
             ),
         ),
     ]
-    if config.query == "full":
+    if config.query.whole_domain:
         steps.append(
             (
                 "Estimates against the truth, by rank (symmetric-log axis: negative "
@@ -183,7 +190,8 @@ def choose_epsilon_notebook(
     """The Choose ε search: per protocol, the smallest ε that meets the target."""
     setup = (
         "from ldpcore import ExperimentConfig, choose_epsilon\n"
-        "from ldpcore.advice import answers_table, epsilon_sentence, winning_answer\n\n"
+        "from ldpcore.advice import answers_table, winning_answer\n"
+        "from ldpcore.wording import epsilon_sentence\n\n"
         + config_source(config)
         + f"\ntarget_rmse = {target_rmse!r}\nprotocols = {list(protocols)!r}"
     )

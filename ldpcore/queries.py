@@ -23,12 +23,11 @@ from numpy.typing import NDArray
 from ldpcore import bounds
 from ldpcore._validation import check_int
 from ldpcore.errors import InputError
-from ldpcore.specs import parse_number, parse_spec
+from ldpcore.specs import format_spec_number
 from ldpcore.tables import decode
 
-#: The query kinds, as used in specs and in the app.
-QUERY_KINDS = ("full", "topk", "set", "groups", "prefix", "interval")
-
+#: How :meth:`Query.answer` sums: each question one value, a contiguous range, or a set.
+LAYOUTS = ("values", "ranges", "sets")
 
 #: Most indices random set queries may hold (samples × set size): 400 MB of int64.
 SET_MEMBERS_MAX = 50_000_000
@@ -41,19 +40,23 @@ class Query:
     Attributes
     ----------
     kind : str
-        One of :data:`QUERY_KINDS`.
+        The kind of its spec (:data:`ldpcore.query_specs.QUERY_KINDS`).
     spec : str
-        The spec that rebuilds it (as accepted by :func:`parse_query`).
+        The spec that rebuilds it (as accepted by :func:`ldpcore.query_specs.parse_query`).
     members : tuple of ndarray
         For each question, the indices of the values it sums.
     labels : tuple of str
         One label per question.
+    layout : {"values", "ranges", "sets"}
+        How the answers are summed: one value per question, contiguous ranges (running
+        sums), or any sets (ragged sums).
     """
 
     kind: str
     spec: str
     members: tuple[NDArray[np.int64], ...]
     labels: tuple[str, ...]
+    layout: str = "sets"
 
     @cached_property
     def _layout(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -62,7 +65,7 @@ class Query:
         ``answer`` runs for every method and trial: ``(starts, ends)`` of ranges, or
         ``(all members, group starts)``.
         """
-        if self.kind in {"prefix", "interval"}:
+        if self.layout == "ranges":
             starts = np.array([int(m[0]) for m in self.members], dtype=np.int64)
             ends = np.array([int(m[-1]) + 1 for m in self.members], dtype=np.int64)
             return starts, ends
@@ -96,10 +99,10 @@ class Query:
             Clamp every answer at 0 (Post-Pos, NDSS Sec. IV-A).
         """
         f = np.asarray(frequencies, dtype=np.float64)
-        if self.kind in {"full", "topk"}:
+        if self.layout == "values":
             index = np.concatenate(self.members)
             answers = f[..., index]
-        elif self.kind in {"prefix", "interval"}:
+        elif self.layout == "ranges":
             # Contiguous ranges: differences of the running sum, O(d + questions).
             running = np.concatenate((np.zeros((*f.shape[:-1], 1)), np.cumsum(f, axis=-1)), axis=-1)
             starts, ends = self._layout
@@ -124,6 +127,7 @@ def full_domain(domain_size: int) -> Query:
         "full",
         tuple(np.array([v]) for v in range(domain_size)),
         tuple(str(v) for v in range(domain_size)),
+        "values",
     )
 
 
@@ -133,7 +137,11 @@ def top_k(true_frequencies: NDArray[np.float64], k: int) -> Query:
     k = check_int(k, name="k", minimum=1, maximum=d)
     order = np.argsort(-np.asarray(true_frequencies), kind="stable")[:k]
     return Query(
-        "topk", f"topk:k={k}", tuple(np.array([v]) for v in order), tuple(str(v) for v in order)
+        "topk",
+        f"topk:k={k}",
+        tuple(np.array([v]) for v in order),
+        tuple(str(v) for v in order),
+        "values",
     )
 
 
@@ -159,7 +167,7 @@ def random_sets(domain_size: int, rho: float, *, samples: int = 10, seed: int = 
     )
     return Query(
         "set",
-        f"set:rho={rho:g},samples={samples}",
+        f"set:rho={format_spec_number(rho)},samples={samples}",
         members,
         tuple(f"set {i + 1}" for i in range(samples)),
     )
@@ -231,6 +239,7 @@ def prefixes(domain_size: int) -> Query:
         "prefix",
         tuple(values[: i + 1] for i in range(domain_size)),
         tuple(f"≤ {i}" for i in range(domain_size)),
+        "ranges",
     )
 
 
@@ -245,112 +254,5 @@ def random_intervals(domain_size: int, *, samples: int = 10, seed: int = 0) -> Q
         f"interval:samples={samples}",
         tuple(values[a : b + 1] for a, b in ends),
         tuple(f"[{a}, {b}]" for a, b in ends),
+        "ranges",
     )
-
-
-def parse_query(
-    spec: str,
-    *,
-    true_frequencies: NDArray[np.float64],
-    group_of_value: list[str] | tuple[str, ...] | None = None,
-    seed: int = 0,
-    labels: tuple[str, ...] | None = None,
-) -> Query:
-    """Build a query from its spec.
-
-    Specs: ``full``, ``topk:k=K``, ``set:rho=R[,samples=M]``, ``groups`` (the dataset's
-    own groups), ``groups:file=PATH`` (a ``value,group`` file matched to ``labels``),
-    ``prefix``, ``interval[:samples=M]``.
-
-    Examples
-    --------
-    >>> parse_query("topk:k=2", true_frequencies=np.array([0.1, 0.6, 0.3])).labels
-    ('1', '2')
-    """
-    d = len(true_frequencies)
-    if not isinstance(spec, str):
-        raise InputError(_QUERY_HELP.format(got=repr(spec)))
-    parsed = parse_spec(spec, what="query")
-    kind, options = parsed.kind, parsed.options
-    if kind == "full" and not options:
-        return full_domain(d)
-    if kind == "prefix" and not options:
-        return prefixes(d)
-    if kind == "topk" and set(options) == {"k"}:
-        return top_k(true_frequencies, _as_number(options["k"], "k"))  # type: ignore[arg-type]
-    if kind == "set" and "rho" in options and set(options) <= {"rho", "samples"}:
-        samples = _as_number(options.get("samples", "10"), "samples")
-        return random_sets(d, _as_number(options["rho"], "rho"), samples=samples, seed=seed)  # type: ignore[arg-type]
-    if kind == "interval" and set(options) <= {"samples"}:
-        samples = _as_number(options.get("samples", "10"), "samples")
-        return random_intervals(d, samples=samples, seed=seed)  # type: ignore[arg-type]
-    if kind == "groups" and set(options) <= {"file"}:
-        return _groups_query(options, group_of_value, labels or tuple(map(str, range(d))))
-    raise InputError(_QUERY_HELP.format(got=repr(spec)))
-
-
-def check_query_spec(spec: object) -> str:
-    """Check a query spec's grammar and option ranges without any data; return it.
-
-    What depends on the data (``k`` at most d, a ``groups`` query needing groups) is
-    checked when the query is built by :func:`parse_query`.
-
-    Examples
-    --------
-    >>> check_query_spec("topk:k=10")
-    'topk:k=10'
-    """
-    if not isinstance(spec, str):
-        raise InputError(_QUERY_HELP.format(got=repr(spec)))
-    parsed = parse_spec(spec, what="query")
-    kind, options = parsed.kind, parsed.options
-    allowed = {
-        "full": set(),
-        "prefix": set(),
-        "topk": {"k"},
-        "set": {"rho", "samples"},
-        "interval": {"samples"},
-        "groups": {"file"},
-    }
-    required = {"topk": {"k"}, "set": {"rho"}}.get(kind, set())
-    if kind not in allowed or not set(options) <= allowed[kind] or not required <= set(options):
-        raise InputError(_QUERY_HELP.format(got=repr(spec)))
-    if "k" in options:
-        check_int(_as_number(options["k"], "k"), name="k", minimum=1)
-    if "samples" in options:
-        check_int(
-            _as_number(options["samples"], "samples"), name="samples", minimum=1, maximum=10_000
-        )
-    if "rho" in options:
-        rho = parse_number(options["rho"], "rho", where=spec)
-        if not 0 < rho <= 1:
-            raise InputError(
-                f"rho (the set size as a fraction of d) must be in (0, 1], got {rho!r}"
-            )
-    return spec
-
-
-def _groups_query(
-    options: dict[str, str],
-    group_of_value: list[str] | tuple[str, ...] | None,
-    labels: tuple[str, ...],
-) -> Query:
-    if "file" in options:
-        return groups_from_file(options["file"], labels)
-    if group_of_value is None:
-        raise InputError(
-            "the groups query needs a dataset whose values have groups, or a value,group "
-            "file: groups:file=PATH"
-        )
-    return groups(group_of_value)
-
-
-_QUERY_HELP = (
-    "unknown query {got}; use full, topk:k=K, set:rho=R[,samples=M], groups, "
-    "groups:file=PATH, prefix or interval[:samples=M]"
-)
-
-
-def _as_number(raw: str, name: str) -> float:
-    value = parse_number(raw, name)
-    return int(value) if value.is_integer() else value

@@ -15,9 +15,10 @@ from collections.abc import Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
-from ldpcore.advice import EpsilonAnswer, answers_table, epsilon_sentence, winning_answer
+from ldpcore.advice import EpsilonAnswer, answers_table, winning_answer
 from ldpcore.commands import choose_epsilon_command
 from ldpcore.experiment import ExperimentConfig
+from ldpcore.wording import epsilon_sentence
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; color: #222;

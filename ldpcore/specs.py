@@ -68,4 +68,16 @@ def parse_number(raw: object, name: str, *, where: str = "") -> float:
     return value
 
 
-__all__ = ["Spec", "parse_number", "parse_spec"]
+def format_spec_number(value: float) -> str:
+    """A number as a spec writes it: short (``1.5``, ``1``) and read back exactly.
+
+    Examples
+    --------
+    >>> format_spec_number(1.0), format_spec_number(0.1), format_spec_number(1 / 3)
+    ('1', '0.1', '0.3333333333333333')
+    """
+    short = f"{value:g}"
+    return short if float(short) == value else repr(float(value))
+
+
+__all__ = ["Spec", "format_spec_number", "parse_number", "parse_spec"]

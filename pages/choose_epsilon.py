@@ -9,28 +9,22 @@ import pandas as pd
 import streamlit as st
 
 from ldpcore import viz
-from ldpcore.advice import (
-    answers_table,
-    epsilon_sentence,
-    parallel_seconds,
-    privacy_risk,
-    query_in_words,
-    winning_answer,
-)
+from ldpcore.advice import answers_table, parallel_seconds, privacy_risk, winning_answer
 from ldpcore.datasets import Dataset
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.notebooks import choose_epsilon_notebook
 from ldpcore.postprocess import method_names
 from ldpcore.protocols import protocol_names
 from ldpcore.records import decision_record
+from ldpcore.wording import epsilon_sentence, query_in_words
 from pages.app_layer.cache import (
     choose_epsilon_seconds,
     epsilon_answers,
-    search_executor,
     simulate_sweep,
     users_needed,
 )
 from pages.app_layer.display import run_or_explain
+from pages.app_layer.executors import search_executor
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.uploads import histogram_picker
 from pages.app_layer.widgets import EPSILONS, USERS, query_picker

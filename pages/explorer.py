@@ -44,7 +44,7 @@ if result is None:
     st.stop()
 summary: pd.DataFrame = result["summary"]
 
-verdict_banner(result["ranking"], users=config.n if config.query == "full" else None)
+verdict_banner(result["ranking"], users=config.n if config.query.whole_domain else None)
 convergence_warning(result["summary"])
 st.caption(
     f"{config.protocol}, ε = {config.epsilon:g}, n = {config.n:,}, {config.dataset}, "

@@ -16,7 +16,7 @@ from ldpcore.reproduce import (
 )
 from ldpcore.reproduce import run_recipe as run_paper_recipe
 from ldpcore.reproduce.differences import DIFFERENCES
-from pages.app_layer.cache import executor
+from pages.app_layer.executors import executor
 from pages.app_layer.navigation import ensure_app
 
 ensure_app()

@@ -7,7 +7,7 @@ import streamlit as st
 from ldpcore import viz
 from ldpcore.advice import sweep_verdicts
 from ldpcore.commands import simulate_command
-from ldpcore.datasets import bundled_names
+from ldpcore.dataset_specs import BundledData
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.notebooks import run_notebook, sweep_notebook
 from pages.app_layer.cache import bundled_dataset, simulate, simulate_sweep
@@ -80,7 +80,9 @@ elif kind == "Most frequent values":
             lambda: sweep_notebook(config, "topk", KS, title="Top-k MSE", x_title="k", log_x=True),
         )
 elif kind == "Groups":
-    grouped = config.dataset in bundled_names() and bundled_dataset(config.dataset).groups
+    grouped = (
+        isinstance(config.dataset, BundledData) and bundled_dataset(str(config.dataset)).groups
+    )
     if not grouped:
         st.info(
             "Group queries need values with groups: pick the bundled emoji (Unicode "

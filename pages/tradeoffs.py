@@ -6,10 +6,10 @@ import numpy as np
 import streamlit as st
 
 from ldpcore import viz
-from ldpcore.advice import users_saved_sentence
 from ldpcore.commands import simulate_command
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.notebooks import sweep_notebook
+from ldpcore.wording import users_saved_sentence
 from pages.app_layer.cache import simulate_sweep
 from pages.app_layer.display import run_or_explain
 from pages.app_layer.exports import downloads

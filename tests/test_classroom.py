@@ -80,7 +80,7 @@ def test_concurrent_requests_for_one_configuration_compute_it_once(
 ) -> None:
     """Thirty students at the same ε cost one simulation: the others wait for it."""
     from ldpcore.experiment import ExperimentConfig  # noqa: PLC0415
-    from pages.app_layer import cache  # noqa: PLC0415
+    from pages.app_layer import cache, executors  # noqa: PLC0415
 
     calls = []
     real = cache.simulate_tables
@@ -90,9 +90,9 @@ def test_concurrent_requests_for_one_configuration_compute_it_once(
         time.sleep(0.5)  # long enough for every thread to ask while it runs
         return real(config)
 
-    monkeypatch.setenv(cache.WORKERS_VARIABLE, "0")  # in-thread, so the count is visible
+    monkeypatch.setenv(executors.WORKERS_VARIABLE, "0")  # in-thread, so the count is visible
     monkeypatch.setattr(cache, "simulate_tables", counted)
-    cache.simulation_processes.clear()
+    executors.simulation_processes.clear()
     cache.simulate.clear()
     config = ExperimentConfig(
         dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH", epsilon=1.5, trials=3, seed=11
@@ -107,5 +107,5 @@ def test_concurrent_requests_for_one_configuration_compute_it_once(
         thread.join()
     assert len(results) == 8
     assert calls == [config.fingerprint]
-    cache.simulation_processes.clear()
+    executors.simulation_processes.clear()
     cache.simulate.clear()

@@ -366,9 +366,8 @@ def test_sweep_verdicts_name_the_best_significant_method_per_run_of_points() -> 
 
 
 def test_users_saved_follow_the_paired_interval() -> None:
-    from ldpcore.advice import users_saved_sentence  # noqa: PLC0415
-    from ldpcore.compare import format_times  # noqa: PLC0415
     from ldpcore.experiment import sweep  # noqa: PLC0415
+    from ldpcore.wording import format_times, users_saved_sentence  # noqa: PLC0415
 
     config = ExperimentConfig(
         dataset="zipf:d=128,s=1.5",

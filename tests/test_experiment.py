@@ -9,10 +9,10 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pytest
 
+from ldpcore.dataset_specs import parse_dataset
 from ldpcore.datasets import (
     bundled_names,
     load_bundled,
-    parse_dataset,
     read_histogram,
     round_to_total,
     zipf,
@@ -26,7 +26,8 @@ from ldpcore.metrics import (
     total_variation,
 )
 from ldpcore.protocols import get_protocol
-from ldpcore.queries import groups, parse_query, prefixes, random_sets, top_k
+from ldpcore.queries import groups, prefixes, random_sets, top_k
+from ldpcore.query_specs import parse_query
 
 # --- datasets ----------------------------------------------------------------
 

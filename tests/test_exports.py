@@ -20,9 +20,8 @@ import pytest
 from nbclient import NotebookClient
 from streamlit.testing.v1 import AppTest
 
-from ldpcore.advice import choose_epsilon, epsilon_sentence, sweep_verdicts, winning_answer
+from ldpcore.advice import choose_epsilon, sweep_verdicts, winning_answer
 from ldpcore.commands import choose_epsilon_command
-from ldpcore.compare import format_error
 from ldpcore.datasets import load_bundled
 from ldpcore.experiment import ExperimentConfig, sweep
 from ldpcore.notebooks import (
@@ -32,6 +31,7 @@ from ldpcore.notebooks import (
     sweep_notebook,
 )
 from ldpcore.records import decision_record
+from ldpcore.wording import epsilon_sentence, format_error
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SMALL = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH", epsilon=1.0, trials=5)

@@ -8,6 +8,8 @@ from typing import Any
 from ldpcore.cli import _args
 from ldpcore.cli._args import DATASET_HELP
 from ldpcore.cli.simulate import users_for
+from ldpcore.protocols import protocol_names
+from ldpcore.query_specs import query_usage
 
 EXAMPLE = """example (top-10 frequencies within ±0.5 percentage points, root-mean-square):
   ldpcore advise-epsilon --protocol OLH,GRR --n 1000000 --dataset zipf:d=1024,s=1.5 \\
@@ -18,7 +20,7 @@ EXAMPLE = """example (top-10 frequencies within ±0.5 percentage points, root-me
 def add_search_arguments(parser: argparse.ArgumentParser, *, methods: str, trials: str) -> None:
     """The arguments advise-epsilon and choose-epsilon share."""
     parser.add_argument(
-        "--protocol", default="all", help="all, or P,P,... of GRR, OLH, BLH, OUE, SUE, SS, HR"
+        "--protocol", default="all", help=f"all, or P,P,... of {', '.join(protocol_names())}"
     )
     parser.add_argument("--n", help="number of users (default: the dataset's own total)")
     parser.add_argument("--dataset", required=True, help=DATASET_HELP)
@@ -27,7 +29,7 @@ def add_search_arguments(parser: argparse.ArgumentParser, *, methods: str, trial
         required=True,
         help="root-mean-square error allowed, in frequency units (0.005 = 0.5 pp)",
     )
-    parser.add_argument("--query", default="full", help="full | topk:k=K | set:rho=R | prefix")
+    parser.add_argument("--query", default="full", help=query_usage())
     parser.add_argument("--methods", default=methods, help="NAME,NAME,... or all")
     parser.add_argument("--trials", default=trials)
     parser.add_argument("--seed", default="0")

@@ -39,8 +39,9 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Search and print."""
-    from ldpcore.advice import choose_epsilon, epsilon_interval  # noqa: PLC0415 (pandas)
+    from ldpcore.advice import choose_epsilon  # noqa: PLC0415 (pandas)
     from ldpcore.experiment import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.wording import epsilon_interval  # noqa: PLC0415
 
     protocols = _args.protocols(args.protocol)
     target = _args.number(args.target_rmse, "target-rmse")

@@ -7,6 +7,7 @@ from typing import Any
 
 from ldpcore.cli import _args
 from ldpcore.cli.postprocess import add_input_arguments, read_input
+from ldpcore.query_specs import query_usage
 
 EXAMPLE = """example:
   ldpcore recommend --protocol OLH --epsilon 1 --n 1000000 --input estimates.csv --query topk:k=10
@@ -27,7 +28,7 @@ def add_parser(commands: Any) -> None:
     )
     _args.add_protocol_arguments(rec, population="n")
     add_input_arguments(rec)
-    rec.add_argument("--query", default="full", help="full | topk:k=K | set:rho=R | prefix")
+    rec.add_argument("--query", default="full", help=query_usage())
     rec.add_argument("--methods", default="all", help="all, or NAME,NAME,...")
     rec.add_argument("--trials", default="20")
     rec.add_argument("--seed", default="0")

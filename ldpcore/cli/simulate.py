@@ -8,6 +8,7 @@ from typing import Any
 
 from ldpcore import bounds
 from ldpcore.cli import _args
+from ldpcore.query_specs import query_usage
 
 EXAMPLE = """example:
   ldpcore simulate --protocol OLH --epsilon 1 --n 1000000 \\
@@ -31,9 +32,7 @@ def add_parser(commands: Any) -> None:
     _args.add_protocol_parameter_arguments(sim)
     sim.add_argument("--dataset", required=True, help=_args.DATASET_HELP)
     sim.add_argument("--methods", default="all", help="all, or NAME,NAME,... (default: all)")
-    sim.add_argument(
-        "--query", default="full", help="full | topk:k=K | set:rho=R[,samples=M] | groups | prefix"
-    )
+    sim.add_argument("--query", default="full", help=query_usage())
     sim.add_argument("--trials", default="30", help="independent repetitions (default: 30)")
     sim.add_argument("--seed", default="0", help="the one seed of the run (default: 0)")
     sim.add_argument("--sampler", default="fast", choices=["fast", "per-user"])
@@ -45,7 +44,7 @@ def users_for(raw: str | None, dataset: str) -> int:
     """``--n``, or the dataset's own total when it has one (a file or a bundled sample)."""
     if raw is not None:
         return _args.users(raw)
-    from ldpcore.datasets import dataset_total  # noqa: PLC0415
+    from ldpcore.dataset_specs import dataset_total  # noqa: PLC0415
 
     total = dataset_total(dataset)
     if total is None:

@@ -1,6 +1,7 @@
-"""Every cached computation of the app, and the Dask client long runs use.
+"""Every cached computation of the app.
 
-The only module that caches. ``st.cache_data`` returns each caller its own copy;
+The only module that caches computations (the executors they run on are in
+``executors.py``). ``st.cache_data`` returns each caller its own copy;
 ``st.cache_resource`` (figures, the Dask client, the search threads) returns one object
 shared by every browser session, so callers only read those figures (``plotly_chart``,
 ``to_html`` and ``to_image`` copy) and never change them in place. That is a measured
@@ -12,13 +13,7 @@ them and checks the cached figures still equal freshly built ones.
 
 from __future__ import annotations
 
-import multiprocessing
-import multiprocessing.context
-import multiprocessing.forkserver
-import os
-import threading
 from collections.abc import Callable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -34,7 +29,6 @@ from ldpcore.advice import (
     choose_epsilon,
     estimate_choose_epsilon_seconds,
 )
-from ldpcore.cluster import ENVIRONMENT, configured, open_client, where
 from ldpcore.collected_estimates import (
     Collected,
     consistent_estimates,
@@ -43,10 +37,10 @@ from ldpcore.collected_estimates import (
     read_collected,
 )
 from ldpcore.datasets import Dataset, load_bundled, parse_histogram
-from ldpcore.errors import InputError
 from ldpcore.experiment import ExperimentConfig, sweep
 from ldpcore.protocols import describe_protocols
 from ldpcore.tables import TableLayout, inspect_table
+from pages.app_layer.executors import search_executor, simulation_processes
 from pages.app_layer.simulations import simulate_tables
 
 
@@ -57,104 +51,6 @@ def config_hash() -> dict[str | type[Any], Callable[[Any], Any]]:
     cached call at d = 200,000, on every rerun.
     """
     return {ExperimentConfig: lambda config: config.fingerprint}
-
-
-#: Worker processes for the simulations, one per core unless this variable says how many
-#: (0: simulate in the session's own thread).
-WORKERS_VARIABLE = "LDPCORE_APP_WORKERS"
-
-
-def worker_count() -> int:
-    """How many simulation processes the server runs (``$LDPCORE_APP_WORKERS``, else cores)."""
-    value = os.environ.get(WORKERS_VARIABLE, "").strip()
-    if value:
-        try:
-            return max(0, int(value))
-        except ValueError:
-            raise InputError(
-                f"{WORKERS_VARIABLE}={value!r}: give a whole number of worker "
-                "processes (0 simulates in the app's own threads)"
-            ) from None
-    return os.cpu_count() or 1
-
-
-def uses_workers() -> bool:
-    """Whether simulations run in worker processes: some are asked for, and the system has
-    a fork server to start them from (Windows has none: the sessions' threads then)."""
-    return worker_count() > 0 and "forkserver" in multiprocessing.get_all_start_methods()
-
-
-class Workers:
-    """The simulation processes, used once the first of them has answered.
-
-    Nothing starts until :meth:`warm`, which :func:`simulate` calls at the first
-    simulation a visitor asks for: on a fresh server the fork server's imports (a core
-    for about a second) would otherwise compete with the first visitor's browser. Until
-    a worker answers, simulations run in the session's own thread.
-    """
-
-    def __init__(self, count: int) -> None:
-        self._count = count
-        self._lock = threading.Lock()
-        self._started = False
-        self._pool: ProcessPoolExecutor | None = None
-        self._ready: Future[int] | None = None
-
-    def warm(self) -> None:
-        """Start the fork server and a first worker, without waiting (once).
-
-        In a thread of its own: the first ``submit`` blocks until the fork server has
-        imported its modules (0.8 s), which would hold the page's run open.
-        """
-        with self._lock:
-            if self._started:
-                return
-            self._started = True
-        threading.Thread(target=self._first_task, name="ldpcore-warm", daemon=True).start()
-
-    def _first_task(self) -> None:
-        pool = ProcessPoolExecutor(max_workers=self._count, mp_context=fork_server())
-        self._ready = pool.submit(int)
-        self._pool = pool
-
-    def ready(self) -> bool:
-        """Whether the first worker has answered (a simulation then need not wait)."""
-        return self._pool is not None and self._ready is not None and self._ready.done()
-
-    def submit(self, function: Callable[..., Any], *args: Any) -> Future[Any]:
-        """Run ``function(*args)`` in a worker process (once :meth:`ready`)."""
-        if self._pool is None:
-            raise RuntimeError("the simulation processes are not started yet; see ready()")
-        return self._pool.submit(function, *args)
-
-
-@st.cache_resource(show_spinner=False)
-def simulation_processes() -> Workers | None:
-    """One pool of worker processes per server for the simulations (None: in-thread).
-
-    Why processes: a class moving sliders at once asks for many configurations, and in
-    one process their Python parts take turns on one lock (the GIL), so on 2 cores the
-    server used 1.3 cores and a class of 30 waited 41 s at the 95th percentile
-    (benchmarks/README.md, classroom). The workers are forked from a fork server that has
-    already imported numpy and ldpcore, never from the threaded server itself.
-    """
-    if not uses_workers():
-        return None
-    return Workers(worker_count())
-
-
-def fork_server() -> multiprocessing.context.ForkServerContext:
-    """The context the workers are forked from, its server started (once per process).
-
-    The fork server imports numpy, pandas, scipy and ldpcore once; each worker is a fork
-    of it. :meth:`Workers.warm` starts it.
-    """
-    context = multiprocessing.get_context("forkserver")
-    # A worker also imports the main module the server ran (multiprocessing's rule): under
-    # Streamlit that is app.py, whose __main__ guard keeps it to an import.
-    context.set_forkserver_preload(["pages.app_layer.simulations"])
-    multiprocessing.forkserver.ensure_running()
-    return context
 
 
 @st.cache_data(show_spinner=False, max_entries=64, hash_funcs=config_hash())
@@ -286,64 +182,12 @@ def inspected_upload(data: bytes, *, source: str, header: bool | None = None) ->
     return inspect_table(data, source=source, header=header)
 
 
-@st.cache_resource(show_spinner=False)
-def cluster() -> tuple[Any, int, str]:
-    """The Dask client long runs use (``$LDPCORE_DASK``), its worker count, and where that is.
-
-    One per server process, opened on first use; without the variable, work runs in
-    the app's own process.
-    """
-    spec = configured()
-    if spec is None:
-        return (
-            None,
-            1,
-            (
-                "this machine (start the app with LDPCORE_DASK=local:N or "
-                "tcp://HOST:PORT to use a Dask cluster)"
-            ),
-        )
-    try:
-        client = open_client(spec)
-    except ValueError as exc:
-        return None, 1, f"this machine, because {ENVIRONMENT}={spec} failed: {exc}"
-    workers = max(1, len(client.scheduler_info().get("workers", {})))
-    return client, workers, where(client)
-
-
-def executor() -> tuple[Any, int, str]:
-    """``(executor or None, workers, where)`` for long runs."""
-    client, workers, place = cluster()
-    return (None if client is None else client.get_executor()), workers, place
-
-
 @st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
 def choose_epsilon_seconds(
     config: ExperimentConfig, protocols: tuple[str, ...]
 ) -> dict[str, float]:
     """How long a Choose ε search will take (one timed 1-trial run per protocol)."""
     return estimate_choose_epsilon_seconds(config, protocols)
-
-
-@st.cache_resource(show_spinner=False)
-def search_threads() -> ThreadPoolExecutor:
-    """One pool of threads per server, one per core, for the Choose ε search.
-
-    Threads rather than processes: numpy's samplers release the GIL, nothing is
-    pickled, and a shared pool caps the server's search work at one thread per core
-    however many sessions ask at once (they queue; identical searches hit the cache).
-    Measured on 2 cores (benchmarks/README.md): words 10.1 s in one thread, 6.9 s here.
-    """
-    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="ldpcore-search")
-
-
-def search_executor() -> tuple[Executor, int, str]:
-    """``(executor, workers, where)`` for Choose ε: the Dask cluster if any, else threads."""
-    pool, workers, place = executor()
-    if pool is not None:
-        return pool, workers, place
-    cores = os.cpu_count() or 1
-    return search_threads(), cores, f"this machine ({cores} thread{'s' if cores > 1 else ''})"
 
 
 @st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())

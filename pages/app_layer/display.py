@@ -9,10 +9,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from ldpcore.advice import Recommendation, SweepVerdict, in_users
-from ldpcore.compare import format_count, format_error, format_ratio
+from ldpcore.advice import Recommendation, SweepVerdict
 from ldpcore.errors import InputError
 from ldpcore.postprocess import method_class
+from ldpcore.wording import format_count, format_error, format_ratio, in_users
 
 #: Said under every paired comparison shown.
 PAIRED_NOTE = (

@@ -52,7 +52,7 @@ def preload() -> None:
     finally:
         caching.setLevel(level)
     warm_code_paths()
-    from pages.app_layer.cache import worker_count  # noqa: PLC0415
+    from pages.app_layer.executors import worker_count  # noqa: PLC0415
 
     # A bad LDPCORE_APP_WORKERS is said now, in one line. The worker processes start at
     # the first simulation a visitor asks for (cache.simulate): started here, their

@@ -1,6 +1,6 @@
 """The app's simulations as plain functions, so a worker process can run them.
 
-No streamlit here: the server's worker processes (``cache.simulation_processes``)
+No streamlit here: the server's worker processes (``executors.simulation_processes``)
 import this module and nothing of the app.
 """
 
@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ldpcore.advice import query_in_words, rank_methods
+from ldpcore.advice import rank_methods
 from ldpcore.experiment import ExperimentConfig, run
+from ldpcore.wording import query_in_words
 
 
 def simulate_tables(config: ExperimentConfig) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from ldpcore.errors import InputError
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.postprocess import method_names
 from ldpcore.protocols import protocol_names
+from ldpcore.query_specs import parse_query_spec
 
 # Round, roughly log-spaced steps: a slider position is a value people can quote.
 # fmt: off
@@ -149,7 +150,7 @@ def require_config() -> ExperimentConfig:
 
 def with_query(config: ExperimentConfig, query: str) -> ExperimentConfig:
     """The same configuration asking another query."""
-    return dataclasses.replace(config, query=query)
+    return dataclasses.replace(config, query=parse_query_spec(query))
 
 
 def query_picker(key: str, dataset: Dataset) -> str:

@@ -1,0 +1,66 @@
+"""Decisions from simulations: which method to use, and which ε (or n) is enough.
+
+One concept per module:
+
+* :mod:`~ldpcore.advice.ranking` — :func:`recommend` (NDSS 2020 Sec. V-D: rank the
+  methods on a consistent stand-in for the truth) and :func:`rank_methods`;
+* :mod:`~ldpcore.advice.sweeps` — :func:`sweep_verdicts`, the best significant method
+  along a sweep;
+* :mod:`~ldpcore.advice.bisection` — :func:`advise_epsilon` and :func:`advise_users`,
+  each method's smallest ε or n meeting a target;
+* :mod:`~ldpcore.advice.epsilon_search` — :func:`choose_epsilon`, the adaptive paired
+  search of Choose ε;
+* :mod:`~ldpcore.advice.risk` — :func:`privacy_risk`;
+* :mod:`~ldpcore.advice.timing` — how long a search will take.
+
+The sentences they lead to are in :mod:`ldpcore.wording`.
+"""
+
+from __future__ import annotations
+
+from ldpcore.advice.bisection import Advice, advise_epsilon, advise_users, check_target
+from ldpcore.advice.epsilon_search import (
+    EpsilonAnswer,
+    answers_table,
+    choose_epsilon,
+    winning_answer,
+)
+from ldpcore.advice.ranking import (
+    Recommendation,
+    consistent_methods,
+    no_op_methods,
+    rank_methods,
+    recommend,
+)
+from ldpcore.advice.risk import privacy_risk
+from ldpcore.advice.sweeps import SweepVerdict, sweep_verdicts
+from ldpcore.advice.timing import (
+    RUNS_PER_PROTOCOL,
+    estimate_choose_epsilon_seconds,
+    parallel_seconds,
+)
+from ldpcore.bounds import EPSILON_RANGE, USERS_RANGE
+
+__all__ = [
+    "EPSILON_RANGE",
+    "RUNS_PER_PROTOCOL",
+    "USERS_RANGE",
+    "Advice",
+    "EpsilonAnswer",
+    "Recommendation",
+    "SweepVerdict",
+    "advise_epsilon",
+    "advise_users",
+    "answers_table",
+    "check_target",
+    "choose_epsilon",
+    "consistent_methods",
+    "estimate_choose_epsilon_seconds",
+    "no_op_methods",
+    "parallel_seconds",
+    "privacy_risk",
+    "rank_methods",
+    "recommend",
+    "sweep_verdicts",
+    "winning_answer",
+]

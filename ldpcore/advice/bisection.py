@@ -1,0 +1,170 @@
+"""The smallest ε (or n) at which each method meets an accuracy target, by bisection.
+
+:func:`advise_epsilon` and :func:`advise_users` search a monotone RMSE curve on a grid
+then by bisection in log space (analytic for Base on single-value queries, NDSS Eq. 3),
+with an interval from the simulation's standard error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ldpcore.bounds import EPSILON_RANGE, USERS_RANGE
+from ldpcore.errors import InputError
+from ldpcore.experiment import ExperimentConfig, run
+
+#: Bisection steps in log space after the bracketing grid (precision ≈ 1 %).
+_REFINE_STEPS = 7
+
+
+#: Standard errors on each side for the reported interval.
+_SE_WIDTH = 2.0
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The smallest value of a parameter (ε or n) that meets an accuracy target.
+
+    Attributes
+    ----------
+    protocol, method : str
+    value : float or None
+        The smallest value meeting the target (None if none in range does).
+    low, high : float or None
+        The range of values for which the simulation cannot tell whether the target
+        is met (the curve ± 2 standard errors crosses the target there).
+    rmse_at_value : float or None
+        The measured RMSE at ``value``.
+    """
+
+    protocol: str
+    method: str
+    value: float | None
+    low: float | None
+    high: float | None
+    rmse_at_value: float | None
+
+
+def advise_epsilon(
+    config: ExperimentConfig,
+    *,
+    target_rmse: float,
+    epsilon_range: tuple[float, float] = EPSILON_RANGE,
+) -> list[Advice]:
+    """Smallest ε meeting ``target_rmse`` for every method of ``config``.
+
+    The RMSE is ``√MSE`` of the query's answers (frequency units). Base is solved on
+    its analytic curve (Eq. 3) for single-value queries; everything else by
+    simulation with common random numbers (the same seed at every ε).
+    """
+    check_target(target_rmse)
+    return [
+        _advise(config, method, "epsilon", target_rmse, epsilon_range) for method in config.methods
+    ]
+
+
+def advise_users(
+    config: ExperimentConfig,
+    *,
+    target_rmse: float,
+    users_range: tuple[int, int] = USERS_RANGE,
+) -> list[Advice]:
+    """Smallest number of users meeting ``target_rmse`` at ``config.epsilon``."""
+    check_target(target_rmse)
+    return [
+        _advise(config, method, "n", target_rmse, (float(users_range[0]), float(users_range[1])))
+        for method in config.methods
+    ]
+
+
+def check_target(target: float) -> None:
+    """Raise unless ``target`` is an RMSE in (0, 1) (frequency units)."""
+    if not (isinstance(target, int | float) and math.isfinite(target) and 0 < target < 1):
+        raise InputError(
+            f"target_rmse must be in (0, 1) (frequency units; 0.005 = 0.5 percentage points), "
+            f"got {target!r}"
+        )
+
+
+def _advise(
+    config: ExperimentConfig,
+    method: str,
+    parameter: str,
+    target: float,
+    bounds_: tuple[float, float],
+) -> Advice:
+    single = dataclasses.replace(config, methods=(method,))
+    seen: dict[float, tuple[float, float]] = {}  # the three searches share grid points
+
+    def at(value: float) -> tuple[float, float]:
+        if value not in seen:
+            seen[value] = measure(value)
+        return seen[value]
+
+    def measure(value: float) -> tuple[float, float]:
+        point = (
+            dataclasses.replace(single, n=round(value))
+            if parameter == "n"
+            else dataclasses.replace(single, epsilon=value)
+        )
+        result = run(point)
+        if method == "Base" and result.analytic["base_mse"] is not None:
+            return math.sqrt(float(result.analytic["base_mse"])), 0.0  # exact, no noise
+        row = result.summary.iloc[0]
+        mse, se = float(row["mse"]), float(row["mse_std"]) / math.sqrt(point.trials)
+        return math.sqrt(mse), se / (2 * math.sqrt(mse)) if mse > 0 else 0.0
+
+    value, rmse = smallest_meeting(lambda v: at(v)[0], target, bounds_, integer=parameter == "n")
+    low, _ = smallest_meeting(
+        lambda v: _shift(at(v), -_SE_WIDTH), target, bounds_, integer=parameter == "n"
+    )
+    high, _ = smallest_meeting(
+        lambda v: _shift(at(v), _SE_WIDTH), target, bounds_, integer=parameter == "n"
+    )
+    return Advice(single.protocol, method, value, low, high, rmse)
+
+
+def _shift(pair: tuple[float, float], width: float) -> float:
+    return pair[0] + width * pair[1]
+
+
+def smallest_meeting(
+    rmse: Callable[[float], float],
+    target: float,
+    bounds_: tuple[float, float],
+    *,
+    integer: bool,
+) -> tuple[float | None, float | None]:
+    """Smallest value in ``bounds_`` with ``rmse(value) ≤ target`` (rmse falls with value).
+
+    A 9-point geometric grid brackets the first crossing, then bisection in log space
+    refines it (:data:`_REFINE_STEPS` steps, about 1 %). Returns the value and its RMSE,
+    or ``(None, None)`` when no value in range meets the target.
+    """
+    low, high = bounds_
+    grid = np.geomspace(low, high, 9)
+    values = [rmse(float(v)) for v in grid]
+    meeting = [i for i, r in enumerate(values) if r <= target]
+    if not meeting:
+        return None, None
+    first = meeting[0]
+    if first == 0:
+        return float(grid[0]), values[0]
+    lo, hi, hi_rmse = float(grid[first - 1]), float(grid[first]), values[first]
+    for _ in range(_REFINE_STEPS):
+        mid = math.sqrt(lo * hi)
+        if integer:
+            mid = float(round(mid))
+            if mid in {lo, hi}:
+                break
+        mid_rmse = rmse(mid)
+        if mid_rmse <= target:
+            hi, hi_rmse = mid, mid_rmse
+        else:
+            lo = mid
+    return (float(math.ceil(hi)) if integer else hi), hi_rmse

@@ -1,0 +1,436 @@
+"""Choose ε: per protocol, the smallest ε meeting a target, with and without post-processing.
+
+An adaptive, paired search (:func:`choose_epsilon`) that spends trials only near the
+crossings of the error curves (NDSS Sec. V: they fall monotonically in ε).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from ldpcore.advice.bisection import check_target, smallest_meeting
+from ldpcore.advice.ranking import consistent_methods, json_number, no_op_methods
+from ldpcore.bounds import EPSILON_RANGE
+from ldpcore.compare import Comparison, verdict
+from ldpcore.errors import InputError
+from ldpcore.experiment import ExperimentConfig, run
+from ldpcore.metrics import analytic_base_mse
+from ldpcore.protocols import get_protocol
+from ldpcore.wording import (
+    epsilon_interval,
+    query_in_words,
+)
+
+
+@dataclass(frozen=True)
+class EpsilonAnswer:
+    """For one protocol: the recommended method's smallest ε and Base's, with intervals.
+
+    Both come from the same simulated trials (common random numbers), so they are
+    compared like with like. ``epsilon_low``/``epsilon_high`` bound where the RMSE
+    curve's 95% band crosses the target; None where the target is not met for any ε
+    up to :data:`EPSILON_RANGE`'s end.
+
+    Attributes
+    ----------
+    protocol, method : str
+        The protocol and the recommended method.
+    epsilon, epsilon_low, epsilon_high : float or None
+        The recommended method's smallest ε and its interval.
+    base_epsilon, base_epsilon_low, base_epsilon_high : float or None
+        The same for Base (no post-processing).
+    post_processing_helps : bool
+        True only when the method is significantly more accurate than Base at Base's
+        ε (paired, simultaneous over the candidates) *and* its ε interval lies wholly
+        below Base's.
+    comparison : Comparison or None
+        The method against Base at the evaluated ε nearest Base's answer.
+    reason : str
+        Why this method, in words.
+    curve : tuple of dict
+        Every evaluated point: ``epsilon, method, rmse, rmse_low, rmse_high``.
+    """
+
+    protocol: str
+    method: str
+    epsilon: float | None
+    epsilon_low: float | None
+    epsilon_high: float | None
+    base_epsilon: float | None
+    base_epsilon_low: float | None
+    base_epsilon_high: float | None
+    post_processing_helps: bool
+    comparison: Comparison | None
+    reason: str
+    curve: tuple[dict[str, float | str], ...] = ()
+
+    def to_json_dict(self) -> dict[str, object]:
+        """The ``choose-epsilon --format json`` record."""
+        keys = (
+            "protocol",
+            "method",
+            "epsilon",
+            "epsilon_low",
+            "epsilon_high",
+            "base_epsilon",
+            "base_epsilon_low",
+            "base_epsilon_high",
+            "post_processing_helps",
+        )
+        record: dict[str, object] = {key: getattr(self, key) for key in keys}
+        comparison = self.comparison
+        record["mse_ratio_to_base"] = None if comparison is None else json_number(comparison.ratio)
+        record["ratio_low"] = None if comparison is None else json_number(comparison.low)
+        record["ratio_high"] = None if comparison is None else json_number(comparison.high)
+        return record
+
+
+def answers_table(answers: Sequence[EpsilonAnswer]) -> pd.DataFrame:
+    """One row per protocol: the smallest ε with and without post-processing, in words."""
+    return pd.DataFrame(
+        {
+            "protocol": [a.protocol for a in answers],
+            "recommended method": [a.method for a in answers],
+            "smallest ε": [
+                epsilon_interval(a.epsilon, a.epsilon_low, a.epsilon_high) for a in answers
+            ],
+            "without post-processing (Base)": [
+                epsilon_interval(a.base_epsilon, a.base_epsilon_low, a.base_epsilon_high)
+                for a in answers
+            ],
+            "post-processing helps": ["yes" if a.post_processing_helps else "no" for a in answers],
+            "why": [a.reason for a in answers],
+        }
+    )
+
+
+def winning_answer(answers: Sequence[EpsilonAnswer]) -> EpsilonAnswer:
+    """The answer with the smallest reachable ε (the first when none is reachable)."""
+    reachable = [a for a in answers if a.epsilon is not None]
+    return min(reachable, key=lambda a: a.epsilon or math.inf) if reachable else answers[0]
+
+
+#: Trials of the first, coarse pass when Base has no exact curve for the query.
+_SCREEN_TRIALS = 3
+
+
+#: Points of that coarse pass over the ε range.
+_SCREEN_POINTS = 6
+
+
+#: Largest spacing (ratio of neighbouring ε) left around a crossing that matters.
+_FINE_SPACING = 1.2
+
+
+#: At most this many rounds of adding points.
+_MAX_ROUNDS = 6
+
+
+def choose_epsilon(
+    config: ExperimentConfig,
+    *,
+    target_rmse: float,
+    protocols: Sequence[str],
+    epsilon_range: tuple[float, float] = EPSILON_RANGE,
+    progress: Callable[[float, str], None] | None = None,
+    executor: Executor | None = None,
+) -> list[EpsilonAnswer]:
+    """Per protocol, the smallest ε meeting the target: recommended method and Base.
+
+    The search spends trials only near the crossings (NDSS Sec. V's error curves are
+    monotone in ε):
+
+    1. Where the target will be crossed. For single-value queries (full, top-k)
+       Base's exact MSE (Eq. 3) gives Base's crossing for free; otherwise a coarse pass
+       with a few trials over the whole range finds it.
+    2. Every method of ``config`` (Base always among them) is simulated with
+       ``config.trials`` trials on the same trials (common random numbers, the same
+       seed at every ε) at points around Base's crossing and around where each
+       method's measured MSE ratio to Base predicts its own.
+    3. Points are added until Base's and the best method's crossings (and their
+       bands, mean ± t·SE) are bracketed by points at most :data:`_FINE_SPACING` apart.
+
+    The recommendation and ``post_processing_helps`` follow :func:`ldpcore.compare.verdict`
+    at the evaluated ε nearest Base's answer, and the ε intervals must separate too.
+    With an ``executor`` the protocols are searched in parallel there.
+    """
+    check_target(target_rmse)
+    names = tuple(protocols)
+    if not names:
+        raise InputError("name at least one protocol to search")
+    point = dataclasses.replace(config, methods=tuple(dict.fromkeys(("Base", *config.methods))))
+    answers: list[EpsilonAnswer] = []
+    if executor is not None:
+        futures = [
+            executor.submit(
+                _search_protocol, dataclasses.replace(point, protocol=p), target_rmse, epsilon_range
+            )
+            for p in names
+        ]
+        for position, future in enumerate(futures):
+            answers.append(future.result())
+            if progress is not None:
+                progress((position + 1) / len(names), answers[-1].protocol)
+        return answers
+    for position, name in enumerate(names):
+        answers.append(
+            _search_protocol(dataclasses.replace(point, protocol=name), target_rmse, epsilon_range)
+        )
+        if progress is not None:
+            progress((position + 1) / len(names), answers[-1].protocol)
+    return answers
+
+
+@dataclass
+class _Point:
+    """All methods at one ε: mean MSE, its standard error, the per-trial errors."""
+
+    mse: np.ndarray
+    se: np.ndarray
+    errors: np.ndarray
+
+
+def _search_protocol(
+    config: ExperimentConfig, target: float, epsilon_range: tuple[float, float]
+) -> EpsilonAnswer:
+    search = _Search(config, target, epsilon_range)
+    search.evaluate([search.anchor() / _FINE_SPACING, search.anchor()])
+    search.follow_prediction()
+    search.refine()
+    return search.answer()
+
+
+class _Search:
+    """The adaptive ε search of one protocol (see :func:`choose_epsilon`)."""
+
+    def __init__(
+        self, config: ExperimentConfig, target: float, epsilon_range: tuple[float, float]
+    ) -> None:
+        self.names = list(config.methods)
+        self.target = target
+        self.low_end, self.high_end = epsilon_range
+        self.quantile = _t_quantile(config.trials)
+        self.points: dict[float, _Point] = {}
+        # Built once: the data and the query. Every evaluated ε is a replace() of this
+        # config, which keeps its dataset spec, and with it the counts a file's spec
+        # read once (a bundled file may have 10,000 rows).
+        self.data, self.protocol, self.query = config.build()
+        self.config = config
+        self._anchor: float | None = None
+
+    def key(self, epsilon: float) -> float:
+        """ε clipped to the range and rounded, so that equal points are found again."""
+        return float(f"{min(max(epsilon, self.low_end), self.high_end):.4g}")
+
+    def evaluate(self, epsilons: Sequence[float]) -> None:
+        """Simulate every method at each new ε (common random numbers: the same seed)."""
+        for key in {self.key(e) for e in epsilons} - set(self.points):
+            errors = run(dataclasses.replace(self.config, epsilon=key)).trial_errors
+            self.points[key] = _Point(
+                errors.mean(axis=1), errors.std(axis=1, ddof=1) / math.sqrt(errors.shape[1]), errors
+            )
+
+    def anchor(self) -> float:
+        """Where Base crosses: exact (Eq. 3) for single-value queries, else a coarse pass."""
+        if self._anchor is not None:
+            return self._anchor
+        data, query = self.data, self.query
+        if query.kind in {"full", "topk"}:
+            index = np.concatenate(query.members)
+            frequencies = data.frequencies()
+
+            def exact(epsilon: float) -> float:
+                oracle = get_protocol(
+                    self.config.protocol,
+                    epsilon=epsilon,
+                    domain_size=data.domain_size,
+                    **dict(self.config.params),
+                )
+                return math.sqrt(analytic_base_mse(oracle, frequencies, data.n, values=index))
+
+            found, _ = smallest_meeting(
+                exact, self.target, (self.low_end, self.high_end), integer=False
+            )
+        else:
+            trials = min(self.config.trials, _SCREEN_TRIALS)
+            screen = dataclasses.replace(self.config, methods=("Base",), trials=trials)
+            coarse = np.geomspace(self.low_end, self.high_end, _SCREEN_POINTS)
+            rmse = [
+                math.sqrt(
+                    float(run(dataclasses.replace(screen, epsilon=float(e))).trial_errors[0].mean())
+                )
+                for e in coarse
+            ]
+            crossed = _crossing(coarse, np.array(rmse), self.target)
+            found = None if math.isinf(crossed) else crossed
+        self._anchor = self.high_end if found is None else found
+        return self._anchor
+
+    def follow_prediction(self) -> None:
+        """Evaluate where the best method's MSE ratio to Base predicts its crossing."""
+        anchor = self.anchor()
+        near = self.points[min(self.points, key=lambda e: abs(math.log(e / anchor)))]
+        ratios = near.mse / max(float(near.mse[0]), 1e-300)
+        best_ratio = float(np.min(ratios[1:])) if len(self.names) > 1 else 1.0
+        if best_ratio < 0.9:
+            # Base's RMSE falls roughly like 1/ε at small ε and faster at large ε, so
+            # RMSE × √ratio is reached by at most about ε × √ratio: a cautious guess.
+            guess = anchor * math.sqrt(best_ratio)
+            self.evaluate([guess, guess * _FINE_SPACING])
+
+    def crossing(self, method: int, band: float) -> tuple[float | None, int]:
+        """ε where ``mean + band·t·SE`` reaches the target; state −1 below the grid, +1 above."""
+        grid = sorted(self.points)
+        rmse = np.array(
+            [
+                math.sqrt(
+                    max(
+                        float(
+                            self.points[e].mse[method]
+                            + band * self.quantile * self.points[e].se[method]
+                        ),
+                        1e-300,
+                    )
+                )
+                for e in grid
+            ]
+        )
+        value = _crossing(np.array(grid), rmse, self.target)
+        if math.isinf(value):
+            return None, 1
+        if rmse[0] <= self.target and grid[0] > self.low_end:
+            return value, -1
+        return value, 0
+
+    def best_method(self) -> int:
+        """The row of the method (not Base) whose mean curve crosses first."""
+        if len(self.names) == 1:
+            return 0
+        values = [(self.crossing(i, 0.0)[0] or math.inf, i) for i in range(1, len(self.names))]
+        return min(values)[1]
+
+    def refine(self) -> None:
+        """Add points until Base's and the best method's crossings are bracketed finely."""
+        for _ in range(_MAX_ROUNDS):
+            wanted: list[float] = []
+            grid = sorted(self.points)
+            for method in {0, self.best_method()}:
+                for band in (-1.0, 0.0, 1.0):
+                    wanted.extend(self._wanted(grid, *self.crossing(method, band), band=band))
+            new = [e for e in wanted if self.key(e) not in self.points]
+            if not new:
+                return
+            self.evaluate(new)
+
+    def _wanted(
+        self, grid: list[float], value: float | None, state: int, *, band: float
+    ) -> list[float]:
+        if state < 0:
+            return [grid[0] / _FINE_SPACING**2]
+        if state > 0:
+            return [grid[-1] * _FINE_SPACING**2] if grid[-1] < self.high_end else []
+        if value is None or band != 0.0:
+            return []
+        above = [e for e in grid if e >= value]
+        below = [e for e in grid if e < value]
+        if above and below and above[0] / below[-1] > _FINE_SPACING * 1.01:
+            return [math.sqrt(above[0] * below[-1])]
+        return []
+
+    def interval(self, method: int) -> tuple[float | None, float | None, float | None]:
+        """The method's smallest ε and its interval (band −1 crosses first, band +1 last)."""
+        value, low, high = (self.crossing(method, band)[0] for band in (0.0, -1.0, 1.0))
+        return value, low, high
+
+    def answer(self) -> EpsilonAnswer:
+        """The recommendation and both ε with their intervals (see :class:`EpsilonAnswer`)."""
+        names = self.names
+        base = self.interval(0)
+        grid = sorted(self.points)
+        # The paired comparison at the evaluated ε nearest Base's answer (or the largest).
+        centre = base[0]
+        where = grid[-1] if centre is None else min(grid, key=lambda e: abs(math.log(e / centre)))
+        found = verdict(
+            self.points[where].errors,
+            names,
+            no_ops=no_op_methods(names, self.protocol),
+            consistent=consistent_methods(names),
+            query=query_in_words(self.config.query),
+        )
+        candidates = []
+        for comparison in found.against_base:
+            value, low, high = self.interval(names.index(comparison.method))
+            apart = value is not None and high is not None and (base[1] is None or high < base[1])
+            if comparison.better and apart:
+                candidates.append((value or math.inf, comparison, (value, low, high)))
+        chosen: Comparison | None
+        if candidates:
+            _, chosen, interval = min(candidates, key=lambda c: c[0])
+            method, helps = chosen.method, True
+            reason = (
+                f"{method} has {chosen.describe()} at ε = {where:.3g}, and needs a "
+                "smaller ε than Base with both intervals apart."
+            )
+        else:
+            method, helps, reason = found.recommended, False, found.headline
+            interval = self.interval(names.index(method))
+            chosen = next((c for c in found.against_base if c.method == method), None)
+        return EpsilonAnswer(
+            protocol=self.config.protocol,
+            method=method,
+            epsilon=interval[0],
+            epsilon_low=interval[1],
+            epsilon_high=interval[2],
+            base_epsilon=base[0],
+            base_epsilon_low=base[1],
+            base_epsilon_high=base[2],
+            post_processing_helps=helps,
+            comparison=chosen,
+            reason=reason,
+            curve=self.curve(),
+        )
+
+    def curve(self) -> tuple[dict[str, float | str], ...]:
+        """Every evaluated point of every method, with its band."""
+        rows: list[dict[str, float | str]] = []
+        for e in sorted(self.points):
+            point = self.points[e]
+            for i, name in enumerate(self.names):
+                spread = self.quantile * float(point.se[i])
+                mse = float(point.mse[i])
+                rows.append(
+                    {
+                        "epsilon": e,
+                        "method": name,
+                        "rmse": math.sqrt(mse),
+                        "rmse_low": math.sqrt(max(mse - spread, 0.0)),
+                        "rmse_high": math.sqrt(mse + spread),
+                    }
+                )
+        return tuple(rows)
+
+
+def _t_quantile(trials: int) -> float:
+    return float(special.stdtrit(max(1, trials - 1), 0.975))
+
+
+def _crossing(epsilons: np.ndarray, rmse: np.ndarray, target: float) -> float:
+    """First ε where a decreasing RMSE curve reaches ``target`` (inf if it never does)."""
+    meeting = np.flatnonzero(rmse <= target)
+    if meeting.size == 0:
+        return math.inf
+    i = int(meeting[0])
+    if i == 0:
+        return float(epsilons[0])
+    x0, x1 = math.log(epsilons[i - 1]), math.log(epsilons[i])
+    y0, y1 = math.log(rmse[i - 1]), math.log(max(rmse[i], 1e-300))
+    t = (math.log(target) - y0) / (y1 - y0) if y1 != y0 else 1.0
+    return math.exp(x0 + min(max(t, 0.0), 1.0) * (x1 - x0))

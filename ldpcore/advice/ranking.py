@@ -1,0 +1,213 @@
+"""Which post-processing method to use: paired rankings and :func:`recommend` (NDSS Sec. V-D).
+
+:func:`recommend` makes a consistent stand-in for the unknown truth from the Base
+estimate (Norm-Sub or PowerNS of it), simulates the whole pipeline on it and ranks the
+methods for the query that matters; :func:`rank_methods` ranks any run's methods with
+paired intervals (:mod:`ldpcore.compare`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from ldpcore.compare import Verdict, verdict
+from ldpcore.datasets import round_to_total
+from ldpcore.errors import InputError
+from ldpcore.experiment import ExperimentConfig, ExperimentResult, run
+from ldpcore.postprocess import get_method, method_class, method_names, resolve_method_name
+from ldpcore.protocols import FrequencyOracle
+from ldpcore.wording import (
+    query_in_words,
+)
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The ranking of methods for a query, and what it supports saying.
+
+    Attributes
+    ----------
+    ranking : DataFrame
+        One row per method, best (lowest mean MSE) first: ``rank, method, mse, mse_std,
+        mse_ratio_to_best, ratio_low, ratio_high, mse_ratio_to_base, base_ratio_low,
+        base_ratio_high, better_than_base, no_op``. Ratios are paired on the same trials,
+        intervals simultaneous over the methods (:mod:`ldpcore.compare`).
+    verdict : Verdict
+        The recommended method, whether it is significantly better than Base, and a
+        headline in words.
+    """
+
+    ranking: pd.DataFrame
+    verdict: Verdict
+
+    @property
+    def recommended(self) -> str:
+        """The method to use."""
+        return self.verdict.recommended
+
+    @property
+    def significant(self) -> bool:
+        """Whether the recommended method is significantly more accurate than Base."""
+        return self.verdict.helps
+
+    def to_json_dict(self, query: str) -> dict[str, object]:
+        """``ldpcore recommend --format json``: the ranking with its intervals."""
+        return {
+            "query": query,
+            "recommended": self.recommended,
+            "significant": self.significant,
+            "headline": self.verdict.headline,
+            "ranking": [
+                {key: json_number(value) for key, value in record.items()}
+                for record in self.ranking.to_dict("records")
+            ],
+        }
+
+
+def json_number(value: object) -> object:
+    """A numpy scalar as plain JSON: bool, int, float, or None where not finite."""
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        return float(value) if math.isfinite(value) else None
+    return value
+
+
+def consistent_methods(methods: Sequence[str]) -> tuple[str, ...]:
+    """Of ``methods``, those the registry says always return a distribution.
+
+    That is non-negative and summing to one (``"yes"`` for both in the metadata), in
+    the order given, except that Norm-Sub (the paper's general recommendation, NDSS
+    Sec. V-D) comes first when present.
+    """
+    proper = [
+        m
+        for m in methods
+        if (method_class(m).nonnegative, method_class(m).sums_to_one) == ("yes", "yes")
+    ]
+    return tuple(sorted(proper, key=lambda m: m != "Norm-Sub"))
+
+
+def no_op_methods(methods: Sequence[str], protocol: FrequencyOracle) -> tuple[str, ...]:
+    """Of ``methods``, those the registry declares a no-op for ``protocol``."""
+    return tuple(m for m in methods if get_method(m).is_no_op(protocol))
+
+
+def rank_methods(
+    result: ExperimentResult, protocol: FrequencyOracle, *, query_words: str = "the query"
+) -> Recommendation:
+    """Rank the methods of a run by mean MSE, with paired intervals and a verdict."""
+    names = list(result.config.methods)
+    if "Base" not in names:
+        raise InputError("ranking methods needs Base among them (the reference)")
+    errors = result.trial_errors
+    no_ops = no_op_methods(names, protocol)
+    found = verdict(
+        errors, names, no_ops=no_ops, consistent=consistent_methods(names), query=query_words
+    )
+    to_base = {c.method: c for c in found.against_base}
+    to_best = {c.method: c for c in found.against_best}
+    rows = []
+    for row in result.summary.to_dict("records"):
+        name = str(row["method"])
+        best = to_best.get(name)
+        base = to_base.get(name)
+        rows.append(
+            {
+                "method": name,
+                "mse": row["mse"],
+                "mse_std": row["mse_std"],
+                "mse_ratio_to_best": 1.0 if best is None else best.ratio,
+                "ratio_low": 1.0 if best is None else best.low,
+                "ratio_high": 1.0 if best is None else best.high,
+                "mse_ratio_to_base": 1.0 if base is None else base.ratio,
+                "base_ratio_low": 1.0 if base is None else base.low,
+                "base_ratio_high": 1.0 if base is None else base.high,
+                "better_than_base": bool(base is not None and base.better),
+                "no_op": bool(base is not None and base.no_op),
+            }
+        )
+    ranking = pd.DataFrame(rows).sort_values("mse", kind="stable").reset_index(drop=True)
+    ranking.insert(0, "rank", np.arange(1, len(ranking) + 1))
+    return Recommendation(ranking, found)
+
+
+def recommend(
+    estimate: ArrayLike,
+    *,
+    protocol: FrequencyOracle,
+    n: int,
+    query: str = "full",
+    methods: Sequence[str] | None = None,
+    trials: int = 20,
+    seed: int = 0,
+    truth_from: str = "Norm-Sub",
+    groups: Sequence[str] | None = None,
+) -> Recommendation:
+    """Rank post-processing methods for data like this estimate (NDSS Sec. V-D).
+
+    Every method is simulated on the same trials (common random numbers) on a
+    consistent stand-in for the truth, and compared with Base and with the best method
+    by paired ratios of mean squared error with simultaneous intervals
+    (:mod:`ldpcore.compare`). Base is always simulated, as the reference.
+
+    Parameters
+    ----------
+    estimate : array_like
+        The Base estimate that was collected.
+    protocol : FrequencyOracle
+        The protocol that produced it.
+    n : int
+        Number of users.
+    query : str
+        The query that matters (see :func:`ldpcore.queries.parse_query`).
+    methods : sequence of str, optional
+        Candidates (default: all).
+    trials, seed : int
+        Simulation size and seed.
+    truth_from : {"Norm-Sub", "PowerNS"}
+        How the consistent stand-in for the truth is made.
+    groups : sequence of str, optional
+        The group of each value, for the ``groups`` query.
+
+    Returns
+    -------
+    Recommendation
+        The ranking (best first, with intervals) and the verdict.
+    """
+    if truth_from not in {"Norm-Sub", "PowerNS"}:
+        raise InputError(f"truth_from must be 'Norm-Sub' or 'PowerNS', got {truth_from!r}")
+    stand_in = get_method(truth_from)(estimate, protocol=protocol, n=n)
+    counts = round_to_total(stand_in, n)
+    extras = protocol.parameters()
+    wanted = method_names() if methods is None else tuple(methods)
+    config = ExperimentConfig(
+        dataset=f"synthetic truth ({truth_from} of the estimate)",
+        n=n,
+        protocol=protocol.name,
+        epsilon=protocol.epsilon,
+        methods=("Base", *wanted),
+        query=query,
+        trials=trials,
+        seed=seed,
+        params={
+            key: value for key, value in extras.items() if key not in {"epsilon", "domain_size"}
+        },
+        true_counts=tuple(int(c) for c in counts),
+        groups=None if groups is None else tuple(groups),
+    )
+    result = run(config)
+    found = rank_methods(result, protocol, query_words=query_in_words(query))
+    if "Base" not in {resolve_method_name(m) for m in wanted}:  # the reference, not a candidate
+        ranking = found.ranking[found.ranking["method"] != "Base"].reset_index(drop=True)
+        ranking["rank"] = np.arange(1, len(ranking) + 1)
+        found = Recommendation(ranking, found.verdict)
+    return found

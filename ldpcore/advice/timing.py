@@ -1,0 +1,51 @@
+"""How long a Choose ε search will take, measured, so an interface can warn first."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+
+from ldpcore.experiment import ExperimentConfig, run
+
+
+def estimate_choose_epsilon_seconds(
+    config: ExperimentConfig, protocols: Sequence[str]
+) -> dict[str, float]:
+    """Seconds :func:`choose_epsilon` will take per protocol, from one timed 1-trial run each.
+
+    A measurement, so only a guide; it lets an interface warn before a long search.
+    The adaptive search evaluates about :data:`RUNS_PER_PROTOCOL` points.
+    """
+    estimates = {}
+    for protocol in protocols:
+        probe = dataclasses.replace(config, protocol=protocol, trials=1)
+        start = time.perf_counter()
+        run(probe)
+        estimates[probe.protocol] = (
+            (time.perf_counter() - start) * config.trials * RUNS_PER_PROTOCOL
+        )
+    return estimates
+
+
+def parallel_seconds(estimates: dict[str, float], workers: int) -> float:
+    """Wall time of searches taking ``estimates`` seconds each, on ``workers`` in parallel.
+
+    Longest first, each to the least loaded worker (Graham's LPT rule; within 4/3 of
+    the best schedule), which is about what a shared pool taking them in turn achieves.
+
+    Examples
+    --------
+    >>> parallel_seconds({"GRR": 1.0, "OLH": 1.0, "SS": 6.0}, 2)
+    6.0
+    >>> parallel_seconds({"GRR": 1.0, "OLH": 1.0}, 1)
+    2.0
+    """
+    loads = [0.0] * max(1, workers)
+    for seconds in sorted(estimates.values(), reverse=True):
+        loads[loads.index(min(loads))] += seconds
+    return max(loads)
+
+
+#: Points one :func:`choose_epsilon` protocol evaluates, typically (measured: 4 to 7).
+RUNS_PER_PROTOCOL = 6

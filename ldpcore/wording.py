@@ -1,0 +1,236 @@
+"""Every sentence and number format a person reads, in one place.
+
+Pages, the Choose ε record, notebooks and the command line say the same thing the
+same way because they all call these: numbers (:func:`format_number`,
+:func:`format_count`, :func:`format_error`, :func:`format_times`,
+:func:`format_ratio`) and the sentences of the advice (gains in users, sweep
+headlines, ε with its interval, the Choose ε answer). Nothing here computes a
+statistic: each function words what it is given.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from ldpcore.bounds import EPSILON_RANGE
+from ldpcore.query_specs import QuerySpec, parse_query_spec
+
+if TYPE_CHECKING:  # types only: the modules that compute these import this one
+    import pandas as pd
+
+    from ldpcore.advice.epsilon_search import EpsilonAnswer
+    from ldpcore.compare import Comparison
+
+
+def format_number(value: float) -> str:
+    """Three significant digits, or more when needed to tell ``value`` from 1.
+
+    A significant 0.1% gain must not read "1× lower", nor a bound just below 1 read "1".
+
+    Examples
+    --------
+    >>> format_number(0.3432), format_number(0.99996), format_number(1.0), format_number(0)
+    ('0.343', '0.99996', '1', '0')
+    """
+    digits = 3
+    text = f"{value:.{digits}g}"
+    while text == "1" and value != 1 and digits < 12:
+        digits += 1
+        text = f"{value:.{digits}g}"
+    return text
+
+
+def format_count(value: float) -> str:
+    """A count to three significant digits, written out: ``10,900,000``, not ``1.09e+07``.
+
+    Examples
+    --------
+    >>> format_count(10_912_345.6), format_count(987.4)
+    ('10,900,000', '987')
+    """
+    return f"{float(f'{value:.3g}'):,.0f}"
+
+
+def format_error(value: float) -> str:
+    """An error (MSE, bias², variance) to three significant digits, short exponent.
+
+    Examples
+    --------
+    >>> format_error(3.6912e-6), format_error(0.012345), format_error(0.0), format_error(2.5e-12)
+    ('3.69e-6', '0.0123', '0', '2.5e-12')
+    """
+    if not math.isfinite(value):
+        return "—"
+    mantissa, _, exponent = f"{value:.3g}".partition("e")
+    return f"{mantissa}e{int(exponent)}" if exponent else mantissa
+
+
+def format_times(value: float) -> str:
+    """A ratio as people read it: ``1.23×``, ``12.3×``, ``123×`` (``1.001×``, never ``1×``).
+
+    Examples
+    --------
+    >>> format_times(12.34), format_times(1.0009), format_times(math.inf)
+    ('12.3×', '1.001×', '∞×')
+    """
+    if not math.isfinite(value):
+        return "∞×"
+    return f"{format_number(value)}×"
+
+
+def format_ratio(ratio: float, low: float, high: float) -> str:
+    """A ratio with its interval for tables: ``0.343 (0.301–0.392)``; ``—`` when undefined.
+
+    Examples
+    --------
+    >>> format_ratio(0.3432, 0.3011, 0.3921)
+    '0.343 (0.301–0.392)'
+    >>> format_ratio(1.02, 0.0, math.inf)
+    '1.02 (0–∞)'
+    """
+    if not all(map(math.isfinite, (ratio, low))) or math.isnan(high):
+        return "—"
+    upper = "∞" if math.isinf(high) else format_number(high)
+    return f"{format_number(ratio)} ({format_number(low)}–{upper})"
+
+
+def sweep_headline(
+    best_at: list[tuple[object, str | None, tuple[float, float]]], label: str
+) -> str:
+    """Runs of neighbouring points with the same best method, in one sentence."""
+    runs: list[tuple[str | None, list[object], list[tuple[float, float]]]] = []
+    for value, method, gain in best_at:
+        if runs and runs[-1][0] == method:
+            runs[-1][1].append(value)
+            runs[-1][2].append(gain)
+        else:
+            runs.append((method, [value], [gain]))
+
+    def where(values: list[object]) -> str:
+        if len(values) == 1:
+            return f"at {label} = {values[0]}"
+        return f"for {label} from {values[0]} to {values[-1]}"
+
+    if all(method is None for method, _, _ in runs):
+        return (
+            f"No post-processing method is significantly more accurate than Base at any "
+            f"{label} tested."
+        )
+    parts = []
+    for method, values, gains in runs:
+        if method is None:
+            parts.append(f"no method is significantly more accurate than Base {where(values)}")
+        else:
+            points = [g for g, _ in gains]
+            span = (
+                format_times(points[0])
+                if len(points) == 1
+                else f"{format_times(min(points))} to {format_times(max(points))}"
+            )
+            sure = format_times(min(g for _, g in gains))
+            parts.append(
+                f"{method} is the most accurate of those significantly better than "
+                f"Base {where(values)} ({span} lower MSE; at least {sure} with 95% "
+                "confidence)"
+            )
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + "."
+
+
+def in_users(n: int, comparison: Comparison) -> str:
+    """A significant gain at ``n`` users said in users, with the paired interval.
+
+    Base's MSE falls as 1/n (NDSS Eq. 3), so MSE ratio R to Base is Base's accuracy
+    with n / R users (NDSS Sec. V-C's equivalent users).
+
+    Examples
+    --------
+    >>> from ldpcore.compare import Comparison
+    >>> in_users(10_000, Comparison("PowerNS", "Base", 0.25, 0.2, 0.3, True, False, False, 5))
+    'As accurate as Base would be with about 40,000 users (33,300 to 50,000).'
+    """
+    most = format_count(n / comparison.low) if comparison.low > 0 else "unboundedly many"
+    fewest = format_count(n / comparison.high) if math.isfinite(comparison.high) else "0"
+    return (
+        f"As accurate as Base would be with about {format_count(n / comparison.ratio)} "
+        f"users ({fewest} to {most})."
+    )
+
+
+def users_saved_sentence(frame: pd.DataFrame, n: int) -> str:
+    """What the best method is worth in users at ``n``, from an ``n`` sweep, with its interval.
+
+    Base's MSE falls as 1/n (NDSS Eq. 3), so a method with MSE ratio R to Base on the same
+    trials is as accurate as Base with about n/R users (NDSS Sec. V-C's equivalent users);
+    the interval is the paired ratio's, inverted.
+    """
+    point = frame[frame["n"] == n]
+    others = point[point["method"] != "Base"]
+    if others.empty or "Base" not in set(point["method"]):
+        return "Add Base and another method to see what post-processing is worth in users."
+    lower = others[others["mse_vs_base"] == "lower"]
+    if lower.empty:
+        return (
+            f"At n = {n:,}, no method is significantly more accurate than Base, so "
+            "post-processing saves no users measurably here."
+        )
+    top = lower.loc[lower["mse"].idxmin()]
+    gain = 1.0 / float(top["mse_ratio_to_base"])
+    most = format_times(1.0 / float(top["ratio_low"])) if top["ratio_low"] > 0 else "∞×"
+    return (
+        f"At n = {n:,}, {top['method']} is as accurate as Base would be with about "
+        f"{format_times(gain)} as many users (≈ {format_count(gain * n)}; "
+        f"{format_times(1.0 / float(top['ratio_high']))}–{most}, paired 95% interval)."
+    )
+
+
+def query_in_words(query: str | QuerySpec) -> str:
+    """``topk:k=10`` → "the top-10 values", for headlines (the kind's own words)."""
+    return parse_query_spec(query).in_words()
+
+
+def epsilon_interval(value: float | None, low: float | None, high: float | None) -> str:
+    """An ε with its interval in words: ``ε ≈ 0.41 (0.34–0.49)``.
+
+    Examples
+    --------
+    >>> epsilon_interval(0.412, 0.34, None)
+    'ε ≈ 0.412 (0.34–above 10)'
+    """
+    if value is None:
+        return f"not reachable for ε ≤ {EPSILON_RANGE[1]:g}"
+    upper = f"above {EPSILON_RANGE[1]:g}" if high is None else f"{high:.3g}"
+    lower = f"below {EPSILON_RANGE[0]:g}" if low is None else f"{low:.3g}"
+    return f"ε ≈ {value:.3g} ({lower}–{upper})"
+
+
+def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
+    """The Choose ε answer in one sentence, with its intervals (the page and the record).
+
+    It follows from ``post_processing_helps``: the gain over Base is claimed only when
+    the paired comparison and the two ε intervals both say so.
+    """
+    if answer.epsilon is None:
+        return (
+            f"With {n_users:,} users no protocol meets the target for ε up to "
+            f"{EPSILON_RANGE[1]:g}; relax the target or collect from more users."
+        )
+    reach = epsilon_interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
+    head = (
+        f"With {n_users:,} users, {answer.protocol} + {answer.method} meets your target "
+        f"from {reach}"
+    )
+    if answer.post_processing_helps and answer.comparison is not None:
+        base = epsilon_interval(
+            answer.base_epsilon, answer.base_epsilon_low, answer.base_epsilon_high
+        )
+        return (
+            head + f"; without post-processing you would need {base} "
+            f"({answer.method}: {answer.comparison.describe()})."
+        )
+    return (
+        head
+        + ". Post-processing does not measurably lower the ε needed for this query: "
+        + answer.reason
+    )
