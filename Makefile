@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test test-slow lint format bench samples clean
+.PHONY: run test test-slow test-toys lint format bench samples clean
 
 # The stamp files depend on pyproject.toml, so editing dependencies re-installs.
 $(BIN)/python:
@@ -41,6 +41,11 @@ test: lint
 # The slow tier: full-size reproductions of the papers' claims (about 2.5 min here).
 test-slow: $(VENV)/.stamp-test
 	$(BIN)/python -m pytest -m slow
+
+# The suite (without the browser and slow tiers) with the toy protocol, method and query
+# kind in the real registries: it passes only if nothing else keeps a list of them.
+test-toys: $(VENV)/.stamp-test
+	LDPCORE_TEST_TOYS=1 $(BIN)/python -m pytest -m "not browser and not slow" -q
 
 bench: $(VENV)/.stamp-test
 	$(BIN)/python benchmarks/bench_samplers.py

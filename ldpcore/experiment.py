@@ -364,7 +364,7 @@ class ExperimentResult:
         )
 
     def to_json_dict(self) -> dict[str, Any]:
-        """The ``simulate --format json`` contract (see DESIGN.md, "The command line")."""
+        """The ``simulate --format json`` contract (README.md, "The `ldpcore` command")."""
         keys = ("method", "mse", "mse_std", "bias_sq", "variance", "converged")
         return {
             "config": self.config.to_dict(),

@@ -1,19 +1,55 @@
-"""Shared helpers for the statistical tests.
+"""Shared helpers for the statistical tests, and the toys' registration.
 
 ``exact_count_moments`` computes the mean vector and covariance matrix of the
 support counts from the protocol's enumerated channel, an independent path from
 both samplers.
+
+With ``LDPCORE_TEST_TOYS=1`` (``make test-toys``, run by ``.ci/run``) the toy protocol,
+method and query kind are registered in the *real* registries for the whole run: the
+suite passes with them and no other edit, which proves that nothing else keeps a list.
 """
 
 from __future__ import annotations
 
 import math
+import os
+from types import MappingProxyType
 
 import numpy as np
 import pytest
 from hypothesis import settings
 
 from ldpcore.protocols import OLH, FrequencyOracle
+
+#: Set to 1 to run the suite with the toys in the real registries.
+TOYS_VARIABLE = "LDPCORE_TEST_TOYS"
+
+
+def toys_registered() -> bool:
+    """Whether this run registered the toys in the real registries."""
+    return os.environ.get(TOYS_VARIABLE) == "1"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the toys in the real registries when ``LDPCORE_TEST_TOYS=1``."""
+    if not toys_registered():
+        return
+    from toy_method import Shrink  # noqa: PLC0415
+    from toy_protocol import PadRR  # noqa: PLC0415
+    from toy_query import BlocksQuery  # noqa: PLC0415
+
+    import ldpcore.postprocess  # noqa: PLC0415
+    import ldpcore.protocols  # noqa: PLC0415
+    import ldpcore.query_specs  # noqa: PLC0415
+
+    # The same swap test_extending's fixture makes for one test, here for the session.
+    protocols = {**ldpcore.protocols.PROTOCOLS, "PadRR": PadRR}
+    methods = {**ldpcore.postprocess.METHODS, "Shrink": Shrink}
+    kinds = {**ldpcore.query_specs.QUERY_KINDS, "blocks": BlocksQuery}
+    ldpcore.protocols.PROTOCOLS = MappingProxyType(protocols)
+    ldpcore.postprocess.METHODS = MappingProxyType(methods)
+    ldpcore.query_specs.QUERY_KINDS = MappingProxyType(kinds)
+
 
 # Derandomized and without an example database: CI and every developer run the same cases.
 settings.register_profile("ci", deadline=None, max_examples=60, derandomize=True, database=None)

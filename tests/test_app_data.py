@@ -256,9 +256,11 @@ def test_choose_epsilon_asks_before_a_long_search(monkeypatch: pytest.MonkeyPatc
     """A search estimated over a minute waits for a click, then runs and stays."""
     import streamlit as st  # noqa: PLC0415
 
-    import ldpcore.advice  # noqa: PLC0415
+    import ldpcore.advice.timing  # noqa: PLC0415
 
-    monkeypatch.setattr(ldpcore.advice, "RUNS_PER_PROTOCOL", 10**6)  # every search looks long
+    monkeypatch.setattr(
+        ldpcore.advice.timing, "RUNS_PER_PROTOCOL", 10**6
+    )  # every search looks long
     st.cache_data.clear()  # the page caches its estimates: start and end without them
     at = open_page("pages/choose_epsilon.py")
     at.multiselect(key="choose-protocols").set_value(["OUE"])

@@ -30,6 +30,7 @@ if not Path(CHROMIUM).exists():
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
 from benchmarks.serving import streamlit_server  # noqa: E402
+from ldpcore.postprocess import method_names  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -158,7 +159,7 @@ def test_settings_in_the_popover_come_from_the_link_and_survive_reruns(
     page = browser_page
     page.goto(f"{server}/?n=10000&d=64&trials=4&seed=7&methods=Base&methods=Norm-Sub")
     _wait_for_change(page, None)
-    settings = page.get_by_text("Methods: 2 of 13. Trials: 4. Seed: 7.")
+    settings = page.get_by_text(f"Methods: 2 of {len(method_names())}. Trials: 4. Seed: 7.")
     settings.wait_for(timeout=30_000)
     assert page.get_by_text(re.compile(r"4 trials, seed 7\.")).count() == 1
     before = _base_mse(page)
@@ -178,12 +179,16 @@ def test_settings_in_the_popover_come_from_the_link_and_survive_reruns(
     assert settings.count() == 1 and seed.input_value() == "7"
     seed.fill("8")
     seed.press("Enter")
-    page.get_by_text("Methods: 2 of 13. Trials: 4. Seed: 8.").wait_for(timeout=30_000)
+    page.get_by_text(f"Methods: 2 of {len(method_names())}. Trials: 4. Seed: 8.").wait_for(
+        timeout=30_000
+    )
     page.keyboard.press("Escape")
     _epsilon_slider(page).focus()
     _epsilon_slider(page).press("ArrowLeft")
     _wait_for_change(page, _base_mse(page))
-    page.get_by_text("Methods: 2 of 13. Trials: 4. Seed: 8.").wait_for(timeout=30_000)
+    page.get_by_text(f"Methods: 2 of {len(method_names())}. Trials: 4. Seed: 8.").wait_for(
+        timeout=30_000
+    )
     page.get_by_text(re.compile(r"4 trials, seed 8\.")).wait_for(timeout=30_000)
     page.wait_for_url(re.compile(r"seed=8"), timeout=30_000)
     assert "trials=4" in page.url

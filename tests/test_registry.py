@@ -10,8 +10,9 @@ from ldpcore.protocols import PROTOCOLS, get_protocol, protocol_names, resolve_p
 ALL = protocol_names()
 
 
-def test_registry_has_every_protocol_of_the_issue() -> None:
-    assert set(ALL) == {"GRR", "OLH", "BLH", "OUE", "SUE", "SS", "HR"}
+def test_registry_has_every_protocol_of_the_papers() -> None:
+    # At least these (the registry may hold more: tests register a toy protocol).
+    assert {"GRR", "OLH", "BLH", "OUE", "SUE", "SS", "HR"} <= set(ALL)
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -100,13 +100,12 @@ def test_em_on_full_reports_converges_to_the_kkt_point(epsilon: float, n: int) -
     """Plain EM crawls here (thousands of steps; some never met the KKT test); the full
     Newton step with its pinned zeros gets there in a few, and the point is the MLE."""
     from ldpcore.postprocess.ibu import run_em  # noqa: PLC0415
-    from ldpcore.postprocess.likelihood import likelihood_model  # noqa: PLC0415
 
     protocol = get_protocol("OUE", epsilon=epsilon, domain_size=10)
     for generator in trial_generators(2019, 25):
         counts = generator.multinomial(n, generator.dirichlet(np.full(10, 0.5)))
         histogram = protocol.sample_tallies(counts, generator).astype(float)
-        model = likelihood_model(protocol, np.zeros(10), n, histogram)
+        model = protocol.likelihood_model(np.zeros(10), n, histogram)
         result = run_em(model, tolerance=1e-15, kkt_tolerance=1e-13, max_iterations=200)
         assert result.converged and result.iterations < 50
         assert np.all(np.diff(result.history) >= -1e-9 * abs(result.history[0]))

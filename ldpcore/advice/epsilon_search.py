@@ -24,10 +24,7 @@ from ldpcore.errors import InputError
 from ldpcore.experiment import ExperimentConfig, run
 from ldpcore.metrics import analytic_base_mse
 from ldpcore.protocols import get_protocol
-from ldpcore.wording import (
-    epsilon_interval,
-    query_in_words,
-)
+from ldpcore.wording import epsilon_interval, query_in_words
 
 
 @dataclass(frozen=True)

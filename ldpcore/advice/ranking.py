@@ -22,9 +22,7 @@ from ldpcore.errors import InputError
 from ldpcore.experiment import ExperimentConfig, ExperimentResult, run
 from ldpcore.postprocess import get_method, method_class, method_names, resolve_method_name
 from ldpcore.protocols import FrequencyOracle
-from ldpcore.wording import (
-    query_in_words,
-)
+from ldpcore.wording import query_in_words
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ldpcore.wording import (
-    format_ratio,
-    sweep_headline,
-)
+from ldpcore.wording import format_ratio, sweep_headline
 
 
 @dataclass(frozen=True)

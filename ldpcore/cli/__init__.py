@@ -1,6 +1,6 @@
 """The ``ldpcore`` command: one module per subcommand, registered in :data:`COMMANDS`.
 
-A contract that scripts rely on (DESIGN.md, "The command line"): the JSON of
+A contract that scripts rely on (README.md, "The `ldpcore` command"): the JSON of
 ``simulate --format json`` and the CSV of ``postprocess``. Input a person got wrong
 (:class:`ldpcore.errors.InputError`) ends with exit code 2 and one line on stderr that
 starts with ``error:``. Anything else is a bug in ldpcore: exit code 1, one line that

@@ -1,4 +1,4 @@
-"""``ldpcore simulate``: one configuration, every method's error (DESIGN.md's contract)."""
+"""``ldpcore simulate``: one configuration, every method's error (README.md's contract)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 from ldpcore import bounds
 from ldpcore.cli import _args
+from ldpcore.protocols import protocol_names
 from ldpcore.query_specs import query_usage
 
 EXAMPLE = """example:
@@ -26,7 +27,7 @@ def add_parser(commands: Any) -> None:
         "--n may be left out for a file or a bundled dataset: its own total is used.",
         example=EXAMPLE,
     )
-    sim.add_argument("--protocol", required=True, help="GRR | OLH | BLH | OUE | SUE | SS | HR")
+    sim.add_argument("--protocol", required=True, help=" | ".join(protocol_names()))
     sim.add_argument("--epsilon", required=True, help="privacy budget ε > 0")
     sim.add_argument("--n", help="number of users (default: the dataset's own total)")
     _args.add_protocol_parameter_arguments(sim)

@@ -42,9 +42,9 @@ from numpy.typing import ArrayLike, NDArray
 from ldpcore._validation import check_int
 from ldpcore.errors import InputError
 from ldpcore.postprocess.base import Context, PostProcessor, Vector, check_estimate
-from ldpcore.postprocess.likelihood import LikelihoodModel, likelihood_model
 from ldpcore.postprocess.normalization import project_to_simplex
 from ldpcore.protocols.base import FrequencyOracle
+from ldpcore.protocols.likelihoods import LikelihoodModel
 
 
 @dataclass(frozen=True)
@@ -192,7 +192,7 @@ def _stationary(
 class IBU(PostProcessor):
     """Iterative Bayesian update (EM) on the protocol's tallies, to convergence.
 
-    Uses the likelihood of :func:`ldpcore.postprocess.likelihood.likelihood_model`:
+    Uses the likelihood the protocol declares (``FrequencyOracle.likelihood_model``):
     GRR's report multinomial, HR's row multinomial when its row histogram is passed
     as ``tallies`` (else the support-count binomials), and the support-count
     binomials for OUE, SUE, OLH, BLH and SS. Its fixed point is the MLE.
@@ -245,7 +245,7 @@ class IBU(PostProcessor):
         f = check_estimate(estimate, protocol.domain_size)
         rows = None if tallies is None else np.asarray(tallies, dtype=np.float64)
         return run_em(
-            likelihood_model(protocol, f, n, rows),
+            protocol.likelihood_model(f, n, rows),
             tolerance=self.tolerance,
             kkt_tolerance=self.kkt_tolerance,
             max_iterations=self.max_iterations,

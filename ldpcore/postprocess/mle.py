@@ -14,12 +14,11 @@ from scipy import optimize
 
 from ldpcore.postprocess.base import Context, PostProcessor, Vector
 from ldpcore.postprocess.ibu import run_em
-from ldpcore.postprocess.likelihood import (
+from ldpcore.protocols.likelihoods import (
     HadamardRowModel,
     ReportModel,
     SupportBinomialModel,
     UnaryReportModel,
-    likelihood_model,
 )
 
 
@@ -120,8 +119,7 @@ class MLE(PostProcessor):
     )
 
     def _apply(self, estimate: Vector, context: Context) -> Vector:
-        model = likelihood_model(
-            context.protocol,
+        model = context.protocol.likelihood_model(
             estimate,
             context.n,
             None if context.tallies is None else np.asarray(context.tallies, dtype=float),

@@ -105,7 +105,7 @@ def get_protocol(
     Parameters
     ----------
     name : str
-        One of ``GRR, OLH, BLH, OUE, SUE, SS, HR`` (any case).
+        A name in :data:`PROTOCOLS` (any case).
     epsilon : float
         Privacy budget ε > 0.
     domain_size : int

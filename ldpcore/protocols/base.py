@@ -31,6 +31,8 @@ from ldpcore.rng import ClientRNG, RNGLike, as_generator
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ldpcore.protocols.likelihoods import LikelihoodModel
+
 Sampler = Literal["fast", "per-user"]
 SAMPLERS: tuple[Sampler, ...] = ("fast", "per-user")
 
@@ -91,11 +93,6 @@ class FrequencyOracle(ABC):
     estimates_sum_to_one: ClassVar[bool] = False
     #: Constructor parameters besides ε and d, declared for the CLI and configs.
     extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = ()
-    #: The likelihood the MLE and IBU maximise (:mod:`ldpcore.postprocess.likelihood`):
-    #: ``"reports"`` when each report is one value (a multinomial over the reported
-    #: values), ``"supports"`` (each support count a binomial) otherwise; a protocol
-    #: with an exact model of its own tallies names it (HR: ``"hadamard-rows"``).
-    likelihood: ClassVar[str] = "supports"
 
     epsilon: float
     domain_size: int
@@ -150,6 +147,22 @@ class FrequencyOracle(ABC):
         n = check_n_users(n)
         p, q = self.p, self.q
         return q * (1 - q) / (n * (p - q) ** 2)
+
+    def likelihood_model(
+        self, estimate: NDArray[np.float64], n: int, tallies: ArrayLike | None = None
+    ) -> LikelihoodModel:
+        """The likelihood the MLE and IBU maximise for this protocol's data.
+
+        By default each support count is a binomial, ``c_v ~ Bin(n, q + (p − q) π_v)``
+        (:class:`~ldpcore.protocols.likelihoods.SupportBinomialModel`), with the counts
+        recovered from the Base estimate exactly, ``c_v = n (q + (p − q) f̃_v)``. A
+        protocol with an exact model of its reports or tallies overrides this.
+        """
+        # scipy (the models' KL terms) loads here, not with the protocols.
+        from ldpcore.protocols.likelihoods import SupportBinomialModel  # noqa: PLC0415
+
+        counts = n * (self.q + (self.p - self.q) * np.asarray(estimate, dtype=np.float64))
+        return SupportBinomialModel(counts, n, p=self.p, q=self.q)
 
     def estimate(self, support_counts: ArrayLike, n: int) -> NDArray[np.float64]:
         """Return the unbiased Base estimate ``f̃_v = (c_v/n − q)/(p − q)`` (NDSS Sec. III).
@@ -374,7 +387,24 @@ class ValueReports:
     """
 
     domain_size: int
-    likelihood: ClassVar[str] = "reports"
+    if TYPE_CHECKING:  # the protocol it is mixed into has them (types only: no shadowing)
+
+        @property
+        def p(self) -> float:
+            """Probability that a report supports the user's own value."""
+
+        @property
+        def q(self) -> float:
+            """Probability that a report supports another given value."""
+
+    def likelihood_model(
+        self, estimate: NDArray[np.float64], n: int, tallies: ArrayLike | None = None
+    ) -> LikelihoodModel:
+        """The exact multinomial of the reported values (MLE paper, Eq. 22)."""
+        from ldpcore.protocols.likelihoods import ReportModel  # noqa: PLC0415 (scipy)
+
+        counts = n * (self.q + (self.p - self.q) * np.asarray(estimate, dtype=np.float64))
+        return ReportModel(np.maximum(counts, 0.0), p=self.p, q=self.q)
 
     def support_matrix(self) -> NDArray[np.float64]:
         """Outputs are the ``d`` values; a report supports the value it is."""

@@ -29,6 +29,8 @@ from ldpcore.rng import ClientRNG, as_source
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ldpcore.protocols.likelihoods import LikelihoodModel
+
 _MAX_EXPLICIT_ROWS = 8192
 
 
@@ -96,7 +98,6 @@ class HadamardResponse(FrequencyOracle):
     communication: ClassVar[str] = "one row index (log2 K bits)"
     #: The MLE and IBU use the exact multinomial of the reported rows when the row
     #: histogram (the tallies) is at hand.
-    likelihood: ClassVar[str] = "hadamard-rows"
 
     @property
     def order(self) -> int:
@@ -202,6 +203,25 @@ class HadamardResponse(FrequencyOracle):
             child_one = to_one[:, 0] + to_one[:, 1, :, ::-1]  # b ⊕ c_hi when the bit is 1
             classes = np.stack((child_zero, child_one), axis=1).reshape(2 * nodes, width, 2)
         return np.ascontiguousarray(classes[:, 0, 0])
+
+    def likelihood_model(
+        self, estimate: NDArray[np.float64], n: int, tallies: ArrayLike | None = None
+    ) -> LikelihoodModel:
+        """The multinomial of the row histogram (``tallies``), with ``Q`` applied by FWHT.
+
+        Without the rows, the support counts' binomials (the default).
+        """
+        if tallies is None:
+            return super().likelihood_model(estimate, n, tallies)
+        rows = np.asarray(tallies, dtype=np.float64)
+        if rows.shape != (self.order,) or np.any(rows < 0) or rows.sum() != n:
+            raise InputError(
+                f"HR tallies must be a row histogram of length K={self.order} "
+                f"with non-negative entries summing to n={n}"
+            )
+        from ldpcore.protocols.likelihoods import HadamardRowModel  # noqa: PLC0415 (scipy)
+
+        return HadamardRowModel(rows, self)
 
     def channel_matrix(self) -> NDArray[np.float64]:
         """``Q[r, v] = 2p/K`` where ``H[r, v+1] = +1`` and ``2(1−p)/K`` where it is −1."""

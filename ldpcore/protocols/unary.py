@@ -28,6 +28,11 @@ from ldpcore.rng import ClientRNG, as_source
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ldpcore.protocols.likelihoods import LikelihoodModel
+
+#: Largest d whose 2^d report histogram a unary encoding's tallies can be.
+_UNARY_REPORTS_MAX_D = 20
+
 #: ``channel_matrix`` enumerates all 2^d bit vectors only up to this d.
 _MAX_ENUMERATED_BITS = 12
 #: Up to this d the tallies are the histogram of the 2^d possible reports, so the MLE
@@ -45,9 +50,29 @@ class UnaryEncoding(FrequencyOracle):
     """
 
     communication: ClassVar[str] = "d bits"
-    #: The multinomial of the full report histogram where the tallies are that histogram
-    #: (``d <= FULL_REPORTS_MAX_D``); the support counts' binomials otherwise.
-    likelihood: ClassVar[str] = "unary-reports"
+
+    def likelihood_model(
+        self, estimate: NDArray[np.float64], n: int, tallies: ArrayLike | None = None
+    ) -> LikelihoodModel:
+        """The multinomial of the full report histogram when the tallies are that histogram.
+
+        That is for ``d <= FULL_REPORTS_MAX_D`` (MLE paper, Sec. 5); the support counts'
+        binomials otherwise (never enumerate ``2^d`` reports for a larger ``d``).
+        """
+        d = self.domain_size
+        if tallies is not None and d <= _UNARY_REPORTS_MAX_D:
+            histogram = np.asarray(tallies, dtype=np.float64)
+            if histogram.shape == (1 << d,):
+                if np.any(histogram < 0) or histogram.sum() != n:
+                    raise InputError(
+                        f"{self.name} tallies must be a report histogram with non-negative "
+                        f"entries summing to n={n}"
+                    )
+                from ldpcore.protocols.likelihoods import UnaryReportModel  # noqa: PLC0415
+
+                bits = self.support_matrix()
+                return UnaryReportModel(histogram, bits, p=self.p, q=self.q)
+        return super().likelihood_model(estimate, n, tallies)
 
     @property
     def full_reports(self) -> bool:

@@ -1,5 +1,11 @@
 """Likelihoods of the protocols' tallies and the EM maps that climb them.
 
+A protocol declares its own by :meth:`FrequencyOracle.likelihood_model
+<ldpcore.protocols.base.FrequencyOracle.likelihood_model>` (the MLE and IBU of
+:mod:`ldpcore.postprocess` call it); this module holds the models. It is imported when
+a likelihood is first asked for, not with the protocols (scipy is not needed to
+randomize or to print the command line's help).
+
 Three models, each with ``log_likelihood(π)`` (relative to the saturated model:
 minus ``n`` times a sum of Kullback–Leibler terms, each computed with
 ``scipy.special.kl_div`` so that it is non-negative and keeps full precision even
@@ -34,14 +40,10 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from ldpcore.errors import InputError
-from ldpcore.protocols.base import FrequencyOracle
 from ldpcore.protocols.hadamard import HadamardResponse, fwht, hadamard_signs
 
 #: Keeps cell probabilities away from 0 and 1 where floating point would round them.
 _TINY = 1e-300
-#: Largest d whose 2^d report histogram a unary encoding's tallies can be.
-_UNARY_REPORTS_MAX_D = 20
 #: Largest d for which HR's EM takes full Newton steps (the Hessian is d × d, from K × d).
 _NEWTON_MAX_D = 64
 
@@ -302,53 +304,10 @@ def _renormalise(pi: NDArray[np.float64]) -> NDArray[np.float64]:
     return pi / pi.sum()
 
 
-def likelihood_model(
-    protocol: FrequencyOracle,
-    estimate: NDArray[np.float64],
-    n: int,
-    tallies: NDArray[np.float64] | None = None,
-) -> LikelihoodModel:
-    """The likelihood the protocol declares for its MLE and IBU (``protocol.likelihood``).
-
-    ``"reports"``: each report is one value, :class:`ReportModel`; ``"hadamard-rows"``:
-    :class:`HadamardRowModel` on HR's row histogram when ``tallies`` holds it;
-    ``"unary-reports"``: :class:`UnaryReportModel` on OUE's or SUE's histogram of the
-    ``2^d`` reports when ``tallies`` holds it (``d <= 12``); otherwise (and for
-    ``"supports"``) :class:`SupportBinomialModel`. Support counts
-    are recovered from the Base estimate exactly, ``c_v = n (q + (p − q) f̃_v)``.
-    """
-    p, q = protocol.p, protocol.q
-    kind = protocol.likelihood
-    if kind not in LIKELIHOODS:
-        raise InputError(
-            f"{protocol.name} declares the likelihood {kind!r}; known: {', '.join(LIKELIHOODS)}"
-        )
-    if kind == "hadamard-rows" and tallies is not None:
-        order = int(getattr(protocol, "order", 0))
-        rows = np.asarray(tallies, dtype=np.float64)
-        if rows.shape != (order,) or np.any(rows < 0) or rows.sum() != n:
-            raise InputError(
-                f"HR tallies must be a row histogram of length K={order} "
-                f"with non-negative entries summing to n={n}"
-            )
-        return HadamardRowModel(rows, protocol)  # type: ignore[arg-type]
-    if kind == "unary-reports" and tallies is not None:
-        histogram = np.asarray(tallies, dtype=np.float64)
-        # Only a histogram of all 2^d reports (small d) is one; never enumerate otherwise.
-        d = protocol.domain_size
-        if d <= _UNARY_REPORTS_MAX_D and histogram.shape == (1 << d,):
-            bits = protocol.support_matrix()
-            if np.any(histogram < 0) or histogram.sum() != n:
-                raise InputError(
-                    f"{protocol.name} tallies must be a report histogram with non-negative "
-                    f"entries summing to n={n}"
-                )
-            return UnaryReportModel(histogram, bits, p=p, q=q)
-    counts = n * (q + (p - q) * estimate)
-    if kind == "reports":
-        return ReportModel(np.maximum(counts, 0.0), p=p, q=q)
-    return SupportBinomialModel(counts, n, p=p, q=q)
-
-
-#: The likelihoods a protocol can declare (``FrequencyOracle.likelihood``).
-LIKELIHOODS = ("reports", "supports", "hadamard-rows", "unary-reports")
+__all__ = [
+    "HadamardRowModel",
+    "LikelihoodModel",
+    "ReportModel",
+    "SupportBinomialModel",
+    "UnaryReportModel",
+]
