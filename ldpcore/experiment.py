@@ -4,6 +4,10 @@ One integer seed drives everything: trial ``i`` uses the ``i``-th child of
 ``SeedSequence(seed)`` (built directly as ``SeedSequence(seed, spawn_key=(i,))``), so
 the numbers are bit-identical however the trials are split across processes or
 machines. Work runs on any ``concurrent.futures.Executor``; by default in-process.
+
+Over 500 lines on purpose: the config, the trial loop, the summary and the sweep are one
+concept (a simulation and its trial layout, which the paired comparisons depend on);
+the specs it reads are in :mod:`ldpcore.dataset_specs` and :mod:`ldpcore.query_specs`.
 """
 
 from __future__ import annotations

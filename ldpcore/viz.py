@@ -4,6 +4,10 @@ Every method keeps one colour (Plotly's colour-blind-safe ``Safe`` palette, 11
 colours, then a 12th and 13th from ``Dark2``) and one dash and marker on every chart;
 the triple is different for every method however many are registered (see
 :func:`method_style`).
+
+Over 500 lines on purpose: every chart shares the method styles, the axis helpers and
+the log-axis label placement here, and a chart is one function; splitting by chart
+would spread those helpers over several modules that all import each other's.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from ldpcore.query_specs import QuerySpec, parse_query_spec
 if TYPE_CHECKING:  # types only: the modules that compute these import this one
     import pandas as pd
 
-    from ldpcore.advice.epsilon_search import EpsilonAnswer
+    from ldpcore.advice.epsilon_search import ConsistentOption, EpsilonAnswer
     from ldpcore.compare import Comparison
 
 
@@ -190,47 +190,83 @@ def query_in_words(query: str | QuerySpec) -> str:
     return parse_query_spec(query).in_words()
 
 
-def epsilon_interval(value: float | None, low: float | None, high: float | None) -> str:
-    """An ε with its interval in words: ``ε ≈ 0.41 (0.34–0.49)``.
+def epsilon_interval(
+    value: float | None, low: float | None, high: float | None, *, exact: bool = False
+) -> str:
+    """An ε with its interval in words: ``ε ≈ 0.41 (0.34–0.49)``; ``exact``: no interval.
 
     Examples
     --------
     >>> epsilon_interval(0.412, 0.34, None)
     'ε ≈ 0.412 (0.34–above 10)'
+    >>> epsilon_interval(0.4051, 0.4051, 0.4051, exact=True)
+    'ε = 0.405 (exact, NDSS Eq. 3)'
     """
     if value is None:
         return f"not reachable for ε ≤ {EPSILON_RANGE[1]:g}"
+    if exact:
+        return f"ε = {value:.3g} (exact, NDSS Eq. 3)"
     upper = f"above {EPSILON_RANGE[1]:g}" if high is None else f"{high:.3g}"
     lower = f"below {EPSILON_RANGE[0]:g}" if low is None else f"{low:.3g}"
     return f"ε ≈ {value:.3g} ({lower}–{upper})"
+
+
+def option_words(option: ConsistentOption) -> str:
+    """A consistent method offered at Base's ε, with what its paired interval allows.
+
+    Examples
+    --------
+    >>> from ldpcore.advice.epsilon_search import ConsistentOption
+    >>> from ldpcore.compare import Comparison
+    >>> c = Comparison("Norm-Sub", "Base", 1.12, 0.97, 1.33, False, False, False, 10)
+    >>> option_words(ConsistentOption("Norm-Sub", 0.0049, c))
+    "Norm-Sub gives a proper distribution; at this ε its MSE is between 0.97× and 1.33× Base's (RMSE 0.0049; paired 95% interval)"
+    """  # noqa: E501
+    c = option.comparison
+    upper = "∞" if not math.isfinite(c.high) else format_number(c.high)
+    text = (
+        f"{option.method} gives a proper distribution; at this ε its MSE is between "
+        f"{format_number(c.low)}× and {upper}× Base's (RMSE {option.rmse_at_epsilon:.2g}; "
+        "paired 95% interval)"
+    )
+    if c.worse:
+        text += ", significantly more than Base's"
+    return text
 
 
 def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
     """The Choose ε answer in one sentence, with its intervals (the page and the record).
 
     It follows from ``post_processing_helps``: the gain over Base is claimed only when
-    the paired comparison and the two ε intervals both say so.
+    the paired comparison and the two ε intervals both say so; otherwise the ε is
+    Base's and a consistent method is offered at it with its cost.
     """
     if answer.epsilon is None:
         return (
             f"With {n_users:,} users no protocol meets the target for ε up to "
             f"{EPSILON_RANGE[1]:g}; relax the target or collect from more users."
         )
-    reach = epsilon_interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
-    head = (
-        f"With {n_users:,} users, {answer.protocol} + {answer.method} meets your target "
-        f"from {reach}"
-    )
     if answer.post_processing_helps and answer.comparison is not None:
+        reach = epsilon_interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
         base = epsilon_interval(
-            answer.base_epsilon, answer.base_epsilon_low, answer.base_epsilon_high
+            answer.base_epsilon,
+            answer.base_epsilon_low,
+            answer.base_epsilon_high,
+            exact=answer.base_exact,
         )
         return (
-            head + f"; without post-processing you would need {base} "
+            f"With {n_users:,} users, {answer.protocol} + {answer.method} meets your target "
+            f"from {reach}; without post-processing you would need {base} "
             f"({answer.method}: {answer.comparison.describe()})."
         )
-    return (
-        head
-        + ". Post-processing does not measurably lower the ε needed for this query: "
-        + answer.reason
+    reach = epsilon_interval(
+        answer.epsilon, answer.epsilon_low, answer.epsilon_high, exact=answer.base_exact
     )
+    text = (
+        f"With {n_users:,} users, {answer.protocol} without post-processing (Base) meets "
+        f"your target from {reach}; no post-processing method measurably lowers the ε "
+        "needed for this query."
+    )
+    if answer.consistent_option is not None:
+        text += f" If you need a proper distribution: {option_words(answer.consistent_option)}."
+    return text

@@ -174,8 +174,11 @@ def test_choose_epsilon_answers_in_one_sentence_with_risk() -> None:
     # the tail), and the sentence must follow from the paired comparison, not from noise.
     assert table["post-processing helps"].iloc[0] == "no"
     if (table["post-processing helps"] == "no").all():
-        assert "does not measurably lower" in sentence
-    assert "–" in table["smallest ε"].iloc[0]  # every ε with its interval
+        assert "no post-processing method measurably lowers" in sentence
+        assert "without post-processing (Base)" in sentence
+    # Every ε with its interval, or exact (Base's by Eq. 3, the top-10 being single values).
+    assert "exact, NDSS Eq. 3" in table["smallest ε"].iloc[0]
+    assert "proper distribution" in table["a proper distribution at this ε"].iloc[0]
     curve = chart(at, "chart-choose")
     assert any(shape.get("type") == "line" for shape in curve["layout"].get("shapes", []))
     risk = frame(at, "attacker guesses right")

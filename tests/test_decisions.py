@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from ldpcore.compare import compare, verdict
 from ldpcore.experiment import ExperimentConfig, run
 from ldpcore.postprocess import METHODS, get_method
 from ldpcore.protocols import PROTOCOLS, get_protocol
+from ldpcore.wording import epsilon_sentence
 
 DEFAULT_METHODS = ("Base", "Base-Cut", "Norm", "Norm-Sub", "MLE-Apx", "PowerNS")
 
@@ -199,11 +201,24 @@ def test_choose_epsilon_command_json_contract() -> None:
         "base_epsilon_low",
         "base_epsilon_high",
         "post_processing_helps",
+        "consistent_option",
+        "base_exact",
     }
     assert [a["protocol"] for a in payload["answers"]] == ["GRR", "OLH"]
     for answer in payload["answers"]:
         assert keys <= set(answer)
         assert answer["post_processing_helps"] is False
+        # Without a gain the ε is Base's, and a consistent method is offered at it.
+        assert answer["method"] == "Base" and answer["epsilon"] == answer["base_epsilon"]
+        option = answer["consistent_option"]
+        assert set(option) == {
+            "method",
+            "rmse_at_epsilon",
+            "mse_ratio_to_base",
+            "ratio_low",
+            "ratio_high",
+        }
+        assert option["rmse_at_epsilon"] > 0
 
 
 def test_n_defaults_to_the_dataset_total_and_is_required_for_synthetic_data() -> None:
@@ -386,3 +401,65 @@ def test_users_saved_follow_the_paired_interval() -> None:
     # Norm is a no-op for GRR: nothing is saved, and the sentence says so.
     grr = sweep(dataclasses.replace(config, protocol="GRR", methods=("Base", "Norm")), "n", [10**5])
     assert "saves no users" in users_saved_sentence(grr, 10**5)
+
+
+@pytest.mark.parametrize(
+    ("dataset", "protocol", "query"),
+    [
+        ("countries", "OLH", "topk:k=10"),
+        ("emoji", "GRR", "topk:k=10"),
+        ("countries", "OUE", "full"),
+    ],
+)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_epsilon_to_use_never_costs_more_than_bases(
+    dataset: str, protocol: str, query: str, seed: int
+) -> None:
+    """Issue 23: the ε advised is never above Base's, and reachable wherever Base's is."""
+    config = dataclasses.replace(_config(dataset, 10**6, query), seed=seed)
+    (answer,) = choose_epsilon(config, target_rmse=0.005, protocols=[protocol])
+    # Single-value queries: Base's ε is Eq. 3's crossing, exactly (no interval).
+    assert answer.base_exact and answer.base_epsilon is not None
+    assert answer.base_epsilon_low == answer.base_epsilon == answer.base_epsilon_high
+    assert answer.epsilon is not None and answer.epsilon <= answer.base_epsilon
+    if answer.post_processing_helps:
+        assert answer.epsilon_high is not None and answer.epsilon_high < answer.base_epsilon
+    else:
+        assert answer.method == "Base" and answer.epsilon == answer.base_epsilon
+        option = answer.consistent_option
+        assert option is not None and option.method != "Base"
+        # The option's interval is the paired one at Base's ε, and the sentence says it.
+        c = option.comparison
+        assert c.low <= c.ratio <= c.high and option.rmse_at_epsilon > 0
+        assert "proper distribution" in epsilon_sentence(answer, config.n)
+
+
+def test_base_epsilon_is_the_exact_crossing_of_eq_3() -> None:
+    """Independent of the search: bisect Eq. 3's RMSE (metrics.analytic_base_mse) here."""
+    from ldpcore.metrics import analytic_base_mse  # noqa: PLC0415
+
+    config = _config("emoji", 10**6, "topk:k=10")
+    (answer,) = choose_epsilon(config, target_rmse=0.005, protocols=["GRR"])
+    data, _, query = config.build()
+    index = np.concatenate(query.members)
+
+    def rmse(epsilon: float) -> float:
+        oracle = get_protocol("GRR", epsilon=epsilon, domain_size=data.domain_size)
+        return math.sqrt(analytic_base_mse(oracle, data.frequencies(), data.n, values=index))
+
+    low, high = 0.05, 10.0
+    for _ in range(60):
+        mid = math.sqrt(low * high)
+        low, high = (low, mid) if rmse(mid) <= 0.005 else (mid, high)
+    assert answer.base_epsilon == pytest.approx(high, rel=1e-4)
+
+
+def test_recommend_without_base_keeps_the_row_it_recommends() -> None:
+    from ldpcore.advice import recommend  # noqa: PLC0415
+
+    protocol = get_protocol("GRR", epsilon=4.0, domain_size=4)
+    estimate = np.array([0.25, 0.25, 0.25, 0.25])
+    found = recommend(
+        estimate, protocol=protocol, n=10**6, methods=["Base-Pos", "Norm-Mul"], trials=5
+    )
+    assert found.recommended in set(found.ranking["method"])

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from ldpcore.bounds import EPSILON_RANGE, USERS_RANGE
 from ldpcore.errors import InputError
@@ -22,8 +23,18 @@ from ldpcore.experiment import ExperimentConfig, run
 _REFINE_STEPS = 7
 
 
-#: Standard errors on each side for the reported interval.
-_SE_WIDTH = 2.0
+def t_quantile(trials: int, level: float = 0.95) -> float:
+    """Student's t quantile for a two-sided ``level`` interval of a mean of ``trials`` values.
+
+    At 10 trials it is 2.26, not the normal 1.96 (or a flat 2): a band of ±2 standard
+    errors would under-cover when trials are few.
+
+    Examples
+    --------
+    >>> round(t_quantile(10), 3), round(t_quantile(1000), 3)
+    (2.262, 1.962)
+    """
+    return float(special.stdtrit(max(1, trials - 1), 0.5 + level / 2))
 
 
 @dataclass(frozen=True)
@@ -37,7 +48,8 @@ class Advice:
         The smallest value meeting the target (None if none in range does).
     low, high : float or None
         The range of values for which the simulation cannot tell whether the target
-        is met (the curve ± 2 standard errors crosses the target there).
+        is met (the curve ± t standard errors, t of the trial count at 95 %, crosses the
+        target there).
     rmse_at_value : float or None
         The measured RMSE at ``value``.
     """
@@ -120,11 +132,12 @@ def _advise(
         return math.sqrt(mse), se / (2 * math.sqrt(mse)) if mse > 0 else 0.0
 
     value, rmse = smallest_meeting(lambda v: at(v)[0], target, bounds_, integer=parameter == "n")
+    width = t_quantile(config.trials)
     low, _ = smallest_meeting(
-        lambda v: _shift(at(v), -_SE_WIDTH), target, bounds_, integer=parameter == "n"
+        lambda v: _shift(at(v), -width), target, bounds_, integer=parameter == "n"
     )
     high, _ = smallest_meeting(
-        lambda v: _shift(at(v), _SE_WIDTH), target, bounds_, integer=parameter == "n"
+        lambda v: _shift(at(v), width), target, bounds_, integer=parameter == "n"
     )
     return Advice(single.protocol, method, value, low, high, rmse)
 
@@ -139,12 +152,13 @@ def smallest_meeting(
     bounds_: tuple[float, float],
     *,
     integer: bool,
+    steps: int = _REFINE_STEPS,
 ) -> tuple[float | None, float | None]:
     """Smallest value in ``bounds_`` with ``rmse(value) ≤ target`` (rmse falls with value).
 
     A 9-point geometric grid brackets the first crossing, then bisection in log space
-    refines it (:data:`_REFINE_STEPS` steps, about 1 %). Returns the value and its RMSE,
-    or ``(None, None)`` when no value in range meets the target.
+    refines it (``steps`` steps; the default :data:`_REFINE_STEPS`, about 1 %). Returns
+    the value and its RMSE, or ``(None, None)`` when no value in range meets the target.
     """
     low, high = bounds_
     grid = np.geomspace(low, high, 9)
@@ -156,7 +170,7 @@ def smallest_meeting(
     if first == 0:
         return float(grid[0]), values[0]
     lo, hi, hi_rmse = float(grid[first - 1]), float(grid[first]), values[first]
-    for _ in range(_REFINE_STEPS):
+    for _ in range(steps):
         mid = math.sqrt(lo * hi)
         if integer:
             mid = float(round(mid))

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
-from ldpcore.advice.bisection import check_target, smallest_meeting
+from ldpcore.advice.bisection import check_target, smallest_meeting, t_quantile
 from ldpcore.advice.ranking import consistent_methods, json_number, no_op_methods
 from ldpcore.bounds import EPSILON_RANGE
 from ldpcore.compare import Comparison, verdict
@@ -24,17 +23,50 @@ from ldpcore.errors import InputError
 from ldpcore.experiment import ExperimentConfig, run
 from ldpcore.metrics import analytic_base_mse
 from ldpcore.protocols import get_protocol
-from ldpcore.wording import epsilon_interval, query_in_words
+from ldpcore.wording import epsilon_interval, option_words, query_in_words
+
+
+@dataclass(frozen=True)
+class ConsistentOption:
+    """A method that gives a proper distribution, offered at Base's ε when none helps.
+
+    Attributes
+    ----------
+    method : str
+        The consistent method (non-negative, sums to one).
+    rmse_at_epsilon : float
+        Its measured RMSE at the ε recommended (Base's).
+    comparison : Comparison
+        Its MSE against Base's at that ε, paired on the same trials, with the interval.
+    """
+
+    method: str
+    rmse_at_epsilon: float
+    comparison: Comparison
+
+    def to_json_dict(self) -> dict[str, object]:
+        """The ``consistent_option`` record of ``choose-epsilon --format json``."""
+        return {
+            "method": self.method,
+            "rmse_at_epsilon": json_number(self.rmse_at_epsilon),
+            "mse_ratio_to_base": json_number(self.comparison.ratio),
+            "ratio_low": json_number(self.comparison.low),
+            "ratio_high": json_number(self.comparison.high),
+        }
 
 
 @dataclass(frozen=True)
 class EpsilonAnswer:
-    """For one protocol: the recommended method's smallest ε and Base's, with intervals.
+    """For one protocol: the ε to use, Base's ε, with intervals, and the method to use.
 
-    Both come from the same simulated trials (common random numbers), so they are
-    compared like with like. ``epsilon_low``/``epsilon_high`` bound where the RMSE
-    curve's 95% band crosses the target; None where the target is not met for any ε
-    up to :data:`EPSILON_RANGE`'s end.
+    The ε to use is never above Base's: a method is recommended over Base only when it
+    is significantly more accurate at Base's ε (paired, simultaneous over the methods)
+    *and* its ε interval lies wholly below Base's; otherwise the answer is Base at its
+    own ε, with a consistent method offered at that ε (:class:`ConsistentOption`).
+    Every method comes from the same simulated trials (common random numbers). Base's ε
+    is exact (NDSS Eq. 3) for single-value queries; elsewhere ``*_low``/``*_high``
+    bound where the RMSE curve's 95% band (mean ± t·SE) crosses the target. None where
+    the target is not met for any ε up to :data:`EPSILON_RANGE`'s end.
 
     Attributes
     ----------
@@ -47,13 +79,18 @@ class EpsilonAnswer:
     post_processing_helps : bool
         True only when the method is significantly more accurate than Base at Base's
         ε (paired, simultaneous over the candidates) *and* its ε interval lies wholly
-        below Base's.
+        below Base's. When False, ``method`` is Base and ``epsilon`` Base's.
     comparison : Comparison or None
-        The method against Base at the evaluated ε nearest Base's answer.
+        The method against Base at Base's ε (None when the method is Base).
     reason : str
         Why this method, in words.
     curve : tuple of dict
         Every evaluated point: ``epsilon, method, rmse, rmse_low, rmse_high``.
+    consistent_option : ConsistentOption or None
+        When post-processing does not help: a method that gives a proper distribution,
+        with its RMSE and paired ratio to Base at the ε recommended.
+    base_exact : bool
+        Whether Base's ε is exact (Eq. 3), not simulated.
     """
 
     protocol: str
@@ -68,6 +105,8 @@ class EpsilonAnswer:
     comparison: Comparison | None
     reason: str
     curve: tuple[dict[str, float | str], ...] = ()
+    consistent_option: ConsistentOption | None = None
+    base_exact: bool = False
 
     def to_json_dict(self) -> dict[str, object]:
         """The ``choose-epsilon --format json`` record."""
@@ -87,6 +126,9 @@ class EpsilonAnswer:
         record["mse_ratio_to_base"] = None if comparison is None else json_number(comparison.ratio)
         record["ratio_low"] = None if comparison is None else json_number(comparison.low)
         record["ratio_high"] = None if comparison is None else json_number(comparison.high)
+        option = self.consistent_option
+        record["consistent_option"] = None if option is None else option.to_json_dict()
+        record["base_exact"] = self.base_exact
         return record
 
 
@@ -97,13 +139,25 @@ def answers_table(answers: Sequence[EpsilonAnswer]) -> pd.DataFrame:
             "protocol": [a.protocol for a in answers],
             "recommended method": [a.method for a in answers],
             "smallest ε": [
-                epsilon_interval(a.epsilon, a.epsilon_low, a.epsilon_high) for a in answers
+                epsilon_interval(
+                    a.epsilon,
+                    a.epsilon_low,
+                    a.epsilon_high,
+                    exact=a.base_exact and not a.post_processing_helps,
+                )
+                for a in answers
             ],
             "without post-processing (Base)": [
-                epsilon_interval(a.base_epsilon, a.base_epsilon_low, a.base_epsilon_high)
+                epsilon_interval(
+                    a.base_epsilon, a.base_epsilon_low, a.base_epsilon_high, exact=a.base_exact
+                )
                 for a in answers
             ],
             "post-processing helps": ["yes" if a.post_processing_helps else "no" for a in answers],
+            "a proper distribution at this ε": [
+                "—" if a.consistent_option is None else option_words(a.consistent_option)
+                for a in answers
+            ],
             "why": [a.reason for a in answers],
         }
     )
@@ -127,6 +181,9 @@ _SCREEN_POINTS = 6
 _FINE_SPACING = 1.2
 
 
+#: Bisection steps on Base's exact curve: 20 halvings of a grid step (×1.94) in log
+#: space, far finer than the simulated crossings' spacing.
+_EXACT_STEPS = 20
 #: At most this many rounds of adding points.
 _MAX_ROUNDS = 6
 
@@ -214,7 +271,7 @@ class _Search:
         self.names = list(config.methods)
         self.target = target
         self.low_end, self.high_end = epsilon_range
-        self.quantile = _t_quantile(config.trials)
+        self.quantile = t_quantile(config.trials)
         self.points: dict[float, _Point] = {}
         # Built once: the data and the query. Every evaluated ε is a replace() of this
         # config, which keeps its dataset spec, and with it the counts a file's spec
@@ -222,6 +279,9 @@ class _Search:
         self.data, self.protocol, self.query = config.build()
         self.config = config
         self._anchor: float | None = None
+        # Base's exact ε (NDSS Eq. 3) where the query asks single values; None elsewhere.
+        self.exact = config.query.single_values
+        self._exact_base: float | None = None
 
     def key(self, epsilon: float) -> float:
         """ε clipped to the range and rounded, so that equal points are found again."""
@@ -240,7 +300,7 @@ class _Search:
         if self._anchor is not None:
             return self._anchor
         data, query = self.data, self.query
-        if query.kind in {"full", "topk"}:
+        if self.exact:
             index = np.concatenate(query.members)
             frequencies = data.frequencies()
 
@@ -254,8 +314,13 @@ class _Search:
                 return math.sqrt(analytic_base_mse(oracle, frequencies, data.n, values=index))
 
             found, _ = smallest_meeting(
-                exact, self.target, (self.low_end, self.high_end), integer=False
+                exact,
+                self.target,
+                (self.low_end, self.high_end),
+                integer=False,
+                steps=_EXACT_STEPS,
             )
+            self._exact_base = found
         else:
             trials = min(self.config.trials, _SCREEN_TRIALS)
             screen = dataclasses.replace(self.config, methods=("Base",), trials=trials)
@@ -314,12 +379,15 @@ class _Search:
         values = [(self.crossing(i, 0.0)[0] or math.inf, i) for i in range(1, len(self.names))]
         return min(values)[1]
 
-    def refine(self) -> None:
-        """Add points until Base's and the best method's crossings are bracketed finely."""
+    def refine(self, also: Sequence[int] = ()) -> None:
+        """Add points until the crossings of Base, the best method and ``also`` are bracketed.
+
+        Every crossing that may be reported is refined to the same spacing.
+        """
         for _ in range(_MAX_ROUNDS):
             wanted: list[float] = []
             grid = sorted(self.points)
-            for method in {0, self.best_method()}:
+            for method in {0, self.best_method(), *also}:
                 for band in (-1.0, 0.0, 1.0):
                     wanted.extend(self._wanted(grid, *self.crossing(method, band), band=band))
             new = [e for e in wanted if self.key(e) not in self.points]
@@ -343,16 +411,23 @@ class _Search:
         return []
 
     def interval(self, method: int) -> tuple[float | None, float | None, float | None]:
-        """The method's smallest ε and its interval (band −1 crosses first, band +1 last)."""
+        """The method's smallest ε and its interval (band −1 crosses first, band +1 last).
+
+        Base's is exact where Eq. 3 applies: no band, no simulation noise.
+        """
+        if method == 0 and self.exact:
+            self.anchor()
+            return self._exact_base, self._exact_base, self._exact_base
         value, low, high = (self.crossing(method, band)[0] for band in (0.0, -1.0, 1.0))
         return value, low, high
 
     def answer(self) -> EpsilonAnswer:
-        """The recommendation and both ε with their intervals (see :class:`EpsilonAnswer`)."""
+        """The ε to use, never above Base's, and the method (see :class:`EpsilonAnswer`)."""
         names = self.names
         base = self.interval(0)
+        if base[0] is not None:
+            self.evaluate([base[0]])  # the comparison is made at Base's ε itself
         grid = sorted(self.points)
-        # The paired comparison at the evaluated ε nearest Base's answer (or the largest).
         centre = base[0]
         where = grid[-1] if centre is None else min(grid, key=lambda e: abs(math.log(e / centre)))
         found = verdict(
@@ -362,24 +437,77 @@ class _Search:
             consistent=consistent_methods(names),
             query=query_in_words(self.config.query),
         )
+        chosen = self._helping(found.against_base, base)
+        if chosen is not None and chosen[1] not in {0, self.best_method()}:
+            # Its crossing was not refined with Base's and the best method's: refine it.
+            self.refine(also=(chosen[1],))
+            chosen = self._helping(found.against_base, base)
+        if chosen is not None:
+            comparison, _, interval = chosen
+            return self._answer(
+                comparison.method,
+                interval,
+                base,
+                helps=True,
+                comparison=comparison,
+                reason=(
+                    f"{comparison.method} has {comparison.describe()} at ε = {where:.3g}, "
+                    "and needs a smaller ε than Base with both intervals apart."
+                ),
+            )
+        return self._answer(
+            "Base",
+            base,
+            base,
+            helps=False,
+            comparison=None,
+            reason=found.headline,
+            option=self._option(found.against_base, where),
+        )
+
+    def _helping(
+        self,
+        against_base: Sequence[Comparison],
+        base: tuple[float | None, float | None, float | None],
+    ) -> tuple[Comparison, int, tuple[float | None, float | None, float | None]] | None:
+        """The method significantly better than Base whose ε interval lies below Base's.
+
+        Of several, the one with the smallest ε; None when none qualifies.
+        """
         candidates = []
-        for comparison in found.against_base:
-            value, low, high = self.interval(names.index(comparison.method))
+        for comparison in against_base:
+            row = self.names.index(comparison.method)
+            value, low, high = self.interval(row)
             apart = value is not None and high is not None and (base[1] is None or high < base[1])
             if comparison.better and apart:
-                candidates.append((value or math.inf, comparison, (value, low, high)))
-        chosen: Comparison | None
-        if candidates:
-            _, chosen, interval = min(candidates, key=lambda c: c[0])
-            method, helps = chosen.method, True
-            reason = (
-                f"{method} has {chosen.describe()} at ε = {where:.3g}, and needs a "
-                "smaller ε than Base with both intervals apart."
-            )
-        else:
-            method, helps, reason = found.recommended, False, found.headline
-            interval = self.interval(names.index(method))
-            chosen = next((c for c in found.against_base if c.method == method), None)
+                candidates.append((value or math.inf, row, comparison, (value, low, high)))
+        if not candidates:
+            return None
+        _, row, comparison, interval = min(candidates, key=lambda c: (c[0], c[1]))
+        return comparison, row, interval
+
+    def _option(self, against_base: Sequence[Comparison], where: float) -> ConsistentOption | None:
+        """The first consistent method (not a no-op), with its RMSE and ratio at ``where``."""
+        by_name = {c.method: c for c in against_base}
+        for name in consistent_methods(self.names):
+            comparison = by_name.get(name)
+            if comparison is not None and not comparison.no_op:
+                row = self.names.index(name)
+                rmse = math.sqrt(float(self.points[where].mse[row]))
+                return ConsistentOption(name, rmse, comparison)
+        return None
+
+    def _answer(
+        self,
+        method: str,
+        interval: tuple[float | None, float | None, float | None],
+        base: tuple[float | None, float | None, float | None],
+        *,
+        helps: bool,
+        comparison: Comparison | None,
+        reason: str,
+        option: ConsistentOption | None = None,
+    ) -> EpsilonAnswer:
         return EpsilonAnswer(
             protocol=self.config.protocol,
             method=method,
@@ -390,9 +518,11 @@ class _Search:
             base_epsilon_low=base[1],
             base_epsilon_high=base[2],
             post_processing_helps=helps,
-            comparison=chosen,
+            comparison=comparison,
             reason=reason,
             curve=self.curve(),
+            consistent_option=option,
+            base_exact=self.exact,
         )
 
     def curve(self) -> tuple[dict[str, float | str], ...]:
@@ -413,10 +543,6 @@ class _Search:
                     }
                 )
         return tuple(rows)
-
-
-def _t_quantile(trials: int) -> float:
-    return float(special.stdtrit(max(1, trials - 1), 0.975))
 
 
 def _crossing(epsilons: np.ndarray, rmse: np.ndarray, target: float) -> float:

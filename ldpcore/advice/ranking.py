@@ -204,7 +204,11 @@ def recommend(
     )
     result = run(config)
     found = rank_methods(result, protocol, query_words=query_in_words(query))
-    if "Base" not in {resolve_method_name(m) for m in wanted}:  # the reference, not a candidate
+    # Base is the reference, not a candidate, unless asked for; but when no candidate
+    # beats it and none is a consistent method at no significant cost, Base is what is
+    # recommended, and its row stays so the recommendation has one.
+    asked = {resolve_method_name(m) for m in wanted}
+    if "Base" not in asked and found.recommended != "Base":
         ranking = found.ranking[found.ranking["method"] != "Base"].reset_index(drop=True)
         ranking["rank"] = np.arange(1, len(ranking) + 1)
         found = Recommendation(ranking, found.verdict)

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     """Search and print."""
     from ldpcore.advice import choose_epsilon  # noqa: PLC0415 (pandas)
     from ldpcore.experiment import ExperimentConfig  # noqa: PLC0415
-    from ldpcore.wording import epsilon_interval  # noqa: PLC0415
+    from ldpcore.wording import epsilon_interval, option_words  # noqa: PLC0415
 
     protocols = _args.protocols(args.protocol)
     target = _args.number(args.target_rmse, "target-rmse")
@@ -73,13 +73,18 @@ def run(args: argparse.Namespace) -> int:
         f"query {config.query}, {config.trials} trials"
     )
     for answer in answers:
-        method = epsilon_interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
-        base = epsilon_interval(
-            answer.base_epsilon, answer.base_epsilon_low, answer.base_epsilon_high
+        exact = answer.base_exact
+        helps = answer.post_processing_helps
+        method = epsilon_interval(
+            answer.epsilon, answer.epsilon_low, answer.epsilon_high, exact=exact and not helps
         )
-        helps = "yes" if answer.post_processing_helps else "no"
+        base = epsilon_interval(
+            answer.base_epsilon, answer.base_epsilon_low, answer.base_epsilon_high, exact=exact
+        )
         print(
             f"{answer.protocol:>4} + {answer.method:<9} {method}   Base: {base}   "
-            f"post-processing helps: {helps}"
+            f"post-processing helps: {'yes' if helps else 'no'}"
         )
+        if answer.consistent_option is not None:
+            print(f"       option: {option_words(answer.consistent_option)}")
     return 0

@@ -4,6 +4,9 @@ Settings from Sec. V-A: Zipf s = 1.5, d = 1024, n = 1e6, and the Emoji data
 (here the bundled stand-in, d = 1573, n = 884,427); OLH; 30 trials per point
 (5000 for Figs. 1–3); ε from 0.2 to 4; ρ from 1% to 90%; k from 2 to 32. MSE is
 the mean over answers (reading note 3).
+
+Over 500 lines on purpose: one recipe per figure of one section of one paper, sharing
+its settings and helpers; split by figure, every file would import the same settings.
 """
 
 from __future__ import annotations
