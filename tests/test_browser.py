@@ -201,7 +201,7 @@ def test_settings_in_the_popover_come_from_the_link_and_survive_reruns(
         # The verdict in words: significant or not, never a bare ranking.
         ("Queries", "queries", r"significantly (better|more accurate) than Base"),
         ("Learn", "learn", None),
-        ("Choose ε", "choose-epsilon", r"meets your target from ε ≈ [0-9.]+ \("),
+        ("Choose ε", "choose-epsilon", r"meets your target from ε [≈=] [0-9.]+ \("),
         ("Your data", "your-data", r"Recommended:"),
         ("Paper", "paper", None),
     ],
@@ -330,7 +330,7 @@ def test_the_decision_record_downloads_and_opens_with_its_chart(
     page.goto(f"{server}/choose_epsilon")
     button = page.get_by_role("button", name="Decision record (HTML)")
     button.wait_for(timeout=120_000)
-    answer = page.get_by_text(re.compile(r"meets your target from ε ≈")).first.inner_text()
+    answer = page.get_by_text(re.compile(r"meets your target from ε [≈=]")).first.inner_text()
     with page.expect_download(timeout=60_000) as download_info:
         button.click()
     record = ARTIFACTS / "decision-record.html"
