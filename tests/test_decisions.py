@@ -463,3 +463,43 @@ def test_recommend_without_base_keeps_the_row_it_recommends() -> None:
         estimate, protocol=protocol, n=10**6, methods=["Base-Pos", "Norm-Mul"], trials=5
     )
     assert found.recommended in set(found.ranking["method"])
+
+
+def _zero_inflated_block(rng: np.random.Generator, trials: int) -> np.ndarray:
+    """Paired per-trial errors where the method changes a quarter of the trials only.
+
+    Base's error is Gamma(2, 1); in each trial, with probability 0.26, the method cuts
+    it by a uniform share of up to 60% (as Base-Pos does when a clamp happens), else it
+    leaves it as it is. True MSE ratio: 1 − 0.26 · 0.6 · ½ = 0.922.
+    """
+    base = rng.gamma(2.0, 1.0, trials)
+    cut = np.where(rng.random(trials) < 0.26, 0.6 * base * rng.random(trials), 0.0)
+    return np.vstack([base, base - cut])
+
+
+@pytest.mark.parametrize(("interval", "covers"), [("bootstrap", True), ("fieller", False)])
+def test_ratio_intervals_cover_zero_inflated_differences(interval: str, covers: bool) -> None:
+    """Issue 23: a 95% interval must cover 95% of the time on skewed, mostly-zero
+    differences. The old Fieller/t interval is run too, to show the check can fail."""
+    truth = 1 - 0.26 * 0.6 * 0.5
+    rng = np.random.default_rng(7)
+    runs = 400
+    held = 0
+    for _ in range(runs):
+        errors = _zero_inflated_block(rng, 30)
+        (c,) = compare(errors, ["Base", "M"], reference="Base", interval=interval, margin=0)
+        held += c.low <= truth <= c.high
+    # 400 runs: the standard error of a 95% rate is 1.1%; ±3 of them.
+    assert (0.917 <= held / runs <= 0.983) == covers, held / runs
+
+
+def test_a_significant_difference_within_the_margin_reads_about_the_same() -> None:
+    rng = np.random.default_rng(3)
+    base = rng.gamma(50, 1e-4, size=30)
+    errors = np.vstack([base, base * rng.uniform(0.975, 0.985, size=30)])  # 2% lower
+    (c,) = compare(errors, ["Base", "M"], reference="Base")
+    assert c.high < 1 and c.low > 1 / 1.05 and c.negligible
+    assert not c.better and c.outcome == "about the same"
+    assert "about the same MSE as Base" in c.describe()
+    (strict,) = compare(errors, ["Base", "M"], reference="Base", margin=0)
+    assert strict.better and not strict.negligible

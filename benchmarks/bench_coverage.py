@@ -1,0 +1,134 @@
+"""Coverage of the paired ratio intervals, measured: how often they hold the true ratio.
+
+One long run per configuration gives a pool of per-trial MSEs for every method (the
+trials are independent: trial i has its own spawned seed). The *true* MSE ratio of each
+method to Base is the ratio of the pool means; disjoint blocks of ``trials`` consecutive
+trials are independent experiments of the size the app runs, and for each block the
+intervals of :func:`ldpcore.compare.compare` are checked against the true ratios: each
+method's own coverage, and the joint coverage (every method's interval at once, which
+the simultaneous intervals claim at 95%).
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_coverage.py            # both configurations, 200 blocks
+    .venv/bin/python benchmarks/bench_coverage.py --blocks 50
+
+The two configurations are issue 23's: OLH, ε = 1, n = 1e5, Zipf(1.5) d = 256, the full
+query; and GRR, ε = 2, n = 1e4, d = 64, top-10; 30 trials per block (the Explorer's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from ldpcore.compare import ALPHA, compare
+from ldpcore.experiment import ExperimentConfig, run
+
+CONFIGURATIONS = {
+    "OLH ε=1 n=1e5 zipf d=256 full": ExperimentConfig(
+        dataset="zipf:d=256,s=1.5", n=100_000, protocol="OLH", epsilon=1.0, query="full"
+    ),
+    "GRR ε=2 n=1e4 zipf d=64 top-10": ExperimentConfig(
+        dataset="zipf:d=64,s=1.5", n=10_000, protocol="GRR", epsilon=2.0, query="topk:k=10"
+    ),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Coverage:
+    """Measured coverage of one interval kind on one configuration."""
+
+    label: str
+    interval: str
+    blocks: int
+    joint: float
+    per_method: dict[str, float]
+    true_ratio: dict[str, float]
+
+
+def pooled_errors(config: ExperimentConfig, trials: int) -> np.ndarray:
+    """Per-trial MSE of every method over ``trials`` trials, shape (methods, trials)."""
+    chunks = []
+    done = 0
+    step = 500  # in chunks: a run keeps every answer of every trial in memory
+    while done < trials:
+        size = min(step, trials - done)
+        part = run(dataclasses.replace(config, trials=size, seed=config.seed + done))
+        chunks.append(part.trial_errors)
+        done += size
+    return np.concatenate(chunks, axis=1)
+
+
+def measure(
+    label: str,
+    pool: np.ndarray,
+    names: Sequence[str],
+    *,
+    block: int,
+    interval: str,
+    no_ops: Sequence[str] = (),
+    alpha: float = ALPHA,
+) -> Coverage:
+    """Coverage of ``interval`` over disjoint blocks of ``block`` trials of ``pool``.
+
+    Methods whose errors equal Base's in every trial of the pool are left out (their
+    comparison is "same answers", with no interval to cover anything).
+    """
+    base = pool[names.index("Base")]
+    truth = pool.mean(axis=1) / base.mean()
+    blocks = pool.shape[1] // block
+    checked = [
+        i for i, name in enumerate(names) if name != "Base" and not np.array_equal(pool[i], base)
+    ]
+    held = np.zeros((blocks, len(checked)), dtype=bool)
+    for b in range(blocks):
+        part = pool[:, b * block : (b + 1) * block]
+        found = compare(
+            part, names, reference="Base", no_ops=no_ops, interval=interval, alpha=alpha
+        )
+        by_name = {c.method: c for c in found}
+        for k, i in enumerate(checked):
+            c = by_name[names[i]]
+            held[b, k] = c.no_op or (c.low <= truth[i] <= c.high)
+    return Coverage(
+        label,
+        interval,
+        blocks,
+        float(held.all(axis=1).mean()),
+        {names[i]: float(held[:, k].mean()) for k, i in enumerate(checked)},
+        {names[i]: float(truth[i]) for i in checked},
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--blocks", type=int, default=200)
+    parser.add_argument("--trials", type=int, default=30, help="trials per block")
+    args = parser.parse_args(argv)
+    for label, config in CONFIGURATIONS.items():
+        start = time.perf_counter()
+        # The truth from the whole pool; each block is 1/blocks of it, so its own share
+        # of the truth is negligible at 200 blocks.
+        pool = pooled_errors(config, args.blocks * args.trials)
+        seconds = time.perf_counter() - start
+        print(f"\n### {label} ({args.blocks} blocks of {args.trials} trials; pool {seconds:.0f} s)")
+        results = [
+            measure(label, pool, list(config.methods), block=args.trials, interval=kind)
+            for kind in ("fieller", "bootstrap")
+        ]
+        print("\n| method | true ratio | " + " | ".join(r.interval for r in results) + " |")
+        print("|---|---:|" + "---:|" * len(results))
+        for name in results[0].per_method:
+            cells = " | ".join(f"{100 * r.per_method[name]:.1f}%" for r in results)
+            print(f"| {name} | {results[0].true_ratio[name]:.4f} | {cells} |")
+        joint = " | ".join(f"**{100 * r.joint:.1f}%**" for r in results)
+        print(f"| all at once (claimed ≥ {100 * (1 - ALPHA):.0f}%) | | {joint} |")
+
+
+if __name__ == "__main__":
+    main()
