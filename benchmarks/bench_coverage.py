@@ -12,6 +12,7 @@ Usage::
 
     .venv/bin/python benchmarks/bench_coverage.py            # both configurations, 200 blocks
     .venv/bin/python benchmarks/bench_coverage.py --blocks 50
+    .venv/bin/python benchmarks/bench_coverage.py --values   # the per-value intervals
 
 The two configurations are issue 23's: OLH, ε = 1, n = 1e5, Zipf(1.5) d = 256, the full
 query; and GRR, ε = 2, n = 1e4, d = 64, top-10; 30 trials per block (the Explorer's).
@@ -27,7 +28,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from ldpcore.compare import ALPHA, compare
+from ldpcore.datasets import zipf
 from ldpcore.experiment import ExperimentConfig, run
+from ldpcore.intervals import frequency_intervals
+from ldpcore.postprocess import get_method
+from ldpcore.protocols import get_protocol
 
 CONFIGURATIONS = {
     "OLH ε=1 n=1e5 zipf d=256 full": ExperimentConfig(
@@ -105,11 +110,71 @@ def measure(
     )
 
 
+def value_coverage(
+    protocol: str,
+    epsilon: float,
+    n: int,
+    *,
+    d: int = 64,
+    runs: int = 200,
+    level: float = 0.95,
+    methods: Sequence[str] = ("Base", "Norm-Sub", "MLE"),
+) -> dict[str, tuple[float, float]]:
+    """How often each method's per-value interval holds the true frequency.
+
+    Zipf(1.5) over ``d`` values; ``runs`` collections (each its own seed). Returns, per
+    method, the rate for frequent values (the top 10%) and for rare ones (bottom half).
+    """
+    data = zipf(d, n, 1.5)
+    truth = data.frequencies()
+    oracle = get_protocol(protocol, epsilon=epsilon, domain_size=d)
+    order = np.argsort(-truth, kind="stable")
+    frequent, rare = order[: max(1, d // 10)], order[d // 2 :]
+    held = {name: [] for name in methods}
+    for seed in range(runs):
+        support = oracle.sample_support_counts(data.counts, np.random.default_rng(seed))
+        estimate = oracle.estimate(support, n)
+        for name in methods:
+            point = get_method(name)(estimate, protocol=oracle, n=n)
+            low, high = frequency_intervals(
+                estimate, protocol=oracle, n=n, level=level, point=point
+            )
+            held[name].append((low <= truth) & (truth <= high))
+    return {
+        name: (float(np.mean(np.array(rows)[:, frequent])), float(np.mean(np.array(rows)[:, rare])))
+        for name, rows in held.items()
+    }
+
+
+def print_value_coverage(runs: int) -> None:
+    """The per-value interval table of benchmarks/README.md."""
+    methods = ("Base", "Norm-Sub", "MLE")
+    print(f"\n### Per-value intervals, Zipf(1.5) d = 64, {runs} collections each")
+    print("\nCells: frequent (top 10%) / rare (bottom half) values covered.\n")
+    print("| protocol | ε | n | level | " + " | ".join(methods) + " |")
+    print("|---|---:|---:|---:|" + "---|" * len(methods))
+    for protocol in ("GRR", "OLH", "OUE", "SS", "HR"):
+        for epsilon in (0.5, 2.0):
+            for n in (100, 10_000, 1_000_000):
+                for level in (0.9, 0.95):
+                    found = value_coverage(
+                        protocol, epsilon, n, runs=runs, level=level, methods=methods
+                    )
+                    cells = " | ".join(
+                        f"{100 * found[m][0]:.1f} / {100 * found[m][1]:.1f}" for m in methods
+                    )
+                    print(f"| {protocol} | {epsilon:g} | {n:,} | {level:g} | {cells} |")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--blocks", type=int, default=200)
     parser.add_argument("--trials", type=int, default=30, help="trials per block")
+    parser.add_argument("--values", action="store_true", help="the per-value intervals only")
     args = parser.parse_args(argv)
+    if args.values:
+        print_value_coverage(args.blocks)
+        return
     for label, config in CONFIGURATIONS.items():
         start = time.perf_counter()
         # The truth from the whole pool; each block is 1/blocks of it, so its own share

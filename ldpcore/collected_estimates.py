@@ -3,13 +3,12 @@
 An analyst who ran a protocol has, per value, either the *support counts* (how many
 reports support the value) or the aggregator's *Base estimates* (NDSS 2020 Eq. 2).
 :func:`read_collected` reads either from a CSV; :func:`consistent_estimates`
-post-processes them with a chosen method and attaches an interval per value by a
-parametric bootstrap: the method's output is taken as the truth, the protocol is
-simulated on it ``trials`` times (the exact fast samplers), the method is applied
-to each simulated Base estimate, and the spread of those errors around the fitted
-truth gives the interval (the "basic" bootstrap interval, Davison & Hinkley 1997,
-Sec. 5.2). It describes the noise of the protocol plus the method as fitted; it is
-an approximation, not an exact confidence interval, and the page says so.
+post-processes them with a chosen method and attaches an interval per value for the
+true frequency: the score interval of the Base estimate's exact variance
+(:mod:`ldpcore.intervals`), widened to contain the method's estimate. A parametric
+bootstrap around the method's own output was used before; it covered rare values about
+half the time (it inherits the method's bias, e.g. Norm-Sub's zeros gave [0, 0]), see
+benchmarks/README.md, "Coverage".
 """
 
 from __future__ import annotations
@@ -24,11 +23,10 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from ldpcore._validation import check_n_users
-from ldpcore.datasets import round_to_total
 from ldpcore.errors import InputError
+from ldpcore.intervals import check_level, frequency_intervals
 from ldpcore.postprocess import get_method
 from ldpcore.protocols import FrequencyOracle, get_protocol
-from ldpcore.rng import trial_generators
 from ldpcore.tables import TableError, inspect_table, read_numbers
 
 #: What a collected file holds.
@@ -143,11 +141,9 @@ def consistent_estimates(
     collected: Collected,
     method: str,
     *,
-    trials: int = 100,
     level: float = 0.95,
-    seed: int = 0,
 ) -> pd.DataFrame:
-    """Post-process collected output and attach a simulated interval per value.
+    """Post-process collected output and attach an interval for each true frequency.
 
     Parameters
     ----------
@@ -155,46 +151,21 @@ def consistent_estimates(
         From :func:`read_collected`.
     method : str
         A post-processing method (see :func:`ldpcore.postprocess.method_names`).
-    trials : int
-        Bootstrap simulations (0 skips the interval).
     level : float
-        The interval's nominal coverage.
-    seed : int
-        Seed of the simulations.
+        The intervals' nominal coverage, per value.
 
     Returns
     -------
     DataFrame
-        ``value, base_estimate, estimate, low, high`` (frequencies; ``low``/``high``
-        clipped to ``[0, 1]``; NaN when ``trials == 0``).
+        ``value, base_estimate, estimate, low, high`` (frequencies; ``0 <= low <= high
+        <= 1``, each interval holding the estimate where the estimate is in [0, 1]).
     """
-    if not (isinstance(trials, int) and 0 <= trials <= 10_000):
-        raise InputError(f"trials must be a whole number in [0, 10000], got {trials!r}")
-    if not (0.5 <= level < 1):
-        raise InputError(f"level must be in [0.5, 1), got {level!r}")
-    processor = get_method(method)
+    level = check_level(level)
     oracle, n = collected.protocol, collected.n
-    fitted = processor(collected.estimate, protocol=oracle, n=n)
-    low = np.full(fitted.size, np.nan)
-    high = np.full(fitted.size, np.nan)
-    if trials:
-        # The fitted truth must be a distribution to simulate from; methods that do
-        # not enforce one (Base, Base-Pos, …) are simulated from its projection.
-        truth = (
-            fitted
-            if _is_distribution(fitted)
-            else get_method("Norm-Sub")(collected.estimate, protocol=oracle, n=n)
-        )
-        counts = round_to_total(np.clip(truth, 0, None), n)
-        centre = counts / n
-        errors = np.empty((trials, fitted.size))
-        for row, generator in zip(errors, trial_generators(seed, trials), strict=True):
-            support = oracle.sample_support_counts(counts, generator)
-            row[:] = processor(oracle.estimate(support, n), protocol=oracle, n=n) - centre
-        tail = (1 - level) / 2
-        lo_err, hi_err = np.quantile(errors, [tail, 1 - tail], axis=0)
-        low = np.clip(fitted - hi_err, 0.0, 1.0)
-        high = np.clip(fitted - lo_err, 0.0, 1.0)
+    fitted = get_method(method)(collected.estimate, protocol=oracle, n=n)
+    low, high = frequency_intervals(
+        collected.estimate, protocol=oracle, n=n, level=level, point=fitted
+    )
     return pd.DataFrame(
         {
             "value": collected.labels,
@@ -204,10 +175,6 @@ def consistent_estimates(
             "high": high,
         }
     )
-
-
-def _is_distribution(f: NDArray[np.float64]) -> bool:
-    return bool(np.all(f >= 0) and abs(float(f.sum()) - 1.0) < 1e-9)
 
 
 def example_collected(*, seed: int = 2026) -> bytes:

@@ -12,6 +12,7 @@ from ldpcore.notebooks import run_notebook
 from ldpcore.postprocess import method_class, method_names
 from ldpcore.protocols import protocol_names
 from ldpcore.tables import TableError
+from ldpcore.wording import BASE_OUTSIDE_NOTE, INTERVAL_NOTE
 from pages.app_layer.cache import (
     by_rank_figure,
     collected_example,
@@ -175,26 +176,23 @@ with collected_tab:
     inputs = _collected_inputs()
     if inputs is not None:
         data, source, settings = inputs
-        choice = st.columns(2)
-        method = choice[0].selectbox(
+        method = st.selectbox(
             "Post-processing method",
             method_names(),
             index=method_names().index("Norm-Sub"),
             key="collected-method",
         )
-        trials = choice[1].slider(
-            "Simulations for the intervals", 20, 500, 100, key="collected-trials"
-        )
         table = run_or_explain(
-            lambda: consistent(data, source, settings, method, int(trials)),
-            "Post-processing and simulating intervals…",
+            lambda: consistent(data, source, settings, method), "Post-processing…"
         )
         if table is not None:
             st.caption(
-                f"{method}: {method_class(method).explanation} Intervals: approximate 95%, by "
-                "simulating the protocol and the method on the fitted distribution (basic "
-                "parametric bootstrap; coverage checked by repeated simulated collections); "
-                "they describe the collection's noise, not errors in the settings above."
+                f"{method}: {method_class(method).explanation} {INTERVAL_NOTE}"
+                + (
+                    f" {BASE_OUTSIDE_NOTE}"
+                    if ((table["estimate"] < 0) | (table["estimate"] > 1)).any()
+                    else ""
+                )
             )
             figure = viz.estimates_with_intervals(table)
             st.plotly_chart(figure, key="chart-consistent", theme=None)

@@ -305,6 +305,11 @@ def test_upload_collected_output_and_download_consistent_estimates(
     assert [row[0] for row in rows] == ["red", "green", "blue", "grey"]
     estimates = [float(row[2]) for row in rows]
     assert abs(sum(estimates) - 1.0) < 1e-9 and min(estimates) >= 0
+    # An interval on every estimate, in [0, 1] and holding it; the page says how it is made.
+    for row in rows:
+        low, estimate, high = float(row[3]), float(row[2]), float(row[4])
+        assert 0 <= low <= estimate <= high <= 1
+    assert page.get_by_text(re.compile("from the Base estimate's exact variance")).count() >= 1
     assert page.locator("[data-testid='stException']").count() == 0
 
 

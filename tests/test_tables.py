@@ -272,21 +272,21 @@ def test_bad_collected_files(content: bytes, kwargs: dict, message: str) -> None
 def test_consistent_estimates_table() -> None:
     content = b"value,estimate\na,0.7\nb,0.35\nc,-0.05\n"
     collected = read_collected(content, protocol="GRR", epsilon=2.0, n=5000)
-    table = consistent_estimates(collected, "Norm-Sub", trials=50)
+    table = consistent_estimates(collected, "Norm-Sub")
     assert list(table.columns) == ["value", "base_estimate", "estimate", "low", "high"]
     assert table["estimate"].sum() == pytest.approx(1.0) and (table["estimate"] >= 0).all()
-    assert (table["low"] <= table["estimate"] + 1e-12).all()
-    assert (table["estimate"] <= table["high"] + 1e-12).all()
-    assert consistent_estimates(collected, "Norm-Sub", trials=0)["low"].isna().all()
+    assert (table["low"] <= table["estimate"]).all()
+    assert (table["estimate"] <= table["high"]).all()
+    with pytest.raises(ValueError, match="interval level"):
+        consistent_estimates(collected, "Norm-Sub", level=95)
 
 
 @pytest.mark.parametrize("method", ["Base", "Norm-Sub"])
 def test_interval_coverage(method: str) -> None:
     """Across repeated collections, the 90% intervals cover the truth about 90% of the time.
 
-    Values are well inside (0, 1), where neither method is biased, so the basic
-    bootstrap interval should be close to nominal; the bound is k·σ of a binomial
-    coverage count plus the bootstrap's own 100-draw quantile noise (≈ 2 points).
+    The bound is k·σ of a binomial coverage count, plus 2 points for the normal
+    approximation of the support counts the score interval rests on.
     """
     truth = np.array([0.3, 0.25, 0.2, 0.15, 0.1])
     n, level, repeats = 20_000, 0.9, 80
@@ -294,11 +294,11 @@ def test_interval_coverage(method: str) -> None:
     counts = np.round(truth * n).astype(np.int64)
     generator = np.random.default_rng(3)
     covered = []
-    for repeat in range(repeats):
+    for _ in range(repeats):
         support = oracle.sample_support_counts(counts, generator)
         content = "value,count\n" + "".join(f"v{i},{c}\n" for i, c in enumerate(support))
         collected = read_collected(content.encode(), protocol="OUE", epsilon=1.0, n=n)
-        table = consistent_estimates(collected, method, trials=100, level=level, seed=repeat)
+        table = consistent_estimates(collected, method, level=level)
         covered.extend((table["low"] <= truth) & (truth <= table["high"]))
     rate = float(np.mean(covered))
     sigma = math.sqrt(level * (1 - level) / len(covered))

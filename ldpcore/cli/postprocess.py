@@ -12,11 +12,12 @@ from ldpcore import bounds
 from ldpcore.cli import _args
 from ldpcore.collected_estimates import Collected, read_collected
 from ldpcore.errors import InputError
+from ldpcore.intervals import check_level, frequency_intervals
 from ldpcore.postprocess import get_method, method_names, resolve_method_name
 
 EXAMPLE = """example (a CSV with header value,estimate or value,count):
   ldpcore postprocess --protocol OLH --epsilon 1 --n 1000000 --method Norm-Sub \\
-      --input estimates.csv --output consistent.csv
+      --input estimates.csv --output consistent.csv --interval 0.95
 """
 
 
@@ -32,7 +33,17 @@ def add_parser(commands: Any) -> None:
     _args.add_protocol_arguments(post, population="n")
     post.add_argument("--method", required=True, help=", ".join(method_names()))
     add_input_arguments(post)
-    post.add_argument("--output", help="where to write value,frequency (default: stdout)")
+    post.add_argument(
+        "--output", help="where to write value,frequency[,low,high] (default: stdout)"
+    )
+    post.add_argument(
+        "--interval",
+        metavar="LEVEL",
+        help=(
+            "add low,high: an interval for each true frequency at this level (e.g. 0.95), "
+            "from the Base estimate's exact variance, holding the method's estimate"
+        ),
+    )
 
 
 def add_input_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,15 +84,24 @@ def read_input(args: argparse.Namespace, n: int) -> Collected:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Post-process and write ``value,frequency`` at full double precision."""
+    """Post-process and write ``value,frequency[,low,high]`` at full double precision."""
     n = _args.users(args.n)
     method = get_method(resolve_method_name(args.method))
+    level = None if args.interval is None else check_level(_args.number(args.interval, "interval"))
     collected = read_input(args, n)
     frequencies = method(collected.estimate, protocol=collected.protocol, n=n)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["value", "frequency"])
-    for value, frequency in zip(collected.labels, frequencies, strict=True):
-        writer.writerow([value, repr(float(frequency))])  # repr: full double precision
+    if level is None:
+        writer.writerow(["value", "frequency"])
+        for value, frequency in zip(collected.labels, frequencies, strict=True):
+            writer.writerow([value, repr(float(frequency))])  # repr: full double precision
+    else:
+        low, high = frequency_intervals(
+            collected.estimate, protocol=collected.protocol, n=n, level=level, point=frequencies
+        )
+        writer.writerow(["value", "frequency", "low", "high"])
+        for row in zip(collected.labels, frequencies, low, high, strict=True):
+            writer.writerow([row[0], *(repr(float(x)) for x in row[1:])])
     _args.write_output(args.output, out.getvalue())
     return 0

@@ -219,9 +219,7 @@ def guessed_kind(data: bytes, source: str) -> str:
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def consistent(
-    data: bytes, source: str, settings: dict[str, object], method: str, trials: int
-) -> pd.DataFrame:
-    """Consistent estimates with intervals for a collected file."""
+def consistent(data: bytes, source: str, settings: dict[str, object], method: str) -> pd.DataFrame:
+    """Consistent estimates with an interval for each true frequency, for a collected file."""
     collected: Collected = read_collected(data, source=source, **settings)  # type: ignore[arg-type]
-    return consistent_estimates(collected, method, trials=trials)
+    return consistent_estimates(collected, method)

@@ -1,0 +1,111 @@
+"""An interval on every estimate (issue 23, part 4): coverage, bounds, the CLI contract.
+
+The intervals (ldpcore.intervals) are score intervals for the true frequency from the
+Base estimate's exact variance, widened to hold the method's estimate. They are checked
+here against simulated collections (coverage for frequent and for rare values), as a
+property over protocols, methods, ε and n, against the defining equation, and through
+``ldpcore postprocess --interval``.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import special
+from test_cli import ldpcore
+
+from ldpcore.datasets import zipf
+from ldpcore.intervals import base_variance_terms, frequency_intervals
+from ldpcore.postprocess import get_method, method_names
+from ldpcore.protocols import get_protocol, protocol_names
+
+
+@pytest.mark.parametrize("method", ["Base", "Norm-Sub", "MLE", "PowerNS"])
+def test_coverage_for_frequent_and_rare_values(method: str) -> None:
+    """GRR, d = 8, ε = 1, n = 2,000, Zipf(1.5): 100 seeded collections; 95% intervals
+    cover between 90% and 99% of the time for the top value and for the bottom half."""
+    data = zipf(8, 2000, 1.5)
+    truth = data.frequencies()
+    protocol = get_protocol("GRR", epsilon=1.0, domain_size=8)
+    order = np.argsort(-truth, kind="stable")
+    frequent, rare = order[:1], order[4:]
+    held = []
+    for seed in range(100):
+        rng = np.random.default_rng(seed)
+        estimate = protocol.estimate(protocol.sample_support_counts(data.counts, rng), data.n)
+        point = get_method(method)(estimate, protocol=protocol, n=data.n)
+        low, high = frequency_intervals(estimate, protocol=protocol, n=data.n, point=point)
+        held.append((low <= truth) & (truth <= high))
+    covered = np.array(held)
+    assert 0.90 <= covered[:, frequent].mean() <= 0.99, covered[:, frequent].mean()
+    assert 0.90 <= covered[:, rare].mean() <= 0.99, covered[:, rare].mean()
+
+
+@given(
+    protocol=st.sampled_from(protocol_names()),
+    method=st.sampled_from(method_names()),
+    epsilon=st.sampled_from([0.1, 0.5, 1.0, 3.0, 8.0]),
+    n=st.sampled_from([10, 1000, 10**6]),
+    d=st.integers(2, 12),
+    seed=st.integers(0, 2**16),
+    level=st.sampled_from([0.5, 0.9, 0.95, 0.999]),
+)
+def test_intervals_lie_in_the_unit_interval_and_hold_their_estimate(
+    *, protocol: str, method: str, epsilon: float, n: int, d: int, seed: int, level: float
+) -> None:
+    oracle = get_protocol(protocol, epsilon=epsilon, domain_size=d)
+    counts = np.random.default_rng(seed).multinomial(n, np.full(d, 1 / d))
+    estimate = oracle.estimate(oracle.sample_support_counts(counts, seed), n)
+    point = get_method(method)(estimate, protocol=oracle, n=n)
+    low, high = frequency_intervals(estimate, protocol=oracle, n=n, level=level, point=point)
+    assert np.all((low >= 0) & (low <= high) & (high <= 1))
+    inside = (point >= 0) & (point <= 1)
+    assert np.all((low <= point) & (point <= high) | ~inside)
+
+
+def test_bounds_solve_the_score_equation() -> None:
+    """Interior bounds satisfy (f̃ − f)² = z² (A + B f), with A and B from NDSS Eq. 3."""
+    for name in ("GRR", "OUE", "HR"):  # B > 0, B < 0 and SUE-like cases
+        oracle = get_protocol(name, epsilon=1.0, domain_size=16)
+        estimate = np.array([0.3, 0.1, 0.02, 0.005] + [0.575 / 12] * 12)
+        low, high = frequency_intervals(estimate, protocol=oracle, n=10_000, level=0.9)
+        a, b = base_variance_terms(oracle, 10_000)
+        # A and B from the per-value variance of Bin(n f, p) + Bin(n (1 − f), q), directly.
+        p, q, n = oracle.p, oracle.q, 10_000
+        f = 0.2
+        direct = (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (n * (p - q) ** 2)
+        assert a + b * f == pytest.approx(direct, rel=1e-12)
+        z = float(special.ndtri(0.95))
+        for bound in (low, high):
+            interior = (bound > 0) & (bound < 1)
+            lhs = (estimate - bound) ** 2
+            rhs = z**2 * (a + b * bound)
+            assert np.allclose(lhs[interior], rhs[interior], rtol=1e-9)
+            assert interior.any()
+
+
+def test_postprocess_writes_an_interval_for_every_value(tmp_path: Path) -> None:
+    source = tmp_path / "estimates.csv"
+    source.write_text("value,estimate\na,0.5\nb,0.3\nc,0.25\nd,-0.05\n")
+    common = ["postprocess", "--protocol", "GRR", "--epsilon", "1", "--n", "20000"]
+    for method in ("Norm-Sub", "Base"):
+        done = ldpcore(*common, "--method", method, "--input", str(source), "--interval", "0.95")
+        assert done.returncode == 0, done.stderr
+        table = pd.read_csv(pd.io.common.StringIO(done.stdout))
+        assert list(table.columns) == ["value", "frequency", "low", "high"]
+        assert (table["low"].ge(0) & table["low"].le(table["high"]) & table["high"].le(1)).all()
+        inside = table["frequency"].between(0, 1)
+        assert table.loc[inside, "low"].le(table.loc[inside, "frequency"]).all()
+        assert table.loc[inside, "high"].ge(table.loc[inside, "frequency"]).all()
+    # Without --interval the contract is unchanged.
+    plain = ldpcore(*common, "--method", "Base", "--input", str(source))
+    assert plain.stdout.splitlines()[0] == "value,frequency"
+    bad = ldpcore(*common, "--method", "Base", "--input", str(source), "--interval", "95")
+    assert bad.returncode == 2 and "0.95 for 95%" in bad.stderr
+    assert math.isfinite(float(table["high"].iloc[0]))
