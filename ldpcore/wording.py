@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # types only: the modules that compute these import this one
 
     from ldpcore.advice.epsilon_search import ConsistentOption, EpsilonAnswer
     from ldpcore.compare import Comparison
+    from ldpcore.experiment import ExperimentConfig
 
 
 def format_number(value: float) -> str:
@@ -287,3 +288,59 @@ BASE_OUTSIDE_NOTE = (
     "their intervals stop at 0 or 1, since no frequency lies beyond, and so do not "
     "contain those estimates."
 )
+
+
+def settings_line(config: ExperimentConfig) -> str:
+    """What was simulated, in one line: the CLI's header and the Explorer's caption.
+
+    Examples
+    --------
+    >>> from ldpcore.experiment import ExperimentConfig
+    >>> settings_line(ExperimentConfig(dataset="zipf:d=8", n=1000, protocol="olh", epsilon=1))
+    'OLH, ε = 1, n = 1,000, zipf:d=8,s=1.5, query full, 30 trials, seed 0'
+    """
+    return (
+        f"{config.protocol}, ε = {config.epsilon:g}, n = {config.n:,}, {config.dataset}, "
+        f"query {config.query}, {config.trials} trials, seed {config.seed}"
+    )
+
+
+def not_converged_sentence(method: str, share_stuck: float) -> str:
+    """An iterative method that stopped at its cap in some trials (never a silent cap).
+
+    Examples
+    --------
+    >>> not_converged_sentence("IBU", 0.1)
+    'IBU stopped at its iteration cap without converging in 10% of the trials; its numbers are those of its last iterate, not of the method.'
+    """  # noqa: E501
+    return (
+        f"{method} stopped at its iteration cap without converging in {share_stuck:.0%} of "
+        "the trials; its numbers are those of its last iterate, not of the method."
+    )
+
+
+def users_needed_sentence(protocol: str, method: str, epsilon: float, users: float | None) -> str:
+    """The reverse search's answer: users needed at a fixed ε (markdown, bold count).
+
+    Examples
+    --------
+    >>> users_needed_sentence("OLH", "Norm-Sub", 1.0, 12_345.2)
+    'OLH + Norm-Sub at ε = 1: **12,346 users**.'
+    """
+    needed = "more than 10⁹" if users is None else f"{math.ceil(users):,}"
+    return f"{protocol} + {method} at ε = {epsilon:g}: **{needed} users**."
+
+
+def odds_sentence(epsilon: float) -> str:
+    """What ε-LDP means for one person, in odds (markdown).
+
+    Examples
+    --------
+    >>> odds_sentence(1.0)[-48:]
+    'factor **e^ε = 2.72** (the definition of ε-LDP).'
+    """
+    return (
+        "Whatever anyone knew before, one person's report can change their odds about "
+        f"that person's value by at most a factor **e^ε = {math.exp(epsilon):,.2f}** "
+        "(the definition of ε-LDP)."
+    )

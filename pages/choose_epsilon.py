@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import pandas as pd
 import streamlit as st
@@ -16,7 +15,12 @@ from ldpcore.notebooks import choose_epsilon_notebook
 from ldpcore.postprocess import method_names
 from ldpcore.protocols import protocol_names
 from ldpcore.records import decision_record
-from ldpcore.wording import epsilon_sentence, query_in_words
+from ldpcore.wording import (
+    epsilon_sentence,
+    odds_sentence,
+    query_in_words,
+    users_needed_sentence,
+)
 from pages.app_layer.cache import (
     choose_epsilon_seconds,
     epsilon_answers,
@@ -201,8 +205,7 @@ reverse_config = dataclasses.replace(
 users = run_or_explain(lambda: users_needed(reverse_config, target), "Searching n…")
 if users:
     for advice in users:
-        needed = "more than 10⁹" if advice.value is None else f"{math.ceil(advice.value):,}"
-        st.write(f"{winner.protocol} + {advice.method} at ε = {fixed:g}: **{needed} users**.")
+        st.write(users_needed_sentence(winner.protocol, advice.method, fixed, advice.value))
 
 
 st.subheader("What ε means for one person")
@@ -212,11 +215,7 @@ inspect = st.select_slider(
     value=min(EPSILONS, key=lambda e: abs(e - (winner.epsilon or 1.0))),
     key="choose-risk-epsilon",
 )
-st.markdown(
-    f"Whatever anyone knew before, one person's report can change their odds about that "
-    f"person's value by at most a factor **e^ε = {math.exp(float(inspect)):,.2f}** "
-    "(the definition of ε-LDP)."
-)
+st.markdown(odds_sentence(float(inspect)))
 risk = run_or_explain(
     lambda: pd.DataFrame(
         privacy_risk(dataset.frequencies(), epsilon=float(inspect), protocols=protocols)

@@ -12,6 +12,7 @@ from ldpcore.commands import simulate_command
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.notebooks import run_notebook, sweep_notebook
 from ldpcore.protocols import protocol_names
+from ldpcore.wording import settings_line
 from pages.app_layer.cache import (
     by_rank_figure,
     mse_figure,
@@ -47,9 +48,8 @@ summary: pd.DataFrame = result["summary"]
 verdict_banner(result["ranking"], users=config.n if config.query.whole_domain else None)
 convergence_warning(result["summary"])
 st.caption(
-    f"{config.protocol}, ε = {config.epsilon:g}, n = {config.n:,}, {config.dataset}, "
-    f"{config.trials} trials, seed {config.seed}. The table below has every method's MSE "
-    "ratio to Base with its interval."
+    f"{settings_line(config)}. The table below has every method's MSE ratio to Base with "
+    "its interval."
 )
 # One by-rank chart at a time, and by default only the featured methods on it: every
 # trace, even a legend-only one, costs the browser time on each slider move.

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from ldpcore.postprocess import method_names
 from ldpcore.protocols import protocol_names
+from ldpcore.wording import settings_line
 from pages.app_layer.widgets import default_config
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -73,10 +74,7 @@ def test_the_default_configuration_is_what_a_first_visitor_sees() -> None:
     at.run()
     config = default_config()
     assert config.methods == method_names()
-    said = (
-        f"{config.protocol}, ε = {config.epsilon:g}, n = {config.n:,}, {config.dataset}, "
-        f"{config.trials} trials, seed {config.seed}."
-    )
+    said = settings_line(config) + "."
     assert at.caption[0].value.startswith(said), at.caption[0].value
     assert at.sidebar.caption[-1].value == (
         f"Methods: all. Trials: {config.trials}. Seed: {config.seed}."
@@ -281,7 +279,7 @@ def test_bundled_sample_in_the_sidebar() -> None:
     at = small(app())
     at.pills(key="dataset").set_value("sample: zipf").run()
     assert not at.exception
-    assert "zipf, 5 trials" in at.caption[0].value
+    assert ", zipf, query full, 5 trials" in at.caption[0].value
 
 
 def test_explorer_protocol_table_behind_its_toggle() -> None:

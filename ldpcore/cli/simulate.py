@@ -10,6 +10,7 @@ from ldpcore import bounds
 from ldpcore.cli import _args
 from ldpcore.protocols import protocol_names
 from ldpcore.query_specs import query_usage
+from ldpcore.wording import not_converged_sentence, settings_line
 
 EXAMPLE = """example:
   ldpcore simulate --protocol OLH --epsilon 1 --n 1000000 \\
@@ -85,22 +86,15 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(result.summary.to_csv(index=False, float_format="%.17g"))
     else:
         analytic = result.analytic
-        print(
-            f"{config.protocol}, ε = {config.epsilon:g}, n = {config.n:,}, {args.dataset}, "
-            f"query {config.query}, {config.trials} trials, seed {config.seed}"
-        )
+        print(settings_line(config))
         print(result.summary.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
         if analytic["base_mse"] is not None:
             print(f"analytic Base MSE (Eq. 3): {analytic['base_mse']:.4g}")
         print(f"lower bound (asymptotic, prior-averaged): {analytic['lower_bound']:.4g}")
     for record in result.summary.to_dict("records"):
         if record["converged"] < 1:  # never a silent cap
-            print(
-                f"warning: {record['method']} stopped at its iteration cap without "
-                f"converging in {1 - record['converged']:.0%} of the trials; its numbers "
-                "are those of its last iterate",
-                file=sys.stderr,
-            )
+            sentence = not_converged_sentence(record["method"], 1 - record["converged"])
+            print(f"warning: {sentence}", file=sys.stderr)
     return 0
 
 

@@ -12,7 +12,13 @@ import streamlit as st
 from ldpcore.advice import Recommendation, SweepVerdict
 from ldpcore.errors import InputError
 from ldpcore.postprocess import method_class
-from ldpcore.wording import format_count, format_error, format_ratio, in_users
+from ldpcore.wording import (
+    format_count,
+    format_error,
+    format_ratio,
+    in_users,
+    not_converged_sentence,
+)
 
 #: Said under every paired comparison shown.
 PAIRED_NOTE = (
@@ -94,11 +100,7 @@ def convergence_warning(summary: pd.DataFrame) -> None:
     """Say so when an iterative method (MLE, IBU) stopped at its cap in some trials."""
     stuck = summary[summary["converged"] < 1]
     for record in stuck.to_dict("records"):
-        st.warning(
-            f"{record['method']} stopped at its iteration cap without converging in "
-            f"{1 - record['converged']:.0%} of the trials; its numbers are those of its last "
-            "iterate, not of the method."
-        )
+        st.warning(not_converged_sentence(record["method"], 1 - record["converged"]))
 
 
 #: Where an undefined cell of the method table links to (its section's anchor).
