@@ -36,6 +36,10 @@ from ldpcore.rng import ClientRNG
 _ROUNDING = 1e-9
 
 
+#: The lowest confidence the audit accepts: below it a reported violation is no evidence.
+CONFIDENCE_MIN = 0.9
+
+
 @dataclass(frozen=True)
 class AuditResult:
     """The outcome of :func:`audit` (ratios are ``P(·|v)/P(·|v')``; the bound is ``e^ε``).
@@ -146,8 +150,13 @@ def audit(
     """Audit ``protocol`` exactly and empirically (see the module docstring)."""
     if not (isinstance(runs, int) and 1_000 <= runs <= 50_000_000):
         raise InputError(f"runs must be a whole number in [1000, 50000000], got {runs!r}")
-    if not (0.5 <= confidence < 1):
-        raise InputError(f"confidence must be in [0.5, 1), got {confidence!r}")
+    if not (CONFIDENCE_MIN <= confidence < 1):
+        # A one-sided bound at 50% is the estimate itself: a correct randomizer would be
+        # reported as a violation about half the time, which is no evidence (issue 28).
+        raise InputError(
+            f"confidence must be in [{CONFIDENCE_MIN}, 1) for a violation to be evidence, "
+            f"got {confidence!r}"
+        )
     v, w = inputs
     bound = math.exp(protocol.epsilon)
     exact = protocol.worst_case_ratio()

@@ -102,6 +102,8 @@ def read_collected(
     >>> c.kind, round(float(c.estimate.sum()), 12)
     ('counts', 1.0)
     """
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise InputError(f"{source}: expected the file's bytes, got {type(data).__name__}")
     kind = kind or guess_kind(data, source=source)
     if kind not in KINDS:
         raise InputError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")

@@ -413,3 +413,11 @@ def test_norm_cut_keeps_the_top_group_when_it_alone_exceeds_one(
     protocol = get_protocol("GRR", epsilon=1.0, domain_size=len(estimate))
     result = get_method("Norm-Cut")(np.array(estimate), protocol=protocol, n=1000)
     np.testing.assert_allclose(result, expected, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_an_absurd_estimate_is_refused_not_turned_into_nan(name: str) -> None:
+    """Issue 28: 1e308 everywhere made MLE-Apx return NaN and Norm-Sub raise IndexError."""
+    protocol = get_protocol("GRR", epsilon=5.0, domain_size=16)
+    with pytest.raises(ValueError, match="frequency estimates, at most"):
+        get_method(name)(np.ones(16) * 1e308, protocol=protocol, n=10**12)

@@ -203,3 +203,14 @@ def test_secure_olh_buckets_are_grr_over_g() -> None:
     expected = np.full(g, users / (e + g - 1))
     expected[1] = users * e / (e + g - 1)
     assert stats.chisquare(np.bincount(buckets, minlength=g), expected).pvalue > 1e-7
+
+
+def test_the_audit_refuses_a_confidence_that_is_no_evidence() -> None:
+    """Issue 28: at 0.5 a correct randomizer was reported as a violation half the time."""
+    from ldpcore.audit import audit  # noqa: PLC0415
+    from ldpcore.protocols import get_protocol  # noqa: PLC0415
+
+    protocol = get_protocol("GRR", epsilon=1.0, domain_size=4)
+    with pytest.raises(ValueError, match=r"confidence must be in \[0.9, 1\)"):
+        audit(protocol, runs=1000, confidence=0.5, rng=np.random.default_rng(0))
+    assert audit(protocol, runs=2000, confidence=0.9, rng=np.random.default_rng(0)).passed

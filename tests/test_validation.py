@@ -116,3 +116,17 @@ def test_inputs_are_not_mutated(name: str) -> None:
     protocol.estimate(support, int(counts.sum()))
     np.testing.assert_array_equal(counts, before)
     np.testing.assert_array_equal(support, kept)
+
+
+def test_wrong_types_are_input_errors_not_type_errors() -> None:
+    """Issue 28: these raised a bare TypeError."""
+    from ldpcore.advice import choose_epsilon  # noqa: PLC0415
+    from ldpcore.collected_estimates import read_collected  # noqa: PLC0415
+    from ldpcore.errors import InputError  # noqa: PLC0415
+    from ldpcore.experiment import ExperimentConfig  # noqa: PLC0415
+
+    config = ExperimentConfig(dataset="zipf:d=8", n=1000, protocol="GRR", epsilon=1.0)
+    with pytest.raises(InputError, match="list of protocol names"):
+        choose_epsilon(config, target_rmse=0.01, protocols=None)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="expected the file's bytes"):
+        read_collected(None, protocol="GRR", epsilon=1.0, n=10)  # type: ignore[arg-type]

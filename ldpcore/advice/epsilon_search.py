@@ -217,6 +217,10 @@ def choose_epsilon(
     With an ``executor`` the protocols are searched in parallel there.
     """
     check_target(target_rmse)
+    if isinstance(protocols, str) or not isinstance(protocols, Sequence):
+        raise InputError(
+            f"protocols must be a list of protocol names, e.g. ['GRR', 'OLH']; got {protocols!r}"
+        )
     names = tuple(protocols)
     if not names:
         raise InputError("name at least one protocol to search")

@@ -25,7 +25,9 @@ def add_parser(commands: Any) -> None:
     )
     _args.add_protocol_arguments(aud, population="domain-size")
     aud.add_argument("--runs", default="200000", help="randomizer runs per input")
-    aud.add_argument("--confidence", default="0.99")
+    aud.add_argument(
+        "--confidence", default="0.99", help="of the one-sided bound, in [0.9, 1) (default: 0.99)"
+    )
     aud.add_argument("--seed", help="seed the randomizer (default: OS secure generator)")
 
 

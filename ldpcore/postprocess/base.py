@@ -21,6 +21,10 @@ from ldpcore.protocols.base import FrequencyOracle
 Enforcement = Literal["yes", "no", "almost"]
 #: A frequency vector.
 Vector = NDArray[np.float64]
+#: Largest |f̃| accepted. A Base estimate lies within 1/(p − q) of [0, 1], and p − q is
+#: at least about 1e-9 within the bounds (GRR, ε = 0.001, d = 10⁶); beyond this a value
+#: is not an estimate, and squaring it would overflow to inf and NaN (issue 28).
+ESTIMATE_MAGNITUDE_MAX = 1e12
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,12 @@ def check_estimate(estimate: ArrayLike, domain_size: int) -> NDArray[np.float64]
     result = array.astype(np.float64, copy=True)
     if not np.all(np.isfinite(result)):
         raise InputError("estimate must be finite; found NaN or inf")
+    largest = float(np.max(np.abs(result))) if result.size else 0.0
+    if largest > ESTIMATE_MAGNITUDE_MAX:
+        raise InputError(
+            f"estimate values must be frequency estimates, at most {ESTIMATE_MAGNITUDE_MAX:g} "
+            f"in size; got {largest:g} (check that the file holds estimates, not counts)"
+        )
     return result
 
 
