@@ -43,9 +43,10 @@ test-slow: $(VENV)/.stamp-test
 	$(BIN)/python -m pytest -m slow
 
 # The suite (without the browser and slow tiers) with the toy protocol, method and query
-# kind in the real registries: it passes only if nothing else keeps a list of them.
+# kind in the real registries of every process (tests/toy_registry.py): it passes only
+# if nothing else keeps a list of them.
 test-toys: $(VENV)/.stamp-test
-	LDPCORE_TEST_TOYS=1 $(BIN)/python -m pytest -m "not browser and not slow" -q
+	LDPCORE_TEST_TOYS=1 PYTHONPATH=tests/toys_site $(BIN)/python -m pytest -m "not browser and not slow" -q
 
 bench: $(VENV)/.stamp-test
 	$(BIN)/python benchmarks/bench_samplers.py

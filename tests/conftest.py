@@ -12,43 +12,24 @@ suite passes with them and no other edit, which proves that nothing else keeps a
 from __future__ import annotations
 
 import math
-import os
-from types import MappingProxyType
 
 import numpy as np
 import pytest
 from hypothesis import settings
+from toy_registry import register_toys, toys_wanted
 
 from ldpcore.protocols import OLH, FrequencyOracle
 
-#: Set to 1 to run the suite with the toys in the real registries.
-TOYS_VARIABLE = "LDPCORE_TEST_TOYS"
-
 
 def toys_registered() -> bool:
-    """Whether this run registered the toys in the real registries."""
-    return os.environ.get(TOYS_VARIABLE) == "1"
+    """Whether this run registered the toys in the real registries (``make test-toys``)."""
+    return toys_wanted()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the toys in the real registries when ``LDPCORE_TEST_TOYS=1``."""
-    if not toys_registered():
-        return
-    from toy_method import Shrink  # noqa: PLC0415
-    from toy_protocol import PadRR  # noqa: PLC0415
-    from toy_query import BlocksQuery  # noqa: PLC0415
-
-    import ldpcore.postprocess  # noqa: PLC0415
-    import ldpcore.protocols  # noqa: PLC0415
-    import ldpcore.query_specs  # noqa: PLC0415
-
-    # The same swap test_extending's fixture makes for one test, here for the session.
-    protocols = {**ldpcore.protocols.PROTOCOLS, "PadRR": PadRR}
-    methods = {**ldpcore.postprocess.METHODS, "Shrink": Shrink}
-    kinds = {**ldpcore.query_specs.QUERY_KINDS, "blocks": BlocksQuery}
-    ldpcore.protocols.PROTOCOLS = MappingProxyType(protocols)
-    ldpcore.postprocess.METHODS = MappingProxyType(methods)
-    ldpcore.query_specs.QUERY_KINDS = MappingProxyType(kinds)
+    if toys_wanted():
+        register_toys()
 
 
 # Derandomized and without an example database: CI and every developer run the same cases.

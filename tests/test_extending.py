@@ -226,26 +226,11 @@ def test_the_toy_query_kind_through_experiments_and_the_command_line(toys: None)
     assert result.labels == ("block 1", "block 2", "block 3", "block 4")
     # Not single values: Base's exact single-value MSE (Eq. 3) is not claimed.
     assert result.analytic["base_mse"] is None
-    code, out = _cli(
-        "simulate",
-        "--protocol",
-        "GRR",
-        "--epsilon",
-        "2",
-        "--n",
-        "5000",
-        "--dataset",
-        "zipf:d=10,s=1",
-        "--query",
-        "blocks:size=3",
-        "--methods",
-        "Base,Norm-Sub",
-        "--trials",
-        "4",
-        "--format",
-        "json",
-        stream="out",
+    command = (
+        "simulate --protocol GRR --epsilon 2 --n 5000 --dataset zipf:d=10,s=1 "
+        "--query blocks:size=3 --methods Base,Norm-Sub --trials 4 --format json"
     )
+    code, out = _cli(*command.split(), stream="out")
     assert code == 0 and '"query": "blocks:size=3"' in out
 
 

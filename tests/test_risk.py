@@ -88,12 +88,16 @@ def _map_guesses(name: str, oracle, reports, prior: np.ndarray) -> np.ndarray:
         columns = np.arange(1, d + 1)[None, :]
         negative = np.bitwise_count(reports[:, None] & columns) & 1
         likelihood = np.where(negative == 1, 1 - oracle.p, oracle.p)
-    else:  # OLH: hash every candidate value with the report's own hash function
+    elif name == "OLH":  # hash every candidate value with the report's own hash function
         values = np.arange(d)[None, :]
         hashed = hash_values(
             reports.multiplier[:, None], reports.offset[:, None], values, oracle.hash_range
         )
         likelihood = np.where(hashed == reports.bucket[:, None], e, 1.0)
+    else:
+        # Any other protocol whose report is one output (a registered toy, a new one):
+        # its channel row, enumerated (small d only).
+        likelihood = oracle.channel_matrix()[np.asarray(reports, dtype=np.int64)]
     return np.argmax(likelihood * prior[None, :], axis=1)
 
 

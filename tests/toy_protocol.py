@@ -22,7 +22,12 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_int
-from ldpcore.protocols.base import FrequencyOracle, ProtocolParameter, ratio_from_matrix
+from ldpcore.protocols.base import (
+    FrequencyOracle,
+    ProtocolParameter,
+    check_prior,
+    ratio_from_matrix,
+)
 from ldpcore.protocols.report_format import integer_columns
 from ldpcore.rng import ClientRNG, as_source
 
@@ -93,6 +98,13 @@ class PadRR(FrequencyOracle):
         channel = np.full((self.outputs, self.domain_size), self.q)
         channel[np.arange(self.domain_size), np.arange(self.domain_size)] = self.p
         return channel
+
+    def bayes_guess_rate(self, prior: ArrayLike) -> float:
+        """Closed form, any ``d``: a report naming a value is guessed as that value when
+        ``p π_y ≥ q max_v π_v``, else as the most common value; a decoy as the most common."""
+        pi = check_prior(prior, self.domain_size)
+        top = float(pi.max())
+        return float(np.maximum(self.p * pi, self.q * top).sum() + self.pad * self.q * top)
 
     def worst_case_ratio(self) -> float:
         """From the channel (two probabilities per output: ``p`` and ``q``)."""
