@@ -46,7 +46,7 @@ test-slow: $(VENV)/.stamp-test
 # kind in the real registries of every process (tests/toy_registry.py): it passes only
 # if nothing else keeps a list of them.
 test-toys: $(VENV)/.stamp-test
-	LDPCORE_TEST_TOYS=1 PYTHONPATH=tests/toys_site $(BIN)/python -m pytest -m "not browser and not slow" -q
+	LDPCORE_TEST_TOYS=1 PYTHONPATH=$(CURDIR)/tests/toys_site $(BIN)/python -m pytest -m "not browser and not slow" -q
 
 bench: $(VENV)/.stamp-test
 	$(BIN)/python benchmarks/bench_samplers.py
