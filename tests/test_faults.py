@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -73,6 +74,12 @@ def test_randomize_killed_midway_keeps_the_old_reports(tmp_path: Path, suffix: s
     _kill_while_writing(common, tmp_path, reports.name)
     # The old file, whole: the killed run's rows never reached it.
     assert reports.read_bytes() == before
+    # The killed run's temporary file is left (SIGKILL cannot be caught); the next run
+    # to the same output removes it, since its writer is gone.
+    assert list(tmp_path.glob(f".{reports.name}.*.part"))
+    done = subprocess.run([*COMMAND, *first], check=False, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert not list(tmp_path.glob(f".{reports.name}.*.part"))
 
 
 def test_audit_at_a_huge_epsilon_says_why_it_cannot_measure() -> None:
@@ -243,3 +250,51 @@ def test_csv_reports_carry_their_parameters(
     )
     assert right.returncode == 0, right.stderr
     assert right.stdout.splitlines()[0] == "value,count"
+
+
+def test_an_output_link_stays_a_link_and_its_file_is_replaced(tmp_path: Path) -> None:
+    """Issue 28: --output through a symbolic link replaced the link by a file."""
+    from ldpcore._files import replacing  # noqa: PLC0415
+
+    real = tmp_path / "data" / "out.csv"
+    real.parent.mkdir()
+    real.write_text("old\n")
+    link = tmp_path / "out.csv"
+    link.symlink_to(real)
+    with replacing(link) as temporary:
+        temporary.write_text("new\n")
+    assert link.is_symlink() and real.read_text() == "new\n"
+    assert not list(real.parent.glob("*.part")) and not list(tmp_path.glob("*.part"))
+
+
+def test_an_output_pipe_is_written_into_not_replaced(tmp_path: Path) -> None:
+    """Issue 28: a named pipe (or /dev/stdout) was renamed over, not written into."""
+    import threading  # noqa: PLC0415
+
+    from ldpcore._files import replacing  # noqa: PLC0415
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()))
+    reader.start()
+    with replacing(pipe) as temporary:
+        temporary.write_text("value,frequency\na,0.5\n")
+    reader.join(timeout=30)
+    assert received == [b"value,frequency\na,0.5\n"]
+    assert stat.S_ISFIFO(os.stat(pipe).st_mode)
+
+
+def test_the_command_line_writes_to_dev_stdout(tmp_path: Path) -> None:
+    """``--output /dev/stdout`` (a common idiom) writes to standard output."""
+    estimates = tmp_path / "estimates.csv"
+    estimates.write_text("value,estimate\na,0.6\nb,0.5\nc,-0.1\n")
+    args = "postprocess --protocol GRR --epsilon 1 --n 1000 --method Norm-Sub"
+    out = subprocess.run(
+        [*COMMAND, *args.split(), "--input", str(estimates), "--output", "/dev/stdout"],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0] == "value,frequency" and len(out.stdout.splitlines()) == 4
