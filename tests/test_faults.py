@@ -298,3 +298,19 @@ def test_the_command_line_writes_to_dev_stdout(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0] == "value,frequency" and len(out.stdout.splitlines()) == 4
+
+
+def test_reproduce_stopped_before_any_recipe_leaves_no_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28: `reproduce` killed early left an empty folder behind."""
+    import ldpcore.reproduce as reproducing  # noqa: PLC0415
+
+    def stopped(*_args: object, **_kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(reproducing, "run_recipe", stopped)
+    out = tmp_path / "out"
+    with pytest.raises(KeyboardInterrupt):
+        reproducing.reproduce([reproducing.recipe_ids()[0]], "quick", out, png=False)
+    assert not out.exists()

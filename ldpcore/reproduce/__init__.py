@@ -270,7 +270,10 @@ def reproduce(
     for recipe_id in ids:
         get_recipe(recipe_id)  # fail before running anything
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {str(out)!r} is a file; give a folder")
+    # The folder is made by the first recipe's files, not before: a run stopped before
+    # any recipe finished leaves nothing behind (issue 28: it left an empty folder).
     context = Context(mode, executor=executor, workers=workers)
     results = []
     for position, recipe_id in enumerate(ids):
@@ -288,6 +291,7 @@ def reproduce(
             if warn is not None:
                 warn(str(exc))
         results.append(reproduction)
+    out.mkdir(parents=True, exist_ok=True)
     with replacing(out / "report.md", what="report.md") as temporary:
         temporary.write_text(summary_markdown(results), encoding="utf-8")
     return results
