@@ -76,6 +76,8 @@ SUMMARY_COLUMNS = (
     "converged",
 )
 
+#: How many times at most a run reports progress (when asked to).
+_PROGRESS_STEPS = 10
 #: Called as ``progress(done, total)`` while trials finish.
 Progress = Callable[[int, int], None]
 
@@ -403,10 +405,16 @@ def trial_generator(seed: int, index: int) -> np.random.Generator:
 
 
 def _run_trials(
-    config: ExperimentConfig, indices: Sequence[int]
+    config: ExperimentConfig,
+    indices: Sequence[int],
+    built: tuple[Dataset, FrequencyOracle, Query] | None = None,
 ) -> tuple[NDArray[np.float64], ...]:
-    """Answers, TV and KL of every method for the given trials (runs in any worker)."""
-    data, protocol, query = config.build()
+    """Answers, TV and KL of every method for the given trials (runs in any worker).
+
+    ``built`` is ``config.build()`` when the caller has it (in-process chunks share it:
+    a full query at d = 10⁶ takes a second to build); a worker builds its own.
+    """
+    data, protocol, query = config.build() if built is None else built
     truth_vector = data.frequencies()
     methods = [get_method(name) for name in config.methods]
     n = data.n
@@ -461,11 +469,19 @@ def run(
         Called as ``progress(done, total)`` after each chunk.
     """
     data, protocol, query = config.build()  # validate before any work is sent out
-    chunks = _chunks(config.trials, max(1, workers) if executor is not None else 1)
+    pieces = max(1, workers) if executor is not None else 1
+    if progress is not None:
+        # Report as trials finish, in about ten steps; each trial has its own seed, so
+        # the numbers are the same however the trials are grouped.
+        pieces = max(pieces, min(config.trials, _PROGRESS_STEPS))
+    chunks = _chunks(config.trials, pieces)
     results: list[tuple[NDArray[np.float64], ...]] = []
     done = 0
     if executor is None:
-        parts: Iterable[tuple[NDArray[np.float64], ...]] = (_run_trials(config, c) for c in chunks)
+        built = (data, protocol, query)
+        parts: Iterable[tuple[NDArray[np.float64], ...]] = (
+            _run_trials(config, c, built) for c in chunks
+        )
     else:
         parts = executor.map(_run_trials, [config] * len(chunks), chunks)
     for chunk, part in zip(chunks, parts, strict=True):
@@ -602,7 +618,12 @@ def sweep(
             if progress is not None:
                 progress(offset + done, total)
 
-        result = run(point, executor=executor, workers=workers, progress=report)
+        result = run(
+            point,
+            executor=executor,
+            workers=workers,
+            progress=report if progress is not None else None,
+        )
         frame = result.summary.copy()
         frame.insert(0, parameter, value)
         frame["base_mse"] = result.analytic["base_mse"]

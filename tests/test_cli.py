@@ -300,3 +300,31 @@ def test_postprocess_unreadable_file(tmp_path) -> None:
         and "is not UTF-8 text" in done.stderr
         and done.stderr.startswith("error: ")
     )
+
+
+def test_a_progress_line_counts_down_and_ends_its_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 28: long runs say how far they are (on stderr), and quick ones stay quiet."""
+    from ldpcore.cli._args import ProgressLine  # noqa: PLC0415
+
+    with ProgressLine("simulating trials", quiet_seconds=0.0) as line:
+        line(3, 30)
+        line(30, 30)
+    err = capsys.readouterr().err
+    assert "simulating trials: 3 of 30 (10%), about" in err and "s left" in err
+    assert "30 of 30 (100%)" in err and err.endswith("\n")
+    with ProgressLine("quick") as line:  # finishes before the first redraw is due
+        line(1, 1)
+    assert capsys.readouterr().err == ""
+
+
+def test_progress_does_not_change_the_numbers() -> None:
+    """Asking for progress splits the trials into chunks; each trial keeps its seed."""
+    from ldpcore.experiment import ExperimentConfig, run  # noqa: PLC0415
+
+    config = ExperimentConfig(
+        dataset="zipf:d=32,s=1.2", n=10_000, protocol="OLH", epsilon=1.0, trials=7
+    )
+    steps: list[tuple[int, int]] = []
+    watched = run(config, progress=lambda done, total: steps.append((done, total)))
+    assert len(steps) == 7 and steps[-1] == (7, 7)
+    assert np.array_equal(watched.answers, run(config).answers)

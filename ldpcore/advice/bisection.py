@@ -67,17 +67,22 @@ def advise_epsilon(
     *,
     target_rmse: float,
     epsilon_range: tuple[float, float] = EPSILON_RANGE,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[Advice]:
     """Smallest ε meeting ``target_rmse`` for every method of ``config``.
 
     The RMSE is ``√MSE`` of the query's answers (frequency units). Base is solved on
     its analytic curve (Eq. 3) for single-value queries; everything else by
-    simulation with common random numbers (the same seed at every ε).
+    simulation with common random numbers (the same seed at every ε). ``progress`` is
+    called as ``progress(done, total)`` after each method.
     """
     check_target(target_rmse)
-    return [
-        _advise(config, method, "epsilon", target_rmse, epsilon_range) for method in config.methods
-    ]
+    found = []
+    for done, method in enumerate(config.methods, start=1):
+        found.append(_advise(config, method, "epsilon", target_rmse, epsilon_range))
+        if progress is not None:
+            progress(done, len(config.methods))
+    return found
 
 
 def advise_users(

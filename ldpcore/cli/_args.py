@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+import time
 from typing import Any, NoReturn
 
 import numpy as np
@@ -24,6 +26,49 @@ from ldpcore.specs import parse_number
 
 #: What ``--dataset`` accepts.
 DATASET_HELP = "zipf:d=D,s=S | uniform:d=D | file:PATH | a bundled dataset name"
+
+
+class ProgressLine:
+    """One self-overwriting progress line on standard error, for runs that take a while.
+
+    ``progress(done, total)`` redraws ``label: 12 of 30 (40%), about 8 s left`` at most
+    every 0.2 s (the last step always); leaving the ``with`` block ends the line, so a
+    later message or error never shares it. Nothing is printed for a run that finishes
+    before its first redraw is due, so quick runs stay quiet.
+    """
+
+    def __init__(self, label: str, *, quiet_seconds: float = 1.0) -> None:
+        self.label = label
+        self.quiet_seconds = quiet_seconds
+        self.started = time.monotonic()
+        self.shown = False
+        self._last = 0.0
+
+    def __enter__(self) -> ProgressLine:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.shown:
+            print(file=sys.stderr, flush=True)
+
+    def __call__(self, done: float, total: float) -> None:
+        now = time.monotonic()
+        elapsed = now - self.started
+        final = done >= total
+        if elapsed < self.quiet_seconds or (now - self._last < 0.2 and not final):
+            return
+        self._last = now
+        share = done / total if total else 1.0
+        left = elapsed * (1 - share) / share if share > 0 else math.inf
+        eta = "" if final or not math.isfinite(left) else f", about {left:,.0f} s left"
+        count = f"{done:g} of {total:g}" if float(total).is_integer() else f"{100 * share:.0f}%"
+        print(
+            f"\r{self.label}: {count} ({100 * share:.0f}%){eta}   ",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
+        self.shown = True
 
 
 class Parser(argparse.ArgumentParser):

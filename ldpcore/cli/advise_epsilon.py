@@ -58,19 +58,29 @@ def run(args: argparse.Namespace) -> int:
     protocols = _args.protocols(args.protocol)
     target = _args.number(args.target_rmse, "target-rmse")
     n = users_for(args.n, args.dataset)
-    advice = []
-    for name in protocols:
-        config = ExperimentConfig(
+    methods = _args.methods(args.methods)
+    configs = [
+        ExperimentConfig(
             dataset=args.dataset,
             n=n,
             protocol=name,
             epsilon=1.0,  # ε: replaced by the search
-            methods=_args.methods(args.methods),
+            methods=methods,
             query=args.query,
             trials=_args.trials(args.trials),
             seed=_args.seed(args.seed),
         )
-        advice.extend(advise_epsilon(config, target_rmse=target))
+        for name in protocols
+    ]
+    advice = []
+    steps = len(configs) * len(methods)
+    with _args.ProgressLine("searching ε (protocols × methods)") as progress:
+        for position, config in enumerate(configs):
+
+            def report(done: int, _total: int, before: int = position * len(methods)) -> None:
+                progress(before + done, steps)
+
+            advice.extend(advise_epsilon(config, target_rmse=target, progress=report))
     records = [
         {
             "protocol": a.protocol,
@@ -91,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             line = (
                 f"ε ≈ {record['epsilon']:.3g} (between {record['epsilon_low']:.3g} and "
-                f"{record['epsilon_high']:.3g} within ±2 SE)"
+                f"{record['epsilon_high']:.3g}: the curve ± t standard errors)"
             )
         print(f"{record['protocol']:>4} + {record['method']:<9} {line}")
     return 0

@@ -56,13 +56,26 @@ def run(args: argparse.Namespace) -> int:
         seed=_args.seed(args.seed),
     )
     workers = _args.whole(args.workers, "workers", 1, 64) or 1
-    if workers > 1:
-        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+    with _args.ProgressLine("searching ε (protocols)") as line:
 
-        with ProcessPoolExecutor(workers) as pool:
-            answers = choose_epsilon(config, target_rmse=target, protocols=protocols, executor=pool)
-    else:
-        answers = choose_epsilon(config, target_rmse=target, protocols=protocols)
+        def progress(share: float, _protocol: str) -> None:
+            line(round(share * len(protocols)), len(protocols))
+
+        if workers > 1:
+            from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+
+            with ProcessPoolExecutor(workers) as pool:
+                answers = choose_epsilon(
+                    config,
+                    target_rmse=target,
+                    protocols=protocols,
+                    executor=pool,
+                    progress=progress,
+                )
+        else:
+            answers = choose_epsilon(
+                config, target_rmse=target, protocols=protocols, progress=progress
+            )
     if args.format == "json":
         _args.print_json(
             {"target_rmse": target, "n": config.n, "answers": [a.to_json_dict() for a in answers]}

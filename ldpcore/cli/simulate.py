@@ -73,13 +73,14 @@ def run(args: argparse.Namespace) -> int:
         params=_args.protocol_params(args),
     )
     workers = _args.whole(args.workers, "workers", 1, 64) or 1
-    if workers > 1:
-        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+    with _args.ProgressLine("simulating trials") as progress:
+        if workers > 1:
+            from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
 
-        with ProcessPoolExecutor(workers) as pool:
-            result = run(config, executor=pool, workers=workers)
-    else:
-        result = run(config)
+            with ProcessPoolExecutor(workers) as pool:
+                result = run(config, executor=pool, workers=workers, progress=progress)
+        else:
+            result = run(config, progress=progress)
     if args.format == "json":
         _args.print_json(result.to_json_dict())
     elif args.format == "csv":
