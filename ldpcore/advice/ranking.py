@@ -9,7 +9,7 @@ paired intervals (:mod:`ldpcore.compare`).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -149,6 +149,7 @@ def recommend(
     seed: int = 0,
     truth_from: str = "Norm-Sub",
     groups: Sequence[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Recommendation:
     """Rank post-processing methods for data like this estimate (NDSS Sec. V-D).
 
@@ -175,6 +176,8 @@ def recommend(
         How the consistent stand-in for the truth is made.
     groups : sequence of str, optional
         The group of each value, for the ``groups`` query.
+    progress : callable, optional
+        Called as ``progress(done, total)`` as the simulated trials finish.
 
     Returns
     -------
@@ -202,7 +205,7 @@ def recommend(
         true_counts=tuple(int(c) for c in counts),
         groups=None if groups is None else tuple(groups),
     )
-    result = run(config)
+    result = run(config, progress=progress)
     found = rank_methods(result, protocol, query_words=query_in_words(query))
     # Base is the reference, not a candidate, unless asked for; but when no candidate
     # beats it and none is a consistent method at no significant cost, Base is what is

@@ -42,16 +42,18 @@ def run(args: argparse.Namespace) -> int:
 
     n = _args.users(args.n)
     collected = read_input(args, n)
-    found = recommend(
-        collected.estimate,
-        protocol=collected.protocol,
-        n=n,
-        query=args.query,
-        methods=_args.methods(args.methods),
-        trials=_args.trials(args.trials),
-        seed=_args.seed(args.seed),
-        truth_from=args.truth_from,
-    )
+    with _args.ProgressLine("simulating trials") as progress:
+        found = recommend(
+            collected.estimate,
+            protocol=collected.protocol,
+            n=n,
+            query=args.query,
+            methods=_args.methods(args.methods),
+            trials=_args.trials(args.trials),
+            seed=_args.seed(args.seed),
+            truth_from=args.truth_from,
+            progress=progress,
+        )
     if args.format == "json":
         _args.print_json(found.to_json_dict(args.query))
         return 0
