@@ -344,3 +344,14 @@ def odds_sentence(epsilon: float) -> str:
         f"that person's value by at most a factor **e^ε = {math.exp(epsilon):,.2f}** "
         "(the definition of ε-LDP)."
     )
+
+
+#: How the paired comparisons with Base are made, for captions under every method table.
+PAIRED_NOTE = (
+    "Every method is compared with Base on the same trials (paired). Intervals are 95% "
+    "intervals for the MSE ratio (a studentized bootstrap over the trials), simultaneous "
+    "over the methods, and their coverage is measured (benchmarks/README.md, Coverage). "
+    "A method is called better only when its whole interval lies below 1 and beyond a 5% "
+    "margin (a real but smaller difference reads 'about the same'); a method that "
+    "returns Base's answers unchanged is never credited."
+)

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from ldpcore import wording
 from ldpcore.advice import Recommendation, SweepVerdict
 from ldpcore.errors import InputError
 from ldpcore.postprocess import method_class
@@ -21,12 +22,8 @@ from ldpcore.wording import (
 )
 
 #: Said under every paired comparison shown.
-PAIRED_NOTE = (
-    "Every method is compared with Base on the same trials (paired). Intervals are 95% "
-    "intervals for the MSE ratio, simultaneous over the methods; a method is called "
-    "better only when its whole interval lies below 1, and a method that returns Base's "
-    "answers unchanged is never credited."
-)
+# The sentence lives in ldpcore.wording; re-exported for the pages that import it here.
+PAIRED_NOTE = wording.PAIRED_NOTE
 
 
 def run_or_explain(action: Callable[[], Any], what: str) -> Any:
