@@ -48,7 +48,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from ldpcore.errors import InputError
-from ldpcore.wording import format_number, format_ratio, format_times
+from ldpcore.wording import format_ratio, format_times, ratio_range
 
 #: The family-wise error rate of a set of comparisons (two-sided).
 ALPHA = 0.05
@@ -342,8 +342,7 @@ def _fieller(
     if y_mean <= 0 or x.size < 2:
         # An exact answer in every trial (zero error), or a single trial: no difference
         # can be claimed, so the interval is left unbounded.
-        ratio = 1.0 if x_mean == y_mean else (math.inf if y_mean <= 0 else x_mean / y_mean)
-        return ratio, 0.0, math.inf
+        return _plain_ratio(x_mean, y_mean), 0.0, math.inf
     ratio = x_mean / y_mean
     covariance = np.cov(x, y, ddof=1) / x.size  # variances and covariance of the means
     q2 = quantile**2
@@ -395,6 +394,7 @@ def verdict(
     query: str = "the query",
     alpha: float = ALPHA,
     margin: float = MARGIN,
+    against_base: Sequence[Comparison] | None = None,
 ) -> Verdict:
     """The recommendation from paired per-trial errors, with Base as the reference.
 
@@ -407,6 +407,9 @@ def verdict(
     ----------
     errors, names, no_ops, alpha, margin
         As for :func:`compare`; ``names`` must include ``"Base"``.
+    against_base : sequence of Comparison, optional
+        :func:`compare` of these errors with Base, when the caller has it already (an
+        experiment's summary is built from it); computed here otherwise.
     consistent : sequence of str
         Methods whose output is a distribution (non-negative, sums to one), in order
         of preference for the no-gain case.
@@ -417,9 +420,11 @@ def verdict(
     if "Base" not in names:
         raise InputError("a verdict compares methods with Base: include Base in the methods")
     errors = np.asarray(errors, dtype=np.float64)
-    against_base = compare(
-        errors, names, reference="Base", no_ops=no_ops, alpha=alpha, margin=margin
-    )
+    if against_base is None:
+        against_base = compare(
+            errors, names, reference="Base", no_ops=no_ops, alpha=alpha, margin=margin
+        )
+    against_base = list(against_base)
     means = errors.mean(axis=1)
     best = names[int(np.argmin(means))]
     against_best = (
@@ -450,11 +455,10 @@ def verdict(
         # Not significant is not free: with few trials a 1.3× higher MSE can go
         # undetected, so the sentence says what the interval still allows.
         cost = by_name[fallback]
-        upper = "∞" if math.isinf(cost.high) else format_number(cost.high)
         headline = (
             f"Post-processing does not change the accuracy of {query} here "
-            f"significantly; {fallback} gives a proper distribution, with an MSE between "
-            f"{format_number(cost.low)}× and {upper}× Base's (paired 95% interval)."
+            f"significantly; {fallback} gives a proper distribution, with an MSE "
+            f"{ratio_range(cost.low, cost.high)} Base's (paired 95% interval)."
         )
     return Verdict(fallback, False, against_base, against_best, best, headline)
 

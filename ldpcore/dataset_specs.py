@@ -14,8 +14,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from types import MappingProxyType
-from typing import ClassVar, Final
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
 
 from ldpcore._validation import check_counts, check_domain_size, check_n_users
 from ldpcore.datasets import (
@@ -228,7 +230,9 @@ class ExplicitCounts(DatasetSpec):
     labels: tuple[str, ...] | None = None
     groups: tuple[str, ...] | None = None
     # The checked array, made once; not part of the value.
-    _array: object = field(default=None, init=False, repr=False, compare=False, hash=False)
+    _array: NDArray[np.int64] | None = field(
+        default=None, init=False, repr=False, compare=False, hash=False
+    )
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
@@ -250,9 +254,9 @@ class ExplicitCounts(DatasetSpec):
 
     def build(self, n: int | None = None) -> Dataset:
         """The counts with their labels and groups, rescaled to ``n`` when it differs."""
-        counts = self._array
+        assert self._array is not None  # set in __post_init__
         labels = self.labels or tuple(str(i) for i in range(len(self.counts)))
-        data = Dataset(self.name, labels, counts, self.groups)  # type: ignore[arg-type]
+        data = Dataset(self.name, labels, self._array, self.groups)
         return data if n is None or data.n == n else rescale(data, check_n_users(n))
 
     @property
@@ -264,11 +268,6 @@ class ExplicitCounts(DatasetSpec):
         """The name as given."""
         return self.name
 
-
-#: Spec kinds written ``KIND:…`` (bundled names and explicit counts have no kind).
-DATASET_KINDS: Final = MappingProxyType(
-    {cls.kind: cls for cls in (ZipfData, UniformData, FileData)}
-)
 
 _DATASET_HELP = (
     "unknown dataset {got}; use zipf:d=D,s=S (e.g. zipf:d=1024,s=1.5), uniform:d=D, "
@@ -332,13 +331,7 @@ def dataset_total(spec: str | DatasetSpec) -> int | None:
     return parse_dataset_spec(spec).own_total
 
 
-def check_dataset_spec(spec: object) -> str:
-    """Check a dataset spec without building synthetic data; return its canonical text."""
-    return str(parse_dataset_spec(spec))
-
-
 __all__ = [
-    "DATASET_KINDS",
     "ZIPF_EXPONENT",
     "BundledData",
     "DatasetSpec",
@@ -346,7 +339,6 @@ __all__ = [
     "FileData",
     "UniformData",
     "ZipfData",
-    "check_dataset_spec",
     "dataset_total",
     "parse_dataset",
     "parse_dataset_spec",

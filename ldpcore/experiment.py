@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 
 from ldpcore import bounds
 from ldpcore._validation import check_epsilon, check_int, check_n_users
-from ldpcore.compare import compare, trial_mse
+from ldpcore.compare import Comparison, compare, trial_mse
 from ldpcore.dataset_specs import DatasetSpec, ExplicitCounts, parse_dataset_spec
 from ldpcore.datasets import Dataset
 from ldpcore.errors import InputError
@@ -316,6 +316,9 @@ class ExperimentResult:
         The true answers.
     labels : tuple of str
         One label per answer.
+    against_base : tuple of Comparison
+        Every other method against Base (empty without Base): the paired comparisons the
+        summary's ratio columns come from, kept so a verdict need not redo them.
     """
 
     config: ExperimentConfig
@@ -324,6 +327,7 @@ class ExperimentResult:
     answers: NDArray[np.float64]
     truth: NDArray[np.float64]
     labels: tuple[str, ...]
+    against_base: tuple[Comparison, ...] = ()
 
     @cached_property
     def summary(self) -> pd.DataFrame:
@@ -519,7 +523,7 @@ def _summarise(
     truth: NDArray[np.float64],
     stuck: NDArray[np.float64],
 ) -> ExperimentResult:
-    paired = _paired_to_base(config.methods, trial_mse(answers, truth), protocol)
+    paired, against_base = _paired_to_base(config.methods, trial_mse(answers, truth), protocol)
     rows = []
     for row, name in enumerate(config.methods):
         summary = summarize_errors(answers[row], truth)
@@ -546,12 +550,14 @@ def _summarise(
         "base_mse": base_mse,
         "lower_bound": lower_bound(protocol.epsilon, data.n),
     }
-    return ExperimentResult(config, tuple(rows), analytic, answers, truth, query.labels)
+    return ExperimentResult(
+        config, tuple(rows), analytic, answers, truth, query.labels, tuple(against_base)
+    )
 
 
 def _paired_to_base(
     methods: Sequence[str], errors: NDArray[np.float64], protocol: FrequencyOracle
-) -> dict[str, dict[str, Any]]:
+) -> tuple[dict[str, dict[str, Any]], list[Comparison]]:
     """Each method's MSE ratio to Base on the same trials, with its interval and outcome.
 
     Simultaneous over the methods (:func:`ldpcore.compare.compare`); declared no-ops
@@ -565,7 +571,7 @@ def _paired_to_base(
     }
     paired = {name: dict(blank) for name in methods}
     if "Base" not in methods or len(methods) < 2:
-        return paired
+        return paired, []
     paired["Base"] = {
         "mse_ratio_to_base": 1.0,
         "ratio_low": 1.0,
@@ -573,14 +579,15 @@ def _paired_to_base(
         "mse_vs_base": "reference",
     }
     no_ops = [name for name in methods if get_method(name).is_no_op(protocol)]
-    for found in compare(errors, list(methods), reference="Base", no_ops=no_ops):
+    comparisons = compare(errors, list(methods), reference="Base", no_ops=no_ops)
+    for found in comparisons:
         paired[found.method] = {
             "mse_ratio_to_base": found.ratio,
             "ratio_low": found.low,
             "ratio_high": found.high,
             "mse_vs_base": found.outcome,
         }
-    return paired
+    return paired, comparisons
 
 
 #: Sweep parameters that rewrite a spec rather than a config field.

@@ -26,9 +26,6 @@ from ldpcore.errors import InputError
 from ldpcore.specs import format_spec_number
 from ldpcore.tables import decode
 
-#: How :meth:`Query.answer` sums: each question one value, a contiguous range, or a set.
-LAYOUTS = ("values", "ranges", "sets")
-
 #: Most indices random set queries may hold (samples × set size): 400 MB of int64.
 SET_MEMBERS_MAX = 50_000_000
 

@@ -104,7 +104,7 @@ class QuerySpec(ABC):
         """A short phrase for headlines ("the top-10 values")."""
 
 
-def _no_options(cls: type[QuerySpec], options: Mapping[str, str], text: str) -> None:
+def _no_options(options: Mapping[str, str], text: str) -> None:
     if options:
         raise InputError(query_help(text))
 
@@ -126,7 +126,7 @@ class FullQuery(QuerySpec):
     @classmethod
     def from_options(cls, options: Mapping[str, str], text: str) -> FullQuery:
         """No options."""
-        _no_options(cls, options, text)
+        _no_options(options, text)
         return cls()
 
     def __str__(self) -> str:
@@ -258,7 +258,7 @@ class PrefixQuery(QuerySpec):
     @classmethod
     def from_options(cls, options: Mapping[str, str], text: str) -> PrefixQuery:
         """No options."""
-        _no_options(cls, options, text)
+        _no_options(options, text)
         return cls()
 
     def __str__(self) -> str:
@@ -374,15 +374,6 @@ def parse_query(
     return parse_query_spec(spec).build(data, seed=seed)
 
 
-def check_query_spec(spec: object) -> str:
-    """Check a query spec's grammar and option ranges; return its canonical text.
-
-    What depends on the data (``k`` at most d, a ``groups`` query needing groups) is
-    checked when the query is built.
-    """
-    return str(parse_query_spec(spec))
-
-
 __all__ = [
     "QUERY_KINDS",
     "SAMPLES_MAX",
@@ -394,7 +385,6 @@ __all__ = [
     "QuerySpec",
     "SetQuery",
     "TopKQuery",
-    "check_query_spec",
     "parse_query",
     "parse_query_spec",
     "query_help",

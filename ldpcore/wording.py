@@ -19,7 +19,7 @@ from ldpcore.query_specs import QuerySpec, parse_query_spec
 if TYPE_CHECKING:  # types only: the modules that compute these import this one
     import pandas as pd
 
-    from ldpcore.advice.epsilon_search import ConsistentOption, EpsilonAnswer
+    from ldpcore.advice.epsilon_answer import ConsistentOption, EpsilonAnswer
     from ldpcore.compare import Comparison
     from ldpcore.experiment import ExperimentConfig
 
@@ -212,22 +212,33 @@ def epsilon_interval(
     return f"ε ≈ {value:.3g} ({lower}–{upper})"
 
 
+def ratio_range(low: float, high: float) -> str:
+    """A ratio's interval as a phrase: ``between 0.97× and 1.33×`` (``∞×`` unbounded).
+
+    Examples
+    --------
+    >>> ratio_range(0.971, math.inf)
+    'between 0.971× and ∞×'
+    """
+    upper = "∞" if not math.isfinite(high) else format_number(high)
+    return f"between {format_number(low)}× and {upper}×"
+
+
 def option_words(option: ConsistentOption) -> str:
     """A consistent method offered at Base's ε, with what its paired interval allows.
 
     Examples
     --------
-    >>> from ldpcore.advice.epsilon_search import ConsistentOption
+    >>> from ldpcore.advice.epsilon_answer import ConsistentOption
     >>> from ldpcore.compare import Comparison
     >>> c = Comparison("Norm-Sub", "Base", 1.12, 0.97, 1.33, False, False, False, 10)
     >>> option_words(ConsistentOption("Norm-Sub", 0.0049, c))
     "Norm-Sub gives a proper distribution; at this ε its MSE is between 0.97× and 1.33× Base's (RMSE 0.0049; paired 95% interval)"
     """  # noqa: E501
     c = option.comparison
-    upper = "∞" if not math.isfinite(c.high) else format_number(c.high)
     text = (
-        f"{option.method} gives a proper distribution; at this ε its MSE is between "
-        f"{format_number(c.low)}× and {upper}× Base's (RMSE {option.rmse_at_epsilon:.2g}; "
+        f"{option.method} gives a proper distribution; at this ε its MSE is "
+        f"{ratio_range(c.low, c.high)} Base's (RMSE {option.rmse_at_epsilon:.2g}; "
         "paired 95% interval)"
     )
     if c.worse:

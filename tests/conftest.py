@@ -21,11 +21,6 @@ from toy_registry import register_toys, toys_wanted
 from ldpcore.protocols import OLH, FrequencyOracle
 
 
-def toys_registered() -> bool:
-    """Whether this run registered the toys in the real registries (``make test-toys``)."""
-    return toys_wanted()
-
-
 def pytest_configure(config: pytest.Config) -> None:
     """Register the toys in the real registries when ``LDPCORE_TEST_TOYS=1``."""
     if toys_wanted():

@@ -9,7 +9,7 @@ One concept per module:
 * :mod:`~ldpcore.advice.bisection` — :func:`advise_epsilon` and :func:`advise_users`,
   each method's smallest ε or n meeting a target;
 * :mod:`~ldpcore.advice.epsilon_search` — :func:`choose_epsilon`, the adaptive paired
-  search of Choose ε;
+  search of Choose ε, and :mod:`~ldpcore.advice.epsilon_answer`, what it answers;
 * :mod:`~ldpcore.advice.risk` — :func:`privacy_risk`;
 * :mod:`~ldpcore.advice.timing` — how long a search will take.
 
@@ -19,12 +19,13 @@ The sentences they lead to are in :mod:`ldpcore.wording`.
 from __future__ import annotations
 
 from ldpcore.advice.bisection import Advice, advise_epsilon, advise_users, check_target
-from ldpcore.advice.epsilon_search import (
+from ldpcore.advice.epsilon_answer import (
+    ConsistentOption,
     EpsilonAnswer,
     answers_table,
-    choose_epsilon,
     winning_answer,
 )
+from ldpcore.advice.epsilon_search import choose_epsilon
 from ldpcore.advice.ranking import (
     Recommendation,
     consistent_methods,
@@ -46,6 +47,7 @@ __all__ = [
     "RUNS_PER_PROTOCOL",
     "USERS_RANGE",
     "Advice",
+    "ConsistentOption",
     "EpsilonAnswer",
     "Recommendation",
     "SweepVerdict",

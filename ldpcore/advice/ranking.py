@@ -109,7 +109,12 @@ def rank_methods(
     errors = result.trial_errors
     no_ops = no_op_methods(names, protocol)
     found = verdict(
-        errors, names, no_ops=no_ops, consistent=consistent_methods(names), query=query_words
+        errors,
+        names,
+        no_ops=no_ops,
+        consistent=consistent_methods(names),
+        query=query_words,
+        against_base=result.against_base or None,  # the summary's own comparisons
     )
     to_base = {c.method: c for c in found.against_base}
     to_best = {c.method: c for c in found.against_best}

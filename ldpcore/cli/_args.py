@@ -51,7 +51,7 @@ class ProgressLine:
         if self.shown:
             print(file=sys.stderr, flush=True)
 
-    def __call__(self, done: float, total: float) -> None:
+    def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
         elapsed = now - self.started
         final = done >= total
@@ -61,9 +61,8 @@ class ProgressLine:
         share = done / total if total else 1.0
         left = elapsed * (1 - share) / share if share > 0 else math.inf
         eta = "" if final or not math.isfinite(left) else f", about {left:,.0f} s left"
-        count = f"{done:g} of {total:g}" if float(total).is_integer() else f"{100 * share:.0f}%"
         print(
-            f"\r{self.label}: {count} ({100 * share:.0f}%){eta}   ",
+            f"\r{self.label}: {done:,} of {total:,} ({100 * share:.0f}%){eta}   ",
             end="",
             file=sys.stderr,
             flush=True,

@@ -161,7 +161,7 @@ class FrequencyOracle(ABC):
         # scipy (the models' KL terms) loads here, not with the protocols.
         from ldpcore.protocols.likelihoods import SupportBinomialModel  # noqa: PLC0415
 
-        counts = n * (self.q + (self.p - self.q) * np.asarray(estimate, dtype=np.float64))
+        counts = support_from_estimate(estimate, n, p=self.p, q=self.q)
         return SupportBinomialModel(counts, n, p=self.p, q=self.q)
 
     def estimate(self, support_counts: ArrayLike, n: int) -> NDArray[np.float64]:
@@ -403,7 +403,7 @@ class ValueReports:
         """The exact multinomial of the reported values (MLE paper, Eq. 22)."""
         from ldpcore.protocols.likelihoods import ReportModel  # noqa: PLC0415 (scipy)
 
-        counts = n * (self.q + (self.p - self.q) * np.asarray(estimate, dtype=np.float64))
+        counts = support_from_estimate(estimate, n, p=self.p, q=self.q)
         return ReportModel(np.maximum(counts, 0.0), p=self.p, q=self.q)
 
     def support_matrix(self) -> NDArray[np.float64]:
@@ -457,6 +457,13 @@ def _user_batches(true_counts: NDArray[np.int64], batch: int) -> Iterator[NDArra
         stop = min(start + batch, n)
         # value of user i is the first v with ends[v] > i
         yield np.searchsorted(ends, np.arange(start, stop), side="right").astype(np.int64)
+
+
+def support_from_estimate(
+    estimate: ArrayLike, n: int, *, p: float, q: float
+) -> NDArray[np.float64]:
+    """Support counts from a Base estimate: ``c_v = n (q + (p − q) f̃_v)``, Eq. 2 inverted."""
+    return n * (q + (p - q) * np.asarray(estimate, dtype=np.float64))
 
 
 def check_prior(prior: ArrayLike, domain_size: int) -> NDArray[np.float64]:

@@ -1,0 +1,161 @@
+"""What Choose ε answers, per protocol: the ε to use, Base's, and the method, in tables.
+
+The result types of :func:`ldpcore.advice.epsilon_search.choose_epsilon` and the table
+the page, the record and the notebook show; the search itself is in
+:mod:`ldpcore.advice.epsilon_search`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ldpcore.advice.ranking import json_number
+from ldpcore.compare import Comparison
+from ldpcore.wording import epsilon_interval, option_words
+
+
+@dataclass(frozen=True)
+class ConsistentOption:
+    """A method that gives a proper distribution, offered at Base's ε when none helps.
+
+    Attributes
+    ----------
+    method : str
+        The consistent method (non-negative, sums to one).
+    rmse_at_epsilon : float
+        Its measured RMSE at the ε recommended (Base's).
+    comparison : Comparison
+        Its MSE against Base's at that ε, paired on the same trials, with the interval.
+    """
+
+    method: str
+    rmse_at_epsilon: float
+    comparison: Comparison
+
+    def to_json_dict(self) -> dict[str, object]:
+        """The ``consistent_option`` record of ``choose-epsilon --format json``."""
+        return {
+            "method": self.method,
+            "rmse_at_epsilon": json_number(self.rmse_at_epsilon),
+            "mse_ratio_to_base": json_number(self.comparison.ratio),
+            "ratio_low": json_number(self.comparison.low),
+            "ratio_high": json_number(self.comparison.high),
+        }
+
+
+@dataclass(frozen=True)
+class EpsilonAnswer:
+    """For one protocol: the ε to use, Base's ε, with intervals, and the method to use.
+
+    The ε to use is never above Base's: a method is recommended over Base only when it
+    is significantly more accurate at Base's ε (paired, simultaneous over the methods)
+    *and* its ε interval lies wholly below Base's; otherwise the answer is Base at its
+    own ε, with a consistent method offered at that ε (:class:`ConsistentOption`).
+    Every method comes from the same simulated trials (common random numbers). Base's ε
+    is exact (NDSS Eq. 3) for single-value queries; elsewhere ``*_low``/``*_high``
+    bound where the RMSE curve's 95% band (mean ± t·SE) crosses the target. None where
+    the target is not met for any ε up to :data:`EPSILON_RANGE`'s end.
+
+    Attributes
+    ----------
+    protocol, method : str
+        The protocol and the recommended method.
+    epsilon, epsilon_low, epsilon_high : float or None
+        The recommended method's smallest ε and its interval.
+    base_epsilon, base_epsilon_low, base_epsilon_high : float or None
+        The same for Base (no post-processing).
+    post_processing_helps : bool
+        True only when the method is significantly more accurate than Base at Base's
+        ε (paired, simultaneous over the candidates) *and* its ε interval lies wholly
+        below Base's. When False, ``method`` is Base and ``epsilon`` Base's.
+    comparison : Comparison or None
+        The method against Base at Base's ε (None when the method is Base).
+    reason : str
+        Why this method, in words.
+    curve : tuple of dict
+        Every evaluated point: ``epsilon, method, rmse, rmse_low, rmse_high``.
+    consistent_option : ConsistentOption or None
+        When post-processing does not help: a method that gives a proper distribution,
+        with its RMSE and paired ratio to Base at the ε recommended.
+    base_exact : bool
+        Whether Base's ε is exact (Eq. 3), not simulated.
+    """
+
+    protocol: str
+    method: str
+    epsilon: float | None
+    epsilon_low: float | None
+    epsilon_high: float | None
+    base_epsilon: float | None
+    base_epsilon_low: float | None
+    base_epsilon_high: float | None
+    post_processing_helps: bool
+    comparison: Comparison | None
+    reason: str
+    curve: tuple[dict[str, float | str], ...] = ()
+    consistent_option: ConsistentOption | None = None
+    base_exact: bool = False
+
+    def to_json_dict(self) -> dict[str, object]:
+        """The ``choose-epsilon --format json`` record."""
+        keys = (
+            "protocol",
+            "method",
+            "epsilon",
+            "epsilon_low",
+            "epsilon_high",
+            "base_epsilon",
+            "base_epsilon_low",
+            "base_epsilon_high",
+            "post_processing_helps",
+        )
+        record: dict[str, object] = {key: getattr(self, key) for key in keys}
+        comparison = self.comparison
+        record["mse_ratio_to_base"] = None if comparison is None else json_number(comparison.ratio)
+        record["ratio_low"] = None if comparison is None else json_number(comparison.low)
+        record["ratio_high"] = None if comparison is None else json_number(comparison.high)
+        option = self.consistent_option
+        record["consistent_option"] = None if option is None else option.to_json_dict()
+        record["base_exact"] = self.base_exact
+        return record
+
+
+def answers_table(answers: Sequence[EpsilonAnswer]) -> pd.DataFrame:
+    """One row per protocol: the smallest ε with and without post-processing, in words."""
+    return pd.DataFrame(
+        {
+            "protocol": [a.protocol for a in answers],
+            "recommended method": [a.method for a in answers],
+            "smallest ε": [
+                epsilon_interval(
+                    a.epsilon,
+                    a.epsilon_low,
+                    a.epsilon_high,
+                    exact=a.base_exact and not a.post_processing_helps,
+                )
+                for a in answers
+            ],
+            "without post-processing (Base)": [
+                epsilon_interval(
+                    a.base_epsilon, a.base_epsilon_low, a.base_epsilon_high, exact=a.base_exact
+                )
+                for a in answers
+            ],
+            "post-processing helps": ["yes" if a.post_processing_helps else "no" for a in answers],
+            "a proper distribution at this ε": [
+                "—" if a.consistent_option is None else option_words(a.consistent_option)
+                for a in answers
+            ],
+            "why": [a.reason for a in answers],
+        }
+    )
+
+
+def winning_answer(answers: Sequence[EpsilonAnswer]) -> EpsilonAnswer:
+    """The answer with the smallest reachable ε (the first when none is reachable)."""
+    reachable = [a for a in answers if a.epsilon is not None]
+    return min(reachable, key=lambda a: a.epsilon or math.inf) if reachable else answers[0]
