@@ -11,13 +11,13 @@ from collections.abc import Sequence
 
 from ldpcore.dataset_specs import ExplicitCounts
 from ldpcore.experiment import ExperimentConfig
-from ldpcore.postprocess import method_names
+from ldpcore.postprocess import default_method_names
 from ldpcore.query_specs import QuerySpec
 
 
 def _arguments(config: ExperimentConfig, query: str | QuerySpec) -> list[str]:
     """``--dataset … --seed …`` for a configuration (the options both commands share)."""
-    methods = ",".join(config.methods) if config.methods != method_names() else "all"
+    methods = ",".join(config.methods) if config.methods != default_method_names() else "all"
     # A spec as its canonical text; uploaded counts by their file's name (file:PATH).
     dataset = str(config.dataset)
     if isinstance(config.dataset, ExplicitCounts):

@@ -41,7 +41,7 @@ from ldpcore.metrics import (
     summarize_errors,
     total_variation,
 )
-from ldpcore.postprocess import get_method, method_names, resolve_method_name
+from ldpcore.postprocess import default_method_names, get_method, resolve_method_name
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.protocols import (
     SAMPLERS,
@@ -198,7 +198,7 @@ class ExperimentConfig:
         checked = check_protocol_parameters(self.protocol, pairs)
         setting(self, "params", tuple(sorted(checked.items())))
         if methods is None:
-            methods = method_names()
+            methods = default_method_names()
         if isinstance(methods, str):
             methods = (methods,)
         resolved = tuple(dict.fromkeys(resolve_method_name(m) for m in methods))
@@ -231,7 +231,7 @@ class ExperimentConfig:
             n=n,
             protocol=protocol,
             epsilon=epsilon,
-            methods=methods or method_names(),
+            methods=methods or default_method_names(),
             query=query,
             trials=trials,
             seed=seed,

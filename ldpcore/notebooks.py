@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ldpcore.experiment import ExperimentConfig
-from ldpcore.postprocess import method_names
+from ldpcore.postprocess import default_method_names
 
 #: The notebook format written (nbformat 4.5: cells carry ids).
 NBFORMAT = (4, 5)
@@ -55,7 +55,7 @@ def config_source(config: ExperimentConfig, name: str = "config") -> str:
         default = defaults[field.name].default
         if default is not inspect.Parameter.empty and value == default:
             continue
-        if field.name == "methods" and value == method_names():
+        if field.name == "methods" and value == default_method_names():
             continue
         if field.name == "params":
             value = dict(value)

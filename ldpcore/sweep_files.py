@@ -32,7 +32,7 @@ import pandas as pd
 from ldpcore._files import replacing
 from ldpcore.errors import InputError
 from ldpcore.experiment import ExperimentConfig, run, with_parameter
-from ldpcore.postprocess import method_names
+from ldpcore.postprocess import default_method_names
 
 #: Keys a sweep file may set, with their defaults (None: required).
 KEYS: dict[str, Any] = {
@@ -74,7 +74,7 @@ def grid(spec: dict[str, Any], *, source: str = "the sweep") -> list[ExperimentC
         if not isinstance(values[key], list) or (key != "domain_sizes" and not values[key]):
             raise InputError(f"{source}: '{key}' must be a non-empty list")
     methods = values["methods"]
-    methods = method_names() if methods == "all" else methods
+    methods = default_method_names() if methods == "all" else methods
     if not isinstance(methods, list | tuple) or not methods:
         raise InputError(f"{source}: 'methods' must be \"all\" or a non-empty list")
     sizes = values["domain_sizes"] or [None]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ldpcore.postprocess import method_names
+from ldpcore.postprocess import default_method_names
 from ldpcore.protocols import protocol_names
 from ldpcore.wording import settings_line
 from pages.app_layer.widgets import default_config
@@ -73,7 +73,7 @@ def test_the_default_configuration_is_what_a_first_visitor_sees() -> None:
     at = app()
     at.run()
     config = default_config()
-    assert config.methods == method_names()
+    assert config.methods == default_method_names()
     said = settings_line(config) + "."
     assert at.caption[0].value.startswith(said), at.caption[0].value
     assert at.sidebar.caption[-1].value == (
@@ -85,7 +85,7 @@ def test_explorer_reacts_to_epsilon_protocol_and_methods() -> None:
     at = small(app())
     assert not at.exception
     before = chart(at, "chart-mse")
-    assert len(before["data"]) == len(method_names())  # one bar per method
+    assert len(before["data"]) == len(default_method_names())  # one bar per method
     at.select_slider(key="epsilon").set_value(4.0).run()
     after = chart(at, "chart-mse")
     base_before = values(next(t for t in before["data"] if t["name"] == "Base")["y"])[0]
@@ -196,9 +196,9 @@ def test_by_rank_chart_draws_the_featured_methods_or_every_method() -> None:
     assert names == ["truth", "Base", "Base-Cut", "Norm-Sub", "PowerNS"]  # registry order
     assert any("switch on *Every method*" in c.value for c in at.caption)
     at.toggle(key="lines").set_value(True).run()
-    assert len(chart(at, "chart-estimates")["data"]) == 1 + len(method_names())
+    assert len(chart(at, "chart-estimates")["data"]) == 1 + len(default_method_names())
     at.segmented_control(key="view").set_value("Bias by rank").run()
-    assert len(chart(at, "chart-bias")["data"]) == len(method_names())
+    assert len(chart(at, "chart-bias")["data"]) == len(default_method_names())
     # From the URL, with a few methods picked in the sidebar: all of them are drawn.
     at = app(
         {

@@ -20,7 +20,12 @@ from ldpcore.compare import Verdict, verdict
 from ldpcore.datasets import round_to_total
 from ldpcore.errors import InputError
 from ldpcore.experiment import ExperimentConfig, ExperimentResult, run
-from ldpcore.postprocess import get_method, method_class, method_names, resolve_method_name
+from ldpcore.postprocess import (
+    default_method_names,
+    get_method,
+    method_class,
+    resolve_method_name,
+)
 from ldpcore.protocols import FrequencyOracle
 from ldpcore.wording import query_in_words
 
@@ -194,7 +199,7 @@ def recommend(
     stand_in = get_method(truth_from)(estimate, protocol=protocol, n=n)
     counts = round_to_total(stand_in, n)
     extras = protocol.parameters()
-    wanted = method_names() if methods is None else tuple(methods)
+    wanted = default_method_names() if methods is None else tuple(methods)
     config = ExperimentConfig(
         dataset=f"synthetic truth ({truth_from} of the estimate)",
         n=n,

@@ -20,7 +20,7 @@ from ldpcore._files import replacing
 from ldpcore.errors import InputError
 
 __all__ = ["InputError", "Parser"]
-from ldpcore.postprocess import method_names, resolve_method_name
+from ldpcore.postprocess import default_method_names, method_names, resolve_method_name
 from ldpcore.protocols import FrequencyOracle, get_protocol, protocol_names, protocol_parameters
 from ldpcore.specs import parse_number
 
@@ -155,10 +155,20 @@ def seed(raw: str) -> int:
     return whole(raw, "seed", 0) or 0
 
 
+def methods_help() -> str:
+    """``--methods`` help: what "all" leaves out, from the registry."""
+    named_only = [m for m in method_names() if m not in default_method_names()]
+    if not named_only:
+        return "all, or NAME,NAME,..."
+    return (
+        f"all (every method but {', '.join(named_only)}: name those to add them), or NAME,NAME,..."
+    )
+
+
 def methods(raw: str) -> tuple[str, ...]:
     """``all`` or ``NAME,NAME,...`` as canonical method names."""
     if raw.strip().lower() == "all":
-        return method_names()
+        return default_method_names()
     names = tuple(resolve_method_name(m) for m in (p.strip() for p in raw.split(",")) if m)
     if not names:
         raise InputError(f"--methods must be 'all' or NAME,NAME,...; got {raw!r}")

@@ -30,7 +30,7 @@ def add_search_arguments(parser: argparse.ArgumentParser, *, methods: str, trial
         help="root-mean-square error allowed, in frequency units (0.005 = 0.5 pp)",
     )
     parser.add_argument("--query", default="full", help=query_usage())
-    parser.add_argument("--methods", default=methods, help="NAME,NAME,... or all")
+    parser.add_argument("--methods", default=methods, help=_args.methods_help())
     parser.add_argument("--trials", default=trials)
     parser.add_argument("--seed", default="0")
     parser.add_argument("--format", default="table", choices=["table", "json"])

@@ -29,7 +29,7 @@ def add_parser(commands: Any) -> None:
     _args.add_protocol_arguments(rec, population="n")
     add_input_arguments(rec)
     rec.add_argument("--query", default="full", help=query_usage())
-    rec.add_argument("--methods", default="all", help="all, or NAME,NAME,...")
+    rec.add_argument("--methods", default="all", help=_args.methods_help())
     rec.add_argument("--trials", default="20")
     rec.add_argument("--seed", default="0")
     rec.add_argument("--truth-from", default="Norm-Sub", choices=["Norm-Sub", "PowerNS"])

@@ -33,7 +33,7 @@ def add_parser(commands: Any) -> None:
     sim.add_argument("--n", help="number of users (default: the dataset's own total)")
     _args.add_protocol_parameter_arguments(sim)
     sim.add_argument("--dataset", required=True, help=_args.DATASET_HELP)
-    sim.add_argument("--methods", default="all", help="all, or NAME,NAME,... (default: all)")
+    sim.add_argument("--methods", default="all", help=_args.methods_help())
     sim.add_argument("--query", default="full", help=query_usage())
     sim.add_argument("--trials", default="30", help="independent repetitions (default: 30)")
     sim.add_argument("--seed", default="0", help="the one seed of the run (default: 0)")

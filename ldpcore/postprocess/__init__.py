@@ -12,13 +12,14 @@ from typing import Final
 from ldpcore.errors import InputError
 from ldpcore.postprocess.base import PostProcessor, check_estimate
 from ldpcore.postprocess.baseline import Base, BaseCut, BasePos, PostPos
+from ldpcore.postprocess.bayes import JEFFREYS, UNIFORM, Bayes, DirichletPrior, informed_prior
 from ldpcore.postprocess.ibu import IBU, IBUResult
 from ldpcore.postprocess.mle import MLE
 from ldpcore.postprocess.mle_apx import MLEApx
 from ldpcore.postprocess.normalization import Norm, NormCut, NormMul, NormSub, project_to_simplex
 from ldpcore.postprocess.power import Power, PowerNS
 
-#: Canonical name → method class, in the order of NDSS Table I, then MLE and IBU.
+#: Canonical name → method class, in the order of NDSS Table I, then MLE, IBU and Bayes.
 METHODS: Final = MappingProxyType(
     {
         cls.name: cls
@@ -36,14 +37,23 @@ METHODS: Final = MappingProxyType(
             PowerNS,
             MLE,
             IBU,
+            Bayes,
         )
     }
 )
 
 
 def method_names() -> tuple[str, ...]:
-    """The canonical method names, in display order."""
+    """Every registered method's canonical name, in display order."""
     return tuple(METHODS)
+
+
+def default_method_names() -> tuple[str, ...]:
+    """The methods "all" means: every registered one except those chosen only by name.
+
+    Bayes samples a posterior (about a second at d = 248), so it joins a run when named.
+    """
+    return tuple(name for name, cls in METHODS.items() if cls.by_default)
 
 
 def resolve_method_name(name: str) -> str:
@@ -78,11 +88,15 @@ def get_method(name: str) -> PostProcessor:
 
 __all__ = [
     "IBU",
+    "JEFFREYS",
     "METHODS",
     "MLE",
+    "UNIFORM",
     "Base",
     "BaseCut",
     "BasePos",
+    "Bayes",
+    "DirichletPrior",
     "IBUResult",
     "MLEApx",
     "Norm",
@@ -94,7 +108,9 @@ __all__ = [
     "Power",
     "PowerNS",
     "check_estimate",
+    "default_method_names",
     "get_method",
+    "informed_prior",
     "method_class",
     "method_names",
     "project_to_simplex",

@@ -92,6 +92,15 @@ class PostProcessor(ABC):
     #: A method whose output this one post-processes (PowerNS: "Power"); callers that
     #: run both on one estimate can pass the parent's output to ``from_parent``.
     derived_from: ClassVar[str | None] = None
+    #: Whether "all methods" includes this one. A method costing seconds per estimate
+    #: (Bayes) is chosen by name, so a default Explorer run stays a fraction of a second.
+    by_default: ClassVar[bool] = True
+    #: True when the output is a Monte Carlo estimate (Bayes): order and ties among the
+    #: values then hold only up to its Monte Carlo error.
+    stochastic: ClassVar[bool] = False
+    #: The largest domain the method accepts (None: any). Bayes samples a d-dimensional
+    #: posterior; far beyond this it would take minutes, where MLE takes milliseconds.
+    max_domain: ClassVar[int | None] = None
 
     def is_no_op(self, protocol: FrequencyOracle) -> bool:
         """Whether this method returns the Base estimate unchanged for ``protocol``.
@@ -127,7 +136,16 @@ class PostProcessor(ABC):
         """
         f = check_estimate(estimate, protocol.domain_size)
         n = check_n_users(n)
+        self.check_domain(protocol.domain_size)
         return self._apply(f, Context(protocol=protocol, n=n, tallies=tallies))
+
+    def check_domain(self, domain_size: int) -> None:
+        """Raise an :class:`InputError` if the domain is larger than the method accepts."""
+        if self.max_domain is not None and domain_size > self.max_domain:
+            raise InputError(
+                f"{self.name} handles domains of at most {self.max_domain:,} values, got "
+                f"d = {domain_size:,}; use MLE or Norm-Sub, or merge rare values first"
+            )
 
     @abstractmethod
     def _apply(self, estimate: Vector, context: Context) -> Vector:

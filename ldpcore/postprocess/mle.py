@@ -16,6 +16,7 @@ from ldpcore.postprocess.base import Context, PostProcessor, Vector
 from ldpcore.postprocess.ibu import run_em
 from ldpcore.protocols.likelihoods import (
     HadamardRowModel,
+    LikelihoodModel,
     ReportModel,
     SupportBinomialModel,
     UnaryReportModel,
@@ -119,14 +120,20 @@ class MLE(PostProcessor):
     )
 
     def _apply(self, estimate: Vector, context: Context) -> Vector:
-        model = context.protocol.likelihood_model(
-            estimate,
-            context.n,
-            None if context.tallies is None else np.asarray(context.tallies, dtype=float),
-        )
-        if isinstance(model, ReportModel):
-            return grr_mle(model.counts, p=model.p, q=model.q)
-        if isinstance(model, HadamardRowModel | UnaryReportModel):
-            return run_em(model, tolerance=1e-15, kkt_tolerance=1e-13).frequencies
-        assert isinstance(model, SupportBinomialModel)
-        return support_binomial_mle(model)
+        return maximum_likelihood(context_model(estimate, context))
+
+
+def context_model(estimate: Vector, context: Context) -> LikelihoodModel:
+    """The likelihood the protocol declares for this estimate and its tallies."""
+    tallies = None if context.tallies is None else np.asarray(context.tallies, dtype=float)
+    return context.protocol.likelihood_model(estimate, context.n, tallies)
+
+
+def maximum_likelihood(model: LikelihoodModel) -> NDArray[np.float64]:
+    """The maximiser of ``model``'s likelihood over the simplex (exact where one is known)."""
+    if isinstance(model, ReportModel):
+        return grr_mle(model.counts, p=model.p, q=model.q)
+    if isinstance(model, HadamardRowModel | UnaryReportModel):
+        return run_em(model, tolerance=1e-15, kkt_tolerance=1e-13).frequencies
+    assert isinstance(model, SupportBinomialModel)
+    return support_binomial_mle(model)

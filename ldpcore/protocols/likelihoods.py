@@ -40,7 +40,13 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from ldpcore.protocols.hadamard import HadamardResponse, fwht, hadamard_signs
+from ldpcore.protocols.hadamard import (
+    HadamardResponse,
+    fwht,
+    fwht_rows,
+    hadamard_signs,
+    sylvester_factors,
+)
 
 #: Keeps cell probabilities away from 0 and 1 where floating point would round them.
 _TINY = 1e-300
@@ -52,6 +58,8 @@ class LikelihoodModel(ABC):
     """A likelihood over distributions ``π`` on the domain, with its EM step."""
 
     domain_size: int
+    #: Users behind the tallies.
+    n: float
 
     @abstractmethod
     def log_likelihood(self, pi: NDArray[np.float64]) -> float:
@@ -70,6 +78,17 @@ class LikelihoodModel(ABC):
     @abstractmethod
     def curvature(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
         """Diagonal of ``−∂²L/∂π²`` at ``π`` (the exact diagonal; HR's Hessian is not diagonal)."""
+
+    @abstractmethod
+    def value_and_gradient(
+        self, pis: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The log-likelihood up to a constant, and its gradient in ``π``, for rows of ``π``.
+
+        ``pis`` has shape ``(chains, d)``; the result is ``(chains,)`` and ``(chains, d)``.
+        The constant is the same for every ``π`` (a sampler needs only differences), so
+        this skips the KL terms that make :meth:`log_likelihood` precise in absolute size.
+        """
 
     def em_step(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
         """One EM (iterative Bayesian update) step from ``π``."""
@@ -104,6 +123,13 @@ class ReportModel(LikelihoodModel):
         # The cells sum to one, so the linear parts of kl_div cancel in the total.
         return -self.n * float(np.sum(special.kl_div(self._observed, self._cells(pi))))
 
+    def value_and_gradient(
+        self, pis: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``Σ_y s_y log(Qπ)_y`` and ``(p − q) s / Qπ`` per row (see :class:`LikelihoodModel`)."""
+        cells = self._cells(pis)
+        return np.log(cells) @ self.counts, (self.p - self.q) * self.counts / cells
+
     def em_multiplier(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
         """EM multiplier ``g`` at ``π`` (see :class:`LikelihoodModel`)."""
         ratio = self.counts / self._cells(pi)
@@ -125,6 +151,7 @@ class HadamardRowModel(LikelihoodModel):
         self.t = 2.0 * protocol.p - 1.0
         self.gradient_scale = self.n
         self._observed = rows / self.n
+        self._factors = sylvester_factors(self.order)
         # Q itself (K × d), built once, for the Newton steps at small d.
         self._columns = (
             (1.0 + self.t * hadamard_signs(self.order, self.domain_size)) / self.order
@@ -140,6 +167,16 @@ class HadamardRowModel(LikelihoodModel):
     def log_likelihood(self, pi: NDArray[np.float64]) -> float:
         """Log-likelihood of ``π`` against the saturated model (≤ 0)."""
         return -self.n * float(np.sum(special.kl_div(self._observed, self._cells(pi))))
+
+    def value_and_gradient(
+        self, pis: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``Σ_r h_r log(Qπ)_r`` and ``t Hᵀ(h / Qπ) / K`` per row (one FWHT each way)."""
+        padded = np.zeros((len(pis), self.order))
+        padded[:, 1 : self.domain_size + 1] = pis
+        cells = np.maximum((1.0 + self.t * fwht_rows(padded, self._factors)) / self.order, _TINY)
+        back = fwht_rows(self.rows / cells, self._factors)[:, 1 : self.domain_size + 1]
+        return np.log(cells) @ self.rows, self.t * back / self.order
 
     def em_multiplier(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
         """EM multiplier ``g`` at ``π`` (see :class:`LikelihoodModel`)."""
@@ -201,6 +238,14 @@ class UnaryReportModel(LikelihoodModel):
         """Log-likelihood of ``π`` against the saturated model (≤ 0)."""
         cells = np.maximum(self._base * self._mix(pi), _TINY)
         return -self.n * float(np.sum(special.kl_div(self._observed, cells)))
+
+    def value_and_gradient(
+        self, pis: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``Σ_y h_y log(Qπ)_y`` (up to ``Σ h log β``) and its gradient, per row of ``π``."""
+        mix = np.maximum(self.low + (self.high - self.low) * (pis @ self.bits.T), _TINY)
+        weights = self.histogram / mix
+        return np.log(mix) @ self.histogram, (self.high - self.low) * (weights @ self.bits)
 
     def em_multiplier(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
         """EM multiplier ``g = Qᵀ(h / Qπ) / n`` (see :class:`LikelihoodModel`)."""
@@ -282,6 +327,15 @@ class SupportBinomialModel(LikelihoodModel):
         rate = self._observed
         divergence = special.kl_div(rate, t) + special.kl_div(1.0 - rate, 1.0 - t)
         return -self.n * float(np.sum(divergence))
+
+    def value_and_gradient(
+        self, pis: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``Σ_v c_v log t_v + (n − c_v) log(1 − t_v)`` and its gradient, per row of ``π``."""
+        t = self._rates(pis)
+        misses = self.n - self.counts
+        value = np.log(t) @ self.counts + np.log1p(-t) @ misses
+        return value, (self.p - self.q) * (self.counts / t - misses / (1.0 - t))
 
     def em_multiplier(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
         """EM multiplier ``g`` at ``π`` (see :class:`LikelihoodModel`)."""

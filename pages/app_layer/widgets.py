@@ -10,7 +10,7 @@ from ldpcore import bounds
 from ldpcore.datasets import Dataset, bundled_names
 from ldpcore.errors import InputError
 from ldpcore.experiment import ExperimentConfig
-from ldpcore.postprocess import method_names
+from ldpcore.postprocess import default_method_names, method_names
 from ldpcore.protocols import protocol_names
 from ldpcore.query_specs import parse_query_spec
 
@@ -51,7 +51,7 @@ class Sidebar:
             dataset = f"uniform:d={self.d}"
         else:
             dataset = self.shape.removeprefix("sample: ")
-        methods = method_names() if self.methods is None else self.methods
+        methods = default_method_names() if self.methods is None else self.methods
         return ExperimentConfig(
             dataset=dataset,
             n=int(self.n),
@@ -110,13 +110,18 @@ def sidebar() -> ExperimentConfig | None:
     more = bar.popover("Methods, trials and seed", icon=":material/tune:", width="stretch")
     every = method_names()
     methods = more.multiselect(
-        "Methods", every, default=list(every), key="methods", bind="query-params"
+        "Methods", every, default=list(default_method_names()), key="methods", bind="query-params"
     )
     trials = more.slider(
         "Trials", bounds.TRIALS_MIN, 200, default.trials, key="trials", bind="query-params"
     )
     seed = more.number_input("Seed", 0, 2**31 - 1, default.seed, key="seed", bind="query-params")
-    shown = "all" if len(methods) == len(every) else f"{len(methods)} of {len(every)}"
+    if len(methods) == len(every):
+        shown = "all"
+    elif set(methods) == set(default_method_names()):
+        shown = f"the default {len(methods)} of {len(every)}"
+    else:
+        shown = f"{len(methods)} of {len(every)}"
     bar.caption(f"Methods: {shown}. Trials: {trials}. Seed: {seed}.")
     if not methods:
         bar.error("Pick at least one method (under *Methods, trials and seed*).")

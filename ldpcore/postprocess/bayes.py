@@ -1,0 +1,388 @@
+"""Bayes: the posterior mean under a Dirichlet prior, from the protocol's own likelihood.
+
+MLE paper (Lopuhaä-Zwakenberg et al.), Section 3, Theorem 3.1: under a prior on the
+distribution, the estimator with the least expected squared error is the posterior
+mean. The posterior is
+
+    p(π | tallies) ∝ L(π) · Π_v π_v^(α_v − 1),
+
+with ``L`` the likelihood the protocol declares (:meth:`FrequencyOracle.likelihood_model`:
+GRR's reports, HR's rows, OUE/SUE full reports up to d = 12, support counts otherwise)
+and a Dirichlet(α) prior. No closed form exists, so we sample it.
+
+The sampler. Hamiltonian Monte Carlo (:mod:`ldpcore.mcmc`) on ``w ∈ R^d`` with
+``π = w² / |w|²``. If ``w_v² ~ Gamma(α_v, scale 2)`` independently, ``π`` is exactly
+Dirichlet(α) (the Gamma representation), so the prior density of ``w`` is
+``Π_v |w_v|^(2α_v − 1) · exp(−|w|²/2)`` — for Jeffreys (α = ½) a standard Gaussian —
+and the target is
+
+    log p(w) = log L(π) + Σ_v (2α_v − 1) log|w_v| − |w|²/2,
+    ∂/∂w_k = (2 w_k / |w|²) (G_k − Σ_v π_v G_v) + (2α_k − 1)/w_k − w_k,   G = ∇_π log L.
+
+Why squares, not logs. In log coordinates (``π = softmax(u)``) a value whose posterior
+reaches 0 has a long exponential tail in ``u`` (density ``e^(α u)``), and chains that
+wander into it stall (min ESS 13 of 2,000 draws for OUE on countries); under squares the
+prior near 0 is smooth and the same run gives ESS 700. Why a free radius, not a
+reference value fixed at 1. With ``π_r = 1/(1 + Σ w²)`` the total of a weakly identified
+tail is tied to the reference (GRR, d = 1,024: ESS 69 for the top value); the radius,
+independent of ``π`` with ``|w|² ~ 2 Gamma(Σα)``, leaves every coordinate free (ESS 827).
+``π`` is unchanged by the sign of any ``w_v``, so a chain that keeps one sign loses nothing.
+Chains start at the MLE pulled towards the prior, spread by the Laplace approximation,
+which is also the initial metric.
+
+Convergence is checked, never assumed: split R̂ and the effective sample size of every
+``π_v`` (:func:`ldpcore.mcmc.split_rhat_and_ess`). Below ``min_ess`` or above
+``max_rhat`` the method warns :class:`~ldpcore.postprocess.ibu.NotConverged`, as MLE/IBU
+do when they stop at their cap, and experiments count it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ldpcore._validation import check_int, check_n_users
+from ldpcore.errors import InputError
+from ldpcore.mcmc import Chains, sample, split_rhat_and_ess
+from ldpcore.postprocess.base import Context, PostProcessor, Vector, check_estimate
+from ldpcore.postprocess.ibu import NotConverged
+from ldpcore.postprocess.mle import context_model, maximum_likelihood
+from ldpcore.protocols.base import FrequencyOracle
+from ldpcore.protocols.likelihoods import LikelihoodModel
+
+#: The kinds of prior.
+PriorKind = Literal["Jeffreys", "uniform", "informed"]
+
+
+@dataclass(frozen=True)
+class DirichletPrior:
+    """A Dirichlet prior on the distribution.
+
+    Use :data:`JEFFREYS`, :data:`UNIFORM` or :func:`informed_prior`.
+
+    Attributes
+    ----------
+    kind : str
+        ``"Jeffreys"`` (α = ½ for every value), ``"uniform"`` (α = 1) or ``"informed"``.
+    shape : tuple of float
+        For an informed prior, the prior guess of the distribution (sums to one).
+    weight : float
+        For an informed prior, how many users' *true* values it adds to Jeffreys'.
+    """
+
+    kind: PriorKind
+    shape: tuple[float, ...] = ()
+    weight: float = 0.0
+
+    def concentration(self, domain_size: int) -> NDArray[np.float64]:
+        """``α`` for ``domain_size`` values (an :class:`InputError` if it does not fit)."""
+        if self.kind == "Jeffreys":
+            return np.full(domain_size, 0.5)
+        if self.kind == "uniform":
+            return np.ones(domain_size)
+        if len(self.shape) != domain_size:
+            raise InputError(
+                f"the prior histogram has {len(self.shape)} values but the domain has "
+                f"{domain_size}; give one count per value"
+            )
+        return 0.5 + self.weight * np.asarray(self.shape, dtype=np.float64)
+
+    def in_words(self, domain_size: int) -> str:
+        """The prior and what it is worth, e.g. "an informed prior worth 5,000 users"."""
+        if self.kind == "informed":
+            return f"an informed prior worth {self.weight:,.0f} users (on Jeffreys' prior)"
+        total = float(self.concentration(domain_size).sum())
+        return f"the {self.kind} prior (Dirichlet, worth {total:,.4g} users)"
+
+
+#: Dirichlet(½, …, ½): Jeffreys' prior for a multinomial; weak and invariant.
+JEFFREYS: DirichletPrior = DirichletPrior("Jeffreys")
+#: Dirichlet(1, …, 1): every distribution equally likely.
+UNIFORM: DirichletPrior = DirichletPrior("uniform")
+
+
+def informed_prior(histogram: ArrayLike, weight: float | None = None) -> DirichletPrior:
+    """A prior centred on a histogram the user has, worth ``weight`` users.
+
+    ``α_v = ½ + weight · h_v / Σ h``: Jeffreys' prior plus ``weight`` users' true
+    values spread like the histogram. The Jeffreys half keeps every value possible (a
+    value the histogram never saw can still be found by the data) and keeps the
+    sampler's target smooth (it needs ``α_v >= ½``).
+
+    Parameters
+    ----------
+    histogram : array_like
+        Non-negative counts or frequencies, one per value (an earlier survey, a census).
+    weight : float, optional
+        How many users' true values the histogram counts as: its own total by default.
+        A census of millions deserves a smaller weight if the population has moved on.
+
+    Examples
+    --------
+    >>> informed_prior([30, 10, 0], weight=100).concentration(3).tolist()
+    [75.5, 25.5, 0.5]
+    """
+    counts = np.asarray(histogram, dtype=np.float64)
+    if counts.ndim != 1 or counts.size < 2:
+        raise InputError("the prior histogram needs one count per value, at least two values")
+    if not np.all(np.isfinite(counts)) or np.any(counts < 0) or counts.sum() <= 0:
+        raise InputError("the prior histogram must hold non-negative numbers, not all zero")
+    total = float(counts.sum()) if weight is None else weight
+    if isinstance(total, bool) or not (
+        isinstance(total, int | float) and math.isfinite(total) and total > 0
+    ):
+        raise InputError(f"the prior's weight must be a number of users > 0, got {weight!r}")
+    shape = counts / counts.sum()
+    return DirichletPrior("informed", tuple(float(x) for x in shape), float(total))
+
+
+@dataclass(frozen=True)
+class Posterior:
+    """Draws from the posterior and what they say.
+
+    Attributes
+    ----------
+    mean : ndarray
+        The posterior mean of every frequency (the Bayes estimate).
+    draws : ndarray
+        ``(chains, draws, d)`` draws of the distribution.
+    rhat, ess : ndarray
+        Split R̂ and effective sample size of every frequency.
+    chains : Chains
+        The sampler's own record (step size, acceptance, divergences).
+    converged : bool
+        Whether every R̂ and ESS met the method's thresholds.
+    """
+
+    mean: NDArray[np.float64]
+    draws: NDArray[np.float64]
+    rhat: NDArray[np.float64]
+    ess: NDArray[np.float64]
+    chains: Chains = field(repr=False)
+    converged: bool
+
+    @property
+    def min_ess(self) -> float:
+        """The smallest effective sample size over the values."""
+        return float(self.ess.min())
+
+    @property
+    def max_rhat(self) -> float:
+        """The largest split R̂ over the values."""
+        return float(self.rhat.max())
+
+    def standard_error(self) -> NDArray[np.float64]:
+        """Monte Carlo standard error of each posterior mean: ``sd / √ESS``."""
+        flat = self.draws.reshape(-1, self.draws.shape[-1])
+        return flat.std(axis=0) / np.sqrt(self.ess)
+
+    def interval(self, level: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Equal-tailed credible intervals at ``level``, widened to hold the mean.
+
+        The mean of a skewed posterior near 0 can fall outside the equal-tailed interval
+        only when the sample is tiny; then the interval reaches out to it.
+        """
+        flat = self.draws.reshape(-1, self.draws.shape[-1])
+        tail = (1.0 - level) / 2.0
+        low, high = np.quantile(flat, [tail, 1.0 - tail], axis=0)
+        return np.clip(np.minimum(low, self.mean), 0, 1), np.clip(np.maximum(high, self.mean), 0, 1)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Bayes(PostProcessor):
+    """The posterior mean under a Dirichlet prior (MLE paper, Sec. 3, Theorem 3.1).
+
+    Parameters
+    ----------
+    prior : DirichletPrior
+        Jeffreys by default; :data:`UNIFORM`, or :func:`informed_prior` from a histogram.
+    chains, draws, warmup : int
+        HMC chains (at least 2, for R̂), kept draws per chain, adaptation iterations.
+    seed : int
+        Mixed with a hash of the input, so one input always gives one output.
+    min_ess, max_rhat : float
+        Below this effective sample size, or above this split R̂, it warns.
+    """
+
+    name: ClassVar[str] = "Bayes"
+    description: ClassVar[str] = "Posterior mean under a Dirichlet prior (sampled by HMC)"
+    nonnegative: ClassVar = "yes"
+    sums_to_one: ClassVar = "yes"
+    complexity: ClassVar[str] = "O(d) per leapfrog step; about 10⁴ steps per estimate"
+    reference: ClassVar[str] = "Lopuhaä-Zwakenberg et al., Sec. 3, Theorem 3.1"
+    bias: ClassVar[str] = (
+        "Shrinks towards the prior; least mean squared error when the prior is right"
+    )
+    formula: ClassVar[str] = (
+        r"\hat\pi = \mathbb{E}[\pi \mid \text{tallies}],\quad"
+        r" p(\pi \mid \text{tallies}) \propto P(\text{tallies} \mid \pi)"
+        r"\,\prod_v \pi_v^{\alpha_v - 1}"
+    )
+    explanation: ClassVar[str] = (
+        "Weigh every possible distribution by how well it explains the reports and by how "
+        "plausible it was beforehand (the prior), and average them. With a weak prior it is "
+        "close to the MLE but never exactly zero; a good prior helps, a wrong one hurts."
+    )
+    by_default: ClassVar[bool] = False
+    stochastic: ClassVar[bool] = True
+    #: About 10 s at this size (3 s at d = 1,024; benchmarks/README.md, "Bayes").
+    max_domain: ClassVar[int | None] = 4096
+
+    prior: DirichletPrior = JEFFREYS
+    chains: int = 4
+    draws: int = 400
+    warmup: int = 300
+    seed: int = 0
+    min_ess: float = 400.0
+    max_rhat: float = 1.05
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.prior, DirichletPrior):
+            raise InputError("prior must be JEFFREYS, UNIFORM or informed_prior(histogram)")
+        check_int(self.chains, name="chains", minimum=2, maximum=64)
+        check_int(self.draws, name="draws", minimum=20)
+        check_int(self.warmup, name="warmup", minimum=20)
+        check_int(self.seed, name="seed", minimum=0)
+        for label, value, low in (("min_ess", self.min_ess, 0.0), ("max_rhat", self.max_rhat, 1.0)):
+            if not (isinstance(value, int | float) and math.isfinite(value) and value >= low):
+                raise InputError(f"{label} must be a finite number >= {low:g}, got {value!r}")
+
+    def posterior(
+        self,
+        estimate: ArrayLike,
+        *,
+        protocol: FrequencyOracle,
+        n: int,
+        tallies: ArrayLike | None = None,
+    ) -> Posterior:
+        """Sample the posterior; the estimate and tallies are as for the method itself."""
+        f = check_estimate(estimate, protocol.domain_size)
+        self.check_domain(protocol.domain_size)
+        return self._posterior(f, Context(protocol=protocol, n=check_n_users(n), tallies=tallies))
+
+    def _apply(self, estimate: Vector, context: Context) -> Vector:
+        return self._posterior(estimate, context).mean
+
+    def _posterior(self, estimate: Vector, context: Context) -> Posterior:
+        model = context_model(estimate, context)
+        alpha = self.prior.concentration(model.domain_size)
+        rng = np.random.default_rng([self.seed, _fingerprint(estimate, context)])
+        result = sample_posterior(
+            model, alpha, chains=self.chains, draws=self.draws, warmup=self.warmup, rng=rng
+        )
+        converged = result.min_ess >= self.min_ess and result.max_rhat <= self.max_rhat
+        if not converged:
+            warnings.warn(
+                NotConverged(
+                    f"Bayes: the sampler's smallest effective sample size is "
+                    f"{result.min_ess:,.0f} (wanted {self.min_ess:,.0f}) and its largest "
+                    f"split R̂ {result.max_rhat:.3f} (wanted ≤ {self.max_rhat:g}); the "
+                    "posterior mean is less precise than that — raise draws"
+                ),
+                stacklevel=3,
+            )
+        return Posterior(
+            result.mean, result.draws, result.rhat, result.ess, result.chains, converged
+        )
+
+
+def _fingerprint(estimate: Vector, context: Context) -> int:
+    """A 63-bit digest of the input, so the sampler's stream depends on nothing else."""
+    digest = hashlib.blake2b(estimate.tobytes(), digest_size=8)
+    digest.update(f"{context.n}|{context.protocol!r}".encode())
+    if context.tallies is not None:
+        digest.update(np.asarray(context.tallies, dtype=np.float64).tobytes())
+    return int.from_bytes(digest.digest(), "little") >> 1
+
+
+def _angular_variance(w: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The variance of ``|w_v| / |w|`` (all that ``π`` sees), at the mean radius.
+
+    ``|w|`` is independent of ``π`` with relative sd ``1/√(4 Σα)`` (25% at d = 8), far
+    wider than a well-measured ``π_v`` (0.5% at n = 10⁶). The plain variance of ``w_v``
+    would size the metric for the radius and force steps 50 times too small (OLH,
+    d = 8: step 0.005, 150,000 gradients); sized for the direction, the radius
+    wanders slowly and nothing of ``π`` depends on it. Signs are dropped for the same
+    reason: a leapfrog step can jump over ``w_v = 0``, and the two signs would add the
+    distance between them to the variance (44 times too large, GRR at d = 2).
+    """
+    squares = np.sum(w * w, axis=1, keepdims=True)
+    return np.var(np.abs(w) / np.sqrt(squares), axis=0) * float(squares.mean())
+
+
+def sample_posterior(
+    model: LikelihoodModel,
+    alpha: NDArray[np.float64],
+    *,
+    chains: int = 4,
+    draws: int = 500,
+    warmup: int = 500,
+    rng: np.random.Generator,
+) -> Posterior:
+    """Sample ``p(π | tallies) ∝ L(π) Π π^(α−1)`` (see the module docstring).
+
+    ``converged`` in the result is left True; :class:`Bayes` applies its thresholds.
+    """
+    d = model.domain_size
+    if np.any(alpha < 0.5):
+        raise InputError("the sampler needs every prior concentration α_v >= 1/2")
+    mle = maximum_likelihood(model)
+    total_alpha = float(alpha.sum())
+    # The Laplace centre: the MLE pulled towards the prior, so that no value starts at 0.
+    centre = (model.n * mle + alpha) / (model.n + total_alpha)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        curvature = np.maximum(model.curvature(centre), 0.0)
+    # π_v's sd from the data's curvature and the prior's (Σα pseudo-users); then w_v's
+    # at the mean radius, with (π_v + sd) so that a value whose posterior reaches 0 gets
+    # its width rather than a vanishing derivative.
+    spread = 1.0 / np.sqrt(curvature + total_alpha / centre)
+    radius2 = 2.0 * total_alpha  # E|w|² = Σ 2α_v
+    variance = radius2 * spread**2 / (4.0 * (centre + spread))
+    start = np.sqrt(radius2 * centre) + rng.standard_normal((chains, d)) * np.sqrt(variance)
+    power = 2.0 * alpha - 1.0
+
+    def log_density(
+        w: NDArray[np.float64],
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        squares = w * w
+        total = squares.sum(axis=1, keepdims=True)
+        pi = squares / total
+        value, gradient = model.value_and_gradient(pi)
+        centred = gradient - (pi * gradient).sum(axis=1, keepdims=True)
+        with np.errstate(divide="ignore"):
+            log_w = np.log(np.abs(w))
+            inverse = np.where(power != 0.0, power / w, 0.0)
+        prior = np.where(power != 0.0, log_w, 0.0) @ power - 0.5 * total[:, 0]
+        return value + prior, 2.0 * w / total * centred + inverse - w
+
+    result = sample(
+        log_density,
+        start,
+        variance,
+        draws=draws,
+        warmup=warmup,
+        rng=rng,
+        spread=_angular_variance,
+    )
+    squares = result.draws**2
+    frequencies = squares / squares.sum(axis=2, keepdims=True)
+    rhat, ess = split_rhat_and_ess(frequencies)
+    mean = frequencies.reshape(-1, d).mean(axis=0)
+    return Posterior(mean / mean.sum(), frequencies, rhat, ess, result, True)
+
+
+__all__ = [
+    "JEFFREYS",
+    "UNIFORM",
+    "Bayes",
+    "DirichletPrior",
+    "Posterior",
+    "informed_prior",
+    "sample_posterior",
+]

@@ -1,0 +1,278 @@
+"""Bayes: the posterior mean under a Dirichlet prior, checked against what must be true.
+
+* Small cases against the exact posterior mean, from an independent slow path: every
+  likelihood here is a product of linear forms in π (cells ``Qπ``; a binomial's
+  ``t_v`` and ``1 − t_v``), so expanding it into monomials and integrating each against
+  the Dirichlet (``∫ Π π^(k+α−1) = B(k + α)``) gives the posterior mean exactly.
+* Large n: the posterior mean and the MLE agree to a small fraction of the posterior's
+  width (MLE paper, Theorem 3.3).
+* Simulation-based calibration (slow tier): the rank of the true π among the draws is
+  uniform when the data come from the prior and the model (Talts et al. 2018).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+from scipy import special, stats
+
+from ldpcore.errors import InputError
+from ldpcore.experiment import ExperimentConfig, run
+from ldpcore.mcmc import split_rhat_and_ess
+from ldpcore.postprocess import JEFFREYS, UNIFORM, Bayes, get_method, informed_prior
+from ldpcore.postprocess.ibu import NotConverged
+from ldpcore.protocols import get_protocol
+from ldpcore.protocols.hadamard import hadamard_signs
+
+# --- the exact posterior mean, by expansion ------------------------------------------
+
+
+def exact_posterior_mean(
+    forms: list[tuple[NDArray[np.float64], int]], alpha: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """``E[π | data]`` for the likelihood ``Π (c·π)^m`` over ``forms`` and a Dirichlet(α)."""
+    d = alpha.size
+    degree = sum(power for _, power in forms)
+    poly = np.zeros((degree + 1,) * d)
+    poly[(0,) * d] = 1.0
+    for coefficients, power in forms:
+        for _ in range(power):
+            grown = np.zeros_like(poly)
+            for v in range(d):
+                target = [slice(None)] * d
+                source = [slice(None)] * d
+                target[v] = slice(1, None)
+                source[v] = slice(None, -1)
+                grown[tuple(target)] += coefficients[v] * poly[tuple(source)]
+            poly = grown / max(grown.max(), 1e-300)  # a constant factor cancels in the ratio
+    exponents = np.indices(poly.shape).reshape(d, -1).T.astype(float)
+    weights = poly.reshape(-1)
+    keep = weights > 0
+    exponents, log_weights = exponents[keep], np.log(weights[keep])
+    shifted = exponents + alpha
+    log_norm = special.gammaln(shifted).sum(axis=1) - special.gammaln(shifted.sum(axis=1))
+    base = special.logsumexp(log_weights + log_norm)
+    # B(a + e_j) / B(a) = a_j / Σa
+    means = [
+        np.exp(
+            special.logsumexp(log_weights + log_norm + np.log(shifted[:, j] / shifted.sum(axis=1)))
+            - base
+        )
+        for j in range(d)
+    ]
+    return np.array(means)
+
+
+def grr_forms(counts: NDArray[np.int64], p: float, q: float) -> list:
+    d = counts.size
+    return [(q + (p - q) * np.eye(d)[y], int(counts[y])) for y in range(d)]
+
+
+def binomial_forms(counts: NDArray[np.int64], n: int, p: float, q: float) -> list:
+    d = counts.size
+    forms = []
+    for v in range(d):
+        hit = q + (p - q) * np.eye(d)[v]
+        forms += [(hit, int(counts[v])), (1.0 - hit, n - int(counts[v]))]
+    return forms
+
+
+def check_against_exact(
+    posterior_mean: NDArray[np.float64],
+    standard_error: NDArray[np.float64],
+    exact: NDArray[np.float64],
+) -> None:
+    # 4.5 Monte Carlo standard errors per value: a false alarm over all values and
+    # cases here has probability below 1e-4.
+    gap = np.abs(posterior_mean - exact)
+    assert np.all(gap <= 4.5 * standard_error + 1e-9), (posterior_mean, exact, standard_error)
+
+
+CASES = [
+    ("GRR", 1.0, 3, 20, JEFFREYS),
+    ("GRR", 2.0, 4, 12, UNIFORM),
+    ("GRR", 0.5, 2, 30, informed_prior([3, 1], weight=8)),
+    ("OLH", 1.0, 2, 10, JEFFREYS),
+    ("OUE", 1.5, 3, 6, JEFFREYS),
+    ("SS", 1.0, 3, 7, UNIFORM),
+]
+
+
+@pytest.mark.parametrize(("name", "epsilon", "d", "n", "prior"), CASES)
+def test_posterior_mean_matches_the_exact_one_on_small_cases(
+    name: str, epsilon: float, d: int, n: int, prior
+) -> None:
+    protocol = get_protocol(name, epsilon=epsilon, domain_size=d)
+    rng = np.random.default_rng(d * n)
+    true_counts = rng.multinomial(n, np.arange(1, d + 1) / np.arange(1, d + 1).sum())
+    support = protocol.sample_support_counts(true_counts, rng)
+    estimate = protocol.estimate(support, n)
+    posterior = Bayes(prior=prior).posterior(estimate, protocol=protocol, n=n)
+    alpha = prior.concentration(d)
+    if name == "GRR":
+        forms = grr_forms(support, protocol.p, protocol.q)
+    else:  # every other protocol without tallies: the support counts' binomials
+        forms = binomial_forms(support, n, protocol.p, protocol.q)
+    check_against_exact(
+        posterior.mean, posterior.standard_error(), exact_posterior_mean(forms, alpha)
+    )
+    assert posterior.converged
+
+
+def test_hadamard_rows_and_unary_reports_match_the_exact_posterior_mean() -> None:
+    """The exact likelihoods of HR's rows and of OUE's full reports (their tallies)."""
+    rng = np.random.default_rng(5)
+    hr = get_protocol("HR", epsilon=1.0, domain_size=3)
+    rows = hr.sample_tallies(np.array([8, 4, 3]), rng)
+    estimate = hr.estimate(hr.support_from_tallies(rows), 15)
+    posterior = Bayes().posterior(estimate, protocol=hr, n=15, tallies=rows)
+    channel = (1.0 + (2 * hr.p - 1) * hadamard_signs(hr.order, 3)) / hr.order
+    forms = [(channel[r], int(rows[r])) for r in range(hr.order)]
+    exact = exact_posterior_mean(forms, np.full(3, 0.5))
+    check_against_exact(posterior.mean, posterior.standard_error(), exact)
+
+    oue = get_protocol("OUE", epsilon=2.0, domain_size=2)
+    histogram = oue.sample_tallies(np.array([6, 3]), rng)
+    estimate = oue.estimate(oue.support_from_tallies(histogram), 9)
+    posterior = Bayes().posterior(estimate, protocol=oue, n=9, tallies=histogram)
+    bits = oue.support_matrix()
+    low, high = (1 - oue.p) / (1 - oue.q), oue.p / oue.q
+    forms = [(low + (high - low) * bits[y], int(histogram[y])) for y in range(len(bits))]
+    exact = exact_posterior_mean(forms, np.full(2, 0.5))
+    check_against_exact(posterior.mean, posterior.standard_error(), exact)
+
+
+def test_the_reference_expansion_is_itself_right() -> None:
+    """No data: the posterior is the prior, whose mean is α/Σα; one direct observation."""
+    alpha = np.array([0.5, 1.5, 2.0])
+    np.testing.assert_allclose(exact_posterior_mean([], alpha), alpha / alpha.sum())
+    # Observing value 1 directly once (cells = π): Dirichlet(α + e_1).
+    forms = [(np.eye(3)[1], 1)]
+    expected = (alpha + np.eye(3)[1]) / (alpha.sum() + 1)
+    np.testing.assert_allclose(exact_posterior_mean(forms, alpha), expected)
+
+
+# --- large n, determinism, warnings, the domain cap -------------------------------
+
+
+@pytest.mark.parametrize("name", ["GRR", "OLH"])
+def test_at_large_n_the_posterior_mean_is_the_mle(name: str) -> None:
+    """MLE paper, Theorem 3.3: both are efficient, so they differ by o(1/√n)."""
+    d, n = 8, 10**6
+    protocol = get_protocol(name, epsilon=2.0, domain_size=d)
+    truth = np.linspace(1, 2, d) / np.linspace(1, 2, d).sum()
+    support = protocol.sample_support_counts(np.round(truth * n).astype(int), 11)
+    estimate = protocol.estimate(support, n)
+    posterior = Bayes().posterior(estimate, protocol=protocol, n=n)
+    mle = get_method("MLE")(estimate, protocol=protocol, n=n)
+    spread = posterior.draws.reshape(-1, d).std(axis=0)
+    gap = np.abs(posterior.mean - mle)
+    assert np.all(gap <= 0.1 * spread + 4.5 * posterior.standard_error()), (gap, spread)
+
+
+def test_one_input_gives_one_output_and_the_seed_changes_the_draws() -> None:
+    protocol = get_protocol("OUE", epsilon=1.0, domain_size=5)
+    estimate = np.array([0.5, 0.3, 0.1, 0.05, 0.05])
+    first = get_method("Bayes")(estimate, protocol=protocol, n=500)
+    np.testing.assert_array_equal(first, get_method("Bayes")(estimate, protocol=protocol, n=500))
+    other = Bayes(seed=1)(estimate, protocol=protocol, n=500)
+    assert not np.array_equal(first, other)
+    assert abs(first.sum() - 1) < 1e-12 and first.min() >= 0
+
+
+def test_too_few_draws_warn_and_an_experiment_reports_convergence() -> None:
+    protocol = get_protocol("GRR", epsilon=1.0, domain_size=6)
+    short = Bayes(draws=20, warmup=20, min_ess=10_000)
+    with pytest.warns(NotConverged, match="effective sample size"):
+        posterior = short.posterior(np.full(6, 1 / 6), protocol=protocol, n=100)
+    assert not posterior.converged
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Bayes().posterior(np.full(6, 1 / 6), protocol=protocol, n=100)
+
+    config = ExperimentConfig(
+        dataset="zipf:d=6", n=1000, protocol="GRR", epsilon=1.0, methods=("Bayes",), trials=2
+    )
+    summary = run(config).summary
+    assert summary.set_index("method").loc["Bayes", "converged"] == 1.0  # share converged
+
+
+def test_bayes_is_chosen_by_name_and_refuses_what_it_cannot_do() -> None:
+    config = ExperimentConfig(dataset="zipf:d=8", n=100, protocol="GRR", epsilon=1.0)
+    assert "Bayes" not in config.methods
+    protocol = get_protocol("GRR", epsilon=1.0, domain_size=5000)
+    with pytest.raises(InputError, match="Bayes handles domains of at most 4,096 values"):
+        Bayes()(np.full(5000, 1 / 5000), protocol=protocol, n=10**6)
+    with pytest.raises(InputError, match="chains must be an integer in"):
+        Bayes(chains=1)
+    with pytest.raises(InputError, match="prior must be"):
+        Bayes(prior="Jeffreys")  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="one count per value"):
+        informed_prior([3])
+    with pytest.raises(InputError, match="non-negative numbers"):
+        informed_prior([3, -1])
+    with pytest.raises(InputError, match="weight must be a number of users > 0"):
+        informed_prior([3, 1], weight=0)
+    with pytest.raises(InputError, match="the prior histogram has 2 values but the domain has 3"):
+        Bayes(prior=informed_prior([3, 1]))(
+            np.full(3, 1 / 3), protocol=get_protocol("GRR", epsilon=1.0, domain_size=3), n=10
+        )
+    assert (
+        informed_prior([3, 1], weight=5000)
+        .in_words(2)
+        .startswith("an informed prior worth 5,000 users")
+    )
+
+
+def test_split_rhat_and_ess_on_known_chains() -> None:
+    """Independent draws: R̂ ≈ 1, ESS ≈ the draws; chains stuck apart: R̂ ≫ 1;
+    an AR(1) chain: ESS ≈ N (1 − ρ)/(1 + ρ)."""
+    rng = np.random.default_rng(0)
+    iid = rng.standard_normal((4, 1000, 3))
+    rhat, ess = split_rhat_and_ess(iid)
+    assert np.all(np.abs(rhat - 1) < 0.01) and np.all((ess > 3000) & (ess < 5000))
+    apart = iid + np.arange(4)[:, None, None]
+    assert np.all(split_rhat_and_ess(apart)[0] > 1.5)
+    rho = 0.9
+    chain = np.zeros((4, 20_000, 1))
+    noise = rng.standard_normal(chain.shape) * np.sqrt(1 - rho**2)
+    for t in range(1, chain.shape[1]):
+        chain[:, t] = rho * chain[:, t - 1] + noise[:, t]
+    expected = 4 * 20_000 * (1 - rho) / (1 + rho)
+    assert abs(split_rhat_and_ess(chain)[1][0] / expected - 1) < 0.15
+
+
+# --- simulation-based calibration (slow tier) ---------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", ["GRR reports", "support binomials"])
+def test_simulation_based_calibration(model: str) -> None:
+    """Talts et al. 2018: draw π from the prior, data from the model, and rank the true π
+    among (thinned) posterior draws; the ranks are uniform iff the sampler is right.
+
+    240 prior draws, d = 3, 10 rank bins per value; a χ² test per value at 0.1%.
+    """
+    d, n, runs, bins = 3, 60, 240, 10
+    protocol = get_protocol("GRR" if model == "GRR reports" else "OUE", epsilon=1.0, domain_size=d)
+    rng = np.random.default_rng(2026)
+    ranks = np.empty((runs, d), dtype=int)
+    sampler = Bayes(draws=400, warmup=300)
+    for index in range(runs):
+        pi = rng.dirichlet(np.full(d, 0.5))
+        if model == "GRR reports":  # users iid from π, then GRR: reports ~ Mult(n, Qπ)
+            support = rng.multinomial(n, protocol.q + (protocol.p - protocol.q) * pi)
+        else:  # the binomial model itself: c_v ~ Bin(n, q + (p − q) π_v)
+            support = rng.binomial(n, protocol.q + (protocol.p - protocol.q) * pi)
+        estimate = protocol.estimate(support, n)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotConverged)
+            posterior = sampler.posterior(estimate, protocol=protocol, n=n)
+        thinned = posterior.draws[:, ::16].reshape(-1, d)  # 100 draws, nearly independent
+        ranks[index] = (thinned < pi).sum(axis=0)
+    for v in range(d):
+        observed = np.bincount(ranks[:, v] * bins // (len(thinned) + 1), minlength=bins)
+        assert stats.chisquare(observed).pvalue > 1e-3, (v, observed)
