@@ -23,9 +23,10 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from ldpcore._validation import check_n_users
+from ldpcore.datasets import Dataset
 from ldpcore.errors import InputError
-from ldpcore.intervals import check_level, frequency_intervals
-from ldpcore.postprocess import get_method
+from ldpcore.intervals import estimates_with_intervals
+from ldpcore.postprocess import Bayes, DirichletPrior, get_method, informed_prior
 from ldpcore.protocols import FrequencyOracle, get_protocol
 from ldpcore.tables import TableError, inspect_table, read_numbers
 
@@ -139,11 +140,32 @@ def read_collected(
     return Collected(table.labels, oracle, n, kind, estimate)
 
 
+def prior_for(
+    collected: Collected, histogram: Dataset, *, weight: float | None = None
+) -> DirichletPrior:
+    """An informed prior for a collection from a histogram the analyst has, matched by value.
+
+    A collected value the histogram lacks counts 0 there (Jeffreys' ½ still keeps it
+    possible); histogram values the collection does not have are left out. The weight
+    is the matched part's total by default.
+    """
+    counts = dict(zip(histogram.labels, histogram.counts.tolist(), strict=True))
+    matched = np.array([counts.get(label, 0) for label in collected.labels], dtype=np.float64)
+    if matched.sum() <= 0:
+        sample = ", ".join(collected.labels[:3])
+        raise InputError(
+            "the prior histogram shares no value with the collected file (which has "
+            f"{sample}, …); its value column must name the same values"
+        )
+    return informed_prior(matched, weight)
+
+
 def consistent_estimates(
     collected: Collected,
     method: str,
     *,
     level: float = 0.95,
+    prior: DirichletPrior | None = None,
 ) -> pd.DataFrame:
     """Post-process collected output and attach an interval for each true frequency.
 
@@ -155,26 +177,30 @@ def consistent_estimates(
         A post-processing method (see :func:`ldpcore.postprocess.method_names`).
     level : float
         The intervals' nominal coverage, per value.
+    prior : DirichletPrior, optional
+        Bayes's prior (Jeffreys by default; :func:`prior_for` makes an informed one).
 
     Returns
     -------
     DataFrame
         ``value, base_estimate, estimate, low, high`` (frequencies; ``0 <= low <= high
         <= 1``, each interval holding the estimate where the estimate is in [0, 1]).
+        Bayes's intervals are credible intervals; see
+        :func:`ldpcore.intervals.estimates_with_intervals`.
     """
-    level = check_level(level)
-    oracle, n = collected.protocol, collected.n
-    fitted = get_method(method)(collected.estimate, protocol=oracle, n=n)
-    low, high = frequency_intervals(
-        collected.estimate, protocol=oracle, n=n, level=level, point=fitted
+    chosen = get_method(method)
+    if prior is not None and isinstance(chosen, Bayes):
+        chosen = Bayes(prior=prior)
+    found = estimates_with_intervals(
+        collected.estimate, method=chosen, protocol=collected.protocol, n=collected.n, level=level
     )
     return pd.DataFrame(
         {
             "value": collected.labels,
             "base_estimate": collected.estimate,
-            "estimate": fitted,
-            "low": low,
-            "high": high,
+            "estimate": found.point,
+            "low": found.low,
+            "high": found.high,
         }
     )
 

@@ -293,6 +293,14 @@ INTERVAL_NOTE = (
     "noise, not errors in the settings above."
 )
 
+#: How Bayes's intervals are made (ldpcore.intervals.estimates_with_intervals).
+CREDIBLE_NOTE = (
+    "Intervals: 95% equal-tailed posterior (credible) intervals under the chosen prior: "
+    "given the reports and the prior, each true frequency lies inside with probability "
+    "95%. With a prior that is wrong they can miss; with Jeffreys' prior their coverage "
+    "is measured in benchmarks/README.md, Coverage."
+)
+
 #: Why an estimate outside [0, 1] is not inside its interval.
 BASE_OUTSIDE_NOTE = (
     "Some estimates lie outside [0, 1] (this method is unbiased, not consistent): "

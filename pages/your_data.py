@@ -8,11 +8,12 @@ from ldpcore import bounds, viz
 from ldpcore.commands import simulate_command
 from ldpcore.datasets import Dataset
 from ldpcore.experiment import ExperimentConfig
+from ldpcore.intervals import interval_kind
 from ldpcore.notebooks import run_notebook
 from ldpcore.postprocess import method_class, method_names
 from ldpcore.protocols import protocol_names
 from ldpcore.tables import TableError
-from ldpcore.wording import BASE_OUTSIDE_NOTE, INTERVAL_NOTE
+from ldpcore.wording import BASE_OUTSIDE_NOTE, CREDIBLE_NOTE, INTERVAL_NOTE
 from pages.app_layer.cache import (
     by_rank_figure,
     collected_example,
@@ -172,6 +173,37 @@ def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
     )
 
 
+#: The prior choices for Bayes on collected output.
+PRIORS = ("Jeffreys (weak)", "Uniform", "From a histogram I have")
+
+
+def _prior_choice() -> tuple[str, Dataset | None, float | None] | None:
+    """Bayes's prior: its kind, and for an informed one the histogram and its weight."""
+    kind = st.radio(
+        "Prior",
+        PRIORS,
+        horizontal=True,
+        key="collected-prior",
+        help="What you believed before the reports: Jeffreys' prior says little; a histogram "
+        "from an earlier survey or a census says more, worth as many users as you state.",
+    )
+    if kind != PRIORS[2]:
+        return kind, None, None
+    histogram = histogram_picker("prior")
+    if histogram is None:
+        return None
+    weight = st.number_input(
+        "The prior is worth (users)",
+        min_value=1,
+        max_value=bounds.N_USERS_MAX,
+        value=1_000,
+        key="collected-prior-weight",
+        help="How many users' true values the histogram counts as. A reliable, recent census "
+        "deserves more; an old or different population less. It is added to Jeffreys' prior.",
+    )
+    return kind, histogram, float(weight)
+
+
 with collected_tab:
     inputs = _collected_inputs()
     if inputs is not None:
@@ -182,12 +214,18 @@ with collected_tab:
             index=method_names().index("Norm-Sub"),
             key="collected-method",
         )
-        table = run_or_explain(
-            lambda: consistent(data, source, settings, method), "Post-processing…"
-        )
+        prior = _prior_choice() if interval_kind(method) == "credible" else (PRIORS[0], None, None)
+        table = None
+        if prior is not None:
+            picked_prior = prior  # a name the closure keeps, typed without None
+            table = run_or_explain(
+                lambda: consistent(data, source, settings, method, picked_prior),
+                "Post-processing…",
+            )
         if table is not None:
+            note = CREDIBLE_NOTE if interval_kind(method) == "credible" else INTERVAL_NOTE
             st.caption(
-                f"{method}: {method_class(method).explanation} {INTERVAL_NOTE}"
+                f"{method}: {method_class(method).explanation} {note}"
                 + (
                     f" {BASE_OUTSIDE_NOTE}"
                     if ((table["estimate"] < 0) | (table["estimate"] > 1)).any()

@@ -279,3 +279,37 @@ def test_choose_epsilon_asks_before_a_long_search(monkeypatch: pytest.MonkeyPatc
     at = at.run()
     assert at.success and not at.warning  # approved once, kept on later reruns
     st.cache_data.clear()
+
+
+def test_collected_output_with_bayes_and_a_prior_from_a_bundled_histogram() -> None:
+    """Bayes gives credible intervals; a prior from a histogram is matched by value."""
+    from ldpcore.collected_estimates import example_collected  # noqa: PLC0415
+
+    at = open_page("pages/your_data.py")
+    at.file_uploader(key="collected-upload").set_value(
+        ("example.csv", example_collected(), "text/csv")
+    )
+    at = at.run()
+    at.selectbox(key="collected-method").set_value("Bayes")
+    at = at.run()
+    assert not at.exception, at.exception
+    weak = frame(at, "base_estimate")
+    assert weak["estimate"].sum() == pytest.approx(1.0)
+    assert ((weak["low"] <= weak["estimate"]) & (weak["estimate"] <= weak["high"])).all()
+    assert any("credible" in caption.value for caption in at.caption)
+
+    at.radio(key="collected-prior").set_value("From a histogram I have")
+    at = at.run()
+    at.selectbox(key="prior-bundled").set_value("countries")
+    at.number_input(key="collected-prior-weight").set_value(100_000)
+    at = at.run()
+    assert not at.exception, at.exception
+    informed = frame(at, "base_estimate")
+    # The example's truth is the countries' own shares: a heavy prior on them narrows
+    # every interval and pulls the estimates to the truth.
+    from ldpcore.datasets import load_bundled  # noqa: PLC0415
+
+    truth = load_bundled("countries", top_d=20, n=10_000)
+    shares = truth.counts / truth.counts.sum()
+    assert (informed["high"] - informed["low"]).mean() < (weak["high"] - weak["low"]).mean()
+    assert np.abs(informed["estimate"] - shares).sum() < np.abs(weak["estimate"] - shares).sum()

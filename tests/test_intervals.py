@@ -21,15 +21,18 @@ from scipy import special
 from test_cli import ldpcore
 
 from ldpcore.datasets import zipf
-from ldpcore.intervals import base_variance_terms, frequency_intervals
+from ldpcore.intervals import base_variance_terms, estimates_with_intervals, frequency_intervals
 from ldpcore.postprocess import get_method, method_names
 from ldpcore.protocols import get_protocol, protocol_names
 
 
-@pytest.mark.parametrize("method", ["Base", "Norm-Sub", "MLE", "PowerNS"])
+@pytest.mark.parametrize("method", ["Base", "Norm-Sub", "MLE", "PowerNS", "Bayes"])
 def test_coverage_for_frequent_and_rare_values(method: str) -> None:
     """GRR, d = 8, ε = 1, n = 2,000, Zipf(1.5): 100 seeded collections; 95% intervals
-    cover between 90% and 99% of the time for the top value and for the bottom half."""
+    cover between 90% and 99% of the time for the top value and for the bottom half.
+
+    Bayes's are credible intervals under Jeffreys' prior, checked here for their
+    frequentist coverage at one fixed truth."""
     data = zipf(8, 2000, 1.5)
     truth = data.frequencies()
     protocol = get_protocol("GRR", epsilon=1.0, domain_size=8)
@@ -39,9 +42,8 @@ def test_coverage_for_frequent_and_rare_values(method: str) -> None:
     for seed in range(100):
         rng = np.random.default_rng(seed)
         estimate = protocol.estimate(protocol.sample_support_counts(data.counts, rng), data.n)
-        point = get_method(method)(estimate, protocol=protocol, n=data.n)
-        low, high = frequency_intervals(estimate, protocol=protocol, n=data.n, point=point)
-        held.append((low <= truth) & (truth <= high))
+        found = estimates_with_intervals(estimate, method=method, protocol=protocol, n=data.n)
+        held.append((found.low <= truth) & (truth <= found.high))
     covered = np.array(held)
     assert 0.90 <= covered[:, frequent].mean() <= 0.99, covered[:, frequent].mean()
     assert 0.90 <= covered[:, rare].mean() <= 0.99, covered[:, rare].mean()
@@ -94,7 +96,7 @@ def test_postprocess_writes_an_interval_for_every_value(tmp_path: Path) -> None:
     source = tmp_path / "estimates.csv"
     source.write_text("value,estimate\na,0.5\nb,0.3\nc,0.25\nd,-0.05\n")
     common = ["postprocess", "--protocol", "GRR", "--epsilon", "1", "--n", "20000"]
-    for method in ("Norm-Sub", "Base"):
+    for method in ("Norm-Sub", "Base", "Bayes"):
         done = ldpcore(*common, "--method", method, "--input", str(source), "--interval", "0.95")
         assert done.returncode == 0, done.stderr
         table = pd.read_csv(pd.io.common.StringIO(done.stdout))
@@ -109,3 +111,35 @@ def test_postprocess_writes_an_interval_for_every_value(tmp_path: Path) -> None:
     bad = ldpcore(*common, "--method", "Base", "--input", str(source), "--interval", "95")
     assert bad.returncode == 2 and "0.95 for 95%" in bad.stderr
     assert math.isfinite(float(table["high"].iloc[0]))
+
+
+def test_postprocess_takes_bayes_prior_from_a_histogram(tmp_path: Path) -> None:
+    """``--prior FILE --prior-weight USERS``: matched by value; every misuse explained."""
+    source = tmp_path / "counts.csv"
+    source.write_text("value,count\na,700\nb,200\nc,100\n")
+    prior = tmp_path / "census.csv"
+    prior.write_text("value,count\nc,10\nb,30\na,60\nz,5\n")
+    common = ["postprocess", "--protocol", "GRR", "--epsilon", "1", "--n", "1000"]
+    common += ["--input", str(source), "--interval", "0.9"]
+
+    def table(*extra: str) -> pd.DataFrame:
+        done = ldpcore(*common, "--method", "Bayes", *extra)
+        assert done.returncode == 0, done.stderr
+        return pd.read_csv(pd.io.common.StringIO(done.stdout)).set_index("value")
+
+    weak = table()
+    informed = table("--prior", str(prior), "--prior-weight", "5000")
+    # The weak prior follows the reports (a ≈ 1); 5,000 users of prior pull towards 60/30/10.
+    assert weak.loc["a", "frequency"] > 0.95
+    assert abs(informed.loc["a", "frequency"] - 0.6) < abs(weak.loc["a", "frequency"] - 0.6)
+    for found in (weak, informed):
+        assert (found["low"].le(found["frequency"]) & found["frequency"].le(found["high"])).all()
+    for extra, message in (
+        (("--method", "MLE", "--prior", str(prior)), "are for --method Bayes, not MLE"),
+        (("--method", "Bayes", "--prior-weight", "10"), "goes with a histogram file"),
+        (("--method", "Bayes", "--prior", str(tmp_path / "no.csv")), "does not exist"),
+        (("--method", "Bayes", "--interval", "0.999"), "credible intervals go up to 99%"),
+    ):
+        done = ldpcore(*common, *extra)
+        assert done.returncode == 2 and message in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr

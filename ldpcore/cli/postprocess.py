@@ -10,10 +10,19 @@ from typing import Any
 
 from ldpcore import bounds
 from ldpcore.cli import _args
-from ldpcore.collected_estimates import Collected, read_collected
+from ldpcore.collected_estimates import Collected, prior_for, read_collected
+from ldpcore.datasets import read_histogram
 from ldpcore.errors import InputError
-from ldpcore.intervals import check_level, frequency_intervals
-from ldpcore.postprocess import get_method, method_names, resolve_method_name
+from ldpcore.intervals import check_level, estimates_with_intervals
+from ldpcore.postprocess import (
+    JEFFREYS,
+    UNIFORM,
+    Bayes,
+    PostProcessor,
+    get_method,
+    method_names,
+    resolve_method_name,
+)
 
 EXAMPLE = """example (a CSV with header value,estimate or value,count):
   ldpcore postprocess --protocol OLH --epsilon 1 --n 1000000 --method Norm-Sub \\
@@ -40,9 +49,23 @@ def add_parser(commands: Any) -> None:
         "--interval",
         metavar="LEVEL",
         help=(
-            "add low,high: an interval for each true frequency at this level (e.g. 0.95), "
-            "from the Base estimate's exact variance, holding the method's estimate"
+            "add low,high: an interval for each true frequency at this level (e.g. 0.95): "
+            "Bayes's credible intervals (up to 0.99), for the other methods a confidence "
+            "interval from the Base estimate's exact variance, holding the method's estimate"
         ),
+    )
+    post.add_argument(
+        "--prior",
+        default="jeffreys",
+        help=(
+            "Bayes's prior: jeffreys (default), uniform, or a histogram file value,count "
+            "(an earlier survey) matched to the input's values"
+        ),
+    )
+    post.add_argument(
+        "--prior-weight",
+        metavar="USERS",
+        help="how many users' true values the prior histogram counts as (default: its total)",
     )
 
 
@@ -83,25 +106,45 @@ def read_input(args: argparse.Namespace, n: int) -> Collected:
     )
 
 
+def _with_prior(
+    method: PostProcessor, args: argparse.Namespace, collected: Collected
+) -> PostProcessor:
+    """Bayes with the prior ``--prior`` names; any other method as it is (the flags unused)."""
+    chosen = args.prior.strip()
+    if not isinstance(method, Bayes):
+        if chosen.lower() != "jeffreys" or args.prior_weight is not None:
+            raise InputError(
+                f"--prior and --prior-weight are for --method Bayes, not {method.name}"
+            )
+        return method
+    weight = None if args.prior_weight is None else _args.number(args.prior_weight, "prior-weight")
+    if chosen.lower() in {"jeffreys", "uniform"}:
+        if weight is not None:
+            raise InputError("--prior-weight goes with a histogram file as --prior")
+        return Bayes(prior=JEFFREYS if chosen.lower() == "jeffreys" else UNIFORM)
+    return Bayes(prior=prior_for(collected, read_histogram(chosen), weight=weight))
+
+
 def run(args: argparse.Namespace) -> int:
     """Post-process and write ``value,frequency[,low,high]`` at full double precision."""
     n = _args.users(args.n)
     method = get_method(resolve_method_name(args.method))
     level = None if args.interval is None else check_level(_args.number(args.interval, "interval"))
     collected = read_input(args, n)
-    frequencies = method(collected.estimate, protocol=collected.protocol, n=n)
+    method = _with_prior(method, args, collected)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     if level is None:
+        frequencies = method(collected.estimate, protocol=collected.protocol, n=n)
         writer.writerow(["value", "frequency"])
         for value, frequency in zip(collected.labels, frequencies, strict=True):
             writer.writerow([value, repr(float(frequency))])  # repr: full double precision
     else:
-        low, high = frequency_intervals(
-            collected.estimate, protocol=collected.protocol, n=n, level=level, point=frequencies
+        found = estimates_with_intervals(
+            collected.estimate, method=method, protocol=collected.protocol, n=n, level=level
         )
         writer.writerow(["value", "frequency", "low", "high"])
-        for row in zip(collected.labels, frequencies, low, high, strict=True):
+        for row in zip(collected.labels, found.point, found.low, found.high, strict=True):
             writer.writerow([row[0], *(repr(float(x)) for x in row[1:])])
     _args.write_output(args.output, out.getvalue())
     return 0

@@ -12,23 +12,26 @@ and a Dirichlet(α) prior. No closed form exists, so we sample it.
 
 The sampler. Hamiltonian Monte Carlo (:mod:`ldpcore.mcmc`) on ``w ∈ R^d`` with
 ``π = w² / |w|²``. If ``w_v² ~ Gamma(α_v, scale 2)`` independently, ``π`` is exactly
-Dirichlet(α) (the Gamma representation), so the prior density of ``w`` is
-``Π_v |w_v|^(2α_v − 1) · exp(−|w|²/2)`` — for Jeffreys (α = ½) a standard Gaussian —
-and the target is
+Dirichlet(α) (the Gamma representation): the prior density of ``w`` is
+``Π_v |w_v|^(2α_v − 1) · exp(−|w|²/2)``. Only the direction ``ŵ`` matters to ``π``, and
+the density factors into a function of ``ŵ`` times one of ``R = |w|``, so the radial
+factor may be replaced by any other without changing ``π``'s posterior. We make ``R``
+a normal around 1 (sd ``σ``, about one metric step): with ``m = Σ_v (2α_v − 1) + d − 1``,
 
-    log p(w) = log L(π) + Σ_v (2α_v − 1) log|w_v| − |w|²/2,
-    ∂/∂w_k = (2 w_k / |w|²) (G_k − Σ_v π_v G_v) + (2α_k − 1)/w_k − w_k,   G = ∇_π log L.
+    log p(w) = log L(π) + Σ_v (2α_v − 1) log|w_v| − m log R − (R − 1)² / (2σ²),
+    ∂/∂w_k = (2 w_k / R²)(G_k − Σ_v π_v G_v) + (2α_k − 1)/w_k − (m/R² + (R − 1)/(σ² R)) w_k,
 
-Why squares, not logs. In log coordinates (``π = softmax(u)``) a value whose posterior
-reaches 0 has a long exponential tail in ``u`` (density ``e^(α u)``), and chains that
-wander into it stall (min ESS 13 of 2,000 draws for OUE on countries); under squares the
-prior near 0 is smooth and the same run gives ESS 700. Why a free radius, not a
-reference value fixed at 1. With ``π_r = 1/(1 + Σ w²)`` the total of a weakly identified
-tail is tied to the reference (GRR, d = 1,024: ESS 69 for the top value); the radius,
-independent of ``π`` with ``|w|² ~ 2 Gamma(Σα)``, leaves every coordinate free (ESS 827).
-``π`` is unchanged by the sign of any ``w_v``, so a chain that keeps one sign loses nothing.
-Chains start at the MLE pulled towards the prior, spread by the Laplace approximation,
-which is also the initial metric.
+with ``G = ∇_π log L``. Why squares, not logs: in log coordinates (``π = softmax(u)``)
+a value whose posterior reaches 0 has a long exponential tail (density ``e^(α u)``),
+and chains that wander into it stall (min ESS 13 of 2,000 draws for OUE on countries);
+under squares the prior near 0 is smooth (Jeffreys: flat) and the same run gives ESS 700.
+Why a free radius, not a reference value fixed at 1: with ``π_r = 1/(1 + Σ w²)`` the
+total of a weakly identified tail is tied to the reference (GRR, d = 1,024: ESS 69 for
+the top value). Why not the Gamma's own radius: its relative sd, ``1/√(4Σα)``, is 40% at
+d = 3, and a metric sized for ``π`` then fits the target only near one radius (SS,
+d = 3: ESS 323 of 6,400 draws). ``π`` is unchanged by the sign of any ``w_v``, so a
+chain that keeps one sign loses nothing. Chains start at the MLE pulled towards the
+prior, spread by the Laplace approximation, which is also the initial metric.
 
 Convergence is checked, never assumed: split R̂ and the effective sample size of every
 ``π_v`` (:func:`ldpcore.mcmc.split_rhat_and_ess`). Below ``min_ess`` or above
@@ -274,7 +277,14 @@ class Bayes(PostProcessor):
         alpha = self.prior.concentration(model.domain_size)
         rng = np.random.default_rng([self.seed, _fingerprint(estimate, context)])
         result = sample_posterior(
-            model, alpha, chains=self.chains, draws=self.draws, warmup=self.warmup, rng=rng
+            model,
+            alpha,
+            chains=self.chains,
+            draws=self.draws,
+            warmup=self.warmup,
+            rng=rng,
+            min_ess=self.min_ess,
+            max_rhat=self.max_rhat,
         )
         converged = result.min_ess >= self.min_ess and result.max_rhat <= self.max_rhat
         if not converged:
@@ -301,6 +311,12 @@ def _fingerprint(estimate: Vector, context: Context) -> int:
     return int.from_bytes(digest.digest(), "little") >> 1
 
 
+def _frequencies(w: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``π = w² / |w|²`` along the last axis."""
+    squares = w * w
+    return squares / squares.sum(axis=-1, keepdims=True)
+
+
 def _angular_variance(w: NDArray[np.float64]) -> NDArray[np.float64]:
     """The variance of ``|w_v| / |w|`` (all that ``π`` sees), at the mean radius.
 
@@ -321,12 +337,16 @@ def sample_posterior(
     alpha: NDArray[np.float64],
     *,
     chains: int = 4,
-    draws: int = 500,
-    warmup: int = 500,
+    draws: int = 400,
+    warmup: int = 300,
     rng: np.random.Generator,
+    min_ess: float | None = None,
+    max_rhat: float = math.inf,
 ) -> Posterior:
     """Sample ``p(π | tallies) ∝ L(π) Π π^(α−1)`` (see the module docstring).
 
+    With ``min_ess``, the chains run on (``draws`` more at a time, up to four times
+    ``draws``) until every value's ESS reaches it and R̂ is at most ``max_rhat``.
     ``converged`` in the result is left True; :class:`Bayes` applies its thresholds.
     """
     d = model.domain_size
@@ -342,24 +362,39 @@ def sample_posterior(
     # at the mean radius, with (π_v + sd) so that a value whose posterior reaches 0 gets
     # its width rather than a vanishing derivative.
     spread = 1.0 / np.sqrt(curvature + total_alpha / centre)
-    radius2 = 2.0 * total_alpha  # E|w|² = Σ 2α_v
-    variance = radius2 * spread**2 / (4.0 * (centre + spread))
-    start = np.sqrt(radius2 * centre) + rng.standard_normal((chains, d)) * np.sqrt(variance)
+    variance = spread**2 / (4.0 * (centre + spread))  # at |w| = 1, where w_v = √π_v
+    # The radius's sd: one step of the metric along the radial direction ŵ (see
+    # _radial_log_density); never so wide that w nears 0, where the target is singular.
+    width = float(np.clip(1.0 / math.sqrt(np.sum(centre / variance)), 0.01, 0.25))
+    start = np.sqrt(centre) + rng.standard_normal((chains, d)) * np.sqrt(variance)
     power = 2.0 * alpha - 1.0
+    radial_power = float(power.sum()) + d - 1.0
 
     def log_density(
         w: NDArray[np.float64],
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         squares = w * w
         total = squares.sum(axis=1, keepdims=True)
+        radius = np.sqrt(total)
         pi = squares / total
         value, gradient = model.value_and_gradient(pi)
         centred = gradient - (pi * gradient).sum(axis=1, keepdims=True)
         with np.errstate(divide="ignore"):
             log_w = np.log(np.abs(w))
             inverse = np.where(power != 0.0, power / w, 0.0)
-        prior = np.where(power != 0.0, log_w, 0.0) @ power - 0.5 * total[:, 0]
-        return value + prior, 2.0 * w / total * centred + inverse - w
+        log_radius = np.log(radius[:, 0])
+        prior = np.where(power != 0.0, log_w, 0.0) @ power - radial_power * log_radius
+        prior -= (radius[:, 0] - 1.0) ** 2 / (2.0 * width**2)
+        radial = -radial_power / total - (radius - 1.0) / (width**2 * radius)
+        return value + prior, 2.0 * w / total * centred + inverse + radial * w
+
+    floor = 0.0 if min_ess is None else float(min_ess)
+    checked: list[tuple[int, NDArray[np.float64], NDArray[np.float64]]] = []
+
+    def enough(w: NDArray[np.float64]) -> bool:
+        rhat, ess = split_rhat_and_ess(_frequencies(w))
+        checked.append((w.shape[1], rhat, ess))  # the last check is the final answer
+        return float(ess.min()) >= floor and float(rhat.max()) <= max_rhat
 
     result = sample(
         log_density,
@@ -369,10 +404,14 @@ def sample_posterior(
         warmup=warmup,
         rng=rng,
         spread=_angular_variance,
+        enough=None if min_ess is None else enough,
+        max_draws=4 * draws,
     )
-    squares = result.draws**2
-    frequencies = squares / squares.sum(axis=2, keepdims=True)
-    rhat, ess = split_rhat_and_ess(frequencies)
+    frequencies = _frequencies(result.draws)
+    if checked and checked[-1][0] == frequencies.shape[1]:
+        _, rhat, ess = checked[-1]
+    else:
+        rhat, ess = split_rhat_and_ess(frequencies)
     mean = frequencies.reshape(-1, d).mean(axis=0)
     return Posterior(mean / mean.sum(), frequencies, rhat, ess, result, True)
 

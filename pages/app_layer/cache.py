@@ -34,10 +34,12 @@ from ldpcore.collected_estimates import (
     consistent_estimates,
     example_collected,
     guess_kind,
+    prior_for,
     read_collected,
 )
 from ldpcore.datasets import Dataset, load_bundled, parse_histogram
 from ldpcore.experiment import ExperimentConfig, sweep
+from ldpcore.postprocess import JEFFREYS, UNIFORM
 from ldpcore.protocols import describe_protocols
 from ldpcore.tables import TableLayout, inspect_table
 from pages.app_layer.executors import search_executor, simulation_processes
@@ -219,7 +221,21 @@ def guessed_kind(data: bytes, source: str) -> str:
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def consistent(data: bytes, source: str, settings: dict[str, object], method: str) -> pd.DataFrame:
-    """Consistent estimates with an interval for each true frequency, for a collected file."""
+def consistent(
+    data: bytes,
+    source: str,
+    settings: dict[str, object],
+    method: str,
+    prior: tuple[str, Dataset | None, float | None] = ("Jeffreys (weak)", None, None),
+) -> pd.DataFrame:
+    """Consistent estimates with an interval for each true frequency, for a collected file.
+
+    ``prior`` is Bayes's (the page's choice): a kind, and for an informed prior the
+    histogram and its weight in users.
+    """
     collected: Collected = read_collected(data, source=source, **settings)  # type: ignore[arg-type]
-    return consistent_estimates(collected, method)
+    kind, histogram, weight = prior
+    chosen = UNIFORM if kind == "Uniform" else JEFFREYS
+    if histogram is not None:
+        chosen = prior_for(collected, histogram, weight=weight)
+    return consistent_estimates(collected, method, prior=chosen)
