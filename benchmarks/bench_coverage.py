@@ -13,6 +13,7 @@ Usage::
     .venv/bin/python benchmarks/bench_coverage.py            # both configurations, 200 blocks
     .venv/bin/python benchmarks/bench_coverage.py --blocks 50
     .venv/bin/python benchmarks/bench_coverage.py --values   # the per-value intervals
+    .venv/bin/python benchmarks/bench_coverage.py --credible --blocks 100  # Bayes's
 
 The two configurations are issue 23's: OLH, ε = 1, n = 1e5, Zipf(1.5) d = 256, the full
 query; and GRR, ε = 2, n = 1e4, d = 64, top-10; 30 trials per block (the Explorer's).
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import time
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -31,7 +33,8 @@ from ldpcore.compare import ALPHA, compare
 from ldpcore.datasets import zipf
 from ldpcore.experiment import ExperimentConfig, run
 from ldpcore.intervals import frequency_intervals
-from ldpcore.postprocess import get_method
+from ldpcore.postprocess import Bayes, get_method
+from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.protocols import get_protocol
 
 CONFIGURATIONS = {
@@ -166,12 +169,73 @@ def print_value_coverage(runs: int) -> None:
                     print(f"| {protocol} | {epsilon:g} | {n:,} | {level:g} | {cells} |")
 
 
+def credible_coverage(
+    protocol: str, epsilon: float, n: int, *, d: int = 64, runs: int = 100
+) -> tuple[dict[float, tuple[float, float]], float]:
+    """How often Bayes's credible intervals (Jeffreys' prior) hold the true frequency.
+
+    As :func:`value_coverage`, at levels 0.9 and 0.95 from one posterior per collection.
+    The truth is fixed (Zipf), not drawn from the prior: this is the frequentist coverage
+    a person relying on the interval gets, which a prior can raise or lower. Also the
+    median :attr:`~ldpcore.postprocess.bayes.Posterior.prior_pull`.
+    """
+    data = zipf(d, n, 1.5)
+    truth = data.frequencies()
+    oracle = get_protocol(protocol, epsilon=epsilon, domain_size=d)
+    order = np.argsort(-truth, kind="stable")
+    frequent, rare = order[: max(1, d // 10)], order[d // 2 :]
+    held: dict[float, list[np.ndarray]] = {0.9: [], 0.95: []}
+    pulls = []
+    sampler = Bayes()
+    for seed in range(runs):
+        support = oracle.sample_support_counts(data.counts, np.random.default_rng(seed))
+        estimate = oracle.estimate(support, n)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotConverged)  # counted in bench_bayes.py
+            posterior = sampler.posterior(estimate, protocol=oracle, n=n)
+        pulls.append(posterior.prior_pull)
+        for level, rows in held.items():
+            low, high = posterior.interval(level)
+            rows.append((low <= truth) & (truth <= high))
+    found = {
+        level: (
+            float(np.mean(np.array(rows)[:, frequent])),
+            float(np.mean(np.array(rows)[:, rare])),
+        )
+        for level, rows in held.items()
+    }
+    return found, float(np.median(pulls))
+
+
+def print_credible_coverage(runs: int) -> None:
+    """The credible-interval table of benchmarks/README.md."""
+    print(f"\n### Bayes's credible intervals, Jeffreys' prior, Zipf(1.5) d = 64, {runs} runs")
+    print("\nCells: frequent (top 10%) / rare (bottom half) values covered.\n")
+    print("| protocol | ε | n | 90% | 95% | prior pull (median) |")
+    print("|---|---:|---:|---|---|---:|")
+    for protocol in ("GRR", "OLH", "OUE", "SS", "HR"):
+        for epsilon in (0.5, 2.0):
+            for n in (100, 10_000, 1_000_000):
+                found, pull = credible_coverage(protocol, epsilon, n, runs=runs)
+                cells = " | ".join(
+                    f"{100 * found[level][0]:.1f} / {100 * found[level][1]:.1f}"
+                    for level in (0.9, 0.95)
+                )
+                print(f"| {protocol} | {epsilon:g} | {n:,} | {cells} | {pull:.2f} |", flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--blocks", type=int, default=200)
     parser.add_argument("--trials", type=int, default=30, help="trials per block")
     parser.add_argument("--values", action="store_true", help="the per-value intervals only")
+    parser.add_argument(
+        "--credible", action="store_true", help="Bayes's credible intervals only (--blocks runs)"
+    )
     args = parser.parse_args(argv)
+    if args.credible:
+        print_credible_coverage(args.blocks)
+        return
     if args.values:
         print_value_coverage(args.blocks)
         return

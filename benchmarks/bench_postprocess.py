@@ -29,6 +29,9 @@ def per_method(domains: list[int], n: int, repeat: int) -> None:
         cells = []
         for d in domains:
             protocol, estimate = estimates[d]
+            if method.max_domain is not None and d > method.max_domain:
+                cells.append(f"refused (d > {method.max_domain:,})")
+                continue
             reps = repeat if d <= 10**5 else 2
             seconds = best_of(
                 lambda m=method, p=protocol, e=estimate: m(e, protocol=p, n=n), repeat=reps

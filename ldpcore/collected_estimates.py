@@ -167,6 +167,17 @@ def consistent_estimates(
     level: float = 0.95,
     prior: DirichletPrior | None = None,
 ) -> pd.DataFrame:
+    """The table of :func:`consistent_estimates_and_warning`, without the warning."""
+    return consistent_estimates_and_warning(collected, method, level=level, prior=prior)[0]
+
+
+def consistent_estimates_and_warning(
+    collected: Collected,
+    method: str,
+    *,
+    level: float = 0.95,
+    prior: DirichletPrior | None = None,
+) -> tuple[pd.DataFrame, str]:
     """Post-process collected output and attach an interval for each true frequency.
 
     Parameters
@@ -187,6 +198,8 @@ def consistent_estimates(
         <= 1``, each interval holding the estimate where the estimate is in [0, 1]).
         Bayes's intervals are credible intervals; see
         :func:`ldpcore.intervals.estimates_with_intervals`.
+    str
+        Empty, or what to know before relying on the intervals (the prior shapes them).
     """
     chosen = get_method(method)
     if prior is not None and isinstance(chosen, Bayes):
@@ -194,7 +207,7 @@ def consistent_estimates(
     found = estimates_with_intervals(
         collected.estimate, method=chosen, protocol=collected.protocol, n=collected.n, level=level
     )
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "value": collected.labels,
             "base_estimate": collected.estimate,
@@ -203,6 +216,7 @@ def consistent_estimates(
             "high": found.high,
         }
     )
+    return table, found.warning
 
 
 def example_collected(*, seed: int = 2026) -> bytes:

@@ -125,12 +125,16 @@ class IntervalEstimates:
     kind : {"credible", "confidence"}
         Bayes gives posterior (credible) intervals; every other method the score
         confidence interval of :func:`frequency_intervals`.
+    warning : str
+        Empty, or what a person must know before relying on the intervals (Bayes: when
+        the prior, not the reports, shapes the answer).
     """
 
     point: NDArray[np.float64]
     low: NDArray[np.float64]
     high: NDArray[np.float64]
     kind: Literal["credible", "confidence"]
+    warning: str = ""
 
 
 def interval_kind(method: str) -> Literal["credible", "confidence"]:
@@ -171,7 +175,7 @@ def estimates_with_intervals(
         sampler = Bayes(prior=chosen.prior, draws=max(chosen.draws, wanted), seed=chosen.seed)
         posterior = sampler.posterior(estimate, protocol=protocol, n=n, tallies=tallies)
         low, high = posterior.interval(level)
-        return IntervalEstimates(posterior.mean, low, high, "credible")
+        return IntervalEstimates(posterior.mean, low, high, "credible", posterior.prior_note())
     point = chosen(estimate, protocol=protocol, n=n, tallies=tallies)
     low, high = frequency_intervals(estimate, protocol=protocol, n=n, level=level, point=point)
     return IntervalEstimates(point, low, high, "confidence")

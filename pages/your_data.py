@@ -215,14 +215,17 @@ with collected_tab:
             key="collected-method",
         )
         prior = _prior_choice() if interval_kind(method) == "credible" else (PRIORS[0], None, None)
-        table = None
+        found = None
         if prior is not None:
             picked_prior = prior  # a name the closure keeps, typed without None
-            table = run_or_explain(
+            found = run_or_explain(
                 lambda: consistent(data, source, settings, method, picked_prior),
                 "Post-processing…",
             )
-        if table is not None:
+        if found is not None:
+            table, warning = found
+            if warning:
+                st.warning(warning, icon=":material/warning:")
             note = CREDIBLE_NOTE if interval_kind(method) == "credible" else INTERVAL_NOTE
             st.caption(
                 f"{method}: {method_class(method).explanation} {note}"

@@ -77,7 +77,7 @@ def test_the_default_configuration_is_what_a_first_visitor_sees() -> None:
     said = settings_line(config) + "."
     assert at.caption[0].value.startswith(said), at.caption[0].value
     assert at.sidebar.caption[-1].value == (
-        f"Methods: all. Trials: {config.trials}. Seed: {config.seed}."
+        f"Methods: all but Bayes. Trials: {config.trials}. Seed: {config.seed}."
     )
 
 
@@ -331,3 +331,21 @@ def test_pages_leave_the_shared_cached_figures_unchanged(monkeypatch: pytest.Mon
     }
     for name, figure in fresh.items():
         assert shared[name].to_plotly_json() == figure.to_plotly_json(), name
+
+
+def test_learn_compares_a_good_and_a_wrong_prior() -> None:
+    """Section 6: a good prior lowers Bayes's error and a wrong one raises it, each with
+    its paired interval against Jeffreys' (the default class, GRR at ε = 1)."""
+    at = app()
+    at.run()
+    at.switch_page("pages/learn.py").run()
+    at.button(key="learn-prior-demo").click().run(timeout=120)
+    assert not at.exception, at.exception
+    table = next(d.value for d in at.dataframe if "vs Jeffreys" in d.value.columns)
+    by_row = table.set_index("estimator")
+    good = by_row.loc["Bayes, good prior (last year's class)"]
+    wrong = by_row.loc["Bayes, wrong prior (reversed)"]
+    assert good["high"] < 1 < wrong["low"]
+    text = " ".join(m.value for m in at.markdown)
+    assert "significantly lower error than Jeffreys'" in text
+    assert "significantly higher error than Jeffreys'" in text

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
         found = estimates_with_intervals(
             collected.estimate, method=method, protocol=collected.protocol, n=n, level=level
         )
+        if found.warning:
+            print(f"warning: {found.warning}", file=sys.stderr)
         writer.writerow(["value", "frequency", "low", "high"])
         for row in zip(collected.labels, found.point, found.low, found.high, strict=True):
             writer.writerow([row[0], *(repr(float(x)) for x in row[1:])])

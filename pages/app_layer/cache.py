@@ -31,7 +31,7 @@ from ldpcore.advice import (
 )
 from ldpcore.collected_estimates import (
     Collected,
-    consistent_estimates,
+    consistent_estimates_and_warning,
     example_collected,
     guess_kind,
     prior_for,
@@ -40,6 +40,7 @@ from ldpcore.collected_estimates import (
 from ldpcore.datasets import Dataset, load_bundled, parse_histogram
 from ldpcore.experiment import ExperimentConfig, sweep
 from ldpcore.postprocess import JEFFREYS, UNIFORM
+from ldpcore.prior_demo import PriorDemo, prior_demo
 from ldpcore.protocols import describe_protocols
 from ldpcore.tables import TableLayout, inspect_table
 from pages.app_layer.executors import search_executor, simulation_processes
@@ -227,15 +228,25 @@ def consistent(
     settings: dict[str, object],
     method: str,
     prior: tuple[str, Dataset | None, float | None] = ("Jeffreys (weak)", None, None),
-) -> pd.DataFrame:
+) -> tuple[pd.DataFrame, str]:
     """Consistent estimates with an interval for each true frequency, for a collected file.
 
     ``prior`` is Bayes's (the page's choice): a kind, and for an informed prior the
-    histogram and its weight in users.
+    histogram and its weight in users. Also a warning to show with them (or "").
     """
     collected: Collected = read_collected(data, source=source, **settings)  # type: ignore[arg-type]
     kind, histogram, weight = prior
     chosen = UNIFORM if kind == "Uniform" else JEFFREYS
     if histogram is not None:
         chosen = prior_for(collected, histogram, weight=weight)
-    return consistent_estimates(collected, method, prior=chosen)
+    return consistent_estimates_and_warning(collected, method, prior=chosen)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def prior_demo_table(
+    protocol: str, epsilon: float, values: tuple[int, ...], domain_size: int
+) -> PriorDemo:
+    """Learn's comparison of Bayes under three priors (about 5 s, so kept)."""
+    return prior_demo(
+        protocol=protocol, epsilon=epsilon, values=list(values), domain_size=domain_size
+    )

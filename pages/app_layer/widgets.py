@@ -119,7 +119,7 @@ def sidebar() -> ExperimentConfig | None:
     if len(methods) == len(every):
         shown = "all"
     elif set(methods) == set(default_method_names()):
-        shown = f"the default {len(methods)} of {len(every)}"
+        shown = "all but " + ", ".join(m for m in every if m not in methods)
     else:
         shown = f"{len(methods)} of {len(every)}"
     bar.caption(f"Methods: {shown}. Trials: {trials}. Seed: {seed}.")

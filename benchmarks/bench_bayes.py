@@ -1,0 +1,72 @@
+"""Bayes: time, effective sample size and split R̂ per protocol (issue 23, part 6).
+
+Targets: countries (d = 248, n = 10⁶) within 1 s and Zipf(1.5) at d = 1,024 (n = 10⁶)
+within 3 s, each with an effective sample size of at least 400 for every value.
+
+Run: ``.venv/bin/python benchmarks/bench_bayes.py [--seeds 3]``. Prints a Markdown table:
+per protocol and workload, the median and the largest time over the seeds (each its own
+collection), the smallest ESS and the largest R̂ seen, and the gradient evaluations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import warnings
+
+import numpy as np
+
+from ldpcore.datasets import load_bundled, zipf
+from ldpcore.postprocess import Bayes
+from ldpcore.postprocess.ibu import NotConverged
+from ldpcore.protocols import get_protocol, protocol_names
+
+N = 1_000_000
+WORKLOADS = {
+    "countries d=248": lambda: load_bundled("countries", n=N),
+    "Zipf d=1,024": lambda: zipf(1024, N, 1.5),
+}
+TARGETS = {"countries d=248": 1.0, "Zipf d=1,024": 3.0}
+
+
+def measure(protocol: str, workload: str, seeds: int) -> tuple[list[float], float, float, int]:
+    """Times (s), the smallest ESS, the largest R̂ and the most gradient evaluations."""
+    data = WORKLOADS[workload]()
+    oracle = get_protocol(protocol, epsilon=1.0, domain_size=data.domain_size)
+    times, smallest, largest, gradients = [], np.inf, 0.0, 0
+    for seed in range(seeds):
+        tallies = oracle.sample_tallies(data.counts, np.random.default_rng(seed))
+        estimate = oracle.estimate(oracle.support_from_tallies(tallies), N)
+        rows = tallies if protocol == "HR" else None  # HR's exact likelihood (its rows)
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotConverged)  # reported in the table instead
+            posterior = Bayes().posterior(estimate, protocol=oracle, n=N, tallies=rows)
+        times.append(time.perf_counter() - start)
+        smallest = min(smallest, posterior.min_ess)
+        largest = max(largest, posterior.max_rhat)
+        gradients = max(gradients, posterior.chains.gradient_evaluations)
+    return times, float(smallest), largest, gradients
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", type=int, default=3)
+    args = parser.parse_args()
+    print(f"\n### Bayes, ε = 1, n = 1e6, Jeffreys' prior ({args.seeds} collections each)\n")
+    print("| workload | protocol | median s | slowest s | target | min ESS | max R̂ | gradients |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for workload in WORKLOADS:
+        for protocol in protocol_names():
+            times, ess, rhat, gradients = measure(protocol, workload, args.seeds)
+            print(
+                f"| {workload} | {protocol} | {statistics.median(times):.2f} | "
+                f"{max(times):.2f} | ≤ {TARGETS[workload]:g} | {ess:,.0f} | {rhat:.3f} | "
+                f"{gradients:,} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
