@@ -158,6 +158,35 @@ FEATURED = ("Base", "Norm-Sub", "Base-Cut", "PowerNS")
 DRAW_ALL_UP_TO = 6
 
 
+#: Up to this many methods drawn, each estimate line carries its 95% band.
+BANDS_UP_TO = 4
+
+
+def _band(method: str, x: Any, low: Any, high: Any) -> go.Scatter:
+    """A translucent band from ``low`` to ``high`` in the method's colour (no legend entry)."""
+    colour = method_style(method)["color"]
+    red, green, blue = _rgb(colour)
+    return go.Scatter(
+        x=np.concatenate([np.asarray(x), np.asarray(x)[::-1]]),
+        y=np.concatenate([np.asarray(high), np.asarray(low)[::-1]]),
+        fill="toself",
+        fillcolor=f"rgba({red},{green},{blue},0.15)",
+        line={"width": 0},
+        name=f"{method}: 95% of single estimates",
+        legendgroup=method,
+        showlegend=False,
+        hoverinfo="skip",
+    )
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    """``rgb(r,g,b)`` or ``#rrggbb`` as three integers."""
+    if colour.startswith("#"):
+        return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+    parts = colour[colour.index("(") + 1 : colour.index(")")].split(",")
+    return int(parts[0]), int(parts[1]), int(parts[2])
+
+
 def _drawn(methods: Sequence[str], featured: Sequence[str] | None) -> list[str]:
     if featured is None or len(methods) <= DRAW_ALL_UP_TO:
         return list(methods)
@@ -177,6 +206,10 @@ def estimates_by_rank(
     small threshold, linear through zero, and mirrored below it, so the negative
     estimates of Base's tail (what post-processing is about) are drawn, not dropped.
     Ticks and hover show the real frequencies.
+
+    Up to :data:`BANDS_UP_TO` methods drawn, each carries a band: mean ± 1.96 standard
+    deviations of its single-trial estimates, where about 95% of one collection's
+    estimates fall (it hides with its method in the legend).
     """
     figure = go.Figure()
     truth = per_item.drop_duplicates("item")["truth"].to_numpy()
@@ -186,6 +219,11 @@ def estimates_by_rank(
     groups = per_item.groupby("method", sort=False)
     drawn = _drawn([str(m) for m in groups.groups], featured)
     means = {str(m): rows["mean"].to_numpy()[order] for m, rows in groups if m in drawn}
+    spreads = {
+        str(m): 1.96 * np.sqrt(rows["variance"].to_numpy()[order])
+        for m, rows in groups
+        if m in drawn
+    }
     positive = truth[truth > 0]
     threshold = float(positive.min()) / 10 if positive.size else 1e-9
 
@@ -204,6 +242,9 @@ def estimates_by_rank(
         )
     )
     for method, mean in means.items():
+        if len(means) <= BANDS_UP_TO:
+            low, high = mean - spreads[method], mean + spreads[method]
+            figure.add_trace(_band(method, ranks, scaled(low), scaled(high)))
         figure.add_trace(
             _line(
                 method,

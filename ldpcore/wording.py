@@ -297,8 +297,9 @@ INTERVAL_NOTE = (
 CREDIBLE_NOTE = (
     "Intervals: 95% equal-tailed posterior (credible) intervals under the chosen prior: "
     "given the reports and the prior, each true frequency lies inside with probability "
-    "95%. With a prior that is wrong they can miss; with Jeffreys' prior their coverage "
-    "is measured in benchmarks/README.md, Coverage."
+    "95%. Measured with Jeffreys' prior where the reports decide (no warning shown): they "
+    "held the true frequency 92–97% of the time for frequent values and 93–100% for rare "
+    "ones (benchmarks/README.md, Coverage). A wrong prior makes them miss more."
 )
 
 #: Why an estimate outside [0, 1] is not inside its interval.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from ldpcore import viz
@@ -32,9 +33,39 @@ def _per_item(methods: tuple[str, ...]):
 def test_by_rank_charts_draw_featured_methods(methods, featured, expected) -> None:
     result = _per_item(methods)
     estimates = viz.estimates_by_rank(result.per_item, featured=featured)
-    assert [t.name for t in estimates.data] == ["truth", *expected]
+    lines = [t.name for t in estimates.data if t.showlegend is not False]
+    assert lines == ["truth", *expected]
+    bands = [t for t in estimates.data if t.showlegend is False]
+    if len(expected) <= viz.BANDS_UP_TO:  # each line with its band, hidden with it
+        assert [(t.legendgroup, t.fill) for t in bands] == [(m, "toself") for m in expected]
+    else:
+        assert not bands
     bias = viz.by_rank(result.per_item, "bias", title="Bias", featured=featured)
     assert [t.name for t in bias.data] == expected
+
+
+def test_the_estimate_bands_hold_95_percent_of_single_estimates() -> None:
+    """Mean ± 1.96 sd (over the trials, as per_item reports it) of the single-trial
+    estimates: the band's edges, recomputed from the trials."""
+    config = ExperimentConfig(
+        dataset="zipf:d=8,s=1.5",
+        n=2000,
+        protocol="GRR",
+        epsilon=1.0,
+        trials=40,
+        methods=("Base",),
+    )
+    result = run(config)
+    figure = viz.estimates_by_rank(result.per_item, log_y=False)
+    band = next(t for t in figure.data if t.showlegend is False)
+    answers = result.answers[0]  # (trials, values), values in domain order = rank order
+    order = np.argsort(-result.truth, kind="stable")
+    high = np.asarray(band.y[: len(order)])
+    low = np.asarray(band.y[len(order) :])[::-1]
+    np.testing.assert_allclose(high, answers.mean(0)[order] + 1.96 * answers.std(0)[order])
+    np.testing.assert_allclose(low, answers.mean(0)[order] - 1.96 * answers.std(0)[order])
+    inside = (answers[:, order] >= low) & (answers[:, order] <= high)
+    assert 0.85 <= inside.mean() <= 1.0
 
 
 def test_a_method_keeps_its_colour_and_dash_on_every_chart() -> None:
