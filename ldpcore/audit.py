@@ -21,6 +21,7 @@ even when check 1 passes.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,8 +147,12 @@ def audit(
     confidence: float = 0.99,
     rng: ClientRNG = None,
     inputs: tuple[int, int] = (0, 1),
+    progress: Callable[[int, int], None] | None = None,
 ) -> AuditResult:
-    """Audit ``protocol`` exactly and empirically (see the module docstring)."""
+    """Audit ``protocol`` exactly and empirically (see the module docstring).
+
+    ``progress(done, total)`` is told the reports randomized so far (``4 · runs`` in all).
+    """
     if not (isinstance(runs, int) and 1_000 <= runs <= 50_000_000):
         raise InputError(f"runs must be a whole number in [1000, 50000000], got {runs!r}")
     if not (CONFIDENCE_MIN <= confidence < 1):
@@ -164,6 +169,7 @@ def audit(
     # The protocol's own batch size keeps a chunk of reports to a few MB whatever d is
     # (65,536 OUE reports at d = 10,000 were 5 GB and a MemoryError).
     chunk = min(1 << 16, protocol.users_per_batch())
+    done, total = 0, 4 * runs
     for first, second in ((v, w), (w, v)):
         hits = [0, 0]
         for which, value in enumerate((first, second)):
@@ -173,6 +179,9 @@ def audit(
                 reports = protocol.randomize(np.full(size, value), rng)
                 hits[which] += int(distinguishing_event(protocol, reports, first, second).sum())
                 left -= size
+                done += size
+                if progress is not None:
+                    progress(done, total)
         counts.extend(hits)
     alpha = 1 - confidence
     ratios = [

@@ -18,6 +18,7 @@ protocol, ε, n and value frequency in benchmarks/README.md, "Coverage".
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -172,7 +173,7 @@ def estimates_with_intervals(
                 "(beyond that its tails need minutes of sampling)"
             )
         wanted = math.ceil(40 / ((1 - level) / 2) / chosen.chains)
-        sampler = Bayes(prior=chosen.prior, draws=max(chosen.draws, wanted), seed=chosen.seed)
+        sampler = dataclasses.replace(chosen, draws=max(chosen.draws, wanted))
         posterior = sampler.posterior(estimate, protocol=protocol, n=n, tallies=tallies)
         low, high = posterior.interval(level)
         return IntervalEstimates(posterior.mean, low, high, "credible", posterior.prior_note())

@@ -101,6 +101,7 @@ def sample(
     spread: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None,
     enough: Callable[[NDArray[np.float64]], bool] | None = None,
     max_draws: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Chains:
     """Draw from ``exp(log_density)`` by HMC, one chain per row of ``start``.
 
@@ -129,17 +130,17 @@ def sample(
         posterior that mixes slowly gets a longer run rather than a short answer.
     max_draws : int, optional
         The most draws per chain when ``enough`` asks for more (default ``4 × draws``).
+    progress : callable, optional
+        Called as ``progress(done, total)`` after every iteration (the total grows if the
+        run is extended), for a progress line.
     """
     u = np.array(start, dtype=np.float64)
     chains, dim = u.shape
     minv = np.array(inverse_metric, dtype=np.float64)
-    fixed = minv <= 0
     value, grad = log_density(u)
     evaluations = 1
-    step = _initial_step(log_density, (u, value, grad), minv, rng)
-    window_start, final, ends = _windows(warmup)
-    adapter = _DualAveraging(step)
-    window: list[NDArray[np.float64]] = []
+    plan = _Warmup(log_density, warmup, minv, rng, spread)
+    step = plan.begin((u, value, grad))
     limit = max(draws, 4 * draws if max_draws is None else max_draws)
     kept = np.empty((chains, limit, dim))
     accepted_total = 0.0
@@ -152,6 +153,8 @@ def sample(
             if enough is None or wanted >= limit or enough(kept[:, :wanted]):
                 break
             wanted = min(limit, wanted + draws)
+        if progress is not None and iteration:
+            progress(iteration, warmup + wanted)
         length = rng.uniform(1.0, 2.0)
         steps = min(_MAX_STEPS, max(1, math.ceil(length / step)))
         u, value, grad, acceptance, divergent = _transition(
@@ -159,28 +162,13 @@ def sample(
         )
         evaluations += steps
         if iteration < warmup:
-            step = adapter.update(float(np.mean(acceptance)))
-            if iteration >= window_start and iteration < final:
-                window.append(u.copy())
-            if ends and iteration + 1 == ends[0]:
-                ends.pop(0)
-                seen = np.concatenate(window)
-                count = len(seen)
-                # Shrink towards the previous guess (Stan shrinks towards 1e-3, which
-                # assumes unit scales; here scales span orders of magnitude).
-                observed = seen.var(axis=0) if spread is None else spread(seen)
-                minv = (count * observed + 5.0 * minv) / (count + 5.0)
-                minv[fixed] = 0.0
-                window = []
-                window_start = iteration + 1
-                step = _initial_step(log_density, (u, value, grad), minv, rng)
-                adapter = _DualAveraging(step)
-            if iteration + 1 == warmup:
-                step = adapter.final()
+            step, minv = plan.adapt(iteration, (u, value, grad), float(np.mean(acceptance)))
         else:
             kept[:, iteration - warmup] = u
             accepted_total += float(np.sum(acceptance))
             divergent_total += int(np.sum(divergent))
+    if progress is not None:
+        progress(warmup + wanted, warmup + wanted)
     return Chains(
         draws=kept[:, :wanted],
         step_size=step,
@@ -258,6 +246,64 @@ def _initial_step(
         direction = going
         step = step * 2.0 if going > 0 else step / 2.0
     return step
+
+
+class _Warmup:
+    """Step size and metric adaptation over the warmup (Stan's plan, :func:`_windows`)."""
+
+    def __init__(
+        self,
+        log_density: LogDensity,
+        warmup: int,
+        minv: NDArray[np.float64],
+        rng: np.random.Generator,
+        spread: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None,
+    ) -> None:
+        self.log_density = log_density
+        self.warmup = warmup
+        self.minv = minv
+        self.fixed = minv <= 0
+        self.rng = rng
+        self.spread = spread
+        self.window_start, self.final, self.ends = _windows(warmup)
+        self.window: list[NDArray[np.float64]] = []
+        self.step = 1.0
+        self.adapter = _DualAveraging(self.step)
+        self.started = False
+
+    def begin(
+        self, state: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
+    ) -> float:
+        """The first step size, from the starting points."""
+        self.step = _initial_step(self.log_density, state, self.minv, self.rng)
+        self.adapter = _DualAveraging(self.step)
+        return self.step
+
+    def adapt(
+        self,
+        iteration: int,
+        state: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
+        acceptance: float,
+    ) -> tuple[float, NDArray[np.float64]]:
+        """After a warmup iteration: the step size and the inverse metric to use next."""
+        self.step = self.adapter.update(acceptance)
+        if self.window_start <= iteration < self.final:
+            self.window.append(state[0].copy())
+        if self.ends and iteration + 1 == self.ends[0]:
+            self.ends.pop(0)
+            seen = np.concatenate(self.window)
+            count = len(seen)
+            # Shrink towards the previous guess (Stan shrinks towards 1e-3, which
+            # assumes unit scales; here scales span orders of magnitude).
+            observed = seen.var(axis=0) if self.spread is None else self.spread(seen)
+            self.minv = (count * observed + 5.0 * self.minv) / (count + 5.0)
+            self.minv[self.fixed] = 0.0
+            self.window = []
+            self.window_start = iteration + 1
+            self.begin(state)
+        if iteration + 1 == self.warmup:
+            self.step = self.adapter.final()
+        return self.step, self.minv
 
 
 class _DualAveraging:

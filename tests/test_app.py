@@ -192,8 +192,11 @@ def test_explorer_compare_protocols_facets_the_chart() -> None:
 
 def test_by_rank_chart_draws_the_featured_methods_or_every_method() -> None:
     at = small(app())
-    names = [t["name"] for t in chart(at, "chart-estimates")["data"]]
+    drawn = chart(at, "chart-estimates")["data"]
+    names = [t["name"] for t in drawn if t.get("showlegend") is not False]
     assert names == ["truth", "Base", "Base-Cut", "Norm-Sub", "PowerNS"]  # registry order
+    bands = [t["legendgroup"] for t in drawn if t.get("showlegend") is False]
+    assert bands == names[1:]  # each drawn method with its 95% band
     assert any("switch on *Every method*" in c.value for c in at.caption)
     at.toggle(key="lines").set_value(True).run()
     assert len(chart(at, "chart-estimates")["data"]) == 1 + len(default_method_names())
@@ -210,7 +213,8 @@ def test_by_rank_chart_draws_the_featured_methods_or_every_method() -> None:
         }
     )
     at.run()
-    assert [t["name"] for t in chart(at, "chart-estimates")["data"]] == [
+    lines = chart(at, "chart-estimates")["data"]
+    assert [t["name"] for t in lines if t.get("showlegend") is not False] == [
         "truth",
         "Base",
         "Norm",

@@ -203,6 +203,16 @@ def test_audit_passes_every_shipped_protocol(name: str, epsilon: float) -> None:
     assert result.empirical_ratio == pytest.approx(math.exp(epsilon), rel=0.25)
 
 
+def test_audit_reports_progress_and_the_same_verdict() -> None:
+    """Issue 28: the audit tells a callback how many reports it has randomized."""
+    protocol = get_protocol("OUE", epsilon=1.0, domain_size=2000)
+    seen: list[tuple[int, int]] = []
+    watched = audit(protocol, runs=3000, rng=2, progress=lambda *step: seen.append(step))
+    assert seen[-1] == (12_000, 12_000) and len(seen) >= 4
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+    assert watched == audit(protocol, runs=3000, rng=2)
+
+
 @dataclass(frozen=True, kw_only=True)
 class LeakyOUE(OUE):
     """OUE whose code keeps the user's own bit set 90% of the time (p says 50%)."""

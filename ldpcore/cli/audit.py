@@ -36,11 +36,13 @@ def run(args: argparse.Namespace) -> int:
     from ldpcore.audit import audit  # noqa: PLC0415
 
     protocol = _args.protocol(args)
-    result = audit(
-        protocol,
-        runs=_args.whole(args.runs, "runs", 1000) or 1000,
-        confidence=_args.number(args.confidence, "confidence"),
-        rng=_args.whole(args.seed, "seed", 0),
-    )
+    with _args.ProgressLine("randomizing reports") as line:
+        result = audit(
+            protocol,
+            runs=_args.whole(args.runs, "runs", 1000) or 1000,
+            confidence=_args.number(args.confidence, "confidence"),
+            rng=_args.whole(args.seed, "seed", 0),
+            progress=line,
+        )
     print(f"{protocol}: {result.verdict}")
     return 0 if result.passed else 1

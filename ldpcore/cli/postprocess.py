@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import io
 import sys
 from pathlib import Path
@@ -133,8 +134,26 @@ def run(args: argparse.Namespace) -> int:
     level = None if args.interval is None else check_level(_args.number(args.interval, "interval"))
     collected = read_input(args, n)
     method = _with_prior(method, args, collected)
+    with _args.ProgressLine("sampling the posterior") as line:
+        if isinstance(method, Bayes):
+            method = dataclasses.replace(method, progress=line)
+        warning = _write(args, method, collected, n, level)
+    if warning:  # after the progress line has ended, so it stands on its own
+        print(f"warning: {warning}", file=sys.stderr)
+    return 0
+
+
+def _write(
+    args: argparse.Namespace,
+    method: PostProcessor,
+    collected: Collected,
+    n: int,
+    level: float | None,
+) -> str:
+    """Post-process and write the output; return a warning to print, or ""."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
+    warning = ""
     if level is None:
         frequencies = method(collected.estimate, protocol=collected.protocol, n=n)
         writer.writerow(["value", "frequency"])
@@ -144,10 +163,9 @@ def run(args: argparse.Namespace) -> int:
         found = estimates_with_intervals(
             collected.estimate, method=method, protocol=collected.protocol, n=n, level=level
         )
-        if found.warning:
-            print(f"warning: {found.warning}", file=sys.stderr)
+        warning = found.warning
         writer.writerow(["value", "frequency", "low", "high"])
         for row in zip(collected.labels, found.point, found.low, found.high, strict=True):
             writer.writerow([row[0], *(repr(float(x)) for x in row[1:])])
     _args.write_output(args.output, out.getvalue())
-    return 0
+    return warning

@@ -45,6 +45,7 @@ import dataclasses
 import hashlib
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
@@ -276,6 +277,8 @@ class Bayes(PostProcessor):
         Mixed with a hash of the input, so one input always gives one output.
     min_ess, max_rhat : float
         Below this effective sample size, or above this split R̂, it warns.
+    progress : callable, optional
+        Told ``(done, total)`` iterations as the sampler runs.
     """
 
     name: ClassVar[str] = "Bayes"
@@ -309,6 +312,8 @@ class Bayes(PostProcessor):
     seed: int = 0
     min_ess: float = 400.0
     max_rhat: float = 1.05
+    #: ``progress(done, total)`` over the sampler's iterations (the CLI's progress line).
+    progress: Callable[[int, int], None] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.prior, DirichletPrior):
@@ -350,6 +355,7 @@ class Bayes(PostProcessor):
             rng=rng,
             min_ess=self.min_ess,
             max_rhat=self.max_rhat,
+            progress=self.progress,
         )
         converged = result.min_ess >= self.min_ess and result.max_rhat <= self.max_rhat
         if not converged:
@@ -405,6 +411,7 @@ def sample_posterior(
     rng: np.random.Generator,
     min_ess: float | None = None,
     max_rhat: float = math.inf,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Posterior:
     """Sample ``p(π | tallies) ∝ L(π) Π π^(α−1)`` (see the module docstring).
 
@@ -469,6 +476,7 @@ def sample_posterior(
         spread=_angular_variance,
         enough=None if min_ess is None else enough,
         max_draws=4 * draws,
+        progress=progress,
     )
     frequencies = _frequencies(result.draws)
     if checked and checked[-1][0] == frequencies.shape[1]:
