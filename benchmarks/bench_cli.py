@@ -1,7 +1,8 @@
-"""Wall time of the `ldpcore simulate` command, interpreter start included (issue 4).
+"""Wall time of the `ldpcore simulate` command, interpreter start included (issue 4),
+and of `ldpcore --help` (issue 26).
 
 Run: ``.venv/bin/python benchmarks/bench_cli.py [--repeat 5]``.
-Target: n = 1e6 within 1.5 s; n = 1e9 no slower than 1.2× that.
+Targets: n = 1e6 within 1.5 s; n = 1e9 no slower than 1.2× that; ``--help`` within 0.3 s.
 """
 
 from __future__ import annotations
@@ -38,6 +39,13 @@ def wall(n: int) -> float:
     return time.perf_counter() - start
 
 
+def help_wall(arguments: list[str]) -> float:
+    """Seconds for ``ldpcore ARGUMENTS`` (help or a usage error), start included."""
+    start = time.perf_counter()
+    subprocess.run([LDPCORE, *arguments], check=False, capture_output=True)
+    return time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
@@ -53,6 +61,14 @@ def main() -> None:
         print(f"| {n:.0e} | {statistics.median(times):.2f} | {min(times):.2f} | {max(times):.2f} |")
     ratio = statistics.median(rows[10**9]) / statistics.median(rows[10**6])
     print(f"\nmedian n = 1e9 / n = 1e6: {ratio:.2f}x")
+    print(f"\n| command | median (s) | min (s) | max (s) |   ({args.repeat} runs each)")
+    print("|---|---|---|---|")
+    for arguments in (["--help"], ["simulate", "--help"], ["simulate", "--bogus"]):
+        times = [help_wall(arguments) for _ in range(args.repeat)]
+        print(
+            f"| `ldpcore {' '.join(arguments)}` | {statistics.median(times):.2f} | "
+            f"{min(times):.2f} | {max(times):.2f} |"
+        )
 
 
 if __name__ == "__main__":

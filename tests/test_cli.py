@@ -328,3 +328,42 @@ def test_progress_does_not_change_the_numbers() -> None:
     watched = run(config, progress=lambda done, total: steps.append((done, total)))
     assert len(steps) == 7 and steps[-1] == (7, 7)
     assert np.array_equal(watched.answers, run(config).answers)
+
+
+HELP_AND_USAGE_ERRORS = [
+    ["--help"],
+    *(
+        [command, "--help"]
+        for command in (
+            "simulate",
+            "recommend",
+            "advise-epsilon",
+            "choose-epsilon",
+            "postprocess",
+            "randomize",
+            "aggregate",
+            "audit",
+            "reproduce",
+            "sweep",
+        )
+    ),
+    ["simulate", "--bogus"],
+    ["postprocess"],
+]
+
+
+@pytest.mark.parametrize("arguments", HELP_AND_USAGE_ERRORS, ids=" ".join)
+def test_help_and_usage_errors_load_neither_pandas_nor_scipy(arguments: list[str]) -> None:
+    """Issue 26: the command line answers --help and a usage error at once; pandas and
+    scipy (about a second between them) load only when a command runs."""
+    code = (
+        "import sys\n"
+        "from ldpcore.cli import main\n"
+        "try:\n"
+        f"    main({arguments!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in ('pandas', 'scipy', 'plotly', 'streamlit') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout

@@ -8,14 +8,11 @@ import dataclasses
 import io
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ldpcore import bounds
 from ldpcore.cli import _args
-from ldpcore.collected_estimates import Collected, prior_for, read_collected
-from ldpcore.datasets import read_histogram
 from ldpcore.errors import InputError
-from ldpcore.intervals import check_level, estimates_with_intervals
 from ldpcore.postprocess import (
     JEFFREYS,
     UNIFORM,
@@ -25,6 +22,9 @@ from ldpcore.postprocess import (
     method_names,
     resolve_method_name,
 )
+
+if TYPE_CHECKING:  # pandas and scipy load when a command runs, not for --help
+    from ldpcore.collected_estimates import Collected
 
 EXAMPLE = """example (a CSV with header value,estimate or value,count):
   ldpcore postprocess --protocol OLH --epsilon 1 --n 1000000 --method Norm-Sub \\
@@ -85,6 +85,8 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
 
 def read_input(args: argparse.Namespace, n: int) -> Collected:
     """Collected output (estimates or support counts) from ``--input``."""
+    from ldpcore.collected_estimates import read_collected  # noqa: PLC0415 (pandas)
+
     epsilon = _args.number(args.epsilon, "epsilon")
     path = Path(args.input)
     if not args.input or not path.exists():
@@ -112,6 +114,9 @@ def _with_prior(
     method: PostProcessor, args: argparse.Namespace, collected: Collected
 ) -> PostProcessor:
     """Bayes with the prior ``--prior`` names; any other method as it is (the flags unused)."""
+    from ldpcore.collected_estimates import prior_for  # noqa: PLC0415 (pandas)
+    from ldpcore.datasets import read_histogram  # noqa: PLC0415
+
     chosen = args.prior.strip()
     if not isinstance(method, Bayes):
         if chosen.lower() != "jeffreys" or args.prior_weight is not None:
@@ -129,6 +134,8 @@ def _with_prior(
 
 def run(args: argparse.Namespace) -> int:
     """Post-process and write ``value,frequency[,low,high]`` at full double precision."""
+    from ldpcore.intervals import check_level  # noqa: PLC0415 (scipy)
+
     n = _args.users(args.n)
     method = get_method(resolve_method_name(args.method))
     level = None if args.interval is None else check_level(_args.number(args.interval, "interval"))
@@ -151,6 +158,8 @@ def _write(
     level: float | None,
 ) -> str:
     """Post-process and write the output; return a warning to print, or ""."""
+    from ldpcore.intervals import estimates_with_intervals  # noqa: PLC0415 (scipy)
+
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     warning = ""

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from scipy import special
 
 from ldpcore.errors import InputError
 from ldpcore.postprocess.base import Context, PostProcessor, Vector
@@ -129,6 +128,8 @@ class BaseCut(PostProcessor):
         tail = self.alpha / protocol.domain_size
         if tail >= 0.5:
             return 0.0
+        from scipy import special  # noqa: PLC0415 (not at import: the CLI's --help)
+
         return float(special.ndtri(1.0 - tail)) * math.sqrt(protocol.approx_variance(n))
 
     def _apply(self, estimate: Vector, context: Context) -> Vector:

@@ -47,7 +47,7 @@ import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -59,7 +59,9 @@ from ldpcore.postprocess.base import Context, PostProcessor, Vector, check_estim
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.postprocess.mle import context_model, maximum_likelihood
 from ldpcore.protocols.base import FrequencyOracle
-from ldpcore.protocols.likelihoods import LikelihoodModel
+
+if TYPE_CHECKING:  # the models load scipy; they arrive from likelihood_model() when used
+    from ldpcore.protocols.likelihoods import LikelihoodModel
 
 #: The kinds of prior.
 PriorKind = Literal["Jeffreys", "uniform", "informed"]

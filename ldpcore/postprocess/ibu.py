@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -44,7 +44,9 @@ from ldpcore.errors import InputError
 from ldpcore.postprocess.base import Context, PostProcessor, Vector, check_estimate
 from ldpcore.postprocess.normalization import project_to_simplex
 from ldpcore.protocols.base import FrequencyOracle
-from ldpcore.protocols.likelihoods import LikelihoodModel
+
+if TYPE_CHECKING:  # the models load scipy; they arrive from likelihood_model() when used
+    from ldpcore.protocols.likelihoods import LikelihoodModel
 
 
 @dataclass(frozen=True)

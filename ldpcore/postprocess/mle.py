@@ -6,21 +6,16 @@ MLE paper (Lopuhaä-Zwakenberg et al.), Section 3.1, Eq. (22) and Appendix B.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import optimize
 
 from ldpcore.postprocess.base import Context, PostProcessor, Vector
 from ldpcore.postprocess.ibu import run_em
-from ldpcore.protocols.likelihoods import (
-    HadamardRowModel,
-    LikelihoodModel,
-    ReportModel,
-    SupportBinomialModel,
-    UnaryReportModel,
-)
+
+if TYPE_CHECKING:  # the models load scipy: imported where a likelihood is first needed
+    from ldpcore.protocols.likelihoods import LikelihoodModel, SupportBinomialModel
 
 
 def grr_mle(counts: NDArray[np.float64], *, p: float, q: float) -> NDArray[np.float64]:
@@ -81,6 +76,8 @@ def support_binomial_mle(model: SupportBinomialModel) -> NDArray[np.float64]:
     low = float(slope_p.min()) - 1.0
     if excess(high) > 0 or excess(low) < 0:  # cannot happen in exact arithmetic
         raise ArithmeticError("support_binomial_mle: could not bracket the multiplier")
+    from scipy import optimize  # noqa: PLC0415 (not at import: the CLI's --help)
+
     m_star = optimize.brentq(
         excess, low, high, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500
     )
@@ -131,6 +128,13 @@ def context_model(estimate: Vector, context: Context) -> LikelihoodModel:
 
 def maximum_likelihood(model: LikelihoodModel) -> NDArray[np.float64]:
     """The maximiser of ``model``'s likelihood over the simplex (exact where one is known)."""
+    from ldpcore.protocols.likelihoods import (  # noqa: PLC0415 (scipy, see above)
+        HadamardRowModel,
+        ReportModel,
+        SupportBinomialModel,
+        UnaryReportModel,
+    )
+
     if isinstance(model, ReportModel):
         return grr_mle(model.counts, p=model.p, q=model.q)
     if isinstance(model, HadamardRowModel | UnaryReportModel):

@@ -11,7 +11,6 @@ from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import interpolate, optimize
 
 from ldpcore.postprocess.base import Context, PostProcessor, Vector
 from ldpcore.postprocess.normalization import project_to_simplex
@@ -83,6 +82,8 @@ def fit_power_law_exponent(mean_count: float, n: int) -> float:
         return 0.0
     if mean_count <= mean(_MAX_EXPONENT):
         return _MAX_EXPONENT
+    from scipy import optimize  # noqa: PLC0415 (not at import: the CLI's --help)
+
     return float(optimize.brentq(lambda a: mean(a) - mean_count, 0.0, _MAX_EXPONENT, xtol=1e-12))
 
 
@@ -210,6 +211,8 @@ def power_calibrate(
     # likelihood ratio), but a cubic spline may wiggle by rounding-sized amounts; a
     # running maximum over the sorted inputs restores the order exactly. (A monotone
     # PCHIP interpolant is 6× less accurate at the sharp bend near c̃ ≈ 4s.)
+    from scipy import interpolate  # noqa: PLC0415 (not at import: the CLI's --help)
+
     fitted = interpolate.CubicSpline(grid, table)(unique)
     return np.maximum.accumulate(fitted)[inverse] / n
 

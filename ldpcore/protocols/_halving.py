@@ -37,7 +37,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import gammaln
 
 #: numpy's hypergeometric needs ``ngood`` and ``nbad`` below this.
 HYPERGEOMETRIC_POPULATION_MAX = 10**9
@@ -67,6 +66,10 @@ class SplitKernels:
     """
 
     def __init__(self, domain_size: int) -> None:
+        # scipy loads here, with the first SS sampler, not with the protocols (the CLI's
+        # --help and the randomizer need neither).
+        from scipy.special import gammaln  # noqa: PLC0415
+
         self._log_factorial = gammaln(np.arange(domain_size + 2, dtype=np.float64) + 1.0)
         self._tables: dict[tuple[int, int], tuple[int, NDArray[np.float64], NDArray[np.int64]]]
         self._tables = {}
