@@ -197,10 +197,27 @@ def choose_epsilon_seconds(
 def epsilon_answers(
     config: ExperimentConfig, target: float, protocols: tuple[str, ...]
 ) -> list[EpsilonAnswer]:
-    """The Choose ε search, protocols in parallel (:func:`search_executor`)."""
-    return choose_epsilon(
-        config, target_rmse=target, protocols=protocols, executor=search_executor()[0]
+    """The Choose ε search, protocols in parallel (:func:`search_executor`).
+
+    A progress bar fills as each protocol finishes, as the command line's progress line
+    does. It is made and removed in here: a cached call replays the elements it drew,
+    and an element drawn on a block made outside could not be replayed.
+    """
+    bar = st.progress(0.0, text=f"Searching ε: 0 of {len(protocols)} protocols done")
+
+    def searched(share: float, protocol: str) -> None:
+        done = round(share * len(protocols))
+        bar.progress(share, text=f"Searching ε: {done} of {len(protocols)} done ({protocol})")
+
+    answers = choose_epsilon(
+        config,
+        target_rmse=target,
+        protocols=protocols,
+        executor=search_executor()[0],
+        progress=searched,
     )
+    bar.empty()
+    return answers
 
 
 @st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
