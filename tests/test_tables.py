@@ -17,7 +17,7 @@ from ldpcore import bounds
 from ldpcore.collected_estimates import consistent_estimates, guess_kind, read_collected
 from ldpcore.datasets import bundled_names, load_bundled, parse_histogram, read_histogram
 from ldpcore.protocols import get_protocol
-from ldpcore.tables import DuplicateValuesError, TableError, inspect_table
+from ldpcore.tables import DuplicateValuesError, TableError, inspect_table, read_numbers
 
 # --- bundled datasets ---------------------------------------------------------------
 
@@ -303,3 +303,26 @@ def test_interval_coverage(method: str) -> None:
     rate = float(np.mean(covered))
     sigma = math.sqrt(level * (1 - level) / len(covered))
     assert abs(rate - level) < K_SIGMA * sigma + 0.02, rate
+
+
+def test_support_counts_may_add_up_to_more_than_the_users() -> None:
+    """Each OLH report supports about d/(e^ε + 1) values, so at d = 10⁶ and n = 10⁸ the
+    support counts add up to ~2.5e13: above the users supported (1e12), and right."""
+    n = 200_000_000_000
+    rows = "".join(f"v{i},{150_000_000_000}\n" for i in range(10))  # total 1.5e12 > 1e12
+    collected = read_collected(("value,count\n" + rows).encode(), protocol="OLH", epsilon=1.0, n=n)
+    assert collected.estimate.size == 10 and np.all(np.isfinite(collected.estimate))
+    with pytest.raises(ValueError, match="add up to 1,500,000,000,000 users"):
+        read_numbers(("value,count\n" + rows).encode())  # a histogram: those are users
+
+
+def test_a_long_read_reports_its_progress() -> None:
+    """Issue 28: reading a large file tells a callback how far it has got."""
+    rows = "".join(f"v{i},{i % 7}\n" for i in range(200_000))
+    data = ("value,count\n" + rows).encode()
+    seen: list[tuple[int, int]] = []
+    table = read_numbers(data, progress=lambda *step: seen.append(step))
+    assert len(table.labels) == 200_000
+    assert len(seen) >= 3 and seen[-1] == (len(data), len(data))
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+    assert guess_kind(data) == "counts"  # from the first rows alone

@@ -99,15 +99,17 @@ def read_input(args: argparse.Namespace, n: int) -> Collected:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read --input {args.input!r}: {exc.strerror}") from None
-    return read_collected(
-        data,
-        protocol=args.protocol,
-        epsilon=epsilon,
-        n=n,
-        kind=args.input_kind,
-        source=args.input,
-        params=_args.protocol_params(args),
-    )
+    with _args.ProgressLine("reading the input (characters)") as line:
+        return read_collected(
+            data,
+            protocol=args.protocol,
+            epsilon=epsilon,
+            n=n,
+            kind=args.input_kind,
+            source=args.input,
+            params=_args.protocol_params(args),
+            progress=line,
+        )
 
 
 def _with_prior(
