@@ -367,3 +367,140 @@ def test_help_and_usage_errors_load_neither_pandas_nor_scipy(arguments: list[str
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
+
+
+PROGRESS_CASES = {
+    "simulating trials": [
+        "simulate",
+        "--protocol",
+        "OLH",
+        "--epsilon",
+        "1",
+        "--n",
+        "1000",
+        "--dataset",
+        "zipf:d=8",
+        "--trials",
+        "5",
+        "--format",
+        "json",
+    ],
+    "searching ε (protocols × methods)": [
+        "advise-epsilon",
+        "--protocol",
+        "GRR",
+        "--dataset",
+        "zipf:d=8",
+        "--n",
+        "10000",
+        "--target-rmse",
+        "0.05",
+        "--methods",
+        "Base,Norm-Sub",
+        "--trials",
+        "2",
+    ],
+    "searching ε (protocols)": [
+        "choose-epsilon",
+        "--protocol",
+        "GRR",
+        "--dataset",
+        "zipf:d=8",
+        "--n",
+        "10000",
+        "--target-rmse",
+        "0.05",
+        "--methods",
+        "Base,Norm-Sub",
+        "--trials",
+        "2",
+        "--workers",
+        "1",
+    ],
+    "randomizing reports": [
+        "audit",
+        "--protocol",
+        "GRR",
+        "--epsilon",
+        "1",
+        "--domain-size",
+        "4",
+        "--runs",
+        "2000",
+    ],
+}
+
+
+@pytest.mark.parametrize("label", list(PROGRESS_CASES))
+def test_every_long_command_draws_a_progress_line(label: str) -> None:
+    """Issue 28: with the quiet second set to 0, each command's progress line shows on a
+    small case, on stderr, and ends its line before anything else is printed."""
+    import os  # noqa: PLC0415
+
+    done = subprocess.run(
+        [sys.executable, "-m", "ldpcore.cli", *PROGRESS_CASES[label]],
+        capture_output=True,  # bytes: text mode would turn the line's \r into \n
+        env={**os.environ, "LDPCORE_PROGRESS_AFTER": "0"},
+        check=False,
+    )
+    stderr, stdout = done.stderr.decode(), done.stdout.decode()
+    assert done.returncode in (0, 1), stderr  # audit: 1 only on a violation
+    assert f"\r{label}: " in stderr and "(100%)" in stderr, stderr
+    assert label not in stdout
+
+
+def test_postprocess_reads_a_large_input_with_a_progress_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import os  # noqa: PLC0415
+
+    source = tmp_path / "counts.csv"
+    source.write_text("value,count\n" + "".join(f"v{i},{i % 50}\n" for i in range(70_000)))
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ldpcore.cli",
+            "postprocess",
+            "--protocol",
+            "OLH",
+            "--epsilon",
+            "1",
+            "--n",
+            "100000",
+            "--method",
+            "Norm-Sub",
+            "--input",
+            str(source),
+        ],
+        capture_output=True,  # bytes: text mode would turn the line's \r into \n
+        env={**os.environ, "LDPCORE_PROGRESS_AFTER": "0"},
+        check=False,
+    )
+    stderr, stdout = done.stderr.decode(), done.stdout.decode()
+    assert done.returncode == 0, stderr
+    assert "\rreading the input (characters): " in stderr and "(100%)" in stderr
+    assert stdout.startswith("value,frequency\n")
+
+
+@pytest.mark.parametrize(
+    ("label", "extra"),
+    [
+        ("simulating trials", ["recommend", "--trials", "3", "--methods", "Base,Norm-Sub"]),
+        ("sampling the posterior", ["postprocess", "--method", "Bayes"]),
+    ],
+)
+def test_recommend_and_bayes_draw_progress_lines(tmp_path, label: str, extra: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """The commands that read collected output: recommend's trials, Bayes's sampler."""
+    import os  # noqa: PLC0415
+
+    source = tmp_path / "estimates.csv"
+    source.write_text("value,estimate\na,0.5\nb,0.3\nc,0.25\nd,-0.05\n")
+    common = ["--protocol", "GRR", "--epsilon", "1", "--n", "5000", "--input", str(source)]
+    done = subprocess.run(
+        [*COMMAND, extra[0], *common, *extra[1:]],
+        capture_output=True,
+        env={**os.environ, "LDPCORE_PROGRESS_AFTER": "0"},
+        check=False,
+    )
+    stderr = done.stderr.decode()
+    assert done.returncode == 0, stderr
+    assert f"\r{label}: " in stderr and "(100%)" in stderr, stderr

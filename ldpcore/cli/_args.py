@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from typing import Any, NoReturn
@@ -28,6 +29,14 @@ from ldpcore.specs import parse_number
 DATASET_HELP = "zipf:d=D,s=S | uniform:d=D | file:PATH | a bundled dataset name"
 
 
+def _env_seconds(name: str, default: float) -> float:
+    """A number of seconds from the environment, or ``default`` if unset or not a number."""
+    try:
+        return max(0.0, float(os.environ[name]))
+    except (KeyError, ValueError):
+        return default
+
+
 class ProgressLine:
     """One self-overwriting progress line on standard error, for runs that take a while.
 
@@ -37,8 +46,12 @@ class ProgressLine:
     before its first redraw is due, so quick runs stay quiet.
     """
 
-    def __init__(self, label: str, *, quiet_seconds: float = 1.0) -> None:
+    def __init__(self, label: str, *, quiet_seconds: float | None = None) -> None:
         self.label = label
+        # LDPCORE_PROGRESS_AFTER (seconds) overrides the 1 s of quiet: 0 shows every line,
+        # which is how the tests see each command's progress on a small case.
+        if quiet_seconds is None:
+            quiet_seconds = _env_seconds("LDPCORE_PROGRESS_AFTER", 1.0)
         self.quiet_seconds = quiet_seconds
         self.started = time.monotonic()
         self.shown = False
