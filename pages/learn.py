@@ -38,7 +38,9 @@ seed = right.number_input("Seed", 0, 10_000, 0, key="learn-seed")
 
 st.header("1. Each user's true value")
 st.write("Edit the values to see how the rest changes. Nobody's true value leaves their device.")
-start = pd.DataFrame({"value": list("AAAAAAAABBBBBCCCDDEF")})
+start = pd.DataFrame(
+    {"value": list("AAAAAAAABBBBBCCCDDEF")}, index=pd.RangeIndex(1, 21, name="user")
+)
 edited = st.data_editor(
     start,
     key="population",

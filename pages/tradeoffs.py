@@ -23,7 +23,7 @@ config: ExperimentConfig = require_config()
 EPSILON_GRID = (0.2, 0.4, 0.7, 1.0, 1.5, 2.0, 3.0, 4.0)
 N_GRID = (10**4, 10**5, 10**6, 10**7, 10**8)
 
-st.subheader("Error against the privacy budget")
+st.header("Error against the privacy budget")
 frame = run_or_explain(
     lambda: simulate_sweep(config, "epsilon", EPSILON_GRID), "Simulating every ε…"
 )
@@ -59,7 +59,7 @@ if frame is not None:
         ),
     )
 
-st.subheader("What post-processing is worth, in users")
+st.header("What post-processing is worth, in users")
 st.caption(
     "Equivalent users n′: how many users the plain Base estimate would need to match a "
     "method's accuracy (NDSS Sec. V-C). Above the diagonal, post-processing saves users."

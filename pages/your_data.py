@@ -61,7 +61,7 @@ SURVEY_USERS = 1_000_000
 def _simulate_section(dataset: Dataset) -> None:
     """Settings, the recommendation and the charts for one uploaded or bundled histogram."""
     _histogram_preview(dataset)
-    st.subheader("Simulate a protocol on it")
+    st.header("Simulate a protocol on it")
     row = st.columns(4)
     protocol = row[0].selectbox("Protocol", protocol_names(), index=1, key="yours-protocol")
     epsilon = row[1].select_slider("Privacy budget ε", EPSILONS, value=1.0, key="yours-epsilon")

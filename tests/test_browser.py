@@ -229,6 +229,35 @@ def test_each_page_opens(
     assert page.locator("[data-testid='stException']").count() == 0
     if says is not None:
         assert page.get_by_text(re.compile(says)).count() >= 1
+    assert_accessible(page, shot)
+
+
+def assert_accessible(page: Page, name: str) -> None:
+    """No serious or critical WCAG violation that axe-core finds on the page as drawn.
+
+    The full report goes to test-artifacts/axe-NAME.json (every impact, for the record).
+    """
+    from axe_playwright_python.sync_playwright import Axe  # noqa: PLC0415
+
+    violations = Axe().run(page).response["violations"]
+    (ARTIFACTS / f"axe-{name}.json").write_text(json.dumps(violations, indent=1))
+    blocking = [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes'][:3]]}"
+        for v in violations
+        if v["impact"] in {"serious", "critical"}
+    ]
+    assert not blocking, "\n".join(blocking)
+
+
+def test_the_explorer_is_accessible(server: str, browser_page: Page) -> None:
+    """WCAG 2.1 AA on the first page every visitor sees (axe-core; the others above)."""
+    page = browser_page
+    page.goto(f"{server}/?n=10000&d=64&trials=3")
+    page.get_by_role("heading", name="Explorer").first.wait_for(timeout=60_000)
+    page.locator(".js-plotly-plot").locator("visible=true").first.wait_for(timeout=60_000)
+    page.wait_for_selector("[data-testid='stStatusWidget']", state="detached", timeout=120_000)
+    page.wait_for_timeout(500)
+    assert_accessible(page, "explorer")
 
 
 def test_slider_response_time_at_the_issue_defaults(server: str, browser_page: Page) -> None:

@@ -159,7 +159,7 @@ def show_method_table(summary: pd.DataFrame) -> None:
     "—" of an undefined number says why). Measured, it costs a first visit about what
     the grid does.
     """
-    st.subheader("Every method against Base", anchor=METHOD_TABLE_ANCHOR)
+    st.header("Every method against Base", anchor=METHOD_TABLE_ANCHOR)
     st.table(method_table(summary), hide_index=True)
     st.caption(METHOD_TABLE_NOTE)
 
