@@ -20,12 +20,23 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from numpy.typing import NDArray
-from plotly.colors import qualitative
 
 from ldpcore.metrics import LOWER_BOUND_CAVEAT
 from ldpcore.postprocess import method_names
 
-_COLOURS = (*qualitative.Safe, qualitative.Dark2[0], qualitative.Dark2[3])
+#: Okabe & Ito's colour-universal-design palette (2008) without its black, which the
+#: truth and the reference lines use: every pair stays apart for protanopes and
+#: deuteranopes (tests/test_viz.py simulates both: CIELAB ΔE ≥ 15 for any two methods
+#: drawn with the same dash; the former Plotly "Safe" + Dark2 mix had a pair at 6.8).
+_COLOURS = (
+    "rgb(0,114,178)",  # blue
+    "rgb(213,94,0)",  # vermillion
+    "rgb(0,158,115)",  # bluish green
+    "rgb(204,121,167)",  # reddish purple
+    "rgb(230,159,0)",  # orange
+    "rgb(86,180,233)",  # sky blue
+    "rgb(240,228,66)",  # yellow
+)
 _DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 _MARKERS = (
     "circle",
@@ -47,9 +58,9 @@ _MARKERS = (
 def method_style(method: str) -> dict[str, str]:
     """The fixed ``colour``, ``dash`` and ``marker`` of a method, by its registry position.
 
-    Colour and dash cycle together (13 and 6 are coprime, so the pair repeats only
-    after 78 methods); the marker then also shifts once per 78, so the triple stays
-    unique for 13 · 6 · 13 = 1,014 methods. A method outside the registry takes the
+    Colour and dash cycle together (7 and 6 are coprime, so the pair repeats only
+    after 42 methods); the marker then also shifts once per 42, so the triple stays
+    unique for 7 · 6 · 13 = 546 methods. A method outside the registry takes the
     next free position.
     """
     names = method_names()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -74,8 +76,8 @@ def test_a_method_keeps_its_colour_and_dash_on_every_chart() -> None:
     bars = viz.mse_bars(result.summary, base_mse=None, lower_bound=None)
     colours = {t.name: t.line.color for t in lines.data}
     assert {t.name: t.marker.color for t in bars.data} == colours
-    # Distinct colours up to the palette's 13 (then the dash and marker tell them apart).
-    assert len(set(colours.values())) == min(len(ALL), 13)
+    # Distinct colours up to the palette's size (then the dash and marker tell them apart).
+    assert len(set(colours.values())) == min(len(ALL), len(viz._COLOURS))
     triples = {tuple(viz.method_style(m).values()) for m in ALL}
     assert len(triples) == len(ALL)
     assert {t.name: t.line.dash for t in lines.data} == {
@@ -179,3 +181,70 @@ def test_estimates_by_rank_draws_negative_estimates() -> None:
     assert np.all(np.diff(y[np.argsort(real)]) >= 0)
     assert any(label.startswith("−") for label in figure.layout.yaxis.ticktext)
     assert all(label.endswith("%") for label in figure.layout.yaxis.ticktext)
+
+
+# Machado, Oliveira & Fernandes (2009), severity 1.0, on linear RGB.
+CVD = {
+    "protanopia": np.array(
+        [
+            [0.152286, 1.052583, -0.204868],
+            [0.114503, 0.786281, 0.099216],
+            [-0.003882, -0.048116, 1.051998],
+        ]
+    ),
+    "deuteranopia": np.array(
+        [
+            [0.367322, 0.860646, -0.227968],
+            [0.280085, 0.672501, 0.047413],
+            [-0.011820, 0.042940, 0.968881],
+        ]
+    ),
+    "typical vision": np.eye(3),
+}
+
+
+def _lab(rgb: tuple[int, int, int], vision: str) -> np.ndarray:
+    """CIELAB (D65) of an sRGB colour as seen with ``vision``."""
+    c = np.asarray(rgb) / 255.0
+    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    seen = np.clip(CVD[vision] @ linear, 0.0, 1.0)
+    xyz = (
+        np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
+        @ seen
+        / np.array([0.95047, 1.0, 1.08883])
+    )
+    f = np.where(xyz > 0.008856, np.cbrt(xyz), 7.787 * xyz + 16 / 116)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    red, green, blue = colour[colour.index("(") + 1 : colour.index(")")].split(",")
+    return int(red), int(green), int(blue)
+
+
+@pytest.mark.parametrize("vision", list(CVD))
+def test_methods_stay_apart_for_colour_blind_readers(vision: str) -> None:
+    """Issue 25: two methods drawn with the same dash differ in colour by ΔE ≥ 15 (CIELAB)
+    as a protanope or deuteranope sees them; markers are not counted, since long lines
+    are drawn without them."""
+    styles = {name: viz.method_style(name) for name in ALL}
+    for a, b in itertools.combinations(ALL, 2):
+        if styles[a]["dash"] != styles[b]["dash"]:
+            continue
+        distance = float(
+            np.linalg.norm(
+                _lab(_rgb(styles[a]["color"]), vision) - _lab(_rgb(styles[b]["color"]), vision)
+            )
+        )
+        assert distance >= 15, (vision, a, b, distance)
+
+
+def test_the_simulation_finds_a_pair_that_only_colour_blind_readers_confuse() -> None:
+    """The check has teeth: a red and a green of similar lightness stay apart in typical
+    vision and merge for a deuteranope."""
+    red, green = (204, 102, 119), (68, 170, 153)  # where a green and a pink meet in deutan
+    assert np.linalg.norm(_lab(red, "typical vision") - _lab(green, "typical vision")) > 40
+    assert (
+        np.linalg.norm(_lab((68, 170, 153), "deuteranopia") - _lab((231, 41, 138), "deuteranopia"))
+        < 15
+    )
