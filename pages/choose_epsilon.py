@@ -27,7 +27,7 @@ from pages.app_layer.cache import (
     simulate_sweep,
     users_needed,
 )
-from pages.app_layer.display import run_or_explain
+from pages.app_layer.display import run_or_explain, show_chart
 from pages.app_layer.executors import search_executor
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.uploads import histogram_picker
@@ -152,7 +152,7 @@ frame = run_or_explain(lambda: simulate_sweep(curve_config, "epsilon", grid), "D
 figure = None
 if frame is not None:
     figure = viz.error_against_epsilon(frame, target_pp=float(target_pp), protocol=winner.protocol)
-    st.plotly_chart(figure, key="chart-choose", theme=None)
+    show_chart(figure, key="chart-choose")
 
 
 def _record() -> bytes:

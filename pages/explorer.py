@@ -25,6 +25,7 @@ from pages.app_layer.display import (
     PAIRED_NOTE,
     convergence_warning,
     run_or_explain,
+    show_chart,
     show_method_table,
     verdict_banner,
 )
@@ -61,7 +62,7 @@ view = view_column.segmented_control(
 every_method = lines_column.toggle("Every method", key="lines", bind="query-params")
 chosen = VIEWS.get(view or "Estimates vs truth", "estimates")
 by_rank = by_rank_figure(config, chosen, every_method)
-st.plotly_chart(by_rank, key=f"chart-{chosen}", theme=None)
+show_chart(by_rank, key=f"chart-{chosen}")
 drawn = [trace.name for trace in by_rank.data if trace.name != "truth"]
 if len(drawn) < len(config.methods):
     st.caption(
@@ -81,7 +82,7 @@ if compare:
     )
 else:
     mse_chart = mse_figure(config, relative)
-st.plotly_chart(mse_chart, key="chart-mse", theme=None)
+show_chart(mse_chart, key="chart-mse")
 st.caption(viz.lower_bound_note())
 
 show_method_table(summary)

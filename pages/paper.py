@@ -16,6 +16,7 @@ from ldpcore.reproduce import (
 )
 from ldpcore.reproduce import run_recipe as run_paper_recipe
 from ldpcore.reproduce.differences import DIFFERENCES
+from pages.app_layer.display import show_chart
 from pages.app_layer.executors import executor
 from pages.app_layer.navigation import ensure_app
 
@@ -107,7 +108,7 @@ if shown is None:
 
 st.subheader(f"{shown.recipe} ({shown.mode} mode): {tally(shown.claims)}")
 figure_column, claims_column = st.columns([3, 2])
-figure_column.plotly_chart(shown.figure, key="paper-chart", theme=None)
+show_chart(shown.figure, key="paper-chart", where=figure_column)
 claims = pd.DataFrame(
     [
         {

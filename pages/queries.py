@@ -14,6 +14,7 @@ from pages.app_layer.cache import bundled_dataset, simulate, simulate_sweep
 from pages.app_layer.display import (
     PAIRED_NOTE,
     run_or_explain,
+    show_chart,
     sweep_banner,
     sweep_details,
     verdict_banner,
@@ -50,7 +51,7 @@ if kind == "Sets of values":
             x_title="ρ (fraction of the domain)",
             y_title="MSE",
         )
-        st.plotly_chart(figure, key="chart-sets", theme=None)
+        show_chart(figure, key="chart-sets")
         sweep_details(found, "ρ")
         downloads(
             "sets",
@@ -70,7 +71,7 @@ elif kind == "Most frequent values":
         figure = viz.curves(
             frame, "topk", title="Top-k MSE against k", x_title="k", y_title="MSE", log_x=True
         )
-        st.plotly_chart(figure, key="chart-topk", theme=None)
+        show_chart(figure, key="chart-topk")
         sweep_details(found, "k")
         downloads(
             "topk",
@@ -99,7 +100,7 @@ elif kind == "Groups":
                 "Each group's total frequency: the sum of its values' estimates. " + PAIRED_NOTE
             )
             figure = viz.mse_bars(result["summary"], base_mse=None, lower_bound=None)
-            st.plotly_chart(figure, key="chart-groups", theme=None)
+            show_chart(figure, key="chart-groups")
             downloads(
                 "groups",
                 result["summary"],
@@ -114,7 +115,7 @@ else:
     if result is not None:
         verdict_banner(result["ranking"])
         figure = viz.mse_bars(result["summary"], base_mse=None, lower_bound=None)
-        st.plotly_chart(figure, key="chart-intervals", theme=None)
+        show_chart(figure, key="chart-intervals")
         st.caption("20 random ranges [a, b] of the (ordered) domain. " + PAIRED_NOTE)
         downloads(
             "intervals",

@@ -11,7 +11,7 @@ from ldpcore.experiment import ExperimentConfig
 from ldpcore.notebooks import sweep_notebook
 from ldpcore.wording import users_saved_sentence
 from pages.app_layer.cache import simulate_sweep
-from pages.app_layer.display import run_or_explain
+from pages.app_layer.display import run_or_explain, show_chart
 from pages.app_layer.exports import downloads
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.widgets import require_config
@@ -42,7 +42,7 @@ if frame is not None:
             ("lower bound", bound, "dot"),
         ],
     )
-    st.plotly_chart(figure, key="chart-mse-epsilon", theme=None)
+    show_chart(figure, key="chart-mse-epsilon")
     st.caption(viz.lower_bound_note())
     downloads(
         "mse-vs-epsilon",
@@ -77,7 +77,7 @@ if users is not None:
         log_x=True,
         references=[("n′ = n (Base)", np.array(N_GRID, dtype=float), "dash")],
     )
-    st.plotly_chart(figure, key="chart-equivalent-users", theme=None)
+    show_chart(figure, key="chart-equivalent-users")
     st.write(users_saved_sentence(users, N_GRID[2]))
     downloads(
         "equivalent-users",

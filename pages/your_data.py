@@ -27,6 +27,7 @@ from pages.app_layer.display import (
     convergence_warning,
     frequency_columns,
     run_or_explain,
+    show_chart,
     show_method_table,
     verdict_banner,
 )
@@ -50,7 +51,7 @@ def _histogram_preview(dataset: Dataset) -> None:
         "Groups", "none" if dataset.groups is None else f"{len(set(dataset.groups)):,}"
     )
     figure = viz.top_values(dataset.labels, dataset.counts)
-    st.plotly_chart(figure, key="chart-histogram", theme=None)
+    show_chart(figure, key="chart-histogram")
 
 
 #: The default number of users of a simulated collection: a large survey's, not the file's
@@ -94,10 +95,10 @@ def _simulate_section(dataset: Dataset) -> None:
         convergence_warning(result["summary"])
         st.caption(PAIRED_NOTE)
         chart = mse_figure(config, False)
-        st.plotly_chart(chart, key="yours-mse", theme=None)
+        show_chart(chart, key="yours-mse")
         st.caption(viz.lower_bound_note())
         estimates = by_rank_figure(config, "estimates", False)
-        st.plotly_chart(estimates, key="yours-estimates", theme=None)
+        show_chart(estimates, key="yours-estimates")
         show_method_table(result["summary"])
         downloads(
             "your-data",
@@ -236,7 +237,7 @@ with collected_tab:
                 )
             )
             figure = viz.estimates_with_intervals(table)
-            st.plotly_chart(figure, key="chart-consistent", theme=None)
+            show_chart(figure, key="chart-consistent")
             shown = frequency_columns(table[["estimate", "low", "high"]])
             st.dataframe(table, hide_index=True, key="consistent-table", column_config=shown)
             st.download_button(

@@ -353,3 +353,16 @@ def test_learn_compares_a_good_and_a_wrong_prior() -> None:
     text = " ".join(m.value for m in at.markdown)
     assert "significantly lower error than Jeffreys'" in text
     assert "significantly higher error than Jeffreys'" in text
+
+
+def test_every_chart_has_a_text_alternative_and_its_data() -> None:
+    """Issue 25 (WCAG 1.1.1): under each chart a sentence says what it shows, and a
+    toggle opens the data behind it as a table."""
+    at = small(app())
+    sentences = [c.value for c in at.caption if c.value.startswith('Chart "')]
+    assert any("MSE per method" in s for s in sentences), sentences
+    assert any("Estimates vs truth, by true rank" in s for s in sentences), sentences
+    at.toggle(key="chart-mse-data").set_value(True).run()
+    assert not at.exception, at.exception
+    table = next(d.value for d in at.dataframe if list(d.value.columns)[:3] == ["series", "x", "y"])
+    assert {"Base", "Norm-Sub"} <= set(table["series"]) and table["y"].notna().all()

@@ -248,3 +248,21 @@ def test_the_simulation_finds_a_pair_that_only_colour_blind_readers_confuse() ->
         np.linalg.norm(_lab((68, 170, 153), "deuteranopia") - _lab((231, 41, 138), "deuteranopia"))
         < 15
     )
+
+
+def test_a_chart_is_described_and_tabulated_with_its_real_values() -> None:
+    """The text alternative names the chart, its series and axes; the table holds the
+    real frequencies where the drawn ones are on a symmetric-log scale."""
+    result = _per_item(("Base", "Norm-Sub"))
+    figure = viz.estimates_by_rank(result.per_item)  # log_y: drawn values are transformed
+    sentence = viz.describe(figure)
+    assert sentence.startswith('Chart "Estimates vs truth, by true rank": lines of truth, Base')
+    assert "(16 points)" in sentence and "against rank of the value" in sentence
+    table = viz.figure_table(figure)
+    assert set(table["series"]) == {"truth", "Base", "Norm-Sub"}  # bands left out
+    truth = table[table["series"] == "truth"]["y"].to_numpy(dtype=float)
+    np.testing.assert_allclose(np.sort(truth), np.sort(result.truth))
+    bars = viz.mse_bars(result.summary, base_mse=None, lower_bound=None)
+    assert "(2 points)" in viz.describe(bars)
+    rows = viz.figure_table(bars)
+    assert (rows["low"] <= rows["y"]).all() and (rows["y"] <= rows["high"]).all()

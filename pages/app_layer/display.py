@@ -7,9 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
-from ldpcore import wording
+from ldpcore import viz, wording
 from ldpcore.advice import Recommendation, SweepVerdict
 from ldpcore.errors import InputError
 from ldpcore.postprocess import method_class
@@ -171,3 +172,17 @@ def frequency_columns(table: pd.DataFrame) -> dict[str, Any]:
         for name in table.columns
         if pd.api.types.is_float_dtype(table[name])
     }
+
+
+def show_chart(figure: go.Figure, *, key: str, where: Any = None) -> None:
+    """A chart with its text alternative (WCAG 1.1.1; issue 25).
+
+    Below it, one sentence says what it shows (:func:`ldpcore.viz.describe`), and a toggle
+    opens the data behind it as a table a screen reader can read. ``where`` is a column or
+    container (the page by default).
+    """
+    place = st if where is None else where
+    place.plotly_chart(figure, key=key, theme=None)
+    place.caption(viz.describe(figure))
+    if place.toggle("Show the data as a table", key=f"{key}-data"):
+        place.dataframe(viz.figure_table(figure), hide_index=True, key=f"{key}-table")
