@@ -19,6 +19,9 @@ from pages.app_layer.widgets import require_config
 ensure_app()
 st.title("ε trade-offs")
 config: ExperimentConfig = require_config()
+# The page's answer comes first (issue 25: a headline where a reader starts); it is
+# filled in once the users sweep below has run.
+headline = st.empty()
 
 EPSILON_GRID = (0.2, 0.4, 0.7, 1.0, 1.5, 2.0, 3.0, 4.0)
 N_GRID = (10**4, 10**5, 10**6, 10**7, 10**8)
@@ -78,7 +81,7 @@ if users is not None:
         references=[("n′ = n (Base)", np.array(N_GRID, dtype=float), "dash")],
     )
     show_chart(figure, key="chart-equivalent-users")
-    st.write(users_saved_sentence(users, N_GRID[2]))
+    headline.info(users_saved_sentence(users, N_GRID[2]), icon=":material/insights:")
     downloads(
         "equivalent-users",
         users,
