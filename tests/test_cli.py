@@ -369,6 +369,19 @@ def test_help_and_usage_errors_load_neither_pandas_nor_scipy(arguments: list[str
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
 
 
+#: A small ε search both searching commands run.
+SMALL_SEARCH = [
+    "--protocol",
+    "GRR",
+    "--dataset",
+    "zipf:d=8",
+    "--n",
+    "10000",
+    "--target-rmse",
+    "0.05",
+]
+SMALL_SEARCH += ["--methods", "Base,Norm-Sub", "--trials", "2"]
+
 PROGRESS_CASES = {
     "simulating trials": [
         "simulate",
@@ -385,38 +398,8 @@ PROGRESS_CASES = {
         "--format",
         "json",
     ],
-    "searching ε (protocols × methods)": [
-        "advise-epsilon",
-        "--protocol",
-        "GRR",
-        "--dataset",
-        "zipf:d=8",
-        "--n",
-        "10000",
-        "--target-rmse",
-        "0.05",
-        "--methods",
-        "Base,Norm-Sub",
-        "--trials",
-        "2",
-    ],
-    "searching ε (protocols)": [
-        "choose-epsilon",
-        "--protocol",
-        "GRR",
-        "--dataset",
-        "zipf:d=8",
-        "--n",
-        "10000",
-        "--target-rmse",
-        "0.05",
-        "--methods",
-        "Base,Norm-Sub",
-        "--trials",
-        "2",
-        "--workers",
-        "1",
-    ],
+    "searching ε (protocols × methods)": ["advise-epsilon", *SMALL_SEARCH],
+    "searching ε (protocols)": ["choose-epsilon", *SMALL_SEARCH, "--workers", "1"],
     "randomizing reports": [
         "audit",
         "--protocol",
