@@ -40,6 +40,17 @@ _ROUNDING = 1e-9
 #: The lowest confidence the audit accepts: below it a reported violation is no evidence.
 CONFIDENCE_MIN = 0.9
 
+#: Runs per input when none are asked for.
+DEFAULT_RUNS = 200_000
+#: Report cells the default audit randomizes at most (2^28, about 20 s on this project's
+#: machine). Unary encodings and Subset Selection write about d cells a report, so at
+#: d = 10,000 the default 200,000 runs were 8·10⁹ cells and 4.5 minutes (issue 26). The
+#: randomizer is still the real one, whole; only the number of runs shrinks, and the
+#: result says so. Asking for runs explicitly is never capped.
+CELLS_MAX = 1 << 28
+#: Fewest runs per input a capped audit keeps (a leak of 10% or more still shows).
+RUNS_MIN_CAPPED = 5_000
+
 
 @dataclass(frozen=True)
 class AuditResult:
@@ -65,6 +76,8 @@ class AuditResult:
     confidence : float
     passed : bool
         Exact ratio within ``e^ε`` and neither lower bound above it.
+    capped_from : int or None
+        The default runs when they were reduced to bound the time (else None).
     """
 
     protocol: str
@@ -78,6 +91,7 @@ class AuditResult:
     lower_bound: float
     confidence: float
     passed: bool
+    capped_from: int | None = None
 
     def measured_in_words(self) -> str:
         """The measured ratio, or why this many runs cannot give one.
@@ -100,7 +114,7 @@ class AuditResult:
             return (
                 f"consistent with ε-LDP: exact ratio {self.exact_ratio:.6g} <= e^ε = "
                 f"{self.bound:.6g}; {self.measured_in_words()}, lower "
-                f"{self.confidence:.0%} bound {self.lower_bound:.4g} <= e^ε"
+                f"{self.confidence:.0%} bound {self.lower_bound:.4g} <= e^ε" + self.capped_note()
             )
         if self.exact_ratio > self.bound * (1 + _ROUNDING):
             return (
@@ -110,6 +124,16 @@ class AuditResult:
         return (
             f"VIOLATION: the randomizer's measured ratio is at least {self.lower_bound:.4g} "
             f"({self.confidence:.0%} confidence), above e^ε = {self.bound:.6g}"
+        )
+
+    def capped_note(self) -> str:
+        """Where the default runs were reduced: by how much, why, and how to choose."""
+        if self.capped_from is None:
+            return ""
+        return (
+            f" ({self.runs:,} runs per input instead of {self.capped_from:,}: at d = "
+            f"{self.domain_size:,} a report is large, and the default audit keeps to about "
+            "20 s; pass --runs for more)"
         )
 
 
@@ -143,7 +167,7 @@ def _ratio_lower_bound(hits: int, misses_hits: int, runs: int, alpha: float) -> 
 def audit(
     protocol: FrequencyOracle,
     *,
-    runs: int = 200_000,
+    runs: int | None = None,
     confidence: float = 0.99,
     rng: ClientRNG = None,
     inputs: tuple[int, int] = (0, 1),
@@ -152,7 +176,13 @@ def audit(
     """Audit ``protocol`` exactly and empirically (see the module docstring).
 
     ``progress(done, total)`` is told the reports randomized so far (``4 · runs`` in all).
+    Without ``runs``, :data:`DEFAULT_RUNS`, reduced where a report is large so that at
+    most :data:`CELLS_MAX` cells are randomized (see :func:`default_runs`).
     """
+    capped_from = None
+    if runs is None:
+        runs = default_runs(protocol)
+        capped_from = DEFAULT_RUNS if runs < DEFAULT_RUNS else None
     if not (isinstance(runs, int) and 1_000 <= runs <= 50_000_000):
         raise InputError(f"runs must be a whole number in [1000, 50000000], got {runs!r}")
     if not (CONFIDENCE_MIN <= confidence < 1):
@@ -205,4 +235,17 @@ def audit(
         lower,
         confidence,
         passed,
+        capped_from,
     )
+
+
+def default_runs(protocol: FrequencyOracle) -> int:
+    """Runs per input for an audit with none asked for: the default, within the cell budget.
+
+    A report's size in cells is read from the protocol's batch size (its per-user path
+    sizes batches to about 4 million cells: d cells a report for unary encodings and
+    Subset Selection, one otherwise).
+    """
+    cells_per_report = max(1, (1 << 22) // protocol.users_per_batch())
+    affordable = CELLS_MAX // (4 * cells_per_report)
+    return int(min(DEFAULT_RUNS, max(RUNS_MIN_CAPPED, affordable)))

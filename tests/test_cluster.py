@@ -6,6 +6,7 @@ same functions run locally, and the results must be identical.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import signal
@@ -504,3 +505,25 @@ def test_a_task_that_kills_every_worker_ends_in_one_clear_error() -> None:
         dask_client("local:1") as one,
     ):
         one.submit(_die, pure=False).result()
+
+
+def test_the_default_audit_is_bounded_at_large_d_and_says_so() -> None:
+    """Issue 26: at d = 20,000 a SUE report is 20,000 cells; the default runs shrink to
+    the cell budget (the randomizer still runs whole), and the verdict says so. Asking
+    for runs is honoured; a small protocol keeps the full default."""
+    from ldpcore.audit import (  # noqa: PLC0415
+        CELLS_MAX,
+        DEFAULT_RUNS,
+        RUNS_MIN_CAPPED,
+        default_runs,
+    )
+
+    sue = get_protocol("SUE", epsilon=1.0, domain_size=20_000)
+    runs = default_runs(sue)  # the cell budget, but never below the floor that keeps power
+    assert runs == max(RUNS_MIN_CAPPED, CELLS_MAX // (4 * 20_000)) < DEFAULT_RUNS
+    assert default_runs(get_protocol("GRR", epsilon=1.0, domain_size=20_000)) == DEFAULT_RUNS
+    result = audit(sue, runs=2000, rng=5)  # the suite's small run at d = 20,000
+    assert result.passed and result.runs == 2000 and result.capped_from is None
+    assert "instead of" not in result.verdict
+    capped = dataclasses.replace(result, runs=runs, capped_from=DEFAULT_RUNS)
+    assert f"{runs:,} runs per input instead of 200,000" in capped.verdict
