@@ -72,6 +72,15 @@ class Query:
         return index, np.minimum(starts, max(index.size - 1, 0))
 
     @cached_property
+    def _values(self) -> NDArray[np.int64]:
+        """The one value each question asks about, built once.
+
+        Concatenating the members on every call (1,024 one-element arrays a trial and
+        method in the Explorer's default run) took a third of that run.
+        """
+        return np.concatenate(self.members).astype(np.int64)
+
+    @cached_property
     def _empty(self) -> NDArray[np.bool_]:
         """Which questions sum no value (their answer is 0)."""
         return np.array([m.size == 0 for m in self.members], dtype=bool)
@@ -97,8 +106,7 @@ class Query:
         """
         f = np.asarray(frequencies, dtype=np.float64)
         if self.layout == "values":
-            index = np.concatenate(self.members)
-            answers = f[..., index]
+            answers = f[..., self._values]
         elif self.layout == "ranges":
             # Contiguous ranges: differences of the running sum, O(d + questions).
             running = np.concatenate((np.zeros((*f.shape[:-1], 1)), np.cumsum(f, axis=-1)), axis=-1)
