@@ -136,7 +136,19 @@ st.caption(f"Searched on {search_executor()[2]}, protocols in parallel.")
 winner = winning_answer(answers)
 st.success(epsilon_sentence(winner, int(n)))
 table = answers_table(answers)
-st.dataframe(table, hide_index=True, key="choose-table")
+# The long cells (why, the consistent option) get wide columns, and the reasons are
+# also given in full below: a table cell cuts a sentence off where it runs out (issue 25).
+st.dataframe(
+    table,
+    hide_index=True,
+    key="choose-table",
+    column_config={
+        "why": st.column_config.TextColumn(width="large"),
+        "a proper distribution at this ε": st.column_config.TextColumn(width="large"),
+    },
+)
+with st.expander("Why, for each protocol, in full"):
+    st.markdown("\n".join(f"- **{a.protocol}**: {a.reason}" for a in answers))
 st.caption(
     "Each ε with its 95% interval: where the simulated error curve's band (mean ± t·SE over "
     f"{trials} trials) crosses the target. Base and every method are simulated on the same "

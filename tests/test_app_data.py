@@ -181,6 +181,10 @@ def test_choose_epsilon_answers_in_one_sentence_with_risk() -> None:
     # Every ε with its interval, or exact (Base's by Eq. 3, the top-10 being single values).
     assert "exact, NDSS Eq. 3" in table["smallest ε"].iloc[0]
     assert "proper distribution" in table["a proper distribution at this ε"].iloc[0]
+    # Every reason also in full below the table, where no cell can cut it off.
+    listed = " ".join(m.value for m in at.markdown)
+    for protocol, reason in zip(table["protocol"], table["why"], strict=True):
+        assert f"**{protocol}**: {reason}" in listed
     curve = chart(at, "chart-choose")
     assert any(shape.get("type") == "line" for shape in curve["layout"].get("shapes", []))
     risk = frame(at, "attacker guesses right")
