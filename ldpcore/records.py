@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from ldpcore.advice import EpsilonAnswer, answers_table, winning_answer
 from ldpcore.commands import choose_epsilon_command
 from ldpcore.experiment import ExperimentConfig
-from ldpcore.wording import epsilon_sentence
+from ldpcore.wording import epsilon_sentence, odds_sentence
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; color: #222;
@@ -101,12 +101,13 @@ def decision_record(
         for column in ("attacker guesses right", "guessing without the report"):
             if column in shown:
                 shown[column] = [f"{100 * value:.1f}%" for value in shown[column]]
+        # The same words as the page, markdown bold turned into HTML.
+        odds = html.escape(odds_sentence(risk_epsilon)).replace("**", "")
         parts += [
             f"<h2>What ε = {risk_epsilon:g} means for one person</h2>",
-            "<p>One person's report can change anyone's odds about that person's value by "
-            "at most a factor e^ε. The best possible attacker, who knows this dataset's "
-            "distribution and the protocol, guesses a person's value from their report "
-            "this often:</p>",
+            f"<p>{odds}</p>",
+            "<p>The best possible attacker, who knows this dataset's distribution and the "
+            "protocol, guesses a person's value from their report this often:</p>",
             shown.to_html(index=False, escape=True, border=0),
         ]
     parts += [

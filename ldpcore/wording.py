@@ -352,17 +352,27 @@ def users_needed_sentence(protocol: str, method: str, epsilon: float, users: flo
 
 
 def odds_sentence(epsilon: float) -> str:
-    """What ε-LDP means for one person, in odds (markdown).
+    """What ε-LDP means for one person, in odds and in certainty (markdown).
+
+    Posterior odds are at most ``e^ε`` times the prior odds, so a belief ``b`` becomes at
+    most ``e^ε b / (1 − b + e^ε b)`` (issue 25: "is 0.4 a lot?" answered in certainty).
 
     Examples
     --------
-    >>> odds_sentence(1.0)[-48:]
-    'factor **e^ε = 2.72** (the definition of ε-LDP).'
-    """
+    >>> odds_sentence(1.0).split(". ")[1]
+    'An observer who thought it 50% likely that the person holds a given value can be at most **73% sure** after one report; one who thought it 10% likely, at most 23%.'
+    """  # noqa: E501
+    factor = math.exp(epsilon)
+
+    def at_most(belief: float) -> float:
+        return factor * belief / (1.0 - belief + factor * belief)
+
     return (
         "Whatever anyone knew before, one person's report can change their odds about "
-        f"that person's value by at most a factor **e^ε = {math.exp(epsilon):,.2f}** "
-        "(the definition of ε-LDP)."
+        f"that person's value by at most a factor **e^ε = {factor:,.2f}** "
+        "(the definition of ε-LDP). An observer who thought it 50% likely that the person "
+        f"holds a given value can be at most **{at_most(0.5):.0%} sure** after one report; "
+        f"one who thought it 10% likely, at most {at_most(0.1):.0%}."
     )
 
 

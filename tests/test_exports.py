@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import shlex
 import subprocess
 import sys
@@ -139,6 +140,9 @@ def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path
     sentence = epsilon_sentence(winner, config.n)
     assert sentence.replace("'", "&#x27;") in page
     assert 'id="error-against-epsilon"' in page and "25.0%" in page
+    # ε read as certainty, as on the page: a 50% belief becomes at most e^ε/(1 + e^ε).
+    certain = math.exp(winner.epsilon) / (1 + math.exp(winner.epsilon))
+    assert f"at most {certain:.0%} sure after one report" in page
     # The chart's script is inlined (plotly.js, megabytes), never fetched from a CDN.
     assert len(page) > 1_000_000 and '<script src="http' not in page
     command = choose_epsilon_command(config, target_rmse=0.02, protocols=["OLH"])
