@@ -199,6 +199,7 @@ def consistent_estimates_and_warning(
     *,
     level: float = 0.95,
     prior: DirichletPrior | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[pd.DataFrame, str]:
     """Post-process collected output and attach an interval for each true frequency.
 
@@ -212,6 +213,8 @@ def consistent_estimates_and_warning(
         The intervals' nominal coverage, per value.
     prior : DirichletPrior, optional
         Bayes's prior (Jeffreys by default; :func:`prior_for` makes an informed one).
+    progress : callable, optional
+        Bayes's sampler reports ``(done, total)`` iterations to it.
 
     Returns
     -------
@@ -224,8 +227,8 @@ def consistent_estimates_and_warning(
         Empty, or what to know before relying on the intervals (the prior shapes them).
     """
     chosen = get_method(method)
-    if prior is not None and isinstance(chosen, Bayes):
-        chosen = Bayes(prior=prior)
+    if isinstance(chosen, Bayes):
+        chosen = Bayes(prior=prior or chosen.prior, progress=progress)
     found = estimates_with_intervals(
         collected.estimate, method=chosen, protocol=collected.protocol, n=collected.n, level=level
     )

@@ -39,6 +39,7 @@ from ldpcore.collected_estimates import (
 )
 from ldpcore.datasets import Dataset, load_bundled, parse_histogram
 from ldpcore.experiment import ExperimentConfig, sweep
+from ldpcore.intervals import interval_kind
 from ldpcore.postprocess import JEFFREYS, UNIFORM
 from ldpcore.prior_demo import PriorDemo, prior_demo
 from ldpcore.protocols import describe_protocols
@@ -256,7 +257,20 @@ def consistent(
     chosen = UNIFORM if kind == "Uniform" else JEFFREYS
     if histogram is not None:
         chosen = prior_for(collected, histogram, weight=weight)
-    return consistent_estimates_and_warning(collected, method, prior=chosen)
+    if interval_kind(method) != "credible":
+        return consistent_estimates_and_warning(collected, method, prior=chosen)
+    # Bayes samples for up to seconds: the same progress the CLI's line shows, as a bar
+    # made and emptied in here (a cached call replays what it drew).
+    bar = st.progress(0.0, text="Sampling the posterior…")
+
+    def sampled(done: int, total: int) -> None:
+        if done % 50 == 0 or done >= total:  # a message per 50 iterations, not per one
+            share = min(1.0, done / total)
+            bar.progress(share, text=f"Sampling the posterior: {done:,} of {total:,}")
+
+    found = consistent_estimates_and_warning(collected, method, prior=chosen, progress=sampled)
+    bar.empty()
+    return found
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
