@@ -47,6 +47,7 @@ import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
@@ -189,8 +190,16 @@ class Posterior:
 
     def standard_error(self) -> NDArray[np.float64]:
         """Monte Carlo standard error of each posterior mean: ``sd / √ESS``."""
-        flat = self.draws.reshape(-1, self.draws.shape[-1])
-        return flat.std(axis=0) / np.sqrt(self.ess)
+        return self.spread / np.sqrt(self.ess)
+
+    @cached_property
+    def spread(self) -> NDArray[np.float64]:
+        """Each frequency's posterior standard deviation.
+
+        Computed once: the draws are ``chains × draws × d``, and the prior pull, its note
+        and the Monte Carlo errors all read it.
+        """
+        return self.draws.reshape(-1, self.draws.shape[-1]).std(axis=0)
 
     def interval(self, level: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """The shortest interval holding ``level`` of each value's draws, within [0, 1].
@@ -227,8 +236,7 @@ class Posterior:
         frequent values, 0.66 and above where they covered 42–85%.
         :data:`PRIOR_PULL_WARNING` is the line between.
         """
-        flat = self.draws.reshape(-1, self.draws.shape[-1])
-        spread = np.maximum(flat.std(axis=0), np.finfo(float).tiny)
+        spread = np.maximum(self.spread, np.finfo(float).tiny)
         seen = self.mle > 2.0 * spread
         if not seen.any():
             return math.inf
