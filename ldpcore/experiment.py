@@ -62,6 +62,8 @@ SUMMARY_COLUMNS = (
     "method",
     "mse",
     "mse_std",
+    "mse_low",
+    "mse_high",
     "bias_sq",
     "variance",
     "mae",

@@ -24,6 +24,10 @@ LOWER_BOUND_CAVEAT = (
 )
 
 
+#: The quantiles over trials of the per-trial MSE drawn as a chart's band (the middle 80%).
+BAND_QUANTILES = (0.1, 0.9)
+
+
 @dataclass(frozen=True)
 class ErrorSummary:
     """Accuracy of one method's answers over trials.
@@ -34,6 +38,11 @@ class ErrorSummary:
         Mean over trials of the mean squared error over answers.
     mse_std : float
         Standard deviation over trials of that per-trial MSE.
+    mse_low, mse_high : float
+        The 10% and 90% quantiles over trials of that per-trial MSE: the band the charts
+        draw. A ± one-SD band leaves the positive axis where the SD exceeds the mean (a
+        skewed per-trial MSE, common for small sets), and on a log axis it plunges to the
+        axis floor; quantiles stay inside the values trials actually took (issue 25).
     bias_sq : float
         Mean over answers of the squared bias (mean error over trials).
     variance : float
@@ -46,6 +55,8 @@ class ErrorSummary:
 
     mse: float
     mse_std: float
+    mse_low: float
+    mse_high: float
     bias_sq: float
     variance: float
     mae: float
@@ -68,6 +79,8 @@ def summarize_errors(answers: NDArray[np.float64], truth: NDArray[np.float64]) -
     return ErrorSummary(
         mse=float(per_trial.mean()),
         mse_std=float(per_trial.std(ddof=1)) if a.shape[0] > 1 else 0.0,
+        mse_low=float(np.quantile(per_trial, BAND_QUANTILES[0])),
+        mse_high=float(np.quantile(per_trial, BAND_QUANTILES[1])),
         bias_sq=float((bias**2).mean()),
         variance=float(a.var(axis=0).mean()),
         mae=float(np.abs(errors).mean()),

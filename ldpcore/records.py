@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 
 from ldpcore.advice import EpsilonAnswer, answers_table, winning_answer
 from ldpcore.commands import choose_epsilon_command
+from ldpcore.deployments import UNCHECKED, context_sentence, deployment_rows
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.wording import epsilon_sentence, odds_sentence
 
@@ -109,6 +110,10 @@ def decision_record(
             "<p>The best possible attacker, who knows this dataset's distribution and the "
             "protocol, guesses a person's value from their report this often:</p>",
             shown.to_html(index=False, escape=True, border=0),
+            "<h3>ε in context: published deployments</h3>",
+            f"<p>{html.escape(context_sentence(risk_epsilon))}</p>",
+            _deployments_html(risk_epsilon),
+            f'<p class="small">{html.escape(UNCHECKED)}</p>',
         ]
     parts += [
         "<h2>Reproduce</h2>",
@@ -116,6 +121,21 @@ def decision_record(
         "</body></html>",
     ]
     return "\n".join(parts)
+
+
+def _deployments_html(epsilon: float) -> str:
+    """The deployments table, each source a link.
+
+    Escaped although the text is ours: a record is a file people forward.
+    """
+    head = ("organisation", "use", "ε", "model", "unit", "compared with yours", "source")
+    lines = ["<table>", "<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
+    for row in deployment_rows(epsilon):
+        cells = [html.escape(f"{row[h]:g}" if h == "ε" else str(row[h])) for h in head[:-1]]
+        link = f'<a href="{html.escape(str(row["link"]))}">{html.escape(str(row["source"]))}</a>'
+        lines.append("<tr>" + "".join(f"<td>{c}</td>" for c in [*cells, link]) + "</tr>")
+    lines.append("</table>")
+    return "\n".join(lines)
 
 
 __all__ = ["decision_record"]

@@ -472,7 +472,7 @@ def curves(
     x: str,
     *,
     y: str = "mse",
-    band: str | None = "mse_std",
+    band: tuple[str, str] | None = ("mse_low", "mse_high"),
     title: str,
     x_title: str,
     y_title: str,
@@ -480,18 +480,21 @@ def curves(
     log_y: bool = True,
     references: Sequence[tuple[str, NDArray[np.float64] | pd.Series, str]] = (),
 ) -> go.Figure:
-    """One line per method of ``y`` against ``x`` with a ±``band`` ribbon (NDSS Figs. 4–10).
+    """One line per method of ``y`` against ``x`` with a band (NDSS Figs. 4–10).
 
+    The band runs between the two ``band`` columns: by default the 10% and 90% quantiles
+    over trials of the per-trial MSE (``metrics.BAND_QUANTILES``), which stay positive
+    and meaningful on a log axis where a ± one-SD band would plunge to its floor (issue
+    25). A frame without those columns (an older sweep file) is drawn without bands.
     ``references`` are extra labelled lines ``(name, values along x, dash)``, such as
-    the lower bound.
+    the lower bound; each has its own legend entry.
     """
     figure = go.Figure()
     for method, group in frame.groupby("method", sort=False):
         rows = group.sort_values(x)
         style = method_style(str(method))
-        if band is not None and band in rows:
-            upper = rows[y] + rows[band]
-            lower = (rows[y] - rows[band]).clip(lower=rows[y] * 1e-3)
+        if band is not None and set(band) <= set(rows.columns):
+            lower, upper = rows[band[0]], rows[band[1]]
             figure.add_trace(
                 go.Scatter(
                     x=np.concatenate([rows[x], rows[x][::-1]]),

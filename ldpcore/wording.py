@@ -54,17 +54,43 @@ def format_count(value: float) -> str:
 
 
 def format_error(value: float) -> str:
-    """An error (MSE, bias², variance) to three significant digits, short exponent.
+    """An error (MSE, bias², variance) to three significant digits, ×10 with superscripts.
+
+    ``3.69×10⁻⁶`` rather than ``3.69e-6``: it reads as a number to people who do not write
+    code, and it holds no break opportunity, so a narrow table cell never splits it into
+    "3.69e-" and "6" (issue 25). :func:`read_error` reads it back.
 
     Examples
     --------
     >>> format_error(3.6912e-6), format_error(0.012345), format_error(0.0), format_error(2.5e-12)
-    ('3.69e-6', '0.0123', '0', '2.5e-12')
+    ('3.69×10⁻⁶', '0.0123', '0', '2.5×10⁻¹²')
+    >>> format_error(1.5e20), format_error(math.nan)
+    ('1.5×10²⁰', '—')
     """
     if not math.isfinite(value):
         return "—"
     mantissa, _, exponent = f"{value:.3g}".partition("e")
-    return f"{mantissa}e{int(exponent)}" if exponent else mantissa
+    if not exponent:
+        return mantissa
+    return f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+_PLAIN = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+
+
+def read_error(text: str) -> float:
+    """The number :func:`format_error` wrote ("—" reads as NaN).
+
+    Examples
+    --------
+    >>> read_error("3.69×10⁻⁶"), read_error("0.0123"), read_error("—")
+    (3.69e-06, 0.0123, nan)
+    """
+    if text == "—":
+        return math.nan
+    mantissa, _, exponent = text.partition("×10")
+    return float(mantissa) * 10.0 ** int(exponent.translate(_PLAIN)) if exponent else float(text)
 
 
 def format_times(value: float) -> str:

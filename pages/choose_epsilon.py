@@ -10,6 +10,7 @@ import streamlit as st
 from ldpcore import viz
 from ldpcore.advice import answers_table, parallel_seconds, privacy_risk, winning_answer
 from ldpcore.datasets import Dataset
+from ldpcore.deployments import UNCHECKED, context_sentence, deployment_rows
 from ldpcore.experiment import ExperimentConfig
 from ldpcore.notebooks import choose_epsilon_notebook
 from ldpcore.postprocess import method_names
@@ -228,6 +229,17 @@ inspect = st.select_slider(
     key="choose-risk-epsilon",
 )
 st.markdown(odds_sentence(float(inspect)))
+st.markdown(context_sentence(float(inspect)))
+st.dataframe(
+    pd.DataFrame(deployment_rows(float(inspect))),
+    hide_index=True,
+    key="deployments-table",
+    column_config={
+        "ε": st.column_config.NumberColumn(format="%g"),
+        "link": st.column_config.LinkColumn(display_text="open the source"),
+    },
+)
+st.caption(UNCHECKED)
 risk = run_or_explain(
     lambda: pd.DataFrame(
         privacy_risk(dataset.frequencies(), epsilon=float(inspect), protocols=protocols)

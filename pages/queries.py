@@ -47,7 +47,7 @@ if kind == "Sets of values":
         figure = viz.curves(
             frame,
             "rho",
-            title="Set-query MSE against set size ρ",
+            title="Set-query MSE against set size ρ (bands: the middle 80% of trials)",
             x_title="ρ (fraction of the domain)",
             y_title="MSE",
         )
@@ -69,7 +69,12 @@ elif kind == "Most frequent values":
         found = sweep_verdicts(frame, "topk", "k")
         sweep_banner(found)
         figure = viz.curves(
-            frame, "topk", title="Top-k MSE against k", x_title="k", y_title="MSE", log_x=True
+            frame,
+            "topk",
+            title="Top-k MSE against k (bands: the middle 80% of trials)",
+            x_title="k",
+            y_title="MSE",
+            log_x=True,
         )
         show_chart(figure, key="chart-topk")
         sweep_details(found, "k")

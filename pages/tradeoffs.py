@@ -37,7 +37,7 @@ if frame is not None:
     figure = viz.curves(
         frame,
         "epsilon",
-        title="MSE against ε (bands: ± one standard deviation over trials)",
+        title="MSE against ε (bands: the middle 80% of trials)",
         x_title="ε",
         y_title="mean squared error",
         references=[

@@ -190,6 +190,15 @@ def test_choose_epsilon_answers_in_one_sentence_with_risk() -> None:
     risk = frame(at, "attacker guesses right")
     assert (risk["attacker guesses right"] >= risk["guessing without the report"] - 1e-12).all()
     assert "e^ε" in " ".join(m.value for m in at.markdown)
+    # ε in context: every published deployment beside the inspected ε, with its source.
+    from ldpcore.deployments import DEPLOYMENTS, context_sentence  # noqa: PLC0415
+
+    inspected = float(at.select_slider(key="choose-risk-epsilon").value)
+    context = frame(at, "compared with yours")
+    assert list(context["ε"]) == [d.epsilon for d in DEPLOYMENTS]
+    assert set(context["model"]) == {"local", "central"}
+    assert context["link"].str.startswith("https://").all()
+    assert context_sentence(inspected) in " ".join(m.value for m in at.markdown)
 
 
 def test_group_queries_on_a_grouped_sample() -> None:

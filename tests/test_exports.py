@@ -32,7 +32,7 @@ from ldpcore.notebooks import (
     sweep_notebook,
 )
 from ldpcore.records import decision_record
-from ldpcore.wording import epsilon_sentence, format_error
+from ldpcore.wording import epsilon_sentence, format_error, read_error
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SMALL = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH", epsilon=1.0, trials=5)
@@ -85,7 +85,7 @@ def test_explorer_notebook_gives_the_page_s_numbers() -> None:
     # The page shows three significant digits; the notebook's numbers round to them.
     for method, mse in shown.items():
         assert format_error(summary[method]) == mse, method
-        assert float(mse) == pytest.approx(summary[method], rel=5e-3), method
+        assert read_error(mse) == pytest.approx(summary[method], rel=5e-3), method
     headline = next(text for text in printed if text.startswith("Recommended:"))
     page_headline = " ".join(str(element.value) for element in [*at.success, *at.info])
     recommended = headline.split(".")[0].removeprefix("Recommended: ")
@@ -143,6 +143,9 @@ def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path
     # ε read as certainty, as on the page: a 50% belief becomes at most e^ε/(1 + e^ε).
     certain = math.exp(winner.epsilon) / (1 + math.exp(winner.epsilon))
     assert f"at most {certain:.0%} sure after one report" in page
+    # The published deployments travel with the record, each with its source as a link.
+    assert "ε in context: published deployments" in page
+    assert page.count('<a href="https://desfontain.es/') == 5
     # The chart's script is inlined (plotly.js, megabytes), never fetched from a CDN.
     assert len(page) > 1_000_000 and '<script src="http' not in page
     command = choose_epsilon_command(config, target_rmse=0.02, protocols=["OLH"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -266,3 +267,65 @@ def test_a_chart_is_described_and_tabulated_with_its_real_values() -> None:
     assert "(2 points)" in viz.describe(bars)
     rows = viz.figure_table(bars)
     assert (rows["low"] <= rows["y"]).all() and (rows["y"] <= rows["high"]).all()
+
+
+def test_table_numbers_never_break_and_read_back() -> None:
+    """Issue 25: "3.69e-" / "6" in a narrow cell. The ×10 form holds no break opportunity
+    (no hyphen, space or slash, by Unicode's line-breaking classes) and reads back."""
+    from ldpcore.wording import format_error, read_error  # noqa: PLC0415
+
+    rng = np.random.default_rng(25)
+    for value in np.concatenate([10.0 ** rng.uniform(-15, 15, 500), [0.0, 1.0, 0.5]]):
+        text = format_error(float(value))
+        assert not any(ch in text for ch in "-‐ /e+"), text
+        assert read_error(text) == pytest.approx(float(f"{value:.3g}"), rel=1e-12), text
+
+
+def test_sweep_bands_are_trial_quantiles_positive_on_a_log_axis() -> None:
+    """Issue 25: ± one SD plunged to 10⁻⁶ on Queries' log axes; the band is now the middle
+    80% of trials, checked against the per-trial MSEs recomputed from the raw answers."""
+    from ldpcore.experiment import sweep  # noqa: PLC0415
+
+    config = ExperimentConfig(
+        dataset="zipf:d=256,s=1.5",
+        n=2000,
+        protocol="GRR",
+        epsilon=0.5,
+        trials=30,
+        methods=("Base", "Norm-Sub"),
+        query="set:rho=0.01",
+    )
+    frame = sweep(config, "rho", [0.01, 0.05])
+    # A skewed per-trial MSE: the old band's lower edge (mean − SD) leaves the axis.
+    assert (frame["mse_std"] > frame["mse"]).any()
+    figure = viz.curves(frame, "rho", title="t", x_title="ρ", y_title="MSE")
+    bands = [trace for trace in figure.data if trace.fill == "toself"]
+    assert len(bands) == 2
+    for trace in bands:
+        assert (np.asarray(trace.y) > 0).all()
+    # Independent path: each trial's MSE from the kept answers, then numpy's quantiles.
+    for rho in (0.01, 0.05):
+        result = run(dataclasses.replace(config, query=f"set:rho={rho}"))
+        for row, method in enumerate(config.methods):
+            per_trial = ((result.answers[row] - result.truth) ** 2).mean(axis=1)
+            shown = frame[(frame["rho"] == rho) & (frame["method"] == method)].iloc[0]
+            assert shown["mse_low"] == pytest.approx(np.percentile(per_trial, 10), rel=1e-12)
+            assert shown["mse_high"] == pytest.approx(np.percentile(per_trial, 90), rel=1e-12)
+            assert shown["mse_low"] <= np.median(per_trial) <= shown["mse_high"]
+
+
+def test_reference_lines_have_legend_entries() -> None:
+    import pandas as pd  # noqa: PLC0415
+
+    frame = pd.DataFrame({"method": ["Base", "Base"], "epsilon": [1.0, 2.0], "mse": [1e-3, 5e-4]})
+    figure = viz.curves(
+        frame,
+        "epsilon",
+        title="t",
+        x_title="ε",
+        y_title="MSE",
+        references=[("lower bound", np.array([1e-4, 5e-5]), "dot")],
+    )
+    named = [trace.name for trace in viz._series(figure)]
+    assert figure.layout.showlegend is not False
+    assert "lower bound" in named and "Base" in named
