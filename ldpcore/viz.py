@@ -574,6 +574,46 @@ def estimates_with_intervals(table: pd.DataFrame) -> go.Figure:
     return figure
 
 
+def poll_estimates(table: pd.DataFrame, method: str) -> go.Figure:
+    """A live poll's answer shares: ``method``'s estimate with its interval, and Base.
+
+    ``table`` is :func:`ldpcore.collected_estimates.consistent_estimates_and_warning`'s
+    (``value, base_estimate, estimate, low, high``), drawn in option order: Base as
+    markers (unbiased, possibly negative), the method as bars with their intervals.
+    """
+    style = method_style(method)
+    base = method_style("Base")
+    figure = go.Figure()
+    figure.add_bar(
+        x=table["value"],
+        y=table["estimate"],
+        name=f"{method} (with its 95% interval)",
+        marker_color=style["color"],
+        error_y={
+            "type": "data",
+            "symmetric": False,
+            "array": table["high"] - table["estimate"],
+            "arrayminus": table["estimate"] - table["low"],
+        },
+    )
+    figure.add_scatter(
+        x=table["value"],
+        y=table["base_estimate"],
+        name="Base (unbiased; can be negative)",
+        mode="markers",
+        marker={"color": base["color"], "symbol": "diamond", "size": 11},
+    )
+    figure.update_layout(
+        title=f"The class's answers: {method} and Base",
+        yaxis_title="share of the class",
+        yaxis_tickformat=".0%",
+        height=380,
+        template="plotly_white",
+        legend={"orientation": "h", "y": -0.2},
+    )
+    return figure
+
+
 def error_against_epsilon(frame: pd.DataFrame, *, target_pp: float, protocol: str) -> go.Figure:
     """RMSE in percentage points against ε per method, with the target line (Choose ε)."""
     frame = frame.assign(rmse_pp=100 * frame["mse"].pow(0.5))

@@ -36,6 +36,12 @@ protocol = left.selectbox(
 epsilon = middle.slider("ε", 0.1, 6.0, default_epsilon, 0.1, key=f"learn-epsilon-{preset}")
 seed = right.number_input("Seed", 0, 10_000, 0, key="learn-seed")
 
+st.page_link(
+    "pages/class.py",
+    label="Teaching? Run it live: your class answers from their own browsers",
+    icon=":material/groups:",
+)
+
 st.header("1. Each user's true value")
 st.write("Edit the values to see how the rest changes. Nobody's true value leaves their device.")
 start = pd.DataFrame(

@@ -12,17 +12,25 @@ suite passes with them and no other edit, which proves that nothing else keeps a
 from __future__ import annotations
 
 import math
+import os
+import tempfile
 
 import numpy as np
 import pytest
 from hypothesis import settings
 from toy_registry import register_toys, toys_wanted
 
+from ldpcore.poll_store import DATA_DIR_VARIABLE
 from ldpcore.protocols import OLH, FrequencyOracle
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the toys in the real registries when ``LDPCORE_TEST_TOYS=1``."""
+    """Register the toys in the real registries when ``LDPCORE_TEST_TOYS=1``.
+
+    Polls go to a fresh folder, never the person's own data directory: every server
+    and command the tests start inherits it.
+    """
+    os.environ[DATA_DIR_VARIABLE] = tempfile.mkdtemp(prefix="ldpcore-test-data-")
     if toys_wanted():
         register_toys()
 

@@ -25,6 +25,7 @@ from ldpcore.cli import (
     aggregate,
     audit,
     choose_epsilon,
+    poll,
     postprocess,
     randomize,
     recommend,
@@ -47,6 +48,7 @@ COMMANDS: Final = MappingProxyType(
         "aggregate": aggregate,
         "sweep": sweep,
         "audit": audit,
+        "poll": poll,
     }
 )
 

@@ -29,7 +29,10 @@ def app_pages() -> list[Any]:
         st.Page("pages/your_data.py", title="Your data", icon=":material/upload_file:"),
         st.Page("pages/choose_epsilon.py", title="Choose ε", icon=":material/shield:"),
         st.Page("pages/learn.py", title="Learn", icon=":material/school:"),
+        st.Page("pages/class.py", title="Class", icon=":material/groups:", url_path="class"),
         st.Page("pages/paper.py", title="Paper", icon=":material/article:"),
+        # Students reach it by the teacher's link or QR code; it has no place in the menu.
+        st.Page("pages/join.py", title="Join a poll", url_path="join", visibility="hidden"),
     ]
 
 
@@ -58,3 +61,7 @@ def ensure_app() -> None:
         return
     st.set_page_config(page_title=TITLE, layout="wide")
     st.navigation(app_pages(), position=MENU_POSITION)
+    # Run again, now through app.py's navigation: a widget drawn in this legacy-mode run
+    # belongs to another page identity, and the first click on it was lost (measured on
+    # the Class page: "Start the poll" did nothing once). The first paint costs one run.
+    st.rerun()

@@ -1,0 +1,101 @@
+"""The live class's Streamlit parts: the poll store, the answer form and the links.
+
+The store and the estimates are in ``ldpcore`` (streamlit-free); this module holds what
+only a page needs: one store per server, the component registered once, and the URLs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import streamlit as st
+
+from ldpcore.poll_store import PollStore, default_data_dir
+from ldpcore.web import answer_form_source
+
+#: The pages' URL paths (the join link is what students open).
+CLASS_PATH, JOIN_PATH = "class", "join"
+#: Seconds between the teacher page's refreshes of the count and the estimates.
+REFRESH_S = 3
+
+_FORM_HTML = '<div class="ldp-answer"></div>'
+# The theme's own colours and font (st.components.v2 exposes them as CSS variables); a
+# 2.75 rem target for each option and the button (WCAG 2.5.8 asks 24 px; phones need more).
+_FORM_CSS = """
+.ldp-answer { font-family: var(--st-font); color: var(--st-text-color); }
+fieldset { border: 1px solid var(--st-border-color); border-radius: 0.5rem; padding: 0.75rem; }
+legend { font-weight: 600; font-size: 1.15rem; padding: 0 0.25rem; }
+label { display: flex; align-items: center; gap: 0.5rem; min-height: 2.75rem; cursor: pointer; }
+input[type=radio] { width: 1.25rem; height: 1.25rem; accent-color: var(--st-primary-color); }
+button { margin-top: 0.75rem; min-height: 2.75rem; padding: 0 1.25rem; border-radius: 0.5rem;
+         border: none; background: var(--st-primary-color); color: #fff; font-size: 1rem;
+         cursor: pointer; }
+button:disabled { opacity: 0.6; cursor: default; }
+.ldp-done { font-weight: 600; }
+"""
+
+
+@st.cache_resource(show_spinner=False)
+def poll_store(directory: str) -> PollStore:
+    """The poll store of a data directory, opened once per server."""
+    return PollStore(directory)
+
+
+def current_store() -> PollStore:
+    """The store under ``LDPCORE_DATA_DIR`` (read on every call: tests point it elsewhere)."""
+    return poll_store(str(default_data_dir()))
+
+
+@st.cache_resource(show_spinner=False)
+def answer_form() -> Any:
+    """The answer form component (registered once per server: names must be unique)."""
+    return st.components.v2.component(
+        "ldpcore.answer_form", html=_FORM_HTML, css=_FORM_CSS, js=answer_form_source()
+    )
+
+
+def app_origin() -> str:
+    """``scheme://host[:port]`` and the app's base path, from the browser's own URL.
+
+    Behind a proxy the URL is the one the browser used, so the links work for students.
+    AppTest has no URL: a placeholder origin keeps the page drawable there.
+    """
+    url = st.context.url or "http://localhost:8501/"
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    for page in (CLASS_PATH, JOIN_PATH):
+        if path.endswith("/" + page):
+            path = path[: -len(page) - 1]
+    return f"{parts.scheme}://{parts.netloc}{path}"
+
+
+def join_link(code: str) -> str:
+    """The link students open."""
+    return f"{app_origin()}/{JOIN_PATH}?{urlencode({'code': code})}"
+
+
+def teacher_link(code: str, key: str) -> str:
+    """The teacher's own link: it brings the poll back, on any machine, after a restart."""
+    return f"{app_origin()}/{CLASS_PATH}?{urlencode({'poll': code, 'key': key})}"
+
+
+def qr_svg(text: str) -> str:
+    """A QR code of ``text`` as SVG (dark on white, quiet zone included)."""
+    import segno  # noqa: PLC0415 (only the teacher page draws one)
+
+    return segno.make(text, error="m").svg_inline(scale=6, dark="#16181F", light="#FFFFFF")
+
+
+__all__ = [
+    "CLASS_PATH",
+    "JOIN_PATH",
+    "REFRESH_S",
+    "answer_form",
+    "app_origin",
+    "current_store",
+    "join_link",
+    "poll_store",
+    "qr_svg",
+    "teacher_link",
+]

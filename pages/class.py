@@ -1,0 +1,190 @@
+"""Class: a live poll. Students answer from their own browsers; the class sees what every
+post-processing method makes of its own randomized reports (issue 24).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pandas as pd
+import streamlit as st
+
+from ldpcore.collected_estimates import consistent_estimates_and_warning
+from ldpcore.errors import InputError
+from ldpcore.poll_reports import (
+    LIVE_PROTOCOLS,
+    PRESETS,
+    class_collected,
+    export_text,
+    poll_protocol,
+)
+from ldpcore.poll_store import OPTIONS_MAX, OPTIONS_MIN, Poll, PollStore
+from ldpcore.postprocess import default_method_names
+from ldpcore.viz import percent_label, poll_estimates
+from pages.app_layer.display import run_or_explain, show_chart
+from pages.app_layer.live_class import (
+    REFRESH_S,
+    current_store,
+    join_link,
+    qr_svg,
+    teacher_link,
+)
+from pages.app_layer.navigation import ensure_app
+
+ensure_app()
+st.title("Class: a live poll")
+
+#: ε offered to a class (a lecture shows the trade-off at a glance at these).
+CLASS_EPSILONS = (0.5, 1.0, 2.0, 3.0, 4.0, 6.0)
+OWN_QUESTION = "Write your own question"
+
+try:
+    store = current_store()
+except InputError as exc:
+    st.error(str(exc))
+    st.stop()
+
+
+def creation_form(store: PollStore) -> None:
+    """The teacher writes a question and its options, picks a protocol and ε, and starts."""
+    st.write(
+        "Each student answers from their own browser, which randomizes the answer before "
+        "anything is sent: the class then post-processes its own noisy reports."
+    )
+    preset = st.selectbox("Start from", [*PRESETS, OWN_QUESTION], key="class-preset")
+    question = st.text_input(
+        "Question", value="" if preset == OWN_QUESTION else preset, key=f"class-q-{preset}"
+    )
+    options = st.text_area(
+        f"Options, one per line ({OPTIONS_MIN} to {OPTIONS_MAX})",
+        value="\n".join(PRESETS.get(preset, ())),
+        key=f"class-options-{preset}",
+        height=180,
+    )
+    left, right = st.columns(2)
+    protocol = left.selectbox(
+        "Protocol (run in each student's browser)", LIVE_PROTOCOLS, key="class-protocol"
+    )
+    epsilon = right.select_slider("ε", CLASS_EPSILONS, value=1.0, key="class-epsilon")
+    if st.button("Start the poll", type="primary", key="class-start"):
+        lines = [line for line in options.splitlines() if line.strip()]
+        try:
+            poll, key = store.create(question, lines, protocol=protocol, epsilon=float(epsilon))
+        except InputError as exc:
+            st.error(str(exc))
+            return
+        st.query_params.from_dict({"poll": poll.code, "key": key})
+        st.rerun()
+
+
+def links(poll: Poll, key: str) -> None:
+    """The join link (text, QR code, short code) and the teacher's own link."""
+    link = join_link(poll.code)
+    left, right = st.columns([2, 1])
+    with left:
+        st.subheader(poll.question)
+        st.markdown(f"Students open **{link}** or type the code:")
+        st.markdown(f"## {' '.join(poll.code)}")
+        st.caption(
+            f"{poll.protocol}, ε = {poll.epsilon:g}, {len(poll.options)} options."
+            + (" Closed: no more reports are taken." if poll.closed else "")
+        )
+        with st.expander("Your own link (keep it private)"):
+            st.write(
+                "It brings this poll back, on any machine and after a restart. Anyone "
+                "with it can close or delete the poll."
+            )
+            st.code(teacher_link(poll.code, key), language=None)
+    right.image(qr_svg(link), caption=f"QR code of {link}", width=240)
+
+
+@st.fragment(run_every=REFRESH_S)
+def live_results(code: str) -> None:
+    """The count and the estimates, refreshed every few seconds without a click."""
+    poll = store.get(code)
+    if poll is None:
+        st.warning("This poll has been deleted.")
+        return
+    rows = store.reports(code)
+    st.metric("reports", len(rows))
+    if not rows:
+        st.info("Waiting for the first report. Share the link or the code.")
+        return
+    collected = class_collected(poll, rows)
+    methods = default_method_names()
+    chosen = st.selectbox(
+        "Method drawn",
+        [m for m in methods if m != "Base"],
+        index=[m for m in methods if m != "Base"].index("Norm-Sub"),
+        key="class-method",
+    )
+    tables = {}
+    for method in methods:
+        found = run_or_explain(
+            partial(consistent_estimates_and_warning, collected, method), "Estimating…"
+        )
+        if found is not None:
+            tables[method] = found[0]
+    if chosen in tables:
+        show_chart(poll_estimates(tables[chosen], chosen), key="chart-class")
+    st.dataframe(every_method(poll, tables), hide_index=True, key="class-table")
+    st.caption(
+        f"Each cell: the method's estimate of the share of the class, with its 95% "
+        f"interval, from {len(rows)} randomized reports. Base is unbiased but noisy (it can "
+        "be negative, and the column need not sum to 100%); the other methods trade a "
+        "little bias for a proper distribution. With few reports every interval is wide: "
+        "that is the lesson."
+    )
+
+
+def every_method(poll: Poll, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One row per option, one column per method: "estimate (low–high)"."""
+    frame = pd.DataFrame({"option": list(poll.options)})
+    for method, table in tables.items():
+        frame[method] = [
+            f"{percent_label(round(e, 3))} ({percent_label(round(lo, 3))}–"
+            f"{percent_label(round(hi, 3))})"
+            for e, lo, hi in zip(table["estimate"], table["low"], table["high"], strict=True)
+        ]
+    return frame
+
+
+def controls(poll: Poll, key: str) -> None:
+    """Download the reports, close the poll, delete it with its reports."""
+    protocol = poll_protocol(poll.protocol, poll.epsilon, len(poll.options))
+    left, middle, right = st.columns(3)
+    left.download_button(
+        "Reports (.csv)",
+        data=lambda: export_text(protocol, store.reports(poll.code)),
+        file_name=f"poll-{poll.code}.csv",
+        mime="text/csv",
+        key="class-export",
+        on_click="ignore",
+    )
+    if not poll.closed and middle.button("Close the poll", key="class-close"):
+        store.close(poll.code, key)
+        st.rerun()
+    sure = right.checkbox("Delete it for good", key="class-delete-sure")
+    if right.button("Delete the poll and its reports", key="class-delete", disabled=not sure):
+        store.delete(poll.code, key)
+        st.query_params.clear()
+        st.success(f"Poll {poll.code} and its reports are deleted.")
+        st.stop()
+
+
+code, key = st.query_params.get("poll", ""), st.query_params.get("key", "")
+if not code:
+    creation_form(store)
+    st.stop()
+poll = store.get(code)
+if poll is None or not store.check_key(code, key):
+    st.error(
+        "This link does not open a poll: the poll was deleted, or the link is incomplete "
+        "(it needs both poll= and key=). Start a new poll below."
+    )
+    st.query_params.clear()
+    creation_form(store)
+    st.stop()
+links(poll, key)
+controls(poll, key)
+live_results(poll.code)
