@@ -56,15 +56,15 @@ def run(args: argparse.Namespace) -> int:
                 f"{poll.epsilon:>7g}  {state:<6}  {when}  {poll.question}"
             )
         return 0
-    poll = store.get(args.code)
-    if poll is None:
+    found = store.get(args.code)
+    if found is None:
         raise PollError(
             f"there is no poll {normalize_code(args.code)!r} in {store.directory} "
             "(see 'ldpcore poll list')"
         )
-    written = export_reports(poll, store.reports(poll.code), args.output)
+    written = export_reports(found, store.reports(found.code), args.output)
     print(
-        f"wrote {written} reports of poll {poll.code} to {args.output} "
-        f"({poll.protocol}, epsilon={poll.epsilon:g}, domain size {len(poll.options)})"
+        f"wrote {written} reports of poll {found.code} to {args.output} "
+        f"({found.protocol}, epsilon={found.epsilon:g}, domain size {len(found.options)})"
     )
     return 0

@@ -1,0 +1,256 @@
+"""The live class's store: validation, the key, concurrent writers, durability, export."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ldpcore.errors import InputError
+from ldpcore.poll_reports import (
+    browser_parameters,
+    check_report,
+    class_collected,
+    export_reports,
+    poll_protocol,
+)
+from ldpcore.poll_store import PollError, PollStore, normalize_code
+
+DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _report(protocol: str, rng: np.random.Generator) -> dict[str, object]:
+    """A report in the report space, drawn by the Python protocol (not the browser)."""
+    chosen = poll_protocol(protocol, 1.0, len(DAYS))
+    from ldpcore.report_files import reports_to_frame  # noqa: PLC0415
+
+    reports = chosen.randomize(np.array([int(rng.integers(len(DAYS)))]), rng=rng)
+    frame = reports_to_frame(chosen, reports, text=True)
+    # Column by column: a row of mixed columns would pass through float64.
+    row = {c: frame[c].iloc[0] for c in frame.columns}
+    return {
+        k: str(v) if k.startswith("seed") else getattr(v, "item", lambda v=v: v)()
+        for k, v in row.items()
+    }
+
+
+@pytest.mark.parametrize(
+    ("question", "options", "protocol", "epsilon", "says"),
+    [
+        ("", DAYS, "GRR", 1.0, "the question is empty"),
+        ("Day?", ("only one",), "GRR", 1.0, "needs 2 to 50 options; got 1"),
+        ("Day?", tuple(str(i) for i in range(51)), "GRR", 1.0, "got 51"),
+        ("Day?", ("a", "b", "a"), "GRR", 1.0, "repeated: a"),
+        ("Day?", DAYS, "SS", 1.0, "runs GRR, OUE, OLH in the browser"),
+        ("Day?", DAYS, "GRR", -1.0, "epsilon"),
+        ("x" * 301, DAYS, "GRR", 1.0, "keep it to 300"),
+    ],
+)
+def test_a_poll_that_cannot_run_is_refused_with_what_to_change(  # noqa: PLR0917
+    tmp_path: Path,
+    question: str,
+    options: tuple[str, ...],
+    protocol: str,
+    epsilon: float,
+    says: str,
+) -> None:
+    with pytest.raises(InputError, match=says):
+        PollStore(tmp_path).create(question, options, protocol=protocol, epsilon=epsilon)
+    assert PollStore(tmp_path).polls() == []
+
+
+def test_the_key_opens_only_its_poll_and_is_stored_hashed(tmp_path: Path) -> None:
+    store = PollStore(tmp_path)
+    poll, key = store.create("Day?", DAYS, protocol="grr", epsilon=1.0)
+    other, other_key = store.create("Day?", DAYS, protocol="OLH", epsilon=2.0)
+    assert poll.protocol == "GRR" and len(poll.code) == 6 and poll.code != other.code
+    assert store.check_key(poll.code, key) and store.check_key(poll.code.lower(), key)
+    assert not store.check_key(poll.code, other_key) and not store.check_key("NOPE12", key)
+    with pytest.raises(PollError, match="does not open"):
+        store.delete(poll.code, other_key)
+    raw = b"".join(path.read_bytes() for path in tmp_path.iterdir())
+    assert key.encode() not in raw and other_key.encode() not in raw
+    # A restart (a new store on the same folder) brings the poll back, key and all.
+    again = PollStore(tmp_path)
+    assert again.get(poll.code) == poll and again.check_key(poll.code, key)
+
+
+def test_reports_are_checked_refused_twice_and_after_closing(tmp_path: Path) -> None:
+    store = PollStore(tmp_path)
+    poll, key = store.create("Day?", DAYS, protocol="GRR", epsilon=1.0)
+    assert store.submit(poll.code, "browser-0001", {"value": 6}) == 1
+    with pytest.raises(PollError, match="already answered"):
+        store.submit(poll.code, "browser-0001", {"value": 2})
+    for bad in ({"value": 7}, {"value": -1}, {"value": 1.5}, {"value": True}, {"bits": "00"}, {}):
+        with pytest.raises(InputError, match="GRR report"):
+            store.submit(poll.code, "browser-0002", bad)
+    with pytest.raises(PollError, match="no poll with the code 'ZZZZZZ'"):
+        store.submit("zzz zzz", "browser-0002", {"value": 1})
+    store.close(poll.code, key)
+    with pytest.raises(PollError, match="closed"):
+        store.submit(poll.code, "browser-0003", {"value": 1})
+    assert store.count(poll.code) == 1 and store.reports(poll.code) == [{"value": 6}]
+    store.delete(poll.code, key)
+    assert store.get(poll.code) is None and store.count(poll.code) == 0
+
+
+@pytest.mark.parametrize("protocol", ["GRR", "OUE", "OLH"])
+def test_the_report_space_is_exactly_what_the_protocol_reads(protocol: str) -> None:
+    chosen = poll_protocol(protocol, 1.0, len(DAYS))
+    rng = np.random.default_rng(24)
+    for _ in range(50):
+        report = _report(protocol, rng)
+        assert check_report(chosen, report) == report
+    refused = {
+        "GRR": [{"value": "7"}, {"value": "x"}, {"value": 3, "extra": 1}],
+        "OUE": [{"bits": "80"}, {"bits": "0"}, {"bits": "zz"}, {"bits": 5}],
+        "OLH": [
+            {"seed_a": str(2**64), "seed_b": "1", "bucket": 0},
+            {"seed_a": "-1", "seed_b": "1", "bucket": 0},
+            {"seed_a": 1.0, "seed_b": "1", "bucket": 0},
+            {"seed_a": "1", "seed_b": "1", "bucket": browser_parameters(chosen).get("g", 0)},
+        ],
+    }[protocol]
+    for report in refused:
+        with pytest.raises(InputError):
+            check_report(chosen, report)
+
+
+def _submit_many(args: tuple[str, str, int, int]) -> list[int]:
+    directory, code, worker, count = args
+    store = PollStore(directory)
+    return [
+        store.submit(code, f"w{worker:03d}-client-{i:04d}", {"value": i % 7}) for i in range(count)
+    ]
+
+
+def test_a_class_submitting_at_once_loses_no_report(tmp_path: Path) -> None:
+    """Processes and threads write at the same moment: every confirmed report is stored."""
+    store = PollStore(tmp_path)
+    poll, _ = store.create("Day?", DAYS, protocol="GRR", epsilon=1.0)
+    with ProcessPoolExecutor(4) as pool:
+        counts = list(pool.map(_submit_many, [(str(tmp_path), poll.code, w, 25) for w in range(4)]))
+    errors: list[BaseException] = []
+
+    def threaded(worker: int) -> None:
+        try:
+            _submit_many((str(tmp_path), poll.code, 100 + worker, 10))
+        except BaseException as exc:  # collected: a thread's exception is otherwise lost
+            errors.append(exc)
+
+    threads = [threading.Thread(target=threaded, args=(w,)) for w in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert store.count(poll.code) == 4 * 25 + 8 * 10
+    # Each confirmation carried the count just after its own commit: all distinct.
+    flat = [c for part in counts for c in part]
+    assert len(set(flat)) == len(flat)
+    with sqlite3.connect(tmp_path / "polls.sqlite3") as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_server_killed_mid_stream_keeps_every_confirmed_report(tmp_path: Path) -> None:
+    """A writer is SIGKILLed while submitting; every report it printed as confirmed is there."""
+    store = PollStore(tmp_path)
+    poll, _ = store.create("Day?", DAYS, protocol="GRR", epsilon=1.0)
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from ldpcore.poll_store import PollStore
+        store = PollStore({str(tmp_path)!r})
+        for i in range(100000):
+            store.submit({poll.code!r}, f"killed-client-{{i:06d}}", {{"value": i % 7}})
+            print(i, flush=True)
+        """
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    assert process.stdout is not None
+    confirmed = [int(process.stdout.readline()) for _ in range(200)]
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    rest = process.stdout.read().split()
+    process.stdout.close()
+    confirmed += [int(line) for line in rest if line.isdigit()]
+    stored = PollStore(tmp_path).count(poll.code)
+    assert stored >= len(confirmed) == max(confirmed) + 1
+
+
+@pytest.mark.parametrize("protocol", ["GRR", "OUE", "OLH"])
+def test_an_export_is_a_report_file_aggregate_reads(tmp_path: Path, protocol: str) -> None:
+    store = PollStore(tmp_path / "data")
+    poll, _ = store.create("Day?", DAYS, protocol=protocol, epsilon=1.0)
+    rng = np.random.default_rng(7)
+    for i in range(40):
+        store.submit(poll.code, f"client-{i:05d}", _report(protocol, rng))
+    output = tmp_path / "class.csv"
+    done = subprocess.run(
+        [sys.executable, "-m", "ldpcore.cli", "poll", "export", "--code", poll.code.lower(),
+         "--output", str(output), "--data-dir", str(tmp_path / "data")],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"wrote 40 reports of poll {poll.code}" in done.stdout
+    assert output.read_text().startswith(f"# ldpcore protocol={protocol} epsilon=1.0")
+    command = [sys.executable, "-m", "ldpcore.cli", "aggregate", "--input", str(output),
+               "--protocol", protocol, "--epsilon", "1", "--domain-size", "7"]  # fmt: skip
+    aggregated = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
+    assert aggregated.returncode == 0, aggregated.stderr
+    lines = aggregated.stdout.strip().splitlines()
+    assert lines[0] == "value,count" and len(lines) == 8
+    counts = np.array([int(line.split(",")[1]) for line in lines[1:]], dtype=float)
+    # The same numbers as the Class page's Base estimate, from the same stored reports.
+    collected = class_collected(poll, store.reports(poll.code))
+    chosen = poll_protocol(protocol, 1.0, len(DAYS))
+    np.testing.assert_allclose(chosen.estimate(counts, 40), collected.estimate, rtol=1e-12)
+    assert collected.n == 40
+    listed = subprocess.run(
+        [sys.executable, "-m", "ldpcore.cli", "poll", "list", "--data-dir", str(tmp_path / "data")],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert poll.code in listed.stdout and " 40 " in listed.stdout
+
+
+def test_exporting_an_unknown_poll_says_how_to_find_one(tmp_path: Path) -> None:
+    PollStore(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "ldpcore.cli", "poll", "export", "--code", "AB", "--output",
+         str(tmp_path / "x.csv"), "--data-dir", str(tmp_path)],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 2 and "see 'ldpcore poll list'" in done.stderr
+    assert not (tmp_path / "x.csv").exists()
+    with pytest.raises(InputError, match="cannot write --output"):
+        export_reports(*_one_poll(tmp_path), tmp_path / "missing" / "x.csv")
+
+
+def _one_poll(directory: Path) -> tuple[object, list[dict[str, object]]]:
+    store = PollStore(directory)
+    poll, _ = store.create("Day?", DAYS, protocol="GRR", epsilon=1.0)
+    store.submit(poll.code, "client-00001", {"value": 1})
+    return poll, store.reports(poll.code)
+
+
+def test_an_unwritable_data_directory_is_explained(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(PollError, match="set LDPCORE_DATA_DIR to a folder"):
+        PollStore(blocker / "sub")
+
+
+def test_codes_read_as_typed() -> None:
+    assert normalize_code(" abc-123 ") == "ABC123"
