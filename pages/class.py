@@ -26,7 +26,7 @@ from pages.app_layer.live_class import (
     REFRESH_S,
     current_store,
     join_link,
-    qr_svg,
+    qr_markdown,
     teacher_link,
 )
 from pages.app_layer.navigation import ensure_app
@@ -95,7 +95,8 @@ def links(poll: Poll, key: str) -> None:
                 "with it can close or delete the poll."
             )
             st.code(teacher_link(poll.code, key), language=None)
-    right.image(qr_svg(link), caption=f"QR code of {link}", width=240)
+    right.markdown(qr_markdown(link, f"QR code of the join link for poll {poll.code}"))
+    right.caption("Scan to join.")
 
 
 @st.fragment(run_every=REFRESH_S)

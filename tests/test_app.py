@@ -25,6 +25,8 @@ PAGES = [
     "pages/choose_epsilon.py",
     "pages/learn.py",
     "pages/paper.py",
+    "pages/class.py",
+    "pages/join.py",
 ]
 
 
@@ -366,3 +368,43 @@ def test_every_chart_has_a_text_alternative_and_its_data() -> None:
     assert not at.exception, at.exception
     table = next(d.value for d in at.dataframe if list(d.value.columns)[:3] == ["series", "x", "y"])
     assert {"Base", "Norm-Sub"} <= set(table["series"]) and table["y"].notna().all()
+
+
+def test_the_class_page_starts_a_poll_or_says_what_to_change() -> None:
+    """The Class page: a poll with one option is refused in words; a good one starts and
+    its link (poll and key) opens it again; a wrong key says so (issue 24)."""
+    at = app()
+    at.run()
+    at.switch_page("pages/class.py")
+    at.run()
+    at.text_area(key="class-options-Which day of the week were you born?").set_value("Only")
+    at.button(key="class-start").click()
+    at = at.run()
+    assert not at.exception, at.exception
+    assert "a poll needs 2 to 50 options; got 1" in at.error[0].value
+    at.text_area(key="class-options-Which day of the week were you born?").set_value("Yes\nNo")
+    at.button(key="class-start").click()
+    at = at.run()
+    assert not at.exception, at.exception
+    code, key = at.query_params["poll"], at.query_params["key"]
+    reopened = app({"poll": code, "key": key})
+    reopened.run()
+    reopened.switch_page("pages/class.py")
+    reopened.run()
+    assert not reopened.exception, reopened.exception
+    assert " ".join(code) in " ".join(m.value for m in reopened.markdown)
+    assert any("Waiting for the first report" in i.value for i in reopened.info)
+    wrong = app({"poll": code, "key": "not-the-key"})
+    wrong.run()
+    wrong.switch_page("pages/class.py")
+    wrong.run()
+    assert "This link does not open a poll" in wrong.error[0].value
+
+
+def test_the_join_page_explains_a_missing_or_wrong_code() -> None:
+    at = app({"code": "NOPE22"})
+    at.run()
+    at.switch_page("pages/join.py")
+    at.run()
+    assert not at.exception, at.exception
+    assert "There is no poll with the code 'NOPE22'" in at.error[0].value

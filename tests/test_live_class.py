@@ -1,0 +1,222 @@
+"""The live class in real browsers: the JavaScript randomizer against the exact channel,
+and a teacher with ten students, end to end, on the app served as `make run` serves it.
+
+The randomizer draws from ``crypto.getRandomValues``, which cannot be seeded: each
+distribution test is a chi-square test at level 10⁻⁴ (a correct randomizer fails one run
+in 10,000), on 100,000 reports per protocol.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from scipy import stats
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        raise RuntimeError(f"{CHROMIUM} is missing; .ci/run installs it with apt-get")
+    pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True)
+
+from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+
+from benchmarks.serving import streamlit_server  # noqa: E402
+from ldpcore.poll_reports import browser_parameters, poll_protocol  # noqa: E402
+from ldpcore.poll_store import PollStore  # noqa: E402
+from ldpcore.protocols.olh import hash_values  # noqa: E402
+from ldpcore.web import randomizer_source  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+#: Reports drawn per protocol, and the tests' level (false alarms per run).
+DRAWS = 100_000
+LEVEL = 1e-4
+STUDENTS = 10
+OPTIONS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-quic"]
+        )
+        yield launched
+        launched.close()
+
+
+def _draw(page: Page, params: dict[str, Any], value: int, keep: int = 0) -> dict[str, Any]:
+    """``DRAWS`` reports of ``value`` from the shipped randomizer, tallied in the page."""
+    return page.evaluate(
+        """([params, value, draws, keep]) => {
+          const tally = {};
+          const kept = [];
+          for (let i = 0; i < draws; i++) {
+            const report = ldpRandomize(params, value);
+            let key;
+            if (params.protocol === "GRR") key = report.value;
+            else if (params.protocol === "OUE") key = report.bits;
+            else {
+              // The bucket's offset from the true value's hash: 0 when kept.
+              const own = ldpHash(BigInt(report.seed_a), BigInt(report.seed_b), value, params.g);
+              key = (report.bucket - own + params.g) % params.g;
+            }
+            tally[key] = (tally[key] || 0) + 1;
+            if (i < keep) kept.push(report);
+          }
+          return { tally, kept };
+        }""",
+        [params, value, DRAWS, keep],
+    )
+
+
+def _exact(protocol: str, params: dict[str, Any], value: int) -> dict[str, float]:
+    """The exact channel's output probabilities for ``value``, from Python's parameters."""
+    d, p = params["d"], params["p"]
+    if protocol == "GRR":
+        return {str(y): p if y == value else (1 - p) / (d - 1) for y in range(d)}
+    if protocol == "OLH":
+        g = params["g"]
+        return {str(k): p if k == 0 else (1 - p) / (g - 1) for k in range(g)}
+    q = params["q"]
+    out = {}
+    for vector in range(2**d):
+        bits = [(vector >> i) & 1 for i in range(d)]
+        chance = math.prod(
+            (p if i == value else q) if bit else (1 - (p if i == value else q))
+            for i, bit in enumerate(bits)
+        )
+        out[bytes(np.packbits(np.array(bits, bool), bitorder="little")).hex()] = chance
+    return out
+
+
+@pytest.mark.parametrize("protocol", ["GRR", "OUE", "OLH"])
+def test_the_browser_randomizer_draws_the_exact_channel(browser: Browser, protocol: str) -> None:
+    """The JavaScript the app ships, 100,000 reports per input, against the exact channel;
+    and the ε-LDP ratio of two inputs' empirical distributions within its sampling error."""
+    epsilon, d = 1.0, 5
+    chosen = poll_protocol(protocol, epsilon, d)
+    params = browser_parameters(chosen)
+    page = browser.new_page()
+    page.add_script_tag(content=randomizer_source())
+    found = {}
+    for value in (1, 3):
+        drawn = _draw(page, params, value, keep=2000 if protocol == "OLH" else 0)
+        exact = _exact(protocol, params, value)
+        assert set(drawn["tally"]) <= set(exact), "a report outside the report space"
+        observed = np.array([drawn["tally"].get(k, 0) for k in exact], dtype=float)
+        expected = DRAWS * np.array(list(exact.values()))
+        assert stats.chisquare(observed, expected).pvalue > LEVEL, (protocol, value)
+        found[value] = (observed / DRAWS, np.array(list(exact.values())))
+        if protocol == "OLH":
+            # The seeds are the hash Python evaluates: the same bucket for every report.
+            kept = drawn["kept"]
+            a = np.array([int(r["seed_a"]) for r in kept], dtype=np.uint64)
+            b = np.array([int(r["seed_b"]) for r in kept], dtype=np.uint64)
+            js = page.evaluate(
+                "([k, v, g]) => k.map(r => ldpHash(BigInt(r.seed_a), BigInt(r.seed_b), v, g))",
+                [kept, value, params["g"]],
+            )
+            np.testing.assert_array_equal(
+                hash_values(a, b, np.full(a.size, value), params["g"]), js
+            )
+    if protocol != "OLH":  # OLH's outputs carry seeds: its channel per seed is GRR's, above
+        # ε-LDP: P(y | 1) / P(y | 3) <= e^ε, checked on the draws within 4.5 standard errors.
+        (f1, _), (f3, _) = found[1], found[3]
+        keep = (f1 > 0.01) & (f3 > 0.01)
+        ratio = f1[keep] / f3[keep]
+        se = ratio * np.sqrt(
+            (1 - f1[keep]) / (DRAWS * f1[keep]) + (1 - f3[keep]) / (DRAWS * f3[keep])
+        )
+        assert np.all(ratio <= math.exp(epsilon) + 4.5 * se)
+        assert np.all(1 / ratio <= math.exp(epsilon) + 4.5 * se / ratio**2)
+    page.close()
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("class-data")
+
+
+def _serve(data_dir: Path, log: str):
+    os.environ["LDPCORE_DATA_DIR"] = str(data_dir)  # the server inherits it
+    return streamlit_server(ROOT / "app.py", ARTIFACTS / log)
+
+
+def _answer(page: Page, url: str, code: str, option: str, frames: list[bytes]) -> None:
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: frames.append(
+        payload if isinstance(payload, bytes) else payload.encode())))  # fmt: skip
+    page.goto(f"{url}/join?code={code.lower()}")
+    page.get_by_label(option).check(timeout=60_000)
+    page.get_by_role("button", name="Send my answer").click()
+    page.get_by_text(re.compile(r"Your report was sent and stored")).wait_for(timeout=30_000)
+
+
+def test_a_teacher_and_ten_students_end_to_end(browser: Browser, data_dir: Path) -> None:
+    from test_browser import assert_accessible  # noqa: PLC0415
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with _serve(data_dir, "streamlit-class.log") as (url, _process):
+        teacher = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
+        teacher.goto(f"{url}/class")
+        teacher.get_by_role("button", name="Start the poll").click(timeout=60_000)
+        teacher.get_by_text("Students open").wait_for(timeout=60_000)
+        teacher_url = teacher.url
+        code = re.search(r"poll=([A-Z0-9]+)", teacher_url).group(1)  # type: ignore[union-attr]
+        assert re.search(r"key=[\w-]{20,}", teacher_url)
+        teacher.get_by_role("img", name=re.compile("QR code of the join link")).wait_for()
+        assert_accessible(teacher, "class")
+        answers = [OPTIONS[i % 7] for i in range(STUDENTS)]
+        frames: list[bytes] = []
+        students = []
+        for option in answers:
+            student = browser.new_context().new_page()
+            _answer(student, url, code, option, frames)
+            students.append(student)
+        students[0].screenshot(path=str(ARTIFACTS / "join-sent.png"), full_page=True)
+        assert_accessible(students[0], "join")
+        # Only reports left the students' browsers: no option's name in any frame sent.
+        sent = b"".join(frames)
+        assert b'"report"' in sent or b"report" in sent
+        assert not any(option.encode() in sent for option in OPTIONS)
+        # The teacher's page counts them without a click, within a few seconds.
+        teacher.get_by_text(re.compile(r"^10$")).first.wait_for(timeout=10_000)
+        teacher.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
+        teacher.screenshot(path=str(ARTIFACTS / "class.png"), full_page=True)
+        assert PollStore(data_dir).count(code) == STUDENTS
+        # The same browser again: the form is not shown, and the server refuses too.
+        again = students[1]
+        again.reload()
+        again.get_by_text("This browser has answered this poll").wait_for(timeout=60_000)
+        again.evaluate(f"() => localStorage.removeItem('ldpcore-poll-sent-{code}')")
+        again.reload()
+        again.get_by_label(OPTIONS[0]).check(timeout=60_000)
+        again.get_by_role("button", name="Send my answer").click()
+        again.get_by_text("already answered this poll").wait_for(timeout=30_000)
+        assert PollStore(data_dir).count(code) == STUDENTS
+        # A wrong code is a message, never an exception.
+        stranger = browser.new_context().new_page()
+        stranger.goto(f"{url}/join?code=WRONG9")
+        stranger.get_by_text("There is no poll with the code 'WRONG9'").wait_for(timeout=60_000)
+        assert stranger.locator("[data-testid='stException']").count() == 0
+    # A restart: the teacher's link brings the poll back with its reports.
+    with _serve(data_dir, "streamlit-class-restart.log") as (url, _process):
+        back = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
+        back.goto(re.sub(r"^http://[^/]+", url, teacher_url))
+        back.get_by_text("Students open").wait_for(timeout=60_000)
+        back.get_by_text(re.compile(r"^10$")).first.wait_for(timeout=30_000)
+        back.get_by_role("button", name="Close the poll").click()
+        back.get_by_text("Closed: no more reports are taken").wait_for(timeout=30_000)
+        late = browser.new_context().new_page()
+        late.goto(f"{url}/join?code={code}")
+        late.get_by_text(f"Poll {code} is closed").wait_for(timeout=60_000)
+        assert late.locator("[data-testid='stException']").count() == 0
