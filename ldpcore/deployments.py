@@ -56,71 +56,27 @@ class Deployment:
 _APPLE_SOURCE = "Desfontaines, A list of real-world uses of DP (Apple's figures)"
 _CENSUS_SOURCE = "California Dept. of Finance, Disclosure avoidance through DP"
 
+
+def _apple(use: str, epsilon: float) -> Deployment:
+    return Deployment(
+        "Apple", use, epsilon, "local", "per user and day", _APPLE_SOURCE, _DESFONTAINES
+    )
+
+
+def _census(use: str, epsilon: float) -> Deployment:
+    unit = "per person, whole release (global budget)"
+    return Deployment("US Census Bureau", use, epsilon, "central", unit, _CENSUS_SOURCE, _CA_DOF)
+
+
 #: Published deployments, local first, each ε checked against its source (none invented).
 DEPLOYMENTS: tuple[Deployment, ...] = (
-    Deployment(
-        "Apple",
-        "Health type usage (HealthKit)",
-        2.0,
-        "local",
-        "per user and day",
-        _APPLE_SOURCE,
-        _DESFONTAINES,
-    ),
-    Deployment(
-        "Apple",
-        "Emoji suggestions (most popular emoji)",
-        4.0,
-        "local",
-        "per user and day",
-        _APPLE_SOURCE,
-        _DESFONTAINES,
-    ),
-    Deployment(
-        "Apple",
-        "Lookup hints (Search suggestions)",
-        8.0,
-        "local",
-        "per user and day",
-        _APPLE_SOURCE,
-        _DESFONTAINES,
-    ),
-    Deployment(
-        "Apple",
-        "Safari energy-draining and crashing domains (one shared budget)",
-        8.0,
-        "local",
-        "per user and day",
-        _APPLE_SOURCE,
-        _DESFONTAINES,
-    ),
-    Deployment(
-        "Apple",
-        "QuickType (new words typed)",
-        16.0,
-        "local",
-        "per user and day",
-        _APPLE_SOURCE,
-        _DESFONTAINES,
-    ),
-    Deployment(
-        "US Census Bureau",
-        "2010 Census demonstration microdata, April 2021 (stricter of two)",
-        4.5,
-        "central",
-        "per person, whole release (global budget)",
-        _CENSUS_SOURCE,
-        _CA_DOF,
-    ),
-    Deployment(
-        "US Census Bureau",
-        "2010 Census demonstration microdata, April 2021 (looser of two)",
-        12.2,
-        "central",
-        "per person, whole release (global budget)",
-        _CENSUS_SOURCE,
-        _CA_DOF,
-    ),
+    _apple("Health type usage (HealthKit)", 2.0),
+    _apple("Emoji suggestions (most popular emoji)", 4.0),
+    _apple("Lookup hints (Search suggestions)", 8.0),
+    _apple("Safari energy-draining and crashing domains (one shared budget)", 8.0),
+    _apple("QuickType (new words typed)", 16.0),
+    _census("2010 Census demonstration microdata, April 2021 (stricter of two)", 4.5),
+    _census("2010 Census demonstration microdata, April 2021 (looser of two)", 12.2),
 )
 
 #: Deployments known to use local DP whose ε we have not checked against a source, so no

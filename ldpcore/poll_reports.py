@@ -53,7 +53,7 @@ def browser_parameters(protocol: FrequencyOracle) -> dict[str, Any]:
 
     Examples
     --------
-    >>> browser_parameters(poll_protocol("GRR", math.log(3), 2))["p"]
+    >>> round(browser_parameters(poll_protocol("GRR", math.log(3), 2))["p"], 12)
     0.75
     """
     name = protocol.name

@@ -68,6 +68,8 @@ result = answer_form()(
 message = getattr(result, "report", None)
 if message:
     try:
+        if not isinstance(message, dict):  # only our component sends it; check anyway
+            raise InputError("the answer form sent something that is not a report; reload")
         client = str(message.get("client", ""))
         stored = store.submit(poll.code, client, message.get("report") or {})
     except InputError as exc:

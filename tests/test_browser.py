@@ -140,7 +140,7 @@ def test_explorer_slider_changes_the_chart_and_csv_downloads(server: str, browse
         page.get_by_role("button", name="Numbers (CSV)").first.click()
     path = download_info.value.path()
     header = Path(path).read_text().splitlines()[0]
-    assert header.startswith("method,mse,mse_std,bias_sq,variance")
+    assert header.startswith("method,mse,mse_std,mse_low,mse_high,bias_sq,variance")
     # PNG: prepared on request (kaleido with the same system chromium), then downloaded.
     page.get_by_role("button", name="Prepare PNG").first.click()
     button = page.get_by_role("button", name="Chart (PNG)").first

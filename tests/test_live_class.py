@@ -17,23 +17,17 @@ from typing import Any
 
 import numpy as np
 import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
 from scipy import stats
 
-ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI"):
-        raise RuntimeError(f"{CHROMIUM} is missing; .ci/run installs it with apt-get")
-    pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True)
+# The browser tests' setup: chromium's path, and a module skip where it is missing.
+from test_browser import ARTIFACTS, CHROMIUM, ROOT, assert_accessible
 
-from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
-
-from benchmarks.serving import streamlit_server  # noqa: E402
-from ldpcore.poll_reports import browser_parameters, poll_protocol  # noqa: E402
-from ldpcore.poll_store import PollStore  # noqa: E402
-from ldpcore.protocols.olh import hash_values  # noqa: E402
-from ldpcore.web import randomizer_source  # noqa: E402
+from benchmarks.serving import streamlit_server
+from ldpcore.poll_reports import browser_parameters, poll_protocol
+from ldpcore.poll_store import PollStore
+from ldpcore.protocols.olh import hash_values
+from ldpcore.web import randomizer_source
 
 pytestmark = pytest.mark.browser
 
@@ -162,8 +156,6 @@ def _answer(page: Page, url: str, code: str, option: str, frames: list[bytes]) -
 
 
 def test_a_teacher_and_ten_students_end_to_end(browser: Browser, data_dir: Path) -> None:
-    from test_browser import assert_accessible  # noqa: PLC0415
-
     ARTIFACTS.mkdir(exist_ok=True)
     with _serve(data_dir, "streamlit-class.log") as (url, _process):
         teacher = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
