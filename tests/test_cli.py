@@ -499,3 +499,16 @@ def test_recommend_and_bayes_draw_progress_lines(tmp_path, label: str, extra: li
     stderr = done.stderr.decode()
     assert done.returncode == 0, stderr
     assert f"\r{label}: " in stderr and "(100%)" in stderr, stderr
+
+
+def test_choose_epsilon_uses_the_cores_by_default_with_the_same_answers() -> None:
+    """Issue 26: the command searches protocols in parallel as the page does; the
+    answers are those of one process (each protocol's search is seeded on its own)."""
+    search = [*SMALL_SEARCH, "--format", "json"]
+    search[search.index("GRR")] = "GRR,OUE"
+    parallel = ldpcore("choose-epsilon", *search)
+    single = ldpcore("choose-epsilon", *search, "--workers", "1")
+    assert parallel.returncode == 0 == single.returncode, parallel.stderr + single.stderr
+    assert json.loads(parallel.stdout) == json.loads(single.stdout)
+    bad = ldpcore("choose-epsilon", *search, "--workers", "many")
+    assert bad.returncode == 2 and "workers" in bad.stderr

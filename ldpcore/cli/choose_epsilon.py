@@ -6,6 +6,7 @@ The same computation as the app's Choose ε page (:func:`ldpcore.advice.choose_e
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from ldpcore.cli import _args
@@ -28,13 +29,32 @@ def add_parser(commands: Any) -> None:
         "choose-epsilon",
         help="the smallest ε per protocol, with its best method and without post-processing",
         description="For each protocol: the smallest ε meeting the target with the "
-        "recommended method and with Base, each with its 95%% interval, simulated on the "
+        "recommended method and with Base, each with its 95% interval, simulated on the "
         "same trials; post_processing_helps is true only when the paired comparison and "
         "the two intervals both say so.",
         example=EXAMPLE,
     )
     add_search_arguments(cho, methods=DEFAULT_METHODS, trials="10")
-    cho.add_argument("--workers", default="1", help="processes to search protocols in (default: 1)")
+    cho.add_argument(
+        "--workers",
+        default="auto",
+        help="processes to search protocols in: a number, or auto (default: the cores this "
+        "process may use, at most one per protocol, as the Choose ε page does)",
+    )
+
+
+def search_workers(raw: str, protocols: int) -> int:
+    """``--workers``: a whole number in [1, 64], or ``auto`` (usable cores, ≤ protocols).
+
+    Examples
+    --------
+    >>> search_workers("auto", 1), search_workers("3", 5)
+    (1, 3)
+    """
+    if str(raw).strip().lower() == "auto":
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        return max(1, min(cores or 1, protocols))
+    return _args.whole(raw, "workers", 1, 64) or 1
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         trials=_args.trials(args.trials),
         seed=_args.seed(args.seed),
     )
-    workers = _args.whole(args.workers, "workers", 1, 64) or 1
+    workers = search_workers(args.workers, len(protocols))
     with _args.ProgressLine("searching ε (protocols)") as line:
 
         def progress(share: float, _protocol: str) -> None:
