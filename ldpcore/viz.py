@@ -548,6 +548,16 @@ def top_values(labels: Sequence[str], counts: Sequence[float] | NDArray[Any]) ->
     return figure
 
 
+def _interval_error_y(table: pd.DataFrame) -> dict[str, Any]:
+    """Error bars from each ``estimate`` down to ``low`` and up to ``high``."""
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": table["high"] - table["estimate"],
+        "arrayminus": table["estimate"] - table["low"],
+    }
+
+
 def estimates_with_intervals(table: pd.DataFrame) -> go.Figure:
     """The 50 largest ``estimate`` values with their ``low``–``high`` intervals (Your data)."""
     top = table.sort_values("estimate", ascending=False, kind="stable").head(50)
@@ -556,12 +566,7 @@ def estimates_with_intervals(table: pd.DataFrame) -> go.Figure:
             x=top["value"],
             y=top["estimate"],
             marker_color=_COLOURS[6],
-            error_y={
-                "type": "data",
-                "symmetric": False,
-                "array": top["high"] - top["estimate"],
-                "arrayminus": top["estimate"] - top["low"],
-            },
+            error_y=_interval_error_y(top),
         )
     )
     figure.update_layout(
@@ -589,12 +594,7 @@ def poll_estimates(table: pd.DataFrame, method: str) -> go.Figure:
         y=table["estimate"],
         name=f"{method} (with its 95% interval)",
         marker_color=style["color"],
-        error_y={
-            "type": "data",
-            "symmetric": False,
-            "array": table["high"] - table["estimate"],
-            "arrayminus": table["estimate"] - table["low"],
-        },
+        error_y=_interval_error_y(table),
     )
     figure.add_scatter(
         x=table["value"],
