@@ -5,6 +5,8 @@ MLE paper (Lopuhaä-Zwakenberg et al.), Section 3.1, Eq. (22) and Appendix B.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -51,21 +53,22 @@ def support_binomial_mle(model: SupportBinomialModel) -> NDArray[np.float64]:
     conditions read ``(p − q)[c_v/t_v − (n − c_v)/(1 − t_v)] = μ`` where ``π_v > 0``.
     For a given ``μ`` (``m = μ/(p − q)``) each ``t_v`` is the root in ``(0, 1)`` of
     ``m t² − (m + n) t + c_v = 0``, ``t = 2c_v / ((m + n) + √((m + n)² − 4 m c_v))``;
-    ``Σ_v π_v(μ)`` falls with ``μ``, and Brent's method finds the ``μ`` where it is 1.
+    ``Σ_v π_v(μ)`` falls with ``μ``; a Newton iteration kept inside a shrinking
+    bracket finds the ``μ`` where it is 1 (``_newton_in_bracket``).
     """
     c, n, p, q = model.counts, model.n, model.p, model.q
     gap = p - q
 
-    def frequencies(m: float) -> NDArray[np.float64]:
+    def roots(m: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         b = m + n
         root = np.sqrt(np.maximum(b * b - 4.0 * m * c, 0.0))
         # The root in [0, 1], by whichever of the two equivalent forms is free of
         # cancellation: 2c/(b + √D) when b > 0, (b − √D)/(2m) when b ≤ 0 (then m < 0).
         t = 2.0 * c / (b + root) if b > 0 else (b - root) / (2.0 * m)
-        return np.clip((t - q) / gap, 0.0, 1.0)
+        return t, root
 
-    def excess(m: float) -> float:
-        return float(frequencies(m).sum()) - 1.0
+    def frequencies(m: float) -> NDArray[np.float64]:
+        return np.clip((roots(m)[0] - q) / gap, 0.0, 1.0)
 
     # Bracket: at the largest slope at t = q every π is 0; at the smallest slope at
     # t = p every π is 1. Nudge both ends outwards so the signs are strict.
@@ -74,15 +77,49 @@ def support_binomial_mle(model: SupportBinomialModel) -> NDArray[np.float64]:
         slope_p = c / p - (n - c) / (1 - p)
     high = float(slope_q.max()) + 1.0
     low = float(slope_p.min()) - 1.0
-    if excess(high) > 0 or excess(low) < 0:  # cannot happen in exact arithmetic
+    if frequencies(high).sum() > 1 or frequencies(low).sum() < 1:  # not in exact arithmetic
         raise ArithmeticError("support_binomial_mle: could not bracket the multiplier")
-    from scipy import optimize  # noqa: PLC0415 (not at import: the CLI's --help)
-
-    m_star = optimize.brentq(
-        excess, low, high, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500
-    )
+    m_star = _newton_in_bracket(roots, low=low, high=high, q=q, gap=gap)
     pi = frequencies(m_star)
     return pi / pi.sum()
+
+
+def _newton_in_bracket(
+    roots: Callable[[float], tuple[NDArray[np.float64], NDArray[np.float64]]],
+    *,
+    low: float,
+    high: float,
+    q: float,
+    gap: float,
+) -> float:
+    """The ``m`` in ``[low, high]`` where ``Σ_v clip((t_v(m) − q)/gap, 0, 1) = 1``.
+
+    The sum falls with ``m``: ``dt/dm = −t(1 − t)/√D`` (differentiate
+    ``m t² − (m + n) t + c = 0``; ``2mt − (m + n) = −√D`` at the root taken). Newton
+    steps from ``m = 0`` (where ``t = c/n``, the Base estimate), bisection whenever a
+    step would leave the bracket. At the Explorer's defaults this takes 5–8
+    evaluations where Brent's method from the bracket took about 34.
+    """
+    m = 0.0 if low < 0.0 < high else (low + high) / 2
+    for _ in range(200):
+        t, root = roots(m)
+        pi = (t - q) / gap
+        inside = (pi > 0.0) & (pi < 1.0)
+        excess = float(np.clip(pi, 0.0, 1.0).sum()) - 1.0
+        if excess > 0:
+            low = m
+        else:
+            high = m
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope = -float(np.sum((t * (1.0 - t) / root)[inside])) / gap
+        step = excess / slope if slope < 0 else math.nan
+        proposal = m - step
+        if not low < proposal < high:
+            proposal = (low + high) / 2
+        if excess == 0.0 or abs(proposal - m) <= 1e-14 + 4 * np.finfo(float).eps * abs(m):
+            return proposal if excess != 0.0 else m
+        m = proposal
+    return m
 
 
 @dataclass(frozen=True, kw_only=True)
