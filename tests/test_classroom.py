@@ -109,3 +109,28 @@ def test_concurrent_requests_for_one_configuration_compute_it_once(
     assert calls == [config.fingerprint]
     executors.simulation_processes.clear()
     cache.simulate.clear()
+
+
+def test_simulation_workers_get_one_blas_thread_and_the_server_keeps_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fork server starts with every BLAS thread count at 1 (a worker per core is
+    enough; OpenBLAS's spinning threads cost a class 10% more CPU), and the server's own
+    environment is as it was afterwards."""
+    import multiprocessing.forkserver  # noqa: PLC0415
+    import os  # noqa: PLC0415
+
+    from pages.app_layer import executors, launch  # noqa: PLC0415
+
+    assert launch.BLAS_THREAD_VARIABLES == executors.BLAS_THREAD_VARIABLES  # make run's server
+    seen: dict[str, str | None] = {}
+
+    def record() -> None:
+        seen.update({name: os.environ.get(name) for name in executors.BLAS_THREAD_VARIABLES})
+
+    monkeypatch.setattr(multiprocessing.forkserver, "ensure_running", record)
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    executors.fork_server()
+    assert seen == dict.fromkeys(executors.BLAS_THREAD_VARIABLES, "1")
+    assert os.environ["OMP_NUM_THREADS"] == "3" and "OPENBLAS_NUM_THREADS" not in os.environ

@@ -25,6 +25,9 @@ from ldpcore.errors import InputError
 #: (0: simulate in the session's own thread).
 WORKERS_VARIABLE = "LDPCORE_APP_WORKERS"
 
+#: The thread counts of the BLAS libraries numpy may use, pinned to 1 in the workers.
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
 
 def worker_count() -> int:
     """How many simulation processes the server runs (``$LDPCORE_APP_WORKERS``, else cores)."""
@@ -115,7 +118,21 @@ def fork_server() -> multiprocessing.context.ForkServerContext:
     # A worker also imports the main module the server ran (multiprocessing's rule): under
     # Streamlit that is app.py, whose __main__ guard keeps it to an import.
     context.set_forkserver_preload(["pages.app_layer.simulations"])
-    multiprocessing.forkserver.ensure_running()
+    # One BLAS thread per worker: there is already a worker per core, and OpenBLAS's
+    # threads spin while they wait, so the bootstrap's small matrix products made each
+    # simulation cost 1.6–2.0 CPU s per second of work (0.9–1.5 with one thread). The
+    # variables are read when the fork server imports numpy, so they are set only while
+    # it starts; the server's own environment is left as it was.
+    saved = {name: os.environ.get(name) for name in BLAS_THREAD_VARIABLES}
+    os.environ.update(dict.fromkeys(BLAS_THREAD_VARIABLES, "1"))
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     return context
 
 
