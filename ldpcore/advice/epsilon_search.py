@@ -242,14 +242,31 @@ class _Search:
     def refine(self, also: Sequence[int] = ()) -> None:
         """Add points until the crossings of Base, the best method and ``also`` are bracketed.
 
-        Every crossing that may be reported is refined to the same spacing.
+        Every crossing that may be reported is refined to the same spacing. Base's is
+        not where it is exact, nor is a method's that needs more ε than Base's lower end.
         """
         for _ in range(_MAX_ROUNDS):
             wanted: list[float] = []
             grid = sorted(self.points)
-            for method in {0, self.best_method(), *also}:
+            base_low = self.interval(0)[1]
+            # Base's exact crossing (Eq. 3) needs no simulated bracket: its simulated
+            # curve serves only the comparison at its ε, which answer() evaluates.
+            methods = {self.best_method(), *also} | (set() if self.exact else {0})
+            for method in methods:
                 for band in (-1.0, 0.0, 1.0):
-                    wanted.extend(self._wanted(grid, *self.crossing(method, band), band=band))
+                    value, state = self.crossing(method, band)
+                    if (
+                        method
+                        and state > 0
+                        and base_low is not None
+                        and grid[-1] >= self.key(base_low)
+                    ):
+                        # Not crossed by a point at or above Base's lower ε (at the search's
+                        # resolution, ``key``): the method needs more ε than Base may use,
+                        # so it cannot be the answer (``_helping``); points above would
+                        # only draw its curve further.
+                        continue
+                    wanted.extend(self._wanted(grid, value, state, band=band))
             new = [e for e in wanted if self.key(e) not in self.points]
             if not new:
                 return
