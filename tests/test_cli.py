@@ -512,3 +512,20 @@ def test_choose_epsilon_uses_the_cores_by_default_with_the_same_answers() -> Non
     assert json.loads(parallel.stdout) == json.loads(single.stdout)
     bad = ldpcore("choose-epsilon", *search, "--workers", "many")
     assert bad.returncode == 2 and "workers" in bad.stderr
+
+
+def test_a_reader_that_stops_reading_is_not_reported_as_a_bug() -> None:
+    """``ldpcore … | head``: the reader closes the pipe before the table is written. The
+    command stops quietly with the shell's SIGPIPE status, not an "internal error"."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ldpcore.cli", "simulate", "--protocol", "OLH", "--epsilon", "1"]
+        + ["--n", "10000", "--dataset", "zipf:d=64,s=1.5", "--trials", "2", "--format", "csv"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    with process, process.stderr:
+        process.stdout.close()  # before the command has written anything: its write fails
+        error = process.stderr.read().decode()
+        assert process.wait(timeout=120) == 141
+    assert error == "", error

@@ -54,6 +54,8 @@ COMMANDS: Final = MappingProxyType(
 
 EXIT_USAGE = 2
 EXIT_BUG = 1
+#: The reader of stdout went away (``| head``): 128 + SIGPIPE, as the shell reports it.
+EXIT_BROKEN_PIPE = 141
 
 
 def parser() -> _args.Parser:
@@ -84,6 +86,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted (nothing was written)", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader stopped reading (`ldpcore … | head`): not an error of ours. Quiet,
+        # as a command killed by SIGPIPE is (status 128 + 13), and with stdout pointed
+        # at /dev/null so that the interpreter's last flush does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
     except MemoryError:
         print(
             "error: out of memory; try a smaller domain, fewer samples or fewer trials",
