@@ -518,8 +518,11 @@ def test_a_reader_that_stops_reading_is_not_reported_as_a_bug() -> None:
     """``ldpcore … | head``: the reader closes the pipe before the table is written. The
     command stops quietly with the shell's SIGPIPE status, not an "internal error"."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "ldpcore.cli", "simulate", "--protocol", "OLH", "--epsilon", "1"]
-        + ["--n", "10000", "--dataset", "zipf:d=64,s=1.5", "--trials", "2", "--format", "csv"],
+        [
+            *(sys.executable, "-m", "ldpcore.cli", "simulate", "--protocol", "OLH"),
+            *("--epsilon", "1", "--n", "10000", "--dataset", "zipf:d=64,s=1.5"),
+            *("--trials", "2", "--format", "csv"),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
