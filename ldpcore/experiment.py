@@ -405,6 +405,23 @@ def _plain(value: object) -> object:
     return float(value) if isinstance(value, np.floating) else value
 
 
+def exact_base_mse(
+    config: ExperimentConfig, built: tuple[Dataset, FrequencyOracle, Query] | None = None
+) -> float | None:
+    """Base's mean MSE over the query's values, exactly (NDSS Eq. 3), without simulating.
+
+    For single-value queries (the full domain, the top k), whose answers are Base's
+    per-value estimates; None for a set query (its answer sums estimates whose errors
+    the protocol correlates: no closed form here). ``built`` is ``config.build()`` when
+    the caller has it.
+    """
+    if not config.query.single_values:
+        return None
+    data, protocol, query = config.build() if built is None else built
+    index = np.concatenate(query.members)
+    return analytic_base_mse(protocol, data.frequencies(), data.n, values=index)
+
+
 def trial_generator(seed: int, index: int) -> np.random.Generator:
     """The generator of trial ``index``: the ``index``-th spawned child of ``seed``."""
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(index,))))
@@ -544,12 +561,8 @@ def _summarise(
             }
             | paired[name]
         )
-    base_mse = None
-    if config.query.single_values:
-        index = np.concatenate(query.members)
-        base_mse = analytic_base_mse(protocol, data.frequencies(), data.n, values=index)
     analytic: dict[str, float | None] = {
-        "base_mse": base_mse,
+        "base_mse": exact_base_mse(config, (data, protocol, query)),
         "lower_bound": lower_bound(protocol.epsilon, data.n),
     }
     return ExperimentResult(

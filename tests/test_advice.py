@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -189,3 +190,63 @@ def test_cli_advice_bad_input(args: list[str], message: str) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("error:") and message in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_base_advice_for_single_values_runs_no_trials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Eq. 3 gives Base's error exactly: the ε and n searches never simulate it (at
+    words' d = 10,000 with Subset Selection they took 10 s of Choose ε's page)."""
+    from ldpcore.advice import bisection  # noqa: PLC0415
+
+    def no_run(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("Base was simulated although Eq. 3 is exact")
+
+    monkeypatch.setattr(bisection, "run", no_run)
+    config = ExperimentConfig(
+        dataset="zipf:d=256,s=1.5", n=100_000, protocol="SS", epsilon=1.0, methods=("Base",)
+    )
+    (users,) = advise_users(config, target_rmse=0.004)
+    (budget,) = advise_epsilon(config, target_rmse=0.004)
+    assert users.value is not None and budget.value is not None
+    assert users.low == users.value == users.high  # no noise: no interval
+
+
+def test_error_curve_has_base_exact_and_the_others_as_the_sweep_simulates_them() -> None:
+    from ldpcore.advice import error_curve  # noqa: PLC0415
+    from ldpcore.experiment import run, sweep  # noqa: PLC0415
+
+    config = ExperimentConfig(
+        dataset="zipf:d=128,s=1.5",
+        n=50_000,
+        protocol="OLH",
+        epsilon=1.0,
+        methods=("Base", "Norm-Sub"),
+        query="topk:k=5",
+        trials=4,
+    )
+    grid = (0.5, 1.0, 2.0)
+    curve = error_curve(config, grid)
+    assert list(curve["method"]) == ["Base"] * 3 + ["Norm-Sub"] * 3
+    base = curve[curve["method"] == "Base"]
+    assert base["exact"].all() and not curve[curve["method"] == "Norm-Sub"]["exact"].any()
+    for epsilon, mse in zip(base["epsilon"], base["mse"], strict=True):
+        reported = run(dataclasses.replace(config, epsilon=epsilon))
+        assert mse == reported.analytic["base_mse"]
+    simulated = sweep(config, "epsilon", list(grid))
+    np.testing.assert_array_equal(
+        curve[curve["method"] == "Norm-Sub"]["mse"].to_numpy(),
+        simulated[simulated["method"] == "Norm-Sub"]["mse"].to_numpy(),
+    )
+    # A set query's answer has no exact Base error here: Base is simulated too.
+    sets = error_curve(
+        ExperimentConfig(
+            dataset="zipf:d=128,s=1.5",
+            n=50_000,
+            protocol="OLH",
+            epsilon=1.0,
+            methods=("Base", "Norm-Sub"),
+            query="set:rho=0.1",
+            trials=4,
+        ),
+        grid,
+    )
+    assert not sets["exact"].any() and set(sets["method"]) == {"Base", "Norm-Sub"}

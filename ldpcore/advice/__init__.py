@@ -10,6 +10,8 @@ One concept per module:
   each method's smallest ε or n meeting a target;
 * :mod:`~ldpcore.advice.epsilon_search` — :func:`choose_epsilon`, the adaptive paired
   search of Choose ε, and :mod:`~ldpcore.advice.epsilon_answer`, what it answers;
+* :mod:`~ldpcore.advice.error_curve` — :func:`error_curve`, Choose ε's chart, Base exact
+  where it can be;
 * :mod:`~ldpcore.advice.risk` — :func:`privacy_risk`;
 * :mod:`~ldpcore.advice.timing` — how long a search will take.
 
@@ -26,6 +28,7 @@ from ldpcore.advice.epsilon_answer import (
     winning_answer,
 )
 from ldpcore.advice.epsilon_search import choose_epsilon
+from ldpcore.advice.error_curve import error_curve
 from ldpcore.advice.ranking import (
     Recommendation,
     consistent_methods,
@@ -57,6 +60,7 @@ __all__ = [
     "check_target",
     "choose_epsilon",
     "consistent_methods",
+    "error_curve",
     "estimate_choose_epsilon_seconds",
     "no_op_methods",
     "parallel_seconds",

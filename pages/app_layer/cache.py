@@ -27,6 +27,7 @@ from ldpcore.advice import (
     EpsilonAnswer,
     advise_users,
     choose_epsilon,
+    error_curve,
     estimate_choose_epsilon_seconds,
 )
 from ldpcore.collected_estimates import (
@@ -219,6 +220,12 @@ def epsilon_answers(
     )
     bar.empty()
     return answers
+
+
+@st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
+def epsilon_curve(config: ExperimentConfig, epsilons: tuple[float, ...]) -> pd.DataFrame:
+    """Choose ε's error-against-ε curve (:func:`ldpcore.advice.error_curve`)."""
+    return error_curve(config, epsilons)
 
 
 @st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
