@@ -237,16 +237,5 @@ def test_error_curve_has_base_exact_and_the_others_as_the_sweep_simulates_them()
         simulated[simulated["method"] == "Norm-Sub"]["mse"].to_numpy(),
     )
     # A set query's answer has no exact Base error here: Base is simulated too.
-    sets = error_curve(
-        ExperimentConfig(
-            dataset="zipf:d=128,s=1.5",
-            n=50_000,
-            protocol="OLH",
-            epsilon=1.0,
-            methods=("Base", "Norm-Sub"),
-            query="set:rho=0.1",
-            trials=4,
-        ),
-        grid,
-    )
+    sets = error_curve(dataclasses.replace(config, query="set:rho=0.1"), grid)
     assert not sets["exact"].any() and set(sets["method"]) == {"Base", "Norm-Sub"}
