@@ -178,9 +178,16 @@ def test_choose_epsilon_in_parallel_gives_the_sequential_answers() -> None:
     alone = choose_epsilon(config, target_rmse=0.01, protocols=protocols)
     with ThreadPoolExecutor(2) as pool:
         together = choose_epsilon(config, target_rmse=0.01, protocols=protocols, executor=pool)
-    assert [a.protocol for a in together] == protocols
-    assert [a.curve for a in together] == [a.curve for a in alone]
-    assert [a.to_json_dict() for a in together] == [a.to_json_dict() for a in alone]
+        # ... and each search's new points on threads of their own, as the page does.
+        points_too = choose_epsilon(
+            config, target_rmse=0.01, protocols=protocols, executor=pool, point_threads=2
+        )
+    for found in (together, points_too):
+        assert [a.protocol for a in found] == protocols
+        assert [a.curve for a in found] == [a.curve for a in alone]
+        assert [a.to_json_dict() for a in found] == [a.to_json_dict() for a in alone]
+    with pytest.raises(ValueError, match="point_threads"):
+        choose_epsilon(config, target_rmse=0.01, protocols=protocols, point_threads=0)
 
 
 def test_choose_epsilon_command_json_contract() -> None:

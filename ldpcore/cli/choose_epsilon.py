@@ -38,8 +38,9 @@ def add_parser(commands: Any) -> None:
     cho.add_argument(
         "--workers",
         default="auto",
-        help="processes to search protocols in: a number, or auto (default: the cores this "
-        "process may use, at most one per protocol, as the Choose ε page does)",
+        help="processes to search protocols in, and threads each search simulates its ε "
+        "points on: a number, or auto (default: the cores this process may use, at most one "
+        "process per protocol, as the Choose ε page does); the answers are the same",
     )
 
 
@@ -76,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         seed=_args.seed(args.seed),
     )
     workers = search_workers(args.workers, len(protocols))
+    # Threads each search simulates its new ε points on: the cores (or the number given).
+    threads = search_workers(args.workers, 64)
     with _args.ProgressLine("searching ε (protocols)") as line:
 
         def progress(share: float, _protocol: str) -> None:
@@ -91,10 +94,15 @@ def run(args: argparse.Namespace) -> int:
                     protocols=protocols,
                     executor=pool,
                     progress=progress,
+                    point_threads=threads,
                 )
         else:
             answers = choose_epsilon(
-                config, target_rmse=target, protocols=protocols, progress=progress
+                config,
+                target_rmse=target,
+                protocols=protocols,
+                progress=progress,
+                point_threads=threads,
             )
     if args.format == "json":
         _args.print_json(

@@ -45,7 +45,7 @@ from ldpcore.postprocess import JEFFREYS, UNIFORM
 from ldpcore.prior_demo import PriorDemo, prior_demo
 from ldpcore.protocols import describe_protocols
 from ldpcore.tables import TableLayout, inspect_table
-from pages.app_layer.executors import search_executor, simulation_processes
+from pages.app_layer.executors import executor, search_executor, simulation_processes
 from pages.app_layer.simulations import simulate_tables
 
 
@@ -211,12 +211,17 @@ def epsilon_answers(
         done = round(share * len(protocols))
         bar.progress(share, text=f"Searching ε: {done} of {len(protocols)} done ({protocol})")
 
+    pool, workers, _ = search_executor()
+    # Each search simulates its new ε points on this machine's threads when it runs
+    # here; on a Dask cluster the workers already share the protocols out.
+    threads = workers if executor()[0] is None else 1
     answers = choose_epsilon(
         config,
         target_rmse=target,
         protocols=protocols,
-        executor=search_executor()[0],
+        executor=pool,
         progress=searched,
+        point_threads=threads,
     )
     bar.empty()
     return answers
