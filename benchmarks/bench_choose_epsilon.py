@@ -2,7 +2,8 @@
 
 Five protocols (GRR, OLH, OUE, SS, HR), six methods, n = 1e6, top-10, target 0.5 pp,
 10 trials per point; one run per dataset: each protocol alone, their sum, and the wall
-time of the page's way (the protocols in parallel on a pool of one thread per core),
+time of the page's way (the protocols in parallel on a pool of one thread per core, and
+each search's new ε points on threads of their own),
 with the answers (so a speed change can be checked to keep them within their
 intervals; both ways must give the same answers, as each trial has its own seed).
 
@@ -52,7 +53,13 @@ def main(datasets: list[str]) -> None:
             )
         with ThreadPoolExecutor(cores) as pool:
             start = time.perf_counter()
-            together = choose_epsilon(config, target_rmse=0.005, protocols=PROTOCOLS, executor=pool)
+            together = choose_epsilon(
+                config,
+                target_rmse=0.005,
+                protocols=PROTOCOLS,
+                executor=pool,
+                point_threads=cores,
+            )
             wall = time.perf_counter() - start
         same = [
             f"{a.protocol} {a.method} {a.epsilon:.3g}{' helps' if a.post_processing_helps else ''}"

@@ -239,3 +239,22 @@ def test_error_curve_has_base_exact_and_the_others_as_the_sweep_simulates_them()
     # A set query's answer has no exact Base error here: Base is simulated too.
     sets = error_curve(dataclasses.replace(config, query="set:rho=0.1"), grid)
     assert not sets["exact"].any() and set(sets["method"]) == {"Base", "Norm-Sub"}
+
+
+def test_search_time_guide_names_every_protocol_alone_or_on_threads() -> None:
+    """The Choose ε page times one trial per protocol before searching (to warn first);
+    on the search's threads the probes run at once and still give one guide each."""
+    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+    from ldpcore.advice import estimate_choose_epsilon_seconds  # noqa: PLC0415
+
+    config = ExperimentConfig(
+        dataset="zipf:d=64,s=1.5", n=10_000, protocol="GRR", epsilon=1.0, trials=10
+    )
+    protocols = ("GRR", "OUE", "SS")
+    alone = estimate_choose_epsilon_seconds(config, protocols)
+    with ThreadPoolExecutor(2) as pool:
+        together = estimate_choose_epsilon_seconds(config, protocols, pool)
+    for guide in (alone, together):
+        assert list(guide) == list(protocols)
+        assert all(0 < seconds < 60 for seconds in guide.values())

@@ -5,27 +5,31 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Sequence
+from concurrent.futures import Executor
 
 from ldpcore.experiment import ExperimentConfig, run
 
 
 def estimate_choose_epsilon_seconds(
-    config: ExperimentConfig, protocols: Sequence[str]
+    config: ExperimentConfig, protocols: Sequence[str], executor: Executor | None = None
 ) -> dict[str, float]:
     """Seconds :func:`choose_epsilon` will take per protocol, from one timed 1-trial run each.
 
     A measurement, so only a guide; it lets an interface warn before a long search.
-    The adaptive search evaluates about :data:`RUNS_PER_PROTOCOL` points.
+    The adaptive search evaluates about :data:`RUNS_PER_PROTOCOL` points. With an
+    ``executor`` (the search's own threads) the probes run at once; each then times its
+    own run, a little longer for sharing the cores, so the guide errs towards warning.
     """
-    estimates = {}
-    for protocol in protocols:
+
+    def timed(protocol: str) -> tuple[str, float]:
         probe = dataclasses.replace(config, protocol=protocol, trials=1)
         start = time.perf_counter()
         run(probe)
-        estimates[probe.protocol] = (
-            (time.perf_counter() - start) * config.trials * RUNS_PER_PROTOCOL
-        )
-    return estimates
+        return probe.protocol, (time.perf_counter() - start) * config.trials * RUNS_PER_PROTOCOL
+
+    if executor is None:
+        return dict(timed(p) for p in protocols)
+    return dict(executor.map(timed, protocols))
 
 
 def parallel_seconds(estimates: dict[str, float], workers: int) -> float:

@@ -191,8 +191,12 @@ def inspected_upload(data: bytes, *, source: str, header: bool | None = None) ->
 def choose_epsilon_seconds(
     config: ExperimentConfig, protocols: tuple[str, ...]
 ) -> dict[str, float]:
-    """How long a Choose ε search will take (one timed 1-trial run per protocol)."""
-    return estimate_choose_epsilon_seconds(config, protocols)
+    """How long a Choose ε search will take (one timed 1-trial run per protocol, at once
+    on the search's threads when the search runs on this machine)."""
+    here = executor()[0] is None
+    return estimate_choose_epsilon_seconds(
+        config, protocols, search_executor()[0] if here else None
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
