@@ -144,6 +144,13 @@ def test_choose_epsilon_simulates_nothing_above_base_s_exact_epsilon_when_base_w
     evaluated = {float(row["epsilon"]) for row in answer.curve}
     assert answer.base_epsilon is not None
     assert max(evaluated) <= float(f"{answer.base_epsilon:.4g}")
+    # Base alone: its exact crossing needs no bracket at all.
+    (alone,) = choose_epsilon(
+        dataclasses.replace(_config("countries", 10**6, "topk:k=10"), methods=("Base",)),
+        target_rmse=0.005,
+        protocols=["OLH"],
+    )
+    assert max(float(row["epsilon"]) for row in alone.curve) <= float(f"{alone.epsilon:.4g}")
 
 
 def test_choose_epsilon_where_post_processing_clearly_helps() -> None:

@@ -286,7 +286,7 @@ class _Search:
             base_low = self.interval(0)[1]
             # Base's exact crossing (Eq. 3) needs no simulated bracket: its simulated
             # curve serves only the comparison at its ε, which answer() evaluates.
-            methods = {self.best_method(), *also} | (set() if self.exact else {0})
+            methods = {0, self.best_method(), *also} - ({0} if self.exact else set())
             for method in methods:
                 for band in (-1.0, 0.0, 1.0):
                     value, state = self.crossing(method, band)
