@@ -120,17 +120,48 @@ def test_simulation_workers_get_one_blas_thread_and_the_server_keeps_its_own(
     import multiprocessing.forkserver  # noqa: PLC0415
     import os  # noqa: PLC0415
 
-    from pages.app_layer import executors, launch  # noqa: PLC0415
+    from pages.app_layer import BLAS_THREAD_VARIABLES, executors  # noqa: PLC0415
 
-    assert launch.BLAS_THREAD_VARIABLES == executors.BLAS_THREAD_VARIABLES  # make run's server
     seen: dict[str, str | None] = {}
 
     def record() -> None:
-        seen.update({name: os.environ.get(name) for name in executors.BLAS_THREAD_VARIABLES})
+        seen.update({name: os.environ.get(name) for name in BLAS_THREAD_VARIABLES})
 
     monkeypatch.setattr(multiprocessing.forkserver, "ensure_running", record)
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
     executors.fork_server()
-    assert seen == dict.fromkeys(executors.BLAS_THREAD_VARIABLES, "1")
+    assert seen == dict.fromkeys(BLAS_THREAD_VARIABLES, "1")
     assert os.environ["OMP_NUM_THREADS"] == "3" and "OPENBLAS_NUM_THREADS" not in os.environ
+
+
+def test_make_run_s_server_has_one_blas_thread_before_numpy_loads() -> None:
+    """OpenBLAS reads its thread count once, when numpy loads: ``launch.main`` must set it
+    before anything imports numpy (it once set it just after, where it did nothing)."""
+    import os  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    probe = (
+        "import builtins, os, sys\n"
+        "import pages.app_layer.launch as launch\n"
+        "seen = {}\n"
+        "real = builtins.__import__\n"
+        "def spy(name, *args, **kwargs):\n"
+        "    if name == 'numpy' and 'numpy' not in sys.modules and 'at' not in seen:\n"
+        "        seen['at'] = os.environ.get('OPENBLAS_NUM_THREADS')\n"
+        "    return real(name, *args, **kwargs)\n"
+        "builtins.__import__ = spy\n"
+        "launch.preload = lambda: sys.exit(0 if seen.get('at') == '1' else 3)\n"
+        "launch.main([])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]

@@ -15,3 +15,8 @@
 The core (``ldpcore``) never imports streamlit; pages only lay out widgets and call
 the core, ``ldpcore.viz`` and these modules.
 """
+
+#: The thread counts of the BLAS libraries numpy may use. The server (``launch``) and its
+#: simulation workers (``executors.fork_server``) pin them to 1, before numpy loads:
+#: here, in a module that loads nothing, so that ``launch`` can read them first.
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")

@@ -45,7 +45,11 @@ from ldpcore.postprocess import JEFFREYS, UNIFORM
 from ldpcore.prior_demo import PriorDemo, prior_demo
 from ldpcore.protocols import describe_protocols
 from ldpcore.tables import TableLayout, inspect_table
-from pages.app_layer.executors import executor, search_executor, simulation_processes
+from pages.app_layer.executors import (
+    search_executor,
+    search_point_threads,
+    simulation_processes,
+)
 from pages.app_layer.simulations import simulate_tables
 
 
@@ -193,7 +197,7 @@ def choose_epsilon_seconds(
 ) -> dict[str, float]:
     """How long a Choose ε search will take (one timed 1-trial run per protocol, at once
     on the search's threads when the search runs on this machine)."""
-    here = executor()[0] is None
+    here = search_point_threads() > 1
     return estimate_choose_epsilon_seconds(
         config, protocols, search_executor()[0] if here else None
     )
@@ -215,17 +219,13 @@ def epsilon_answers(
         done = round(share * len(protocols))
         bar.progress(share, text=f"Searching ε: {done} of {len(protocols)} done ({protocol})")
 
-    pool, workers, _ = search_executor()
-    # Each search simulates its new ε points on this machine's threads when it runs
-    # here; on a Dask cluster the workers already share the protocols out.
-    threads = workers if executor()[0] is None else 1
     answers = choose_epsilon(
         config,
         target_rmse=target,
         protocols=protocols,
-        executor=pool,
+        executor=search_executor()[0],
         progress=searched,
-        point_threads=threads,
+        point_threads=search_point_threads(),
     )
     bar.empty()
     return answers

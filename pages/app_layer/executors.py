@@ -20,13 +20,11 @@ import streamlit as st
 
 from ldpcore.cluster import ENVIRONMENT, configured, open_client, where
 from ldpcore.errors import InputError
+from pages.app_layer import BLAS_THREAD_VARIABLES
 
 #: Worker processes for the simulations, one per core unless this variable says how many
 #: (0: simulate in the session's own thread).
 WORKERS_VARIABLE = "LDPCORE_APP_WORKERS"
-
-#: The thread counts of the BLAS libraries numpy may use, pinned to 1 in the workers.
-BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def worker_count() -> int:
@@ -177,6 +175,13 @@ def search_threads() -> ThreadPoolExecutor:
     Measured on 2 cores (benchmarks/README.md): words 10.1 s in one thread, 6.9 s here.
     """
     return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="ldpcore-search")
+
+
+def search_point_threads() -> int:
+    """Threads for each Choose ε search's own points and timing probes: this machine's
+    cores when the search runs here, 1 on a Dask cluster (its workers already share the
+    protocols out)."""
+    return (os.cpu_count() or 1) if executor()[0] is None else 1
 
 
 def search_executor() -> tuple[Executor, int, str]:

@@ -21,11 +21,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from pages.app_layer import BLAS_THREAD_VARIABLES
+
 APP = Path(__file__).resolve().parents[2] / "app.py"
 
-#: The BLAS libraries' thread counts (the same names as ``executors.BLAS_THREAD_VARIABLES``;
-#: not imported from there, which would load streamlit and numpy before they are set).
-BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 #: What the pages import on a first visit (their own modules run per visit, not here).
 PRELOAD = (
@@ -150,15 +149,15 @@ def _default_view(timeout: float) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Preload, then run Streamlit's own command line: ``streamlit run app.py ARGS``."""
-    from streamlit.web import cli  # noqa: PLC0415 - after the preload, like the rest
-
-    from ldpcore.errors import InputError  # noqa: PLC0415
-
-    # Before numpy loads (it reads these once): one BLAS thread in the server. It answers
-    # many sessions at once, on threads of its own; OpenBLAS's extra threads only spin
-    # beside them (a class of 30 cost 10% more CPU with them). Set by the caller: kept.
+    # First, before anything loads numpy (OpenBLAS reads these once, when it loads): one
+    # BLAS thread in the server. It answers many sessions at once, on threads of its
+    # own; OpenBLAS's extra threads only spin beside them. Set by the caller: kept.
     for name in BLAS_THREAD_VARIABLES:
         os.environ.setdefault(name, "1")
+    from streamlit.web import cli  # noqa: PLC0415 - after the preload, like the rest
+
+    from ldpcore.errors import InputError  # noqa: PLC0415 (ldpcore loads numpy)
+
     try:
         preload()
     except InputError as exc:  # e.g. LDPCORE_APP_WORKERS=two
