@@ -338,21 +338,32 @@ def test_ibu_fast_on_the_paper_setting() -> None:
     assert result.iterations < 200
 
 
+@pytest.mark.parametrize("interior", [False, True])
 @pytest.mark.parametrize("seed", range(6))
-def test_diagonal_newton_step_solves_its_quadratic_model_on_the_simplex(seed: int) -> None:
+def test_diagonal_newton_step_solves_its_quadratic_model_on_the_simplex(
+    seed: int, interior: bool
+) -> None:
     """Against a slow reference: bisection for the multiplier λ of Σ δ = 0, and no random
-    feasible step does better on the quadratic ``g·δ − ½ Σ h δ²`` (Σ δ = 0, π + δ ≥ 0)."""
+    feasible step does better on the quadratic ``g·δ − ½ Σ h δ²`` (Σ δ = 0, π + δ ≥ 0).
+
+    ``interior``: a step that pins no value (the all-free shortcut) or one that pins
+    some (the sorted search)."""
     from ldpcore.postprocess.ibu import _diagonal_newton  # noqa: PLC0415
 
     rng = np.random.default_rng(seed)
     d = 12
     pi = rng.dirichlet(np.full(d, 0.4))
-    pi[rng.random(d) < 0.3] = 0.0  # some values at the edge already
-    pi /= pi.sum()
-    gradient = rng.normal(0.0, 10.0, d)
     curvature = 10.0 ** rng.uniform(-1, 4, d)  # curvatures orders of magnitude apart
+    if interior:
+        pi = 0.5 * pi + 0.5 / d
+        gradient = rng.normal(0.0, 0.02, d) * curvature * pi  # small moves: none reach 0
+    else:
+        pi[rng.random(d) < 0.3] = 0.0  # some values at the edge already
+        pi /= pi.sum()
+        gradient = rng.normal(0.0, 10.0, d)
     step = _diagonal_newton(pi, gradient, curvature)
     assert step is not None
+    assert bool(np.all(pi + step > 0)) == interior
 
     def at(lam: float) -> np.ndarray:
         return np.maximum(-pi, (gradient - lam) / curvature)

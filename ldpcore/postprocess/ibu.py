@@ -105,7 +105,8 @@ def run_em(
             # the model's full Newton step where it offers one, else the exact Newton
             # step of the diagonal quadratic model on the simplex (_diagonal_newton).
             step = model.newton_step(start, multiplier)
-            if step is None:
+            feasible = step is None
+            if feasible:
                 step = _diagonal_newton(
                     start, model.gradient_scale * (multiplier - 1.0), model.curvature(start)
                 )
@@ -113,7 +114,15 @@ def run_em(
                 # The full step, then shorter ones (a step past the simplex's edge
                 # can overshoot); the first at least as good as EM's is kept.
                 for fraction in (1.0, 0.5, 0.25):
-                    candidate = project_to_simplex(start + fraction * step)
+                    candidate = start + fraction * step
+                    if feasible:
+                        # The diagonal step keeps π + δ ≥ 0 and Σ δ = 0, and so does any
+                        # fraction of it: only rounding is left to remove, where a
+                        # projection would sort the values again (a tenth of a step).
+                        candidate = np.maximum(candidate, 0.0)
+                        candidate /= candidate.sum()
+                    else:
+                        candidate = project_to_simplex(candidate)
                     candidate_value = model.log_likelihood(candidate)
                     if candidate_value >= em_value:
                         pi, current = candidate, candidate_value
@@ -145,6 +154,12 @@ def _diagonal_newton(
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         inverse = 1.0 / np.maximum(curvature, np.finfo(float).tiny)
         breakpoints = gradient + curvature * pi
+        # Where no value reaches 0 (high ε: the MLE is interior), λ is the all-free one;
+        # checking that costs a few O(d) passes, against the sort's 60 µs at d = 1024.
+        everyone = float(gradient @ inverse / inverse.sum())
+        if math.isfinite(everyone) and bool(np.all(breakpoints > everyone)):
+            step = (gradient - everyone) * inverse
+            return step if np.all(np.isfinite(step)) else None
         order = np.argsort(-breakpoints, kind="stable")
         sorted_points = breakpoints[order]
         # λ_k when the k values with the largest breakpoints are free and the rest at 0.
