@@ -105,8 +105,8 @@ def run_em(
             # the model's full Newton step where it offers one, else the exact Newton
             # step of the diagonal quadratic model on the simplex (_diagonal_newton).
             step = model.newton_step(start, multiplier)
-            feasible = step is None
-            if feasible:
+            diagonal = step is None
+            if diagonal:
                 step = _diagonal_newton(
                     start, model.gradient_scale * (multiplier - 1.0), model.curvature(start)
                 )
@@ -115,7 +115,7 @@ def run_em(
                 # can overshoot); the first at least as good as EM's is kept.
                 for fraction in (1.0, 0.5, 0.25):
                     candidate = start + fraction * step
-                    if feasible:
+                    if diagonal:
                         # The diagonal step keeps π + δ ≥ 0 and Σ δ = 0, and so does any
                         # fraction of it: only rounding is left to remove, where a
                         # projection would sort the values again (a tenth of a step).
@@ -155,7 +155,7 @@ def _diagonal_newton(
         inverse = 1.0 / np.maximum(curvature, np.finfo(float).tiny)
         breakpoints = gradient + curvature * pi
         # Where no value reaches 0 (high ε: the MLE is interior), λ is the all-free one;
-        # checking that costs a few O(d) passes, against the sort's 60 µs at d = 1024.
+        # checking that is one O(d) pass, against the sort's 60 µs at d = 1024.
         everyone = float(gradient @ inverse / inverse.sum())
         if math.isfinite(everyone) and bool(np.all(breakpoints > everyone)):
             step = (gradient - everyone) * inverse
