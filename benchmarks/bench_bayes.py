@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from ldpcore.datasets import load_bundled, zipf
+from ldpcore.data.datasets import load_bundled, zipf
 from ldpcore.postprocess import Bayes
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.protocols import get_protocol, protocol_names

@@ -16,10 +16,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ldpcore.cluster import aggregate_on_dask, dask_client
+from ldpcore.collection.report_files import aggregate_file, protocol_metadata, reports_to_frame
+from ldpcore.experiments.cluster import aggregate_on_dask, dask_client
+from ldpcore.experiments.sweeps import grid, run_sweep
 from ldpcore.protocols import get_protocol
-from ldpcore.report_files import aggregate_file, protocol_metadata, reports_to_frame
-from ldpcore.sweep_files import grid, run_sweep
 
 REPORTS = 2_000_000
 PARTS = 4

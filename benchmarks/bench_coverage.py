@@ -4,7 +4,7 @@ One long run per configuration gives a pool of per-trial MSEs for every method (
 trials are independent: trial i has its own spawned seed). The *true* MSE ratio of each
 method to Base is the ratio of the pool means; disjoint blocks of ``trials`` consecutive
 trials are independent experiments of the size the app runs, and for each block the
-intervals of :func:`ldpcore.compare.compare` are checked against the true ratios: each
+intervals of :func:`ldpcore.stats.compare.compare` are checked against the true ratios: each
 method's own coverage, and the joint coverage (every method's interval at once, which
 the simultaneous intervals claim at 95%).
 
@@ -29,13 +29,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ldpcore.compare import ALPHA, compare
-from ldpcore.datasets import zipf
-from ldpcore.experiment import ExperimentConfig, run
-from ldpcore.intervals import frequency_intervals
+from ldpcore.data.datasets import zipf
+from ldpcore.experiments.trials import ExperimentConfig, run
 from ldpcore.postprocess import Bayes, get_method
 from ldpcore.postprocess.ibu import NotConverged
+from ldpcore.postprocess.intervals import frequency_intervals
 from ldpcore.protocols import get_protocol
+from ldpcore.stats.compare import ALPHA, compare
 
 CONFIGURATIONS = {
     "OLH ε=1 n=1e5 zipf d=256 full": ExperimentConfig(

@@ -49,8 +49,8 @@ async def protocol_student(url: str, code: str, index: int, delay: float) -> flo
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
     from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-    from ldpcore.poll_reports import poll_protocol
-    from ldpcore.report_files import reports_to_frame
+    from ldpcore.collection.report_files import reports_to_frame
+    from ldpcore.live.reports import poll_protocol
 
     stream = url.replace("http://", "ws://") + "/_stcore/stream"
     async with websockets.connect(
@@ -143,7 +143,7 @@ def measure(url: str, data_dir: Path, students: int, browsers: int) -> dict[str,
     """One class of ``students``; returns its row."""
     from playwright.sync_api import sync_playwright
 
-    from ldpcore.poll_store import PollStore
+    from ldpcore.live.store import PollStore
 
     store = PollStore(data_dir)
     poll, key = store.create(

@@ -2,7 +2,7 @@
 
 The public API is re-exported here; implementation lives in the submodules. The
 protocols load with the package; experiments, methods, comparisons and advice load
-on first use (``ldpcore.run`` imports :mod:`ldpcore.experiment` then), so that
+on first use (``ldpcore.run`` imports :mod:`ldpcore.experiments.trials` then), so that
 ``import ldpcore`` and the command line's ``--help`` stay quick.
 
 Examples
@@ -39,24 +39,24 @@ from ldpcore.rng import as_generator, trial_generators
 
 if TYPE_CHECKING:
     from ldpcore.advice import choose_epsilon, recommend
-    from ldpcore.compare import compare, verdict
     from ldpcore.errors import InputError
-    from ldpcore.experiment import ExperimentConfig, ExperimentResult, run, sweep
+    from ldpcore.experiments.trials import ExperimentConfig, ExperimentResult, run, sweep
     from ldpcore.postprocess import METHODS, get_method, method_names
+    from ldpcore.stats.compare import compare, verdict
 
 __version__ = "0.1.0"
 
 #: Public names loaded on first use, and the module each comes from.
 _LAZY = {
-    "ExperimentConfig": "ldpcore.experiment",
-    "ExperimentResult": "ldpcore.experiment",
-    "run": "ldpcore.experiment",
-    "sweep": "ldpcore.experiment",
+    "ExperimentConfig": "ldpcore.experiments.trials",
+    "ExperimentResult": "ldpcore.experiments.trials",
+    "run": "ldpcore.experiments.trials",
+    "sweep": "ldpcore.experiments.trials",
     "METHODS": "ldpcore.postprocess",
     "get_method": "ldpcore.postprocess",
     "method_names": "ldpcore.postprocess",
-    "compare": "ldpcore.compare",
-    "verdict": "ldpcore.compare",
+    "compare": "ldpcore.stats.compare",
+    "verdict": "ldpcore.stats.compare",
     "recommend": "ldpcore.advice",
     "choose_epsilon": "ldpcore.advice",
     "InputError": "ldpcore.errors",

@@ -7,21 +7,21 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from ldpcore import viz
 from ldpcore.advice import answers_table, parallel_seconds, privacy_risk, winning_answer
-from ldpcore.datasets import Dataset
-from ldpcore.deployments import UNCHECKED, context_sentence, deployment_rows
-from ldpcore.experiment import ExperimentConfig
-from ldpcore.notebooks import choose_epsilon_notebook
+from ldpcore.advice.deployments import UNCHECKED, context_sentence, deployment_rows
+from ldpcore.data.datasets import Dataset
+from ldpcore.experiments.trials import ExperimentConfig
 from ldpcore.postprocess import method_names
-from ldpcore.protocols import protocol_names
-from ldpcore.records import decision_record
-from ldpcore.wording import (
+from ldpcore.present import figures
+from ldpcore.present.notebooks import choose_epsilon_notebook
+from ldpcore.present.records import decision_record
+from ldpcore.present.sentences import (
     epsilon_sentence,
     odds_sentence,
     query_in_words,
     users_needed_sentence,
 )
+from ldpcore.protocols import protocol_names
 from pages.app_layer.cache import (
     choose_epsilon_seconds,
     epsilon_answers,
@@ -164,7 +164,9 @@ curve_config = dataclasses.replace(config, protocol=winner.protocol, methods=sho
 frame = run_or_explain(lambda: epsilon_curve(curve_config, grid), "Drawing the curve…")
 figure = None
 if frame is not None:
-    figure = viz.error_against_epsilon(frame, target_pp=float(target_pp), protocol=winner.protocol)
+    figure = figures.error_against_epsilon(
+        frame, target_pp=float(target_pp), protocol=winner.protocol
+    )
     show_chart(figure, key="chart-choose")
     if frame["exact"].any():
         st.caption(

@@ -9,18 +9,18 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from ldpcore.collected_estimates import consistent_estimates_and_warning
+from ldpcore.collection.estimates import consistent_estimates_and_warning
 from ldpcore.errors import InputError
-from ldpcore.poll_reports import (
+from ldpcore.live.reports import (
     LIVE_PROTOCOLS,
     PRESETS,
     class_collected,
     export_text,
     poll_protocol,
 )
-from ldpcore.poll_store import OPTIONS_MAX, OPTIONS_MIN, Poll, PollStore
+from ldpcore.live.store import OPTIONS_MAX, OPTIONS_MIN, Poll, PollStore
 from ldpcore.postprocess import default_method_names
-from ldpcore.viz import percent_label, poll_estimates
+from ldpcore.present.figures import percent_label, poll_estimates
 from pages.app_layer.display import run_or_explain, show_chart
 from pages.app_layer.live_class import (
     REFRESH_S,

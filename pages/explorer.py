@@ -7,12 +7,12 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from ldpcore import viz
-from ldpcore.commands import simulate_command
-from ldpcore.experiment import ExperimentConfig
-from ldpcore.notebooks import run_notebook, sweep_notebook
+from ldpcore.experiments.trials import ExperimentConfig
+from ldpcore.present import figures
+from ldpcore.present.commands import simulate_command
+from ldpcore.present.notebooks import run_notebook, sweep_notebook
+from ldpcore.present.sentences import settings_line
 from ldpcore.protocols import protocol_names
-from ldpcore.wording import settings_line
 from pages.app_layer.cache import (
     by_rank_figure,
     mse_figure,
@@ -77,13 +77,13 @@ if compare:
     )
     if every is None:
         st.stop()
-    mse_chart = viz.mse_bars(
+    mse_chart = figures.mse_bars(
         every, base_mse=None, lower_bound=None, relative_to_base=relative, facet="protocol"
     )
 else:
     mse_chart = mse_figure(config, relative)
 show_chart(mse_chart, key="chart-mse")
-st.caption(viz.lower_bound_note())
+st.caption(figures.lower_bound_note())
 
 show_method_table(summary)
 st.caption(PAIRED_NOTE)

@@ -1,8 +1,8 @@
 """Join a live class poll: the question, the options and "Send my answer" (issue 24).
 
 The answer never reaches this server: the form is a custom component whose JavaScript
-randomizes it in the browser (``ldpcore/web/randomizer.js``) and sends only the report,
-which this page stores (:meth:`ldpcore.poll_store.PollStore.submit`) before saying "sent".
+randomizes it in the browser (``ldpcore/live/web/randomizer.js``) and sends only the report,
+which this page stores (:meth:`ldpcore.live.store.PollStore.submit`) before saying "sent".
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import streamlit as st
 
 from ldpcore.errors import InputError
-from ldpcore.poll_reports import browser_parameters, poll_protocol
-from ldpcore.poll_store import normalize_code
+from ldpcore.live.reports import browser_parameters, poll_protocol
+from ldpcore.live.store import normalize_code
 from pages.app_layer.live_class import answer_form, current_store
 from pages.app_layer.navigation import ensure_app
 

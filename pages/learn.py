@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from ldpcore.learn.walkthrough import walkthrough
 from ldpcore.postprocess import method_class, method_names
 from ldpcore.protocols import protocol_class, protocol_names
-from ldpcore.walkthrough import walkthrough
 from pages.app_layer.cache import prior_demo_table
 from pages.app_layer.display import frequency_columns, run_or_explain
 from pages.app_layer.navigation import ensure_app

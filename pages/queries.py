@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ldpcore import viz
 from ldpcore.advice import sweep_verdicts
-from ldpcore.commands import simulate_command
-from ldpcore.dataset_specs import BundledData
-from ldpcore.experiment import ExperimentConfig
-from ldpcore.notebooks import run_notebook, sweep_notebook
+from ldpcore.data.specs import BundledData
+from ldpcore.experiments.trials import ExperimentConfig
+from ldpcore.present import figures
+from ldpcore.present.commands import simulate_command
+from ldpcore.present.notebooks import run_notebook, sweep_notebook
 from pages.app_layer.cache import bundled_dataset, simulate, simulate_sweep
 from pages.app_layer.display import (
     PAIRED_NOTE,
@@ -44,7 +44,7 @@ if kind == "Sets of values":
     if frame is not None:
         found = sweep_verdicts(frame, "rho", "ρ")
         sweep_banner(found)
-        figure = viz.curves(
+        figure = figures.curves(
             frame,
             "rho",
             title="Set-query MSE against set size ρ (bands: the middle 80% of trials)",
@@ -68,7 +68,7 @@ elif kind == "Most frequent values":
     if frame is not None:
         found = sweep_verdicts(frame, "topk", "k")
         sweep_banner(found)
-        figure = viz.curves(
+        figure = figures.curves(
             frame,
             "topk",
             title="Top-k MSE against k (bands: the middle 80% of trials)",
@@ -104,7 +104,7 @@ elif kind == "Groups":
             st.caption(
                 "Each group's total frequency: the sum of its values' estimates. " + PAIRED_NOTE
             )
-            figure = viz.mse_bars(result["summary"], base_mse=None, lower_bound=None)
+            figure = figures.mse_bars(result["summary"], base_mse=None, lower_bound=None)
             show_chart(figure, key="chart-groups")
             downloads(
                 "groups",
@@ -119,7 +119,7 @@ else:
     )
     if result is not None:
         verdict_banner(result["ranking"])
-        figure = viz.mse_bars(result["summary"], base_mse=None, lower_bound=None)
+        figure = figures.mse_bars(result["summary"], base_mse=None, lower_bound=None)
         show_chart(figure, key="chart-intervals")
         st.caption("20 random ranges [a, b] of the (ordered) domain. " + PAIRED_NOTE)
         downloads(

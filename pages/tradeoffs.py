@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ldpcore import viz
-from ldpcore.commands import simulate_command
-from ldpcore.experiment import ExperimentConfig
-from ldpcore.notebooks import sweep_notebook
-from ldpcore.wording import users_saved_sentence
+from ldpcore.experiments.trials import ExperimentConfig
+from ldpcore.present import figures
+from ldpcore.present.commands import simulate_command
+from ldpcore.present.notebooks import sweep_notebook
+from ldpcore.present.sentences import users_saved_sentence
 from pages.app_layer.cache import simulate_sweep
 from pages.app_layer.display import run_or_explain, show_chart
 from pages.app_layer.exports import downloads
@@ -34,7 +34,7 @@ if frame is not None:
     per_epsilon = frame.groupby("epsilon", sort=False)
     base = per_epsilon["base_mse"].first().to_numpy()
     bound = per_epsilon["lower_bound"].first().to_numpy()
-    figure = viz.curves(
+    figure = figures.curves(
         frame,
         "epsilon",
         title="MSE against ε (bands: the middle 80% of trials)",
@@ -46,7 +46,7 @@ if frame is not None:
         ],
     )
     show_chart(figure, key="chart-mse-epsilon")
-    st.caption(viz.lower_bound_note())
+    st.caption(figures.lower_bound_note())
     downloads(
         "mse-vs-epsilon",
         frame,
@@ -69,7 +69,7 @@ st.caption(
 )
 users = run_or_explain(lambda: simulate_sweep(config, "n", N_GRID), "Simulating every n…")
 if users is not None:
-    figure = viz.curves(
+    figure = figures.curves(
         users,
         "n",
         y="equivalent_users",

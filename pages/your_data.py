@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ldpcore import bounds, viz
-from ldpcore.commands import simulate_command
-from ldpcore.datasets import Dataset
-from ldpcore.experiment import ExperimentConfig
-from ldpcore.intervals import interval_kind
-from ldpcore.notebooks import run_notebook
+from ldpcore import bounds
+from ldpcore.data.datasets import Dataset
+from ldpcore.data.tables import TableError
+from ldpcore.experiments.trials import ExperimentConfig
 from ldpcore.postprocess import method_class, method_names
+from ldpcore.postprocess.intervals import interval_kind
+from ldpcore.present import figures
+from ldpcore.present.commands import simulate_command
+from ldpcore.present.notebooks import run_notebook
+from ldpcore.present.sentences import BASE_OUTSIDE_NOTE, CREDIBLE_NOTE, INTERVAL_NOTE
 from ldpcore.protocols import protocol_names
-from ldpcore.tables import TableError
-from ldpcore.wording import BASE_OUTSIDE_NOTE, CREDIBLE_NOTE, INTERVAL_NOTE
 from pages.app_layer.cache import (
     by_rank_figure,
     collected_example,
@@ -50,7 +51,7 @@ def _histogram_preview(dataset: Dataset) -> None:
     columns[2].metric(
         "Groups", "none" if dataset.groups is None else f"{len(set(dataset.groups)):,}"
     )
-    figure = viz.top_values(dataset.labels, dataset.counts)
+    figure = figures.top_values(dataset.labels, dataset.counts)
     show_chart(figure, key="chart-histogram")
 
 
@@ -96,7 +97,7 @@ def _simulate_section(dataset: Dataset) -> None:
         st.caption(PAIRED_NOTE)
         chart = mse_figure(config, False)
         show_chart(chart, key="yours-mse")
-        st.caption(viz.lower_bound_note())
+        st.caption(figures.lower_bound_note())
         estimates = by_rank_figure(config, "estimates", False)
         show_chart(estimates, key="yours-estimates")
         show_method_table(result["summary"])
@@ -236,7 +237,7 @@ with collected_tab:
                     else ""
                 )
             )
-            figure = viz.estimates_with_intervals(table)
+            figure = figures.estimates_with_intervals(table)
             show_chart(figure, key="chart-consistent")
             shown = frequency_columns(table[["estimate", "low", "high"]])
             st.dataframe(table, hide_index=True, key="consistent-table", column_config=shown)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ldpcore.datasets import round_to_total, zipf
+from ldpcore.data.datasets import round_to_total, zipf
 
 HERE = Path(__file__).resolve().parent
 EMOJI_TEST = Path("/usr/share/unicode/emoji/emoji-test.txt")

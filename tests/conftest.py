@@ -20,7 +20,7 @@ import pytest
 from hypothesis import settings
 from toy_registry import register_toys, toys_wanted
 
-from ldpcore.poll_store import DATA_DIR_VARIABLE
+from ldpcore.live.store import DATA_DIR_VARIABLE
 from ldpcore.protocols import OLH, FrequencyOracle
 
 

@@ -12,8 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ldpcore.postprocess import default_method_names
+from ldpcore.present.sentences import settings_line
 from ldpcore.protocols import protocol_names
-from ldpcore.wording import settings_line
 from pages.app_layer.widgets import default_config
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -303,8 +303,8 @@ def test_pages_leave_the_shared_cached_figures_unchanged(monkeypatch: pytest.Mon
     (copying them would cost about 50 ms per warm rerun, benchmarks/README.md), so no
     page may change them in place. After the pages that draw them have run, the cached
     figures must equal freshly built ones."""
-    from ldpcore import viz  # noqa: PLC0415
-    from ldpcore.experiment import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.trials import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.present import figures  # noqa: PLC0415
     from pages.app_layer import cache  # noqa: PLC0415
 
     at = app({"d": "64", "n": "10000", "trials": "5"})
@@ -318,7 +318,7 @@ def test_pages_leave_the_shared_cached_figures_unchanged(monkeypatch: pytest.Mon
         dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH", epsilon=1.0, trials=5
     )
     built = []
-    monkeypatch.setattr(viz, "estimates_by_rank", lambda *a, **k: built.append(1))
+    monkeypatch.setattr(figures, "estimates_by_rank", lambda *a, **k: built.append(1))
     shared = {
         "estimates": cache.by_rank_figure(config, "estimates", False),
         "mse": cache.mse_figure(config, True),
@@ -327,8 +327,8 @@ def test_pages_leave_the_shared_cached_figures_unchanged(monkeypatch: pytest.Mon
     monkeypatch.undo()
     result = cache.simulate(config)
     fresh = {
-        "estimates": viz.estimates_by_rank(result["per_item"], featured=viz.FEATURED),
-        "mse": viz.mse_bars(
+        "estimates": figures.estimates_by_rank(result["per_item"], featured=figures.FEATURED),
+        "mse": figures.mse_bars(
             result["summary"],
             base_mse=result["analytic"]["base_mse"],
             lower_bound=result["analytic"]["lower_bound"],

@@ -191,7 +191,7 @@ def test_choose_epsilon_answers_in_one_sentence_with_risk() -> None:
     assert (risk["attacker guesses right"] >= risk["guessing without the report"] - 1e-12).all()
     assert "e^ε" in " ".join(m.value for m in at.markdown)
     # ε in context: every published deployment beside the inspected ε, with its source.
-    from ldpcore.deployments import DEPLOYMENTS, context_sentence  # noqa: PLC0415
+    from ldpcore.advice.deployments import DEPLOYMENTS, context_sentence  # noqa: PLC0415
 
     inspected = float(at.select_slider(key="choose-risk-epsilon").value)
     context = frame(at, "compared with yours")
@@ -240,7 +240,7 @@ def test_the_collected_example_round_trips() -> None:
     at = open_page("pages/your_data.py")
     example = next(b for b in at.get("download_button") if "Example" in b.proto.label)
     assert example is not None
-    from ldpcore.collected_estimates import example_collected  # noqa: PLC0415
+    from ldpcore.collection.estimates import example_collected  # noqa: PLC0415
 
     content = example_collected()
     assert content.startswith(b"value,count\n") and content.count(b"\n") == 21
@@ -296,7 +296,7 @@ def test_choose_epsilon_asks_before_a_long_search(monkeypatch: pytest.MonkeyPatc
 
 def test_collected_output_with_bayes_and_a_prior_from_a_bundled_histogram() -> None:
     """Bayes gives credible intervals; a prior from a histogram is matched by value."""
-    from ldpcore.collected_estimates import example_collected  # noqa: PLC0415
+    from ldpcore.collection.estimates import example_collected  # noqa: PLC0415
 
     at = open_page("pages/your_data.py")
     at.file_uploader(key="collected-upload").set_value(
@@ -320,7 +320,7 @@ def test_collected_output_with_bayes_and_a_prior_from_a_bundled_histogram() -> N
     informed = frame(at, "base_estimate")
     # The example's truth is the countries' own shares: a heavy prior on them narrows
     # every interval and pulls the estimates to the truth.
-    from ldpcore.datasets import load_bundled  # noqa: PLC0415
+    from ldpcore.data.datasets import load_bundled  # noqa: PLC0415
 
     truth = load_bundled("countries", top_d=20, n=10_000)
     shares = truth.counts / truth.counts.sum()

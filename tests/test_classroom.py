@@ -79,7 +79,7 @@ def test_concurrent_requests_for_one_configuration_compute_it_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Thirty students at the same ε cost one simulation: the others wait for it."""
-    from ldpcore.experiment import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.trials import ExperimentConfig  # noqa: PLC0415
     from pages.app_layer import cache, executors  # noqa: PLC0415
 
     calls = []
@@ -178,7 +178,7 @@ def test_the_fork_server_preloads_what_a_first_simulation_would_import() -> None
         "from pages.app_layer.executors import WORKER_PRELOAD\n"
         "import pages.app_layer.simulations as simulations\n"
         "for name in WORKER_PRELOAD: importlib.import_module(name)\n"
-        "from ldpcore.experiment import ExperimentConfig\n"
+        "from ldpcore.experiments.trials import ExperimentConfig\n"
         "before = set(sys.modules)\n"
         "simulations.simulate_tables(ExperimentConfig(\n"
         "    dataset='zipf:d=64,s=1.5', n=10_000, protocol='OLH', epsilon=1.0, trials=3))\n"

@@ -24,16 +24,16 @@ import pandas as pd
 import pytest
 from conftest import K_SIGMA
 
-from ldpcore.audit import audit
-from ldpcore.client_batch import randomize_file
-from ldpcore.cluster import aggregate_on_dask, dask_client, parse_dask
+from ldpcore.collection.audit import audit
+from ldpcore.collection.clients import randomize_file
+from ldpcore.collection.report_files import aggregate_file, report_files
 from ldpcore.errors import InputError
+from ldpcore.experiments.cluster import aggregate_on_dask, dask_client, parse_dask
+from ldpcore.experiments.sweeps import grid, run_sweep
 from ldpcore.protocols import get_protocol, protocol_names
 from ldpcore.protocols.grr import GRR
 from ldpcore.protocols.unary import OUE
-from ldpcore.report_files import aggregate_file, report_files
 from ldpcore.rng import as_source
-from ldpcore.sweep_files import grid, run_sweep
 
 distributed = pytest.importorskip("distributed")
 
@@ -152,7 +152,7 @@ def test_ten_million_reports_aggregate_in_bounded_memory(tmp_path: Path) -> None
     aggregated chunk by chunk with peak memory growing by less than 200 MB."""
     import pyarrow.parquet as pq  # noqa: PLC0415
 
-    from ldpcore.report_files import protocol_metadata, reports_to_frame  # noqa: PLC0415
+    from ldpcore.collection.report_files import protocol_metadata, reports_to_frame  # noqa: PLC0415
 
     protocol = get_protocol("OLH", epsilon=1.0, domain_size=1024)
     path = tmp_path / "ten-million.parquet"
@@ -173,7 +173,7 @@ import resource
 from pathlib import Path
 import numpy as np
 from ldpcore.protocols import get_protocol
-from ldpcore.report_files import aggregate_file, iter_frames
+from ldpcore.collection.report_files import aggregate_file, iter_frames
 protocol = get_protocol("OLH", epsilon=1.0, domain_size=1024)
 next(iter_frames(Path({str(path)!r}), chunk_rows=1000))  # load pyarrow before the baseline
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -511,7 +511,7 @@ def test_the_default_audit_is_bounded_at_large_d_and_says_so() -> None:
     """Issue 26: at d = 20,000 a SUE report is 20,000 cells; the default runs shrink to
     the cell budget (the randomizer still runs whole), and the verdict says so. Asking
     for runs is honoured; a small protocol keeps the full default."""
-    from ldpcore.audit import (  # noqa: PLC0415
+    from ldpcore.collection.audit import (  # noqa: PLC0415
         CELLS_MAX,
         DEFAULT_RUNS,
         RUNS_MIN_CAPPED,

@@ -11,11 +11,11 @@ import pytest
 from test_cli import ldpcore
 
 from ldpcore.advice import choose_epsilon
-from ldpcore.compare import compare, verdict
-from ldpcore.experiment import ExperimentConfig, run
+from ldpcore.experiments.trials import ExperimentConfig, run
 from ldpcore.postprocess import METHODS, get_method
+from ldpcore.present.sentences import epsilon_sentence
 from ldpcore.protocols import PROTOCOLS, get_protocol
-from ldpcore.wording import epsilon_sentence
+from ldpcore.stats.compare import compare, verdict
 
 DEFAULT_METHODS = ("Base", "Base-Cut", "Norm", "Norm-Sub", "MLE-Apx", "PowerNS")
 
@@ -408,8 +408,8 @@ def test_sweep_verdicts_name_the_best_significant_method_per_run_of_points() -> 
 
 
 def test_users_saved_follow_the_paired_interval() -> None:
-    from ldpcore.experiment import sweep  # noqa: PLC0415
-    from ldpcore.wording import format_times, users_saved_sentence  # noqa: PLC0415
+    from ldpcore.experiments.trials import sweep  # noqa: PLC0415
+    from ldpcore.present.sentences import format_times, users_saved_sentence  # noqa: PLC0415
 
     config = ExperimentConfig(
         dataset="zipf:d=128,s=1.5",
@@ -463,7 +463,7 @@ def test_the_epsilon_to_use_never_costs_more_than_bases(
 
 def test_base_epsilon_is_the_exact_crossing_of_eq_3() -> None:
     """Independent of the search: bisect Eq. 3's RMSE (metrics.analytic_base_mse) here."""
-    from ldpcore.metrics import analytic_base_mse  # noqa: PLC0415
+    from ldpcore.experiments.metrics import analytic_base_mse  # noqa: PLC0415
 
     config = _config("emoji", 10**6, "topk:k=10")
     (answer,) = choose_epsilon(config, target_rmse=0.005, protocols=["GRR"])

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from ldpcore.deployments import DEPLOYMENTS, UNCHECKED, context_sentence, deployment_rows
+from ldpcore.advice.deployments import DEPLOYMENTS, UNCHECKED, context_sentence, deployment_rows
 
 
 def test_every_deployment_has_a_unit_a_model_and_a_public_source() -> None:

@@ -9,25 +9,25 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pytest
 
-from ldpcore.dataset_specs import parse_dataset
-from ldpcore.datasets import (
+from ldpcore.data.datasets import (
     bundled_names,
     load_bundled,
     read_histogram,
     round_to_total,
     zipf,
 )
-from ldpcore.experiment import ExperimentConfig, run, sweep, trial_generator
-from ldpcore.metrics import (
+from ldpcore.data.specs import parse_dataset
+from ldpcore.experiments.metrics import (
     equivalent_users,
     kl_divergence,
     lower_bound,
     summarize_errors,
     total_variation,
 )
+from ldpcore.experiments.trials import ExperimentConfig, run, sweep, trial_generator
 from ldpcore.protocols import get_protocol
-from ldpcore.queries import groups, prefixes, random_sets, top_k
-from ldpcore.query_specs import parse_query
+from ldpcore.queries.query import groups, prefixes, random_sets, top_k
+from ldpcore.queries.specs import parse_query
 
 # --- datasets ----------------------------------------------------------------
 
@@ -237,8 +237,8 @@ def test_bundled_zipf_sample_matches_its_generator() -> None:
 
 
 def test_groups_from_a_file(tmp_path) -> None:
-    from ldpcore.experiment import ExperimentConfig, run  # noqa: PLC0415
-    from ldpcore.queries import groups_from_file  # noqa: PLC0415
+    from ldpcore.experiments.trials import ExperimentConfig, run  # noqa: PLC0415
+    from ldpcore.queries.query import groups_from_file  # noqa: PLC0415
 
     path = tmp_path / "groups.csv"
     path.write_text("value,group\n0,head\n1,head\n5,tail\n")

@@ -22,17 +22,17 @@ from nbclient import NotebookClient
 from streamlit.testing.v1 import AppTest
 
 from ldpcore.advice import choose_epsilon, sweep_verdicts, winning_answer
-from ldpcore.commands import choose_epsilon_command
-from ldpcore.datasets import load_bundled
-from ldpcore.experiment import ExperimentConfig, sweep
-from ldpcore.notebooks import (
+from ldpcore.data.datasets import load_bundled
+from ldpcore.experiments.trials import ExperimentConfig, sweep
+from ldpcore.present.commands import choose_epsilon_command
+from ldpcore.present.notebooks import (
     choose_epsilon_notebook,
     config_source,
     run_notebook,
     sweep_notebook,
 )
-from ldpcore.records import decision_record
-from ldpcore.wording import epsilon_sentence, format_error, read_error
+from ldpcore.present.records import decision_record
+from ldpcore.present.sentences import epsilon_sentence, format_error, read_error
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SMALL = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH", epsilon=1.0, trials=5)
@@ -115,13 +115,13 @@ def test_choose_epsilon_notebook_gives_the_search_s_answer() -> None:
 
 
 def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path: Path) -> None:
-    from ldpcore import viz  # noqa: PLC0415
+    from ldpcore.present import figures  # noqa: PLC0415
 
     config = dataclasses.replace(SMALL, methods=("Base", "Norm-Sub"), trials=5)
     answers = choose_epsilon(config, target_rmse=0.02, protocols=["OLH"])
     winner = winning_answer(answers)
     frame = sweep(dataclasses.replace(config, protocol="OLH"), "epsilon", [0.5, 1.0, 2.0])
-    figure = viz.error_against_epsilon(frame, target_pp=2.0, protocol="OLH")
+    figure = figures.error_against_epsilon(frame, target_pp=2.0, protocol="OLH")
     import pandas as pd  # noqa: PLC0415
 
     risk = pd.DataFrame(

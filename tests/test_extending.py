@@ -32,15 +32,15 @@ from toy_registry import toys_wanted
 
 import ldpcore.postprocess
 import ldpcore.protocols
-import ldpcore.query_specs
-from ldpcore import viz
-from ldpcore.audit import audit
+import ldpcore.queries.specs
 from ldpcore.cli import main
-from ldpcore.experiment import ExperimentConfig, run
+from ldpcore.collection.audit import audit
+from ldpcore.experiments.trials import ExperimentConfig, run
+from ldpcore.learn.walkthrough import walkthrough
 from ldpcore.postprocess import default_method_names, get_method, method_names
+from ldpcore.present import figures
 from ldpcore.protocols import get_protocol, protocol_names
-from ldpcore.query_specs import parse_query_spec, query_kinds, query_usage
-from ldpcore.walkthrough import walkthrough
+from ldpcore.queries.specs import parse_query_spec, query_kinds, query_usage
 
 
 @pytest.fixture
@@ -48,10 +48,10 @@ def toys(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """PadRR, Shrink and blocks registered for one test (the registries are restored after)."""
     protocols = MappingProxyType({**ldpcore.protocols.PROTOCOLS, "PadRR": PadRR})
     methods = MappingProxyType({**ldpcore.postprocess.METHODS, "Shrink": Shrink})
-    kinds = MappingProxyType({**ldpcore.query_specs.QUERY_KINDS, "blocks": BlocksQuery})
+    kinds = MappingProxyType({**ldpcore.queries.specs.QUERY_KINDS, "blocks": BlocksQuery})
     monkeypatch.setattr(ldpcore.protocols, "PROTOCOLS", protocols)
     monkeypatch.setattr(ldpcore.postprocess, "METHODS", methods)
-    monkeypatch.setattr(ldpcore.query_specs, "QUERY_KINDS", kinds)
+    monkeypatch.setattr(ldpcore.queries.specs, "QUERY_KINDS", kinds)
     yield
 
 
@@ -178,7 +178,7 @@ def test_learn_walkthrough(toys: None) -> None:
 
 
 def test_styles_for_any_number_of_methods(toys: None) -> None:
-    styles = {tuple(viz.method_style(name).values()) for name in method_names()}
+    styles = {tuple(figures.method_style(name).values()) for name in method_names()}
     assert len(styles) == len(method_names())
 
 

@@ -85,7 +85,7 @@ def test_randomize_killed_midway_keeps_the_old_reports(tmp_path: Path, suffix: s
 def test_audit_at_a_huge_epsilon_says_why_it_cannot_measure() -> None:
     """At ε = 20 the event is never seen for the other input in a few thousand runs:
     the report says so instead of "measured inf"."""
-    from ldpcore.audit import audit  # noqa: PLC0415
+    from ldpcore.collection.audit import audit  # noqa: PLC0415
     from ldpcore.protocols import get_protocol  # noqa: PLC0415
 
     result = audit(get_protocol("GRR", epsilon=20, domain_size=4), runs=5000, rng=1)
@@ -96,7 +96,7 @@ def test_audit_at_a_huge_epsilon_says_why_it_cannot_measure() -> None:
 def test_hr_likelihood_methods_converge_at_a_tiny_epsilon() -> None:
     """HR at ε = 0.001, n = 10^12, d = 2: EM stopped at its 100,000-step cap with an MSE
     10,000× Base's (173 s); with Newton steps it converges at once."""
-    from ldpcore.experiment import ExperimentConfig, run  # noqa: PLC0415
+    from ldpcore.experiments.trials import ExperimentConfig, run  # noqa: PLC0415
 
     config = ExperimentConfig(
         dataset="zipf:d=2,s=1.5",
@@ -115,7 +115,7 @@ def test_hr_likelihood_methods_converge_at_a_tiny_epsilon() -> None:
 
 
 def test_a_capped_em_is_reported_never_silent(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ldpcore.experiment import ExperimentConfig, run  # noqa: PLC0415
+    from ldpcore.experiments.trials import ExperimentConfig, run  # noqa: PLC0415
     from ldpcore.postprocess import ibu  # noqa: PLC0415
 
     original = ibu.run_em
@@ -144,7 +144,7 @@ def test_a_capped_em_is_reported_never_silent(monkeypatch: pytest.MonkeyPatch) -
 )
 def test_query_answers_equal_the_dense_matrix_product(spec: str) -> None:
     """Answers without a questions × d matrix agree with it (the independent, slow path)."""
-    from ldpcore.query_specs import parse_query  # noqa: PLC0415
+    from ldpcore.queries.specs import parse_query  # noqa: PLC0415
 
     d = 40
     generator = np.random.default_rng(7)
@@ -162,8 +162,8 @@ def test_large_domain_queries_stay_in_bounded_memory() -> None:
     """d = 30,000: prefixes held d²/2 indices (7 GB peak in a simulate run); now O(d)."""
     import tracemalloc  # noqa: PLC0415
 
-    from ldpcore.queries import SET_MEMBERS_MAX  # noqa: PLC0415
-    from ldpcore.query_specs import parse_query  # noqa: PLC0415
+    from ldpcore.queries.query import SET_MEMBERS_MAX  # noqa: PLC0415
+    from ldpcore.queries.specs import parse_query  # noqa: PLC0415
 
     d = 30_000
     truth = np.full(d, 1 / d)
@@ -183,7 +183,7 @@ def test_audit_at_a_large_domain_works_in_bounded_memory() -> None:
     """OUE at d = 10,000: chunks of 65,536 reports were 5 GB and a MemoryError."""
     import tracemalloc  # noqa: PLC0415
 
-    from ldpcore.audit import audit  # noqa: PLC0415
+    from ldpcore.collection.audit import audit  # noqa: PLC0415
     from ldpcore.protocols import get_protocol  # noqa: PLC0415
 
     tracemalloc.start()

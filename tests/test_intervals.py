@@ -1,6 +1,6 @@
 """An interval on every estimate (issue 23, part 4): coverage, bounds, the CLI contract.
 
-The intervals (ldpcore.intervals) are score intervals for the true frequency from the
+The intervals (ldpcore.postprocess.intervals) are score intervals for the true frequency from the
 Base estimate's exact variance, widened to hold the method's estimate. They are checked
 here against simulated collections (coverage for frequent and for rare values), as a
 property over protocols, methods, ε and n, against the defining equation, and through
@@ -21,17 +21,17 @@ from hypothesis import strategies as st
 from scipy import special
 from test_cli import ldpcore
 
-from ldpcore.datasets import zipf
+from ldpcore.data.datasets import zipf
 from ldpcore.errors import InputError
-from ldpcore.intervals import (
+from ldpcore.postprocess import method_names
+from ldpcore.postprocess.ibu import NotConverged
+from ldpcore.postprocess.intervals import (
     CREDIBLE_LEVEL_MAX,
     base_variance_terms,
     estimates_with_intervals,
     frequency_intervals,
     interval_kind,
 )
-from ldpcore.postprocess import method_names
-from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.protocols import get_protocol, protocol_names
 
 

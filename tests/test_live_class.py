@@ -24,10 +24,10 @@ from scipy import stats
 from test_browser import ARTIFACTS, CHROMIUM, ROOT, assert_accessible
 
 from benchmarks.serving import streamlit_server
-from ldpcore.poll_reports import browser_parameters, poll_protocol
-from ldpcore.poll_store import PollStore
+from ldpcore.live.reports import browser_parameters, poll_protocol
+from ldpcore.live.store import PollStore
+from ldpcore.live.web import randomizer_source
 from ldpcore.protocols.olh import hash_values
-from ldpcore.web import randomizer_source
 
 pytestmark = pytest.mark.browser
 

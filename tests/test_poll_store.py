@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 
 from ldpcore.errors import InputError
-from ldpcore.poll_reports import (
+from ldpcore.live.reports import (
     browser_parameters,
     check_report,
     class_collected,
     export_reports,
     poll_protocol,
 )
-from ldpcore.poll_store import PollError, PollStore, normalize_code
+from ldpcore.live.store import PollError, PollStore, normalize_code
 
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _report(protocol: str, rng: np.random.Generator) -> dict[str, object]:
     """A report in the report space, drawn by the Python protocol (not the browser)."""
     chosen = poll_protocol(protocol, 1.0, len(DAYS))
-    from ldpcore.report_files import reports_to_frame  # noqa: PLC0415
+    from ldpcore.collection.report_files import reports_to_frame  # noqa: PLC0415
 
     reports = chosen.randomize(np.array([int(rng.integers(len(DAYS)))]), rng=rng)
     frame = reports_to_frame(chosen, reports, text=True)
@@ -169,7 +169,7 @@ def test_a_server_killed_mid_stream_keeps_every_confirmed_report(tmp_path: Path)
     script = textwrap.dedent(
         f"""
         import sys
-        from ldpcore.poll_store import PollStore
+        from ldpcore.live.store import PollStore
         store = PollStore({str(tmp_path)!r})
         for i in range(100000):
             store.submit({poll.code!r}, f"killed-client-{{i:06d}}", {{"value": i % 7}})

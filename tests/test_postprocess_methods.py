@@ -514,7 +514,7 @@ def test_power_method_ships_to_a_worker_without_its_tables() -> None:
 def test_ibu_with_as_many_values_as_users_stays_finite() -> None:
     """Regression: GRR with n ≈ d leaves values no report supports; the Newton-scaled
     extrapolation then divided by ~0 and overflowed (found by the IBU Table 1 recipe)."""
-    from ldpcore.datasets import zipf  # noqa: PLC0415
+    from ldpcore.data.datasets import zipf  # noqa: PLC0415
     from ldpcore.protocols import get_protocol  # noqa: PLC0415
 
     oracle = get_protocol("GRR", epsilon=4.0, domain_size=1000)

@@ -17,15 +17,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ldpcore import bounds
-from ldpcore.dataset_specs import (
+from ldpcore.data.datasets import bundled_names
+from ldpcore.data.specs import (
     BundledData,
     UniformData,
     ZipfData,
     parse_dataset_spec,
 )
-from ldpcore.datasets import bundled_names
-from ldpcore.experiment import ExperimentConfig, run
-from ldpcore.query_specs import (
+from ldpcore.experiments.trials import ExperimentConfig, run
+from ldpcore.queries.specs import (
     QUERY_KINDS,
     FullQuery,
     GroupsQuery,

@@ -243,9 +243,9 @@ def test_small_chunks_and_uncached_kernels_keep_the_exact_moments(
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
 def test_wide_subsets_are_one_bit_column_and_round_trip(tmp_path, suffix: str) -> None:
-    from ldpcore.client_batch import randomize_file  # noqa: PLC0415
+    from ldpcore.collection.clients import randomize_file  # noqa: PLC0415
+    from ldpcore.collection.report_files import aggregate_file  # noqa: PLC0415
     from ldpcore.protocols.subset_selection import ITEM_COLUMNS_MAX  # noqa: PLC0415
-    from ldpcore.report_files import aggregate_file  # noqa: PLC0415
 
     d = 2000
     protocol = get_protocol("SS", epsilon=1.0, domain_size=d)

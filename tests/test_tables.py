@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ldpcore import bounds
-from ldpcore.collected_estimates import consistent_estimates, guess_kind, read_collected
-from ldpcore.datasets import bundled_names, load_bundled, parse_histogram, read_histogram
+from ldpcore.collection.estimates import consistent_estimates, guess_kind, read_collected
+from ldpcore.data.datasets import bundled_names, load_bundled, parse_histogram, read_histogram
+from ldpcore.data.tables import DuplicateValuesError, TableError, inspect_table, read_numbers
 from ldpcore.protocols import get_protocol
-from ldpcore.tables import DuplicateValuesError, TableError, inspect_table, read_numbers
 
 # --- bundled datasets ---------------------------------------------------------------
 

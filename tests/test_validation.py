@@ -121,9 +121,9 @@ def test_inputs_are_not_mutated(name: str) -> None:
 def test_wrong_types_are_input_errors_not_type_errors() -> None:
     """Issue 28: these raised a bare TypeError."""
     from ldpcore.advice import choose_epsilon  # noqa: PLC0415
-    from ldpcore.collected_estimates import read_collected  # noqa: PLC0415
+    from ldpcore.collection.estimates import read_collected  # noqa: PLC0415
     from ldpcore.errors import InputError  # noqa: PLC0415
-    from ldpcore.experiment import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.trials import ExperimentConfig  # noqa: PLC0415
 
     config = ExperimentConfig(dataset="zipf:d=8", n=1000, protocol="GRR", epsilon=1.0)
     with pytest.raises(InputError, match="list of protocol names"):

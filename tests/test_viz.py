@@ -10,9 +10,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from ldpcore import viz
-from ldpcore.experiment import ExperimentConfig, run
+from ldpcore.experiments.trials import ExperimentConfig, run
 from ldpcore.postprocess import method_names
+from ldpcore.present import figures
 
 ALL = tuple(method_names())
 SEVEN_OTHERS = ("Norm", "Norm-Mul", "MLE", "IBU", "Power", "Post-Pos", "Base-Pos")
@@ -28,24 +28,24 @@ def _per_item(methods: tuple[str, ...]):
 @pytest.mark.parametrize(
     "methods,featured,expected",
     [
-        (ALL, viz.FEATURED, [m for m in ALL if m in viz.FEATURED]),
+        (ALL, figures.FEATURED, [m for m in ALL if m in figures.FEATURED]),
         (ALL, None, list(ALL)),
-        (ALL[:6], viz.FEATURED, list(ALL[:6])),  # few methods: all drawn
+        (ALL[:6], figures.FEATURED, list(ALL[:6])),  # few methods: all drawn
         # none of the featured methods chosen: all drawn, in the order chosen
-        (SEVEN_OTHERS, viz.FEATURED, list(SEVEN_OTHERS)),
+        (SEVEN_OTHERS, figures.FEATURED, list(SEVEN_OTHERS)),
     ],
 )
 def test_by_rank_charts_draw_featured_methods(methods, featured, expected) -> None:
     result = _per_item(methods)
-    estimates = viz.estimates_by_rank(result.per_item, featured=featured)
+    estimates = figures.estimates_by_rank(result.per_item, featured=featured)
     lines = [t.name for t in estimates.data if t.showlegend is not False]
     assert lines == ["truth", *expected]
     bands = [t for t in estimates.data if t.showlegend is False]
-    if len(expected) <= viz.BANDS_UP_TO:  # each line with its band, hidden with it
+    if len(expected) <= figures.BANDS_UP_TO:  # each line with its band, hidden with it
         assert [(t.legendgroup, t.fill) for t in bands] == [(m, "toself") for m in expected]
     else:
         assert not bands
-    bias = viz.by_rank(result.per_item, "bias", title="Bias", featured=featured)
+    bias = figures.by_rank(result.per_item, "bias", title="Bias", featured=featured)
     assert [t.name for t in bias.data] == expected
 
 
@@ -61,7 +61,7 @@ def test_the_estimate_bands_hold_95_percent_of_single_estimates() -> None:
         methods=("Base",),
     )
     result = run(config)
-    figure = viz.estimates_by_rank(result.per_item, log_y=False)
+    figure = figures.estimates_by_rank(result.per_item, log_y=False)
     band = next(t for t in figure.data if t.showlegend is False)
     answers = result.answers[0]  # (trials, values), values in domain order = rank order
     order = np.argsort(-result.truth, kind="stable")
@@ -75,16 +75,16 @@ def test_the_estimate_bands_hold_95_percent_of_single_estimates() -> None:
 
 def test_a_method_keeps_its_colour_and_dash_on_every_chart() -> None:
     result = _per_item(ALL)
-    lines = viz.by_rank(result.per_item, "variance", title="V", featured=None)
-    bars = viz.mse_bars(result.summary, base_mse=None, lower_bound=None)
+    lines = figures.by_rank(result.per_item, "variance", title="V", featured=None)
+    bars = figures.mse_bars(result.summary, base_mse=None, lower_bound=None)
     colours = {t.name: t.line.color for t in lines.data}
     assert {t.name: t.marker.color for t in bars.data} == colours
     # Distinct colours up to the palette's size (then the dash and marker tell them apart).
-    assert len(set(colours.values())) == min(len(ALL), len(viz._COLOURS))
-    triples = {tuple(viz.method_style(m).values()) for m in ALL}
+    assert len(set(colours.values())) == min(len(ALL), len(figures._COLOURS))
+    triples = {tuple(figures.method_style(m).values()) for m in ALL}
     assert len(triples) == len(ALL)
     assert {t.name: t.line.dash for t in lines.data} == {
-        m: viz.method_style(m)["dash"] for m in ALL
+        m: figures.method_style(m)["dash"] for m in ALL
     }
 
 
@@ -100,7 +100,7 @@ def test_relative_bars_show_the_paired_ratio_and_its_interval() -> None:
         methods=("Base", "Norm-Sub", "PowerNS"),
     )
     summary = run(config).summary.set_index("method")
-    figure = viz.mse_bars(
+    figure = figures.mse_bars(
         summary.reset_index(), base_mse=None, lower_bound=None, relative_to_base=True
     )
     assert "95% intervals" in figure.layout.title.text
@@ -118,7 +118,7 @@ def test_mse_axis_fits_the_bars_and_reference_lines() -> None:
 
     result = _per_item(ALL)
     analytic = result.analytic
-    figure = viz.mse_bars(
+    figure = figures.mse_bars(
         result.summary, base_mse=analytic["base_mse"], lower_bound=analytic["lower_bound"]
     )
     low, high = figure.layout.yaxis.range
@@ -136,7 +136,7 @@ def test_reference_lines_are_labelled_on_the_line_inside_the_axis(relative: bool
 
     result = _per_item(ALL)
     analytic = result.analytic
-    figure = viz.mse_bars(
+    figure = figures.mse_bars(
         result.summary,
         base_mse=analytic["base_mse"],
         lower_bound=analytic["lower_bound"],
@@ -171,7 +171,7 @@ def test_estimates_by_rank_draws_negative_estimates() -> None:
         methods=("Base", "Norm-Sub"),
     )
     per_item = run(config).per_item
-    figure = viz.estimates_by_rank(per_item)
+    figure = figures.estimates_by_rank(per_item)
     traces = {trace.name: trace for trace in figure.data}
     base_means = per_item[per_item["method"] == "Base"]["mean"]
     assert (base_means < 0).any()  # the setting has negative means to show
@@ -230,7 +230,7 @@ def test_methods_stay_apart_for_colour_blind_readers(vision: str) -> None:
     """Issue 25: two methods drawn with the same dash differ in colour by ΔE ≥ 15 (CIELAB)
     as a protanope or deuteranope sees them; markers are not counted, since long lines
     are drawn without them."""
-    styles = {name: viz.method_style(name) for name in ALL}
+    styles = {name: figures.method_style(name) for name in ALL}
     for a, b in itertools.combinations(ALL, 2):
         if styles[a]["dash"] != styles[b]["dash"]:
             continue
@@ -257,24 +257,24 @@ def test_a_chart_is_described_and_tabulated_with_its_real_values() -> None:
     """The text alternative names the chart, its series and axes; the table holds the
     real frequencies where the drawn ones are on a symmetric-log scale."""
     result = _per_item(("Base", "Norm-Sub"))
-    figure = viz.estimates_by_rank(result.per_item)  # log_y: drawn values are transformed
-    sentence = viz.describe(figure)
+    figure = figures.estimates_by_rank(result.per_item)  # log_y: drawn values are transformed
+    sentence = figures.describe(figure)
     assert sentence.startswith('Chart "Estimates vs truth, by true rank": lines of truth, Base')
     assert "(16 points)" in sentence and "against rank of the value" in sentence
-    table = viz.figure_table(figure)
+    table = figures.figure_table(figure)
     assert set(table["series"]) == {"truth", "Base", "Norm-Sub"}  # bands left out
     truth = table[table["series"] == "truth"]["y"].to_numpy(dtype=float)
     np.testing.assert_allclose(np.sort(truth), np.sort(result.truth))
-    bars = viz.mse_bars(result.summary, base_mse=None, lower_bound=None)
-    assert "(2 points)" in viz.describe(bars)
-    rows = viz.figure_table(bars)
+    bars = figures.mse_bars(result.summary, base_mse=None, lower_bound=None)
+    assert "(2 points)" in figures.describe(bars)
+    rows = figures.figure_table(bars)
     assert (rows["low"] <= rows["y"]).all() and (rows["y"] <= rows["high"]).all()
 
 
 def test_table_numbers_never_break_and_read_back() -> None:
     """Issue 25: "3.69e-" / "6" in a narrow cell. The ×10 form holds no break opportunity
     (no hyphen, space or slash, by Unicode's line-breaking classes) and reads back."""
-    from ldpcore.wording import format_error, read_error  # noqa: PLC0415
+    from ldpcore.present.sentences import format_error, read_error  # noqa: PLC0415
 
     rng = np.random.default_rng(25)
     for value in np.concatenate([10.0 ** rng.uniform(-15, 15, 500), [0.0, 1.0, 0.5]]):
@@ -286,7 +286,7 @@ def test_table_numbers_never_break_and_read_back() -> None:
 def test_sweep_bands_are_trial_quantiles_positive_on_a_log_axis() -> None:
     """Issue 25: ± one SD plunged to 10⁻⁶ on Queries' log axes; the band is now the middle
     80% of trials, checked against the per-trial MSEs recomputed from the raw answers."""
-    from ldpcore.experiment import sweep  # noqa: PLC0415
+    from ldpcore.experiments.trials import sweep  # noqa: PLC0415
 
     config = ExperimentConfig(
         dataset="zipf:d=256,s=1.5",
@@ -300,7 +300,7 @@ def test_sweep_bands_are_trial_quantiles_positive_on_a_log_axis() -> None:
     frame = sweep(config, "rho", [0.01, 0.05])
     # A skewed per-trial MSE: the old band's lower edge (mean − SD) leaves the axis.
     assert (frame["mse_std"] > frame["mse"]).any()
-    figure = viz.curves(frame, "rho", title="t", x_title="ρ", y_title="MSE")
+    figure = figures.curves(frame, "rho", title="t", x_title="ρ", y_title="MSE")
     bands = [trace for trace in figure.data if trace.fill == "toself"]
     assert len(bands) == 2
     for trace in bands:
@@ -320,7 +320,7 @@ def test_reference_lines_have_legend_entries() -> None:
     import pandas as pd  # noqa: PLC0415
 
     frame = pd.DataFrame({"method": ["Base", "Base"], "epsilon": [1.0, 2.0], "mse": [1e-3, 5e-4]})
-    figure = viz.curves(
+    figure = figures.curves(
         frame,
         "epsilon",
         title="t",
@@ -328,7 +328,7 @@ def test_reference_lines_have_legend_entries() -> None:
         y_title="MSE",
         references=[("lower bound", np.array([1e-4, 5e-5]), "dot")],
     )
-    named = [trace.name for trace in viz._series(figure)]
+    named = [trace.name for trace in figures._series(figure)]
     assert figure.layout.showlegend is not False
     assert "lower bound" in named and "Base" in named
 
@@ -338,7 +338,7 @@ def test_charts_carry_plotly_white_exactly_and_stay_validated() -> None:
     must be what ``update_layout(template="plotly_white")`` gives, and later layout
     changes must still be checked."""
     frame = pd.DataFrame({"epsilon": [0.5, 1.0], "mse": [1e-4, 4e-5], "method": ["Base"] * 2})
-    figure = viz.error_against_epsilon(frame, target_pp=1.0, protocol="OLH")
+    figure = figures.error_against_epsilon(frame, target_pp=1.0, protocol="OLH")
     validated = go.Figure().update_layout(template="plotly_white")
     assert figure.layout.template.to_plotly_json() == validated.layout.template.to_plotly_json()
     with pytest.raises(ValueError, match="Invalid property"):

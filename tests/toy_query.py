@@ -15,8 +15,8 @@ import numpy as np
 
 from ldpcore._validation import check_int
 from ldpcore.errors import InputError
-from ldpcore.queries import Query
-from ldpcore.query_specs import QueryData, QuerySpec, query_help
+from ldpcore.queries.query import Query
+from ldpcore.queries.specs import QueryData, QuerySpec, query_help
 from ldpcore.specs import parse_number
 
 

@@ -29,11 +29,11 @@ def register_toys() -> None:
 
     import ldpcore.postprocess  # noqa: PLC0415
     import ldpcore.protocols  # noqa: PLC0415
-    import ldpcore.query_specs  # noqa: PLC0415
+    import ldpcore.queries.specs  # noqa: PLC0415
 
     protocols = {**ldpcore.protocols.PROTOCOLS, "PadRR": PadRR}
     methods = {**ldpcore.postprocess.METHODS, "Shrink": Shrink}
-    kinds = {**ldpcore.query_specs.QUERY_KINDS, "blocks": BlocksQuery}
+    kinds = {**ldpcore.queries.specs.QUERY_KINDS, "blocks": BlocksQuery}
     ldpcore.protocols.PROTOCOLS = MappingProxyType(protocols)
     ldpcore.postprocess.METHODS = MappingProxyType(methods)
-    ldpcore.query_specs.QUERY_KINDS = MappingProxyType(kinds)
+    ldpcore.queries.specs.QUERY_KINDS = MappingProxyType(kinds)

@@ -15,7 +15,7 @@ One concept per module:
 * :mod:`~ldpcore.advice.risk` — :func:`privacy_risk`;
 * :mod:`~ldpcore.advice.timing` — how long a search will take.
 
-The sentences they lead to are in :mod:`ldpcore.wording`.
+The sentences they lead to are in :mod:`ldpcore.present.sentences`.
 """
 
 from __future__ import annotations

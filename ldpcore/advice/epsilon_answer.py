@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ldpcore.advice.ranking import json_number
-from ldpcore.compare import Comparison
-from ldpcore.wording import epsilon_interval, option_words
+from ldpcore.present.sentences import epsilon_interval, option_words
+from ldpcore.stats.compare import Comparison
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,12 @@ from ldpcore.advice.bisection import check_target, smallest_meeting, t_quantile
 from ldpcore.advice.epsilon_answer import ConsistentOption, EpsilonAnswer
 from ldpcore.advice.ranking import consistent_methods, no_op_methods
 from ldpcore.bounds import EPSILON_RANGE
-from ldpcore.compare import Comparison, verdict
 from ldpcore.errors import InputError
-from ldpcore.experiment import ExperimentConfig, run
-from ldpcore.metrics import analytic_base_mse
+from ldpcore.experiments.metrics import analytic_base_mse
+from ldpcore.experiments.trials import ExperimentConfig, run
+from ldpcore.present.sentences import query_in_words
 from ldpcore.protocols import get_protocol
-from ldpcore.wording import query_in_words
+from ldpcore.stats.compare import Comparison, verdict
 
 #: Trials of the first, coarse pass when Base has no exact curve for the query.
 _SCREEN_TRIALS = 3
@@ -70,7 +70,7 @@ def choose_epsilon(
     3. Points are added until Base's and the best method's crossings (and their
        bands, mean ± t·SE) are bracketed by points at most :data:`_FINE_SPACING` apart.
 
-    The recommendation and ``post_processing_helps`` follow :func:`ldpcore.compare.verdict`
+    The recommendation and ``post_processing_helps`` follow :func:`ldpcore.stats.compare.verdict`
     at the evaluated ε nearest Base's answer, and the ε intervals must separate too.
     With an ``executor`` the protocols are searched in parallel there; with
     ``point_threads`` > 1 each search simulates its new ε points on that many threads at

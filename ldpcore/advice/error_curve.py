@@ -7,15 +7,15 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ldpcore.experiment import ExperimentConfig, exact_base_mse, sweep
+from ldpcore.experiments.trials import ExperimentConfig, exact_base_mse, sweep
 
 
 def error_curve(config: ExperimentConfig, epsilons: Sequence[float]) -> pd.DataFrame:
     """Each method's mean MSE at each ε, for the chart of Choose ε.
 
-    Base's is exact (NDSS Eq. 3, :func:`ldpcore.experiment.exact_base_mse`) where the
+    Base's is exact (NDSS Eq. 3, :func:`ldpcore.experiments.trials.exact_base_mse`) where the
     query asks single values, so it costs no trials; every other method, and Base for a
-    set query, is simulated on the same trials at each ε (:func:`ldpcore.experiment.sweep`).
+    set query, is simulated on the same trials at each ε (:func:`ldpcore.experiments.trials.sweep`).
     On words (d = 10,000) with Subset Selection the simulated Base curve took 40 s.
 
     Returns

@@ -3,7 +3,7 @@
 :func:`recommend` makes a consistent stand-in for the unknown truth from the Base
 estimate (Norm-Sub or PowerNS of it), simulates the whole pipeline on it and ranks the
 methods for the query that matters; :func:`rank_methods` ranks any run's methods with
-paired intervals (:mod:`ldpcore.compare`).
+paired intervals (:mod:`ldpcore.stats.compare`).
 """
 
 from __future__ import annotations
@@ -16,18 +16,18 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ldpcore.compare import Verdict, verdict
-from ldpcore.datasets import round_to_total
+from ldpcore.data.datasets import round_to_total
 from ldpcore.errors import InputError
-from ldpcore.experiment import ExperimentConfig, ExperimentResult, run
+from ldpcore.experiments.trials import ExperimentConfig, ExperimentResult, run
 from ldpcore.postprocess import (
     default_method_names,
     get_method,
     method_class,
     resolve_method_name,
 )
+from ldpcore.present.sentences import query_in_words
 from ldpcore.protocols import FrequencyOracle
-from ldpcore.wording import query_in_words
+from ldpcore.stats.compare import Verdict, verdict
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class Recommendation:
         One row per method, best (lowest mean MSE) first: ``rank, method, mse, mse_std,
         mse_ratio_to_best, ratio_low, ratio_high, mse_ratio_to_base, base_ratio_low,
         base_ratio_high, better_than_base, no_op``. Ratios are paired on the same trials,
-        intervals simultaneous over the methods (:mod:`ldpcore.compare`).
+        intervals simultaneous over the methods (:mod:`ldpcore.stats.compare`).
     verdict : Verdict
         The recommended method, whether it is significantly better than Base, and a
         headline in words.
@@ -166,7 +166,7 @@ def recommend(
     Every method is simulated on the same trials (common random numbers) on a
     consistent stand-in for the truth, and compared with Base and with the best method
     by paired ratios of mean squared error with simultaneous intervals
-    (:mod:`ldpcore.compare`). Base is always simulated, as the reference.
+    (:mod:`ldpcore.stats.compare`). Base is always simulated, as the reference.
 
     Parameters
     ----------
@@ -177,7 +177,7 @@ def recommend(
     n : int
         Number of users.
     query : str
-        The query that matters (see :func:`ldpcore.queries.parse_query`).
+        The query that matters (see :func:`ldpcore.queries.query.parse_query`).
     methods : sequence of str, optional
         Candidates (default: all).
     trials, seed : int

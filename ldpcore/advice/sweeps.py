@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ldpcore.wording import format_ratio, sweep_headline
+from ldpcore.present.sentences import format_ratio, sweep_headline
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class SweepVerdict:
 
 
 def sweep_verdicts(frame: pd.DataFrame, parameter: str, label: str | None = None) -> SweepVerdict:
-    """Summarise a :func:`ldpcore.experiment.sweep` frame's paired comparisons with Base.
+    """Summarise a :func:`ldpcore.experiments.trials.sweep` frame's paired comparisons with Base.
 
     Each point's comparisons are its own (paired on that point's trials, simultaneous
     over the methods); the headline names the best significant method over runs of

@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import Executor
 
-from ldpcore.experiment import ExperimentConfig, run
+from ldpcore.experiments.trials import ExperimentConfig, run
 
 
 def estimate_choose_epsilon_seconds(

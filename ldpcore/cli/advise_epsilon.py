@@ -9,7 +9,7 @@ from ldpcore.cli import _args
 from ldpcore.cli._args import DATASET_HELP
 from ldpcore.cli.simulate import users_for
 from ldpcore.protocols import protocol_names
-from ldpcore.query_specs import query_usage
+from ldpcore.queries.specs import query_usage
 
 EXAMPLE = """example (top-10 frequencies within ±0.5 percentage points, root-mean-square):
   ldpcore advise-epsilon --protocol OLH,GRR --n 1000000 --dataset zipf:d=1024,s=1.5 \\
@@ -53,7 +53,7 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Search and print."""
     from ldpcore.advice import advise_epsilon  # noqa: PLC0415 (pandas: only here)
-    from ldpcore.experiment import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.trials import ExperimentConfig  # noqa: PLC0415
 
     protocols = _args.protocols(args.protocol)
     target = _args.number(args.target_rmse, "target-rmse")

@@ -59,7 +59,7 @@ def connect_timeout(raw: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     """Aggregate the reports and write ``value,count``."""
-    from ldpcore.report_files import aggregate_file, report_files  # noqa: PLC0415
+    from ldpcore.collection.report_files import aggregate_file, report_files  # noqa: PLC0415
 
     protocol = _args.protocol(args)
     chunk_rows = _args.whole(args.chunk_rows, "chunk-rows", 1) or 1
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--input must name a report file or a folder of them")
     files = report_files(Path(args.input))
     if args.dask:
-        from ldpcore.cluster import aggregate_on_dask, dask_client, where  # noqa: PLC0415
+        from ldpcore.experiments.cluster import aggregate_on_dask, dask_client, where  # noqa: PLC0415
 
         with dask_client(args.dask, timeout=connect_timeout(args.connect_timeout)) as client:
             print(f"aggregating {len(files)} file(s) on {where(client)}", file=sys.stderr)

@@ -37,7 +37,7 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Audit; exit code 1 on a violation."""
-    from ldpcore.audit import audit  # noqa: PLC0415
+    from ldpcore.collection.audit import audit  # noqa: PLC0415
 
     protocol = _args.protocol(args)
     with _args.ProgressLine("randomizing reports") as line:

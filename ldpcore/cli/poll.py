@@ -38,8 +38,8 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """List or export."""
-    from ldpcore.poll_reports import export_reports  # noqa: PLC0415 (pandas: only here)
-    from ldpcore.poll_store import PollError, PollStore, normalize_code  # noqa: PLC0415
+    from ldpcore.live.reports import export_reports  # noqa: PLC0415 (pandas: only here)
+    from ldpcore.live.store import PollError, PollStore, normalize_code  # noqa: PLC0415
 
     store = PollStore(args.data_dir)
     if args.action == "list":

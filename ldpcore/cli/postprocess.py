@@ -24,7 +24,7 @@ from ldpcore.postprocess import (
 )
 
 if TYPE_CHECKING:  # pandas and scipy load when a command runs, not for --help
-    from ldpcore.collected_estimates import Collected
+    from ldpcore.collection.estimates import Collected
 
 EXAMPLE = """example (a CSV with header value,estimate or value,count):
   ldpcore postprocess --protocol OLH --epsilon 1 --n 1000000 --method Norm-Sub \\
@@ -85,7 +85,7 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
 
 def read_input(args: argparse.Namespace, n: int) -> Collected:
     """Collected output (estimates or support counts) from ``--input``."""
-    from ldpcore.collected_estimates import read_collected  # noqa: PLC0415 (pandas)
+    from ldpcore.collection.estimates import read_collected  # noqa: PLC0415 (pandas)
 
     epsilon = _args.number(args.epsilon, "epsilon")
     path = Path(args.input)
@@ -116,8 +116,8 @@ def _with_prior(
     method: PostProcessor, args: argparse.Namespace, collected: Collected
 ) -> PostProcessor:
     """Bayes with the prior ``--prior`` names; any other method as it is (the flags unused)."""
-    from ldpcore.collected_estimates import prior_for  # noqa: PLC0415 (pandas)
-    from ldpcore.datasets import read_histogram  # noqa: PLC0415
+    from ldpcore.collection.estimates import prior_for  # noqa: PLC0415 (pandas)
+    from ldpcore.data.datasets import read_histogram  # noqa: PLC0415
 
     chosen = args.prior.strip()
     if not isinstance(method, Bayes):
@@ -136,7 +136,7 @@ def _with_prior(
 
 def run(args: argparse.Namespace) -> int:
     """Post-process and write ``value,frequency[,low,high]`` at full double precision."""
-    from ldpcore.intervals import check_level  # noqa: PLC0415 (scipy)
+    from ldpcore.postprocess.intervals import check_level  # noqa: PLC0415 (scipy)
 
     n = _args.users(args.n)
     method = get_method(resolve_method_name(args.method))
@@ -160,7 +160,7 @@ def _write(
     level: float | None,
 ) -> str:
     """Post-process and write the output; return a warning to print, or ""."""
-    from ldpcore.intervals import estimates_with_intervals  # noqa: PLC0415 (scipy)
+    from ldpcore.postprocess.intervals import estimates_with_intervals  # noqa: PLC0415 (scipy)
 
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

@@ -24,7 +24,8 @@ def add_parser(commands: Any) -> None:
         "randomize",
         help="the client randomizer: values in, LDP reports out",
         description="Randomize each user's value with the protocol's client randomizer and "
-        "write one report per user (format per protocol: see ldpcore.report_files). Randomness "
+        "write one report per user (format per protocol: see "
+        "ldpcore.collection.report_files). Randomness "
         "comes from the operating system's secure generator. --seed makes the output "
         "reproducible and therefore NOT private: use it only to simulate.",
         example=EXAMPLE,
@@ -37,7 +38,7 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Randomize every value of the input file into a reports file."""
-    from ldpcore.client_batch import randomize_file  # noqa: PLC0415 (pandas: only here)
+    from ldpcore.collection.clients import randomize_file  # noqa: PLC0415 (pandas: only here)
     from ldpcore.rng import SecureRandom  # noqa: PLC0415
 
     protocol = _args.protocol(args)

@@ -7,7 +7,7 @@ from typing import Any
 
 from ldpcore.cli import _args
 from ldpcore.cli.postprocess import add_input_arguments, read_input
-from ldpcore.query_specs import query_usage
+from ldpcore.queries.specs import query_usage
 
 EXAMPLE = """example:
   ldpcore recommend --protocol OLH --epsilon 1 --n 1000000 --input estimates.csv --query topk:k=10

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         if args.dask:
-            from ldpcore.cluster import dask_client, where  # noqa: PLC0415
+            from ldpcore.experiments.cluster import dask_client, where  # noqa: PLC0415
 
             with dask_client(args.dask) as client:
                 print(f"running on {where(client)}", file=sys.stderr)

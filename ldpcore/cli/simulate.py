@@ -8,9 +8,9 @@ from typing import Any
 
 from ldpcore import bounds
 from ldpcore.cli import _args
+from ldpcore.present.sentences import not_converged_sentence, settings_line
 from ldpcore.protocols import protocol_names
-from ldpcore.query_specs import query_usage
-from ldpcore.wording import not_converged_sentence, settings_line
+from ldpcore.queries.specs import query_usage
 
 EXAMPLE = """example:
   ldpcore simulate --protocol OLH --epsilon 1 --n 1000000 \\
@@ -46,7 +46,7 @@ def users_for(raw: str | None, dataset: str) -> int:
     """``--n``, or the dataset's own total when it has one (a file or a bundled sample)."""
     if raw is not None:
         return _args.users(raw)
-    from ldpcore.dataset_specs import dataset_total  # noqa: PLC0415
+    from ldpcore.data.specs import dataset_total  # noqa: PLC0415
 
     total = dataset_total(dataset)
     if total is None:
@@ -58,7 +58,7 @@ def users_for(raw: str | None, dataset: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run the simulation and print it in the chosen format."""
-    from ldpcore.experiment import ExperimentConfig, run  # noqa: PLC0415 (pandas: only here)
+    from ldpcore.experiments.trials import ExperimentConfig, run  # noqa: PLC0415 (pandas: only here)
 
     config = ExperimentConfig(
         dataset=args.dataset,

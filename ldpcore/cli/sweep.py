@@ -29,7 +29,8 @@ def add_parser(commands: Any) -> None:
         commands,
         "sweep",
         help="run a parameter grid from a TOML file (optionally on Dask)",
-        description="Cross the lists of a sweep file (see ldpcore.sweep_files) and run every "
+        description="Cross the lists of a sweep file (see ldpcore.experiments.sweeps) and run "
+        "every "
         "point through the experiment engine; identical results locally and on a cluster. "
         "Every point is checked before any runs.",
         example=EXAMPLE,
@@ -41,7 +42,7 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the grid and write the table whole (or not at all)."""
-    from ldpcore.sweep_files import read_sweep, run_sweep, write_table  # noqa: PLC0415
+    from ldpcore.experiments.sweeps import read_sweep, run_sweep, write_table  # noqa: PLC0415
 
     points = read_sweep(Path(args.config))  # builds every point's config: all checked here
     out = Path(args.out)
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         if args.dask:
-            from ldpcore.cluster import dask_client, where  # noqa: PLC0415
+            from ldpcore.experiments.cluster import dask_client, where  # noqa: PLC0415
 
             with dask_client(args.dask, timeout=connect_timeout(args.connect_timeout)) as client:
                 print(f"running {len(points)} grid points on {where(client)}", file=sys.stderr)

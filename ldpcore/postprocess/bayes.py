@@ -10,7 +10,7 @@ with ``L`` the likelihood the protocol declares (:meth:`FrequencyOracle.likeliho
 GRR's reports, HR's rows, OUE/SUE full reports up to d = 12, support counts otherwise)
 and a Dirichlet(α) prior. No closed form exists, so we sample it.
 
-The sampler. Hamiltonian Monte Carlo (:mod:`ldpcore.mcmc`) on ``w ∈ R^d`` with
+The sampler. Hamiltonian Monte Carlo (:mod:`ldpcore.stats.mcmc`) on ``w ∈ R^d`` with
 ``π = w² / |w|²``. If ``w_v² ~ Gamma(α_v, scale 2)`` independently, ``π`` is exactly
 Dirichlet(α) (the Gamma representation): the prior density of ``w`` is
 ``Π_v |w_v|^(2α_v − 1) · exp(−|w|²/2)``. Only the direction ``ŵ`` matters to ``π``, and
@@ -34,7 +34,7 @@ chain that keeps one sign loses nothing. Chains start at the MLE pulled towards 
 prior, spread by the Laplace approximation, which is also the initial metric.
 
 Convergence is checked, never assumed: split R̂ and the effective sample size of every
-``π_v`` (:func:`ldpcore.mcmc.split_rhat_and_ess`). Below ``min_ess`` or above
+``π_v`` (:func:`ldpcore.stats.mcmc.split_rhat_and_ess`). Below ``min_ess`` or above
 ``max_rhat`` the method warns :class:`~ldpcore.postprocess.ibu.NotConverged`, as MLE/IBU
 do when they stop at their cap, and experiments count it.
 """
@@ -55,11 +55,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_int, check_n_users
 from ldpcore.errors import InputError
-from ldpcore.mcmc import Chains, sample, split_rhat_and_ess
 from ldpcore.postprocess.base import Context, PostProcessor, Vector, check_estimate
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.postprocess.mle import context_model, maximum_likelihood
 from ldpcore.protocols.base import FrequencyOracle
+from ldpcore.stats.mcmc import Chains, sample, split_rhat_and_ess
 
 if TYPE_CHECKING:  # the models load scipy; they arrive from likelihood_model() when used
     from ldpcore.protocols.likelihoods import LikelihoodModel

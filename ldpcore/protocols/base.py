@@ -324,7 +324,7 @@ class FrequencyOracle(ABC):
     def distinguishing_event(self, reports: Any, v: int, w: int) -> NDArray[np.bool_]:
         """For each report, whether it lies in the event that best tells ``v`` from ``w``.
 
-        The privacy audit (:mod:`ldpcore.audit`) counts it for users of ``v`` and of
+        The privacy audit (:mod:`ldpcore.collection.audit`) counts it for users of ``v`` and of
         ``w``; under a correct randomizer its probability ratio is at most ``e^ε``
         (exactly ``e^ε`` for the best event).
         """
@@ -332,7 +332,7 @@ class FrequencyOracle(ABC):
     # ------------------------------------------------------------ report files
     @abstractmethod
     def report_columns(self) -> tuple[str, ...]:
-        """The column names of this protocol's report files (:mod:`ldpcore.report_files`)."""
+        """The column names of its report files (:mod:`ldpcore.collection.report_files`)."""
 
     @abstractmethod
     def reports_to_frame(self, reports: Any, *, text: bool) -> pd.DataFrame:

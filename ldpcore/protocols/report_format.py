@@ -1,4 +1,6 @@
-"""Column checks shared by the protocols' report formats (see :mod:`ldpcore.report_files`).
+"""Column checks shared by the protocols' report formats.
+
+See :mod:`ldpcore.collection.report_files`.
 
 A protocol declares its own report format (``report_columns``, ``reports_to_frame``,
 ``frame_to_reports`` on :class:`~ldpcore.protocols.base.FrequencyOracle`); these helpers

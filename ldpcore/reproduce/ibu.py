@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ldpcore.experiment import ExperimentConfig, run
+from ldpcore.experiments.trials import ExperimentConfig, run
 from ldpcore.reproduce import Context, Recipe
 from ldpcore.reproduce.judging import Claim, judge, percent
 

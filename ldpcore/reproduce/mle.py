@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ldpcore import viz
 from ldpcore.postprocess import get_method
+from ldpcore.present import figures
 from ldpcore.protocols import get_protocol
 from ldpcore.reproduce import Context, Recipe
 from ldpcore.reproduce.judging import Claim, judge, resample_draws
@@ -99,7 +99,7 @@ def _figure(frame: pd.DataFrame, title: str) -> go.Figure:
         part = frame[frame["n"] == n]
         for col, column in enumerate(("error_p", "error_f"), start=1):
             for method, rows in part.groupby("method", sort=False):
-                style = viz.method_style(str(method))
+                style = figures.method_style(str(method))
                 figure.add_scatter(
                     x=rows["epsilon"],
                     y=rows[column],

@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ldpcore import viz
 from ldpcore.advice import recommend
 from ldpcore.errors import InputError
-from ldpcore.experiment import ExperimentConfig, ExperimentResult, run, sweep
+from ldpcore.experiments.trials import ExperimentConfig, ExperimentResult, run, sweep
+from ldpcore.present import figures
 from ldpcore.protocols import get_protocol
 from ldpcore.reproduce import Context, Recipe
 from ldpcore.reproduce.judging import Claim, judge, percent
@@ -172,7 +172,7 @@ def _facets(
     names = list(dict.fromkeys(frame["dataset"]))
     figure = make_subplots(rows=1, cols=len(names), subplot_titles=names)
     for column, name in enumerate(names, start=1):
-        part = viz.curves(
+        part = figures.curves(
             frame[frame["dataset"] == name],
             x,
             title="",
@@ -242,7 +242,7 @@ def fig1(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
     result = _bias_run(context)
     trials = result.config.trials
     per_item = result.per_item
-    figure = viz.estimates_by_rank(_counts(per_item, ZIPF[1]), featured=None)
+    figure = figures.estimates_by_rank(_counts(per_item, ZIPF[1]), featured=None)
     figure.update_layout(
         title="NDSS Fig. 1: mean count estimates by rank (Zipf, ε = 1)", yaxis_title="count"
     )
@@ -267,7 +267,7 @@ def fig2(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
     """Bias of count estimates by rank."""
     result = _bias_run(context)
     trials, per_item = result.config.trials, result.per_item
-    figure = viz.by_rank(
+    figure = figures.by_rank(
         _counts(per_item, ZIPF[1]),
         "bias",
         featured=None,
@@ -305,7 +305,7 @@ def fig2(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
 def fig3(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, str]:
     """Variance of count estimates by rank."""
     per_item = _bias_run(context).per_item
-    figure = viz.by_rank(
+    figure = figures.by_rank(
         _counts(per_item, ZIPF[1]),
         "variance",
         featured=None,
@@ -451,7 +451,7 @@ def fig5(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
     config = _config(ZIPF, trials=_trials(context))
     frame = _sweep(context, config, "n", ns, "Zipf").assign(dataset="Zipf")
     frame["n_prime"] = frame["equivalent_users"]
-    figure = viz.curves(
+    figure = figures.curves(
         frame,
         "n",
         y="n_prime",

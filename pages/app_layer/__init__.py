@@ -13,7 +13,7 @@
 - ``display``: shaping results for tables and showing errors as messages.
 
 The core (``ldpcore``) never imports streamlit; pages only lay out widgets and call
-the core, ``ldpcore.viz`` and these modules.
+the core, ``ldpcore.present.figures`` and these modules.
 """
 
 #: The thread counts of the BLAS libraries numpy may use. The server (``launch``) and its

@@ -21,7 +21,6 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ldpcore import viz
 from ldpcore.advice import (
     Advice,
     EpsilonAnswer,
@@ -30,7 +29,7 @@ from ldpcore.advice import (
     error_curve,
     estimate_choose_epsilon_seconds,
 )
-from ldpcore.collected_estimates import (
+from ldpcore.collection.estimates import (
     Collected,
     consistent_estimates_and_warning,
     example_collected,
@@ -38,13 +37,14 @@ from ldpcore.collected_estimates import (
     prior_for,
     read_collected,
 )
-from ldpcore.datasets import Dataset, load_bundled, parse_histogram
-from ldpcore.experiment import ExperimentConfig, sweep
-from ldpcore.intervals import interval_kind
+from ldpcore.data.datasets import Dataset, load_bundled, parse_histogram
+from ldpcore.data.tables import TableLayout, inspect_table
+from ldpcore.experiments.trials import ExperimentConfig, sweep
+from ldpcore.learn.prior_demo import PriorDemo, prior_demo
 from ldpcore.postprocess import JEFFREYS, UNIFORM
-from ldpcore.prior_demo import PriorDemo, prior_demo
+from ldpcore.postprocess.intervals import interval_kind
+from ldpcore.present import figures
 from ldpcore.protocols import describe_protocols
-from ldpcore.tables import TableLayout, inspect_table
 from pages.app_layer.executors import (
     search_executor,
     search_point_threads,
@@ -111,18 +111,18 @@ BY_RANK_VIEWS = ("estimates", "bias", "variance")
 def by_rank_figure(config: ExperimentConfig, view: str, every_method: bool) -> go.Figure:
     """One of the by-rank charts (``BY_RANK_VIEWS``), shared; do not modify it.
 
-    It draws ``viz.FEATURED`` methods unless ``every_method``. No default: Streamlit keys a
+    It draws ``figures.FEATURED`` methods unless ``every_method``. No default: Streamlit keys a
     cached call on the arguments given, so ``(config, view)`` and ``(config, view, False)``
     would be two entries of the same figure.
     """
     per_item = simulate(config)["per_item"]
-    featured = None if every_method else viz.FEATURED
+    featured = None if every_method else figures.FEATURED
     if view == "estimates":
-        return viz.estimates_by_rank(per_item, featured=featured)
+        return figures.estimates_by_rank(per_item, featured=featured)
     if view == "bias":
-        return viz.by_rank(per_item, "bias", title="Bias by rank", featured=featured)
+        return figures.by_rank(per_item, "bias", title="Bias by rank", featured=featured)
     if view == "variance":
-        return viz.by_rank(
+        return figures.by_rank(
             per_item, "variance", title="Variance by rank", log_y=True, featured=featured
         )
     raise ValueError(f"unknown by-rank view {view!r}; one of {BY_RANK_VIEWS}")
@@ -133,7 +133,7 @@ def mse_figure(config: ExperimentConfig, relative: bool) -> go.Figure:
     """The MSE-per-method bars (``relative``: the paired ratio to Base), shared."""
     result = simulate_summary(config)
     summary, analytic = result["summary"], result["analytic"]
-    return viz.mse_bars(
+    return figures.mse_bars(
         summary,
         base_mse=analytic["base_mse"],
         lower_bound=analytic["lower_bound"],

@@ -10,11 +10,11 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ldpcore import viz, wording
 from ldpcore.advice import Recommendation, SweepVerdict
 from ldpcore.errors import InputError
 from ldpcore.postprocess import method_class
-from ldpcore.wording import (
+from ldpcore.present import figures, sentences
+from ldpcore.present.sentences import (
     format_count,
     format_error,
     format_ratio,
@@ -23,8 +23,8 @@ from ldpcore.wording import (
 )
 
 #: Said under every paired comparison shown.
-# The sentence lives in ldpcore.wording; re-exported for the pages that import it here.
-PAIRED_NOTE = wording.PAIRED_NOTE
+# The sentence lives in ldpcore.present.sentences; re-exported for the pages that import it here.
+PAIRED_NOTE = sentences.PAIRED_NOTE
 
 
 def run_or_explain(action: Callable[[], Any], what: str) -> Any:
@@ -121,7 +121,7 @@ _NO_USERS = (
 def method_table(summary: pd.DataFrame) -> pd.DataFrame:
     """Measured numbers, the paired comparison with Base, and what each method enforces.
 
-    Every cell is display text in the app's one number format (``ldpcore.compare``):
+    Every cell is display text in the app's one number format (``ldpcore.stats.compare``):
     errors to three significant digits, ratios with their interval, equivalent users as
     whole numbers, and "—" (with a tooltip) where a number is not defined.
     """
@@ -177,12 +177,12 @@ def frequency_columns(table: pd.DataFrame) -> dict[str, Any]:
 def show_chart(figure: go.Figure, *, key: str, where: Any = None) -> None:
     """A chart with its text alternative (WCAG 1.1.1; issue 25).
 
-    Below it, one sentence says what it shows (:func:`ldpcore.viz.describe`), and a toggle
-    opens the data behind it as a table a screen reader can read. ``where`` is a column or
+    Below it, one sentence says what it shows (:func:`ldpcore.present.figures.describe`), and
+    a toggle opens the data behind it as a table a screen reader can read. ``where`` is a column or
     container (the page by default).
     """
     place = st if where is None else where
     place.plotly_chart(figure, key=key, theme=None)
-    place.caption(viz.describe(figure))
+    place.caption(figures.describe(figure))
     if place.toggle("Show the data as a table", key=f"{key}-data"):
-        place.dataframe(viz.figure_table(figure), hide_index=True, key=f"{key}-table")
+        place.dataframe(figures.figure_table(figure), hide_index=True, key=f"{key}-table")

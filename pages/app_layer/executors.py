@@ -18,8 +18,8 @@ from typing import Any
 
 import streamlit as st
 
-from ldpcore.cluster import ENVIRONMENT, configured, open_client, where
 from ldpcore.errors import InputError
+from ldpcore.experiments.cluster import ENVIRONMENT, configured, open_client, where
 from pages.app_layer import BLAS_THREAD_VARIABLES
 
 #: Worker processes for the simulations, one per core unless this variable says how many

@@ -34,9 +34,9 @@ PRELOAD = (
     "pages.app_layer.navigation",
     "pages.app_layer.uploads",
     "pages.app_layer.widgets",
-    "ldpcore.notebooks",
-    "ldpcore.records",
-    "ldpcore.viz",
+    "ldpcore.present.notebooks",
+    "ldpcore.present.records",
+    "ldpcore.present.figures",
     # st.dataframe sends tables as Arrow: its first table imports pyarrow (0.3 s).
     "pyarrow",
     "streamlit.dataframe_util",
@@ -71,16 +71,16 @@ def warm_code_paths() -> None:
     and scipy routine has first-call costs; paying them here took the Explorer's first
     chart on a fresh server from 4.0 s to the figures in benchmarks/README.md.
     """
-    from ldpcore import viz  # noqa: PLC0415
-    from ldpcore.experiment import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.trials import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.present import figures  # noqa: PLC0415
     from pages.app_layer.simulations import simulate_tables  # noqa: PLC0415
 
     tiny = ExperimentConfig(
         dataset="zipf:d=16,s=1.5", n=1_000, protocol="OLH", epsilon=1.0, trials=2
     )
     tables = simulate_tables(tiny)
-    viz.estimates_by_rank(tables["per_item"], featured=viz.FEATURED)
-    viz.mse_bars(
+    figures.estimates_by_rank(tables["per_item"], featured=figures.FEATURED)
+    figures.mse_bars(
         tables["summary"],
         base_mse=tables["analytic"]["base_mse"],
         lower_bound=tables["analytic"]["lower_bound"],

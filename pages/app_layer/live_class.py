@@ -11,8 +11,8 @@ from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
-from ldpcore.poll_store import PollStore, default_data_dir
-from ldpcore.web import answer_form_source
+from ldpcore.live.store import PollStore, default_data_dir
+from ldpcore.live.web import answer_form_source
 
 #: The pages' URL paths (the join link is what students open).
 CLASS_PATH, JOIN_PATH = "class", "join"

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from ldpcore.advice import rank_methods
-from ldpcore.experiment import ExperimentConfig, run
-from ldpcore.wording import query_in_words
+from ldpcore.experiments.trials import ExperimentConfig, run
+from ldpcore.present.sentences import query_in_words
 
 
 def simulate_tables(config: ExperimentConfig) -> dict[str, Any]:

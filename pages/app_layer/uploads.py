@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from ldpcore import bounds
-from ldpcore.datasets import Dataset, bundled_names, parse_histogram
-from ldpcore.tables import DuplicateValuesError, TableError
+from ldpcore.data.datasets import Dataset, bundled_names, parse_histogram
+from ldpcore.data.tables import DuplicateValuesError, TableError
 from pages.app_layer.cache import bundled_dataset, inspected_upload, parsed_upload
 
 

@@ -7,12 +7,12 @@ import dataclasses
 import streamlit as st
 
 from ldpcore import bounds
-from ldpcore.datasets import Dataset, bundled_names
+from ldpcore.data.datasets import Dataset, bundled_names
 from ldpcore.errors import InputError
-from ldpcore.experiment import ExperimentConfig
+from ldpcore.experiments.trials import ExperimentConfig
 from ldpcore.postprocess import default_method_names, method_names
 from ldpcore.protocols import protocol_names
-from ldpcore.query_specs import parse_query_spec
+from ldpcore.queries.specs import parse_query_spec
 
 # Round, roughly log-spaced steps: a slider position is a value people can quote.
 # fmt: off
@@ -159,7 +159,7 @@ def with_query(config: ExperimentConfig, query: str) -> ExperimentConfig:
 
 
 def query_picker(key: str, dataset: Dataset) -> str:
-    """The query that matters, as an ``ldpcore.queries`` spec."""
+    """The query that matters, as an ``ldpcore.queries.query`` spec."""
     kinds = ["The most frequent values", "Every value", "A set of values"]
     if dataset.groups is not None:
         kinds.append("Group totals")

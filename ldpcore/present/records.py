@@ -16,10 +16,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ldpcore.advice import EpsilonAnswer, answers_table, winning_answer
-from ldpcore.commands import choose_epsilon_command
-from ldpcore.deployments import UNCHECKED, context_sentence, deployment_rows
-from ldpcore.experiment import ExperimentConfig
-from ldpcore.wording import epsilon_sentence, odds_sentence
+from ldpcore.advice.deployments import UNCHECKED, context_sentence, deployment_rows
+from ldpcore.experiments.trials import ExperimentConfig
+from ldpcore.present.commands import choose_epsilon_command
+from ldpcore.present.sentences import epsilon_sentence, odds_sentence
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; color: #222;

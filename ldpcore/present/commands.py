@@ -9,10 +9,10 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-from ldpcore.dataset_specs import ExplicitCounts
-from ldpcore.experiment import ExperimentConfig
+from ldpcore.data.specs import ExplicitCounts
+from ldpcore.experiments.trials import ExperimentConfig
 from ldpcore.postprocess import default_method_names
-from ldpcore.query_specs import QuerySpec
+from ldpcore.queries.specs import QuerySpec
 
 
 def _arguments(config: ExperimentConfig, query: str | QuerySpec) -> list[str]:

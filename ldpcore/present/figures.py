@@ -21,7 +21,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
-from ldpcore.metrics import LOWER_BOUND_CAVEAT
+from ldpcore.experiments.metrics import LOWER_BOUND_CAVEAT
 from ldpcore.postprocess import method_names
 
 #: Okabe & Ito's colour-universal-design palette (2008) without its black, which the
@@ -615,7 +615,7 @@ def estimates_with_intervals(table: pd.DataFrame) -> go.Figure:
 def poll_estimates(table: pd.DataFrame, method: str) -> go.Figure:
     """A live poll's answer shares: ``method``'s estimate with its interval, and Base.
 
-    ``table`` is :func:`ldpcore.collected_estimates.consistent_estimates_and_warning`'s
+    ``table`` is :func:`ldpcore.collection.estimates.consistent_estimates_and_warning`'s
     (``value, base_estimate, estimate, low, high``), drawn in option order: Base as
     markers (unbiased, possibly negative), the method as bars with their intervals.
     """

@@ -2,8 +2,8 @@
 
 ``--dask local:N`` starts a ``LocalCluster`` of N single-threaded worker processes on
 127.0.0.1; ``--dask tcp://HOST:PORT`` connects to a running scheduler. The work
-sent is the same function that runs locally (:func:`ldpcore.report_files.aggregate_file`,
-:func:`ldpcore.experiment.run`), so results are identical wherever they run.
+sent is the same function that runs locally (:func:`ldpcore.collection.report_files.aggregate_file`,
+:func:`ldpcore.experiments.trials.run`), so results are identical wherever they run.
 Dask is an optional dependency (the ``cluster`` extra).
 """
 
@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ldpcore.collection.report_files import CHUNK_ROWS, aggregate_file
 from ldpcore.errors import InputError
 from ldpcore.protocols import FrequencyOracle
-from ldpcore.report_files import CHUNK_ROWS, aggregate_file
 
 #: Seconds to wait for a scheduler before saying it cannot be reached.
 CONNECT_TIMEOUT = 10

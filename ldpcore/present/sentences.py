@@ -14,14 +14,14 @@ import math
 from typing import TYPE_CHECKING
 
 from ldpcore.bounds import EPSILON_RANGE
-from ldpcore.query_specs import QuerySpec, parse_query_spec
+from ldpcore.queries.specs import QuerySpec, parse_query_spec
 
 if TYPE_CHECKING:  # types only: the modules that compute these import this one
     import pandas as pd
 
     from ldpcore.advice.epsilon_answer import ConsistentOption, EpsilonAnswer
-    from ldpcore.compare import Comparison
-    from ldpcore.experiment import ExperimentConfig
+    from ldpcore.experiments.trials import ExperimentConfig
+    from ldpcore.stats.compare import Comparison
 
 
 def format_number(value: float) -> str:
@@ -173,7 +173,7 @@ def in_users(n: int, comparison: Comparison) -> str:
 
     Examples
     --------
-    >>> from ldpcore.compare import Comparison
+    >>> from ldpcore.stats.compare import Comparison
     >>> in_users(10_000, Comparison("PowerNS", "Base", 0.25, 0.2, 0.3, True, False, False, 5))
     'As accurate as Base would be with about 40,000 users (33,300 to 50,000).'
     """
@@ -256,7 +256,7 @@ def option_words(option: ConsistentOption) -> str:
     Examples
     --------
     >>> from ldpcore.advice.epsilon_answer import ConsistentOption
-    >>> from ldpcore.compare import Comparison
+    >>> from ldpcore.stats.compare import Comparison
     >>> c = Comparison("Norm-Sub", "Base", 1.12, 0.97, 1.33, False, False, False, 10)
     >>> option_words(ConsistentOption("Norm-Sub", 0.0049, c))
     "Norm-Sub gives a proper distribution; at this ε its MSE is between 0.97× and 1.33× Base's (RMSE 0.0049; paired 95% interval)"
@@ -310,7 +310,7 @@ def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
     return text
 
 
-#: How the per-value intervals are made, for captions and the CLI (ldpcore.intervals).
+#: How the per-value intervals are made, for captions and the CLI (ldpcore.postprocess.intervals).
 INTERVAL_NOTE = (
     "Intervals: 95% for each true frequency, from the Base estimate's exact variance "
     "(NDSS Eq. 3; a score interval), widened to hold the method's estimate, so they are "
@@ -319,7 +319,7 @@ INTERVAL_NOTE = (
     "noise, not errors in the settings above."
 )
 
-#: How Bayes's intervals are made (ldpcore.intervals.estimates_with_intervals).
+#: How Bayes's intervals are made (ldpcore.postprocess.intervals.estimates_with_intervals).
 CREDIBLE_NOTE = (
     "Intervals: 95% equal-tailed posterior (credible) intervals under the chosen prior: "
     "given the reports and the prior, each true frequency lies inside with probability "
@@ -341,7 +341,7 @@ def settings_line(config: ExperimentConfig) -> str:
 
     Examples
     --------
-    >>> from ldpcore.experiment import ExperimentConfig
+    >>> from ldpcore.experiments.trials import ExperimentConfig
     >>> settings_line(ExperimentConfig(dataset="zipf:d=8", n=1000, protocol="olh", epsilon=1))
     'OLH, ε = 1, n = 1,000, zipf:d=8,s=1.5, query full, 30 trials, seed 0'
     """

@@ -3,7 +3,7 @@
 A teacher creates a poll (a question, its options, a protocol and ε); each student's
 browser randomizes the answer and sends only the report, which is stored here. No true
 answer ever reaches this module: its only input from a student is a report, checked
-against the protocol's report space (:mod:`ldpcore.poll_reports`) before it is stored.
+against the protocol's report space (:mod:`ldpcore.live.reports`) before it is stored.
 
 Durability and concurrency
 --------------------------
@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ldpcore.errors import InputError
-from ldpcore.poll_reports import LIVE_PROTOCOLS, check_report, poll_protocol
+from ldpcore.live.reports import LIVE_PROTOCOLS, check_report, poll_protocol
 
 #: Where polls live unless ``LDPCORE_DATA_DIR`` says otherwise (XDG's data directory).
 DATA_DIR_VARIABLE = "LDPCORE_DATA_DIR"
@@ -98,7 +98,7 @@ class Poll:
     options : tuple of str
         The answers, in order; option ``i`` is value ``i`` of the protocol's domain.
     protocol : str
-        ``GRR``, ``OUE`` or ``OLH`` (:data:`ldpcore.poll_reports.LIVE_PROTOCOLS`).
+        ``GRR``, ``OUE`` or ``OLH`` (:data:`ldpcore.live.reports.LIVE_PROTOCOLS`).
     epsilon : float
     created : float
         Unix time.

@@ -5,7 +5,7 @@ reports support the value) or the aggregator's *Base estimates* (NDSS 2020 Eq. 2
 :func:`read_collected` reads either from a CSV; :func:`consistent_estimates`
 post-processes them with a chosen method and attaches an interval per value for the
 true frequency: the score interval of the Base estimate's exact variance
-(:mod:`ldpcore.intervals`), widened to contain the method's estimate. A parametric
+(:mod:`ldpcore.postprocess.intervals`), widened to contain the method's estimate. A parametric
 bootstrap around the method's own output was used before; it covered rare values about
 half the time (it inherits the method's bias, e.g. Norm-Sub's zeros gave [0, 0]), see
 benchmarks/README.md, "Coverage".
@@ -23,12 +23,12 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from ldpcore._validation import check_n_users
-from ldpcore.datasets import Dataset
+from ldpcore.data.datasets import Dataset
+from ldpcore.data.tables import TableError, inspect_table, read_numbers
 from ldpcore.errors import InputError
-from ldpcore.intervals import estimates_with_intervals
 from ldpcore.postprocess import Bayes, DirichletPrior, get_method, informed_prior
+from ldpcore.postprocess.intervals import estimates_with_intervals
 from ldpcore.protocols import FrequencyOracle, get_protocol
-from ldpcore.tables import TableError, inspect_table, read_numbers
 
 #: Rows :func:`guess_kind` reads (the header and enough rows to tell it from data).
 _GUESS_ROWS = 200
@@ -115,7 +115,7 @@ def read_collected(
         Support counts must be whole numbers in ``[0, n]``; estimates are
         frequencies and may be negative.
     source, value_column, number_column, progress
-        As for :func:`ldpcore.tables.read_numbers`.
+        As for :func:`ldpcore.data.tables.read_numbers`.
 
     Examples
     --------
@@ -222,7 +222,7 @@ def consistent_estimates_and_warning(
         ``value, base_estimate, estimate, low, high`` (frequencies; ``0 <= low <= high
         <= 1``, each interval holding the estimate where the estimate is in [0, 1]).
         Bayes's intervals are credible intervals; see
-        :func:`ldpcore.intervals.estimates_with_intervals`.
+        :func:`ldpcore.postprocess.intervals.estimates_with_intervals`.
     str
         Empty, or what to know before relying on the intervals (the prior shapes them).
     """
@@ -255,7 +255,7 @@ def example_collected(*, seed: int = 2026) -> bytes:
     >>> example_collected().splitlines()[0]
     b'value,count'
     """
-    from ldpcore.datasets import load_bundled  # noqa: PLC0415 (reads sample_data/)
+    from ldpcore.data.datasets import load_bundled  # noqa: PLC0415 (reads sample_data/)
 
     data = load_bundled("countries", top_d=20, n=10_000)
     oracle = get_protocol("OLH", epsilon=1.0, domain_size=data.domain_size)

@@ -4,7 +4,7 @@ A query spec says what is asked of the distribution: ``full``, ``topk:k=K``,
 ``set:rho=R[,samples=M]``, ``groups[:file=PATH]``, ``prefix`` or
 ``interval[:samples=M]``. Each kind is one class here: it parses its options once
 (:meth:`QuerySpec.from_options`), writes its canonical text (``str``; parsing it back
-gives an equal value), builds the :class:`~ldpcore.queries.Query` for a dataset, and says
+gives an equal value), builds the :class:`~ldpcore.queries.query.Query` for a dataset, and says
 what the pages need (:meth:`QuerySpec.in_words`, :attr:`QuerySpec.single_values`). A new
 query kind is one subclass added to :data:`QUERY_KINDS`.
 """
@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from ldpcore._validation import check_int
 from ldpcore.errors import InputError
-from ldpcore.queries import (
+from ldpcore.queries.query import (
     Query,
     full_domain,
     groups,
@@ -37,7 +37,7 @@ from ldpcore.specs import format_spec_number, parse_number, parse_spec
 
 
 class QueryData(Protocol):
-    """What a query reads of a dataset (:class:`ldpcore.datasets.Dataset` has it all)."""
+    """What a query reads of a dataset (:class:`ldpcore.data.datasets.Dataset` has it all)."""
 
     @property
     def domain_size(self) -> int: ...  # noqa: D102

@@ -22,9 +22,9 @@ from numpy.typing import NDArray
 
 from ldpcore import bounds
 from ldpcore._validation import check_int
+from ldpcore.data.tables import decode
 from ldpcore.errors import InputError
 from ldpcore.specs import format_spec_number
-from ldpcore.tables import decode
 
 #: Most indices random set queries may hold (samples × set size): 400 MB of int64.
 SET_MEMBERS_MAX = 50_000_000
@@ -37,9 +37,9 @@ class Query:
     Attributes
     ----------
     kind : str
-        The kind of its spec (:data:`ldpcore.query_specs.QUERY_KINDS`).
+        The kind of its spec (:data:`ldpcore.queries.specs.QUERY_KINDS`).
     spec : str
-        The spec that rebuilds it (as accepted by :func:`ldpcore.query_specs.parse_query`).
+        The spec that rebuilds it (as accepted by :func:`ldpcore.queries.specs.parse_query`).
     members : tuple of ndarray
         For each question, the indices of the values it sums.
     labels : tuple of str

@@ -4,7 +4,7 @@ A dataset spec says where the true counts come from: ``zipf:d=D,s=S``, ``uniform
 ``file:PATH``, a bundled dataset's name (``emoji``), or counts given as numbers
 (:class:`ExplicitCounts`, which has a name but no text form). Each spec is a frozen value
 with a canonical ``str`` (``parse_dataset_spec(str(spec)) == spec``), so equal settings
-are equal values, and :meth:`DatasetSpec.build` makes the :class:`~ldpcore.datasets.Dataset`
+are equal values, and :meth:`DatasetSpec.build` makes the :class:`~ldpcore.data.datasets.Dataset`
 without reading any text. The synthetic generators are NDSS 2020 Sec. V-A's.
 """
 
@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ldpcore._validation import check_counts, check_domain_size, check_n_users
-from ldpcore.datasets import (
+from ldpcore.data.datasets import (
     Dataset,
     bundled_names,
     check_zipf_exponent,

@@ -2,7 +2,7 @@
 
 For pilots and classes: :func:`randomize_file` reads values in chunks (bounded
 memory), runs the protocol's real client randomizer on each and appends the
-reports in the documented format (:mod:`ldpcore.report_files`) to Parquet or CSV.
+reports in the documented format (:mod:`ldpcore.collection.report_files`) to Parquet or CSV.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ import numpy as np
 import pandas as pd
 
 from ldpcore._files import replacing
-from ldpcore.errors import InputError
-from ldpcore.protocols import FrequencyOracle
-from ldpcore.report_files import (
+from ldpcore.collection.report_files import (
     CHUNK_ROWS,
     csv_parameter_line,
     protocol_metadata,
     reports_to_frame,
 )
+from ldpcore.errors import InputError
+from ldpcore.protocols import FrequencyOracle
 from ldpcore.rng import ClientRNG
 
 

@@ -4,7 +4,7 @@ Each page that shows results offers its view as a notebook (``.ipynb``, nbformat
 same configuration, the same calls and the same seed, so running it gives the page's
 numbers, and a person can change a line and carry on from there. The notebooks only
 call the public API (``ldpcore.run``, ``sweep``, ``choose_epsilon``, ``advice``,
-``viz``); nothing in them depends on the app.
+``figures``); nothing in them depends on the app.
 
 The three shapes of view in the app:
 
@@ -22,7 +22,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ldpcore.experiment import ExperimentConfig
+from ldpcore.experiments.trials import ExperimentConfig
 from ldpcore.postprocess import default_method_names
 
 #: The notebook format written (nbformat 4.5: cells carry ids).
@@ -109,9 +109,10 @@ _COMPARISON = (
 def run_notebook(config: ExperimentConfig, *, title: str, relative: bool = False) -> bytes:
     """One configuration, every method: the table, the verdict and the charts."""
     setup = (
-        "from ldpcore import ExperimentConfig, run, viz\n"
+        "from ldpcore import ExperimentConfig, run\n"
+        "from ldpcore.present import figures\n"
         "from ldpcore.advice import rank_methods\n"
-        "from ldpcore.wording import query_in_words\n\n" + config_source(config)
+        "from ldpcore.present.sentences import query_in_words\n\n" + config_source(config)
     )
     steps = [
         ("The configuration the page showed.", setup),
@@ -127,9 +128,9 @@ def run_notebook(config: ExperimentConfig, *, title: str, relative: bool = False
         (
             "Mean squared error per method.",
             (
-                "viz.mse_bars(result.summary, base_mse=result.analytic.get('base_mse'),\n"
-                "             lower_bound=result.analytic.get('lower_bound'),\n"
-                f"             relative_to_base={relative!r})"
+                "figures.mse_bars(result.summary, base_mse=result.analytic.get('base_mse'),\n"
+                "                 lower_bound=result.analytic.get('lower_bound'),\n"
+                f"                 relative_to_base={relative!r})"
             ),
         ),
     ]
@@ -138,7 +139,7 @@ def run_notebook(config: ExperimentConfig, *, title: str, relative: bool = False
             (
                 "Estimates against the truth, by rank (symmetric-log axis: negative "
                 "estimates show).",
-                "viz.estimates_by_rank(result.per_item, featured=viz.FEATURED)",
+                "figures.estimates_by_rank(result.per_item, featured=figures.FEATURED)",
             )
         )
     return _bytes(_cells(title, _INTRO, steps))
@@ -157,7 +158,8 @@ def sweep_notebook(
 ) -> bytes:
     """One parameter swept: the table, the verdict per point and the curves."""
     setup = (
-        "from ldpcore import ExperimentConfig, sweep, viz\n"
+        "from ldpcore import ExperimentConfig, sweep\n"
+        "from ldpcore.present import figures\n"
         "from ldpcore.advice import sweep_verdicts\n\n"
         + config_source(config)
         + f"\nvalues = {list(values)!r}"
@@ -175,8 +177,8 @@ def sweep_notebook(
         (
             "The curves.",
             (
-                f"viz.curves(frame, {parameter!r}, y={y!r}, title={title!r},\n"
-                f"           x_title={x_title!r}, y_title={y_title!r}, "
+                f"figures.curves(frame, {parameter!r}, y={y!r}, title={title!r},\n"
+                f"               x_title={x_title!r}, y_title={y_title!r}, "
                 f"log_x={log_x!r})"
             ),
         ),
@@ -191,7 +193,7 @@ def choose_epsilon_notebook(
     setup = (
         "from ldpcore import ExperimentConfig, choose_epsilon\n"
         "from ldpcore.advice import answers_table, winning_answer\n"
-        "from ldpcore.wording import epsilon_sentence\n\n"
+        "from ldpcore.present.sentences import epsilon_sentence\n\n"
         + config_source(config)
         + f"\ntarget_rmse = {target_rmse!r}\nprotocols = {list(protocols)!r}"
     )

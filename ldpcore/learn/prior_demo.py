@@ -11,7 +11,7 @@ three priors, each worth as many users as the population:
   this one's rarest).
 
 Each prior's mean squared error is compared with Jeffreys' on the same trials
-(:func:`ldpcore.compare.compare`: paired, with a simultaneous interval), and MLE (the
+(:func:`ldpcore.stats.compare.compare`: paired, with a simultaneous interval), and MLE (the
 reports alone) is shown beside them. With so few users the prior matters: a good one
 cuts the error, a wrong one adds to it (MLE paper, Sec. 3: the posterior mean is
 optimal only under the prior that is true).
@@ -26,13 +26,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ldpcore.compare import Comparison, compare
 from ldpcore.errors import InputError
 from ldpcore.postprocess import JEFFREYS, Bayes, DirichletPrior, get_method, informed_prior
 from ldpcore.postprocess.ibu import NotConverged
+from ldpcore.present.sentences import format_number, ratio_range
 from ldpcore.protocols import get_protocol
 from ldpcore.rng import trial_generators
-from ldpcore.wording import format_number, ratio_range
+from ldpcore.stats.compare import Comparison, compare
 
 #: The rows, in order: the label shown and how the prior is made from the true counts.
 PRIORS = ("Jeffreys (weak)", "Good prior (last year's class)", "Wrong prior (reversed)")

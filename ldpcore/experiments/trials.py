@@ -7,7 +7,7 @@ machines. Work runs on any ``concurrent.futures.Executor``; by default in-proces
 
 Over 500 lines on purpose: the config, the trial loop, the summary and the sweep are one
 concept (a simulation and its trial layout, which the paired comparisons depend on);
-the specs it reads are in :mod:`ldpcore.dataset_specs` and :mod:`ldpcore.query_specs`.
+the specs it reads are in :mod:`ldpcore.data.specs` and :mod:`ldpcore.queries.specs`.
 """
 
 from __future__ import annotations
@@ -28,11 +28,10 @@ from numpy.typing import NDArray
 
 from ldpcore import bounds
 from ldpcore._validation import check_epsilon, check_int, check_n_users
-from ldpcore.compare import Comparison, compare, trial_mse
-from ldpcore.dataset_specs import DatasetSpec, ExplicitCounts, parse_dataset_spec
-from ldpcore.datasets import Dataset
+from ldpcore.data.datasets import Dataset
+from ldpcore.data.specs import DatasetSpec, ExplicitCounts, parse_dataset_spec
 from ldpcore.errors import InputError
-from ldpcore.metrics import (
+from ldpcore.experiments.metrics import (
     analytic_base_mse,
     equivalent_users,
     kl_divergence,
@@ -51,8 +50,9 @@ from ldpcore.protocols import (
     protocol_parameters,
     resolve_protocol_name,
 )
-from ldpcore.queries import Query
-from ldpcore.query_specs import QuerySpec, SetQuery, TopKQuery, parse_query_spec
+from ldpcore.queries.query import Query
+from ldpcore.queries.specs import QuerySpec, SetQuery, TopKQuery, parse_query_spec
+from ldpcore.stats.compare import Comparison, compare, trial_mse
 
 if TYPE_CHECKING:  # pandas costs ~0.3 s to import; the JSON path of the CLI skips it
     import pandas as pd
@@ -92,9 +92,9 @@ class ExperimentConfig:
     ----------
     dataset : str or DatasetSpec
         ``zipf:d=D,s=S``, ``uniform:d=D``, ``file:PATH`` or a bundled name (see
-        :func:`ldpcore.dataset_specs.parse_dataset_spec`); a file is rescaled to ``n``.
+        :func:`ldpcore.data.specs.parse_dataset_spec`); a file is rescaled to ``n``.
         Stored as a typed spec (with ``true_counts``: an
-        :class:`~ldpcore.dataset_specs.ExplicitCounts` named ``dataset``).
+        :class:`~ldpcore.data.specs.ExplicitCounts` named ``dataset``).
     n : int
         Number of users.
     protocol : str
@@ -104,7 +104,7 @@ class ExperimentConfig:
     methods : sequence of str
         Post-processing methods (default: all).
     query : str or QuerySpec
-        A query spec (:data:`ldpcore.query_specs.QUERY_KINDS`), stored typed.
+        A query spec (:data:`ldpcore.queries.specs.QUERY_KINDS`), stored typed.
     trials : int
         Independent repetitions.
     seed : int
@@ -342,7 +342,7 @@ class ExperimentResult:
     def trial_errors(self) -> NDArray[np.float64]:
         """Per-trial MSE of each method, shape ``(methods, trials)``.
 
-        The paired samples :mod:`ldpcore.compare` compares: every method saw the same trials.
+        The paired samples :mod:`ldpcore.stats.compare` compares: every method saw the same trials.
         """
         return trial_mse(self.answers, self.truth)
 
@@ -575,7 +575,7 @@ def _paired_to_base(
 ) -> tuple[dict[str, dict[str, Any]], list[Comparison]]:
     """Each method's MSE ratio to Base on the same trials, with its interval and outcome.
 
-    Simultaneous over the methods (:func:`ldpcore.compare.compare`); declared no-ops
+    Simultaneous over the methods (:func:`ldpcore.stats.compare.compare`); declared no-ops
     (:meth:`PostProcessor.is_no_op`) are never tested. Empty columns without Base.
     """
     blank = {

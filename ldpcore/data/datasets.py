@@ -16,8 +16,8 @@ from numpy.typing import NDArray
 
 from ldpcore import bounds
 from ldpcore._validation import check_domain_size, check_n_users
+from ldpcore.data.tables import TableError, read_numbers
 from ldpcore.errors import InputError
-from ldpcore.tables import TableError, read_numbers
 
 #: Where the bundled datasets live (a folder next to the package in this checkout).
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
@@ -121,8 +121,8 @@ def parse_histogram(
     r"""A :class:`Dataset` from the bytes of a histogram CSV/TSV (an upload).
 
     Columns are guessed from the header when it is obvious (see
-    :func:`ldpcore.tables.inspect_table`) and can be chosen, as can whether the first
-    row is a header; every problem raises :class:`ldpcore.tables.TableError` with a
+    :func:`ldpcore.data.tables.inspect_table`) and can be chosen, as can whether the first
+    row is a header; every problem raises :class:`ldpcore.data.tables.TableError` with a
     message that says what to change.
 
     Examples
@@ -146,7 +146,7 @@ def parse_histogram(
 def read_histogram(path: str | Path) -> Dataset:
     """Read a histogram file (``value,count[,group]`` CSV or TSV) into a :class:`Dataset`.
 
-    Raises ``ValueError`` (a :class:`~ldpcore.tables.TableError`) with a message that
+    Raises ``ValueError`` (a :class:`~ldpcore.data.tables.TableError`) with a message that
     says what to fix for a missing, empty, oversized or unreadable file and for every
     problem :func:`parse_histogram` finds.
     """

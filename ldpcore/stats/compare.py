@@ -48,7 +48,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from ldpcore.errors import InputError
-from ldpcore.wording import format_ratio, format_times, ratio_range
+from ldpcore.present.sentences import format_ratio, format_times, ratio_range
 
 #: The family-wise error rate of a set of comparisons (two-sided).
 ALPHA = 0.05

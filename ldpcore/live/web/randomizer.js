@@ -3,7 +3,7 @@
 // component prepends this file to its own code, and the browser tests load this same
 // file into a page and draw 100,000 reports from it per protocol.
 //
-// Every probability comes from Python (ldpcore.poll_reports.browser_parameters), so the
+// Every probability comes from Python (ldpcore.live.reports.browser_parameters), so the
 // browser and the aggregator cannot disagree about the channel. Randomness comes only
 // from crypto.getRandomValues (never Math.random, which is not a secure source).
 

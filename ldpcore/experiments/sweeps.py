@@ -2,7 +2,7 @@
 
 A sweep file names lists to cross (every key optional except ``dataset``)::
 
-    dataset = "zipf:d=1024,s=1.5"   # a dataset spec (see ldpcore.datasets.parse_dataset)
+    dataset = "zipf:d=1024,s=1.5"   # a dataset spec (see ldpcore.data.datasets.parse_dataset)
     protocols = ["OLH", "OUE"]
     epsilons = [0.5, 1.0, 2.0]
     ns = [100000, 1000000]
@@ -12,7 +12,7 @@ A sweep file names lists to cross (every key optional except ``dataset``)::
     trials = 30
     seed = 0
 
-Each grid point is one :func:`ldpcore.experiment.run`; a point's trials use the
+Each grid point is one :func:`ldpcore.experiments.trials.run`; a point's trials use the
 seed's spawned children by index, so a point gives bit-identical numbers wherever
 it runs. With an executor (e.g. ``distributed.Client.get_executor()``) the points
 run in parallel, one task each.
@@ -31,7 +31,7 @@ import pandas as pd
 
 from ldpcore._files import replacing
 from ldpcore.errors import InputError
-from ldpcore.experiment import ExperimentConfig, run, with_parameter
+from ldpcore.experiments.trials import ExperimentConfig, run, with_parameter
 from ldpcore.postprocess import default_method_names
 
 #: Keys a sweep file may set, with their defaults (None: required).

@@ -1,7 +1,7 @@
 """A live poll's reports: the report space, the export file and the class's estimates.
 
 Each report a browser sends is a row of the protocol's report file
-(:mod:`ldpcore.report_files`): ``value`` for GRR, ``seed_a, seed_b, bucket`` for OLH
+(:mod:`ldpcore.collection.report_files`): ``value`` for GRR, ``seed_a, seed_b, bucket`` for OLH
 (seeds as decimal text: JavaScript numbers cannot hold 64 bits) and ``bits`` (hex,
 packed little-endian) for OUE. :func:`check_report` refuses anything outside that space,
 so a stored report is exactly what an ``ldpcore aggregate`` of the exported file reads.
@@ -20,8 +20,8 @@ from ldpcore.protocols import FrequencyOracle, get_protocol
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ldpcore.collected_estimates import Collected
-    from ldpcore.poll_store import Poll
+    from ldpcore.collection.estimates import Collected
+    from ldpcore.live.store import Poll
 
 #: The protocols a browser runs (issue 24): small reports, randomized in a few lines of
 #: JavaScript whose distribution the browser tests check against the exact channel.
@@ -183,7 +183,7 @@ def export_reports(poll: Poll, rows: Sequence[Mapping[str, Any]], output: str | 
 
 def export_text(protocol: FrequencyOracle, rows: Sequence[Mapping[str, Any]]) -> str:
     """The CSV report file's text: the parameter line, the header, one row per report."""
-    from ldpcore.report_files import csv_parameter_line  # noqa: PLC0415
+    from ldpcore.collection.report_files import csv_parameter_line  # noqa: PLC0415
 
     body = reports_frame(protocol, rows).to_csv(index=False, lineterminator="\n")
     return csv_parameter_line(protocol) + "\n" + body
@@ -193,7 +193,7 @@ def class_collected(poll: Poll, rows: Sequence[Mapping[str, Any]]) -> Collected:
     """The class's reports as collected output: counts, n and the Base estimate (Eq. 2)."""
     import numpy as np  # noqa: PLC0415
 
-    from ldpcore.collected_estimates import Collected  # noqa: PLC0415
+    from ldpcore.collection.estimates import Collected  # noqa: PLC0415
 
     protocol = poll_protocol(poll.protocol, poll.epsilon, len(poll.options))
     reports = protocol.frame_to_reports(reports_frame(protocol, rows), source="the poll")
