@@ -28,6 +28,7 @@ lint: $(VENV)/.stamp-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 format: $(VENV)/.stamp-test
 	$(BIN)/ruff format .

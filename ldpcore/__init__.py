@@ -39,10 +39,11 @@ from ldpcore.rng import as_generator, trial_generators
 
 if TYPE_CHECKING:
     from ldpcore.advice import choose_epsilon, recommend
+    from ldpcore.advice.verdicts import verdict
     from ldpcore.errors import InputError
     from ldpcore.experiments.trials import ExperimentConfig, ExperimentResult, run, sweep
     from ldpcore.postprocess import METHODS, get_method, method_names
-    from ldpcore.stats.compare import compare, verdict
+    from ldpcore.stats.compare import compare
 
 __version__ = "0.1.0"
 
@@ -56,7 +57,7 @@ _LAZY = {
     "get_method": "ldpcore.postprocess",
     "method_names": "ldpcore.postprocess",
     "compare": "ldpcore.stats.compare",
-    "verdict": "ldpcore.stats.compare",
+    "verdict": "ldpcore.advice.verdicts",
     "recommend": "ldpcore.advice",
     "choose_epsilon": "ldpcore.advice",
     "InputError": "ldpcore.errors",

@@ -132,3 +132,25 @@ def check_values(values: ArrayLike, *, domain_size: int) -> NDArray[np.int64]:
             f"got range [{result.min()}, {result.max()}]"
         )
     return result
+
+
+def whole_number(value: object) -> int | None:
+    """An int from an int or its decimal text, else None (never a float: seeds stay exact).
+
+    Examples
+    --------
+    >>> whole_number(7), whole_number("18446744073709551615"), whole_number(7.0)
+    (7, 18446744073709551615, None)
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20:
+        return int(value)
+    return None
+
+
+def is_hex(text: str) -> bool:
+    """Whether ``text`` is hexadecimal digits only (either case)."""
+    return all(ch in "0123456789abcdefABCDEF" for ch in text)

@@ -7,7 +7,7 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from ldpcore.advice import answers_table, parallel_seconds, privacy_risk, winning_answer
+from ldpcore.advice import parallel_seconds, privacy_risk, winning_answer
 from ldpcore.advice.deployments import UNCHECKED, context_sentence, deployment_rows
 from ldpcore.data.datasets import Dataset
 from ldpcore.experiments.trials import ExperimentConfig
@@ -16,6 +16,8 @@ from ldpcore.present import figures
 from ldpcore.present.notebooks import choose_epsilon_notebook
 from ldpcore.present.records import decision_record
 from ldpcore.present.sentences import (
+    answers_table,
+    epsilon_reason,
     epsilon_sentence,
     odds_sentence,
     query_in_words,
@@ -149,7 +151,7 @@ st.dataframe(
     },
 )
 with st.expander("Why, for each protocol, in full"):
-    st.markdown("\n".join(f"- **{a.protocol}**: {a.reason}" for a in answers))
+    st.markdown("\n".join(f"- **{a.protocol}**: {epsilon_reason(a)}" for a in answers))
 st.caption(
     "Each ε with its 95% interval: where the simulated error curve's band (mean ± t·SE over "
     f"{trials} trials) crosses the target. Base and every method are simulated on the same "

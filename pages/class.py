@@ -11,14 +11,15 @@ import streamlit as st
 
 from ldpcore.collection.estimates import consistent_estimates_and_warning
 from ldpcore.errors import InputError
+from ldpcore.live.poll import Poll
 from ldpcore.live.reports import (
-    LIVE_PROTOCOLS,
     PRESETS,
     class_collected,
     export_text,
+    live_protocols,
     poll_protocol,
 )
-from ldpcore.live.store import OPTIONS_MAX, OPTIONS_MIN, Poll, PollStore
+from ldpcore.live.store import OPTIONS_MAX, OPTIONS_MIN, PollStore
 from ldpcore.postprocess import default_method_names
 from ldpcore.present.figures import percent_label, poll_estimates
 from pages.app_layer.display import run_or_explain, show_chart
@@ -63,7 +64,7 @@ def creation_form(store: PollStore) -> None:
     )
     left, right = st.columns(2)
     protocol = left.selectbox(
-        "Protocol (run in each student's browser)", LIVE_PROTOCOLS, key="class-protocol"
+        "Protocol (run in each student's browser)", live_protocols(), key="class-protocol"
     )
     epsilon = right.select_slider("ε", CLASS_EPSILONS, value=1.0, key="class-epsilon")
     if st.button("Start the poll", type="primary", key="class-start"):

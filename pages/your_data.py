@@ -9,7 +9,6 @@ from ldpcore.data.datasets import Dataset
 from ldpcore.data.tables import TableError
 from ldpcore.experiments.trials import ExperimentConfig
 from ldpcore.postprocess import method_class, method_names
-from ldpcore.postprocess.intervals import interval_kind
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook
@@ -216,7 +215,8 @@ with collected_tab:
             index=method_names().index("Norm-Sub"),
             key="collected-method",
         )
-        prior = _prior_choice() if interval_kind(method) == "credible" else (PRIORS[0], None, None)
+        credible = method_class(method).interval_kind == "credible"
+        prior = _prior_choice() if credible else (PRIORS[0], None, None)
         found = None
         if prior is not None:
             picked_prior = prior  # a name the closure keeps, typed without None
@@ -228,7 +228,7 @@ with collected_tab:
             table, warning = found
             if warning:
                 st.warning(warning, icon=":material/warning:")
-            note = CREDIBLE_NOTE if interval_kind(method) == "credible" else INTERVAL_NOTE
+            note = CREDIBLE_NOTE if credible else INTERVAL_NOTE
             st.caption(
                 f"{method}: {method_class(method).explanation} {note}"
                 + (

@@ -24,7 +24,7 @@ from ldpcore.experiments.trials import ExperimentConfig, run
 from ldpcore.postprocess import JEFFREYS, UNIFORM, Bayes, get_method, informed_prior
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.protocols import get_protocol
-from ldpcore.protocols.hadamard import hadamard_signs
+from ldpcore.protocols.walsh import hadamard_signs
 from ldpcore.stats.mcmc import split_rhat_and_ess
 
 # --- the exact posterior mean, by expansion ------------------------------------------
@@ -283,7 +283,7 @@ def test_the_prior_is_flagged_where_it_shapes_the_answer() -> None:
     32 pseudo-users decide (credible intervals covered 42–47% of frequent values); OLH at
     ε = 2 and n = 10⁶ decides by itself (benchmarks/README.md, Coverage)."""
     from ldpcore.data.datasets import zipf  # noqa: PLC0415
-    from ldpcore.postprocess.intervals import estimates_with_intervals  # noqa: PLC0415
+    from ldpcore.postprocess import estimates_with_intervals  # noqa: PLC0415
 
     for name, epsilon, n, shaped in (("GRR", 0.5, 10_000, True), ("OLH", 2.0, 10**6, False)):
         data = zipf(64, n, 1.5)

@@ -11,11 +11,17 @@ import pytest
 from test_cli import ldpcore
 
 from ldpcore.advice import choose_epsilon
+from ldpcore.advice.verdicts import verdict
 from ldpcore.experiments.trials import ExperimentConfig, run
 from ldpcore.postprocess import METHODS, get_method
-from ldpcore.present.sentences import epsilon_sentence
+from ldpcore.present.sentences import (
+    comparison_words,
+    epsilon_sentence,
+    sweep_headline,
+    verdict_headline,
+)
 from ldpcore.protocols import PROTOCOLS, get_protocol
-from ldpcore.stats.compare import compare, verdict
+from ldpcore.stats.compare import compare
 
 DEFAULT_METHODS = ("Base", "Base-Cut", "Norm", "Norm-Sub", "MLE-Apx", "PowerNS")
 
@@ -61,7 +67,7 @@ def test_a_real_gain_is_found_with_its_interval() -> None:
     (c,) = compare(result.trial_errors, config.methods, reference="Base")
     assert c.better and not c.worse and c.high < 1
     assert c.low <= c.ratio <= c.high
-    assert "lower MSE than Base" in c.describe() and "–" in c.describe()
+    assert "lower MSE than Base" in comparison_words(c) and "–" in comparison_words(c)
 
 
 def test_a_no_op_is_never_credited() -> None:
@@ -82,7 +88,7 @@ def test_a_no_op_is_never_credited() -> None:
     # Even undeclared, outputs equal to rounding are measured as the same.
     (measured,) = compare(errors, ["Base", "Norm"], reference="Base")
     assert measured.no_op and not measured.better
-    assert "1.0×" not in measured.describe()
+    assert "1.0×" not in comparison_words(measured)
 
 
 @pytest.mark.parametrize("name", sorted(PROTOCOLS))
@@ -102,7 +108,7 @@ def test_verdict_without_a_gain_recommends_a_consistent_method_in_words() -> Non
     errors = np.vstack([base, base * rng.uniform(0.98, 1.02, size=20)])
     found = verdict(errors, ["Base", "Norm-Sub"], consistent=["Norm-Sub"], query="the top-10")
     assert not found.helps and found.recommended == "Norm-Sub"
-    assert "does not change the accuracy" in found.headline
+    assert "does not change the accuracy" in verdict_headline(found)
 
 
 def _config(dataset: str, n: int, query: str, trials: int = 10) -> ExperimentConfig:
@@ -397,19 +403,21 @@ def test_sweep_verdicts_name_the_best_significant_method_per_run_of_points() -> 
     assert list(found.table["best method"])[:2] == ["PowerNS", "PowerNS"]
     assert list(found.table["methods better than Base"]) == [2, 1, 0]
     assert found.table["MSE ÷ Base (95%)"].iloc[0] == "0.25 (0.2–0.3)"
-    assert "PowerNS" in found.headline and "for ρ from 0.1 to 0.2" in found.headline
+    headline = sweep_headline(found)
+    assert "PowerNS" in headline and "for ρ from 0.1 to 0.2" in headline
     # Point gains 4× and 2×; the weakest guaranteed gain is 1/0.8 = 1.25×.
-    assert "2× to 4× lower MSE" in found.headline and "at least 1.25×" in found.headline
-    assert "no method is significantly more accurate than Base at ρ = 0.5" in found.headline
+    assert "2× to 4× lower MSE" in headline and "at least 1.25×" in headline
+    assert "no method is significantly more accurate than Base at ρ = 0.5" in headline
     nothing = sweep_verdicts(
         _sweep_frame([*base, (0.5, "Norm", 1.0, 1.0, 1.0, "same answers")]), "rho", "ρ"
     )
-    assert not nothing.helps and nothing.headline.startswith("No post-processing method")
+    assert not nothing.helps and sweep_headline(nothing).startswith("No post-processing method")
 
 
 def test_users_saved_follow_the_paired_interval() -> None:
     from ldpcore.experiments.trials import sweep  # noqa: PLC0415
-    from ldpcore.present.sentences import format_times, users_saved_sentence  # noqa: PLC0415
+    from ldpcore.formats import format_times  # noqa: PLC0415
+    from ldpcore.present.sentences import users_saved_sentence  # noqa: PLC0415
 
     config = ExperimentConfig(
         dataset="zipf:d=128,s=1.5",
@@ -527,6 +535,6 @@ def test_a_significant_difference_within_the_margin_reads_about_the_same() -> No
     (c,) = compare(errors, ["Base", "M"], reference="Base")
     assert c.high < 1 and c.low > 1 / 1.05 and c.negligible
     assert not c.better and c.outcome == "about the same"
-    assert "about the same MSE as Base" in c.describe()
+    assert "about the same MSE as Base" in comparison_words(c)
     (strict,) = compare(errors, ["Base", "M"], reference="Base", margin=0)
     assert strict.better and not strict.negligible

@@ -24,6 +24,7 @@ from streamlit.testing.v1 import AppTest
 from ldpcore.advice import choose_epsilon, sweep_verdicts, winning_answer
 from ldpcore.data.datasets import load_bundled
 from ldpcore.experiments.trials import ExperimentConfig, sweep
+from ldpcore.formats import format_error, read_error
 from ldpcore.present.commands import choose_epsilon_command
 from ldpcore.present.notebooks import (
     choose_epsilon_notebook,
@@ -32,7 +33,7 @@ from ldpcore.present.notebooks import (
     sweep_notebook,
 )
 from ldpcore.present.records import decision_record
-from ldpcore.present.sentences import epsilon_sentence, format_error, read_error
+from ldpcore.present.sentences import epsilon_sentence, sweep_headline
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SMALL = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH", epsilon=1.0, trials=5)
@@ -100,7 +101,7 @@ def test_sweep_notebook_gives_the_sweep_s_numbers_and_headline() -> None:
     )
     frame = sweep(SMALL, "epsilon", values)
     assert mse == pytest.approx(frame["mse"].tolist(), rel=1e-12)
-    assert printed[0].strip() == sweep_verdicts(frame, "epsilon").headline
+    assert printed[0].strip() == sweep_headline(sweep_verdicts(frame, "epsilon"))
 
 
 def test_choose_epsilon_notebook_gives_the_search_s_answer() -> None:

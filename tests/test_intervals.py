@@ -23,14 +23,12 @@ from test_cli import ldpcore
 
 from ldpcore.data.datasets import zipf
 from ldpcore.errors import InputError
-from ldpcore.postprocess import method_names
+from ldpcore.postprocess import estimates_with_intervals, method_class, method_names
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.postprocess.intervals import (
     CREDIBLE_LEVEL_MAX,
     base_variance_terms,
-    estimates_with_intervals,
     frequency_intervals,
-    interval_kind,
 )
 from ldpcore.protocols import get_protocol, protocol_names
 
@@ -74,7 +72,7 @@ def test_intervals_lie_in_the_unit_interval_and_hold_their_estimate(
     oracle = get_protocol(protocol, epsilon=epsilon, domain_size=d)
     counts = np.random.default_rng(seed).multinomial(n, np.full(d, 1 / d))
     estimate = oracle.estimate(oracle.sample_support_counts(counts, seed), n)
-    if interval_kind(method) == "credible" and level > CREDIBLE_LEVEL_MAX:
+    if method_class(method).interval_kind == "credible" and level > CREDIBLE_LEVEL_MAX:
         with pytest.raises(InputError, match="credible intervals go up to 99%"):
             estimates_with_intervals(estimate, method=method, protocol=oracle, n=n, level=level)
         return

@@ -22,7 +22,6 @@ from ldpcore.postprocess import (
     resolve_method_name,
 )
 from ldpcore.postprocess.ibu import NotConverged
-from ldpcore.postprocess.mle import support_binomial_mle
 from ldpcore.postprocess.mle_apx import mle_apx
 from ldpcore.postprocess.power import (
     PowerTables,
@@ -32,6 +31,7 @@ from ldpcore.postprocess.power import (
     power_sum,
 )
 from ldpcore.protocols import get_protocol, protocol_names
+from ldpcore.protocols.likelihood_maxima import support_binomial_mle
 
 ALL = method_names()
 
@@ -291,7 +291,9 @@ def test_support_binomial_mle_finds_the_multiplier_brent_finds(
         lambda x: frequencies(x).sum() - 1.0, slope_p.min() - 1, slope_q.max() + 1, xtol=1e-10
     )
     reference = frequencies(m) / frequencies(m).sum()
-    np.testing.assert_allclose(support_binomial_mle(model), reference, atol=1e-9)
+    np.testing.assert_allclose(
+        support_binomial_mle(model.counts, n=model.n, p=model.p, q=model.q), reference, atol=1e-9
+    )
 
 
 @pytest.mark.parametrize(

@@ -274,7 +274,7 @@ def test_a_chart_is_described_and_tabulated_with_its_real_values() -> None:
 def test_table_numbers_never_break_and_read_back() -> None:
     """Issue 25: "3.69e-" / "6" in a narrow cell. The ×10 form holds no break opportunity
     (no hyphen, space or slash, by Unicode's line-breaking classes) and reads back."""
-    from ldpcore.present.sentences import format_error, read_error  # noqa: PLC0415
+    from ldpcore.formats import format_error, read_error  # noqa: PLC0415
 
     rng = np.random.default_rng(25)
     for value in np.concatenate([10.0 ** rng.uniform(-15, 15, 500), [0.0, 1.0, 0.5]]):

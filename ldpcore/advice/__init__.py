@@ -12,6 +12,9 @@ One concept per module:
   search of Choose ε, and :mod:`~ldpcore.advice.epsilon_answer`, what it answers;
 * :mod:`~ldpcore.advice.error_curve` — :func:`error_curve`, Choose ε's chart, Base exact
   where it can be;
+* :mod:`~ldpcore.advice.verdicts` — :func:`verdict`, what a paired comparison
+  recommends;
+* :mod:`~ldpcore.advice.deployments` — the ε of published deployments;
 * :mod:`~ldpcore.advice.risk` — :func:`privacy_risk`;
 * :mod:`~ldpcore.advice.timing` — how long a search will take.
 
@@ -24,7 +27,6 @@ from ldpcore.advice.bisection import Advice, advise_epsilon, advise_users, check
 from ldpcore.advice.epsilon_answer import (
     ConsistentOption,
     EpsilonAnswer,
-    answers_table,
     winning_answer,
 )
 from ldpcore.advice.epsilon_search import choose_epsilon
@@ -43,6 +45,7 @@ from ldpcore.advice.timing import (
     estimate_choose_epsilon_seconds,
     parallel_seconds,
 )
+from ldpcore.advice.verdicts import Verdict, verdict
 from ldpcore.bounds import EPSILON_RANGE, USERS_RANGE
 
 __all__ = [
@@ -54,9 +57,9 @@ __all__ = [
     "EpsilonAnswer",
     "Recommendation",
     "SweepVerdict",
+    "Verdict",
     "advise_epsilon",
     "advise_users",
-    "answers_table",
     "check_target",
     "choose_epsilon",
     "consistent_methods",
@@ -68,5 +71,6 @@ __all__ = [
     "rank_methods",
     "recommend",
     "sweep_verdicts",
+    "verdict",
     "winning_answer",
 ]

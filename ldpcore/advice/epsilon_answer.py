@@ -1,8 +1,8 @@
-"""What Choose ε answers, per protocol: the ε to use, Base's, and the method, in tables.
+"""What Choose ε answers, per protocol: the ε to use, Base's, and the method.
 
-The result types of :func:`ldpcore.advice.epsilon_search.choose_epsilon` and the table
-the page, the record and the notebook show; the search itself is in
-:mod:`ldpcore.advice.epsilon_search`.
+The result types of :func:`ldpcore.advice.epsilon_search.choose_epsilon`; the search
+itself is in :mod:`ldpcore.advice.epsilon_search`, and the answer in words (the table
+the page, the record and the notebook show) in :mod:`ldpcore.present.sentences`.
 """
 
 from __future__ import annotations
@@ -11,10 +11,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import pandas as pd
-
-from ldpcore.advice.ranking import json_number
-from ldpcore.present.sentences import epsilon_interval, option_words
+from ldpcore._json import json_value
+from ldpcore.advice.verdicts import Verdict
 from ldpcore.stats.compare import Comparison
 
 
@@ -40,10 +38,10 @@ class ConsistentOption:
         """The ``consistent_option`` record of ``choose-epsilon --format json``."""
         return {
             "method": self.method,
-            "rmse_at_epsilon": json_number(self.rmse_at_epsilon),
-            "mse_ratio_to_base": json_number(self.comparison.ratio),
-            "ratio_low": json_number(self.comparison.low),
-            "ratio_high": json_number(self.comparison.high),
+            "rmse_at_epsilon": json_value(self.rmse_at_epsilon),
+            "mse_ratio_to_base": json_value(self.comparison.ratio),
+            "ratio_low": json_value(self.comparison.low),
+            "ratio_high": json_value(self.comparison.high),
         }
 
 
@@ -74,8 +72,11 @@ class EpsilonAnswer:
         below Base's. When False, ``method`` is Base and ``epsilon`` Base's.
     comparison : Comparison or None
         The method against Base at Base's ε (None when the method is Base).
-    reason : str
-        Why this method, in words.
+    verdict : Verdict
+        The paired verdict at ``compared_at`` (why this method:
+        :func:`ldpcore.present.sentences.epsilon_reason` says it in words).
+    compared_at : float
+        The ε at which the methods were compared (Base's, or the nearest point).
     curve : tuple of dict
         Every evaluated point: ``epsilon, method, rmse, rmse_low, rmse_high``.
     consistent_option : ConsistentOption or None
@@ -95,7 +96,8 @@ class EpsilonAnswer:
     base_epsilon_high: float | None
     post_processing_helps: bool
     comparison: Comparison | None
-    reason: str
+    verdict: Verdict
+    compared_at: float
     curve: tuple[dict[str, float | str], ...] = ()
     consistent_option: ConsistentOption | None = None
     base_exact: bool = False
@@ -115,44 +117,13 @@ class EpsilonAnswer:
         )
         record: dict[str, object] = {key: getattr(self, key) for key in keys}
         comparison = self.comparison
-        record["mse_ratio_to_base"] = None if comparison is None else json_number(comparison.ratio)
-        record["ratio_low"] = None if comparison is None else json_number(comparison.low)
-        record["ratio_high"] = None if comparison is None else json_number(comparison.high)
+        record["mse_ratio_to_base"] = None if comparison is None else json_value(comparison.ratio)
+        record["ratio_low"] = None if comparison is None else json_value(comparison.low)
+        record["ratio_high"] = None if comparison is None else json_value(comparison.high)
         option = self.consistent_option
         record["consistent_option"] = None if option is None else option.to_json_dict()
         record["base_exact"] = self.base_exact
         return record
-
-
-def answers_table(answers: Sequence[EpsilonAnswer]) -> pd.DataFrame:
-    """One row per protocol: the smallest ε with and without post-processing, in words."""
-    return pd.DataFrame(
-        {
-            "protocol": [a.protocol for a in answers],
-            "recommended method": [a.method for a in answers],
-            "smallest ε": [
-                epsilon_interval(
-                    a.epsilon,
-                    a.epsilon_low,
-                    a.epsilon_high,
-                    exact=a.base_exact and not a.post_processing_helps,
-                )
-                for a in answers
-            ],
-            "without post-processing (Base)": [
-                epsilon_interval(
-                    a.base_epsilon, a.base_epsilon_low, a.base_epsilon_high, exact=a.base_exact
-                )
-                for a in answers
-            ],
-            "post-processing helps": ["yes" if a.post_processing_helps else "no" for a in answers],
-            "a proper distribution at this ε": [
-                "—" if a.consistent_option is None else option_words(a.consistent_option)
-                for a in answers
-            ],
-            "why": [a.reason for a in answers],
-        }
-    )
 
 
 def winning_answer(answers: Sequence[EpsilonAnswer]) -> EpsilonAnswer:

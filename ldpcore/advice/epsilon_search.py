@@ -18,13 +18,14 @@ from ldpcore._validation import check_int
 from ldpcore.advice.bisection import check_target, smallest_meeting, t_quantile
 from ldpcore.advice.epsilon_answer import ConsistentOption, EpsilonAnswer
 from ldpcore.advice.ranking import consistent_methods, no_op_methods
+from ldpcore.advice.verdicts import Verdict, verdict
 from ldpcore.bounds import EPSILON_RANGE
 from ldpcore.errors import InputError
 from ldpcore.experiments.metrics import analytic_base_mse
 from ldpcore.experiments.trials import ExperimentConfig, run
-from ldpcore.present.sentences import query_in_words
 from ldpcore.protocols import get_protocol
-from ldpcore.stats.compare import Comparison, verdict
+from ldpcore.queries.specs import parse_query_spec
+from ldpcore.stats.compare import Comparison
 
 #: Trials of the first, coarse pass when Base has no exact curve for the query.
 _SCREEN_TRIALS = 3
@@ -70,7 +71,7 @@ def choose_epsilon(
     3. Points are added until Base's and the best method's crossings (and their
        bands, mean ± t·SE) are bracketed by points at most :data:`_FINE_SPACING` apart.
 
-    The recommendation and ``post_processing_helps`` follow :func:`ldpcore.stats.compare.verdict`
+    The recommendation and ``post_processing_helps`` follow :func:`ldpcore.advice.verdicts.verdict`
     at the evaluated ε nearest Base's answer, and the ε intervals must separate too.
     With an ``executor`` the protocols are searched in parallel there; with
     ``point_threads`` > 1 each search simulates its new ε points on that many threads at
@@ -347,7 +348,7 @@ class _Search:
             names,
             no_ops=no_op_methods(names, self.protocol),
             consistent=consistent_methods(names),
-            query=query_in_words(self.config.query),
+            query=parse_query_spec(self.config.query).in_words(),
         )
         chosen = self._helping(found.against_base, base)
         if chosen is not None and chosen[1] not in {0, self.best_method()}:
@@ -362,10 +363,8 @@ class _Search:
                 base,
                 helps=True,
                 comparison=comparison,
-                reason=(
-                    f"{comparison.method} has {comparison.describe()} at ε = {where:.3g}, "
-                    "and needs a smaller ε than Base with both intervals apart."
-                ),
+                found=found,
+                compared_at=where,
             )
         return self._answer(
             "Base",
@@ -373,7 +372,8 @@ class _Search:
             base,
             helps=False,
             comparison=None,
-            reason=found.headline,
+            found=found,
+            compared_at=where,
             option=self._option(found.against_base, where),
         )
 
@@ -417,7 +417,8 @@ class _Search:
         *,
         helps: bool,
         comparison: Comparison | None,
-        reason: str,
+        found: Verdict,
+        compared_at: float,
         option: ConsistentOption | None = None,
     ) -> EpsilonAnswer:
         return EpsilonAnswer(
@@ -431,7 +432,8 @@ class _Search:
             base_epsilon_high=base[2],
             post_processing_helps=helps,
             comparison=comparison,
-            reason=reason,
+            verdict=found,
+            compared_at=compared_at,
             curve=self.curve(),
             consistent_option=option,
             base_exact=self.exact,

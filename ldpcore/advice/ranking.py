@@ -8,7 +8,6 @@ paired intervals (:mod:`ldpcore.stats.compare`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -16,6 +15,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from ldpcore._json import json_value
+from ldpcore.advice.verdicts import Verdict, verdict
 from ldpcore.data.datasets import round_to_total
 from ldpcore.errors import InputError
 from ldpcore.experiments.trials import ExperimentConfig, ExperimentResult, run
@@ -25,9 +26,8 @@ from ldpcore.postprocess import (
     method_class,
     resolve_method_name,
 )
-from ldpcore.present.sentences import query_in_words
 from ldpcore.protocols import FrequencyOracle
-from ldpcore.stats.compare import Verdict, verdict
+from ldpcore.queries.specs import parse_query_spec
 
 
 @dataclass(frozen=True)
@@ -59,29 +59,22 @@ class Recommendation:
         """Whether the recommended method is significantly more accurate than Base."""
         return self.verdict.helps
 
-    def to_json_dict(self, query: str) -> dict[str, object]:
-        """``ldpcore recommend --format json``: the ranking with its intervals."""
+    def to_json_dict(self, query: str, headline: str) -> dict[str, object]:
+        """``ldpcore recommend --format json``: the ranking with its intervals.
+
+        ``headline`` is the verdict in words
+        (:func:`ldpcore.present.sentences.verdict_headline`).
+        """
         return {
             "query": query,
             "recommended": self.recommended,
             "significant": self.significant,
-            "headline": self.verdict.headline,
+            "headline": headline,
             "ranking": [
-                {key: json_number(value) for key, value in record.items()}
+                {key: json_value(value) for key, value in record.items()}
                 for record in self.ranking.to_dict("records")
             ],
         }
-
-
-def json_number(value: object) -> object:
-    """A numpy scalar as plain JSON: bool, int, float, or None where not finite."""
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, float | np.floating):
-        return float(value) if math.isfinite(value) else None
-    return value
 
 
 def consistent_methods(methods: Sequence[str]) -> tuple[str, ...]:
@@ -216,7 +209,7 @@ def recommend(
         groups=None if groups is None else tuple(groups),
     )
     result = run(config, progress=progress)
-    found = rank_methods(result, protocol, query_words=query_in_words(query))
+    found = rank_methods(result, protocol, query_words=parse_query_spec(query).in_words())
     # Base is the reference, not a candidate, unless asked for; but when no candidate
     # beats it and none is a consistent method at no significant cost, Base is what is
     # recommended, and its row stays so the recommendation has one.

@@ -1,4 +1,4 @@
-"""What a sweep supports saying: the best significant method at each swept value."""
+"""What a sweep supports: the best significant method at each swept value (no words)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ldpcore.present.sentences import format_ratio, sweep_headline
+from ldpcore.formats import format_ratio
 
 
 @dataclass(frozen=True)
 class SweepVerdict:
-    """What a sweep supports saying: the best method at each point, and a headline.
+    """What a sweep supports: the best method at each point.
 
     Attributes
     ----------
@@ -21,23 +21,35 @@ class SweepVerdict:
         the methods significantly more accurate than Base there, or ``none``), its
         ``MSE ÷ Base`` with the simultaneous 95% interval, and ``methods better than
         Base`` (how many of the others).
-    headline : str
-        One sentence for people.
-    helps : bool
-        Whether some method is significantly more accurate than Base at some point.
+    best_at : list of (value, method or None, (gain, guaranteed gain))
+        Per swept value, the best significant method, its gain over Base (1/ratio) and
+        the gain its interval guarantees (1/high); None where no method beats Base.
+    label : str
+        The swept parameter in words.
+    has_base : bool
+        Whether Base was among the methods (nothing is compared without it).
+
+    :func:`ldpcore.present.sentences.sweep_headline` says it in one sentence.
     """
 
     table: pd.DataFrame
-    headline: str
-    helps: bool = False
+    best_at: list[tuple[object, str | None, tuple[float, float]]]
+    label: str
+    has_base: bool = True
+
+    @property
+    def helps(self) -> bool:
+        """Whether some method is significantly more accurate than Base at some point."""
+        return any(method is not None for _, method, _ in self.best_at)
 
 
 def sweep_verdicts(frame: pd.DataFrame, parameter: str, label: str | None = None) -> SweepVerdict:
     """Summarise a :func:`ldpcore.experiments.trials.sweep` frame's paired comparisons with Base.
 
     Each point's comparisons are its own (paired on that point's trials, simultaneous
-    over the methods); the headline names the best significant method over runs of
-    neighbouring points and says in words where no method beats Base.
+    over the methods). Its headline (:func:`ldpcore.present.sentences.sweep_headline`)
+    names the best significant method over runs of neighbouring points and says in
+    words where no method beats Base.
 
     Parameters
     ----------
@@ -51,7 +63,7 @@ def sweep_verdicts(frame: pd.DataFrame, parameter: str, label: str | None = None
     """
     label = label or parameter
     if "Base" not in set(frame["method"]):
-        return SweepVerdict(pd.DataFrame(), "Add Base to the methods to compare them with it.")
+        return SweepVerdict(pd.DataFrame(), [], label, has_base=False)
     rows: list[dict[str, object]] = []
     # Per point: the best significant method, its gain (1/ratio) and the gain its
     # interval guarantees (1/high).
@@ -82,5 +94,4 @@ def sweep_verdicts(frame: pd.DataFrame, parameter: str, label: str | None = None
         )
         gains = (1.0 / float(top["mse_ratio_to_base"]), 1.0 / float(top["ratio_high"]))
         best_at.append((value, str(top["method"]), gains))
-    helps = any(method is not None for _, method, _ in best_at)
-    return SweepVerdict(pd.DataFrame(rows), sweep_headline(best_at, label), helps)
+    return SweepVerdict(pd.DataFrame(rows), best_at, label)

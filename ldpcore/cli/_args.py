@@ -14,10 +14,9 @@ import sys
 import time
 from typing import Any, NoReturn
 
-import numpy as np
-
 from ldpcore import bounds
 from ldpcore._files import replacing
+from ldpcore._json import json_default
 from ldpcore.errors import InputError
 
 __all__ = ["InputError", "Parser"]
@@ -222,10 +221,4 @@ def write_output(path: str | None, text: str) -> None:
 
 def print_json(payload: object) -> None:
     """One JSON object on standard output (numpy scalars as plain numbers; no NaN)."""
-    print(json.dumps(payload, allow_nan=False, default=_json_default))
-
-
-def _json_default(value: object) -> object:
-    if isinstance(value, np.integer | np.floating | np.bool_):
-        return value.item()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+    print(json.dumps(payload, allow_nan=False, default=json_default))

@@ -62,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     """Search and print."""
     from ldpcore.advice import choose_epsilon  # noqa: PLC0415 (pandas)
     from ldpcore.experiments.trials import ExperimentConfig  # noqa: PLC0415
-    from ldpcore.present.sentences import epsilon_interval, option_words  # noqa: PLC0415
+    from ldpcore.formats import epsilon_interval  # noqa: PLC0415
+    from ldpcore.present.sentences import option_words  # noqa: PLC0415
 
     protocols = _args.protocols(args.protocol)
     target = _args.number(args.target_rmse, "target-rmse")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import dataclasses
 import io
 import sys
 from pathlib import Path
@@ -16,7 +15,6 @@ from ldpcore.errors import InputError
 from ldpcore.postprocess import (
     JEFFREYS,
     UNIFORM,
-    Bayes,
     PostProcessor,
     get_method,
     method_names,
@@ -120,7 +118,7 @@ def _with_prior(
     from ldpcore.data.datasets import read_histogram  # noqa: PLC0415
 
     chosen = args.prior.strip()
-    if not isinstance(method, Bayes):
+    if not method.takes_prior:
         if chosen.lower() != "jeffreys" or args.prior_weight is not None:
             raise InputError(
                 f"--prior and --prior-weight are for --method Bayes, not {method.name}"
@@ -130,8 +128,8 @@ def _with_prior(
     if chosen.lower() in {"jeffreys", "uniform"}:
         if weight is not None:
             raise InputError("--prior-weight goes with a histogram file as --prior")
-        return Bayes(prior=JEFFREYS if chosen.lower() == "jeffreys" else UNIFORM)
-    return Bayes(prior=prior_for(collected, read_histogram(chosen), weight=weight))
+        return method.configured(prior=JEFFREYS if chosen.lower() == "jeffreys" else UNIFORM)
+    return method.configured(prior=prior_for(collected, read_histogram(chosen), weight=weight))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -144,8 +142,7 @@ def run(args: argparse.Namespace) -> int:
     collected = read_input(args, n)
     method = _with_prior(method, args, collected)
     with _args.ProgressLine("sampling the posterior") as line:
-        if isinstance(method, Bayes):
-            method = dataclasses.replace(method, progress=line)
+        method = method.configured(progress=line)
         warning = _write(args, method, collected, n, level)
     if warning:  # after the progress line has ended, so it stands on its own
         print(f"warning: {warning}", file=sys.stderr)
@@ -160,7 +157,7 @@ def _write(
     level: float | None,
 ) -> str:
     """Post-process and write the output; return a warning to print, or ""."""
-    from ldpcore.postprocess.intervals import estimates_with_intervals  # noqa: PLC0415 (scipy)
+    from ldpcore.postprocess import estimates_with_intervals  # noqa: PLC0415 (scipy)
 
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

@@ -39,6 +39,7 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Rank and print."""
     from ldpcore.advice import recommend  # noqa: PLC0415 (pandas: only here)
+    from ldpcore.present.sentences import verdict_headline  # noqa: PLC0415
 
     n = _args.users(args.n)
     collected = read_input(args, n)
@@ -55,9 +56,9 @@ def run(args: argparse.Namespace) -> int:
             progress=progress,
         )
     if args.format == "json":
-        _args.print_json(found.to_json_dict(args.query))
+        _args.print_json(found.to_json_dict(args.query, verdict_headline(found.verdict)))
         return 0
     print(f"recommended for query {args.query}: {found.recommended}")
-    print(found.verdict.headline)
+    print(verdict_headline(found.verdict))
     print(found.ranking.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     return 0

@@ -26,8 +26,12 @@ from ldpcore._validation import check_n_users
 from ldpcore.data.datasets import Dataset
 from ldpcore.data.tables import TableError, inspect_table, read_numbers
 from ldpcore.errors import InputError
-from ldpcore.postprocess import Bayes, DirichletPrior, get_method, informed_prior
-from ldpcore.postprocess.intervals import estimates_with_intervals
+from ldpcore.postprocess import (
+    DirichletPrior,
+    estimates_with_intervals,
+    get_method,
+    informed_prior,
+)
 from ldpcore.protocols import FrequencyOracle, get_protocol
 
 #: Rows :func:`guess_kind` reads (the header and enough rows to tell it from data).
@@ -226,9 +230,7 @@ def consistent_estimates_and_warning(
     str
         Empty, or what to know before relying on the intervals (the prior shapes them).
     """
-    chosen = get_method(method)
-    if isinstance(chosen, Bayes):
-        chosen = Bayes(prior=prior or chosen.prior, progress=progress)
+    chosen = get_method(method).configured(prior=prior, progress=progress)
     found = estimates_with_intervals(
         collected.estimate, method=chosen, protocol=collected.protocol, n=collected.n, level=level
     )

@@ -20,7 +20,7 @@ from ldpcore.data.tables import TableError, read_numbers
 from ldpcore.errors import InputError
 
 #: Where the bundled datasets live (a folder next to the package in this checkout).
-SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLE_DATA = Path(__file__).resolve().parents[2] / "sample_data"
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ldpcore import bounds
+from ldpcore._json import json_value
 from ldpcore._validation import check_epsilon, check_int, check_n_users
 from ldpcore.data.datasets import Dataset
 from ldpcore.data.specs import DatasetSpec, ExplicitCounts, parse_dataset_spec
@@ -381,7 +382,7 @@ class ExperimentResult:
         return {
             "config": self.config.to_dict(),
             "analytic": self.analytic,
-            "results": [{key: _plain(row[key]) for key in keys} for row in self.rows],
+            "results": [{key: json_value(row[key]) for key in keys} for row in self.rows],
         }
 
 
@@ -399,10 +400,6 @@ def _plain_field(value: object) -> object:
     if isinstance(value, DatasetSpec | QuerySpec):
         return (type(value).__name__, str(value))
     return value
-
-
-def _plain(value: object) -> object:
-    return float(value) if isinstance(value, np.floating) else value
 
 
 def exact_base_mse(

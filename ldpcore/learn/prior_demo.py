@@ -27,9 +27,9 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ldpcore.errors import InputError
+from ldpcore.formats import format_number, ratio_range
 from ldpcore.postprocess import JEFFREYS, Bayes, DirichletPrior, get_method, informed_prior
 from ldpcore.postprocess.ibu import NotConverged
-from ldpcore.present.sentences import format_number, ratio_range
 from ldpcore.protocols import get_protocol
 from ldpcore.rng import trial_generators
 from ldpcore.stats.compare import Comparison, compare

@@ -9,23 +9,34 @@ so a stored report is exactly what an ``ldpcore aggregate`` of the exported file
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ldpcore.errors import InputError
-from ldpcore.protocols import FrequencyOracle, get_protocol
+from ldpcore.protocols import PROTOCOLS, FrequencyOracle, get_protocol
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ldpcore.collection.estimates import Collected
-    from ldpcore.live.store import Poll
+    from ldpcore.live.poll import Poll
 
-#: The protocols a browser runs (issue 24): small reports, randomized in a few lines of
-#: JavaScript whose distribution the browser tests check against the exact channel.
-LIVE_PROTOCOLS = ("GRR", "OUE", "OLH")
+
+def live_protocols() -> tuple[str, ...]:
+    """The protocols a browser runs (issue 24), from the registry.
+
+    Small reports, randomized in a few lines of JavaScript whose distribution the
+    browser tests check against the exact channel (``runs_in_browser``).
+
+    Examples
+    --------
+    >>> live_protocols()
+    ('GRR', 'OLH', 'OUE')
+    """
+    return tuple(name for name, cls in PROTOCOLS.items() if cls.runs_in_browser)
+
+
 #: Questions a teacher can start from (their options in order).
 PRESETS: dict[str, tuple[str, ...]] = {
     "Which day of the week were you born?": (
@@ -51,28 +62,24 @@ def poll_protocol(name: str, epsilon: float, options: int) -> FrequencyOracle:
 def browser_parameters(protocol: FrequencyOracle) -> dict[str, Any]:
     """What the browser's randomizer needs, computed here once (one source of truth).
 
+    Each protocol declares its own (:meth:`FrequencyOracle.browser_parameters
+    <ldpcore.protocols.base.FrequencyOracle.browser_parameters>`).
+
     Examples
     --------
     >>> round(browser_parameters(poll_protocol("GRR", math.log(3), 2))["p"], 12)
     0.75
     """
-    name = protocol.name
-    params: dict[str, Any] = {"protocol": name, "d": protocol.domain_size}
-    if name == "GRR":
-        params["p"] = float(protocol.p)
-    elif name == "OUE":
-        params["p"] = float(protocol.p)
-        params["q"] = float(protocol.q)
-    elif name == "OLH":
-        params["g"] = int(protocol.g)  # type: ignore[attr-defined]
-        params["p"] = float(protocol.p)
-    else:
-        raise InputError(f"a browser runs {', '.join(LIVE_PROTOCOLS)}; got {name}")
-    return params
+    _check_live(protocol)
+    return protocol.browser_parameters()
 
 
 def check_report(protocol: FrequencyOracle, report: Mapping[str, Any]) -> dict[str, Any]:
     """The report as its report-file row, or :class:`InputError` if outside the space.
+
+    The fields are checked here; each protocol checks its values
+    (:meth:`FrequencyOracle.check_report_row
+    <ldpcore.protocols.base.FrequencyOracle.check_report_row>`).
 
     Examples
     --------
@@ -83,6 +90,7 @@ def check_report(protocol: FrequencyOracle, report: Mapping[str, Any]) -> dict[s
     ...
     ldpcore.errors.InputError: a GRR report is a value in [0, 7); got {'value': 7}
     """
+    _check_live(protocol)
     name = protocol.name
     if not isinstance(report, Mapping):
         raise InputError(f"a {name} report is a mapping of its columns; got {report!r}")
@@ -92,74 +100,17 @@ def check_report(protocol: FrequencyOracle, report: Mapping[str, Any]) -> dict[s
             f"a {name} report has the fields {', '.join(columns)}; got "
             f"{', '.join(map(str, report)) or 'none'}"
         )
-    if name == "GRR":
-        value = _whole(report["value"])
-        if value is None or not 0 <= value < protocol.domain_size:
-            raise InputError(
-                f"a GRR report is a value in [0, {protocol.domain_size}); got {dict(report)!r}"
-            )
-        return {"value": value}
-    if name == "OLH":
-        seeds = [_whole(report[c]) for c in ("seed_a", "seed_b")]
-        bucket = _whole(report["bucket"])
-        g = int(protocol.g)  # type: ignore[attr-defined]
-        if (
-            any(s is None or not 0 <= s < 2**64 for s in seeds)
-            or bucket is None
-            or not (0 <= bucket < g)
-        ):
-            raise InputError(
-                f"an OLH report is two 64-bit seeds and a bucket in [0, {g}); got {dict(report)!r}"
-            )
-        return {"seed_a": str(seeds[0]), "seed_b": str(seeds[1]), "bucket": bucket}
-    if name == "OUE":
-        bits = report["bits"]
-        d = protocol.domain_size
-        width = 2 * math.ceil(d / 8)
-        ok = isinstance(bits, str) and len(bits) == width and _is_hex(bits)
-        # Padding bits past d must be 0: a report is one of the 2^d vectors, nothing else.
-        if ok and d % 8:
-            ok = int(bits[-2:], 16) >> (d % 8) == 0
-        if not ok:
-            raise InputError(
-                f"an OUE report is {d} bits as {width} hex digits (little-endian bytes, "
-                f"unused bits 0); got {dict(report)!r}"
-            )
-        return {"bits": bits.lower()}
-    raise InputError(f"a browser runs {', '.join(LIVE_PROTOCOLS)}; got {name}")
+    return protocol.check_report_row(report)
 
 
-def _whole(value: object) -> int | None:
-    """An int from an int or its decimal text (never a float: seeds must stay exact)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20:
-        return int(value)
-    return None
-
-
-def _is_hex(text: str) -> bool:
-    return all(ch in "0123456789abcdefABCDEF" for ch in text)
+def _check_live(protocol: FrequencyOracle) -> None:
+    if not protocol.runs_in_browser:
+        raise InputError(f"a browser runs {', '.join(live_protocols())}; got {protocol.name}")
 
 
 def reports_frame(protocol: FrequencyOracle, rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """The reports as the protocol's report-file table (text form, as in CSV files)."""
-    import numpy as np  # noqa: PLC0415
-    import pandas as pd  # noqa: PLC0415
-
-    columns = protocol.report_columns()
-    if protocol.name == "OLH":
-        frame = pd.DataFrame(
-            {
-                "seed_a": np.array([int(r["seed_a"]) for r in rows], dtype=np.uint64),
-                "seed_b": np.array([int(r["seed_b"]) for r in rows], dtype=np.uint64),
-                "bucket": np.array([int(r["bucket"]) for r in rows], dtype=np.int64),
-            }
-        )
-    else:
-        frame = pd.DataFrame({c: [r[c] for r in rows] for c in columns})
+    frame = protocol.report_rows_frame(rows)
     # Through the protocol's own reader and writer: the file is what aggregate reads.
     reports = protocol.frame_to_reports(frame, source="the poll's reports")
     return protocol.reports_to_frame(reports, text=True)
@@ -203,13 +154,13 @@ def class_collected(poll: Poll, rows: Sequence[Mapping[str, Any]]) -> Collected:
 
 
 __all__ = [
-    "LIVE_PROTOCOLS",
     "PRESETS",
     "browser_parameters",
     "check_report",
     "class_collected",
     "export_reports",
     "export_text",
+    "live_protocols",
     "poll_protocol",
     "reports_frame",
 ]

@@ -33,12 +33,12 @@ import sqlite3
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ldpcore.errors import InputError
-from ldpcore.live.reports import LIVE_PROTOCOLS, check_report, poll_protocol
+from ldpcore.live.poll import Poll
+from ldpcore.live.reports import check_report, live_protocols, poll_protocol
 
 #: Where polls live unless ``LDPCORE_DATA_DIR`` says otherwise (XDG's data directory).
 DATA_DIR_VARIABLE = "LDPCORE_DATA_DIR"
@@ -84,35 +84,6 @@ def default_data_dir() -> Path:
         return Path(chosen).expanduser()
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "ldpcore"
-
-
-@dataclass(frozen=True)
-class Poll:
-    """A poll as stored: what students see and how their browsers randomize.
-
-    Attributes
-    ----------
-    code : str
-        The short code students type (``join?code=CODE``).
-    question : str
-    options : tuple of str
-        The answers, in order; option ``i`` is value ``i`` of the protocol's domain.
-    protocol : str
-        ``GRR``, ``OUE`` or ``OLH`` (:data:`ldpcore.live.reports.LIVE_PROTOCOLS`).
-    epsilon : float
-    created : float
-        Unix time.
-    closed : bool
-        No more reports are taken.
-    """
-
-    code: str
-    question: str
-    options: tuple[str, ...]
-    protocol: str
-    epsilon: float
-    created: float
-    closed: bool
 
 
 class PollError(InputError):
@@ -190,9 +161,9 @@ class PollStore:
         if repeated:
             raise PollError(f"each option must differ; repeated: {', '.join(repeated)}")
         name = protocol.upper()
-        if name not in LIVE_PROTOCOLS:
+        if name not in live_protocols():
             raise PollError(
-                f"a live poll runs {', '.join(LIVE_PROTOCOLS)} in the browser; got {protocol!r}"
+                f"a live poll runs {', '.join(live_protocols())} in the browser; got {protocol!r}"
             )
         poll_protocol(name, epsilon, len(cleaned))  # checks ε (InputError with the reason)
         key = secrets.token_urlsafe(18)
@@ -376,7 +347,6 @@ def _poll(row: tuple[Any, ...]) -> Poll:
 
 __all__ = [
     "DATA_DIR_VARIABLE",
-    "Poll",
     "PollError",
     "PollStore",
     "default_data_dir",

@@ -9,15 +9,19 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Final
 
+from numpy.typing import ArrayLike
+
 from ldpcore.errors import InputError
 from ldpcore.postprocess.base import PostProcessor, check_estimate
 from ldpcore.postprocess.baseline import Base, BaseCut, BasePos, PostPos
 from ldpcore.postprocess.bayes import JEFFREYS, UNIFORM, Bayes, DirichletPrior, informed_prior
 from ldpcore.postprocess.ibu import IBU, IBUResult
+from ldpcore.postprocess.intervals import IntervalEstimates, check_level
 from ldpcore.postprocess.mle import MLE
 from ldpcore.postprocess.mle_apx import MLEApx
 from ldpcore.postprocess.normalization import Norm, NormCut, NormMul, NormSub, project_to_simplex
 from ldpcore.postprocess.power import Power, PowerNS
+from ldpcore.protocols.base import FrequencyOracle
 
 #: Canonical name → method class, in the order of NDSS Table I, then MLE, IBU and Bayes.
 METHODS: Final = MappingProxyType(
@@ -75,6 +79,29 @@ def method_class(name: str) -> type[PostProcessor]:
     return METHODS[resolve_method_name(name)]
 
 
+def estimates_with_intervals(
+    estimate: ArrayLike,
+    *,
+    method: str | PostProcessor,
+    protocol: FrequencyOracle,
+    n: int,
+    level: float = 0.95,
+    tallies: ArrayLike | None = None,
+) -> IntervalEstimates:
+    """Post-process ``estimate`` with ``method`` and attach an interval to every value.
+
+    Each method gives its own kind (:attr:`PostProcessor.interval_kind`): Bayes the
+    posterior's credible intervals, every other method the score interval for each
+    true frequency (:func:`ldpcore.postprocess.intervals.frequency_intervals`) around
+    its estimate. ``method`` is a name or a configured method (a Bayes with an informed
+    prior).
+    """
+    chosen = get_method(method) if isinstance(method, str) else method
+    return chosen.with_intervals(
+        estimate, protocol=protocol, n=n, level=check_level(level), tallies=tallies
+    )
+
+
 def get_method(name: str) -> PostProcessor:
     """Return the method registered under ``name`` with its default parameters.
 
@@ -98,6 +125,7 @@ __all__ = [
     "Bayes",
     "DirichletPrior",
     "IBUResult",
+    "IntervalEstimates",
     "MLEApx",
     "Norm",
     "NormCut",
@@ -109,6 +137,7 @@ __all__ = [
     "PowerNS",
     "check_estimate",
     "default_method_names",
+    "estimates_with_intervals",
     "get_method",
     "informed_prior",
     "method_class",

@@ -7,8 +7,9 @@ enforces, its cost, where it comes from and how it distributes bias.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -16,6 +17,9 @@ from numpy.typing import ArrayLike, NDArray
 from ldpcore._validation import check_n_users
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle
+
+if TYPE_CHECKING:
+    from ldpcore.postprocess.intervals import IntervalEstimates
 
 #: Whether a method guarantees a property of its output vector.
 Enforcement = Literal["yes", "no", "almost"]
@@ -101,6 +105,53 @@ class PostProcessor(ABC):
     #: The largest domain the method accepts (None: any). Bayes samples a d-dimensional
     #: posterior; far beyond this it would take minutes, where MLE takes milliseconds.
     max_domain: ClassVar[int | None] = None
+    #: The intervals :meth:`with_intervals` gives: confidence intervals for the true
+    #: frequencies (the score interval around Base), or a posterior's credible ones.
+    interval_kind: ClassVar[Literal["confidence", "credible"]] = "confidence"
+    #: Whether the method takes a prior over the distribution (``configured(prior=)``).
+    takes_prior: ClassVar[bool] = False
+
+    def configured(
+        self,
+        *,
+        prior: object | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> PostProcessor:
+        """The method with a prior (where it :attr:`takes_prior`) and a progress callback.
+
+        Methods that take neither return themselves; a prior given to one of them is an
+        :class:`InputError`.
+        """
+        if prior is not None:
+            raise InputError(f"{self.name} takes no prior; priors are for Bayes")
+        return self
+
+    def with_intervals(
+        self,
+        estimate: ArrayLike,
+        *,
+        protocol: FrequencyOracle,
+        n: int,
+        level: float,
+        tallies: ArrayLike | None = None,
+    ) -> IntervalEstimates:
+        """Post-process ``estimate`` and attach a ``level`` interval to every value.
+
+        The score interval for each true frequency from the Base estimate's exact
+        variance (NDSS Eq. 3), widened to hold this method's estimate
+        (:func:`ldpcore.postprocess.intervals.frequency_intervals`), so it is valid
+        whatever the method.
+        """
+        # scipy's special functions: loaded when an interval is first asked for, so
+        # that listing the methods (the command line's help) does not load scipy.
+        from ldpcore.postprocess.intervals import (  # noqa: PLC0415
+            IntervalEstimates,
+            frequency_intervals,
+        )
+
+        point = self(estimate, protocol=protocol, n=n, tallies=tallies)
+        low, high = frequency_intervals(estimate, protocol=protocol, n=n, level=level, point=point)
+        return IntervalEstimates(point, low, high, "confidence")
 
     def is_no_op(self, protocol: FrequencyOracle) -> bool:
         """Whether this method returns the Base estimate unchanged for ``protocol``.

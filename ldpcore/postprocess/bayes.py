@@ -57,6 +57,7 @@ from ldpcore._validation import check_int, check_n_users
 from ldpcore.errors import InputError
 from ldpcore.postprocess.base import Context, PostProcessor, Vector, check_estimate
 from ldpcore.postprocess.ibu import NotConverged
+from ldpcore.postprocess.intervals import CREDIBLE_LEVEL_MAX, IntervalEstimates
 from ldpcore.postprocess.mle import context_model, maximum_likelihood
 from ldpcore.protocols.base import FrequencyOracle
 from ldpcore.stats.mcmc import Chains, sample, split_rhat_and_ess
@@ -314,6 +315,8 @@ class Bayes(PostProcessor):
     stochastic: ClassVar[bool] = True
     #: About 10 s at this size (3 s at d = 1,024; benchmarks/README.md, "Bayes").
     max_domain: ClassVar[int | None] = 4096
+    interval_kind: ClassVar[Literal["confidence", "credible"]] = "credible"
+    takes_prior: ClassVar[bool] = True
 
     prior: DirichletPrior = JEFFREYS
     chains: int = 4
@@ -335,6 +338,46 @@ class Bayes(PostProcessor):
         for label, value, low in (("min_ess", self.min_ess, 0.0), ("max_rhat", self.max_rhat, 1.0)):
             if not (isinstance(value, int | float) and math.isfinite(value) and value >= low):
                 raise InputError(f"{label} must be a finite number >= {low:g}, got {value!r}")
+
+    def configured(
+        self,
+        *,
+        prior: object | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Bayes:
+        """The sampler with ``prior`` (kept when None) and ``progress`` (kept when None)."""
+        if prior is not None and not isinstance(prior, DirichletPrior):
+            raise InputError("prior must be JEFFREYS, UNIFORM or informed_prior(histogram)")
+        return dataclasses.replace(
+            self,
+            prior=self.prior if prior is None else prior,
+            progress=self.progress if progress is None else progress,
+        )
+
+    def with_intervals(
+        self,
+        estimate: ArrayLike,
+        *,
+        protocol: FrequencyOracle,
+        n: int,
+        level: float,
+        tallies: ArrayLike | None = None,
+    ) -> IntervalEstimates:
+        """The posterior mean with equal-tailed ``level`` credible intervals.
+
+        With at least ``40 / tail`` draws in all (1,600 at 95%), so that each tail
+        quantile rests on about 40 draws.
+        """
+        if level > CREDIBLE_LEVEL_MAX:
+            raise InputError(
+                f"Bayes's credible intervals go up to {CREDIBLE_LEVEL_MAX:.0%}; got {level:g} "
+                "(beyond that its tails need minutes of sampling)"
+            )
+        wanted = math.ceil(40 / ((1 - level) / 2) / self.chains)
+        sampler = dataclasses.replace(self, draws=max(self.draws, wanted))
+        posterior = sampler.posterior(estimate, protocol=protocol, n=n, tallies=tallies)
+        low, high = posterior.interval(level)
+        return IntervalEstimates(posterior.mean, low, high, "credible", posterior.prior_note())
 
     def posterior(
         self,

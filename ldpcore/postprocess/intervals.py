@@ -18,10 +18,9 @@ protocol, ε, n and value frequency in benchmarks/README.md, "Coverage".
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -29,9 +28,6 @@ from scipy import special
 
 from ldpcore.errors import InputError
 from ldpcore.protocols import FrequencyOracle
-
-if TYPE_CHECKING:
-    from ldpcore.postprocess import PostProcessor
 
 
 def check_level(level: object) -> float:
@@ -138,56 +134,10 @@ class IntervalEstimates:
     warning: str = ""
 
 
-def interval_kind(method: str) -> Literal["credible", "confidence"]:
-    """What :func:`estimates_with_intervals` gives for ``method``: Bayes's are credible."""
-    from ldpcore.postprocess import Bayes, method_class  # noqa: PLC0415 (scipy optimizers)
-
-    return "credible" if issubclass(method_class(method), Bayes) else "confidence"
-
-
-def estimates_with_intervals(
-    estimate: ArrayLike,
-    *,
-    method: str | PostProcessor,
-    protocol: FrequencyOracle,
-    n: int,
-    level: float = 0.95,
-    tallies: ArrayLike | None = None,
-) -> IntervalEstimates:
-    """Post-process ``estimate`` with ``method`` and attach an interval to every value.
-
-    Bayes: the posterior's equal-tailed credible intervals, with at least ``40 / tail``
-    draws in all (1,600 at 95%) so each tail quantile rests on about 40 draws. Every
-    other method: :func:`frequency_intervals` around its estimate. ``method`` is a name
-    or a configured method (a Bayes with an informed prior).
-    """
-    # Imported here: the methods load scipy's optimizers, which the intervals do not need.
-    from ldpcore.postprocess import Bayes, get_method  # noqa: PLC0415
-
-    level = check_level(level)
-    chosen = get_method(method) if isinstance(method, str) else method
-    if isinstance(chosen, Bayes):
-        if level > CREDIBLE_LEVEL_MAX:
-            raise InputError(
-                f"Bayes's credible intervals go up to {CREDIBLE_LEVEL_MAX:.0%}; got {level:g} "
-                "(beyond that its tails need minutes of sampling)"
-            )
-        wanted = math.ceil(40 / ((1 - level) / 2) / chosen.chains)
-        sampler = dataclasses.replace(chosen, draws=max(chosen.draws, wanted))
-        posterior = sampler.posterior(estimate, protocol=protocol, n=n, tallies=tallies)
-        low, high = posterior.interval(level)
-        return IntervalEstimates(posterior.mean, low, high, "credible", posterior.prior_note())
-    point = chosen(estimate, protocol=protocol, n=n, tallies=tallies)
-    low, high = frequency_intervals(estimate, protocol=protocol, n=n, level=level, point=point)
-    return IntervalEstimates(point, low, high, "confidence")
-
-
 __all__ = [
     "CREDIBLE_LEVEL_MAX",
     "IntervalEstimates",
     "base_variance_terms",
     "check_level",
-    "estimates_with_intervals",
     "frequency_intervals",
-    "interval_kind",
 ]

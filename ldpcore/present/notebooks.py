@@ -112,7 +112,8 @@ def run_notebook(config: ExperimentConfig, *, title: str, relative: bool = False
         "from ldpcore import ExperimentConfig, run\n"
         "from ldpcore.present import figures\n"
         "from ldpcore.advice import rank_methods\n"
-        "from ldpcore.present.sentences import query_in_words\n\n" + config_source(config)
+        "from ldpcore.present.sentences import query_in_words, verdict_headline\n\n"
+        + config_source(config)
     )
     steps = [
         ("The configuration the page showed.", setup),
@@ -122,7 +123,8 @@ def run_notebook(config: ExperimentConfig, *, title: str, relative: bool = False
             (
                 "ranking = rank_methods(result, config.build()[1],\n"
                 "                       query_words=query_in_words(config.query))\n"
-                'print(f"Recommended: {ranking.verdict.recommended}. {ranking.verdict.headline}")'
+                "print(f'Recommended: {ranking.verdict.recommended}. '\n"
+                "      f'{verdict_headline(ranking.verdict)}')"
             ),
         ),
         (
@@ -160,7 +162,8 @@ def sweep_notebook(
     setup = (
         "from ldpcore import ExperimentConfig, sweep\n"
         "from ldpcore.present import figures\n"
-        "from ldpcore.advice import sweep_verdicts\n\n"
+        "from ldpcore.advice import sweep_verdicts\n"
+        "from ldpcore.present.sentences import sweep_headline\n\n"
         + config_source(config)
         + f"\nvalues = {list(values)!r}"
     )
@@ -172,7 +175,10 @@ def sweep_notebook(
         ),
         (
             _COMPARISON,
-            (f"found = sweep_verdicts(frame, {parameter!r})\nprint(found.headline)\nfound.table"),
+            (
+                f"found = sweep_verdicts(frame, {parameter!r})\n"
+                "print(sweep_headline(found))\nfound.table"
+            ),
         ),
         (
             "The curves.",
@@ -192,8 +198,8 @@ def choose_epsilon_notebook(
     """The Choose ε search: per protocol, the smallest ε that meets the target."""
     setup = (
         "from ldpcore import ExperimentConfig, choose_epsilon\n"
-        "from ldpcore.advice import answers_table, winning_answer\n"
-        "from ldpcore.present.sentences import epsilon_sentence\n\n"
+        "from ldpcore.advice import winning_answer\n"
+        "from ldpcore.present.sentences import answers_table, epsilon_sentence\n\n"
         + config_source(config)
         + f"\ntarget_rmse = {target_rmse!r}\nprotocols = {list(protocols)!r}"
     )

@@ -15,11 +15,11 @@ from collections.abc import Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
-from ldpcore.advice import EpsilonAnswer, answers_table, winning_answer
+from ldpcore.advice import EpsilonAnswer, winning_answer
 from ldpcore.advice.deployments import UNCHECKED, context_sentence, deployment_rows
 from ldpcore.experiments.trials import ExperimentConfig
 from ldpcore.present.commands import choose_epsilon_command
-from ldpcore.present.sentences import epsilon_sentence, odds_sentence
+from ldpcore.present.sentences import answers_table, epsilon_sentence, odds_sentence
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; color: #222;

@@ -1,11 +1,12 @@
-"""Every sentence and number format a person reads, in one place.
+"""Every sentence a person reads about a result, in one place.
 
 Pages, the Choose ε record, notebooks and the command line say the same thing the
-same way because they all call these: numbers (:func:`format_number`,
-:func:`format_count`, :func:`format_error`, :func:`format_times`,
-:func:`format_ratio`) and the sentences of the advice (gains in users, sweep
-headlines, ε with its interval, the Choose ε answer). Nothing here computes a
-statistic: each function words what it is given.
+same way because they all call these: a paired comparison in words, a verdict's and a
+sweep's headline, gains in users, the Choose ε answer and its reasons, what was
+simulated, and the notes under tables. It sits above the results it describes (the
+comparisons, the experiments, the advice), which hold numbers and decisions only; the
+number formats every layer may use are the leaf :mod:`ldpcore.formats`. Nothing here
+computes a statistic: each function words what it is given.
 """
 
 from __future__ import annotations
@@ -14,118 +15,94 @@ import math
 from typing import TYPE_CHECKING
 
 from ldpcore.bounds import EPSILON_RANGE
+from ldpcore.formats import (
+    epsilon_interval,
+    format_count,
+    format_ratio,
+    format_times,
+    ratio_range,
+)
 from ldpcore.queries.specs import QuerySpec, parse_query_spec
 
-if TYPE_CHECKING:  # types only: the modules that compute these import this one
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import pandas as pd
 
     from ldpcore.advice.epsilon_answer import ConsistentOption, EpsilonAnswer
+    from ldpcore.advice.sweeps import SweepVerdict
+    from ldpcore.advice.verdicts import Verdict
     from ldpcore.experiments.trials import ExperimentConfig
     from ldpcore.stats.compare import Comparison
 
 
-def format_number(value: float) -> str:
-    """Three significant digits, or more when needed to tell ``value`` from 1.
+def comparison_words(comparison: Comparison) -> str:
+    """A paired comparison in words, with its interval ("3.1× lower MSE (2.8–3.4×)").
 
-    A significant 0.1% gain must not read "1× lower", nor a bound just below 1 read "1".
-
-    Examples
-    --------
-    >>> format_number(0.3432), format_number(0.99996), format_number(1.0), format_number(0)
-    ('0.343', '0.99996', '1', '0')
-    """
-    digits = 3
-    text = f"{value:.{digits}g}"
-    while text == "1" and value != 1 and digits < 12:
-        digits += 1
-        text = f"{value:.{digits}g}"
-    return text
-
-
-def format_count(value: float) -> str:
-    """A count to three significant digits, written out: ``10,900,000``, not ``1.09e+07``.
+    Never "1.0× lower": a difference that is not significant is said to be none.
 
     Examples
     --------
-    >>> format_count(10_912_345.6), format_count(987.4)
-    ('10,900,000', '987')
+    >>> from ldpcore.stats.compare import Comparison
+    >>> comparison_words(Comparison("PowerNS", "Base", 0.25, 0.2, 0.3, True, False, False, 5))
+    '4× lower MSE than Base (3.33–5×)'
     """
-    return f"{float(f'{value:.3g}'):,.0f}"
+    c = comparison
+    if c.no_op:
+        return f"the same answers as {c.reference}"
+    if c.better:
+        return (
+            f"{format_times(_inverse(c.ratio))} lower MSE than {c.reference} "
+            f"({format_times(_inverse(c.high))}–{format_times(_inverse(c.low))})"
+        )
+    if c.worse:
+        return (
+            f"{format_times(c.ratio)} higher MSE than {c.reference} "
+            f"({format_times(c.low)}–{format_times(c.high)})"
+        )
+    if c.negligible:
+        return (
+            f"about the same MSE as {c.reference} (ratio "
+            f"{format_ratio(c.ratio, c.low, c.high)}: a real difference, but "
+            "within the practical margin)"
+        )
+    return (
+        f"no significant difference from {c.reference} (MSE ratio "
+        f"{format_ratio(c.ratio, c.low, c.high)})"
+    )
 
 
-def format_error(value: float) -> str:
-    """An error (MSE, bias², variance) to three significant digits, ×10 with superscripts.
-
-    ``3.69×10⁻⁶`` rather than ``3.69e-6``: it reads as a number to people who do not write
-    code, and it holds no break opportunity, so a narrow table cell never splits it into
-    "3.69e-" and "6" (issue 25). :func:`read_error` reads it back.
-
-    Examples
-    --------
-    >>> format_error(3.6912e-6), format_error(0.012345), format_error(0.0), format_error(2.5e-12)
-    ('3.69×10⁻⁶', '0.0123', '0', '2.5×10⁻¹²')
-    >>> format_error(1.5e20), format_error(math.nan)
-    ('1.5×10²⁰', '—')
-    """
-    if not math.isfinite(value):
-        return "—"
-    mantissa, _, exponent = f"{value:.3g}".partition("e")
-    if not exponent:
-        return mantissa
-    return f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+def _inverse(value: float) -> float:
+    return 1.0 / value if value > 0 else math.inf
 
 
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-_PLAIN = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+def verdict_headline(verdict: Verdict) -> str:
+    """What a verdict recommends, in one sentence (the query in the verdict's words)."""
+    query = verdict.query
+    by_name = {c.method: c for c in verdict.against_base}
+    if verdict.helps:
+        chosen = by_name[verdict.recommended]
+        return f"For {query}, {chosen.method} has {comparison_words(chosen)}."
+    if verdict.recommended == "Base":
+        return (
+            f"For {query}, no post-processing method is significantly more accurate "
+            "than Base here; Base is recommended."
+        )
+    # Not significant is not free: with few trials a 1.3× higher MSE can go undetected,
+    # so the sentence says what the interval still allows.
+    cost = by_name[verdict.recommended]
+    return (
+        f"Post-processing does not change the accuracy of {query} here "
+        f"significantly; {verdict.recommended} gives a proper distribution, with an MSE "
+        f"{ratio_range(cost.low, cost.high)} Base's (paired 95% interval)."
+    )
 
 
-def read_error(text: str) -> float:
-    """The number :func:`format_error` wrote ("—" reads as NaN).
-
-    Examples
-    --------
-    >>> read_error("3.69×10⁻⁶"), read_error("0.0123"), read_error("—")
-    (3.69e-06, 0.0123, nan)
-    """
-    if text == "—":
-        return math.nan
-    mantissa, _, exponent = text.partition("×10")
-    return float(mantissa) * 10.0 ** int(exponent.translate(_PLAIN)) if exponent else float(text)
-
-
-def format_times(value: float) -> str:
-    """A ratio as people read it: ``1.23×``, ``12.3×``, ``123×`` (``1.001×``, never ``1×``).
-
-    Examples
-    --------
-    >>> format_times(12.34), format_times(1.0009), format_times(math.inf)
-    ('12.3×', '1.001×', '∞×')
-    """
-    if not math.isfinite(value):
-        return "∞×"
-    return f"{format_number(value)}×"
-
-
-def format_ratio(ratio: float, low: float, high: float) -> str:
-    """A ratio with its interval for tables: ``0.343 (0.301–0.392)``; ``—`` when undefined.
-
-    Examples
-    --------
-    >>> format_ratio(0.3432, 0.3011, 0.3921)
-    '0.343 (0.301–0.392)'
-    >>> format_ratio(1.02, 0.0, math.inf)
-    '1.02 (0–∞)'
-    """
-    if not all(map(math.isfinite, (ratio, low))) or math.isnan(high):
-        return "—"
-    upper = "∞" if math.isinf(high) else format_number(high)
-    return f"{format_number(ratio)} ({format_number(low)}–{upper})"
-
-
-def sweep_headline(
-    best_at: list[tuple[object, str | None, tuple[float, float]]], label: str
-) -> str:
+def sweep_headline(found: SweepVerdict) -> str:
     """Runs of neighbouring points with the same best method, in one sentence."""
+    if not found.has_base:
+        return "Add Base to the methods to compare them with it."
+    best_at, label = found.best_at, found.label
     runs: list[tuple[str | None, list[object], list[tuple[float, float]]]] = []
     for value, method, gain in best_at:
         if runs and runs[-1][0] == method:
@@ -217,39 +194,6 @@ def query_in_words(query: str | QuerySpec) -> str:
     return parse_query_spec(query).in_words()
 
 
-def epsilon_interval(
-    value: float | None, low: float | None, high: float | None, *, exact: bool = False
-) -> str:
-    """An ε with its interval in words: ``ε ≈ 0.41 (0.34–0.49)``; ``exact``: no interval.
-
-    Examples
-    --------
-    >>> epsilon_interval(0.412, 0.34, None)
-    'ε ≈ 0.412 (0.34–above 10)'
-    >>> epsilon_interval(0.4051, 0.4051, 0.4051, exact=True)
-    'ε = 0.405 (exact, NDSS Eq. 3)'
-    """
-    if value is None:
-        return f"not reachable for ε ≤ {EPSILON_RANGE[1]:g}"
-    if exact:
-        return f"ε = {value:.3g} (exact, NDSS Eq. 3)"
-    upper = f"above {EPSILON_RANGE[1]:g}" if high is None else f"{high:.3g}"
-    lower = f"below {EPSILON_RANGE[0]:g}" if low is None else f"{low:.3g}"
-    return f"ε ≈ {value:.3g} ({lower}–{upper})"
-
-
-def ratio_range(low: float, high: float) -> str:
-    """A ratio's interval as a phrase: ``between 0.97× and 1.33×`` (``∞×`` unbounded).
-
-    Examples
-    --------
-    >>> ratio_range(0.971, math.inf)
-    'between 0.971× and ∞×'
-    """
-    upper = "∞" if not math.isfinite(high) else format_number(high)
-    return f"between {format_number(low)}× and {upper}×"
-
-
 def option_words(option: ConsistentOption) -> str:
     """A consistent method offered at Base's ε, with what its paired interval allows.
 
@@ -295,7 +239,7 @@ def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
         return (
             f"With {n_users:,} users, {answer.protocol} + {answer.method} meets your target "
             f"from {reach}; without post-processing you would need {base} "
-            f"({answer.method}: {answer.comparison.describe()})."
+            f"({answer.method}: {comparison_words(answer.comparison)})."
         )
     reach = epsilon_interval(
         answer.epsilon, answer.epsilon_low, answer.epsilon_high, exact=answer.base_exact
@@ -308,6 +252,50 @@ def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
     if answer.consistent_option is not None:
         text += f" If you need a proper distribution: {option_words(answer.consistent_option)}."
     return text
+
+
+def epsilon_reason(answer: EpsilonAnswer) -> str:
+    """Why Choose ε recommends this method for this protocol, in one sentence."""
+    if answer.post_processing_helps and answer.comparison is not None:
+        c = answer.comparison
+        return (
+            f"{c.method} has {comparison_words(c)} at ε = {answer.compared_at:.3g}, "
+            "and needs a smaller ε than Base with both intervals apart."
+        )
+    return verdict_headline(answer.verdict)
+
+
+def answers_table(answers: Sequence[EpsilonAnswer]) -> pd.DataFrame:
+    """One row per protocol: the smallest ε with and without post-processing, in words."""
+    import pandas as pd  # noqa: PLC0415 (the command line's help loads this module, not pandas)
+
+    return pd.DataFrame(
+        {
+            "protocol": [a.protocol for a in answers],
+            "recommended method": [a.method for a in answers],
+            "smallest ε": [
+                epsilon_interval(
+                    a.epsilon,
+                    a.epsilon_low,
+                    a.epsilon_high,
+                    exact=a.base_exact and not a.post_processing_helps,
+                )
+                for a in answers
+            ],
+            "without post-processing (Base)": [
+                epsilon_interval(
+                    a.base_epsilon, a.base_epsilon_low, a.base_epsilon_high, exact=a.base_exact
+                )
+                for a in answers
+            ],
+            "post-processing helps": ["yes" if a.post_processing_helps else "no" for a in answers],
+            "a proper distribution at this ε": [
+                "—" if a.consistent_option is None else option_words(a.consistent_option)
+                for a in answers
+            ],
+            "why": [epsilon_reason(a) for a in answers],
+        }
+    )
 
 
 #: How the per-value intervals are made, for captions and the CLI (ldpcore.postprocess.intervals).

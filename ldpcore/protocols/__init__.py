@@ -21,10 +21,11 @@ from ldpcore.protocols.base import (
     ratio_from_matrix,
 )
 from ldpcore.protocols.grr import GRR
-from ldpcore.protocols.hadamard import HadamardResponse, fwht
+from ldpcore.protocols.hadamard import HadamardResponse
 from ldpcore.protocols.olh import BLH, OLH, HashedReports
 from ldpcore.protocols.subset_selection import SubsetSelection
 from ldpcore.protocols.unary import OUE, SUE, UnaryEncoding
+from ldpcore.protocols.walsh import fwht
 
 #: Canonical name → protocol class. Read-only: one registry, no runtime mutation.
 PROTOCOLS: Final = MappingProxyType(

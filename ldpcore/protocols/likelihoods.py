@@ -40,13 +40,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from ldpcore.protocols.hadamard import (
-    HadamardResponse,
-    fwht,
-    fwht_rows,
-    hadamard_signs,
-    sylvester_factors,
-)
+from ldpcore.protocols.likelihood_maxima import grr_mle, support_binomial_mle
+from ldpcore.protocols.walsh import fwht, fwht_rows, hadamard_signs, sylvester_factors
 
 #: Keeps cell probabilities away from 0 and 1 where floating point would round them.
 _TINY = 1e-300
@@ -74,6 +69,10 @@ class LikelihoodModel(ABC):
 
         At the MLE ``g ≤ 1`` everywhere, with equality on the support.
         """
+
+    def maximum(self) -> NDArray[np.float64] | None:
+        """The exact maximiser over the simplex where one is known; None: climb with EM."""
+        return None
 
     @abstractmethod
     def curvature(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -130,6 +129,10 @@ class ReportModel(LikelihoodModel):
         cells = self._cells(pis)
         return np.log(cells) @ self.counts, (self.p - self.q) * self.counts / cells
 
+    def maximum(self) -> NDArray[np.float64]:
+        """Exact in O(d log d) (MLE paper, Appendix B, Algorithm 1)."""
+        return grr_mle(self.counts, p=self.p, q=self.q)
+
     def em_multiplier(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
         """EM multiplier ``g`` at ``π`` (see :class:`LikelihoodModel`)."""
         ratio = self.counts / self._cells(pi)
@@ -143,12 +146,14 @@ class ReportModel(LikelihoodModel):
 class HadamardRowModel(LikelihoodModel):
     """Multinomial likelihood of HR's row histogram, with Q applied by FWHT."""
 
-    def __init__(self, rows: NDArray[np.float64], protocol: HadamardResponse) -> None:
-        self.domain_size = protocol.domain_size
-        self.order = protocol.order
+    def __init__(
+        self, rows: NDArray[np.float64], *, order: int, domain_size: int, p: float
+    ) -> None:
+        self.domain_size = domain_size
+        self.order = order
         self.rows = rows
         self.n = float(rows.sum())
-        self.t = 2.0 * protocol.p - 1.0
+        self.t = 2.0 * p - 1.0
         self.gradient_scale = self.n
         self._observed = rows / self.n
         self._factors = sylvester_factors(self.order)
@@ -336,6 +341,10 @@ class SupportBinomialModel(LikelihoodModel):
         misses = self.n - self.counts
         value = np.log(t) @ self.counts + np.log1p(-t) @ misses
         return value, (self.p - self.q) * (self.counts / t - misses / (1.0 - t))
+
+    def maximum(self) -> NDArray[np.float64]:
+        """Exact: a one-dimensional search for the KKT multiplier (MLE paper, Sec. 3.1)."""
+        return support_binomial_mle(self.counts, n=self.n, p=self.p, q=self.q)
 
     def em_multiplier(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
         """EM multiplier ``g`` at ``π`` (see :class:`LikelihoodModel`)."""

@@ -48,7 +48,6 @@ from numpy.typing import NDArray
 from scipy import special
 
 from ldpcore.errors import InputError
-from ldpcore.present.sentences import format_ratio, format_times, ratio_range
 
 #: The family-wise error rate of a set of comparisons (two-sided).
 ALPHA = 0.05
@@ -117,39 +116,6 @@ class Comparison:
     def gain(self) -> float:
         """How many times lower the method's MSE is (``1 / ratio``)."""
         return 1.0 / self.ratio if self.ratio > 0 else math.inf
-
-    def describe(self) -> str:
-        """The comparison in words, with its interval ("3.1× lower MSE (2.8–3.4×)").
-
-        Never "1.0× lower": a difference that is not significant is said to be none.
-        """
-        if self.no_op:
-            return f"the same answers as {self.reference}"
-        if self.better:
-            return (
-                f"{format_times(_inverse(self.ratio))} lower MSE than {self.reference} "
-                f"({format_times(_inverse(self.high))}–"
-                f"{format_times(_inverse(self.low))})"
-            )
-        if self.worse:
-            return (
-                f"{format_times(self.ratio)} higher MSE than {self.reference} "
-                f"({format_times(self.low)}–{format_times(self.high)})"
-            )
-        if self.negligible:
-            return (
-                f"about the same MSE as {self.reference} (ratio "
-                f"{format_ratio(self.ratio, self.low, self.high)}: a real difference, but "
-                "within the practical margin)"
-            )
-        return (
-            f"no significant difference from {self.reference} (MSE ratio "
-            f"{format_ratio(self.ratio, self.low, self.high)})"
-        )
-
-
-def _inverse(value: float) -> float:
-    return 1.0 / value if value > 0 else math.inf
 
 
 def trial_mse(answers: NDArray[np.float64], truth: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -357,117 +323,9 @@ def _fieller(
     return ratio, max(low, 0.0), high
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """What a comparison of methods recommends, and whether post-processing helps.
-
-    Attributes
-    ----------
-    recommended : str
-        The method to use.
-    helps : bool
-        Whether ``recommended`` has a significantly lower MSE than Base.
-    against_base : list of Comparison
-        Every method against Base.
-    against_best : list of Comparison
-        Every method against the method with the lowest mean MSE.
-    best : str
-        The method with the lowest mean MSE (significant or not).
-    headline : str
-        One sentence for people.
-    """
-
-    recommended: str
-    helps: bool
-    against_base: list[Comparison]
-    against_best: list[Comparison]
-    best: str
-    headline: str
-
-
-def verdict(
-    errors: NDArray[np.float64],
-    names: Sequence[str],
-    *,
-    no_ops: Sequence[str] = (),
-    consistent: Sequence[str] = (),
-    query: str = "the query",
-    alpha: float = ALPHA,
-    margin: float = MARGIN,
-    against_base: Sequence[Comparison] | None = None,
-) -> Verdict:
-    """The recommendation from paired per-trial errors, with Base as the reference.
-
-    If some method is significantly better than Base, the recommended one is, among
-    those, the one with the lowest mean MSE. Otherwise post-processing does not help
-    measurably: the recommendation is a method from ``consistent`` (which give a proper
-    distribution) that is not significantly worse than Base, else Base itself.
-
-    Parameters
-    ----------
-    errors, names, no_ops, alpha, margin
-        As for :func:`compare`; ``names`` must include ``"Base"``.
-    against_base : sequence of Comparison, optional
-        :func:`compare` of these errors with Base, when the caller has it already (an
-        experiment's summary is built from it); computed here otherwise.
-    consistent : sequence of str
-        Methods whose output is a distribution (non-negative, sums to one), in order
-        of preference for the no-gain case.
-    query : str
-        The query in words, for the headline.
-    """
-    names = list(names)
-    if "Base" not in names:
-        raise InputError("a verdict compares methods with Base: include Base in the methods")
-    errors = np.asarray(errors, dtype=np.float64)
-    if against_base is None:
-        against_base = compare(
-            errors, names, reference="Base", no_ops=no_ops, alpha=alpha, margin=margin
-        )
-    against_base = list(against_base)
-    means = errors.mean(axis=1)
-    best = names[int(np.argmin(means))]
-    against_best = (
-        compare(errors, names, reference=best, alpha=alpha, margin=margin) if len(names) > 1 else []
-    )
-    winners = [c for c in against_base if c.better]
-    if winners:
-        chosen = min(winners, key=lambda c: c.ratio)
-        return Verdict(
-            chosen.method,
-            True,
-            against_base,
-            against_best,
-            best,
-            f"For {query}, {chosen.method} has {chosen.describe()}.",
-        )
-    by_name = {c.method: c for c in against_base}
-    fallback = next(
-        (m for m in consistent if m in by_name and not by_name[m].worse and not by_name[m].no_op),
-        "Base",
-    )
-    if fallback == "Base":
-        headline = (
-            f"For {query}, no post-processing method is significantly more accurate "
-            "than Base here; Base is recommended."
-        )
-    else:
-        # Not significant is not free: with few trials a 1.3× higher MSE can go
-        # undetected, so the sentence says what the interval still allows.
-        cost = by_name[fallback]
-        headline = (
-            f"Post-processing does not change the accuracy of {query} here "
-            f"significantly; {fallback} gives a proper distribution, with an MSE "
-            f"{ratio_range(cost.low, cost.high)} Base's (paired 95% interval)."
-        )
-    return Verdict(fallback, False, against_base, against_best, best, headline)
-
-
 __all__ = [
     "ALPHA",
     "Comparison",
-    "Verdict",
     "compare",
     "trial_mse",
-    "verdict",
 ]

@@ -41,8 +41,7 @@ from ldpcore.data.datasets import Dataset, load_bundled, parse_histogram
 from ldpcore.data.tables import TableLayout, inspect_table
 from ldpcore.experiments.trials import ExperimentConfig, sweep
 from ldpcore.learn.prior_demo import PriorDemo, prior_demo
-from ldpcore.postprocess import JEFFREYS, UNIFORM
-from ldpcore.postprocess.intervals import interval_kind
+from ldpcore.postprocess import JEFFREYS, UNIFORM, method_class
 from ldpcore.present import figures
 from ldpcore.protocols import describe_protocols
 from pages.app_layer.executors import (
@@ -273,8 +272,8 @@ def consistent(
     chosen = UNIFORM if kind == "Uniform" else JEFFREYS
     if histogram is not None:
         chosen = prior_for(collected, histogram, weight=weight)
-    if interval_kind(method) != "credible":
-        return consistent_estimates_and_warning(collected, method, prior=chosen)
+    if method_class(method).interval_kind != "credible":
+        return consistent_estimates_and_warning(collected, method)
     # Bayes samples for up to seconds: the same progress the CLI's line shows, as a bar
     # made and emptied in here (a cached call replays what it drew).
     bar = st.progress(0.0, text="Sampling the posterior…")

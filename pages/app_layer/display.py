@@ -12,14 +12,14 @@ import streamlit as st
 
 from ldpcore.advice import Recommendation, SweepVerdict
 from ldpcore.errors import InputError
+from ldpcore.formats import format_count, format_error, format_ratio
 from ldpcore.postprocess import method_class
 from ldpcore.present import figures, sentences
 from ldpcore.present.sentences import (
-    format_count,
-    format_error,
-    format_ratio,
     in_users,
     not_converged_sentence,
+    sweep_headline,
+    verdict_headline,
 )
 
 #: Said under every paired comparison shown.
@@ -63,7 +63,7 @@ def verdict_banner(
         )
         return
     found = ranking.verdict
-    text = f"Recommended: **{found.recommended}**. {found.headline}"
+    text = f"Recommended: **{found.recommended}**. {verdict_headline(found)}"
     chosen = next((c for c in found.against_base if c.method == found.recommended), None)
     if users and found.helps and chosen is not None:
         text += " " + in_users(users, chosen)
@@ -83,7 +83,7 @@ def _banner(text: str, *, helps: bool) -> None:
 
 def sweep_banner(found: SweepVerdict) -> None:
     """A sweep's headline, above its chart."""
-    _banner(found.headline, helps=found.helps)
+    _banner(sweep_headline(found), helps=found.helps)
 
 
 def sweep_details(found: SweepVerdict, label: str) -> None:

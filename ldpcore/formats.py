@@ -1,0 +1,144 @@
+"""Number formats: how every number a person reads is written, in one place.
+
+A leaf any layer may use (the paired comparisons' tables, the advice's tables, the
+figures, the pages, the command line): numbers to three significant digits that never
+read "1×" for a real difference, counts written out, errors with ×10 and superscripts,
+ratios with their intervals, and an ε with its interval. Sentences, which describe a
+result and so sit above it, are in :mod:`ldpcore.present.sentences`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ldpcore.bounds import EPSILON_RANGE
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+_PLAIN = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+
+
+def format_number(value: float) -> str:
+    """Three significant digits, or more when needed to tell ``value`` from 1.
+
+    A significant 0.1% gain must not read "1× lower", nor a bound just below 1 read "1".
+
+    Examples
+    --------
+    >>> format_number(0.3432), format_number(0.99996), format_number(1.0), format_number(0)
+    ('0.343', '0.99996', '1', '0')
+    """
+    digits = 3
+    text = f"{value:.{digits}g}"
+    while text == "1" and value != 1 and digits < 12:
+        digits += 1
+        text = f"{value:.{digits}g}"
+    return text
+
+
+def format_count(value: float) -> str:
+    """A count to three significant digits, written out: ``10,900,000``, not ``1.09e+07``.
+
+    Examples
+    --------
+    >>> format_count(10_912_345.6), format_count(987.4)
+    ('10,900,000', '987')
+    """
+    return f"{float(f'{value:.3g}'):,.0f}"
+
+
+def format_error(value: float) -> str:
+    """An error (MSE, bias², variance) to three significant digits, ×10 with superscripts.
+
+    ``3.69×10⁻⁶`` rather than ``3.69e-6``: it reads as a number to people who do not write
+    code, and it holds no break opportunity, so a narrow table cell never splits it into
+    "3.69e-" and "6" (issue 25). :func:`read_error` reads it back.
+
+    Examples
+    --------
+    >>> format_error(3.6912e-6), format_error(0.012345), format_error(0.0), format_error(2.5e-12)
+    ('3.69×10⁻⁶', '0.0123', '0', '2.5×10⁻¹²')
+    >>> format_error(1.5e20), format_error(math.nan)
+    ('1.5×10²⁰', '—')
+    """
+    if not math.isfinite(value):
+        return "—"
+    mantissa, _, exponent = f"{value:.3g}".partition("e")
+    if not exponent:
+        return mantissa
+    return f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+def read_error(text: str) -> float:
+    """The number :func:`format_error` wrote ("—" reads as NaN).
+
+    Examples
+    --------
+    >>> read_error("3.69×10⁻⁶"), read_error("0.0123"), read_error("—")
+    (3.69e-06, 0.0123, nan)
+    """
+    if text == "—":
+        return math.nan
+    mantissa, _, exponent = text.partition("×10")
+    return float(mantissa) * 10.0 ** int(exponent.translate(_PLAIN)) if exponent else float(text)
+
+
+def format_times(value: float) -> str:
+    """A ratio as people read it: ``1.23×``, ``12.3×``, ``123×`` (``1.001×``, never ``1×``).
+
+    Examples
+    --------
+    >>> format_times(12.34), format_times(1.0009), format_times(math.inf)
+    ('12.3×', '1.001×', '∞×')
+    """
+    if not math.isfinite(value):
+        return "∞×"
+    return f"{format_number(value)}×"
+
+
+def format_ratio(ratio: float, low: float, high: float) -> str:
+    """A ratio with its interval for tables: ``0.343 (0.301–0.392)``; ``—`` when undefined.
+
+    Examples
+    --------
+    >>> format_ratio(0.3432, 0.3011, 0.3921)
+    '0.343 (0.301–0.392)'
+    >>> format_ratio(1.02, 0.0, math.inf)
+    '1.02 (0–∞)'
+    """
+    if not all(map(math.isfinite, (ratio, low))) or math.isnan(high):
+        return "—"
+    upper = "∞" if math.isinf(high) else format_number(high)
+    return f"{format_number(ratio)} ({format_number(low)}–{upper})"
+
+
+def ratio_range(low: float, high: float) -> str:
+    """A ratio's interval as a phrase: ``between 0.97× and 1.33×`` (``∞×`` unbounded).
+
+    Examples
+    --------
+    >>> ratio_range(0.971, math.inf)
+    'between 0.971× and ∞×'
+    """
+    upper = "∞" if not math.isfinite(high) else format_number(high)
+    return f"between {format_number(low)}× and {upper}×"
+
+
+def epsilon_interval(
+    value: float | None, low: float | None, high: float | None, *, exact: bool = False
+) -> str:
+    """An ε with its interval in words: ``ε ≈ 0.41 (0.34–0.49)``; ``exact``: no interval.
+
+    Examples
+    --------
+    >>> epsilon_interval(0.412, 0.34, None)
+    'ε ≈ 0.412 (0.34–above 10)'
+    >>> epsilon_interval(0.4051, 0.4051, 0.4051, exact=True)
+    'ε = 0.405 (exact, NDSS Eq. 3)'
+    """
+    if value is None:
+        return f"not reachable for ε ≤ {EPSILON_RANGE[1]:g}"
+    if exact:
+        return f"ε = {value:.3g} (exact, NDSS Eq. 3)"
+    upper = f"above {EPSILON_RANGE[1]:g}" if high is None else f"{high:.3g}"
+    lower = f"below {EPSILON_RANGE[0]:g}" if low is None else f"{low:.3g}"
+    return f"ε ≈ {value:.3g} ({lower}–{upper})"
