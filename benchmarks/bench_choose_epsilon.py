@@ -18,7 +18,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from ldpcore.advice import choose_epsilon
-from ldpcore.experiments.trials import ExperimentConfig
+from ldpcore.experiments.config import ExperimentConfig
 
 PROTOCOLS = ("GRR", "OLH", "OUE", "SS", "HR")
 METHODS = ("Base", "Base-Cut", "Norm", "Norm-Sub", "MLE-Apx", "PowerNS")

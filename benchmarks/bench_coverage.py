@@ -30,7 +30,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ldpcore.data.datasets import zipf
-from ldpcore.experiments.trials import ExperimentConfig, run
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.trials import run
 from ldpcore.postprocess import Bayes, get_method
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.postprocess.intervals import frequency_intervals

@@ -15,7 +15,8 @@ import time
 
 from _common import best_of, zipf_counts
 
-from ldpcore.experiments.trials import ExperimentConfig, run
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.trials import run
 from ldpcore.postprocess import default_method_names, get_method
 from ldpcore.protocols import get_protocol
 

@@ -41,7 +41,9 @@ if TYPE_CHECKING:
     from ldpcore.advice import choose_epsilon, recommend
     from ldpcore.advice.verdicts import verdict
     from ldpcore.errors import InputError
-    from ldpcore.experiments.trials import ExperimentConfig, ExperimentResult, run, sweep
+    from ldpcore.experiments.config import ExperimentConfig
+    from ldpcore.experiments.sweeps import sweep
+    from ldpcore.experiments.trials import ExperimentResult, run
     from ldpcore.postprocess import METHODS, get_method, method_names
     from ldpcore.stats.compare import compare
 
@@ -49,10 +51,10 @@ __version__ = "0.1.0"
 
 #: Public names loaded on first use, and the module each comes from.
 _LAZY = {
-    "ExperimentConfig": "ldpcore.experiments.trials",
+    "ExperimentConfig": "ldpcore.experiments.config",
     "ExperimentResult": "ldpcore.experiments.trials",
     "run": "ldpcore.experiments.trials",
-    "sweep": "ldpcore.experiments.trials",
+    "sweep": "ldpcore.experiments.sweeps",
     "METHODS": "ldpcore.postprocess",
     "get_method": "ldpcore.postprocess",
     "method_names": "ldpcore.postprocess",

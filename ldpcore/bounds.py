@@ -41,3 +41,24 @@ assert EPSILON_MIN <= EPSILON_RANGE[0] < EPSILON_RANGE[1] <= EPSILON_MAX
 
 #: The n range :func:`ldpcore.advice.advise_users` searches.
 USERS_RANGE: Final[tuple[int, int]] = (100, 10**9)
+
+# The grids the app's sliders offer, inside the ranges above: a slider position is a value
+# people can quote, and the largest ones are what a page can compute while a person waits.
+# fmt: off
+# One row per decade, so the spacing of the steps reads at a glance (one a line hides it).
+#: ε steps: round, roughly log-spaced, across :data:`EPSILON_RANGE`.
+EPSILON_STEPS: Final[tuple[float, ...]] = (
+    0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9,
+    1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0,
+    10.0,
+)
+# fmt: on
+assert (EPSILON_STEPS[0], EPSILON_STEPS[-1]) == EPSILON_RANGE
+#: The most trials a slider offers (the command line takes up to :data:`TRIALS_MAX`):
+#: 200 paired trials already put a method's MSE ratio within a few percent.
+TRIALS_SLIDER_MAX: Final[int] = 200
+#: The largest domain a slider offers (the command line takes up to
+#: :data:`DOMAIN_SIZE_MAX`).
+DOMAIN_SLIDER_MAX: Final[int] = 100_000
+assert TRIALS_MIN < TRIALS_SLIDER_MAX <= TRIALS_MAX
+assert DOMAIN_SIZE_MIN < DOMAIN_SLIDER_MAX <= DOMAIN_SIZE_MAX

@@ -10,7 +10,7 @@ import streamlit as st
 from ldpcore.advice import parallel_seconds, privacy_risk, winning_answer
 from ldpcore.advice.deployments import UNCHECKED, context_sentence, deployment_rows
 from ldpcore.data.datasets import Dataset
-from ldpcore.experiments.trials import ExperimentConfig
+from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.postprocess import method_names
 from ldpcore.present import figures
 from ldpcore.present.notebooks import choose_epsilon_notebook

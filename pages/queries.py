@@ -6,7 +6,7 @@ import streamlit as st
 
 from ldpcore.advice import sweep_verdicts
 from ldpcore.data.specs import BundledData
-from ldpcore.experiments.trials import ExperimentConfig
+from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook, sweep_notebook

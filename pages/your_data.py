@@ -7,7 +7,7 @@ import streamlit as st
 from ldpcore import bounds
 from ldpcore.data.datasets import Dataset
 from ldpcore.data.tables import TableError
-from ldpcore.experiments.trials import ExperimentConfig
+from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.postprocess import method_class, method_names
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command

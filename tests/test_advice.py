@@ -13,7 +13,7 @@ from test_cli import ldpcore
 
 from ldpcore.advice import advise_epsilon, advise_users, recommend
 from ldpcore.data.datasets import zipf
-from ldpcore.experiments.trials import ExperimentConfig
+from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.protocols import get_protocol
 
 
@@ -212,7 +212,8 @@ def test_base_advice_for_single_values_runs_no_trials(monkeypatch: pytest.Monkey
 
 def test_error_curve_has_base_exact_and_the_others_as_the_sweep_simulates_them() -> None:
     from ldpcore.advice import error_curve  # noqa: PLC0415
-    from ldpcore.experiments.trials import run, sweep  # noqa: PLC0415
+    from ldpcore.experiments.sweeps import sweep  # noqa: PLC0415
+    from ldpcore.experiments.trials import run  # noqa: PLC0415
 
     config = ExperimentConfig(
         dataset="zipf:d=128,s=1.5",

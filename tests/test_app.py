@@ -14,20 +14,11 @@ from streamlit.testing.v1 import AppTest
 from ldpcore.postprocess import default_method_names
 from ldpcore.present.sentences import settings_line
 from ldpcore.protocols import protocol_names
+from pages.app_layer.navigation import page_files
 from pages.app_layer.widgets import default_config
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGES = [
-    "pages/explorer.py",
-    "pages/tradeoffs.py",
-    "pages/queries.py",
-    "pages/your_data.py",
-    "pages/choose_epsilon.py",
-    "pages/learn.py",
-    "pages/paper.py",
-    "pages/class.py",
-    "pages/join.py",
-]
+PAGES = list(page_files())
 
 
 def app(query: dict[str, str] | None = None) -> AppTest:
@@ -303,7 +294,7 @@ def test_pages_leave_the_shared_cached_figures_unchanged(monkeypatch: pytest.Mon
     (copying them would cost about 50 ms per warm rerun, benchmarks/README.md), so no
     page may change them in place. After the pages that draw them have run, the cached
     figures must equal freshly built ones."""
-    from ldpcore.experiments.trials import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
     from ldpcore.present import figures  # noqa: PLC0415
     from pages.app_layer import cache  # noqa: PLC0415
 

@@ -20,7 +20,8 @@ from numpy.typing import NDArray
 from scipy import special, stats
 
 from ldpcore.errors import InputError
-from ldpcore.experiments.trials import ExperimentConfig, run
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.trials import run
 from ldpcore.postprocess import JEFFREYS, UNIFORM, Bayes, get_method, informed_prior
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.protocols import get_protocol

@@ -79,7 +79,7 @@ def test_concurrent_requests_for_one_configuration_compute_it_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Thirty students at the same ε cost one simulation: the others wait for it."""
-    from ldpcore.experiments.trials import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
     from pages.app_layer import cache, executors  # noqa: PLC0415
 
     calls = []

@@ -319,7 +319,8 @@ def test_a_progress_line_counts_down_and_ends_its_line(capsys: pytest.CaptureFix
 
 def test_progress_does_not_change_the_numbers() -> None:
     """Asking for progress splits the trials into chunks; each trial keeps its seed."""
-    from ldpcore.experiments.trials import ExperimentConfig, run  # noqa: PLC0415
+    from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.trials import run  # noqa: PLC0415
 
     config = ExperimentConfig(
         dataset="zipf:d=32,s=1.2", n=10_000, protocol="OLH", epsilon=1.0, trials=7

@@ -12,7 +12,8 @@ from test_cli import ldpcore
 
 from ldpcore.advice import choose_epsilon
 from ldpcore.advice.verdicts import verdict
-from ldpcore.experiments.trials import ExperimentConfig, run
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.trials import run
 from ldpcore.postprocess import METHODS, get_method
 from ldpcore.present.sentences import (
     comparison_words,
@@ -415,7 +416,7 @@ def test_sweep_verdicts_name_the_best_significant_method_per_run_of_points() -> 
 
 
 def test_users_saved_follow_the_paired_interval() -> None:
-    from ldpcore.experiments.trials import sweep  # noqa: PLC0415
+    from ldpcore.experiments.sweeps import sweep  # noqa: PLC0415
     from ldpcore.formats import format_times  # noqa: PLC0415
     from ldpcore.present.sentences import users_saved_sentence  # noqa: PLC0415
 

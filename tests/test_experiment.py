@@ -17,6 +17,7 @@ from ldpcore.data.datasets import (
     zipf,
 )
 from ldpcore.data.specs import parse_dataset
+from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.metrics import (
     equivalent_users,
     kl_divergence,
@@ -24,7 +25,8 @@ from ldpcore.experiments.metrics import (
     summarize_errors,
     total_variation,
 )
-from ldpcore.experiments.trials import ExperimentConfig, run, sweep, trial_generator
+from ldpcore.experiments.sweeps import sweep
+from ldpcore.experiments.trials import run, trial_generator
 from ldpcore.protocols import get_protocol
 from ldpcore.queries.query import groups, prefixes, random_sets, top_k
 from ldpcore.queries.specs import parse_query
@@ -237,7 +239,8 @@ def test_bundled_zipf_sample_matches_its_generator() -> None:
 
 
 def test_groups_from_a_file(tmp_path) -> None:
-    from ldpcore.experiments.trials import ExperimentConfig, run  # noqa: PLC0415
+    from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.trials import run  # noqa: PLC0415
     from ldpcore.queries.query import groups_from_file  # noqa: PLC0415
 
     path = tmp_path / "groups.csv"

@@ -23,7 +23,8 @@ from streamlit.testing.v1 import AppTest
 
 from ldpcore.advice import choose_epsilon, sweep_verdicts, winning_answer
 from ldpcore.data.datasets import load_bundled
-from ldpcore.experiments.trials import ExperimentConfig, sweep
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.sweeps import sweep
 from ldpcore.formats import format_error, read_error
 from ldpcore.present.commands import choose_epsilon_command
 from ldpcore.present.notebooks import (

@@ -35,7 +35,8 @@ import ldpcore.protocols
 import ldpcore.queries.specs
 from ldpcore.cli import main
 from ldpcore.collection.audit import audit
-from ldpcore.experiments.trials import ExperimentConfig, run
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.trials import run
 from ldpcore.learn.walkthrough import walkthrough
 from ldpcore.postprocess import default_method_names, get_method, method_names
 from ldpcore.present import figures

@@ -96,7 +96,8 @@ def test_audit_at_a_huge_epsilon_says_why_it_cannot_measure() -> None:
 def test_hr_likelihood_methods_converge_at_a_tiny_epsilon() -> None:
     """HR at ε = 0.001, n = 10^12, d = 2: EM stopped at its 100,000-step cap with an MSE
     10,000× Base's (173 s); with Newton steps it converges at once."""
-    from ldpcore.experiments.trials import ExperimentConfig, run  # noqa: PLC0415
+    from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.trials import run  # noqa: PLC0415
 
     config = ExperimentConfig(
         dataset="zipf:d=2,s=1.5",
@@ -115,7 +116,8 @@ def test_hr_likelihood_methods_converge_at_a_tiny_epsilon() -> None:
 
 
 def test_a_capped_em_is_reported_never_silent(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ldpcore.experiments.trials import ExperimentConfig, run  # noqa: PLC0415
+    from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.trials import run  # noqa: PLC0415
     from ldpcore.postprocess import ibu  # noqa: PLC0415
 
     original = ibu.run_em

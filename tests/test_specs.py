@@ -24,7 +24,8 @@ from ldpcore.data.specs import (
     ZipfData,
     parse_dataset_spec,
 )
-from ldpcore.experiments.trials import ExperimentConfig, run
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.trials import run
 from ldpcore.queries.specs import (
     QUERY_KINDS,
     FullQuery,

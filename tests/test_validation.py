@@ -123,7 +123,7 @@ def test_wrong_types_are_input_errors_not_type_errors() -> None:
     from ldpcore.advice import choose_epsilon  # noqa: PLC0415
     from ldpcore.collection.estimates import read_collected  # noqa: PLC0415
     from ldpcore.errors import InputError  # noqa: PLC0415
-    from ldpcore.experiments.trials import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
 
     config = ExperimentConfig(dataset="zipf:d=8", n=1000, protocol="GRR", epsilon=1.0)
     with pytest.raises(InputError, match="list of protocol names"):

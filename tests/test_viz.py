@@ -10,7 +10,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from ldpcore.experiments.trials import ExperimentConfig, run
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.trials import run
 from ldpcore.postprocess import method_names
 from ldpcore.present import figures
 
@@ -286,7 +287,7 @@ def test_table_numbers_never_break_and_read_back() -> None:
 def test_sweep_bands_are_trial_quantiles_positive_on_a_log_axis() -> None:
     """Issue 25: ± one SD plunged to 10⁻⁶ on Queries' log axes; the band is now the middle
     80% of trials, checked against the per-trial MSEs recomputed from the raw answers."""
-    from ldpcore.experiments.trials import sweep  # noqa: PLC0415
+    from ldpcore.experiments.sweeps import sweep  # noqa: PLC0415
 
     config = ExperimentConfig(
         dataset="zipf:d=256,s=1.5",

@@ -17,7 +17,8 @@ from scipy import special
 
 from ldpcore.bounds import EPSILON_RANGE, USERS_RANGE
 from ldpcore.errors import InputError
-from ldpcore.experiments.trials import ExperimentConfig, exact_base_mse, run
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.trials import exact_base_mse, run
 
 #: Bisection steps in log space after the bracketing grid (precision ≈ 1 %).
 _REFINE_STEPS = 7

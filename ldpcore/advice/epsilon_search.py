@@ -21,8 +21,9 @@ from ldpcore.advice.ranking import consistent_methods, no_op_methods
 from ldpcore.advice.verdicts import Verdict, verdict
 from ldpcore.bounds import EPSILON_RANGE
 from ldpcore.errors import InputError
+from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.metrics import analytic_base_mse
-from ldpcore.experiments.trials import ExperimentConfig, run
+from ldpcore.experiments.trials import run
 from ldpcore.protocols import get_protocol
 from ldpcore.queries.specs import parse_query_spec
 from ldpcore.stats.compare import Comparison

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ldpcore.experiments.trials import ExperimentConfig, exact_base_mse, sweep
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.sweeps import sweep
+from ldpcore.experiments.trials import exact_base_mse
 
 
 def error_curve(config: ExperimentConfig, epsilons: Sequence[float]) -> pd.DataFrame:
@@ -15,7 +17,7 @@ def error_curve(config: ExperimentConfig, epsilons: Sequence[float]) -> pd.DataF
 
     Base's is exact (NDSS Eq. 3, :func:`ldpcore.experiments.trials.exact_base_mse`) where the
     query asks single values, so it costs no trials; every other method, and Base for a
-    set query, is simulated on the same trials at each ε (:func:`ldpcore.experiments.trials.sweep`).
+    set query, is simulated on the same trials at each ε (:func:`ldpcore.experiments.sweeps.sweep`).
     On words (d = 10,000) with Subset Selection the simulated Base curve took 40 s.
 
     Returns

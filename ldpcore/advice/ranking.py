@@ -19,7 +19,8 @@ from ldpcore._json import json_value
 from ldpcore.advice.verdicts import Verdict, verdict
 from ldpcore.data.datasets import round_to_total
 from ldpcore.errors import InputError
-from ldpcore.experiments.trials import ExperimentConfig, ExperimentResult, run
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.trials import ExperimentResult, run
 from ldpcore.postprocess import (
     default_method_names,
     get_method,

@@ -44,7 +44,7 @@ class SweepVerdict:
 
 
 def sweep_verdicts(frame: pd.DataFrame, parameter: str, label: str | None = None) -> SweepVerdict:
-    """Summarise a :func:`ldpcore.experiments.trials.sweep` frame's paired comparisons with Base.
+    """Summarise a :func:`ldpcore.experiments.sweeps.sweep` frame's paired comparisons with Base.
 
     Each point's comparisons are its own (paired on that point's trials, simultaneous
     over the methods). Its headline (:func:`ldpcore.present.sentences.sweep_headline`)

@@ -7,7 +7,8 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import Executor
 
-from ldpcore.experiments.trials import ExperimentConfig, run
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.trials import run
 
 
 def estimate_choose_epsilon_seconds(

@@ -53,7 +53,7 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Search and print."""
     from ldpcore.advice import advise_epsilon  # noqa: PLC0415 (pandas: only here)
-    from ldpcore.experiments.trials import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
 
     protocols = _args.protocols(args.protocol)
     target = _args.number(args.target_rmse, "target-rmse")

@@ -61,7 +61,7 @@ def search_workers(raw: str, protocols: int) -> int:
 def run(args: argparse.Namespace) -> int:
     """Search and print."""
     from ldpcore.advice import choose_epsilon  # noqa: PLC0415 (pandas)
-    from ldpcore.experiments.trials import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
     from ldpcore.formats import epsilon_interval  # noqa: PLC0415
     from ldpcore.present.sentences import option_words  # noqa: PLC0415
 

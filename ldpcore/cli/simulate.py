@@ -58,7 +58,8 @@ def users_for(raw: str | None, dataset: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run the simulation and print it in the chosen format."""
-    from ldpcore.experiments.trials import ExperimentConfig, run  # noqa: PLC0415 (pandas: only here)
+    from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415 (pandas: only here)
+    from ldpcore.experiments.trials import run  # noqa: PLC0415 (pandas: only here)
 
     config = ExperimentConfig(
         dataset=args.dataset,

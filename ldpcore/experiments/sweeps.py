@@ -20,19 +20,90 @@ run in parallel, one task each.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ldpcore._files import replacing
 from ldpcore.errors import InputError
-from ldpcore.experiments.trials import ExperimentConfig, run, with_parameter
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.trials import Progress, run
 from ldpcore.postprocess import default_method_names
+from ldpcore.queries.specs import SetQuery, TopKQuery
+
+if TYPE_CHECKING:  # pandas costs ~0.3 s to import; loaded where a frame is built
+    import pandas as pd
+
+#: Sweep parameters that rewrite a spec rather than a config field.
+_SPEC_PARAMETERS = {"d", "rho", "topk"}
+
+
+def sweep(
+    config: ExperimentConfig,
+    parameter: str,
+    values: Sequence[Any],
+    *,
+    executor: Executor | None = None,
+    workers: int = 1,
+    progress: Progress | None = None,
+    keep_trials: bool = False,
+) -> pd.DataFrame:
+    """Run ``config`` once per value of ``parameter`` and stack the summaries.
+
+    With ``keep_trials`` a ``trial_mse`` column holds each row's per-trial MSE (an
+    array over the trials, the same trials at every point), for paired resampling.
+
+    ``parameter`` is a config field (``epsilon``, ``n``, ``protocol``, ``trials``, …),
+    or ``d`` (the synthetic dataset's domain size), ``rho`` (set queries) or ``topk``
+    (the k of a top-k query). Each point uses the same seed, so curves are smooth in
+    the parameter (common random numbers).
+    """
+    import pandas as pd  # noqa: PLC0415
+
+    frames = []
+    total = len(values) * config.trials
+    for position, value in enumerate(values):
+        point = with_parameter(config, parameter, value)
+
+        def report(done: int, _total: int, offset: int = position * config.trials) -> None:
+            if progress is not None:
+                progress(offset + done, total)
+
+        result = run(
+            point,
+            executor=executor,
+            workers=workers,
+            progress=report if progress is not None else None,
+        )
+        frame = result.summary.copy()
+        frame.insert(0, parameter, value)
+        frame["base_mse"] = result.analytic["base_mse"]
+        frame["lower_bound"] = result.analytic["lower_bound"]
+        if keep_trials:
+            frame["trial_mse"] = list(result.trial_errors)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def with_parameter(config: ExperimentConfig, parameter: str, value: Any) -> ExperimentConfig:
+    """``config`` with one parameter changed (a field, or ``d``, ``rho``, ``topk``)."""
+    if parameter == "rho":
+        samples = config.query.samples if isinstance(config.query, SetQuery) else 10
+        return dataclasses.replace(config, query=SetQuery(value, samples))
+    if parameter == "topk":
+        return dataclasses.replace(config, query=TopKQuery(value))
+    if parameter == "d":
+        return dataclasses.replace(config, dataset=config.dataset.with_domain_size(value))
+    fields = {f.name for f in dataclasses.fields(ExperimentConfig)}
+    if parameter not in fields:
+        valid = ", ".join(sorted(fields | _SPEC_PARAMETERS))
+        raise InputError(f"cannot sweep {parameter!r}; valid parameters are: {valid}")
+    return dataclasses.replace(config, **{parameter: value})
+
 
 #: Keys a sweep file may set, with their defaults (None: required).
 KEYS: dict[str, Any] = {
@@ -125,6 +196,8 @@ def run_sweep(
     progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
     """Every grid point's summary, stacked in grid order."""
+    import pandas as pd  # noqa: PLC0415
+
     frames: list[pd.DataFrame] = []
     if executor is None:
         for done, point in enumerate(points, start=1):

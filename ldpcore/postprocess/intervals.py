@@ -24,7 +24,6 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
 
 from ldpcore.errors import InputError
 from ldpcore.protocols import FrequencyOracle
@@ -88,6 +87,10 @@ def frequency_intervals(
     if f.ndim != 1 or not np.all(np.isfinite(f)):
         raise InputError("the estimate must be a vector of finite numbers")
     a, b = base_variance_terms(protocol, n)
+    # scipy is loaded when an interval is first made: the methods' registry, which the
+    # command line's help reads, imports this module.
+    from scipy import special  # noqa: PLC0415
+
     z2 = float(special.ndtri(0.5 + level / 2)) ** 2
     # f² − (2f̃ + z²B) f + (f̃² − z²A) ≤ 0: between the roots.
     half_sum = f + z2 * b / 2

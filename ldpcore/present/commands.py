@@ -10,7 +10,7 @@ import shlex
 from collections.abc import Sequence
 
 from ldpcore.data.specs import ExplicitCounts
-from ldpcore.experiments.trials import ExperimentConfig
+from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.postprocess import default_method_names
 from ldpcore.queries.specs import QuerySpec
 

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 
 from ldpcore.advice import EpsilonAnswer, winning_answer
 from ldpcore.advice.deployments import UNCHECKED, context_sentence, deployment_rows
-from ldpcore.experiments.trials import ExperimentConfig
+from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present.commands import choose_epsilon_command
 from ldpcore.present.sentences import answers_table, epsilon_sentence, odds_sentence
 

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ldpcore.advice.epsilon_answer import ConsistentOption, EpsilonAnswer
     from ldpcore.advice.sweeps import SweepVerdict
     from ldpcore.advice.verdicts import Verdict
-    from ldpcore.experiments.trials import ExperimentConfig
+    from ldpcore.experiments.config import ExperimentConfig
     from ldpcore.stats.compare import Comparison
 
 

@@ -481,6 +481,19 @@ def _user_batches(true_counts: NDArray[np.int64], batch: int) -> Iterator[NDArra
         yield np.searchsorted(ends, np.arange(start, stop), side="right").astype(np.int64)
 
 
+def independent_support_counts(
+    true_counts: NDArray[np.int64], p: float, q: float, rng: np.random.Generator
+) -> NDArray[np.int64]:
+    """Support counts when each value's support is independent of the others' (O(d)).
+
+    For unary encoding (independent bits) and OLH under an ideal hash, each
+    ``c_v = Bin(n_v, p) + Bin(n − n_v, q)`` exactly, independently across ``v`` (NDSS
+    2020, Sec. III): one draw per value, whatever ``n``.
+    """
+    n = int(true_counts.sum())
+    return (rng.binomial(true_counts, p) + rng.binomial(n - true_counts, q)).astype(np.int64)
+
+
 def support_from_estimate(
     estimate: ArrayLike, n: int, *, p: float, q: float
 ) -> NDArray[np.float64]:

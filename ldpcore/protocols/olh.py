@@ -31,6 +31,7 @@ from ldpcore.protocols.base import (
     FrequencyOracle,
     ProtocolParameter,
     check_prior,
+    independent_support_counts,
     membership_guess_rate,
     ratio_from_matrix,
 )
@@ -196,11 +197,8 @@ class OLH(FrequencyOracle):
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:
         # Under the ideal hash the paper assumes, a user's indicators [h(v) = y] are
-        # independent across v: Bin(n_v, p) + Bin(n − n_v, 1/g), independently per v.
-        n = int(true_counts.sum())
-        return (rng.binomial(true_counts, self.p) + rng.binomial(n - true_counts, self.q)).astype(
-            np.int64
-        )
+        # independent across v (q = 1/g).
+        return independent_support_counts(true_counts, self.p, self.q, rng)
 
     def _bucket_channel(self) -> NDArray[np.float64]:
         """``P(bucket y | hashed value x)``: GRR over ``g`` buckets (for small ``g``)."""

@@ -22,6 +22,7 @@ from ldpcore.protocols.base import (
     FrequencyOracle,
     _user_batches,
     check_prior,
+    independent_support_counts,
     membership_guess_rate,
 )
 from ldpcore.rng import ClientRNG, as_source
@@ -150,12 +151,8 @@ class UnaryEncoding(FrequencyOracle):
     def _sample_fast(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:
-        # Bits are independent across positions and users, so each c_v is exactly
-        # Bin(n_v, p) + Bin(n − n_v, q), independently of the other values.
-        n = int(true_counts.sum())
-        return (rng.binomial(true_counts, self.p) + rng.binomial(n - true_counts, self.q)).astype(
-            np.int64
-        )
+        # Bits are independent across positions and users.
+        return independent_support_counts(true_counts, self.p, self.q, rng)
 
     def _bit_channel(self) -> NDArray[np.float64]:
         """``B[x, own]``: P(bit = x) at the user's own position (own=1) or another (own=0)."""

@@ -17,105 +17,20 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ldpcore._files import replacing
 from ldpcore.errors import InputError
 from ldpcore.reproduce.differences import differences_markdown
 from ldpcore.reproduce.judging import HOLDS, UNSURE, Claim
-
-if TYPE_CHECKING:
-    import pandas as pd
-    import plotly.graph_objects as go
-
-#: The two sizes of every recipe.
-MODES = ("quick", "full")
-#: ``progress(share_done, message)``.
-Progress = Callable[[float, str], None]
-
-
-@dataclass(frozen=True)
-class Reproduction:
-    """The outcome of one recipe.
-
-    Attributes
-    ----------
-    recipe : str
-        Its id, e.g. ``ndss-fig4``.
-    title : str
-        What the figure shows.
-    mode : {"quick", "full"}
-    data : DataFrame
-        The numbers behind the figure.
-    figure : plotly Figure
-    claims : tuple of Claim
-    settings : str
-        The experiment's parameters, in one line.
-    notes : str
-        Where our setting differs from the paper's, and why.
-    seconds : float
-        Wall time of the run.
-    """
-
-    recipe: str
-    title: str
-    mode: str
-    data: pd.DataFrame
-    figure: go.Figure
-    claims: tuple[Claim, ...]
-    settings: str
-    notes: str = ""
-    seconds: float = 0.0
-
-
-@dataclass
-class Context:
-    """What a recipe is given: the mode, a progress callback and a cache shared by recipes.
-
-    The cache holds experiments several figures share (NDSS Figs. 1–3 are one run);
-    it lives for one :func:`reproduce` call, never at module level.
-    """
-
-    mode: str
-    progress: Progress | None = None
-    cache: dict[Any, Any] = field(default_factory=dict)
-    #: Where trials run: a ``concurrent.futures`` executor (e.g. a Dask client's) and how
-    #: many chunks to split each run into; in-process when None. Results are identical.
-    executor: Executor | None = None
-    workers: int = 1
-
-    @property
-    def quick(self) -> bool:
-        """Whether this is the quick mode."""
-        return self.mode == "quick"
-
-    def report(self, share: float, message: str) -> None:
-        """Pass progress on, if anyone listens."""
-        if self.progress is not None:
-            self.progress(min(max(share, 0.0), 1.0), message)
-
-
-@dataclass(frozen=True)
-class Recipe:
-    """How to reproduce one figure or table.
-
-    Attributes
-    ----------
-    id, title, paper : str
-    quick_seconds, full_seconds : float
-        Measured wall time on the reference machine (2 cores), for progress estimates.
-    build : callable
-        ``build(context) -> (data, figure, claims, settings, notes)``.
-    """
-
-    id: str
-    title: str
-    paper: str
-    quick_seconds: float
-    full_seconds: float
-    build: Callable[[Context], tuple[Any, Any, list[Claim], str, str]]
+from ldpcore.reproduce.recipe import (
+    MODES,
+    Context,
+    Progress,
+    Recipe,
+    RecipeOutput,
+    Reproduction,
+)
 
 
 def _registry() -> dict[str, Recipe]:
@@ -149,7 +64,9 @@ def run_recipe(
     context = context or Context(mode)
     context.mode = mode
     start = time.perf_counter()
-    data, figure, claims, settings, notes = recipe.build(context)
+    output = recipe.build(context)
+    data, figure, claims = output.data, output.figure, output.claims
+    settings, notes = output.settings, output.notes
     # The per-trial errors were kept to judge the claims; the published numbers are means.
     data = data.drop(columns=["trial_mse"], errors="ignore")
     seconds = time.perf_counter() - start
@@ -319,3 +236,23 @@ def summary_markdown(results: list[Reproduction]) -> str:
     every = [c for r in results for c in r.claims]
     lines += ["", f"{tally(every)}.", "", differences_markdown()]
     return "\n".join(lines)
+
+
+__all__ = [
+    "MODES",
+    "Context",
+    "PngUnavailableError",
+    "Progress",
+    "Recipe",
+    "RecipeOutput",
+    "Reproduction",
+    "get_recipe",
+    "recipe_ids",
+    "report_markdown",
+    "reproduce",
+    "run_recipe",
+    "summary_markdown",
+    "tally",
+    "verdict_text",
+    "write_reproduction",
+]

@@ -13,9 +13,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ldpcore.experiments.trials import ExperimentConfig, run
-from ldpcore.reproduce import Context, Recipe
-from ldpcore.reproduce.judging import Claim, judge, percent
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.trials import run
+from ldpcore.reproduce.judging import judge, percent
+from ldpcore.reproduce.recipe import Context, Recipe, RecipeOutput
 
 PAPER = "Generalized iterative Bayesian technique for LDP frequency estimation, CSS 2020, Table 1"
 PROTOCOLS = ("GRR", "SS", "SUE", "HR")
@@ -25,7 +26,7 @@ EPSILONS = (1.0, 2.0, 4.0)
 PAPER_SHARE = 16 / 18
 
 
-def table1(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, str]:
+def table1(context: Context) -> RecipeOutput:
     """Base and IBU MSE per protocol, N and ε."""
     trials = 3 if context.quick else 10
     cells = [(p, n, e) for p in PROTOCOLS for n in USERS for e in EPSILONS]
@@ -130,7 +131,7 @@ def table1(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str,
         "The OCR of the paper is mostly unreadable: the setting and the 16-of-18 count "
         "are what could be read; the comparison counts 36 cells (4 protocols × 9)."
     )
-    return frame, figure, claims, settings, notes
+    return RecipeOutput(frame, figure, claims, settings, notes)
 
 
 RECIPES = [

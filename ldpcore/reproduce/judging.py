@@ -16,7 +16,7 @@ resample. The verdict is then one of three:
   bound cannot be settled that way, and then no number is given.
 
 The statistic is computed from frames whose ``mse`` column is resampled from the
-per-trial errors kept in ``trial_mse`` (:func:`ldpcore.experiments.trials.sweep` with
+per-trial errors kept in ``trial_mse`` (:func:`ldpcore.experiments.sweeps.sweep` with
 ``keep_trials=True``) or, for per-draw recipes (the MLE paper's), from the rows of the
 resampled draws (:func:`resample_draws`).
 """

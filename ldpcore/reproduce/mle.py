@@ -19,8 +19,8 @@ import plotly.graph_objects as go
 from ldpcore.postprocess import get_method
 from ldpcore.present import figures
 from ldpcore.protocols import get_protocol
-from ldpcore.reproduce import Context, Recipe
 from ldpcore.reproduce.judging import Claim, judge, resample_draws
+from ldpcore.reproduce.recipe import Context, Recipe, RecipeOutput
 from ldpcore.rng import trial_generators
 
 PAPER = "Lopuhaä-Zwakenberg, Li, Škorić, Li: Improving Frequency Estimation under LDP, Sec. 5"
@@ -135,7 +135,7 @@ def _worst_to_base(frame: pd.DataFrame) -> float:
     return worst
 
 
-def fig2(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, str]:
+def fig2(context: Context) -> RecipeOutput:
     """RR (GRR), a = 1024, n = 1e6 and n = 1e4."""
     raw = _run(context, "GRR", 1024, (1_000_000, 10_000))
     frame = _means(raw)
@@ -176,10 +176,12 @@ def fig2(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
     settings = (
         f"GRR, a = 1024, n ∈ {{1e6, 1e4}}, ε ∈ {eps}, {_draws(context)} Jeffreys draws (paper: 100)"
     )
-    return frame, _figure(frame, "MLE paper Fig. 2: RR, a = 1024"), claims, settings, ""
+    return RecipeOutput(
+        frame, _figure(frame, "MLE paper Fig. 2: RR, a = 1024"), claims, settings, ""
+    )
 
 
-def fig3(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, str]:
+def fig3(context: Context) -> RecipeOutput:
     """UE (OUE), a = 10, n = 1e6 and n = 100."""
     raw = _run(context, "OUE", 10, (1_000_000, 100))
     frame = _means(raw)
@@ -228,7 +230,9 @@ def fig3(context: Context) -> tuple[pd.DataFrame, go.Figure, list[Claim], str, s
         "multinomial per value), solved by accelerated EM. Until session 5 ldpcore used the "
         "support counts' binomial likelihood here, which uses less information."
     )
-    return frame, _figure(frame, "MLE paper Fig. 3: UE, a = 10"), claims, settings, notes
+    return RecipeOutput(
+        frame, _figure(frame, "MLE paper Fig. 3: UE, a = 10"), claims, settings, notes
+    )
 
 
 RECIPES = [

@@ -39,7 +39,8 @@ from ldpcore.collection.estimates import (
 )
 from ldpcore.data.datasets import Dataset, load_bundled, parse_histogram
 from ldpcore.data.tables import TableLayout, inspect_table
-from ldpcore.experiments.trials import ExperimentConfig, sweep
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.sweeps import sweep
 from ldpcore.learn.prior_demo import PriorDemo, prior_demo
 from ldpcore.postprocess import JEFFREYS, UNIFORM, method_class
 from ldpcore.present import figures

@@ -71,7 +71,7 @@ def warm_code_paths() -> None:
     and scipy routine has first-call costs; paying them here took the Explorer's first
     chart on a fresh server from 4.0 s to the figures in benchmarks/README.md.
     """
-    from ldpcore.experiments.trials import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
     from ldpcore.present import figures  # noqa: PLC0415
     from pages.app_layer.simulations import simulate_tables  # noqa: PLC0415
 

@@ -20,20 +20,30 @@ THROUGH_APP = "_ldp_through_app"
 MENU_POSITION: Final = "top"
 
 
+#: The app's pages in menu order: file, title and st.Page's other arguments. The one
+#: list of them: the navigation below and the tests (every page renders) read it.
+PAGES: Final[tuple[tuple[str, str, dict[str, Any]], ...]] = (
+    ("pages/explorer.py", "Explorer", {"icon": ":material/query_stats:", "default": True}),
+    ("pages/tradeoffs.py", "ε trade-offs", {"icon": ":material/tune:"}),
+    ("pages/queries.py", "Queries", {"icon": ":material/join:"}),
+    ("pages/your_data.py", "Your data", {"icon": ":material/upload_file:"}),
+    ("pages/choose_epsilon.py", "Choose ε", {"icon": ":material/shield:"}),
+    ("pages/learn.py", "Learn", {"icon": ":material/school:"}),
+    ("pages/class.py", "Class", {"icon": ":material/groups:", "url_path": "class"}),
+    ("pages/paper.py", "Paper", {"icon": ":material/article:"}),
+    # Students reach it by the teacher's link or QR code; it has no place in the menu.
+    ("pages/join.py", "Join a poll", {"url_path": "join", "visibility": "hidden"}),
+)
+
+
+def page_files() -> tuple[str, ...]:
+    """Every page's file, in menu order (the hidden join page last)."""
+    return tuple(path for path, _, _ in PAGES)
+
+
 def app_pages() -> list[Any]:
     """The app's pages, in menu order (app.py's navigation, and ensure_app's)."""
-    return [
-        st.Page("pages/explorer.py", title="Explorer", icon=":material/query_stats:", default=True),
-        st.Page("pages/tradeoffs.py", title="ε trade-offs", icon=":material/tune:"),
-        st.Page("pages/queries.py", title="Queries", icon=":material/join:"),
-        st.Page("pages/your_data.py", title="Your data", icon=":material/upload_file:"),
-        st.Page("pages/choose_epsilon.py", title="Choose ε", icon=":material/shield:"),
-        st.Page("pages/learn.py", title="Learn", icon=":material/school:"),
-        st.Page("pages/class.py", title="Class", icon=":material/groups:", url_path="class"),
-        st.Page("pages/paper.py", title="Paper", icon=":material/article:"),
-        # Students reach it by the teacher's link or QR code; it has no place in the menu.
-        st.Page("pages/join.py", title="Join a poll", url_path="join", visibility="hidden"),
-    ]
+    return [st.Page(path, title=title, **extra) for path, title, extra in PAGES]
 
 
 def run_app() -> None:

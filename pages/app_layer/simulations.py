@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from ldpcore.advice import rank_methods
-from ldpcore.experiments.trials import ExperimentConfig, run
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.trials import run
 from ldpcore.present.sentences import query_in_words
 
 

@@ -9,24 +9,25 @@ import streamlit as st
 from ldpcore import bounds
 from ldpcore.data.datasets import Dataset, bundled_names
 from ldpcore.errors import InputError
-from ldpcore.experiments.trials import ExperimentConfig
+from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.postprocess import default_method_names, method_names
 from ldpcore.protocols import protocol_names
 from ldpcore.queries.specs import parse_query_spec
 
-# Round, roughly log-spaced steps: a slider position is a value people can quote.
-# fmt: off
-# One row per decade, so the spacing of the steps reads at a glance (one a line hides it).
-EPSILONS = (
-    0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9,
-    1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0,
-    10.0,
+# The slider grids, from ldpcore.bounds (the ranges the CLI and the tests check too).
+EPSILONS = bounds.EPSILON_STEPS
+#: 1-2-5 steps across USERS_RANGE.
+USERS = tuple(
+    m * 10**e
+    for e in range(10)
+    for m in (1, 2, 5)
+    if bounds.USERS_RANGE[0] <= m * 10**e <= bounds.USERS_RANGE[1]
 )
-# fmt: on
-
-USERS = (*(m * 10**e for e in range(2, 9) for m in (1, 2, 5)), 10**9)
-
-DOMAINS = (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 100_000)
+#: Powers of two from the smallest domain, then the largest a slider offers.
+DOMAINS = (
+    *(2**k for k in range(1, 20) if bounds.DOMAIN_SIZE_MIN <= 2**k < bounds.DOMAIN_SLIDER_MAX),
+    bounds.DOMAIN_SLIDER_MAX,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,7 +114,12 @@ def sidebar() -> ExperimentConfig | None:
         "Methods", every, default=list(default_method_names()), key="methods", bind="query-params"
     )
     trials = more.slider(
-        "Trials", bounds.TRIALS_MIN, 200, default.trials, key="trials", bind="query-params"
+        "Trials",
+        bounds.TRIALS_MIN,
+        bounds.TRIALS_SLIDER_MAX,
+        default.trials,
+        key="trials",
+        bind="query-params",
     )
     seed = more.number_input("Seed", 0, 2**31 - 1, default.seed, key="seed", bind="query-params")
     if len(methods) == len(every):
