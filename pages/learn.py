@@ -8,6 +8,7 @@ import streamlit as st
 
 from ldpcore.learn.walkthrough import walkthrough
 from ldpcore.postprocess import method_class, method_names
+from ldpcore.present.sentences import prior_sentence
 from ldpcore.protocols import protocol_class, protocol_names
 from pages.app_layer.cache import prior_demo_table
 from pages.app_layer.display import frequency_columns, run_or_explain
@@ -130,8 +131,8 @@ if st.button("Compare the priors (about 5 s)", key="learn-prior-demo"):
             key="prior-demo",
             column_config=frequency_columns(demo.table[["MSE"]]),
         )
-        for sentence in demo.sentences:
-            st.write(sentence)
+        for label, comparison in demo.informed:
+            st.write(prior_sentence(label, comparison))
         st.caption(
             "A good prior helps and a wrong one hurts: the posterior mean has the least "
             "error only under the prior that is true (MLE paper, Sec. 3). On Your data, "

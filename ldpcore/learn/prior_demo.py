@@ -27,7 +27,6 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ldpcore.errors import InputError
-from ldpcore.formats import format_number, ratio_range
 from ldpcore.postprocess import JEFFREYS, Bayes, DirichletPrior, get_method, informed_prior
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.protocols import get_protocol
@@ -40,18 +39,19 @@ PRIORS = ("Jeffreys (weak)", "Good prior (last year's class)", "Wrong prior (rev
 
 @dataclass(frozen=True)
 class PriorDemo:
-    """The comparison: a table and one sentence per informed prior.
+    """The comparison: a table, and each informed prior's paired comparison with Jeffreys'.
 
     Attributes
     ----------
     table : DataFrame
         ``estimator, MSE, vs Jeffreys, low, high`` (the paired MSE ratio and its interval).
-    sentences : tuple of str
-        What the good and the wrong prior did, in words, with their intervals.
+    informed : tuple of (str, Comparison)
+        The good and the wrong prior, each with its comparison with Jeffreys' (in words:
+        :func:`ldpcore.present.sentences.prior_sentence`).
     """
 
     table: pd.DataFrame
-    sentences: tuple[str, ...]
+    informed: tuple[tuple[str, Comparison], ...]
 
 
 def _priors(counts: np.ndarray, weight: float, seed: int) -> dict[str, DirichletPrior]:
@@ -107,37 +107,21 @@ def prior_demo(
         outputs.append(mle(estimate, protocol=oracle, n=n))
         errors[:, trial] = [float(np.mean((out - truth) ** 2)) for out in outputs]
     comparisons = {c.method: c for c in compare(errors, names, reference=PRIORS[0])}
+    estimators = [*(f"Bayes, {label[0].lower()}{label[1:]}" for label in samplers), "MLE"]
     rows = []
     for row, name in enumerate(names):
         found = comparisons.get(name)
         rows.append(
             {
-                "estimator": name if name == "MLE" else f"Bayes, {name[0].lower()}{name[1:]}",
+                "estimator": estimators[row],
                 "MSE": float(errors[row].mean()),
                 "vs Jeffreys": "reference" if found is None else f"{found.ratio:.2f}×",
                 "low": np.nan if found is None else found.low,
                 "high": np.nan if found is None else found.high,
             }
         )
-    sentences = tuple(_in_words(label, comparisons[label]) for label in PRIORS[1:])
-    return PriorDemo(pd.DataFrame(rows), sentences)
-
-
-def _in_words(label: str, found: Comparison) -> str:
-    """One informed prior's paired comparison with Jeffreys', as a sentence."""
-    if found.better:
-        verdict = "a significantly lower error than Jeffreys'"
-    elif found.worse:
-        verdict = "a significantly higher error than Jeffreys'"
-    elif found.negligible:
-        verdict = "about the same error as Jeffreys'"
-    else:
-        verdict = "no significant difference from Jeffreys' on these trials"
-    return (
-        f"{label}: MSE {format_number(found.ratio)}× Jeffreys' "
-        f"({ratio_range(found.low, found.high)}, paired 95% interval over "
-        f"{found.trials} trials): {verdict}."
-    )
+    informed = tuple((label, comparisons[label]) for label in PRIORS[1:])
+    return PriorDemo(pd.DataFrame(rows), informed)
 
 
 __all__ = ["PRIORS", "PriorDemo", "prior_demo"]

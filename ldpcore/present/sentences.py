@@ -18,6 +18,7 @@ from ldpcore.bounds import EPSILON_RANGE
 from ldpcore.formats import (
     epsilon_interval,
     format_count,
+    format_number,
     format_ratio,
     format_times,
     ratio_range,
@@ -295,6 +296,23 @@ def answers_table(answers: Sequence[EpsilonAnswer]) -> pd.DataFrame:
             ],
             "why": [epsilon_reason(a) for a in answers],
         }
+    )
+
+
+def prior_sentence(label: str, found: Comparison) -> str:
+    """One informed prior's paired comparison with Jeffreys' (the Learn page's demo)."""
+    if found.better:
+        verdict = "a significantly lower error than Jeffreys'"
+    elif found.worse:
+        verdict = "a significantly higher error than Jeffreys'"
+    elif found.negligible:
+        verdict = "about the same error as Jeffreys'"
+    else:
+        verdict = "no significant difference from Jeffreys' on these trials"
+    return (
+        f"{label}: MSE {format_number(found.ratio)}× Jeffreys' "
+        f"({ratio_range(found.low, found.high)}, paired 95% interval over "
+        f"{found.trials} trials): {verdict}."
     )
 
 

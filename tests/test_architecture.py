@@ -1,0 +1,95 @@
+"""The house's rules that import-linter cannot see: behaviour lives behind the registries.
+
+A method's interval kind, a protocol's browser parameters and report checks and its
+likelihood are attributes or methods of the registered classes (ARCHITECTURE.md), so
+no code outside a class's own file asks which class it holds: no ``isinstance``
+against a registered protocol or method, and no comparison of an object's (or a
+variable's) name with a registered name.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+import pytest
+
+from ldpcore.postprocess import METHODS
+from ldpcore.protocols import PROTOCOLS
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = sorted([*ROOT.joinpath("ldpcore").rglob("*.py"), *ROOT.joinpath("pages").rglob("*.py")])
+#: What a switch asks for: an object's or a variable's registered name.
+ASKED = {"name", "protocol", "method"}
+
+
+def _registered() -> dict[str, Path]:
+    """Every registered class's name and registry name, with the file that defines it."""
+    found: dict[str, Path] = {}
+    for registry in (PROTOCOLS, METHODS):
+        for name, cls in registry.items():
+            home = Path(inspect.getfile(cls)).resolve()
+            found[cls.__name__] = home
+            found[name] = home
+    return found
+
+
+def _asks(side: ast.expr) -> bool:
+    return (isinstance(side, ast.Attribute) and side.attr in ASKED) or (
+        isinstance(side, ast.Name) and side.id in ASKED
+    )
+
+
+def _switches(path: Path, registered: dict[str, Path]) -> list[str]:
+    """``isinstance(x, Registered)`` and ``x.name == "Registered"`` outside its file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+
+    def foreign(name: str) -> bool:
+        return name in registered and registered[name] != path.resolve()
+
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in {"isinstance", "issubclass"}
+            and len(node.args) == 2
+        ):
+            kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+            names = [k.id for k in kinds if isinstance(k, ast.Name)]
+            found += [f"{path.name}:{node.lineno} isinstance … {n}" for n in names if foreign(n)]
+        # A switch asks which registered thing it holds (``protocol.name == "OLH"``,
+        # ``name in ("GRR", "OUE")``); filtering a table's rows by a method's name is
+        # reading data, not a switch, and is allowed.
+        if isinstance(node, ast.Compare) and any(map(_asks, [node.left, *node.comparators])):
+            for side in [node.left, *node.comparators]:
+                values = side.elts if isinstance(side, ast.Tuple | ast.Set | ast.List) else [side]
+                found += [
+                    f"{path.name}:{node.lineno} compares with {value.value!r}"
+                    for value in values
+                    if isinstance(value, ast.Constant)
+                    and isinstance(value.value, str)
+                    and foreign(value.value)
+                    # Base, the unbiased estimate itself, is every comparison's reference.
+                    and value.value != "Base"
+                ]
+    return found
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_type_or_name_switch_outside_a_registered_class(path: Path) -> None:
+    assert _switches(path, _registered()) == []
+
+
+def test_the_check_finds_a_switch(tmp_path: Path) -> None:
+    """The rule has teeth: a planted switch on a protocol and on a method is found."""
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        "def f(p, m):\n"
+        "    if p.name == 'OLH':\n"
+        "        return 1\n"
+        "    return isinstance(m, Bayes)\n",
+        encoding="utf-8",
+    )
+    assert len(_switches(planted, _registered())) == 2
