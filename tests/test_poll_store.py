@@ -51,7 +51,7 @@ def _report(protocol: str, rng: np.random.Generator) -> dict[str, object]:
         ("Day?", ("only one",), "GRR", 1.0, "needs 2 to 50 options; got 1"),
         ("Day?", tuple(str(i) for i in range(51)), "GRR", 1.0, "got 51"),
         ("Day?", ("a", "b", "a"), "GRR", 1.0, "repeated: a"),
-        ("Day?", DAYS, "SS", 1.0, "runs GRR, OUE, OLH in the browser"),
+        ("Day?", DAYS, "SS", 1.0, "runs GRR, OLH, OUE in the browser"),
         ("Day?", DAYS, "GRR", -1.0, "epsilon"),
         ("x" * 301, DAYS, "GRR", 1.0, "keep it to 300"),
     ],

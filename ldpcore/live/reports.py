@@ -67,6 +67,7 @@ def browser_parameters(protocol: FrequencyOracle) -> dict[str, Any]:
 
     Examples
     --------
+    >>> import math
     >>> round(browser_parameters(poll_protocol("GRR", math.log(3), 2))["p"], 12)
     0.75
     """

@@ -229,6 +229,22 @@ def _rgb(colour: str) -> tuple[int, int, int]:
     return int(parts[0]), int(parts[1]), int(parts[2])
 
 
+def _by_rank_prelude(
+    per_item: pd.DataFrame, featured: Sequence[str] | None
+) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], Any, list[str]]:
+    """What a by-rank chart draws: the values at the sampled ranks, by true frequency.
+
+    The true frequencies, the items' order (most frequent first) at
+    :func:`rank_sample`'s ranks, those ranks (1-based), the per-method groups of
+    ``per_item`` and the methods drawn.
+    """
+    truth = per_item.drop_duplicates("item")["truth"].to_numpy()
+    shown = rank_sample(truth.size)
+    order = np.argsort(-truth, kind="stable")[shown]
+    groups = per_item.groupby("method", sort=False)
+    return truth, order, shown + 1, groups, _drawn([str(m) for m in groups.groups], featured)
+
+
 def _drawn(methods: Sequence[str], featured: Sequence[str] | None) -> list[str]:
     if featured is None or len(methods) <= DRAW_ALL_UP_TO:
         return list(methods)
@@ -254,12 +270,7 @@ def estimates_by_rank(
     estimates fall (it hides with its method in the legend).
     """
     figure = go.Figure()
-    truth = per_item.drop_duplicates("item")["truth"].to_numpy()
-    shown = rank_sample(truth.size)
-    order = np.argsort(-truth, kind="stable")[shown]
-    ranks = shown + 1
-    groups = per_item.groupby("method", sort=False)
-    drawn = _drawn([str(m) for m in groups.groups], featured)
+    truth, order, ranks, groups, drawn = _by_rank_prelude(per_item, featured)
     means = {str(m): rows["mean"].to_numpy()[order] for m, rows in groups if m in drawn}
     spreads = {
         str(m): 1.96 * np.sqrt(rows["variance"].to_numpy()[order])
@@ -367,12 +378,7 @@ def by_rank(
     Which methods are drawn: as in :func:`estimates_by_rank`.
     """
     figure = go.Figure()
-    truth = per_item.drop_duplicates("item")["truth"].to_numpy()
-    shown = rank_sample(truth.size)
-    order = np.argsort(-truth, kind="stable")[shown]
-    ranks = shown + 1
-    groups = per_item.groupby("method", sort=False)
-    drawn = _drawn([str(m) for m in groups.groups], featured)
+    _, order, ranks, groups, drawn = _by_rank_prelude(per_item, featured)
     for method, rows in groups:
         if method in drawn:
             figure.add_trace(

@@ -46,7 +46,7 @@ def comparison_words(comparison: Comparison) -> str:
     --------
     >>> from ldpcore.stats.compare import Comparison
     >>> comparison_words(Comparison("PowerNS", "Base", 0.25, 0.2, 0.3, True, False, False, 5))
-    '4× lower MSE than Base (3.33–5×)'
+    '4× lower MSE than Base (3.33×–5×)'
     """
     c = comparison
     if c.no_op:
