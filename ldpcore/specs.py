@@ -1,7 +1,7 @@
 """Text specs such as ``zipf:d=1024,s=1.5`` or ``topk:k=10``: one parser, one number reader.
 
 A spec is ``KIND`` or ``KIND:key=value,key=value``. Datasets
-(:func:`ldpcore.data.datasets.parse_dataset`), queries (:func:`ldpcore.queries.query.parse_query`)
+(:func:`ldpcore.data.specs.parse_dataset`), queries (:func:`ldpcore.queries.specs.parse_query`)
 and the command line read them through :func:`parse_spec` and numbers through
 :func:`parse_number`, so every malformed one gets the same kind of message.
 """

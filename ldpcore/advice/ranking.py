@@ -171,7 +171,7 @@ def recommend(
     n : int
         Number of users.
     query : str
-        The query that matters (see :func:`ldpcore.queries.query.parse_query`).
+        The query that matters (see :func:`ldpcore.queries.specs.parse_query`).
     methods : sequence of str, optional
         Candidates (default: all).
     trials, seed : int

@@ -16,6 +16,8 @@ from ldpcore.postprocess import (
     JEFFREYS,
     UNIFORM,
     PostProcessor,
+    check_level,
+    estimates_with_intervals,
     get_method,
     method_names,
     resolve_method_name,
@@ -134,8 +136,6 @@ def _with_prior(
 
 def run(args: argparse.Namespace) -> int:
     """Post-process and write ``value,frequency[,low,high]`` at full double precision."""
-    from ldpcore.postprocess.intervals import check_level  # noqa: PLC0415 (scipy)
-
     n = _args.users(args.n)
     method = get_method(resolve_method_name(args.method))
     level = None if args.interval is None else check_level(_args.number(args.interval, "interval"))
@@ -157,8 +157,6 @@ def _write(
     level: float | None,
 ) -> str:
     """Post-process and write the output; return a warning to print, or ""."""
-    from ldpcore.postprocess import estimates_with_intervals  # noqa: PLC0415 (scipy)
-
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     warning = ""

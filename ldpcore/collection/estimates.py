@@ -226,7 +226,7 @@ def consistent_estimates_and_warning(
         ``value, base_estimate, estimate, low, high`` (frequencies; ``0 <= low <= high
         <= 1``, each interval holding the estimate where the estimate is in [0, 1]).
         Bayes's intervals are credible intervals; see
-        :func:`ldpcore.postprocess.intervals.estimates_with_intervals`.
+        :func:`ldpcore.postprocess.estimates_with_intervals`.
     str
         Empty, or what to know before relying on the intervals (the prior shapes them).
     """

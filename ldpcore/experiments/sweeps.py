@@ -2,7 +2,7 @@
 
 A sweep file names lists to cross (every key optional except ``dataset``)::
 
-    dataset = "zipf:d=1024,s=1.5"   # a dataset spec (see ldpcore.data.datasets.parse_dataset)
+    dataset = "zipf:d=1024,s=1.5"   # a dataset spec (see ldpcore.data.specs.parse_dataset)
     protocols = ["OLH", "OUE"]
     epsilons = [0.5, 1.0, 2.0]
     ns = [100000, 1000000]

@@ -136,6 +136,7 @@ __all__ = [
     "Power",
     "PowerNS",
     "check_estimate",
+    "check_level",
     "default_method_names",
     "estimates_with_intervals",
     "get_method",

@@ -9,17 +9,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_n_users
 from ldpcore.errors import InputError
+from ldpcore.postprocess.intervals import IntervalEstimates, frequency_intervals
 from ldpcore.protocols.base import FrequencyOracle
-
-if TYPE_CHECKING:
-    from ldpcore.postprocess.intervals import IntervalEstimates
 
 #: Whether a method guarantees a property of its output vector.
 Enforcement = Literal["yes", "no", "almost"]
@@ -142,13 +140,6 @@ class PostProcessor(ABC):
         (:func:`ldpcore.postprocess.intervals.frequency_intervals`), so it is valid
         whatever the method.
         """
-        # scipy's special functions: loaded when an interval is first asked for, so
-        # that listing the methods (the command line's help) does not load scipy.
-        from ldpcore.postprocess.intervals import (  # noqa: PLC0415
-            IntervalEstimates,
-            frequency_intervals,
-        )
-
         point = self(estimate, protocol=protocol, n=n, tallies=tallies)
         low, high = frequency_intervals(estimate, protocol=protocol, n=n, level=level, point=point)
         return IntervalEstimates(point, low, high, "confidence")

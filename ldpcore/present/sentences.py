@@ -325,7 +325,7 @@ INTERVAL_NOTE = (
     "noise, not errors in the settings above."
 )
 
-#: How Bayes's intervals are made (ldpcore.postprocess.intervals.estimates_with_intervals).
+#: How Bayes's intervals are made (ldpcore.postprocess.estimates_with_intervals).
 CREDIBLE_NOTE = (
     "Intervals: 95% equal-tailed posterior (credible) intervals under the chosen prior: "
     "given the reports and the prior, each true frequency lies inside with probability "
