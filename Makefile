@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
+# `make run HOST=0.0.0.0` serves a live class on every interface (README, "Running a live
+# class"); the default keeps the app on this machine.
+HOST ?= localhost
 
 .PHONY: run test test-slow test-toys lint format bench samples clean
 
@@ -22,7 +25,7 @@ $(VENV)/.stamp-test: pyproject.toml | $(BIN)/python
 # `streamlit run app.py`, after importing the app's libraries (pages/app_layer/launch.py):
 # the first visitor to a fresh server then does not wait for them.
 run: $(VENV)/.stamp-run
-	$(BIN)/python -m pages.app_layer.launch --server.address localhost --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(BIN)/python -m pages.app_layer.launch --server.address $(HOST) --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
 lint: $(VENV)/.stamp-test
 	$(BIN)/ruff check .

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 import socket
 import subprocess
@@ -29,30 +30,40 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def free_port() -> int:
-    """A TCP port of 127.0.0.1 that nothing listens on (asked of the OS, never fixed)."""
+def free_port(address: str = "127.0.0.1") -> int:
+    """A TCP port of ``address`` that nothing listens on (asked of the OS, never fixed)."""
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
+        sock.bind((address, 0))
         return int(sock.getsockname()[1])
 
 
 @contextlib.contextmanager
 def streamlit_server(
-    script: Path, log: Path, *, timeout: float = 60.0, cwd: Path = ROOT
+    script: Path,
+    log: Path,
+    *,
+    timeout: float = 60.0,
+    cwd: Path = ROOT,
+    address: str = "127.0.0.1",
+    port: int | None = None,
+    env: dict[str, str] | None = None,
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """Serve ``script`` on a free port of 127.0.0.1; yields its URL and process.
+    """Serve ``script`` on a free port of ``address``; yields its URL and process.
 
     This app's ``app.py`` is served the way ``make run`` serves it (the launcher that
     preloads its libraries, then ``streamlit run``); any other script with plain
     ``streamlit run``. The server stops when the block ends, whatever happened in it.
+    ``address="0.0.0.0"`` serves every interface, as ``make run HOST=0.0.0.0`` does
+    for a class (the URL yielded is still 127.0.0.1's: tests stay on loopback);
+    ``port`` reuses a port (a restart); ``env`` adds variables to the server's.
     """
-    port = free_port()
+    port = free_port(address) if port is None else port
     streamlit = shutil.which("streamlit", path=str(Path(sys.executable).parent))
     if streamlit is None:
         raise RuntimeError("streamlit is not installed in this environment")
     options = [
         "--server.address",
-        "127.0.0.1",
+        address,
         "--server.port",
         str(port),
         "--server.headless",
@@ -68,7 +79,13 @@ def streamlit_server(
         command = [streamlit, "run", str(script), *options]
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("wb") as sink:
-        process = subprocess.Popen(command, cwd=cwd, stdout=sink, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            command,
+            cwd=cwd,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            env=None if env is None else {**os.environ, **env},
+        )
         try:
             url = f"http://127.0.0.1:{port}"
             wait_until_healthy(url, process, timeout=timeout, log=log)

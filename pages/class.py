@@ -26,6 +26,7 @@ from pages.app_layer.display import run_or_explain, show_chart
 from pages.app_layer.live_class import (
     REFRESH_S,
     current_store,
+    join_address,
     join_link,
     qr_markdown,
     teacher_link,
@@ -79,13 +80,26 @@ def creation_form(store: PollStore) -> None:
 
 
 def links(poll: Poll, key: str) -> None:
-    """The join link (text, QR code, short code) and the teacher's own link."""
+    """The join link (text, QR code, short code) and the teacher's own link.
+
+    The link uses an address students can open (:func:`join_address`); when the page
+    was opened as ``localhost`` it says so, and what to do, above the link.
+    """
+    address = join_address()
     link = join_link(poll.code)
+    if address.warning:
+        st.warning(address.warning, icon=":material/wifi_off:")
     left, right = st.columns([2, 1])
     with left:
         st.subheader(poll.question)
         st.markdown(f"Students open **{link}** or type the code:")
         st.markdown(f"## {' '.join(poll.code)}")
+        if address.others:
+            st.caption(
+                "If that address does not open on a phone, this computer also answers at "
+                + ", ".join(f"{other}/join" for other in address.others)
+                + "."
+            )
         st.caption(
             f"{poll.protocol}, ε = {poll.epsilon:g}, {len(poll.options)} options."
             + (" Closed: no more reports are taken." if poll.closed else "")

@@ -6,6 +6,7 @@ only a page needs: one store per server, the component registered once, and the 
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -13,6 +14,13 @@ import streamlit as st
 
 from ldpcore.live.store import PollStore, default_data_dir
 from ldpcore.live.web import answer_form_source
+from pages.app_layer.network import (
+    JoinOrigin,
+    check_public_url,
+    join_origin,
+    network_addresses,
+    public_url_setting,
+)
 
 #: The pages' URL paths (the join link is what students open).
 CLASS_PATH, JOIN_PATH = "class", "join"
@@ -55,19 +63,56 @@ def answer_form() -> Any:
     )
 
 
-def app_origin() -> str:
-    """``scheme://host[:port]`` and the app's base path, from the browser's own URL.
+def browser_origin() -> tuple[str, str]:
+    """The teacher's browser URL and the app's base path under it (``/ldp`` behind a proxy).
 
-    Behind a proxy the URL is the one the browser used, so the links work for students.
-    AppTest has no URL: a placeholder origin keeps the page drawable there.
+    AppTest has no URL: a placeholder keeps the page drawable there.
     """
     url = st.context.url or "http://localhost:8501/"
-    parts = urlsplit(url)
-    path = parts.path.rstrip("/")
+    path = urlsplit(url).path.rstrip("/")
     for page in (CLASS_PATH, JOIN_PATH):
         if path.endswith("/" + page):
             path = path[: -len(page) - 1]
-    return f"{parts.scheme}://{parts.netloc}{path}"
+    return url, path
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def _network_addresses() -> tuple[str, ...]:
+    # Read again every half minute: a laptop may change networks during a lesson.
+    return network_addresses()
+
+
+def join_address() -> JoinOrigin:
+    """Where students' links point, with what the teacher must know (:mod:`.network`).
+
+    A malformed ``LDPCORE_PUBLIC_URL`` is said as the warning, and the browser's
+    address is used meanwhile.
+    """
+    url, base = browser_origin()
+    problem = ""
+    public: str | None = None
+    if setting := public_url_setting():
+        try:
+            public = check_public_url(setting)
+        except ValueError as exc:
+            problem = str(exc) + ". Until then: "
+    found = join_origin(
+        url,
+        public_url=public,
+        server_address=st.get_option("server.address"),
+        addresses=_network_addresses(),
+        base_path=base,
+    )
+    if problem:
+        found = dataclasses.replace(
+            found, warning=problem + (found.warning or f"links use {found.origin}.")
+        )
+    return found
+
+
+def app_origin() -> str:
+    """``scheme://host[:port]`` and base path of the links students and teacher open."""
+    return join_address().origin
 
 
 def join_link(code: str) -> str:
@@ -99,7 +144,9 @@ __all__ = [
     "REFRESH_S",
     "answer_form",
     "app_origin",
+    "browser_origin",
     "current_store",
+    "join_address",
     "join_link",
     "poll_store",
     "qr_markdown",
