@@ -11,10 +11,12 @@ import streamlit as st
 
 from ldpcore.collection.estimates import consistent_estimates_and_warning
 from ldpcore.errors import InputError
-from ldpcore.live.poll import Poll
+from ldpcore.live.lesson import read_class
+from ldpcore.live.poll import CLASS_SIZE_DEFAULT, CLASS_SIZE_MAX, Poll
 from ldpcore.live.reports import (
     PRESETS,
     class_collected,
+    class_support,
     export_text,
     live_protocols,
     poll_protocol,
@@ -22,6 +24,7 @@ from ldpcore.live.reports import (
 from ldpcore.live.store import OPTIONS_MAX, OPTIONS_MIN, PollStore
 from ldpcore.postprocess import default_method_names
 from ldpcore.present.figures import percent_label, poll_estimates
+from ldpcore.present.sentences import base_readout, class_readout
 from pages.app_layer.display import run_or_explain, show_chart
 from pages.app_layer.live_class import (
     REFRESH_S,
@@ -63,15 +66,27 @@ def creation_form(store: PollStore) -> None:
         key=f"class-options-{preset}",
         height=180,
     )
-    left, right = st.columns(2)
+    left, middle, right = st.columns(3)
     protocol = left.selectbox(
         "Protocol (run in each student's browser)", live_protocols(), key="class-protocol"
     )
-    epsilon = right.select_slider("ε", CLASS_EPSILONS, value=1.0, key="class-epsilon")
+    epsilon = middle.select_slider("ε", CLASS_EPSILONS, value=1.0, key="class-epsilon")
+    size = right.number_input(
+        "Class size (most reports taken)",
+        min_value=1,
+        max_value=CLASS_SIZE_MAX,
+        value=CLASS_SIZE_DEFAULT,
+        step=1,
+        key="class-size",
+        help="The poll refuses reports beyond this, in words, and shows you how many "
+        "it turned away: someone clearing their browser cannot answer over and over.",
+    )
     if st.button("Start the poll", type="primary", key="class-start"):
         lines = [line for line in options.splitlines() if line.strip()]
         try:
-            poll, key = store.create(question, lines, protocol=protocol, epsilon=float(epsilon))
+            poll, key = store.create(
+                question, lines, protocol=protocol, epsilon=float(epsilon), max_reports=int(size)
+            )
         except InputError as exc:
             st.error(str(exc))
             return
@@ -101,7 +116,8 @@ def links(poll: Poll, key: str) -> None:
                 + "."
             )
         st.caption(
-            f"{poll.protocol}, ε = {poll.epsilon:g}, {len(poll.options)} options."
+            f"{poll.protocol}, ε = {poll.epsilon:g}, {len(poll.options)} options, up to "
+            f"{poll.max_reports:,} reports."
             + (" Closed: no more reports are taken." if poll.closed else "")
         )
         with st.expander("Your own link (keep it private)"):
@@ -114,6 +130,10 @@ def links(poll: Poll, key: str) -> None:
     right.caption("Scan to join.")
 
 
+#: The lesson's steps: the teacher reveals the noise before the fix (issue 36).
+STEPS = ("1 · The reports", "2 · Base: the noise", "3 · Post-processed: the fix")
+
+
 @st.fragment(run_every=REFRESH_S)
 def live_results(code: str) -> None:
     """The count and the estimates, refreshed every few seconds without a click."""
@@ -122,34 +142,81 @@ def live_results(code: str) -> None:
         st.warning("This poll has been deleted.")
         return
     rows = store.reports(code)
-    st.metric("reports", len(rows))
+    refused = store.refused(code)
+    left, right = st.columns(2)
+    left.metric("reports", len(rows))
+    right.metric(
+        "turned away",
+        refused,
+        help=f"Reports refused because the poll had its {poll.max_reports:,} (the class "
+        "size you set).",
+    )
     if not rows:
         st.info("Waiting for the first report. Share the link or the code.")
         return
+    step = (
+        st.segmented_control(
+            "Show the class",
+            STEPS,
+            default=STEPS[-1],
+            key="class-step",
+            help="Reveal Base first, so the class sees the noise before post-processing fixes it.",
+        )
+        or STEPS[-1]
+    )
     collected = class_collected(poll, rows)
-    methods = default_method_names()
-    chosen = st.selectbox(
-        "Method drawn",
-        [m for m in methods if m != "Base"],
-        index=[m for m in methods if m != "Base"].index("Norm-Sub"),
-        key="class-method",
+    if step == STEPS[0]:
+        st.write(
+            f"{len(rows)} randomized reports arrived. Each one is a student's answer after "
+            "their browser randomized it: the server never saw a true answer. Next: what "
+            "the reports say when taken at face value (Base)."
+        )
+        st.dataframe(
+            pd.DataFrame(
+                {"option": list(poll.options), "reports supporting it": class_support(poll, rows)}
+            ),
+            hide_index=True,
+            key="class-support",
+        )
+        return
+    methods = default_method_names() if step == STEPS[-1] else ("Base",)
+    consistent = [m for m in default_method_names() if m != "Base"]
+    chosen = (
+        st.selectbox(
+            "Method drawn", consistent, index=consistent.index("Norm-Sub"), key="class-method"
+        )
+        if step == STEPS[-1]
+        else "Norm-Sub"
     )
     tables = {}
-    for method in methods:
+    for method in dict.fromkeys((*methods, chosen)):
         found = run_or_explain(
-            partial(consistent_estimates_and_warning, collected, method), "Estimating…"
+            partial(consistent_estimates_and_warning, collected, method, simultaneous=True),
+            "Estimating…",
         )
         if found is not None:
             tables[method] = found[0]
-    if chosen in tables:
-        show_chart(poll_estimates(tables[chosen], chosen), key="chart-class")
+    if chosen not in tables:
+        return
+    reading = read_class(tables[chosen], poll=poll, method=chosen, reports=len(rows))
+    if step == STEPS[1]:
+        st.markdown(f"**{base_readout(reading)}**")
+        show_chart(poll_estimates(tables[chosen], chosen, base_only=True), key="chart-class")
+        st.dataframe(
+            every_method(poll, {"Base": tables["Base"]}), hide_index=True, key="class-table"
+        )
+        return
+    st.markdown(f"**{class_readout(reading)}**")
+    show_chart(poll_estimates(tables[chosen], chosen), key="chart-class")
     st.dataframe(every_method(poll, tables), hide_index=True, key="class-table")
     st.caption(
-        f"Each cell: the method's estimate of the share of the class, with its 95% "
-        f"interval, from {len(rows)} randomized reports. Base is unbiased but noisy (it can "
-        "be negative, and the column need not sum to 100%); the other methods trade a "
-        "little bias for a proper distribution. With few reports every interval is wide: "
-        "that is the lesson."
+        f"Each cell: the method's estimate of the share of the class, with a 95% "
+        f"interval for the true share, from {len(rows)} randomized reports. The "
+        "intervals hold for all options at once, and are exact however small the class "
+        '(never a normal approximation; benchmarks/README.md, "Intervals for a '
+        'class"). Base is unbiased but noisy (it can be negative, and the column need '
+        "not sum to 100%); the other methods trade a little bias for a proper "
+        "distribution. With few reports every interval is wide: that is the lesson."
     )
 
 

@@ -189,7 +189,12 @@ def test_a_teacher_and_ten_students_end_to_end(browser: Browser, data_dir: Path)
         again = students[1]
         again.reload()
         again.get_by_text("This browser has answered this poll").wait_for(timeout=60_000)
-        again.evaluate(f"() => localStorage.removeItem('ldpcore-poll-sent-{code}')")
+        # A student who clears what this page keeps, to answer again with the same
+        # browser identifier: a new randomization, refused by the server.
+        again.evaluate(
+            f"() => {{ localStorage.removeItem('ldpcore-poll-sent-{code}');"
+            f" localStorage.removeItem('ldpcore-poll-pending-{code}'); }}"
+        )
         again.reload()
         again.get_by_label(OPTIONS[0]).check(timeout=60_000)
         again.get_by_role("button", name="Send my answer").click()

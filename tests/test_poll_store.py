@@ -254,3 +254,90 @@ def test_an_unwritable_data_directory_is_explained(tmp_path: Path) -> None:
 
 def test_codes_read_as_typed() -> None:
     assert normalize_code(" abc-123 ") == "ABC123"
+
+
+def _submit_counting_refusals(args: tuple[str, str, int, int]) -> tuple[int, int]:
+    directory, code, worker, count = args
+    store = PollStore(directory)
+    taken = refused = 0
+    for i in range(count):
+        try:
+            store.submit(code, f"w{worker:03d}-client-{i:04d}", {"value": i % 7})
+            taken += 1
+        except PollError as exc:
+            assert "is full" in str(exc)
+            refused += 1
+    return taken, refused
+
+
+def test_a_poll_takes_its_class_size_and_counts_who_it_turned_away(tmp_path: Path) -> None:
+    store = PollStore(tmp_path)
+    poll, key = store.create("Day?", DAYS, protocol="GRR", epsilon=1.0, max_reports=3)
+    assert store.get(poll.code).max_reports == 3  # type: ignore[union-attr]
+    for i in range(3):
+        store.submit(poll.code, f"browser-{i:04d}", {"value": i})
+    for client in ("browser-late-1", "browser-late-2", "browser-late-1"):
+        with pytest.raises(PollError, match=r"is full: it takes 3 reports \(the class size"):
+            store.submit(poll.code, client, {"value": 4})
+    # Two browsers turned away (one of them twice), none of their reports stored.
+    assert store.refused(poll.code) == 2 and store.count(poll.code) == 3
+    # A stored report sent again is still confirmed, full or not.
+    assert store.submit(poll.code, "browser-0001", {"value": 1}) == 3
+    store.delete(poll.code, key)
+    assert store.refused(poll.code) == 0
+
+
+def test_the_same_report_again_is_stored_once_and_confirmed(tmp_path: Path) -> None:
+    """A student whose confirmation was lost sends the same report: one row, "sent"."""
+    store = PollStore(tmp_path)
+    poll, key = store.create("Day?", DAYS, protocol="OUE", epsilon=1.0)
+    report = _report("OUE", np.random.default_rng(3))
+    assert store.submit(poll.code, "browser-0001", report) == 1
+    assert store.submit(poll.code, "browser-0001", dict(report)) == 1
+    assert store.count(poll.code) == 1
+    store.close(poll.code, key)
+    assert store.submit(poll.code, "browser-0001", report) == 1  # confirmed even closed
+
+
+@pytest.mark.parametrize("size", [0, -5, 2001, 1.5, True, "200", None])
+def test_a_class_size_that_cannot_be_is_refused_with_the_range(
+    tmp_path: Path, size: object
+) -> None:
+    with pytest.raises(PollError, match="a whole number from 1 to 2,000"):
+        PollStore(tmp_path).create("Day?", DAYS, protocol="GRR", epsilon=1.0, max_reports=size)  # type: ignore[arg-type]
+
+
+def test_a_class_at_once_never_gets_past_its_class_size(tmp_path: Path) -> None:
+    """Four processes send 25 reports each to a poll of 50: exactly 50 are stored."""
+    store = PollStore(tmp_path)
+    poll, _ = store.create("Day?", DAYS, protocol="GRR", epsilon=1.0, max_reports=50)
+    with ProcessPoolExecutor(4) as pool:
+        found = list(
+            pool.map(
+                _submit_counting_refusals, [(str(tmp_path), poll.code, w, 25) for w in range(4)]
+            )
+        )
+    assert sum(t for t, _ in found) == store.count(poll.code) == 50
+    assert sum(r for _, r in found) == store.refused(poll.code) == 50
+
+
+def test_a_database_from_before_class_sizes_opens_with_the_default(tmp_path: Path) -> None:
+    """The first schema (no max_reports, no refusals): its polls take 200 reports."""
+    with sqlite3.connect(tmp_path / "polls.sqlite3") as connection:
+        connection.executescript(
+            """
+            CREATE TABLE polls (code TEXT PRIMARY KEY, question TEXT NOT NULL,
+                options TEXT NOT NULL, protocol TEXT NOT NULL, epsilon REAL NOT NULL,
+                key_salt BLOB NOT NULL, key_hash BLOB NOT NULL, created REAL NOT NULL,
+                closed INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE reports (id INTEGER PRIMARY KEY, code TEXT NOT NULL,
+                client TEXT NOT NULL, report TEXT NOT NULL, received REAL NOT NULL,
+                UNIQUE (code, client));
+            INSERT INTO polls VALUES ('ABCDEF', 'Day?', '["a", "b"]', 'GRR', 1.0, x'00',
+                x'00', 0.0, 0);
+            """
+        )
+    store = PollStore(tmp_path)
+    assert store.get("ABCDEF").max_reports == 200  # type: ignore[union-attr]
+    assert store.submit("ABCDEF", "browser-0001", {"value": 1}) == 1
+    assert store.refused("ABCDEF") == 0

@@ -53,7 +53,16 @@ def add_parser(commands: Any) -> None:
         help=(
             "add low,high: an interval for each true frequency at this level (e.g. 0.95): "
             "Bayes's credible intervals (up to 0.99), for the other methods a confidence "
-            "interval from the Base estimate's exact variance, holding the method's estimate"
+            "interval (exact up to 500 users, else from the Base estimate's exact "
+            "variance), holding the method's estimate"
+        ),
+    )
+    post.add_argument(
+        "--simultaneous",
+        action="store_true",
+        help=(
+            "with --interval: intervals that hold for every value at once (Bonferroni), "
+            "as the live class shows them; each is wider"
         ),
     )
     post.add_argument(
@@ -139,6 +148,8 @@ def run(args: argparse.Namespace) -> int:
     n = _args.users(args.n)
     method = get_method(resolve_method_name(args.method))
     level = None if args.interval is None else check_level(_args.number(args.interval, "interval"))
+    if args.simultaneous and level is None:
+        raise InputError("--simultaneous widens the intervals of --interval; add --interval 0.95")
     collected = read_input(args, n)
     method = _with_prior(method, args, collected)
     with _args.ProgressLine("sampling the posterior") as line:
@@ -167,7 +178,12 @@ def _write(
             writer.writerow([value, repr(float(frequency))])  # repr: full double precision
     else:
         found = estimates_with_intervals(
-            collected.estimate, method=method, protocol=collected.protocol, n=n, level=level
+            collected.estimate,
+            method=method,
+            protocol=collected.protocol,
+            n=n,
+            level=level,
+            simultaneous=args.simultaneous,
         )
         warning = found.warning
         writer.writerow(["value", "frequency", "low", "high"])

@@ -204,6 +204,7 @@ def consistent_estimates_and_warning(
     level: float = 0.95,
     prior: DirichletPrior | None = None,
     progress: Callable[[int, int], None] | None = None,
+    simultaneous: bool = False,
 ) -> tuple[pd.DataFrame, str]:
     """Post-process collected output and attach an interval for each true frequency.
 
@@ -219,6 +220,8 @@ def consistent_estimates_and_warning(
         Bayes's prior (Jeffreys by default; :func:`prior_for` makes an informed one).
     progress : callable, optional
         Bayes's sampler reports ``(done, total)`` iterations to it.
+    simultaneous : bool
+        Intervals that hold for all values at once (the Class page's), not each alone.
 
     Returns
     -------
@@ -232,7 +235,12 @@ def consistent_estimates_and_warning(
     """
     chosen = get_method(method).configured(prior=prior, progress=progress)
     found = estimates_with_intervals(
-        collected.estimate, method=chosen, protocol=collected.protocol, n=collected.n, level=level
+        collected.estimate,
+        method=chosen,
+        protocol=collected.protocol,
+        n=collected.n,
+        level=level,
+        simultaneous=simultaneous,
     )
     table = pd.DataFrame(
         {

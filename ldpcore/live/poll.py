@@ -9,6 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: The most reports a poll takes unless the teacher sets its class size (issue 36): a
+#: generous class; the poll refuses more, in words, and counts the browsers it refused.
+CLASS_SIZE_DEFAULT = 200
+#: The largest class size a teacher may set (a lecture hall; the exact intervals run to
+#: 500 reports, the score intervals beyond: ldpcore.postprocess.intervals).
+CLASS_SIZE_MAX = 2000
+
 
 @dataclass(frozen=True)
 class Poll:
@@ -28,6 +35,8 @@ class Poll:
         Unix time.
     closed : bool
         No more reports are taken.
+    max_reports : int
+        The class size the teacher set: reports beyond it are refused.
     """
 
     code: str
@@ -37,6 +46,7 @@ class Poll:
     epsilon: float
     created: float
     closed: bool
+    max_reports: int = CLASS_SIZE_DEFAULT
 
 
-__all__ = ["Poll"]
+__all__ = ["CLASS_SIZE_DEFAULT", "CLASS_SIZE_MAX", "Poll"]

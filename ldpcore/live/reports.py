@@ -17,7 +17,9 @@ from ldpcore.errors import InputError
 from ldpcore.protocols import PROTOCOLS, FrequencyOracle, get_protocol
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
+    from numpy.typing import NDArray
 
     from ldpcore.collection.estimates import Collected
     from ldpcore.live.poll import Poll
@@ -141,16 +143,21 @@ def export_text(protocol: FrequencyOracle, rows: Sequence[Mapping[str, Any]]) ->
     return csv_parameter_line(protocol) + "\n" + body
 
 
-def class_collected(poll: Poll, rows: Sequence[Mapping[str, Any]]) -> Collected:
-    """The class's reports as collected output: counts, n and the Base estimate (Eq. 2)."""
+def class_support(poll: Poll, rows: Sequence[Mapping[str, Any]]) -> NDArray[np.int64]:
+    """How many of the class's reports support each option (what the aggregator counts)."""
     import numpy as np  # noqa: PLC0415
-
-    from ldpcore.collection.estimates import Collected  # noqa: PLC0415
 
     protocol = poll_protocol(poll.protocol, poll.epsilon, len(poll.options))
     reports = protocol.frame_to_reports(reports_frame(protocol, rows), source="the poll")
-    counts = np.asarray(protocol.aggregate(reports), dtype=np.float64)
-    estimate = protocol.estimate(counts, len(rows))
+    return np.asarray(np.rint(protocol.aggregate(reports)), dtype=np.int64)
+
+
+def class_collected(poll: Poll, rows: Sequence[Mapping[str, Any]]) -> Collected:
+    """The class's reports as collected output: counts, n and the Base estimate (Eq. 2)."""
+    from ldpcore.collection.estimates import Collected  # noqa: PLC0415
+
+    protocol = poll_protocol(poll.protocol, poll.epsilon, len(poll.options))
+    estimate = protocol.estimate(class_support(poll, rows), len(rows))
     return Collected(poll.options, protocol, len(rows), "reports", estimate)
 
 
@@ -159,6 +166,7 @@ __all__ = [
     "browser_parameters",
     "check_report",
     "class_collected",
+    "class_support",
     "export_reports",
     "export_text",
     "live_protocols",

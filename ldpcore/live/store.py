@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ldpcore.errors import InputError
-from ldpcore.live.poll import Poll
+from ldpcore.live.poll import CLASS_SIZE_DEFAULT, CLASS_SIZE_MAX, Poll
 from ldpcore.live.reports import check_report, live_protocols, poll_protocol
 
 #: Where polls live unless ``LDPCORE_DATA_DIR`` says otherwise (XDG's data directory).
@@ -64,7 +64,8 @@ CREATE TABLE IF NOT EXISTS polls (
     key_salt BLOB NOT NULL,
     key_hash BLOB NOT NULL,
     created REAL NOT NULL,
-    closed INTEGER NOT NULL DEFAULT 0
+    closed INTEGER NOT NULL DEFAULT 0,
+    max_reports INTEGER NOT NULL DEFAULT 200
 );
 CREATE TABLE IF NOT EXISTS reports (
     id INTEGER PRIMARY KEY,
@@ -74,7 +75,15 @@ CREATE TABLE IF NOT EXISTS reports (
     received REAL NOT NULL,
     UNIQUE (code, client)
 );
+CREATE TABLE IF NOT EXISTS refusals (
+    code TEXT NOT NULL REFERENCES polls(code) ON DELETE CASCADE,
+    client TEXT NOT NULL,
+    UNIQUE (code, client)
+);
 """
+#: Columns added since the first schema, with their definitions: an older database
+#: gains them when it is opened (its polls take the default class size).
+_ADDED_COLUMNS = {"max_reports": "INTEGER NOT NULL DEFAULT 200"}
 
 
 def default_data_dir() -> Path:
@@ -107,6 +116,10 @@ class PollStore:
             with self._connect() as connection:
                 connection.execute("PRAGMA journal_mode=WAL")
                 connection.executescript(_SCHEMA)
+                have = {row[1] for row in connection.execute("PRAGMA table_info(polls)")}
+                for column, definition in _ADDED_COLUMNS.items():
+                    if column not in have:
+                        connection.execute(f"ALTER TABLE polls ADD COLUMN {column} {definition}")
         except (OSError, sqlite3.Error) as exc:
             raise PollError(
                 f"cannot open the poll database in {str(self.directory)!r} ({exc}); set "
@@ -139,15 +152,24 @@ class PollStore:
     # Teacher ---------------------------------------------------------------------------
 
     def create(
-        self, question: str, options: Sequence[str], *, protocol: str, epsilon: float
+        self,
+        question: str,
+        options: Sequence[str],
+        *,
+        protocol: str,
+        epsilon: float,
+        max_reports: int = CLASS_SIZE_DEFAULT,
     ) -> tuple[Poll, str]:
         """Store a new poll; returns it and the teacher's key (shown once, stored hashed).
+
+        ``max_reports`` is the class size: the poll refuses reports beyond it.
 
         Raises
         ------
         PollError
             An empty question, fewer than 2 or more than 50 options, a repeated option,
-            a protocol the browser cannot run, or an ε out of range.
+            a protocol the browser cannot run, an ε out of range, or a class size that
+            is not a whole number from 1 to :data:`~ldpcore.live.poll.CLASS_SIZE_MAX`.
         """
         question = _clean(question, "the question", QUESTION_MAX)
         cleaned = [
@@ -166,6 +188,15 @@ class PollStore:
                 f"a live poll runs {', '.join(live_protocols())} in the browser; got {protocol!r}"
             )
         poll_protocol(name, epsilon, len(cleaned))  # checks ε (InputError with the reason)
+        if (
+            isinstance(max_reports, bool)
+            or not isinstance(max_reports, int)
+            or not 1 <= max_reports <= CLASS_SIZE_MAX
+        ):
+            raise PollError(
+                f"the class size is the most reports the poll takes: a whole number from 1 "
+                f"to {CLASS_SIZE_MAX:,}; got {max_reports!r}"
+            )
         key = secrets.token_urlsafe(18)
         salt = secrets.token_bytes(16)
         now = time.time()
@@ -175,7 +206,8 @@ class PollStore:
                 with self._write() as connection:
                     connection.execute(
                         "INSERT INTO polls (code, question, options, protocol, epsilon, "
-                        "key_salt, key_hash, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        "key_salt, key_hash, created, max_reports) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (
                             code,
                             question,
@@ -185,11 +217,14 @@ class PollStore:
                             salt,
                             _key_hash(salt, key),
                             now,
+                            max_reports,
                         ),
                     )
             except sqlite3.IntegrityError:
                 continue
-            poll = Poll(code, question, tuple(cleaned), name, float(epsilon), now, False)
+            poll = Poll(
+                code, question, tuple(cleaned), name, float(epsilon), now, False, max_reports
+            )
             return poll, key
         raise PollError("could not find a free poll code; try again")  # pragma: no cover
 
@@ -214,6 +249,7 @@ class PollStore:
         self._require_key(code, key)
         with self._write() as connection:
             connection.execute("DELETE FROM reports WHERE code = ?", (normalize_code(code),))
+            connection.execute("DELETE FROM refusals WHERE code = ?", (normalize_code(code),))
             connection.execute("DELETE FROM polls WHERE code = ?", (normalize_code(code),))
 
     def _require_key(self, code: str, key: str) -> None:
@@ -226,8 +262,8 @@ class PollStore:
         """The poll with this code (any case, spaces ignored), or None."""
         with self._connect() as connection:
             row = connection.execute(
-                "SELECT code, question, options, protocol, epsilon, created, closed "
-                "FROM polls WHERE code = ?",
+                "SELECT code, question, options, protocol, epsilon, created, closed, "
+                "max_reports FROM polls WHERE code = ?",
                 (normalize_code(code),),
             ).fetchone()
         return None if row is None else _poll(row)
@@ -236,8 +272,8 @@ class PollStore:
         """Every stored poll, newest first."""
         with self._connect() as connection:
             rows = connection.execute(
-                "SELECT code, question, options, protocol, epsilon, created, closed "
-                "FROM polls ORDER BY created DESC"
+                "SELECT code, question, options, protocol, epsilon, created, closed, "
+                "max_reports FROM polls ORDER BY created DESC"
             ).fetchall()
         return [_poll(row) for row in rows]
 
@@ -246,6 +282,14 @@ class PollStore:
         with self._connect() as connection:
             (found,) = connection.execute(
                 "SELECT COUNT(*) FROM reports WHERE code = ?", (normalize_code(code),)
+            ).fetchone()
+        return int(found)
+
+    def refused(self, code: str) -> int:
+        """Browsers turned away because the poll had its class size of reports."""
+        with self._connect() as connection:
+            (found,) = connection.execute(
+                "SELECT COUNT(*) FROM refusals WHERE code = ?", (normalize_code(code),)
             ).fetchone()
         return int(found)
 
@@ -274,8 +318,11 @@ class PollStore:
         Raises
         ------
         PollError
-            An unknown or closed poll, a browser that already answered, or a report
-            outside the protocol's report space.
+            An unknown or closed poll, a full one (its class size reached: the browser
+            is counted in :meth:`refused`), a browser that already answered with another
+            report, or a report outside the protocol's report space. The same report
+            from the same browser again is not an error: it is stored once, and its
+            count returned (a student whose confirmation was lost can send again).
         """
         poll = self.get(code)
         if poll is None:
@@ -283,35 +330,61 @@ class PollStore:
                 f"there is no poll with the code {normalize_code(code)!r}; check the code "
                 "your teacher shows"
             )
-        if poll.closed:
-            raise PollError(f"poll {poll.code} is closed: your teacher takes no more answers")
         client = str(client).strip()
         if not 8 <= len(client) <= 64 or not client.isascii():
             raise PollError("this browser's answer identifier is malformed; reload the page")
         row = check_report(poll_protocol(poll.protocol, poll.epsilon, len(poll.options)), report)
-        try:
-            with self._write() as connection:
-                # Checked again inside the transaction: the teacher may close meanwhile.
-                (closed,) = connection.execute(
-                    "SELECT closed FROM polls WHERE code = ?", (poll.code,)
-                ).fetchone()
-                if closed:
+        text = json.dumps(row)
+        full = False
+        with self._write() as connection:
+            # Inside the transaction: the teacher may close the poll meanwhile, and two
+            # students may send the last report the class size allows at once.
+            stored = connection.execute(
+                "SELECT report FROM reports WHERE code = ? AND client = ?", (poll.code, client)
+            ).fetchone()
+            if stored is not None:
+                if json.loads(stored[0]) != row:
                     raise PollError(
-                        f"poll {poll.code} is closed: your teacher takes no more answers"
+                        "this browser has already answered this poll; a second answer would "
+                        "spend your privacy budget twice (2ε), so it is not taken"
                     )
+                # The same report again: its first sending committed but the student
+                # never saw the confirmation (a dropped connection, a server restart).
+                # It is stored once; say "sent" now.
+                return self._count(connection, poll.code)
+            (closed,) = connection.execute(
+                "SELECT closed FROM polls WHERE code = ?", (poll.code,)
+            ).fetchone()
+            if closed:
+                raise PollError(f"poll {poll.code} is closed: your teacher takes no more answers")
+            count = self._count(connection, poll.code)
+            if count >= poll.max_reports:
+                # Counted (once per browser) and committed, then refused below.
+                connection.execute(
+                    "INSERT OR IGNORE INTO refusals (code, client) VALUES (?, ?)",
+                    (poll.code, client),
+                )
+                full = True
+            else:
                 connection.execute(
                     "INSERT INTO reports (code, client, report, received) VALUES (?, ?, ?, ?)",
-                    (poll.code, client, json.dumps(row), time.time()),
+                    (poll.code, client, text, time.time()),
                 )
-                (stored,) = connection.execute(
-                    "SELECT COUNT(*) FROM reports WHERE code = ?", (poll.code,)
-                ).fetchone()
-        except sqlite3.IntegrityError:
+                count += 1
+        if full:
             raise PollError(
-                "this browser has already answered this poll; a second answer would spend "
-                "your privacy budget twice (2ε), so it is not taken"
-            ) from None
-        return int(stored)
+                f"poll {poll.code} is full: it takes {poll.max_reports:,} reports (the class "
+                "size your teacher set), and it has them all. Your answer was not sent; "
+                "your teacher sees that someone was turned away."
+            )
+        return count
+
+    @staticmethod
+    def _count(connection: sqlite3.Connection, code: str) -> int:
+        (found,) = connection.execute(
+            "SELECT COUNT(*) FROM reports WHERE code = ?", (code,)
+        ).fetchone()
+        return int(found)
 
 
 def normalize_code(code: str) -> str:
@@ -339,9 +412,16 @@ def _clean(text: object, what: str, limit: int) -> str:
 
 
 def _poll(row: tuple[Any, ...]) -> Poll:
-    code, question, options, protocol, epsilon, created, closed = row
+    code, question, options, protocol, epsilon, created, closed, max_reports = row
     return Poll(
-        code, question, tuple(json.loads(options)), protocol, epsilon, created, bool(closed)
+        code,
+        question,
+        tuple(json.loads(options)),
+        protocol,
+        epsilon,
+        created,
+        bool(closed),
+        int(max_reports),
     )
 
 

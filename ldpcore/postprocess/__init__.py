@@ -87,6 +87,7 @@ def estimates_with_intervals(
     n: int,
     level: float = 0.95,
     tallies: ArrayLike | None = None,
+    simultaneous: bool = False,
 ) -> IntervalEstimates:
     """Post-process ``estimate`` with ``method`` and attach an interval to every value.
 
@@ -94,11 +95,16 @@ def estimates_with_intervals(
     posterior's credible intervals, every other method the score interval for each
     true frequency (:func:`ldpcore.postprocess.intervals.frequency_intervals`) around
     its estimate. ``method`` is a name or a configured method (a Bayes with an informed
-    prior).
+    prior). ``simultaneous``: the intervals hold for all values at once (Bonferroni).
     """
     chosen = get_method(method) if isinstance(method, str) else method
     return chosen.with_intervals(
-        estimate, protocol=protocol, n=n, level=check_level(level), tallies=tallies
+        estimate,
+        protocol=protocol,
+        n=n,
+        level=check_level(level),
+        tallies=tallies,
+        simultaneous=simultaneous,
     )
 
 

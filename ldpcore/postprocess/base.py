@@ -132,16 +132,25 @@ class PostProcessor(ABC):
         n: int,
         level: float,
         tallies: ArrayLike | None = None,
+        simultaneous: bool = False,
     ) -> IntervalEstimates:
         """Post-process ``estimate`` and attach a ``level`` interval to every value.
 
-        The score interval for each true frequency from the Base estimate's exact
-        variance (NDSS Eq. 3), widened to hold this method's estimate
-        (:func:`ldpcore.postprocess.intervals.frequency_intervals`), so it is valid
-        whatever the method.
+        The confidence interval for each true frequency (exact up to
+        :data:`~ldpcore.postprocess.intervals.EXACT_MAX_N` users, else the score
+        interval from the Base estimate's exact variance, NDSS Eq. 3), widened to hold
+        this method's estimate (:func:`ldpcore.postprocess.intervals.frequency_intervals`),
+        so it is valid whatever the method. ``simultaneous``: for all values at once.
         """
         point = self(estimate, protocol=protocol, n=n, tallies=tallies)
-        low, high = frequency_intervals(estimate, protocol=protocol, n=n, level=level, point=point)
+        low, high = frequency_intervals(
+            estimate,
+            protocol=protocol,
+            n=n,
+            level=level,
+            point=point,
+            simultaneous=simultaneous,
+        )
         return IntervalEstimates(point, low, high, "confidence")
 
     def is_no_op(self, protocol: FrequencyOracle) -> bool:

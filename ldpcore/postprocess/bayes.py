@@ -57,7 +57,13 @@ from ldpcore._validation import check_int, check_n_users
 from ldpcore.errors import InputError
 from ldpcore.postprocess.base import Context, PostProcessor, Vector, check_estimate
 from ldpcore.postprocess.ibu import NotConverged
-from ldpcore.postprocess.intervals import CREDIBLE_LEVEL_MAX, IntervalEstimates
+from ldpcore.postprocess.intervals import (
+    CREDIBLE_LEVEL_MAX,
+    EXACT_MAX_N,
+    IntervalEstimates,
+    frequency_intervals,
+    per_test_level,
+)
 from ldpcore.postprocess.mle import context_model, maximum_likelihood
 from ldpcore.protocols.base import FrequencyOracle
 from ldpcore.stats.mcmc import Chains, sample, split_rhat_and_ess
@@ -269,6 +275,9 @@ class Posterior:
         )
 
 
+#: How far (a share) the exact interval must widen a credible one before the note says so.
+WIDENED_NOTE = 0.01
+
 #: :attr:`Posterior.prior_pull` above which the pages and the CLI say that the prior
 #: shapes the answer (see there for the measurements behind it).
 PRIOR_PULL_WARNING = 0.5
@@ -362,22 +371,47 @@ class Bayes(PostProcessor):
         n: int,
         level: float,
         tallies: ArrayLike | None = None,
+        simultaneous: bool = False,
     ) -> IntervalEstimates:
-        """The posterior mean with equal-tailed ``level`` credible intervals.
+        """The posterior mean with ``level`` credible intervals, widened at small ``n``.
 
         With at least ``40 / tail`` draws in all (1,600 at 95%), so that each tail
         quantile rests on about 40 draws.
+
+        Up to :data:`~ldpcore.postprocess.intervals.EXACT_MAX_N` users each interval is
+        widened to hold the exact confidence interval for the true share
+        (:func:`~ldpcore.postprocess.intervals.frequency_intervals`). There the prior
+        decides: with 5 GRR reports at ε = 1, 7 options and 4 students on one option,
+        the 95% credible interval under Jeffreys' prior held that option's share in 0 of
+        60 classes (issue 36), and no symmetric Dirichlet the sampler takes (α ≥ ½)
+        pulls less. The union covers at least the exact interval's level whatever the
+        prior; the note says when it widened anything.
         """
         if level > CREDIBLE_LEVEL_MAX:
             raise InputError(
                 f"Bayes's credible intervals go up to {CREDIBLE_LEVEL_MAX:.0%}; got {level:g} "
                 "(beyond that its tails need minutes of sampling)"
             )
-        wanted = math.ceil(40 / ((1 - level) / 2) / self.chains)
+        each = per_test_level(level, protocol.domain_size, simultaneous=simultaneous)
+        wanted = math.ceil(40 / ((1 - each) / 2) / self.chains)
         sampler = dataclasses.replace(self, draws=max(self.draws, wanted))
         posterior = sampler.posterior(estimate, protocol=protocol, n=n, tallies=tallies)
-        low, high = posterior.interval(level)
-        return IntervalEstimates(posterior.mean, low, high, "credible", posterior.prior_note())
+        low, high = posterior.interval(each)
+        note = posterior.prior_note()
+        if n <= EXACT_MAX_N:
+            exact_low, exact_high = frequency_intervals(
+                estimate, protocol=protocol, n=n, level=level, simultaneous=simultaneous
+            )
+            widened = np.maximum(low - exact_low, exact_high - high).max()
+            low, high = np.minimum(low, exact_low), np.maximum(high, exact_high)
+            if widened > WIDENED_NOTE:
+                note = (
+                    f"With {n:,} reports the prior, not the reports, would set these "
+                    f"intervals: each is widened to hold the exact {level:.0%} confidence "
+                    "interval for the true share, so it covers at least that often "
+                    "whatever the prior. " + note
+                ).strip()
+        return IntervalEstimates(posterior.mean, low, high, "credible", note)
 
     def posterior(
         self,

@@ -14,6 +14,23 @@ confidence interval for the *truth*, so it is valid whichever post-processing me
 made the point estimate; :func:`frequency_intervals` widens it, where needed, to
 contain the method's estimate (a union only adds coverage). Coverage is measured per
 protocol, ε, n and value frequency in benchmarks/README.md, "Coverage".
+
+At class sizes the normal approximation behind the score interval fails: with one GRR
+report at ε = 1 and 7 options it put the reported option's share in [52%, 100%],
+although the report is someone else's with probability 0.69 (issue 36). Up to
+:data:`EXACT_MAX_N` users the interval is therefore *exact*: the true share is
+``k / n`` for a whole number ``k`` of users, and ``c_v`` has exactly the distribution
+of ``Bin(k, p) + Bin(n − k, q)``; the interval holds every ``k`` that a two-sided test
+at the observed ``c_v`` does not reject, each tail at most ``(1 − level) / 2`` (the
+Clopper–Pearson construction, for the protocol's channel). It covers at least its
+level for every truth and every ``n``; measured at class sizes in benchmarks/README.md,
+"Intervals for a class".
+
+``simultaneous=True`` makes the intervals hold for all ``d`` values at once (Bonferroni:
+each at ``1 − (1 − level) / d``). The Class page uses it: a class reads its options
+together, and at ``n = 1`` it excludes a share only when the report has less than a
+``(1 − level) / 2`` chance of being another option's, which is the chance the report
+was randomized away from the truth (issue 36).
 """
 
 from __future__ import annotations
@@ -45,6 +62,24 @@ def base_variance_terms(protocol: FrequencyOracle, n: int) -> tuple[float, float
     return q * (1 - q) / (n * gap**2), (1 - p - q) / (n * gap)
 
 
+#: Up to this many users the intervals are exact (:func:`exact_intervals`); above, the
+#: score interval, whose coverage is measured there (benchmarks/README.md, "Coverage").
+#: The exact one costs two ``(n + 1)²`` binomial tables and an FFT: 40 ms at this size
+#: (0.23 s at 1,000, which a class page refreshing 13 methods every 3 s cannot pay).
+EXACT_MAX_N = 500
+
+
+def per_test_level(level: float, values: int, *, simultaneous: bool) -> float:
+    """Each interval's own level: ``level``, or Bonferroni's ``1 − (1 − level) / values``.
+
+    Examples
+    --------
+    >>> per_test_level(0.95, 5, simultaneous=True)
+    0.99
+    """
+    return 1 - (1 - level) / values if simultaneous else level
+
+
 def frequency_intervals(
     estimate: ArrayLike,
     *,
@@ -52,8 +87,12 @@ def frequency_intervals(
     n: int,
     level: float = 0.95,
     point: ArrayLike | None = None,
+    simultaneous: bool = False,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Two-sided ``level`` intervals for every true frequency, within [0, 1].
+
+    Exact (:func:`exact_intervals`) up to :data:`EXACT_MAX_N` users when the estimate
+    comes from whole support counts; the score interval otherwise.
 
     Parameters
     ----------
@@ -68,6 +107,8 @@ def frequency_intervals(
     point : array_like, optional
         A post-processed estimate; each interval is widened to contain it where it lies
         in [0, 1].
+    simultaneous : bool
+        Hold for all values at once (Bonferroni), not for each value on its own.
 
     Returns
     -------
@@ -86,6 +127,21 @@ def frequency_intervals(
     f = np.asarray(estimate, dtype=np.float64)
     if f.ndim != 1 or not np.all(np.isfinite(f)):
         raise InputError("the estimate must be a vector of finite numbers")
+    each = per_test_level(level, f.size, simultaneous=simultaneous)
+    counts = support_counts(f, protocol=protocol, n=n)
+    if counts is not None:
+        low, high = exact_intervals(counts, protocol=protocol, n=n, level=each)
+    else:
+        low, high = _score_intervals(f, protocol=protocol, n=n, level=each)
+    if point is not None:
+        inside = np.clip(np.asarray(point, dtype=np.float64), 0.0, 1.0)
+        low, high = np.minimum(low, inside), np.maximum(high, inside)
+    return low, high
+
+
+def _score_intervals(
+    f: NDArray[np.float64], *, protocol: FrequencyOracle, n: int, level: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     a, b = base_variance_terms(protocol, n)
     # scipy is loaded when an interval is first made: the methods' registry, which the
     # command line's help reads, imports this module.
@@ -102,10 +158,138 @@ def frequency_intervals(
     empty = (discriminant < 0) | (half_sum + root < 0) | (half_sum - root > 1)
     low = np.where(empty & (f < 0.5), 0.0, np.where(empty, 1.0, low))
     high = np.where(empty & (f < 0.5), 0.0, np.where(empty, 1.0, high))
-    if point is not None:
-        inside = np.clip(np.asarray(point, dtype=np.float64), 0.0, 1.0)
-        low, high = np.minimum(low, inside), np.maximum(high, inside)
     return low, high
+
+
+def support_counts(
+    estimate: ArrayLike, *, protocol: FrequencyOracle, n: int
+) -> NDArray[np.int64] | None:
+    """The whole support counts behind a Base estimate, or None (too many users, or not counts).
+
+    Inverts ``f̃_v = (c_v / n − q) / (p − q)`` (NDSS Sec. III). An estimate that was
+    typed or rounded, not computed from counts, gives counts that are not whole
+    numbers: the exact interval then has nothing to stand on, and the score one is used.
+    """
+    if n > EXACT_MAX_N:
+        return None
+    f = np.asarray(estimate, dtype=np.float64)
+    raw = n * (protocol.q + f * (protocol.p - protocol.q))
+    counts = np.rint(raw)
+    if np.any(np.abs(raw - counts) > 1e-6) or np.any(counts < 0) or np.any(counts > n):
+        return None
+    return counts.astype(np.int64)
+
+
+def exact_intervals(
+    counts: ArrayLike, *, protocol: FrequencyOracle, n: int, level: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Exact two-sided intervals for each value's share ``k / n`` from its support count.
+
+    Whatever the protocol, a user holding ``v`` supports it with probability ``p`` and
+    any other user with ``q``, independently (NDSS Sec. III), so with ``k`` holders the
+    support count is ``Bin(k, p) + Bin(n − k, q)`` exactly. The interval is every
+    ``k / n`` at which neither tail probability of the observed count is at most
+    ``(1 − level) / 2``: it covers at least ``level`` for every truth (the
+    Clopper–Pearson argument; the family is stochastically increasing in ``k``
+    because ``p > q``, so the kept ``k`` form a run).
+
+    Parameters
+    ----------
+    counts : array_like of int
+        ``c_v`` for every value, each in ``[0, n]``.
+    protocol : FrequencyOracle
+    n : int
+    level : float
+        Each interval's own coverage.
+
+    Returns
+    -------
+    low, high : ndarray
+        ``k_low / n`` and ``k_high / n``.
+
+    Examples
+    --------
+    One GRR report at ε = 1, 7 options: the reported option may still be nobody's.
+
+    >>> from ldpcore.protocols import get_protocol
+    >>> grr = get_protocol("GRR", epsilon=1.0, domain_size=7)
+    >>> low, high = exact_intervals([1, 0, 0, 0, 0, 0, 0], protocol=grr, n=1, level=0.95)
+    >>> low.tolist(), high.tolist()
+    ([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0])
+    """
+    c = np.asarray(counts, dtype=np.int64)
+    below, above = _count_tails(n, protocol.p, protocol.q)
+    tail = (1 - level) / 2
+    # kept[k, v]: the count of v is not in either rejected tail when k users hold v.
+    kept = (below[:, c] > tail) & (above[:, c] > tail)
+    held = kept.any(axis=0)
+    ks = np.arange(n + 1)[:, None]
+    k_low = np.where(kept, ks, n + 1).min(axis=0)
+    k_high = np.where(kept, ks, -1).max(axis=0)
+    # Nothing kept (an extreme count at a level near 1): the k under which the count is
+    # least surprising, so the interval is never empty.
+    fallback = np.argmax(np.minimum(below[:, c], above[:, c]), axis=0)
+    k_low = np.where(held, k_low, fallback)
+    k_high = np.where(held, k_high, fallback)
+    return k_low / n, k_high / n
+
+
+def _count_tails(n: int, p: float, q: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``P(C ≤ c)`` and ``P(C ≥ c)`` for ``C ~ Bin(k, p) + Bin(n − k, q)``, rows ``k``.
+
+    Each row's distribution is the convolution of two binomial pmfs, done for all
+    ``k`` at once by FFT. Its rounding error (about 1e-15) is far below any tail a
+    level compares against.
+    """
+    from scipy import stats  # noqa: PLC0415 (loaded when an interval is first made)
+
+    ks = np.arange(n + 1)
+    values = np.arange(n + 1)[None, :]
+    holders = stats.binom.pmf(values, ks[:, None], p)  # row k: Bin(k, p)
+    others = stats.binom.pmf(values, (n - ks)[:, None], q)  # row k: Bin(n − k, q)
+    size = 1 << int(2 * n + 1).bit_length()
+    pmf = np.fft.irfft(
+        np.fft.rfft(holders, size, axis=1) * np.fft.rfft(others, size, axis=1), size, axis=1
+    )[:, : n + 1]
+    pmf = np.clip(pmf, 0.0, None)
+    pmf /= pmf.sum(axis=1, keepdims=True)
+    below = np.cumsum(pmf, axis=1)
+    above = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]
+    return np.minimum(below, 1.0), np.minimum(above, 1.0)
+
+
+def reports_for_half_width(
+    protocol: FrequencyOracle,
+    half_width: float,
+    *,
+    level: float = 0.95,
+    share: float,
+    simultaneous: bool = False,
+) -> float:
+    """Users for a ``level`` interval of about ``± half_width`` around a true ``share``.
+
+    NDSS Eq. 3 inverted: ``Var f̃ = (A₁ + B₁ f) / n``, so ``n = z² (A₁ + B₁ f) / h²``,
+    the normal approximation that is good at the answer's size (hundreds of users and
+    more). It is the analytic Base path of
+    :func:`ldpcore.advice.bisection.advise_users` with the target stated as an
+    interval's half-width rather than an RMSE.
+
+    Examples
+    --------
+    GRR, ε = 1, 7 options: ``p = 0.3118``, ``q = 0.1147``, so ``A₁ = 2.614``,
+    ``B₁ = 2.910`` and ``n = 1.96² (2.614 + 2.910 / 7) / 0.1² ≈ 1,164``.
+
+    >>> from ldpcore.protocols import get_protocol
+    >>> grr = get_protocol("GRR", epsilon=1.0, domain_size=7)
+    >>> round(reports_for_half_width(grr, 0.1, share=1 / 7))
+    1164
+    """
+    from scipy import special  # noqa: PLC0415
+
+    each = per_test_level(check_level(level), protocol.domain_size, simultaneous=simultaneous)
+    z = float(special.ndtri(0.5 + each / 2))
+    a, b = base_variance_terms(protocol, 1)
+    return z**2 * (a + b * share) / half_width**2
 
 
 #: The highest level of a credible interval: its tails need ``40 / tail`` draws (8,000
@@ -139,8 +323,13 @@ class IntervalEstimates:
 
 __all__ = [
     "CREDIBLE_LEVEL_MAX",
+    "EXACT_MAX_N",
     "IntervalEstimates",
     "base_variance_terms",
     "check_level",
+    "exact_intervals",
     "frequency_intervals",
+    "per_test_level",
+    "reports_for_half_width",
+    "support_counts",
 ]

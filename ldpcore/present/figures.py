@@ -618,23 +618,26 @@ def estimates_with_intervals(table: pd.DataFrame) -> go.Figure:
     return figure
 
 
-def poll_estimates(table: pd.DataFrame, method: str) -> go.Figure:
+def poll_estimates(table: pd.DataFrame, method: str, *, base_only: bool = False) -> go.Figure:
     """A live poll's answer shares: ``method``'s estimate with its interval, and Base.
 
     ``table`` is :func:`ldpcore.collection.estimates.consistent_estimates_and_warning`'s
     (``value, base_estimate, estimate, low, high``), drawn in option order: Base as
     markers (unbiased, possibly negative), the method as bars with their intervals.
+    ``base_only``: Base alone, with the 0% and 100% lines it crosses (the lesson's
+    second step: the noise before the fix).
     """
     style = method_style(method)
     base = method_style("Base")
     figure = go.Figure()
-    figure.add_bar(
-        x=table["value"],
-        y=table["estimate"],
-        name=f"{method} (with its 95% interval)",
-        marker_color=style["color"],
-        error_y=_interval_error_y(table),
-    )
+    if not base_only:
+        figure.add_bar(
+            x=table["value"],
+            y=table["estimate"],
+            name=f"{method} (with its 95% interval)",
+            marker_color=style["color"],
+            error_y=_interval_error_y(table),
+        )
     figure.add_scatter(
         x=table["value"],
         y=table["base_estimate"],
@@ -642,13 +645,19 @@ def poll_estimates(table: pd.DataFrame, method: str) -> go.Figure:
         mode="markers",
         marker={"color": base["color"], "symbol": "diamond", "size": 11},
     )
+    if base_only:
+        for edge in (0.0, 1.0):
+            figure.add_hline(y=edge, line={"color": "#5F6B7A", "dash": "dot", "width": 1})
     _white(figure)
     figure.update_layout(
-        title=f"The class's answers: {method} and Base",
+        title="The class's answers: Base, before post-processing"
+        if base_only
+        else f"The class's answers: {method} and Base",
         yaxis_title="share of the class",
         yaxis_tickformat=".0%",
         height=380,
         legend={"orientation": "h", "y": -0.2},
+        showlegend=True,
     )
     return figure
 

@@ -23,6 +23,7 @@ from ldpcore.formats import (
     format_times,
     ratio_range,
 )
+from ldpcore.live.lesson import HALF_WIDTH
 from ldpcore.queries.specs import QuerySpec, parse_query_spec
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from ldpcore.advice.sweeps import SweepVerdict
     from ldpcore.advice.verdicts import Verdict
     from ldpcore.experiments.config import ExperimentConfig
+    from ldpcore.live.lesson import ClassReading
     from ldpcore.stats.compare import Comparison
 
 
@@ -417,3 +419,103 @@ PAIRED_NOTE = (
     "margin (a real but smaller difference reads 'about the same'); a method that "
     "returns Base's answers unchanged is never credited."
 )
+
+
+def _share(x: float) -> str:
+    return f"{x:.0%}"
+
+
+def _reports(count: int) -> str:
+    return f"{count:,} report{'' if count == 1 else 's'}"
+
+
+def class_readout(reading: ClassReading) -> str:
+    """The sentence a teacher reads out: what the class says, how sure, what changed.
+
+    Examples
+    --------
+    >>> from ldpcore.live.lesson import ClassReading
+    >>> print(class_readout(ClassReading(5, 1.0, "GRR", "Norm-Sub", 0.95, "Monday", 0.46,
+    ...       0.0, 1.0, (), 0.98, 3, 1, 1.0, 0.0, 1.0, 1164)))  # doctest: +NORMALIZE_WHITESPACE
+    From 5 randomized reports (GRR, ε = 1), Norm-Sub puts Monday first, at about 46%
+    (95% interval, all options together: 0%–100%). 5 reports at ε = 1 cannot yet
+    separate these options: every interval spans most of 0–100%. About 1,164 reports
+    would narrow each interval to about ±10 points. Post-processing turned Base's
+    estimates (3 below 0%, 1 above 100%) into shares between 0% and 100% that sum to 100%.
+    """
+    first = (
+        f"From {reading.reports:,} randomized report{'' if reading.reports == 1 else 's'} "
+        f"({reading.protocol}, ε = {reading.epsilon:g}), {reading.method} puts "
+        f"{reading.leader} first, at about {_share(reading.share)} "
+        f"({reading.level:.0%} interval, all options together: {_share(reading.low)}–"
+        f"{_share(reading.high)})."
+    )
+    if not reading.separated:
+        why = (
+            "every interval spans most of 0–100%"
+            if reading.spans_most
+            else f"{reading.leader}'s interval overlaps every other option's"
+        )
+        sure = (
+            f"{_reports(reading.reports)} at ε = {reading.epsilon:g} cannot yet separate "
+            f"these options: {why}."
+        )
+    else:
+        named = ", ".join(reading.ahead_of[:4])
+        if len(reading.ahead_of) > 4:
+            named += f" and {len(reading.ahead_of) - 4} more"
+        sure = (
+            f"{reading.leader} is ahead of {named}: their intervals lie wholly below its "
+            "own, for all options at once."
+        )
+    if reading.reports < reading.reports_needed:
+        sure += (
+            f" About {reading.reports_needed:,} reports would narrow each interval to about "
+            f"±{HALF_WIDTH * 100:.0f} points."
+        )
+    return f"{first} {sure} {_changed(reading)}"
+
+
+def _base_flaws(reading: ClassReading) -> list[str]:
+    flaws = []
+    if reading.base_negative:
+        flaws.append(f"{reading.base_negative} below 0%")
+    if reading.base_above_one:
+        flaws.append(f"{reading.base_above_one} above 100%")
+    return flaws
+
+
+def _changed(reading: ClassReading) -> str:
+    flaws = _base_flaws(reading)
+    if abs(reading.base_total - 1) > 0.005:
+        flaws.append(f"summing to {_share(reading.base_total)}")
+    if not flaws:
+        return (
+            "Base's estimates were already shares that sum to 100%: post-processing changed little."
+        )
+    consistent = reading.method_min >= -1e-9 and abs(reading.method_total - 1) <= 0.005
+    into = (
+        "into shares between 0% and 100% that sum to 100%"
+        if consistent
+        else f"into {reading.method}'s estimates (summing to {_share(reading.method_total)})"
+    )
+    return f"Post-processing turned Base's estimates ({', '.join(flaws)}) {into}."
+
+
+def base_readout(reading: ClassReading) -> str:
+    """The sentence for the Base step: the noise, before any post-processing.
+
+    Examples
+    --------
+    >>> from ldpcore.live.lesson import ClassReading
+    >>> base_readout(ClassReading(5, 1.0, "GRR", "Norm-Sub", 0.95, "Monday", 0.46,
+    ...       0.0, 1.0, (), 0.98, 3, 1, 1.0, 0.0, 1.0, 1164)).split(".")[0]
+    'Base, the unbiased estimate from 5 reports: 3 below 0% and 1 above 100%, summing to 100%'
+    """
+    flaws = _base_flaws(reading)
+    state = " and ".join(flaws) if flaws else "all between 0% and 100%"
+    return (
+        f"Base, the unbiased estimate from {_reports(reading.reports)}: {state}, summing "
+        f"to {_share(reading.base_total)}. Unbiased means right on average over many "
+        "classes, not right for this one: the noise each browser added is still in it."
+    )

@@ -2,8 +2,14 @@
 // here, not with a Streamlit widget, because a widget would send the choice to the
 // server; only the randomized report is sent (setTriggerValue), never the answer.
 //
-// data: { code, question, options, params, confirmed } where `confirmed` is the client
-// identifier whose report the server has committed (it then says "sent").
+// data: { code, question, options, params, confirmed, refused } where `confirmed` is the
+// client identifier whose report the server has committed (it then says "sent").
+//
+// Exactly once: the randomized report is kept in localStorage until the server confirms
+// it. If the confirmation never arrives (the connection dropped, the server restarted),
+// the page offers to send *the same report* again, never a new randomization: a second
+// randomization of the same answer would tell the server more (2ε). The server stores
+// a repeated report once and confirms it (PollStore.submit).
 
 function ldpText(tag, text, className) {
   const element = document.createElement(tag);
@@ -33,7 +39,8 @@ export default function (component) {
   const sentKey = "ldpcore-poll-sent-" + data.code;
   const pendingKey = "ldpcore-poll-pending-" + data.code;
   if (data.confirmed === client && !localStorage.getItem(sentKey)) {
-    localStorage.setItem(sentKey, sessionStorage.getItem(pendingKey) || "{}");
+    localStorage.setItem(sentKey, localStorage.getItem(pendingKey) || "{}");
+    localStorage.removeItem(pendingKey);
   }
   const sent = localStorage.getItem(sentKey);
   if (sent) {
@@ -45,6 +52,29 @@ export default function (component) {
     root.append(ldpText("p",
       "This browser has answered this poll. A second answer would spend your privacy " +
       "budget twice (2\u03b5), so the form is not shown again."));
+    return;
+  }
+  const pending = localStorage.getItem(pendingKey);
+  if (pending) {
+    const message = JSON.parse(pending);
+    root.append(ldpText("p",
+      "Your answer was randomized in this browser, but the server has not confirmed " +
+      "that it arrived. Send the same report again: it is stored once, and no new " +
+      "randomization is made.", "ldp-done"));
+    if (message && message.report) {
+      root.append(ldpText("p", ldpDescribe(data.params, message.report, data.options)));
+    }
+    const again = ldpText("button", "Send the same report again");
+    again.type = "button";
+    const status = ldpText("p", "", "ldp-status");
+    status.setAttribute("role", "status");
+    status.setAttribute("aria-live", "polite");
+    again.addEventListener("click", () => {
+      again.disabled = true;
+      status.textContent = "Sending the report\u2026";
+      setTriggerValue("report", message);
+    });
+    root.append(again, status);
     return;
   }
   const form = document.createElement("form");
@@ -77,7 +107,7 @@ export default function (component) {
     const report = ldpRandomize(data.params, Number(chosen.value));
     // Only the report leaves: the chosen option is dropped with the form.
     const message = { client: client, report: report };
-    sessionStorage.setItem(pendingKey, JSON.stringify(message));
+    localStorage.setItem(pendingKey, JSON.stringify(message));
     form.querySelectorAll("input, button").forEach((element) => { element.disabled = true; });
     status.textContent = "Randomized in this browser; sending the report\u2026 " +
       ldpDescribe(data.params, report, data.options);

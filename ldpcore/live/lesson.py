@@ -1,0 +1,130 @@
+"""What a class's poll says, as numbers a teacher can read out (issue 36, part 5).
+
+:func:`read_class` turns the Class page's tables (one per method, from
+:func:`ldpcore.collection.estimates.consistent_estimates_and_warning`) into a
+:class:`ClassReading`: which option leads and how sure that is, whether the reports can
+yet tell the options apart, how many reports would, and what post-processing changed
+in Base's estimate. The words are :func:`ldpcore.present.sentences.class_readout`'s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ldpcore.postprocess.intervals import reports_for_half_width
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ldpcore.live.poll import Poll
+
+#: The resolution "enough reports" is stated for: each interval about ±10 points, so
+#: options 20 points apart separate.
+HALF_WIDTH = 0.10
+#: Mean interval width above which the intervals "span most of 0–100%".
+MOST_OF_THE_RANGE = 0.5
+
+
+@dataclass(frozen=True)
+class ClassReading:
+    """A poll's results in the numbers the read-out needs.
+
+    Attributes
+    ----------
+    reports, epsilon, protocol, method, level
+        What the estimates rest on and which method is read.
+    leader : str
+        The option with the largest estimate (the first, if several tie).
+    share, low, high : float
+        The leader's estimate and interval.
+    ahead_of : tuple of str
+        Options whose whole interval lies below the leader's: the ones the reports tell
+        apart from it. Empty: the reports cannot yet separate the options.
+    mean_width : float
+        The intervals' mean width (a share).
+    base_negative, base_above_one : int
+        Options whose Base estimate is below 0 or above 1.
+    base_total : float
+        Base's estimates summed (GRR's always sum to 1; the others' need not).
+    method_min, method_total : float
+        The method's smallest estimate and their sum.
+    reports_needed : int
+        Reports at this ε for intervals of about ±:data:`HALF_WIDTH` at an even share
+        (NDSS Eq. 3 inverted: :func:`~ldpcore.postprocess.intervals.reports_for_half_width`).
+    """
+
+    reports: int
+    epsilon: float
+    protocol: str
+    method: str
+    level: float
+    leader: str
+    share: float
+    low: float
+    high: float
+    ahead_of: tuple[str, ...]
+    mean_width: float
+    base_negative: int
+    base_above_one: int
+    base_total: float
+    method_min: float
+    method_total: float
+    reports_needed: int
+
+    @property
+    def separated(self) -> bool:
+        """Whether the reports tell the leader apart from at least one other option."""
+        return bool(self.ahead_of)
+
+    @property
+    def spans_most(self) -> bool:
+        """Whether the intervals are, on average, wider than half of 0–100%."""
+        return self.mean_width > MOST_OF_THE_RANGE
+
+
+def read_class(
+    table: pd.DataFrame, *, poll: Poll, method: str, reports: int, level: float = 0.95
+) -> ClassReading:
+    """Read one method's table of a poll (``value, base_estimate, estimate, low, high``).
+
+    The intervals are the page's: simultaneous over the options, so "ahead of" holds
+    for every option named at once.
+    """
+    from ldpcore.live.reports import poll_protocol  # noqa: PLC0415 (reports loads pandas)
+
+    estimate = table["estimate"].to_numpy(dtype=float)
+    low = table["low"].to_numpy(dtype=float)
+    high = table["high"].to_numpy(dtype=float)
+    base = table["base_estimate"].to_numpy(dtype=float)
+    top = int(np.argmax(estimate))
+    below = (high < low[top]) & (np.arange(estimate.size) != top)
+    protocol = poll_protocol(poll.protocol, poll.epsilon, len(poll.options))
+    needed = reports_for_half_width(
+        protocol, HALF_WIDTH, level=level, share=1 / len(poll.options), simultaneous=True
+    )
+    return ClassReading(
+        reports=reports,
+        epsilon=poll.epsilon,
+        protocol=poll.protocol,
+        method=method,
+        level=level,
+        leader=str(table["value"].iloc[top]),
+        share=float(estimate[top]),
+        low=float(low[top]),
+        high=float(high[top]),
+        ahead_of=tuple(str(v) for v in table["value"][below]),
+        mean_width=float(np.mean(high - low)),
+        base_negative=int(np.sum(base < 0)),
+        base_above_one=int(np.sum(base > 1)),
+        base_total=float(base.sum()),
+        method_min=float(estimate.min()),
+        method_total=float(estimate.sum()),
+        reports_needed=max(1, math.ceil(needed)),
+    )
+
+
+__all__ = ["HALF_WIDTH", "ClassReading", "read_class"]

@@ -1,0 +1,115 @@
+"""A class server that one visitor cannot stall or flood, and that a crash cannot cheat
+(issue 36): the report cap from real browsers, and the Streamlit server itself SIGKILLed
+while students send (every report a student saw confirmed is stored exactly once, and a
+student whose send never completed can still send, the same report).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+from test_browser import ARTIFACTS, CHROMIUM, ROOT
+
+from benchmarks.serving import free_port, streamlit_server
+from ldpcore.live.store import PollStore
+
+pytestmark = pytest.mark.browser
+
+SENT = re.compile(r"Your report was sent and stored")
+OPTIONS = ("Spring", "Summer", "Autumn", "Winter")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-quic"]
+        )
+        yield launched
+        launched.close()
+
+
+def _open(browser: Browser, url: str, code: str, option: str) -> Page:
+    page = browser.new_context().new_page()
+    page.goto(f"{url}/join?code={code}")
+    page.get_by_label(option).check(timeout=60_000)
+    return page
+
+
+def test_a_full_poll_refuses_in_words_and_the_teacher_sees_it(
+    browser: Browser, tmp_path: Path
+) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    env = {"LDPCORE_DATA_DIR": str(tmp_path)}
+    with streamlit_server(ROOT / "app.py", ARTIFACTS / "streamlit-cap.log", env=env) as (url, _):
+        teacher = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
+        teacher.goto(f"{url}/class")
+        size = teacher.get_by_label("Class size (most reports taken)", exact=True)
+        size.fill("2", timeout=60_000)
+        size.press("Enter")
+        teacher.get_by_role("button", name="Start the poll").click()
+        teacher.get_by_text("up to 2 reports").wait_for(timeout=60_000)
+        code = re.search(r"poll=([A-Z0-9]+)", teacher.url).group(1)  # type: ignore[union-attr]
+        for option in ("Monday", "Friday"):
+            student = _open(browser, url, code, option)
+            student.get_by_role("button", name="Send my answer").click()
+            student.get_by_text(SENT).wait_for(timeout=30_000)
+        late = _open(browser, url, code, "Sunday")
+        late.get_by_role("button", name="Send my answer").click()
+        late.get_by_text(re.compile(r"is full: it takes 2 reports")).wait_for(timeout=30_000)
+        assert late.locator("[data-testid='stException']").count() == 0
+        store = PollStore(tmp_path)
+        assert store.count(code) == 2 and store.refused(code) == 1
+        # The teacher's page counts the browser turned away, without a click.
+        metric = teacher.get_by_test_id("stMetric").filter(has_text="turned away")
+        metric.get_by_text("1", exact=True).wait_for(timeout=15_000)
+        teacher.screenshot(path=str(ARTIFACTS / "class-full.png"), full_page=True)
+
+
+def test_a_server_killed_while_students_send_keeps_each_confirmed_report_once(
+    browser: Browser, tmp_path: Path
+) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    store = PollStore(tmp_path)
+    poll, _ = store.create("Season?", OPTIONS, protocol="OUE", epsilon=1.0)
+    env = {"LDPCORE_DATA_DIR": str(tmp_path)}
+    port = free_port()
+    students: list[Page] = []
+    with streamlit_server(
+        ROOT / "app.py", ARTIFACTS / "streamlit-killed.log", env=env, port=port
+    ) as (url, process):
+        students = [_open(browser, url, poll.code, OPTIONS[i % 4]) for i in range(8)]
+        for page in students[:6]:  # six send at once; the server dies under them
+            page.get_by_role("button", name="Send my answer").click()
+        students[0].get_by_text(SENT).wait_for(timeout=30_000)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        confirmed = [i for i, page in enumerate(students) if page.get_by_text(SENT).count()]
+        for page in students[6:]:  # two send while it is down: never confirmed
+            page.get_by_role("button", name="Send my answer").click()
+    stored_at_kill = PollStore(tmp_path).count(poll.code)
+    assert stored_at_kill >= len(confirmed) >= 1
+    with streamlit_server(
+        ROOT / "app.py", ARTIFACTS / "streamlit-restarted.log", env=env, port=port
+    ) as (url, _):
+        for i, page in enumerate(students):
+            page.reload()
+            if i in confirmed:
+                page.get_by_text("This browser has answered this poll").wait_for(timeout=60_000)
+                continue
+            # Not confirmed: the same randomized report is offered again, never a new one.
+            again = page.get_by_role("button", name="Send the same report again")
+            again.wait_for(timeout=60_000)
+            again.click()
+            page.get_by_text(SENT).wait_for(timeout=30_000)
+        students[-1].screenshot(path=str(ARTIFACTS / "join-resent.png"), full_page=True)
+    final = PollStore(tmp_path)
+    # Every student stored exactly once (one row per browser; no second randomization).
+    assert final.count(poll.code) == len(students)
+    assert final.refused(poll.code) == 0
