@@ -82,6 +82,23 @@ def read_error(text: str) -> float:
     return float(mantissa) * 10.0 ** int(exponent.translate(_PLAIN)) if exponent else float(text)
 
 
+def format_duration(seconds: float) -> str:
+    """A duration a person reads at a glance: seconds, minutes or hours.
+
+    Examples
+    --------
+    >>> format_duration(0.42), format_duration(66), format_duration(600), format_duration(9000)
+    ('0.4 s', '66 s', '10 min', '2.5 h')
+    """
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def format_times(value: float) -> str:
     """A ratio as people read it: ``1.23×``, ``12.3×``, ``123×`` (``1.001×``, never ``1×``).
 

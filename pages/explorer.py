@@ -13,6 +13,7 @@ from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook, sweep_notebook
 from ldpcore.present.sentences import settings_line
 from ldpcore.protocols import protocol_names
+from pages.app_layer.budget import gate
 from pages.app_layer.cache import (
     by_rank_figure,
     mse_figure,
@@ -41,6 +42,12 @@ left, right = st.columns(2)
 relative = left.toggle("MSE relative to Base", key="relative", bind="query-params")
 compare = right.toggle("Compare protocols", key="compare", bind="query-params")
 
+# Above the server's budget the page asks first (pages/app_layer/budget.py).
+go, stoppable = gate(config)
+if not go:
+    st.stop()
+if stoppable:  # in chunks, with its progress and Stop (not nested in another cache)
+    run_or_explain(lambda: simulate(config, _stoppable=True), "Simulating…")
 result = run_or_explain(lambda: simulate_summary(config), "Simulating…")
 if result is None:
     st.stop()
@@ -72,8 +79,14 @@ if len(drawn) < len(config.methods):
     )
 
 if compare:
-    every = run_or_explain(
-        lambda: simulate_sweep(config, "protocol", protocol_names()), "Running every protocol…"
+    go, stoppable = gate(config, "protocol", protocol_names())
+    every = (
+        run_or_explain(
+            lambda: simulate_sweep(config, "protocol", protocol_names(), stoppable),
+            "Running every protocol…",
+        )
+        if go
+        else None
     )
     if every is None:
         st.stop()

@@ -10,6 +10,7 @@ from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook, sweep_notebook
+from pages.app_layer.budget import gate
 from pages.app_layer.cache import bundled_dataset, simulate, simulate_sweep
 from pages.app_layer.display import (
     PAIRED_NOTE,
@@ -40,7 +41,14 @@ kind = st.radio(
 
 if kind == "Sets of values":
     st.caption("Random sets of ⌈ρ·d⌉ values; the same sets for every trial and method.")
-    frame = run_or_explain(lambda: simulate_sweep(config, "rho", RHOS), "Simulating set sizes…")
+    go, stoppable = gate(config, "rho", RHOS)
+    frame = (
+        run_or_explain(
+            lambda: simulate_sweep(config, "rho", RHOS, stoppable), "Simulating set sizes…"
+        )
+        if go
+        else None
+    )
     if frame is not None:
         found = sweep_verdicts(frame, "rho", "ρ")
         sweep_banner(found)
@@ -64,7 +72,12 @@ if kind == "Sets of values":
         )
 elif kind == "Most frequent values":
     st.caption("The k values with the highest true frequency (the estimators do not know them).")
-    frame = run_or_explain(lambda: simulate_sweep(config, "topk", KS), "Simulating top-k…")
+    go, stoppable = gate(config, "topk", KS)
+    frame = (
+        run_or_explain(lambda: simulate_sweep(config, "topk", KS, stoppable), "Simulating top-k…")
+        if go
+        else None
+    )
     if frame is not None:
         found = sweep_verdicts(frame, "topk", "k")
         sweep_banner(found)
@@ -96,8 +109,14 @@ elif kind == "Groups":
             "`value,count,group` file on the Your data page."
         )
     else:
-        result = run_or_explain(
-            lambda: simulate(with_query(config, "groups")), "Simulating group totals…"
+        grouping = with_query(config, "groups")
+        go, stoppable = gate(grouping)
+        result = (
+            run_or_explain(
+                lambda: simulate(grouping, _stoppable=stoppable), "Simulating group totals…"
+            )
+            if go
+            else None
         )
         if result is not None:
             verdict_banner(result["ranking"])
@@ -114,8 +133,12 @@ elif kind == "Groups":
                 lambda: run_notebook(with_query(config, "groups"), title="Group totals"),
             )
 else:
-    result = run_or_explain(
-        lambda: simulate(with_query(config, "interval:samples=20")), "Simulating intervals…"
+    ranges = with_query(config, "interval:samples=20")
+    go, stoppable = gate(ranges)
+    result = (
+        run_or_explain(lambda: simulate(ranges, _stoppable=stoppable), "Simulating intervals…")
+        if go
+        else None
     )
     if result is not None:
         verdict_banner(result["ranking"])

@@ -14,6 +14,7 @@ from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook
 from ldpcore.present.sentences import BASE_OUTSIDE_NOTE, CREDIBLE_NOTE, INTERVAL_NOTE
 from ldpcore.protocols import protocol_names
+from pages.app_layer.budget import gate
 from pages.app_layer.cache import (
     by_rank_figure,
     collected_example,
@@ -89,7 +90,12 @@ def _simulate_section(dataset: Dataset) -> None:
         ),
         "Checking the settings…",
     )
-    result = None if config is None else run_or_explain(lambda: simulate(config), "Simulating…")
+    go, stoppable = (False, False) if config is None else gate(config)
+    result = (
+        run_or_explain(lambda: simulate(config, _stoppable=stoppable), "Simulating…")
+        if config is not None and go
+        else None
+    )
     if config is not None and result is not None:
         verdict_banner(result["ranking"], explain=True)
         convergence_warning(result["summary"])

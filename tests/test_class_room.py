@@ -9,9 +9,11 @@ from __future__ import annotations
 import os
 import re
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 from test_browser import ARTIFACTS, CHROMIUM, ROOT
@@ -113,3 +115,82 @@ def test_a_server_killed_while_students_send_keeps_each_confirmed_report_once(
     # Every student stored exactly once (one row per browser; no second randomization).
     assert final.count(poll.code) == len(students)
     assert final.refused(poll.code) == 0
+
+
+def _server_cpu(process: psutil.Process) -> float:
+    """CPU seconds the server and its worker processes have used so far."""
+    total = 0.0
+    for each in [process, *process.children(recursive=True)]:
+        try:
+            times = each.cpu_times()
+            total += times.user + times.system
+        except psutil.NoSuchProcess:
+            continue
+    return total
+
+
+def _progress(page: Page) -> int:
+    """Trials done, as the page's progress bar says ("Simulating: 3 of 30 trials done")."""
+    found = re.search(r"(\d+) of \d+ trials done", page.inner_text("body"))
+    return int(found.group(1)) if found else -1
+
+
+def test_a_run_above_the_budget_asks_first_runs_beside_others_and_stops(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """The issue's stall (HR at d = 16,384, 66 s of both cores) asks before it runs;
+    two visitors' runs above the budget proceed side by side; Stop stops."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    env = {
+        "LDPCORE_DATA_DIR": str(tmp_path),
+        "LDPCORE_RUN_BUDGET_S": "1",
+        "LDPCORE_APP_WORKERS": "2",
+    }
+    with streamlit_server(ROOT / "app.py", ARTIFACTS / "streamlit-budget.log", env=env) as (
+        url,
+        process,
+    ):
+        server = psutil.Process(process.pid)
+        stall = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
+        started = time.monotonic()
+        stall.goto(f"{url}/?protocol=HR&d=16384")
+        stall.get_by_text("is estimated at about").wait_for(timeout=30_000)
+        shown_after = time.monotonic() - started
+        stall.screenshot(path=str(ARTIFACTS / "budget-asks.png"), full_page=True)
+        # Nothing runs until asked: the server and its workers stay idle.
+        before = _server_cpu(server)
+        time.sleep(2)
+        assert _server_cpu(server) - before < 0.6
+        assert stall.locator(".js-plotly-plot").count() == 0
+        # Two visitors ask for runs above the budget (about 6 s each): side by side.
+        pages = []
+        for epsilon in ("1.0", "2.0"):
+            page = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
+            page.goto(f"{url}/?protocol=SS&d=16384&epsilon={epsilon}")
+            page.get_by_role("button", name=re.compile(r"^Run it \(about")).click(timeout=60_000)
+            pages.append(page)
+        both = False
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not both:
+            done = [_progress(page) for page in pages]
+            both = all(0 < k < 30 for k in done)
+            if any(page.locator(".js-plotly-plot").count() for page in pages):
+                break  # one finished before both were seen running
+            time.sleep(0.2)
+        assert both, done
+        for page in pages:
+            page.locator(".js-plotly-plot").first.wait_for(timeout=120_000)
+        # The stalled visitor runs it after all, then stops it: no more chunks are sent.
+        stall.get_by_role("button", name=re.compile(r"^Run it \(about")).click()
+        stall.get_by_text(re.compile(r"\d+ of 30 trials done")).wait_for(timeout=60_000)
+        stall.get_by_role("button", name="Stop this run").click()
+        stall.get_by_text("Stopped.").wait_for(timeout=30_000)
+        idle = False
+        deadline = time.monotonic() + 40  # the chunk in flight (3 trials) finishes first
+        while time.monotonic() < deadline and not idle:
+            before = _server_cpu(server)
+            time.sleep(2)
+            idle = _server_cpu(server) - before < 0.6
+        assert idle, "the server kept computing after Stop"
+        assert stall.locator(".js-plotly-plot").count() == 0
+        print(f"HR at d = 16,384: its estimate shown {shown_after:.2f} s after the page opened")

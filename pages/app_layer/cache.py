@@ -13,7 +13,9 @@ them and checks the cached figures still equal freshly built ones.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from concurrent.futures import Executor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -40,12 +42,14 @@ from ldpcore.collection.estimates import (
 from ldpcore.data.datasets import Dataset, load_bundled, parse_histogram
 from ldpcore.data.tables import TableLayout, inspect_table
 from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.costs import run_seconds, sweep_seconds
 from ldpcore.experiments.sweeps import sweep
 from ldpcore.learn.prior_demo import PriorDemo, prior_demo
 from ldpcore.postprocess import JEFFREYS, UNIFORM, method_class
 from ldpcore.present import figures
 from ldpcore.protocols import describe_protocols
 from pages.app_layer.executors import (
+    Workers,
     search_executor,
     search_point_threads,
     simulation_processes,
@@ -63,7 +67,9 @@ def config_hash() -> dict[str | type[Any], Callable[[Any], Any]]:
 
 
 @st.cache_data(show_spinner=False, max_entries=64, hash_funcs=config_hash())
-def simulate(config: ExperimentConfig, _start_workers: bool = True) -> dict[str, Any]:
+def simulate(
+    config: ExperimentConfig, _start_workers: bool = True, _stoppable: bool = False
+) -> dict[str, Any]:
     """Run (cached; one computation per configuration however many sessions ask) and
     return plain tables, and the paired ranking when Base is run.
 
@@ -72,8 +78,16 @@ def simulate(config: ExperimentConfig, _start_workers: bool = True) -> dict[str,
     own computation of the default view does not, see ``launch.py``; the leading
     underscore keeps it out of the cache key). If a worker died (the system killed it),
     the pool is replaced and this run happens in this thread.
+
+    ``_stoppable`` (a run above the server's budget, :mod:`pages.app_layer.budget`):
+    the trials go to the workers in chunks, at most all workers but one at a time, with
+    a progress bar; the visitor's Stop (any rerun) interrupts the page at the bar's next
+    update and no further chunk is sent. Each trial has its own seed, so the numbers
+    are the same as one run's.
     """
     workers = simulation_processes()
+    if _stoppable:
+        return _simulate_in_chunks(config, workers)
     if workers is None or not workers.ready():
         if workers is not None and _start_workers:
             workers.warm()
@@ -83,6 +97,44 @@ def simulate(config: ExperimentConfig, _start_workers: bool = True) -> dict[str,
     except BrokenProcessPool:
         simulation_processes.clear()
         return simulate_tables(config)
+
+
+def _simulate_in_chunks(config: ExperimentConfig, workers: Workers | None) -> dict[str, Any]:
+    return _in_chunks(
+        "Simulating",
+        workers,
+        lambda executor, progress: simulate_tables(config, executor=executor, progress=progress),
+    )
+
+
+def _in_chunks(
+    label: str,
+    workers: Workers | None,
+    work: Callable[[Executor | None, Callable[[int, int], None]], Any],
+) -> Any:
+    """``work(executor, progress)`` on all workers but one, with a progress bar.
+
+    The bar is made and emptied in here (a cached call replays the elements it drew);
+    its updates are where Streamlit interrupts the page when the visitor presses Stop.
+    """
+    bar = st.progress(0.0, text=f"{label}: starting")
+
+    def done(finished: int, total: int) -> None:
+        bar.progress(finished / total, text=f"{label}: {finished} of {total} trials done")
+
+    if workers is not None:
+        workers.warm()
+        deadline = time.monotonic() + 30
+        while not workers.ready() and time.monotonic() < deadline:
+            time.sleep(0.1)
+    executor = workers.share() if workers is not None and workers.ready() else None
+    try:
+        found = work(executor, done)
+    except BrokenProcessPool:
+        simulation_processes.clear()
+        found = work(None, done)
+    bar.empty()
+    return found
 
 
 @st.cache_data(show_spinner=False, max_entries=64, hash_funcs=config_hash())
@@ -150,10 +202,42 @@ def protocols_table(epsilon: float, domain_size: int, n: int) -> pd.DataFrame:
 
 @st.cache_data(show_spinner=False, max_entries=32, hash_funcs=config_hash())
 def simulate_sweep(
-    config: ExperimentConfig, parameter: str, values: tuple[Any, ...]
+    config: ExperimentConfig,
+    parameter: str,
+    values: tuple[Any, ...],
+    _stoppable: bool = False,
 ) -> pd.DataFrame:
-    """A cached sweep (progress is shown by the caller's spinner)."""
-    return sweep(config, parameter, list(values))
+    """A cached sweep (progress is shown by the caller's spinner).
+
+    ``_stoppable``: above the server's budget, in chunks on all workers but one, with a
+    progress bar and the visitor's Stop (as :func:`simulate`).
+    """
+    if not _stoppable:
+        return sweep(config, parameter, list(values))
+    workers = simulation_processes()
+    return _in_chunks(
+        "Simulating every point",
+        workers,
+        lambda executor, progress: sweep(
+            config, parameter, list(values), executor=executor, progress=progress
+        ),
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=256, hash_funcs=config_hash())
+def run_estimate(
+    config: ExperimentConfig, parameter: str | None, values: tuple[Any, ...]
+) -> tuple[float, int]:
+    """A run's (or sweep's) estimated seconds and its domain size, computed once per
+    configuration: the budget asks on every rerun, and building a bundled dataset to
+    learn its size is not free."""
+    domain_size = (
+        len(config.true_counts)
+        if config.true_counts is not None
+        else config.dataset.build(config.n).domain_size
+    )
+    seconds = run_seconds(config) if parameter is None else sweep_seconds(config, parameter, values)
+    return seconds, domain_size
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

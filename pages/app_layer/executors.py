@@ -7,12 +7,14 @@ where. No executor is built at import.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import multiprocessing.context
 import multiprocessing.forkserver
 import os
 import threading
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
@@ -101,6 +103,56 @@ class Workers:
         if self._pool is None:
             raise RuntimeError("the simulation processes are not started yet; see ready()")
         return self._pool.submit(function, *args)
+
+    @property
+    def count(self) -> int:
+        """How many worker processes there are."""
+        return self._count
+
+    def share(self) -> Executor:
+        """A view of the pool for one run: at most ``count − 1`` of its chunks at a time.
+
+        So no one visitor's run occupies every worker: another visitor's run finds a
+        free worker (with one worker, the runs' chunks take turns in the queue). And a
+        run whose visitor stops it sends no further chunk.
+        """
+        return Bounded(self, max(1, self._count - 1))
+
+
+class Bounded(Executor):
+    """An executor that keeps at most ``width`` of its own tasks in ``workers`` at once.
+
+    ``map`` submits lazily: the next chunk goes when one is done. Closing its results
+    early (a visitor stopped the run: Streamlit interrupts the page at its next
+    progress update) cancels the chunks not yet running; the one running finishes.
+    """
+
+    def __init__(self, workers: Workers, width: int) -> None:
+        self._workers = workers
+        self._width = width
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        if kwargs:
+            raise TypeError("Bounded.submit takes positional arguments only")
+        return self._workers.submit(fn, *args)
+
+    def map(self, fn: Callable[..., Any], *iterables: Iterable[Any], **_: Any) -> Iterator[Any]:
+        calls = iter(list(zip(*iterables, strict=True)))
+        pending: deque[Future[Any]] = deque()
+        try:
+            for call in itertools.islice(calls, self._width):
+                pending.append(self.submit(fn, *call))
+            while pending:
+                result = pending.popleft().result()
+                # The next chunk goes before this one's result is handed on: the workers
+                # keep busy while the page draws its progress.
+                following = next(calls, None)
+                if following is not None:
+                    pending.append(self.submit(fn, *following))
+                yield result
+        finally:
+            for future in pending:
+                future.cancel()
 
 
 @st.cache_resource(show_spinner=False)

@@ -6,6 +6,8 @@ import this module and nothing of the app.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import Executor
 from typing import Any
 
 from ldpcore.advice import rank_methods
@@ -14,10 +16,19 @@ from ldpcore.experiments.trials import run
 from ldpcore.present.sentences import query_in_words
 
 
-def simulate_tables(config: ExperimentConfig) -> dict[str, Any]:
+def simulate_tables(
+    config: ExperimentConfig,
+    *,
+    executor: Executor | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
     """Run one configuration; return its plain tables, and the paired ranking when Base
-    is run with other methods."""
-    result = run(config)
+    is run with other methods.
+
+    ``executor`` and ``progress`` are :func:`ldpcore.experiments.trials.run`'s: the
+    trials in chunks, reported as they finish (the numbers do not depend on either).
+    """
+    result = run(config, executor=executor, progress=progress)
     ranking = None
     if "Base" in config.methods and len(config.methods) > 1:
         ranking = rank_methods(result, config.build()[1], query_words=query_in_words(config.query))

@@ -1,0 +1,119 @@
+"""Measure what one trial costs, per protocol, domain size and method: the cost model's data.
+
+Run: ``.venv/bin/python benchmarks/bench_costs.py [--check]``. Prints the table kept in
+``ldpcore/experiments/costs.py`` (``MEASURED``) and, with ``--check``, how far the
+model's estimate of whole runs is from their measured time.
+
+One trial at n = 10⁶, ε = 1, Zipf s = 1.5, run as a simulation runs it
+(``_run_trials``): the sampler with the Base estimate (the trial's floor), then each
+default method alone on top of it. Each figure is the best of two calls after a warm-up,
+at d = 1,024 and 16,384; the model interpolates in log-log between them (and extrapolates
+beyond with the same slope).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.costs import run_seconds
+from ldpcore.experiments.trials import _run_trials, trial_generator
+from ldpcore.postprocess import default_method_names, get_method
+from ldpcore.protocols import protocol_names
+
+SIZES = (1024, 16384)
+N = 1_000_000
+
+
+def _seconds(config: ExperimentConfig, repeat: int = 2) -> float:
+    built = config.build()
+    _run_trials(config, [0], built)  # warm-up: first-call costs are not a trial's
+    best = float("inf")
+    for index in range(1, repeat + 1):
+        start = time.perf_counter()
+        _run_trials(config, [index], built)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _method_seconds(method: str, built: tuple, seed: int, repeat: int = 3) -> float:
+    data, protocol, _ = built
+    rng = trial_generator(seed, 0)
+    tallies = protocol.sample_tallies(data.counts, rng)
+    estimate = protocol.estimate(protocol.support_from_tallies(tallies), data.n)
+    chosen = get_method(method)
+    best = float("inf")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        chosen(estimate, protocol=protocol, n=data.n, tallies=tallies)  # warm-up
+        for _ in range(repeat):
+            start = time.perf_counter()
+            chosen(estimate, protocol=protocol, n=data.n, tallies=tallies)
+            best = min(best, time.perf_counter() - start)
+    return best
+
+
+def measure() -> dict[tuple[str, str], tuple[float, float]]:
+    """``(protocol, "trial" | method) -> (seconds at 1,024, seconds at 16,384)``.
+
+    "trial" is one trial with Base only (the sampler, the estimate, the metrics); each
+    method is timed alone on one trial's estimate, as a trial calls it.
+    """
+    table: dict[tuple[str, str], list[float]] = {}
+    for protocol in protocol_names():
+        for d in SIZES:
+            config = ExperimentConfig(
+                dataset=f"zipf:d={d},s=1.5",
+                n=N,
+                protocol=protocol,
+                epsilon=1.0,
+                methods=("Base",),
+                trials=3,
+            )
+            table.setdefault((protocol, "trial"), []).append(_seconds(config))
+            built = config.build()
+            for method in default_method_names():
+                if method != "Base":
+                    table.setdefault((protocol, method), []).append(
+                        _method_seconds(method, built, d)
+                    )
+        print(f"  {protocol}: measured", flush=True)
+    return {key: (pair[0], pair[1]) for key, pair in table.items()}
+
+
+def check() -> None:
+    """Whole runs against the model (the Explorer's default methods, 30 trials)."""
+    print("\n| protocol | d | estimated (s) | measured (s) | ratio |")
+    print("|---|---:|---:|---:|---:|")
+    for protocol in protocol_names():
+        for d in (4096, 16384):
+            config = ExperimentConfig(
+                dataset=f"zipf:d={d},s=1.5", n=N, protocol=protocol, epsilon=1.0, trials=4
+            )
+            start = time.perf_counter()
+            _run_trials(config, list(range(4)))
+            measured = time.perf_counter() - start
+            estimated = run_seconds(config)
+            print(
+                f"| {protocol} | {d:,} | {estimated:.2f} | {measured:.2f} | "
+                f"{estimated / measured:.2f} |"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    table = measure()
+    print("\nMEASURED = {")
+    for (protocol, part), (small, large) in table.items():
+        print(f"    ({protocol!r}, {part!r}): ({small:.2e}, {large:.2e}),")
+    print("}")
+    if args.check:
+        check()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+"""A server one visitor cannot stall: every simulation's cost is estimated before it runs.
+
+Every page that simulates asks :func:`approved` first, with the run's estimated seconds
+(:mod:`ldpcore.experiments.costs`). Up to the server's budget the run starts at once.
+Above it the page shows the estimate and a button, and the run starts only when the
+visitor asks; it then runs in chunks (``cache.simulate(..., _stoppable=True)``) on all
+workers but one, with a progress bar and a Stop button. In a classroom, a student who
+opens ``?protocol=HR&d=16384`` (66 s of both cores before this) now sees a question,
+not a frozen page, and everyone else's pages keep answering.
+
+The budget is the person's who runs the server: ``LDPCORE_RUN_BUDGET_S`` (CPU seconds
+of one core; :data:`DEFAULT_BUDGET_S` unless set).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import streamlit as st
+
+from ldpcore.errors import InputError
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.formats import format_duration
+from pages.app_layer.cache import run_estimate
+
+#: The variable the person who runs the server sets (seconds of one core per run).
+BUDGET_VARIABLE = "LDPCORE_RUN_BUDGET_S"
+#: A few seconds: every default view and most slider positions stay below it.
+DEFAULT_BUDGET_S = 5.0
+
+
+def run_budget_s() -> float:
+    """``$LDPCORE_RUN_BUDGET_S``, else :data:`DEFAULT_BUDGET_S` (read on every call).
+
+    Raises
+    ------
+    InputError
+        A value that is not a number of seconds ≥ 0 (``inf`` turns the budget off).
+    """
+    text = os.environ.get(BUDGET_VARIABLE, "").strip()
+    if not text:
+        return DEFAULT_BUDGET_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value >= 0:  # also refuses nan
+        raise InputError(
+            f"{BUDGET_VARIABLE}={text!r}: give the most seconds of computing one run may "
+            "take without asking (e.g. 5; inf for no limit), then restart the server"
+        )
+    return value
+
+
+def approved(seconds: float, *, what: str, key: str) -> bool:
+    """Whether the run may start now; above the budget, asks first and offers Stop.
+
+    Parameters
+    ----------
+    seconds : float
+        The run's estimated seconds of one core.
+    what : str
+        The run in words ("30 trials of HR at d = 16,384, 13 methods").
+    key : str
+        Identifies this run (a configuration's fingerprint): an approval holds for it.
+
+    Returns
+    -------
+    bool
+        True when the run is within the budget, or its visitor asked for it (and has
+        not stopped it). Call ``cache.simulate(..., _stoppable=not within)`` then.
+    """
+    try:
+        budget = run_budget_s()
+    except InputError as exc:
+        st.error(str(exc))
+        return False
+    if seconds <= budget:
+        return True
+    state = f"budget-approved-{key}"
+    estimate = format_duration(seconds)
+    if st.session_state.get(state):
+        if st.button("Stop this run", key=f"budget-stop-{key}", icon=":material/stop:"):
+            st.session_state[state] = False
+            st.info(
+                f"Stopped. {what} would take about {estimate}; make it smaller (fewer "
+                "trials, a smaller d, fewer methods) or run it again."
+            )
+            return False
+        return True
+    st.warning(
+        f"{what} is estimated at about **{estimate}** of computing, above this server's "
+        f"budget of {format_duration(budget)} per run (set by whoever runs it, "
+        f"{BUDGET_VARIABLE}). It starts only when you ask, uses at most all workers but "
+        "one, and can be stopped. Or make it smaller: fewer trials, a smaller d, fewer "
+        "methods.",
+        icon=":material/hourglass_top:",
+    )
+    if st.button(f"Run it (about {estimate})", key=f"budget-run-{key}", type="primary"):
+        st.session_state[state] = True
+        st.rerun()
+    return False
+
+
+def gate(
+    config: ExperimentConfig, parameter: str | None = None, values: Sequence[Any] = ()
+) -> tuple[bool, bool]:
+    """Whether a page may run ``config`` (or its sweep) now, and whether as stoppable.
+
+    Returns ``(go, stoppable)``: within the budget ``(True, False)``; above it, what
+    :func:`approved` says and ``True``. A configuration that cannot be built is let
+    through: the run itself then says what is wrong with it.
+    """
+    try:
+        seconds, domain_size = run_estimate(config, parameter, tuple(values))
+    except InputError:
+        return True, False
+    if within_budget(seconds):
+        return True, False
+    what = (
+        f"{config.trials} trials of {config.protocol} at d = {domain_size:,} with "
+        f"{len(config.methods)} method{'s' if len(config.methods) != 1 else ''}"
+    )
+    if parameter is not None:
+        what = f"This sweep ({len(values)} values of {parameter}, each {what})"
+    else:
+        what = f"This run ({what})"
+    key = f"{config.fingerprint}-{parameter or 'run'}"
+    return approved(seconds, what=what, key=key), True
+
+
+def within_budget(seconds: float) -> bool:
+    """Whether a run of ``seconds`` starts without asking (a bad budget: it asks)."""
+    try:
+        return seconds <= run_budget_s()
+    except InputError:
+        return False
+
+
+__all__ = [
+    "BUDGET_VARIABLE",
+    "DEFAULT_BUDGET_S",
+    "approved",
+    "gate",
+    "run_budget_s",
+    "within_budget",
+]

@@ -1,0 +1,145 @@
+"""A class server one visitor cannot stall (issue 36, part 4): the cost model, the
+budget, the chunked runs that leave a worker free and stop when asked.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ldpcore.errors import InputError
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.costs import MEASURED, run_seconds, sweep_seconds, trial_seconds
+from ldpcore.postprocess import default_method_names
+from ldpcore.protocols import protocol_names
+from pages.app_layer.budget import BUDGET_VARIABLE, DEFAULT_BUDGET_S, run_budget_s
+from pages.app_layer.executors import Bounded
+
+ROOT_APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+#: The toys ``make test-toys`` registers (tests/toy_registry.py): never measured.
+TOYS = {"PadRR", "Shrink"}
+
+
+def test_every_shipped_protocol_and_default_method_has_a_measured_cost() -> None:
+    """And every registered one (a toy too) has a positive estimate without being listed."""
+    for protocol in protocol_names():
+        for method in default_method_names():
+            assert trial_seconds(protocol, 1024, ["Base", method]) > 0
+            if protocol not in TOYS and method not in TOYS | {"Base"}:
+                assert (protocol, method) in MEASURED, (protocol, method)
+        assert protocol in TOYS or (protocol, "trial") in MEASURED, protocol
+
+
+def test_costs_grow_with_the_domain_the_trials_and_the_methods() -> None:
+    for protocol in protocol_names():
+        small = trial_seconds(protocol, 1024, ["Base", "Norm-Sub"])
+        large = trial_seconds(protocol, 16384, ["Base", "Norm-Sub"])
+        assert 0 < small <= large, protocol
+        assert trial_seconds(protocol, 1024, default_method_names()) > small
+    config = ExperimentConfig(dataset="zipf:d=4096,s=1.5", n=10**6, protocol="OLH", epsilon=1.0)
+    twice = ExperimentConfig(
+        dataset="zipf:d=4096,s=1.5", n=10**6, protocol="OLH", epsilon=1.0, trials=60
+    )
+    assert run_seconds(twice) == pytest.approx(2 * run_seconds(config))
+    assert sweep_seconds(config, "epsilon", [0.5, 1, 2]) == pytest.approx(3 * run_seconds(config))
+
+
+def test_the_issues_stalls_are_above_the_default_budget_and_the_defaults_below() -> None:
+    """HR at d = 16,384 took 66 s of both cores (issue 36); the Explorer's default 0.2 s."""
+    stall = ExperimentConfig(dataset="zipf:d=16384,s=1.5", n=10**6, protocol="HR", epsilon=1.0)
+    default = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10**5, protocol="OLH", epsilon=1.0)
+    assert run_seconds(stall) > 10 * DEFAULT_BUDGET_S
+    assert run_seconds(default) < DEFAULT_BUDGET_S / 5
+
+
+def test_an_unmeasured_protocol_costs_the_dearest_measured() -> None:
+    """A protocol added later is estimated on the safe side until it is measured."""
+    dearest = max(trial_seconds(p, 4096, ["Base"]) for p in protocol_names())
+    assert trial_seconds("NEW", 4096, ["Base"]) == pytest.approx(dearest)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [("", DEFAULT_BUDGET_S), ("2.5", 2.5), ("0", 0.0), ("inf", float("inf"))]
+)
+def test_the_budget_is_read_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, value: str, expected: float
+) -> None:
+    monkeypatch.setenv(BUDGET_VARIABLE, value)
+    assert run_budget_s() == expected
+
+
+@pytest.mark.parametrize("value", ["five", "-1", "nan"])
+def test_a_bad_budget_says_what_to_set(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv(BUDGET_VARIABLE, value)
+    with pytest.raises(InputError, match=r"LDPCORE_RUN_BUDGET_S=.*e.g. 5; inf for no limit"):
+        run_budget_s()
+
+
+class _Threads:
+    """Stands in for the worker processes: the same submit, on threads."""
+
+    def __init__(self, count: int) -> None:
+        self.pool = ThreadPoolExecutor(count)
+
+    def submit(self, function: Any, *args: Any) -> Future[Any]:
+        return self.pool.submit(function, *args)
+
+
+def test_a_run_keeps_at_most_its_width_of_chunks_in_the_workers() -> None:
+    lock = threading.Lock()
+    running = [0]
+    most = [0]
+
+    def chunk(i: int) -> int:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.02)
+        with lock:
+            running[0] -= 1
+        return i * i
+
+    workers = _Threads(4)
+    assert list(Bounded(workers, 1).map(chunk, range(8))) == [i * i for i in range(8)]  # type: ignore[arg-type]
+    assert most[0] == 1
+    most[0] = 0
+    assert list(Bounded(workers, 3).map(chunk, range(12))) == [i * i for i in range(12)]  # type: ignore[arg-type]
+    assert most[0] == 3
+
+
+def test_a_stopped_run_sends_no_further_chunk() -> None:
+    started: list[int] = []
+
+    def chunk(i: int) -> int:
+        started.append(i)
+        time.sleep(0.01)
+        return i
+
+    results = Bounded(_Threads(2), 1).map(chunk, range(10))  # type: ignore[arg-type]
+    assert next(results) == 0 and next(results) == 1
+    results.close()  # what an interrupted page does to the generator it was reading
+    time.sleep(0.1)
+    # The chunk sent ahead either ran or was cancelled; none after it ever started.
+    assert started in ([0, 1], [0, 1, 2])
+
+
+def test_the_explorer_asks_before_a_run_above_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The issue's stall: ?protocol=HR&d=16384 shows its estimate and runs nothing."""
+    monkeypatch.setenv("LDPCORE_APP_WORKERS", "0")
+    at = AppTest.from_file(ROOT_APP, default_timeout=60)
+    at.switch_page("pages/explorer.py")
+    at.query_params.update({"protocol": "HR", "d": "16384"})
+    at.run()
+    assert not at.exception
+    warning = " ".join(w.value for w in at.warning)
+    assert "is estimated at about" in warning and "HR at d = 16,384" in warning
+    assert any(b.label.startswith("Run it (about") for b in at.button)
+    assert not at.get("plotly_chart")  # nothing was simulated
