@@ -13,14 +13,13 @@ from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook, sweep_notebook
 from ldpcore.present.sentences import settings_line
 from ldpcore.protocols import protocol_names
-from pages.app_layer.budget import gate
+from pages.app_layer.budget import budgeted_sweep, gate
 from pages.app_layer.cache import (
     by_rank_figure,
     mse_figure,
     protocols_table,
     simulate,
     simulate_summary,
-    simulate_sweep,
 )
 from pages.app_layer.display import (
     PAIRED_NOTE,
@@ -79,15 +78,7 @@ if len(drawn) < len(config.methods):
     )
 
 if compare:
-    go, stoppable = gate(config, "protocol", protocol_names())
-    every = (
-        run_or_explain(
-            lambda: simulate_sweep(config, "protocol", protocol_names(), stoppable),
-            "Running every protocol…",
-        )
-        if go
-        else None
-    )
+    every = budgeted_sweep(config, "protocol", protocol_names(), "Running every protocol…")
     if every is None:
         st.stop()
     mse_chart = figures.mse_bars(

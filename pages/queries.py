@@ -10,8 +10,8 @@ from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook, sweep_notebook
-from pages.app_layer.budget import gate
-from pages.app_layer.cache import bundled_dataset, simulate, simulate_sweep
+from pages.app_layer.budget import budgeted_sweep, gate
+from pages.app_layer.cache import bundled_dataset, simulate
 from pages.app_layer.display import (
     PAIRED_NOTE,
     run_or_explain,
@@ -41,14 +41,7 @@ kind = st.radio(
 
 if kind == "Sets of values":
     st.caption("Random sets of ⌈ρ·d⌉ values; the same sets for every trial and method.")
-    go, stoppable = gate(config, "rho", RHOS)
-    frame = (
-        run_or_explain(
-            lambda: simulate_sweep(config, "rho", RHOS, stoppable), "Simulating set sizes…"
-        )
-        if go
-        else None
-    )
+    frame = budgeted_sweep(config, "rho", RHOS, "Simulating set sizes…")
     if frame is not None:
         found = sweep_verdicts(frame, "rho", "ρ")
         sweep_banner(found)
@@ -72,12 +65,7 @@ if kind == "Sets of values":
         )
 elif kind == "Most frequent values":
     st.caption("The k values with the highest true frequency (the estimators do not know them).")
-    go, stoppable = gate(config, "topk", KS)
-    frame = (
-        run_or_explain(lambda: simulate_sweep(config, "topk", KS, stoppable), "Simulating top-k…")
-        if go
-        else None
-    )
+    frame = budgeted_sweep(config, "topk", KS, "Simulating top-k…")
     if frame is not None:
         found = sweep_verdicts(frame, "topk", "k")
         sweep_banner(found)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -22,6 +24,9 @@ from toy_registry import register_toys, toys_wanted
 
 from ldpcore.live.store import DATA_DIR_VARIABLE
 from ldpcore.protocols import OLH, FrequencyOracle
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -99,3 +104,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's chromium driven by Playwright, one per test module (browser tests)."""
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415 (browser tests only)
+    from test_browser import CHROMIUM  # noqa: PLC0415
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-quic"]
+        )
+        yield launched
+        launched.close()

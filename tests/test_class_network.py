@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
-from test_browser import ARTIFACTS, CHROMIUM, ROOT
+from playwright.sync_api import Browser, Page
+from test_browser import ARTIFACTS, ROOT
 
 from benchmarks.serving import streamlit_server
 from ldpcore.live.store import PollStore
@@ -28,16 +27,6 @@ from pages.app_layer.network import network_addresses
 pytestmark = pytest.mark.browser
 zxingcpp = pytest.importorskip("zxingcpp")
 Image = pytest.importorskip("PIL.Image")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-quic"]
-        )
-        yield launched
-        launched.close()
 
 
 def _join_link(page: Page) -> str:

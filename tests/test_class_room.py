@@ -10,13 +10,12 @@ import os
 import re
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
-from test_browser import ARTIFACTS, CHROMIUM, ROOT
+from playwright.sync_api import Browser, Page
+from test_browser import ARTIFACTS, ROOT
 
 from benchmarks.serving import free_port, streamlit_server
 from ldpcore.live.store import PollStore
@@ -25,16 +24,6 @@ pytestmark = pytest.mark.browser
 
 SENT = re.compile(r"Your report was sent and stored")
 OPTIONS = ("Spring", "Summer", "Autumn", "Winter")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-quic"]
-        )
-        yield launched
-        launched.close()
 
 
 def _open(browser: Browser, url: str, code: str, option: str) -> Page:

@@ -11,17 +11,16 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 from scipy import stats
 
 # The browser tests' setup: chromium's path, and a module skip where it is missing.
-from test_browser import ARTIFACTS, CHROMIUM, ROOT, assert_accessible
+from test_browser import ARTIFACTS, ROOT, assert_accessible
 
 from benchmarks.serving import streamlit_server
 from ldpcore.live.reports import browser_parameters, poll_protocol
@@ -36,16 +35,6 @@ DRAWS = 100_000
 LEVEL = 1e-4
 STUDENTS = 10
 OPTIONS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-quic"]
-        )
-        yield launched
-        launched.close()
 
 
 def _draw(page: Page, params: dict[str, Any], value: int, keep: int = 0) -> dict[str, Any]:

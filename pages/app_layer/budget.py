@@ -19,12 +19,14 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.formats import format_duration
-from pages.app_layer.cache import run_estimate
+from pages.app_layer.cache import run_estimate, simulate_sweep
+from pages.app_layer.display import run_or_explain
 
 #: The variable the person who runs the server sets (seconds of one core per run).
 BUDGET_VARIABLE = "LDPCORE_RUN_BUDGET_S"
@@ -132,6 +134,23 @@ def gate(
     return approved(seconds, what=what, key=key), True
 
 
+def budgeted_sweep(
+    config: ExperimentConfig, parameter: str, values: Sequence[Any], spinner: str
+) -> pd.DataFrame | None:
+    """A page's sweep under the budget: run (asking first above it), or None.
+
+    None also when the run failed; :func:`~pages.app_layer.display.run_or_explain`
+    has then said why.
+    """
+    go, stoppable = gate(config, parameter, values)
+    if not go:
+        return None
+    found: pd.DataFrame | None = run_or_explain(
+        lambda: simulate_sweep(config, parameter, tuple(values), stoppable), spinner
+    )
+    return found
+
+
 def within_budget(seconds: float) -> bool:
     """Whether a run of ``seconds`` starts without asking (a bad budget: it asks)."""
     try:
@@ -144,6 +163,7 @@ __all__ = [
     "BUDGET_VARIABLE",
     "DEFAULT_BUDGET_S",
     "approved",
+    "budgeted_sweep",
     "gate",
     "run_budget_s",
     "within_budget",
