@@ -7,8 +7,8 @@ model's estimate of whole runs is from their measured time.
 One trial at n = 10⁶, ε = 1, Zipf s = 1.5, run as a simulation runs it
 (``_run_trials``): the sampler with the Base estimate (the trial's floor), then each
 default method alone on top of it. Each figure is the best of two calls after a warm-up,
-at d = 1,024 and 16,384; the model interpolates in log-log between them (and extrapolates
-beyond with the same slope).
+at d = 1,024, 16,384 and 100,000 (the slider's end; one call there); the model
+interpolates in log-log between them.
 """
 
 from __future__ import annotations
@@ -18,12 +18,11 @@ import time
 import warnings
 
 from ldpcore.experiments.config import ExperimentConfig
-from ldpcore.experiments.costs import run_seconds
+from ldpcore.experiments.costs import SIZES, run_seconds
 from ldpcore.experiments.trials import _run_trials, trial_generator
 from ldpcore.postprocess import default_method_names, get_method
 from ldpcore.protocols import protocol_names
 
-SIZES = (1024, 16384)
 N = 1_000_000
 
 
@@ -55,8 +54,8 @@ def _method_seconds(method: str, built: tuple, seed: int, repeat: int = 3) -> fl
     return best
 
 
-def measure() -> dict[tuple[str, str], tuple[float, float]]:
-    """``(protocol, "trial" | method) -> (seconds at 1,024, seconds at 16,384)``.
+def measure() -> dict[tuple[str, str], tuple[float, ...]]:
+    """``(protocol, "trial" | method) -> seconds at each of SIZES``.
 
     "trial" is one trial with Base only (the sampler, the estimate, the metrics); each
     method is timed alone on one trial's estimate, as a trial calls it.
@@ -72,15 +71,16 @@ def measure() -> dict[tuple[str, str], tuple[float, float]]:
                 methods=("Base",),
                 trials=3,
             )
-            table.setdefault((protocol, "trial"), []).append(_seconds(config))
+            repeat = 2 if d < 50_000 else 1
+            table.setdefault((protocol, "trial"), []).append(_seconds(config, repeat))
             built = config.build()
             for method in default_method_names():
                 if method != "Base":
                     table.setdefault((protocol, method), []).append(
-                        _method_seconds(method, built, d)
+                        _method_seconds(method, built, d, repeat=3 if d < 50_000 else 1)
                     )
         print(f"  {protocol}: measured", flush=True)
-    return {key: (pair[0], pair[1]) for key, pair in table.items()}
+    return {key: tuple(times) for key, times in table.items()}
 
 
 def check() -> None:
@@ -88,7 +88,7 @@ def check() -> None:
     print("\n| protocol | d | estimated (s) | measured (s) | ratio |")
     print("|---|---:|---:|---:|---:|")
     for protocol in protocol_names():
-        for d in (4096, 16384):
+        for d in (4096, 16384, 65536):
             config = ExperimentConfig(
                 dataset=f"zipf:d={d},s=1.5", n=N, protocol=protocol, epsilon=1.0, trials=4
             )
@@ -108,8 +108,8 @@ def main() -> None:
     args = parser.parse_args()
     table = measure()
     print("\nMEASURED = {")
-    for (protocol, part), (small, large) in table.items():
-        print(f"    ({protocol!r}, {part!r}): ({small:.2e}, {large:.2e}),")
+    for (protocol, part), times in table.items():
+        print(f"    ({protocol!r}, {part!r}): ({', '.join(f'{t:.2e}' for t in times)}),")
     print("}")
     if args.check:
         check()

@@ -15,7 +15,13 @@ from streamlit.testing.v1 import AppTest
 
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
-from ldpcore.experiments.costs import MEASURED, run_seconds, sweep_seconds, trial_seconds
+from ldpcore.experiments.costs import (
+    MEASURED,
+    measured_up_to,
+    run_seconds,
+    sweep_seconds,
+    trial_seconds,
+)
 from ldpcore.postprocess import default_method_names
 from ldpcore.protocols import protocol_names
 from pages.app_layer.budget import BUDGET_VARIABLE, DEFAULT_BUDGET_S, run_budget_s
@@ -143,3 +149,17 @@ def test_the_explorer_asks_before_a_run_above_the_budget(monkeypatch: pytest.Mon
     assert "is estimated at about" in warning and "HR at d = 16,384" in warning
     assert any(b.label.startswith("Run it (about") for b in at.button)
     assert not at.get("plotly_chart")  # nothing was simulated
+
+
+def test_beyond_the_measured_sizes_the_page_always_asks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OUE at d = 100,000 is estimated within the budget by extrapolation; IBU's
+    iterations grow with d (GRR's ran for minutes a call there), so the page asks."""
+    monkeypatch.setenv("LDPCORE_APP_WORKERS", "0")
+    at = AppTest.from_file(ROOT_APP, default_timeout=60)
+    at.switch_page("pages/explorer.py")
+    at.query_params.update({"protocol": "OUE", "d": "100000"})
+    at.run()
+    warning = " ".join(w.value for w in at.warning)
+    assert f"Costs were measured up to d = {measured_up_to():,}" in warning
+    assert "within this server's budget" in warning
+    assert not at.get("plotly_chart")

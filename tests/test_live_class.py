@@ -187,7 +187,7 @@ def test_a_teacher_and_ten_students_end_to_end(browser: Browser, data_dir: Path)
         again.reload()
         again.get_by_label(OPTIONS[0]).check(timeout=60_000)
         again.get_by_role("button", name="Send my answer").click()
-        again.get_by_text("already answered this poll").wait_for(timeout=30_000)
+        again.get_by_text("already answered this poll").wait_for(timeout=60_000)
         assert PollStore(data_dir).count(code) == STUDENTS
         # A wrong code is a message, never an exception.
         stranger = browser.new_context().new_page()

@@ -24,6 +24,7 @@ import streamlit as st
 
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.costs import measured_up_to
 from ldpcore.formats import format_duration
 from pages.app_layer.cache import run_estimate, simulate_sweep
 from pages.app_layer.display import run_or_explain
@@ -57,7 +58,7 @@ def run_budget_s() -> float:
     return value
 
 
-def approved(seconds: float, *, what: str, key: str) -> bool:
+def approved(seconds: float, *, what: str, key: str, caveat: str = "", ask: bool = False) -> bool:
     """Whether the run may start now; above the budget, asks first and offers Stop.
 
     Parameters
@@ -68,6 +69,10 @@ def approved(seconds: float, *, what: str, key: str) -> bool:
         The run in words ("30 trials of HR at d = 16,384, 13 methods").
     key : str
         Identifies this run (a configuration's fingerprint): an approval holds for it.
+    caveat : str
+        Said after the estimate (e.g. that it is an extrapolation).
+    ask : bool
+        Ask even within the budget (an estimate not to be trusted).
 
     Returns
     -------
@@ -80,7 +85,7 @@ def approved(seconds: float, *, what: str, key: str) -> bool:
     except InputError as exc:
         st.error(str(exc))
         return False
-    if seconds <= budget:
+    if seconds <= budget and not ask:
         return True
     state = f"budget-approved-{key}"
     estimate = format_duration(seconds)
@@ -93,12 +98,16 @@ def approved(seconds: float, *, what: str, key: str) -> bool:
             )
             return False
         return True
+    where = (
+        f"above this server's budget of {format_duration(budget)} per run (set by whoever "
+        f"runs it, {BUDGET_VARIABLE})"
+        if seconds > budget
+        else f"within this server's budget of {format_duration(budget)} per run"
+    )
     st.warning(
-        f"{what} is estimated at about **{estimate}** of computing, above this server's "
-        f"budget of {format_duration(budget)} per run (set by whoever runs it, "
-        f"{BUDGET_VARIABLE}). It starts only when you ask, uses at most all workers but "
-        "one, and can be stopped. Or make it smaller: fewer trials, a smaller d, fewer "
-        "methods.",
+        f"{what} is estimated at about **{estimate}** of computing, {where}.{caveat} It "
+        "starts only when you ask, uses at most all workers but one, and can be stopped. "
+        "Or make it smaller: fewer trials, a smaller d, fewer methods.",
         icon=":material/hourglass_top:",
     )
     if st.button(f"Run it (about {estimate})", key=f"budget-run-{key}", type="primary"):
@@ -120,7 +129,8 @@ def gate(
         seconds, domain_size = run_estimate(config, parameter, tuple(values))
     except InputError:
         return True, False
-    if within_budget(seconds):
+    beyond = domain_size > measured_up_to()
+    if within_budget(seconds) and not beyond:
         return True, False
     what = (
         f"{config.trials} trials of {config.protocol} at d = {domain_size:,} with "
@@ -131,7 +141,13 @@ def gate(
     else:
         what = f"This run ({what})"
     key = f"{config.fingerprint}-{parameter or 'run'}"
-    return approved(seconds, what=what, key=key), True
+    caveat = (
+        f" Costs were measured up to d = {measured_up_to():,}: beyond that this is an "
+        "extrapolation, and the iterative methods (MLE, IBU) can take far longer."
+        if beyond
+        else ""
+    )
+    return approved(seconds, what=what, key=key, caveat=caveat, ask=True), True
 
 
 def budgeted_sweep(
