@@ -160,6 +160,7 @@ def test_beyond_the_measured_sizes_the_page_always_asks(monkeypatch: pytest.Monk
     at.query_params.update({"protocol": "OUE", "d": "100000"})
     at.run()
     warning = " ".join(w.value for w in at.warning)
+    # Within the budget with the shipped methods; a toy method (make test-toys) costs the
+    # dearest measured and may push it above: the page asks either way, with the caveat.
     assert f"Costs were measured up to d = {measured_up_to():,}" in warning
-    assert "within this server's budget" in warning
     assert not at.get("plotly_chart")
