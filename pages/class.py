@@ -4,18 +4,14 @@ post-processing method makes of its own randomized reports (issue 24).
 
 from __future__ import annotations
 
-from functools import partial
-
 import pandas as pd
 import streamlit as st
 
-from ldpcore.collection.estimates import consistent_estimates_and_warning
 from ldpcore.errors import InputError
 from ldpcore.live.lesson import read_class
 from ldpcore.live.poll import CLASS_SIZE_DEFAULT, CLASS_SIZE_MAX, Poll
 from ldpcore.live.reports import (
     PRESETS,
-    class_collected,
     class_support,
     export_text,
     live_protocols,
@@ -25,6 +21,7 @@ from ldpcore.live.store import OPTIONS_MAX, OPTIONS_MIN, PollStore
 from ldpcore.postprocess import default_method_names
 from ldpcore.present.figures import percent_label, poll_estimates
 from ldpcore.present.sentences import base_readout, class_readout
+from pages.app_layer.cache import class_tables
 from pages.app_layer.display import run_or_explain, show_chart
 from pages.app_layer.live_class import (
     REFRESH_S,
@@ -164,7 +161,6 @@ def live_results(code: str) -> None:
         )
         or STEPS[-1]
     )
-    collected = class_collected(poll, rows)
     if step == STEPS[0]:
         st.write(
             f"{len(rows)} randomized reports arrived. Each one is a student's answer after "
@@ -188,15 +184,11 @@ def live_results(code: str) -> None:
         if step == STEPS[-1]
         else "Norm-Sub"
     )
-    tables = {}
-    for method in dict.fromkeys((*methods, chosen)):
-        found = run_or_explain(
-            partial(consistent_estimates_and_warning, collected, method, simultaneous=True),
-            "Estimating…",
-        )
-        if found is not None:
-            tables[method] = found[0]
-    if chosen not in tables:
+    wanted = tuple(dict.fromkeys((*methods, chosen)))
+    # Cached on the poll and its count (reports are only ever added): the refresh every
+    # few seconds recomputes nothing until a new report arrives.
+    tables = run_or_explain(lambda: class_tables(poll, len(rows), wanted, rows), "Estimating…")
+    if not tables or chosen not in tables:
         return
     reading = read_class(tables[chosen], poll=poll, method=chosen, reports=len(rows))
     if step == STEPS[1]:

@@ -3,10 +3,12 @@
 A trial costs the protocol's sampler with its Base estimate, plus each method on top.
 The fast sampler draws support counts directly, so a trial's cost depends on the
 protocol, the domain size and the methods, not on n (README, "The fast samplers").
-:data:`MEASURED` holds one trial's seconds at d = 1,024, 16,384 and 100,000 on the
-machine the project is developed on (``benchmarks/bench_costs.py`` measures and prints
-it); between those sizes the cost follows the power law through the neighbouring points
-(a power law through two sizes under-estimated OUE at 100,000 three times over).
+:data:`MEASURED` holds one trial's seconds at the first sizes of :data:`SIZES` on the
+machine the project is developed on (``benchmarks/bench_costs.py`` measures all three
+and prints the table); between them the cost follows the power law through the
+neighbouring points. The table stops at d = 16,384 for now: beyond
+:func:`measured_up_to` an estimate is an extrapolation (IBU at GRR, d = 100,000 ran
+for minutes where the law said 0.1 s), and the pages ask before any such run.
 
 The estimate is what a page shows before a run and what the server's budget
 (``LDPCORE_RUN_BUDGET_S``) is compared with. It is for one core: a faster or slower
@@ -191,14 +193,16 @@ def trial_seconds(protocol: str, domain_size: int, methods: Sequence[str]) -> fl
     return total + sum(_part(protocol, m, domain_size) for m in methods if m != "Base")
 
 
+def domain_size_of(config: ExperimentConfig) -> int:
+    """How many values ``config``'s dataset has (built to learn it, unless given)."""
+    if config.true_counts is not None:
+        return len(config.true_counts)
+    return config.dataset.build(config.n).domain_size
+
+
 def run_seconds(config: ExperimentConfig) -> float:
     """Seconds of one core that running ``config`` takes (every trial, every method)."""
-    domain_size = (
-        len(config.true_counts)
-        if config.true_counts is not None
-        else config.dataset.build(config.n).domain_size
-    )
-    per_trial = trial_seconds(config.protocol, domain_size, config.methods)
+    per_trial = trial_seconds(config.protocol, domain_size_of(config), config.methods)
     if config.sampler != "fast":
         per_trial += PER_USER_S * config.n
     return config.trials * per_trial
@@ -215,6 +219,7 @@ __all__ = [
     "MEASURED",
     "PER_USER_S",
     "SIZES",
+    "domain_size_of",
     "measured_up_to",
     "run_seconds",
     "sweep_seconds",

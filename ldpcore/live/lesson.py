@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ldpcore.live.reports import poll_protocol
 from ldpcore.postprocess.intervals import reports_for_half_width
 
 if TYPE_CHECKING:
@@ -94,8 +95,6 @@ def read_class(
     The intervals are the page's: simultaneous over the options, so "ahead of" holds
     for every option named at once.
     """
-    from ldpcore.live.reports import poll_protocol  # noqa: PLC0415 (reports loads pandas)
-
     estimate = table["estimate"].to_numpy(dtype=float)
     low = table["low"].to_numpy(dtype=float)
     high = table["high"].to_numpy(dtype=float)

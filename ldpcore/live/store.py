@@ -65,7 +65,7 @@ CREATE TABLE IF NOT EXISTS polls (
     key_hash BLOB NOT NULL,
     created REAL NOT NULL,
     closed INTEGER NOT NULL DEFAULT 0,
-    max_reports INTEGER NOT NULL DEFAULT 200
+    max_reports INTEGER NOT NULL DEFAULT {class_size}
 );
 CREATE TABLE IF NOT EXISTS reports (
     id INTEGER PRIMARY KEY,
@@ -83,7 +83,8 @@ CREATE TABLE IF NOT EXISTS refusals (
 """
 #: Columns added since the first schema, with their definitions: an older database
 #: gains them when it is opened (its polls take the default class size).
-_ADDED_COLUMNS = {"max_reports": "INTEGER NOT NULL DEFAULT 200"}
+_ADDED_COLUMNS = {"max_reports": f"INTEGER NOT NULL DEFAULT {CLASS_SIZE_DEFAULT}"}
+_SCHEMA = _SCHEMA.format(class_size=CLASS_SIZE_DEFAULT)
 
 
 def default_data_dir() -> Path:

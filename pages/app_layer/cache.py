@@ -14,7 +14,7 @@ them and checks the cached figures still equal freshly built ones.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -42,9 +42,11 @@ from ldpcore.collection.estimates import (
 from ldpcore.data.datasets import Dataset, load_bundled, parse_histogram
 from ldpcore.data.tables import TableLayout, inspect_table
 from ldpcore.experiments.config import ExperimentConfig
-from ldpcore.experiments.costs import run_seconds, sweep_seconds
+from ldpcore.experiments.costs import domain_size_of, run_seconds, sweep_seconds
 from ldpcore.experiments.sweeps import sweep
 from ldpcore.learn.prior_demo import PriorDemo, prior_demo
+from ldpcore.live.poll import Poll
+from ldpcore.live.reports import class_collected
 from ldpcore.postprocess import JEFFREYS, UNIFORM, method_class
 from ldpcore.present import figures
 from ldpcore.protocols import describe_protocols
@@ -231,13 +233,26 @@ def run_estimate(
     """A run's (or sweep's) estimated seconds and its domain size, computed once per
     configuration: the budget asks on every rerun, and building a bundled dataset to
     learn its size is not free."""
-    domain_size = (
-        len(config.true_counts)
-        if config.true_counts is not None
-        else config.dataset.build(config.n).domain_size
-    )
+    domain_size = domain_size_of(config)
     seconds = run_seconds(config) if parameter is None else sweep_seconds(config, parameter, values)
     return seconds, domain_size
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def class_tables(
+    poll: Poll, count: int, methods: tuple[str, ...], _rows: Sequence[Mapping[str, Any]]
+) -> dict[str, pd.DataFrame]:
+    """A live poll's table per method (simultaneous intervals), for its first ``count``
+    reports ``_rows``.
+
+    Reports are only ever added to a poll, so the poll and the count name the reports:
+    the Class page, refreshing every few seconds, computes again only when one arrives.
+    """
+    collected = class_collected(poll, _rows)
+    return {
+        method: consistent_estimates_and_warning(collected, method, simultaneous=True)[0]
+        for method in methods
+    }
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
