@@ -44,6 +44,7 @@ from ldpcore.errors import InputError
 from ldpcore.postprocess.base import Context, PostProcessor, Vector, check_estimate
 from ldpcore.postprocess.normalization import project_to_simplex
 from ldpcore.protocols.base import FrequencyOracle
+from ldpcore.protocols.simplex_newton import diagonal_newton
 
 if TYPE_CHECKING:  # the models load scipy; they arrive from likelihood_model() when used
     from ldpcore.protocols.likelihoods import LikelihoodModel
@@ -81,10 +82,11 @@ def run_em(
     kkt_tolerance: float = 1e-12,
     max_iterations: int = 100_000,
     accelerate: bool = True,
+    start: NDArray[np.float64] | None = None,
 ) -> IBUResult:
     """Climb ``model``'s likelihood from the uniform distribution (see the module docstring)."""
     d = model.domain_size
-    pi = np.full(d, 1.0 / d)
+    pi = np.full(d, 1.0 / d) if start is None else start
     current = model.log_likelihood(pi)
     history = [current]
     for iteration in range(1, max_iterations + 1):
@@ -103,11 +105,11 @@ def run_em(
         if accelerate:
             # The Newton-scaled step is taken from the point EM started at (`start`):
             # the model's full Newton step where it offers one, else the exact Newton
-            # step of the diagonal quadratic model on the simplex (_diagonal_newton).
+            # step of the diagonal quadratic model on the simplex (diagonal_newton).
             step = model.newton_step(start, multiplier)
             diagonal = step is None
             if diagonal:
-                step = _diagonal_newton(
+                step = diagonal_newton(
                     start, model.gradient_scale * (multiplier - 1.0), model.curvature(start)
                 )
             if step is not None and np.all(np.isfinite(step)) and np.abs(step).max() < 1e6:
@@ -115,10 +117,12 @@ def run_em(
                 # can overshoot); the first at least as good as EM's is kept.
                 for fraction in (1.0, 0.5, 0.25):
                     candidate = start + fraction * step
-                    if diagonal:
-                        # The diagonal step keeps π + δ ≥ 0 and Σ δ = 0, and so does any
-                        # fraction of it: only rounding is left to remove, where a
-                        # projection would sort the values again (a tenth of a step).
+                    if diagonal or candidate.min() >= 0.0:
+                        # The step keeps Σ δ = 0 (and the diagonal one π + δ ≥ 0), and
+                        # so does any fraction of it: only rounding is left to remove.
+                        # A projection would sort the values again (a tenth of a step)
+                        # and, where rounding left Σ below 1, lift every value at 0 by
+                        # that shortfall (~1e-20: the MLE's zeros would not be zeros).
                         candidate = np.maximum(candidate, 0.0)
                         candidate /= candidate.sum()
                     else:
@@ -134,48 +138,6 @@ def run_em(
         stacklevel=2,
     )
     return IBUResult(pi, max_iterations, current, False, tuple(history))
-
-
-def _diagonal_newton(
-    pi: NDArray[np.float64], gradient: NDArray[np.float64], curvature: NDArray[np.float64]
-) -> NDArray[np.float64] | None:
-    """The Newton step of a likelihood with a diagonal Hessian, on the simplex.
-
-    It maximises the quadratic model ``Σ gradient·δ − ½ Σ curvature·δ²`` subject to
-    ``Σ δ = 0`` and ``π + δ ≥ 0``: ``δ_v = max(−π_v, (gradient_v − λ)/curvature_v)``,
-    with the one ``λ`` that keeps the total (found exactly over the sorted breakpoints
-    ``λ_v = gradient_v + curvature_v π_v`` where a value reaches 0). Projecting the
-    unconstrained step in the Euclidean metric instead ignores that the curvatures
-    differ by orders of magnitude: at OLH, ε = 10, d = 1024, EM then took 38–817 steps
-    per estimate over 30 draws (13–16 now; the classroom benchmark's slowest setting).
-    ``None`` where the likelihood is flat (a value no report supports) and the step is
-    unbounded.
-    """
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        inverse = 1.0 / np.maximum(curvature, np.finfo(float).tiny)
-        breakpoints = gradient + curvature * pi
-        # Where no value reaches 0 (high ε: the MLE is interior), λ is the all-free one;
-        # checking that is one O(d) pass, against the sort's 60 µs at d = 1024.
-        everyone = float(gradient @ inverse / inverse.sum())
-        if math.isfinite(everyone) and bool(np.all(breakpoints > everyone)):
-            step = (gradient - everyone) * inverse
-            return step if np.all(np.isfinite(step)) else None
-        order = np.argsort(-breakpoints, kind="stable")
-        sorted_points = breakpoints[order]
-        # λ_k when the k values with the largest breakpoints are free and the rest at 0.
-        free_total = np.cumsum((gradient * inverse)[order])
-        free_weight = np.cumsum(inverse[order])
-        pinned_mass = pi.sum() - np.cumsum(pi[order])
-        lam = (free_total - pinned_mass) / free_weight
-    if not np.all(np.isfinite(lam)):
-        return None
-    below_next = np.append(sorted_points[1:], -np.inf) <= lam
-    consistent = (lam < sorted_points) & below_next
-    if not consistent.any():
-        return None
-    multiplier = lam[int(np.argmax(consistent))]
-    step = np.maximum(-pi, (gradient - multiplier) * inverse)
-    return step if np.all(np.isfinite(step)) else None
 
 
 class NotConverged(UserWarning):
