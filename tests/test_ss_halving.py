@@ -20,7 +20,7 @@ from scipy.stats import hypergeom
 from ldpcore import bounds, trial_generators
 from ldpcore.errors import InputError
 from ldpcore.protocols import SubsetSelection, get_protocol
-from ldpcore.protocols._halving import SplitKernels, multivariate_hypergeometric_rows
+from ldpcore.protocols._halving import SplitKernels, multivariate_hypergeometric_rows, outcomes
 
 
 def column_sweep(protocol: SubsetSelection, true_counts: np.ndarray, rng) -> np.ndarray:
@@ -205,10 +205,11 @@ def test_multivariate_hypergeometric_rows(population_max: int) -> None:
 def test_split_kernels_are_the_hypergeometric_law(population: int, good: int) -> None:
     kernels = SplitKernels(population)
     picks = np.arange(0, min(population, 300) + 1)
-    probs, taken = kernels.rows(population, good, picks)
+    probs, modes = kernels.rows(population, good, picks)
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-12)
     law = np.zeros((picks.size, good + 1))
-    np.add.at(law, (np.repeat(np.arange(picks.size), probs.shape[1]), taken.ravel()), probs.ravel())
+    row, slot = np.nonzero(probs)
+    np.add.at(law, (row, outcomes(modes[row], slot)), probs[row, slot])
     expected = hypergeom.pmf(np.arange(good + 1)[None, :], population, good, picks[:, None])
     np.testing.assert_allclose(law, expected, atol=1e-13)
     # Most likely first: the first slot holds the mode.

@@ -47,8 +47,8 @@ _NEGLIGIBLE = 1e-32
 #: Entries (users' cells × kernel slots) handled at once: bounds a split's memory.
 _CHUNK_ENTRIES = 1 << 20
 
-#: Kernel table entries kept between trials per protocol (about 16 bytes each).
-_CACHE_ENTRIES_MAX = 1 << 22
+#: Kernel table entries kept between trials per protocol (8 bytes each: 64 MB at most).
+_CACHE_ENTRIES_MAX = 1 << 23
 
 
 class SplitKernels:
@@ -71,6 +71,7 @@ class SplitKernels:
         from scipy.special import gammaln  # noqa: PLC0415
 
         self._log_factorial = gammaln(np.arange(domain_size + 2, dtype=np.float64) + 1.0)
+        # (population, good) -> (first picks, probabilities by slot, each row's mode)
         self._tables: dict[tuple[int, int], tuple[int, NDArray[np.float64], NDArray[np.int64]]]
         self._tables = {}
         self._entries = 0
@@ -82,37 +83,46 @@ class SplitKernels:
     def rows(
         self, population: int, good: int, picks: NDArray[np.int64]
     ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-        """Kernel rows for each entry of ``picks``: probabilities and the ``m`` they belong to.
+        """Kernel rows for each entry of ``picks``: probabilities and each row's mode.
 
-        Slots past a row's last outcome have probability 0 and point at its mode.
+        Slot ``j`` of row ``i`` is the outcome ``m = modes[i] + SLOT_OFFSET[j]`` (the mode,
+        then alternately above and below it: :func:`outcomes`). Slots outside a row's
+        window have probability 0. Only the mode is kept per row, not an outcome per
+        slot: half the memory, so twice the tables fit the cache (at d = 100,000 the
+        tables were rebuilt in every trial).
         """
         low, high = int(picks.min()), int(picks.max())
         key = (population, good)
         table = self._tables.get(key)
         if table is not None:
-            first, probs, taken = table
+            first, probs, modes = table
             if first <= low and high < first + probs.shape[0]:
-                return probs[picks - first], taken[picks - first]
+                return probs[picks - first], modes[picks - first]
             low, high = min(low, first), max(high, first + probs.shape[0] - 1)
             self._entries -= probs.size
             del self._tables[key]
+            # The next trial's picks spread a little further again: widen by half the
+            # span on each side, so that a table is rebuilt a few times, not every trial
+            # (at d = 16,384 the rebuilds were a tenth of a warm trial).
+            slack = (high - low) // 2 + 1
+            low, high = max(0, low - slack), min(population, high + slack)
         rows = high - low + 1
         if rows * (2 * self.reach(population, good, low, high) + 1) > _CACHE_ENTRIES_MAX:
             # Too large to keep (the top levels at d = 10⁶): build only the rows asked for.
             needed, where = np.unique(picks, return_inverse=True)
-            probs, taken = self._rows_for(population, good, needed)
-            return probs[where], taken[where]
-        first, probs, taken = table = self._table(population, good, low, high)
+            probs, modes = self._rows_for(population, good, needed)
+            return probs[where], modes[where]
+        first, probs, modes = table = self._table(population, good, low, high)
         if self._entries + probs.size <= _CACHE_ENTRIES_MAX:
             self._tables[key] = table
             self._entries += probs.size
-        return probs[picks - first], taken[picks - first]
+        return probs[picks - first], modes[picks - first]
 
     def _table(
         self, population: int, good: int, low: int, high: int
     ) -> tuple[int, NDArray[np.float64], NDArray[np.int64]]:
-        probs, taken = self._rows_for(population, good, np.arange(low, high + 1))
-        return low, probs, taken
+        probs, modes = self._rows_for(population, good, np.arange(low, high + 1))
+        return low, probs, modes
 
     def _rows_for(
         self, population: int, good: int, r: NDArray[np.int64]
@@ -131,10 +141,7 @@ class SplitKernels:
             start = stop
         width = max(probs.shape[1] for probs, _ in bands)
         probs = np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1]))) for p, _ in bands])
-        taken = np.concatenate(
-            [np.pad(t, ((0, 0), (0, width - t.shape[1])), mode="edge") for _, t in bands]
-        )
-        return probs, taken
+        return probs, np.concatenate([modes for _, modes in bands])
 
     @staticmethod
     def _window(
@@ -170,9 +177,7 @@ class SplitKernels:
         bad = population - good
         mode, lo, hi = self._window(population, good, r)
         reach = int(np.max(np.maximum(mode - lo, hi - mode)))
-        slot = np.arange(2 * reach + 1)
-        offset = np.where(slot % 2 == 1, (slot + 1) // 2, -(slot // 2))
-        m = mode[:, None] + offset[None, :]
+        m = outcomes(mode, np.arange(2 * reach + 1)[None, :], row_axis=True)
         inside = (m >= lo[:, None]) & (m <= hi[:, None])
         m = np.where(inside, m, mode[:, None])
         rr = r[:, None]
@@ -186,7 +191,19 @@ class SplitKernels:
         width = int(np.flatnonzero(probs.any(axis=0))[-1]) + 1
         probs = probs[:, :width]
         probs /= probs.sum(axis=1, keepdims=True)
-        return probs, m[:, :width]
+        return probs, mode
+
+
+def outcomes(
+    modes: NDArray[np.int64], slots: NDArray[np.int64], *, row_axis: bool = False
+) -> NDArray[np.int64]:
+    """The outcome ``m`` of kernel slot ``slots`` in a row whose mode is ``modes``.
+
+    Slot 0 is the mode, then ``+1, −1, +2, −2, …`` (most likely first).
+    ``row_axis``: ``modes`` is one per row of a 2-D ``slots``.
+    """
+    offset = np.where(slots % 2 == 1, (slots + 1) // 2, -(slots // 2))
+    return (modes[:, None] if row_axis else modes) + offset
 
 
 def multivariate_hypergeometric_rows(
@@ -334,10 +351,16 @@ def _split(
             step = max(1, _CHUNK_ENTRIES // (2 * reach + 1))
             for start in range(0, cells.size, step):
                 block, picks = cells[start : start + step], all_picks[start : start + step]
-                probs, taken = kernels.rows(population, good, picks)
-                placed = rng.multinomial(chosen[block, picks], probs)
-                row, slot = np.nonzero(placed)
-                count, m = placed[row, slot], taken[row, slot]
+                probs, modes = kernels.rows(population, good, picks)
+                placed = rng.multinomial(chosen[block, picks], probs).ravel()
+                # The slots that received users, found in the flat array (a 2-D nonzero
+                # costs twice as much), and only their outcomes m read from the table.
+                where = np.flatnonzero(placed)
+                row, slot = np.divmod(where, probs.shape[1])
+                # numpy's multinomial gives the last slot whatever rounding leaves
+                # over, even where its probability is 0: such users take the mode.
+                m = np.where(probs[row, slot] > 0, outcomes(modes[row], slot), modes[row])
+                count = placed[where]
                 block, picks = block[row], picks[row]
                 children[left_own] += _histogram((2 * block) * child_width + m, count, size)
                 children[right_own] += _histogram(
