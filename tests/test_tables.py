@@ -326,3 +326,119 @@ def test_a_long_read_reports_its_progress() -> None:
     assert len(seen) >= 3 and seen[-1] == (len(data), len(data))
     assert [done for done, _ in seen] == sorted(done for done, _ in seen)
     assert guess_kind(data) == "counts"  # from the first rows alone
+
+
+# --- the columnar reader (issue 37): the same answer and the same messages -------------
+
+GOOD_UPLOADS = [
+    b"value,count\na,3\nb,4\n",
+    b"value,count\r\na,3\r\nb,4\r\n",
+    b"word\tusers\nhi\t3\nyo\t4\n",
+    b"item;n\nx;1\ny;2\n",
+    b"a,3\nb,4\n",
+    b"1,3\n2,4\n",
+    b"label,note,count\nx,big,1e3\ny,,0\n",
+    b"value,count\n\n a ,3\n\nb,4\n\n",
+    b"value,count,group\na,1,g1\nb,2,\nc,5,g1\n",
+    b"city,2019,count\nx,1,5\ny,2,6\n",
+    b"count,15\nword,3\n",
+    b"value,count\na,1_000\nb,2\n",  # float's own rules: an underscore is a digit separator
+    b"value,count\n,,\na,1\nb,2\n",  # a row of blanks only
+]
+
+
+def _outcome(read, content: bytes, **kwargs):  # noqa: ANN001, ANN202
+    """What a reader makes of ``content``: its table, or its error's type and message."""
+    try:
+        table = read(content, **kwargs)
+    except (TableError, ValueError) as exc:
+        duplicates = getattr(exc, "duplicates", None)
+        return ("error", type(exc).__name__, str(exc), duplicates)
+    if hasattr(table, "numbers"):
+        return ("table", table.labels, table.numbers.tolist(), table.groups)
+    return ("layout", table)
+
+
+def _both_readers(
+    monkeypatch: pytest.MonkeyPatch, read, content: bytes, **kwargs
+) -> tuple[object, object]:  # noqa: ANN001
+    from ldpcore.data import tables  # noqa: PLC0415
+
+    monkeypatch.setattr(tables, "_COLUMNAR_FROM_CHARACTERS", 0)  # every file tries it
+    columnar = _outcome(read, content, **kwargs)
+    monkeypatch.setattr(tables, "_COLUMNAR_FROM_CHARACTERS", 10**12)  # rows only
+    rows = _outcome(read, content, **kwargs)
+    return columnar, rows
+
+
+@pytest.mark.parametrize("sum_duplicates", [False, True])
+@pytest.mark.parametrize("content", [c for c, _ in BAD_UPLOADS] + GOOD_UPLOADS)
+def test_both_readers_give_the_same_table_or_message(
+    monkeypatch: pytest.MonkeyPatch, content: bytes, sum_duplicates: bool
+) -> None:
+    for numbers in ("counts", "estimates"):
+        columnar, rows = _both_readers(
+            monkeypatch,
+            read_numbers,
+            content,
+            source="upload.csv",
+            numbers=numbers,
+            sum_duplicates=sum_duplicates,
+        )
+        assert columnar == rows
+    columnar, rows = _both_readers(monkeypatch, inspect_table, content, source="upload.csv")
+    assert columnar == rows
+
+
+_plain_cell = st.one_of(
+    st.text(
+        alphabet=st.characters(exclude_characters=',\t;|"\r\n\ufeff', exclude_categories=["Cs"]),
+        max_size=5,
+    ),
+    st.integers(-3, 10**6).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(str),
+    st.sampled_from(["", " ", " 7 ", "nan", "1e400", "value", "count", "group", "1_0"]),
+)
+
+
+@settings(max_examples=300)
+@given(
+    rows=st.lists(st.lists(_plain_cell, min_size=1, max_size=4), min_size=1, max_size=8),
+    delimiter=st.sampled_from([",", "\t", ";", "|"]),
+    sum_duplicates=st.booleans(),
+    header=st.sampled_from([None, True, False]),
+)
+def test_both_readers_agree_on_any_plain_file(
+    rows: list[list[str]], delimiter: str, sum_duplicates: bool, header: bool | None
+) -> None:
+    """Files without quotes (the columnar reader's kind), ragged ones included."""
+    content = "".join(delimiter.join(row) + "\n" for row in rows).encode()
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        columnar, by_rows = _both_readers(
+            monkeypatch, read_numbers, content, sum_duplicates=sum_duplicates, header=header
+        )
+    assert columnar == by_rows
+
+
+def test_a_large_plain_file_is_read_by_columns_and_a_bad_row_still_has_its_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ldpcore.data import tables  # noqa: PLC0415
+
+    rows = "".join(f"value {i},{i % 13}\n" for i in range(150_000))
+    good = ("value,count\n" + rows).encode()
+    expected = read_numbers(good)
+    assert expected.labels[-1] == "value 149999" and expected.numbers.sum() > 0
+
+    def no_rows(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise AssertionError("the row reader was used for a plain file")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(tables, "_rows", no_rows)
+        again = read_numbers(good)
+    assert again.labels == expected.labels
+    np.testing.assert_array_equal(again.numbers, expected.numbers)
+    # A bad row near the end: the row reader reads the file again and names the line.
+    bad = good + b"last,-4\n"
+    with pytest.raises(TableError, match="line 150002: the count of 'last' is negative"):
+        read_numbers(bad, source="big.csv")
