@@ -347,7 +347,7 @@ GOOD_UPLOADS = [
 ]
 
 
-def _outcome(read, content: bytes, **kwargs):  # noqa: ANN001, ANN202
+def _outcome(read, content: bytes, **kwargs):
     """What a reader makes of ``content``: its table, or its error's type and message."""
     try:
         table = read(content, **kwargs)
@@ -361,7 +361,7 @@ def _outcome(read, content: bytes, **kwargs):  # noqa: ANN001, ANN202
 
 def _both_readers(
     monkeypatch: pytest.MonkeyPatch, read, content: bytes, **kwargs
-) -> tuple[object, object]:  # noqa: ANN001
+) -> tuple[object, object]:
     from ldpcore.data import tables  # noqa: PLC0415
 
     monkeypatch.setattr(tables, "_COLUMNAR_FROM_CHARACTERS", 0)  # every file tries it
@@ -430,7 +430,7 @@ def test_a_large_plain_file_is_read_by_columns_and_a_bad_row_still_has_its_line(
     expected = read_numbers(good)
     assert expected.labels[-1] == "value 149999" and expected.numbers.sum() > 0
 
-    def no_rows(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def no_rows(*args, **kwargs):
         raise AssertionError("the row reader was used for a plain file")
 
     with monkeypatch.context() as patched:
