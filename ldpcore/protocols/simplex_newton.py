@@ -17,7 +17,6 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import NDArray
 
-
 #: A curvature at or below this is none: the likelihood is linear in that value (GRR's
 #: values that no report names: their cells do not depend on them).
 _FLAT = 1e-280
