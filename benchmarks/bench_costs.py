@@ -1,8 +1,11 @@
 """Measure what one trial costs, per protocol, domain size and method: the cost model's data.
 
 Run: ``.venv/bin/python benchmarks/bench_costs.py [--check]``. Prints the table kept in
-``ldpcore/experiments/costs.py`` (``MEASURED``) and, with ``--check``, how far the
-model's estimate of whole runs is from their measured time.
+``ldpcore/experiments/costs.py`` (``MEASURED``), the worst-case table of
+``benchmarks/README.md`` (every protocol × d ∈ SIZES: a trial with every default method,
+its dearest method, 30 trials on one core) and, with ``--check``, how far the model's
+estimate of whole runs (4 trials, every default method) is from their measured time over
+the same grid.
 
 One trial at n = 10⁶, ε = 1, Zipf s = 1.5, run as a simulation runs it
 (``_run_trials``): the sampler with the Base estimate (the trial's floor), then each
@@ -83,12 +86,34 @@ def measure() -> dict[tuple[str, str], tuple[float, ...]]:
     return {key: tuple(times) for key, times in table.items()}
 
 
+def worst_case(table: dict[tuple[str, str], tuple[float, ...]]) -> None:
+    """Per trial with every default method, its dearest method, and 30 trials on one core."""
+    print(
+        "\n| protocol | d | sampler + Base (s) | dearest method (s) | a trial, every method (s) "
+        "| 30 trials, one core (s) |"
+    )
+    print("|---|---:|---:|---|---:|---:|")
+    for protocol in protocol_names():
+        for at, d in enumerate(SIZES):
+            methods = {
+                part: times[at]
+                for (name, part), times in table.items()
+                if name == protocol and part != "trial"
+            }
+            dearest = max(methods, key=methods.__getitem__)
+            trial = table[(protocol, "trial")][at] + sum(methods.values())
+            print(
+                f"| {protocol} | {d:,} | {table[(protocol, 'trial')][at]:.3f} | "
+                f"{dearest} {methods[dearest]:.3f} | {trial:.3f} | {30 * trial:.1f} |"
+            )
+
+
 def check() -> None:
-    """Whole runs against the model (the Explorer's default methods, 30 trials)."""
+    """Whole runs against the model (the Explorer's default methods) over the worst-case grid."""
     print("\n| protocol | d | estimated (s) | measured (s) | ratio |")
     print("|---|---:|---:|---:|---:|")
     for protocol in protocol_names():
-        for d in (4096, 16384, 65536):
+        for d in SIZES:
             config = ExperimentConfig(
                 dataset=f"zipf:d={d},s=1.5", n=N, protocol=protocol, epsilon=1.0, trials=4
             )
@@ -111,6 +136,7 @@ def main() -> None:
     for (protocol, part), times in table.items():
         print(f"    ({protocol!r}, {part!r}): ({', '.join(f'{t:.2e}' for t in times)}),")
     print("}")
+    worst_case(table)
     if args.check:
         check()
 

@@ -13,7 +13,6 @@ from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook, sweep_notebook
 from ldpcore.present.sentences import settings_line
 from ldpcore.protocols import protocol_names
-from pages.app_layer.budget import budgeted_sweep, gate
 from pages.app_layer.cache import (
     by_rank_figure,
     mse_figure,
@@ -31,6 +30,7 @@ from pages.app_layer.display import (
 )
 from pages.app_layer.exports import downloads
 from pages.app_layer.navigation import ensure_app
+from pages.app_layer.staging import Staged, staged_sweep, trials_shown
 from pages.app_layer.widgets import require_config
 
 ensure_app()
@@ -41,16 +41,22 @@ left, right = st.columns(2)
 relative = left.toggle("MSE relative to Base", key="relative", bind="query-params")
 compare = right.toggle("Compare protocols", key="compare", bind="query-params")
 
-# Above the server's budget the page asks first (pages/app_layer/budget.py).
-go, stoppable = gate(config)
-if not go:
+# A dear run is drawn first from its first trials, then from all of them once the
+# page is drawn; above the server's budget only when asked (pages/app_layer/staging.py).
+staged = Staged()
+shown = staged.run(config)
+if shown.config is None:
+    if shown.note:
+        st.info(shown.note, icon=":material/hourglass_top:")
+    staged.finish()
     st.stop()
-if stoppable:  # in chunks, with its progress and Stop (not nested in another cache)
-    run_or_explain(lambda: simulate(config, _stoppable=True), "Simulating…")
-result = run_or_explain(lambda: simulate_summary(config), "Simulating…")
+drawn_config = shown.config
+result = run_or_explain(lambda: simulate_summary(drawn_config), "Simulating…")
 if result is None:
     st.stop()
 summary: pd.DataFrame = result["summary"]
+if shown.note:
+    st.info(shown.note, icon=":material/hourglass_top:")
 
 verdict_banner(result["ranking"], users=config.n if config.query.whole_domain else None)
 convergence_warning(result["summary"])
@@ -67,30 +73,33 @@ view = view_column.segmented_control(
 )
 every_method = lines_column.toggle("Every method", key="lines", bind="query-params")
 chosen = VIEWS.get(view or "Estimates vs truth", "estimates")
-by_rank = by_rank_figure(config, chosen, every_method)
+by_rank = by_rank_figure(drawn_config, chosen, every_method)
 show_chart(by_rank, key=f"chart-{chosen}")
 drawn = [trace.name for trace in by_rank.data if trace.name != "truth"]
 if len(drawn) < len(config.methods):
     st.caption(
         f"Drawn: {', '.join(str(name) for name in drawn)}. The MSE chart and the table below "
         f"have all {len(config.methods)} methods; switch on *Every method*, or choose "
-        "methods under *Methods, trials and seed* (sidebar), to draw others."
+        "methods under *Methods, trials and seed* (sidebar), to draw others." + trials_shown(shown)
     )
+elif not shown.complete:
+    st.caption(trials_shown(shown).strip())
 
 if compare:
-    every = budgeted_sweep(config, "protocol", protocol_names(), "Running every protocol…")
+    every = staged_sweep(staged, config, "protocol", protocol_names(), "Running every protocol…")
     if every is None:
+        staged.finish()
         st.stop()
     mse_chart = figures.mse_bars(
         every, base_mse=None, lower_bound=None, relative_to_base=relative, facet="protocol"
     )
 else:
-    mse_chart = mse_figure(config, relative)
+    mse_chart = mse_figure(drawn_config, relative)
 show_chart(mse_chart, key="chart-mse")
-st.caption(figures.lower_bound_note())
+st.caption(figures.lower_bound_note() + trials_shown(shown))
 
 show_method_table(summary)
-st.caption(PAIRED_NOTE)
+st.caption(PAIRED_NOTE + trials_shown(shown))
 # Made when asked for: a callable, like every download.
 notebook = (
     partial(
@@ -109,7 +118,7 @@ downloads("explorer", summary, mse_chart, simulate_command(config), notebook)
 # A toggle, not an expander: an expander's content is drawn (and redrawn on every slider
 # move) even while closed, and this table changes with ε.
 if st.toggle("Show every protocol at these settings", key="protocols", bind="query-params"):
-    domain_size = int(simulate(config)["per_item"]["item"].nunique())
+    domain_size = int(simulate(drawn_config)["per_item"]["item"].nunique())
     protocols = protocols_table(config.epsilon, domain_size, config.n)
     st.caption(
         "p: chance a report supports its user's own value; q: any other value. Base variance: "
@@ -117,3 +126,5 @@ if st.toggle("Show every protocol at these settings", key="protocols", bind="que
         "is at most e^ε."
     )
     st.dataframe(protocols, hide_index=True)
+
+staged.finish()  # the rest of the trials, once the page is drawn

@@ -10,11 +10,9 @@ from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook, sweep_notebook
-from pages.app_layer.budget import budgeted_sweep, gate
-from pages.app_layer.cache import bundled_dataset, simulate
+from pages.app_layer.cache import bundled_dataset
 from pages.app_layer.display import (
     PAIRED_NOTE,
-    run_or_explain,
     show_chart,
     sweep_banner,
     sweep_details,
@@ -22,12 +20,14 @@ from pages.app_layer.display import (
 )
 from pages.app_layer.exports import downloads
 from pages.app_layer.navigation import ensure_app
+from pages.app_layer.staging import Staged, staged_run, staged_sweep, trials_shown
 from pages.app_layer.widgets import require_config, with_query
 
 ensure_app()
 st.title("Queries")
 config: ExperimentConfig = require_config()
 
+staged = Staged()
 RHOS = (0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9)
 KS = (2, 4, 8, 16, 32)
 
@@ -41,7 +41,7 @@ kind = st.radio(
 
 if kind == "Sets of values":
     st.caption("Random sets of ⌈ρ·d⌉ values; the same sets for every trial and method.")
-    frame = budgeted_sweep(config, "rho", RHOS, "Simulating set sizes…")
+    frame = staged_sweep(staged, config, "rho", RHOS, "Simulating set sizes…")
     if frame is not None:
         found = sweep_verdicts(frame, "rho", "ρ")
         sweep_banner(found)
@@ -65,7 +65,7 @@ if kind == "Sets of values":
         )
 elif kind == "Most frequent values":
     st.caption("The k values with the highest true frequency (the estimators do not know them).")
-    frame = budgeted_sweep(config, "topk", KS, "Simulating top-k…")
+    frame = staged_sweep(staged, config, "topk", KS, "Simulating top-k…")
     if frame is not None:
         found = sweep_verdicts(frame, "topk", "k")
         sweep_banner(found)
@@ -97,19 +97,13 @@ elif kind == "Groups":
             "`value,count,group` file on the Your data page."
         )
     else:
-        grouping = with_query(config, "groups")
-        go, stoppable = gate(grouping)
-        result = (
-            run_or_explain(
-                lambda: simulate(grouping, _stoppable=stoppable), "Simulating group totals…"
-            )
-            if go
-            else None
-        )
+        result, shown = staged_run(staged, with_query(config, "groups"), "Simulating group totals…")
         if result is not None:
             verdict_banner(result["ranking"])
             st.caption(
-                "Each group's total frequency: the sum of its values' estimates. " + PAIRED_NOTE
+                "Each group's total frequency: the sum of its values' estimates. "
+                + PAIRED_NOTE
+                + trials_shown(shown)
             )
             figure = figures.mse_bars(result["summary"], base_mse=None, lower_bound=None)
             show_chart(figure, key="chart-groups")
@@ -122,17 +116,14 @@ elif kind == "Groups":
             )
 else:
     ranges = with_query(config, "interval:samples=20")
-    go, stoppable = gate(ranges)
-    result = (
-        run_or_explain(lambda: simulate(ranges, _stoppable=stoppable), "Simulating intervals…")
-        if go
-        else None
-    )
+    result, shown = staged_run(staged, ranges, "Simulating intervals…")
     if result is not None:
         verdict_banner(result["ranking"])
         figure = figures.mse_bars(result["summary"], base_mse=None, lower_bound=None)
         show_chart(figure, key="chart-intervals")
-        st.caption("20 random ranges [a, b] of the (ordered) domain. " + PAIRED_NOTE)
+        st.caption(
+            "20 random ranges [a, b] of the (ordered) domain. " + PAIRED_NOTE + trials_shown(shown)
+        )
         downloads(
             "intervals",
             result["summary"],
@@ -140,3 +131,5 @@ else:
             simulate_command(config, query="interval:samples=20"),
             lambda: run_notebook(with_query(config, "interval:samples=20"), title="Intervals"),
         )
+
+staged.finish()  # the rest of the trials, once the page is drawn

@@ -10,10 +10,10 @@ from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import sweep_notebook
 from ldpcore.present.sentences import users_saved_sentence
-from pages.app_layer.budget import budgeted_sweep
 from pages.app_layer.display import show_chart
 from pages.app_layer.exports import downloads
 from pages.app_layer.navigation import ensure_app
+from pages.app_layer.staging import Staged, staged_sweep
 from pages.app_layer.widgets import require_config
 
 ensure_app()
@@ -27,7 +27,8 @@ EPSILON_GRID = (0.2, 0.4, 0.7, 1.0, 1.5, 2.0, 3.0, 4.0)
 N_GRID = (10**4, 10**5, 10**6, 10**7, 10**8)
 
 st.header("Error against the privacy budget")
-frame = budgeted_sweep(config, "epsilon", EPSILON_GRID, "Simulating every ε…")
+staged = Staged()
+frame = staged_sweep(staged, config, "epsilon", EPSILON_GRID, "Simulating every ε…")
 if frame is not None:
     per_epsilon = frame.groupby("epsilon", sort=False)
     base = per_epsilon["base_mse"].first().to_numpy()
@@ -65,7 +66,7 @@ st.caption(
     "Equivalent users n′: how many users the plain Base estimate would need to match a "
     "method's accuracy (NDSS Sec. V-C). Above the diagonal, post-processing saves users."
 )
-users = budgeted_sweep(config, "n", N_GRID, "Simulating every n…")
+users = staged_sweep(staged, config, "n", N_GRID, "Simulating every n…")
 if users is not None:
     figure = figures.curves(
         users,
@@ -96,3 +97,5 @@ if users is not None:
             log_x=True,
         ),
     )
+
+staged.finish()  # the rest of the trials, once the page is drawn

@@ -6,9 +6,10 @@ protocol, the domain size and the methods, not on n (README, "The fast samplers"
 :data:`MEASURED` holds one trial's seconds at the first sizes of :data:`SIZES` on the
 machine the project is developed on (``benchmarks/bench_costs.py`` measures all three
 and prints the table); between them the cost follows the power law through the
-neighbouring points. The table stops at d = 16,384 for now: beyond
-:func:`measured_up_to` an estimate is an extrapolation (IBU at GRR, d = 100,000 ran
-for minutes where the law said 0.1 s), and the pages ask before any such run.
+neighbouring points, up to the d slider's end (100,000). Beyond :func:`measured_up_to`
+an estimate is an extrapolation (before issue 37, IBU at GRR, d = 100,000 ran for
+minutes where the law through the first two sizes said 0.1 s), and the pages ask
+before any such run.
 
 The estimate is what a page shows before a run and what the server's budget
 (``LDPCORE_RUN_BUDGET_S``) is compared with. It is for one core: a faster or slower
@@ -29,101 +30,110 @@ SIZES = (1024, 16384, 100_000)
 
 #: ``(protocol, "trial" | method) -> seconds at each of :data:`SIZES```: one trial
 #: at n = 10⁶, ε = 1, Zipf s = 1.5 (``benchmarks/bench_costs.py``, 2026-11-24, this
-#: 2-core machine). "trial" is one trial with Base only (sampler, estimate, metrics);
-#: a method's figure is one call of it on a trial's estimate.
+#: 2-core machine, after issue 37's HR, SS and GRR-IBU work; all three sizes).
+#: "trial" is one trial with Base only (sampler, estimate, metrics); a method's figure
+#: is one call of it on a trial's estimate.
 MEASURED: dict[tuple[str, str], tuple[float, ...]] = {
-    ("GRR", "trial"): (2.08e-04, 2.04e-03),
-    ("GRR", "Base-Pos"): (1.35e-05, 3.23e-05),
-    ("GRR", "Post-Pos"): (1.22e-05, 2.44e-05),
-    ("GRR", "Base-Cut"): (1.79e-05, 3.93e-05),
-    ("GRR", "Norm"): (1.40e-05, 3.22e-05),
-    ("GRR", "Norm-Mul"): (1.54e-05, 4.42e-05),
-    ("GRR", "Norm-Cut"): (3.34e-05, 1.41e-04),
-    ("GRR", "Norm-Sub"): (3.08e-05, 1.63e-04),
-    ("GRR", "MLE-Apx"): (8.33e-05, 7.67e-04),
-    ("GRR", "Power"): (6.85e-05, 3.24e-04),
-    ("GRR", "PowerNS"): (1.06e-04, 5.07e-04),
-    ("GRR", "MLE"): (9.58e-05, 8.14e-04),
-    ("GRR", "IBU"): (6.44e-04, 1.17e-02),
-    ("OLH", "trial"): (2.44e-04, 1.07e-03),
-    ("OLH", "Base-Pos"): (1.48e-05, 3.24e-05),
-    ("OLH", "Post-Pos"): (1.04e-05, 2.34e-05),
-    ("OLH", "Base-Cut"): (1.70e-05, 3.71e-05),
-    ("OLH", "Norm"): (1.27e-05, 3.33e-05),
-    ("OLH", "Norm-Mul"): (1.51e-05, 4.21e-05),
-    ("OLH", "Norm-Cut"): (3.14e-05, 1.62e-04),
-    ("OLH", "Norm-Sub"): (3.16e-05, 1.97e-04),
-    ("OLH", "MLE-Apx"): (7.64e-05, 1.12e-03),
-    ("OLH", "Power"): (2.16e-04, 6.10e-04),
-    ("OLH", "PowerNS"): (2.40e-04, 8.35e-04),
-    ("OLH", "MLE"): (4.08e-04, 1.99e-03),
-    ("OLH", "IBU"): (9.27e-04, 1.60e-02),
-    ("BLH", "trial"): (2.10e-04, 1.14e-03),
-    ("BLH", "Base-Pos"): (1.30e-05, 3.21e-05),
-    ("BLH", "Post-Pos"): (1.19e-05, 2.29e-05),
-    ("BLH", "Base-Cut"): (1.77e-05, 3.73e-05),
-    ("BLH", "Norm"): (1.38e-05, 3.09e-05),
-    ("BLH", "Norm-Mul"): (1.51e-05, 4.23e-05),
-    ("BLH", "Norm-Cut"): (3.25e-05, 1.54e-04),
-    ("BLH", "Norm-Sub"): (2.92e-05, 1.87e-04),
-    ("BLH", "MLE-Apx"): (7.84e-05, 1.12e-03),
-    ("BLH", "Power"): (1.99e-04, 7.94e-04),
-    ("BLH", "PowerNS"): (2.30e-04, 9.32e-04),
-    ("BLH", "MLE"): (4.15e-04, 2.04e-03),
-    ("BLH", "IBU"): (7.59e-04, 1.59e-02),
-    ("OUE", "trial"): (3.55e-04, 1.03e-03),
-    ("OUE", "Base-Pos"): (1.47e-05, 3.14e-05),
-    ("OUE", "Post-Pos"): (1.03e-05, 2.41e-05),
-    ("OUE", "Base-Cut"): (1.69e-05, 3.79e-05),
-    ("OUE", "Norm"): (1.88e-05, 3.08e-05),
-    ("OUE", "Norm-Mul"): (1.68e-05, 4.37e-05),
-    ("OUE", "Norm-Cut"): (3.55e-05, 1.49e-04),
-    ("OUE", "Norm-Sub"): (3.62e-05, 1.80e-04),
-    ("OUE", "MLE-Apx"): (7.95e-05, 1.12e-03),
-    ("OUE", "Power"): (2.01e-04, 6.60e-04),
-    ("OUE", "PowerNS"): (2.21e-04, 8.18e-04),
-    ("OUE", "MLE"): (3.11e-04, 2.17e-03),
-    ("OUE", "IBU"): (8.51e-04, 1.59e-02),
-    ("SUE", "trial"): (2.45e-04, 1.03e-03),
-    ("SUE", "Base-Pos"): (1.47e-05, 3.13e-05),
-    ("SUE", "Post-Pos"): (1.04e-05, 2.34e-05),
-    ("SUE", "Base-Cut"): (1.79e-05, 3.88e-05),
-    ("SUE", "Norm"): (1.28e-05, 3.17e-05),
-    ("SUE", "Norm-Mul"): (1.55e-05, 4.54e-05),
-    ("SUE", "Norm-Cut"): (3.86e-05, 1.52e-04),
-    ("SUE", "Norm-Sub"): (2.99e-05, 1.92e-04),
-    ("SUE", "MLE-Apx"): (7.46e-05, 1.16e-03),
-    ("SUE", "Power"): (2.04e-04, 6.57e-04),
-    ("SUE", "PowerNS"): (2.21e-04, 9.30e-04),
-    ("SUE", "MLE"): (4.69e-04, 2.22e-03),
-    ("SUE", "IBU"): (9.19e-04, 2.00e-02),
-    ("SS", "trial"): (1.49e-02, 2.02e-01),
-    ("SS", "Base-Pos"): (1.16e-05, 3.07e-05),
-    ("SS", "Post-Pos"): (1.19e-05, 2.43e-05),
-    ("SS", "Base-Cut"): (1.74e-05, 3.79e-05),
-    ("SS", "Norm"): (1.44e-05, 3.59e-05),
-    ("SS", "Norm-Mul"): (2.27e-05, 4.59e-05),
-    ("SS", "Norm-Cut"): (3.18e-05, 1.51e-04),
-    ("SS", "Norm-Sub"): (3.47e-05, 1.86e-04),
-    ("SS", "MLE-Apx"): (8.23e-05, 1.14e-03),
-    ("SS", "Power"): (1.99e-04, 6.98e-04),
-    ("SS", "PowerNS"): (2.33e-04, 8.98e-04),
-    ("SS", "MLE"): (3.50e-04, 2.05e-03),
-    ("SS", "IBU"): (8.16e-04, 1.41e-02),
-    ("HR", "trial"): (3.80e-03, 3.93e-02),
-    ("HR", "Base-Pos"): (1.47e-05, 3.18e-05),
-    ("HR", "Post-Pos"): (1.08e-05, 2.42e-05),
-    ("HR", "Base-Cut"): (1.72e-05, 3.90e-05),
-    ("HR", "Norm"): (1.43e-05, 3.17e-05),
-    ("HR", "Norm-Mul"): (1.64e-05, 4.58e-05),
-    ("HR", "Norm-Cut"): (3.58e-05, 1.49e-04),
-    ("HR", "Norm-Sub"): (4.17e-05, 1.86e-04),
-    ("HR", "MLE-Apx"): (8.36e-05, 1.11e-03),
-    ("HR", "Power"): (2.05e-04, 6.71e-04),
-    ("HR", "PowerNS"): (2.30e-04, 8.71e-04),
-    ("HR", "MLE"): (9.54e-02, 1.49e00),
-    ("HR", "IBU"): (8.20e-02, 1.02e00),
+    ("GRR", "trial"): (2.06e-04, 1.86e-03, 1.34e-02),
+    ("GRR", "Base-Pos"): (1.13e-05, 2.98e-05, 2.28e-04),
+    ("GRR", "Post-Pos"): (1.04e-05, 2.29e-05, 1.85e-04),
+    ("GRR", "Base-Cut"): (1.58e-05, 3.81e-05, 2.61e-04),
+    ("GRR", "Norm"): (1.24e-05, 3.13e-05, 2.26e-04),
+    ("GRR", "Norm-Mul"): (1.34e-05, 4.33e-05, 2.93e-04),
+    ("GRR", "Norm-Cut"): (3.11e-05, 1.40e-04, 9.37e-04),
+    ("GRR", "Norm-Sub"): (3.06e-05, 1.62e-04, 1.15e-03),
+    ("GRR", "MLE-Apx"): (8.02e-05, 7.21e-04, 4.28e-03),
+    ("GRR", "Power"): (7.79e-05, 3.47e-04, 2.34e-03),
+    ("GRR", "PowerNS"): (1.11e-04, 4.65e-04, 3.76e-03),
+    ("GRR", "MLE"): (9.07e-05, 7.69e-04, 5.87e-03),
+    ("GRR", "IBU"): (6.88e-04, 8.54e-03, 4.22e-02),
+    ("OLH", "trial"): (2.10e-04, 8.94e-04, 6.33e-03),
+    ("OLH", "Base-Pos"): (1.45e-05, 3.07e-05, 2.28e-04),
+    ("OLH", "Post-Pos"): (1.05e-05, 2.23e-05, 1.72e-04),
+    ("OLH", "Base-Cut"): (1.56e-05, 3.61e-05, 2.49e-04),
+    ("OLH", "Norm"): (1.33e-05, 3.09e-05, 2.14e-04),
+    ("OLH", "Norm-Mul"): (1.34e-05, 3.99e-05, 3.11e-04),
+    ("OLH", "Norm-Cut"): (2.94e-05, 1.41e-04, 1.16e-03),
+    ("OLH", "Norm-Sub"): (2.93e-05, 1.84e-04, 2.05e-03),
+    ("OLH", "MLE-Apx"): (7.42e-05, 1.04e-03, 7.46e-03),
+    ("OLH", "Power"): (1.98e-04, 6.43e-04, 3.86e-03),
+    ("OLH", "PowerNS"): (2.12e-04, 8.84e-04, 5.97e-03),
+    ("OLH", "MLE"): (3.54e-04, 1.87e-03, 1.51e-02),
+    ("OLH", "IBU"): (8.64e-04, 9.10e-03, 7.42e-02),
+    ("BLH", "trial"): (2.04e-04, 9.37e-04, 6.46e-03),
+    ("BLH", "Base-Pos"): (1.27e-05, 3.03e-05, 2.33e-04),
+    ("BLH", "Post-Pos"): (1.14e-05, 2.13e-05, 1.72e-04),
+    ("BLH", "Base-Cut"): (1.65e-05, 3.56e-05, 2.47e-04),
+    ("BLH", "Norm"): (1.32e-05, 3.01e-05, 2.06e-04),
+    ("BLH", "Norm-Mul"): (1.49e-05, 3.90e-05, 3.19e-04),
+    ("BLH", "Norm-Cut"): (2.98e-05, 1.34e-04, 1.08e-03),
+    ("BLH", "Norm-Sub"): (2.98e-05, 1.74e-04, 2.06e-03),
+    ("BLH", "MLE-Apx"): (7.32e-05, 1.07e-03, 7.39e-03),
+    ("BLH", "Power"): (1.99e-04, 6.81e-04, 3.99e-03),
+    ("BLH", "PowerNS"): (1.99e-04, 8.08e-04, 5.97e-03),
+    ("BLH", "MLE"): (3.68e-04, 1.83e-03, 1.59e-02),
+    ("BLH", "IBU"): (7.11e-04, 5.10e-03, 4.34e-02),
+    ("OUE", "trial"): (2.17e-04, 9.47e-04, 6.51e-03),
+    ("OUE", "Base-Pos"): (1.17e-05, 3.05e-05, 3.66e-04),
+    ("OUE", "Post-Pos"): (1.02e-05, 2.30e-05, 1.78e-04),
+    ("OUE", "Base-Cut"): (1.55e-05, 3.60e-05, 2.48e-04),
+    ("OUE", "Norm"): (1.30e-05, 3.10e-05, 2.16e-04),
+    ("OUE", "Norm-Mul"): (1.36e-05, 4.01e-05, 3.24e-04),
+    ("OUE", "Norm-Cut"): (3.09e-05, 1.41e-04, 1.19e-03),
+    ("OUE", "Norm-Sub"): (2.91e-05, 1.84e-04, 2.26e-03),
+    ("OUE", "MLE-Apx"): (7.47e-05, 1.04e-03, 7.31e-03),
+    ("OUE", "Power"): (2.00e-04, 6.54e-04, 3.91e-03),
+    ("OUE", "PowerNS"): (2.05e-04, 8.25e-04, 5.93e-03),
+    ("OUE", "MLE"): (2.50e-04, 2.06e-03, 1.63e-02),
+    ("OUE", "IBU"): (8.37e-04, 8.97e-03, 6.08e-02),
+    ("SUE", "trial"): (2.09e-04, 8.88e-04, 6.20e-03),
+    ("SUE", "Base-Pos"): (1.36e-05, 2.72e-05, 2.21e-04),
+    ("SUE", "Post-Pos"): (1.14e-05, 2.23e-05, 1.94e-04),
+    ("SUE", "Base-Cut"): (1.69e-05, 3.55e-05, 2.43e-04),
+    ("SUE", "Norm"): (1.24e-05, 2.87e-05, 2.06e-04),
+    ("SUE", "Norm-Mul"): (1.44e-05, 4.10e-05, 3.18e-04),
+    ("SUE", "Norm-Cut"): (2.83e-05, 1.53e-04, 1.07e-03),
+    ("SUE", "Norm-Sub"): (2.85e-05, 1.78e-04, 2.06e-03),
+    ("SUE", "MLE-Apx"): (7.01e-05, 1.02e-03, 7.34e-03),
+    ("SUE", "Power"): (1.84e-04, 6.43e-04, 3.96e-03),
+    ("SUE", "PowerNS"): (2.02e-04, 8.04e-04, 5.84e-03),
+    ("SUE", "MLE"): (4.29e-04, 2.11e-03, 1.21e-02),
+    ("SUE", "IBU"): (8.38e-04, 6.64e-03, 5.93e-02),
+    ("SS", "trial"): (1.38e-02, 1.50e-01, 1.27e00),
+    ("SS", "Base-Pos"): (1.11e-05, 2.80e-05, 2.50e-04),
+    ("SS", "Post-Pos"): (9.98e-06, 2.02e-05, 2.36e-04),
+    ("SS", "Base-Cut"): (1.54e-05, 3.38e-05, 3.40e-04),
+    ("SS", "Norm"): (1.16e-05, 2.77e-05, 2.79e-04),
+    ("SS", "Norm-Mul"): (1.33e-05, 4.10e-05, 3.64e-04),
+    ("SS", "Norm-Cut"): (2.94e-05, 1.35e-04, 1.19e-03),
+    ("SS", "Norm-Sub"): (2.91e-05, 1.63e-04, 1.63e-03),
+    ("SS", "MLE-Apx"): (7.41e-05, 1.00e-03, 7.76e-03),
+    ("SS", "Power"): (1.87e-04, 6.37e-04, 3.23e-03),
+    ("SS", "PowerNS"): (2.11e-04, 8.10e-04, 4.30e-03),
+    ("SS", "MLE"): (3.04e-04, 1.89e-03, 1.41e-02),
+    ("SS", "IBU"): (7.97e-04, 8.69e-03, 4.84e-02),
+    ("HR", "trial"): (3.61e-03, 3.58e-02, 1.11e-01),
+    ("HR", "Base-Pos"): (1.37e-05, 2.74e-05, 2.60e-04),
+    ("HR", "Post-Pos"): (1.03e-05, 2.13e-05, 2.41e-04),
+    ("HR", "Base-Cut"): (1.59e-05, 3.59e-05, 3.28e-04),
+    ("HR", "Norm"): (1.31e-05, 3.08e-05, 2.71e-04),
+    ("HR", "Norm-Mul"): (1.55e-05, 4.13e-05, 3.53e-04),
+    ("HR", "Norm-Cut"): (3.51e-05, 1.41e-04, 1.12e-03),
+    ("HR", "Norm-Sub"): (3.17e-05, 1.74e-04, 1.41e-03),
+    ("HR", "MLE-Apx"): (6.93e-05, 1.05e-03, 7.43e-03),
+    ("HR", "Power"): (1.88e-04, 6.68e-04, 3.31e-03),
+    ("HR", "PowerNS"): (2.26e-04, 8.70e-04, 4.60e-03),
+    ("HR", "MLE"): (3.16e-03, 3.50e-02, 1.73e-01),
+    ("HR", "IBU"): (3.17e-03, 2.80e-02, 1.33e-01),
 }
+
+#: A page's first chart: the first trials it shows before the rest cost at most this
+#: (seconds of one core), so that a chart is up within about two seconds of a slider
+#: move wherever the sliders are (issue 37).
+FIRST_CHART_S = 1.0
+#: A run up to this is shown whole at once: a first chart would save less than drawing
+#: the page twice costs.
+WHOLE_AT_ONCE_S = 1.5
 
 #: Seconds per user per trial of the per-user (reference) sampler, which draws every
 #: user's report (benchmarks/README.md, "Per-user OLH": about 0.4 µs a user).
@@ -185,7 +195,7 @@ def trial_seconds(protocol: str, domain_size: int, methods: Sequence[str]) -> fl
     Examples
     --------
     >>> fast = trial_seconds("GRR", 64, ["Base", "Norm-Sub"])
-    >>> slow = trial_seconds("HR", 16384, ["Base", "Norm-Sub", "MLE", "IBU"])
+    >>> slow = trial_seconds("SS", 100_000, ["Base", "Norm-Sub", "MLE", "IBU"])
     >>> fast < 0.01 < 1 < slow
     True
     """
@@ -215,11 +225,46 @@ def sweep_seconds(config: ExperimentConfig, parameter: str, values: Sequence[Any
     return sum(run_seconds(with_parameter(config, parameter, value)) for value in values)
 
 
+def first_trials(total_seconds: float, trials: int) -> int:
+    """How many of a run's (or sweep's) first trials a page shows before the rest.
+
+    Each trial has its own seed, so the first ``k`` trials of a run are a run of ``k``
+    trials: a page can draw them, then all of them, and the last answer is the one a
+    single run gives.
+
+    Parameters
+    ----------
+    total_seconds : float
+        The whole run's estimate (:func:`run_seconds` or :func:`sweep_seconds`).
+    trials : int
+        The run's trials (a sweep: per point).
+
+    Returns
+    -------
+    int
+        ``trials`` when the whole run costs at most :data:`WHOLE_AT_ONCE_S`; else the
+        most trials that cost at most :data:`FIRST_CHART_S` (at least 2: a variance
+        needs two); 0 when not even two do (the page then shows its estimate alone).
+
+    Examples
+    --------
+    >>> first_trials(0.3, 30), first_trials(3.0, 30), first_trials(40.0, 30)
+    (30, 10, 0)
+    """
+    if total_seconds <= WHOLE_AT_ONCE_S:
+        return trials
+    fit = int(FIRST_CHART_S * trials / total_seconds)
+    return min(fit, trials - 1) if fit >= 2 else 0
+
+
 __all__ = [
+    "FIRST_CHART_S",
     "MEASURED",
     "PER_USER_S",
     "SIZES",
+    "WHOLE_AT_ONCE_S",
     "domain_size_of",
+    "first_trials",
     "measured_up_to",
     "run_seconds",
     "sweep_seconds",

@@ -19,15 +19,13 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.costs import measured_up_to
 from ldpcore.formats import format_duration
-from pages.app_layer.cache import run_estimate, simulate_sweep
-from pages.app_layer.display import run_or_explain
+from pages.app_layer.cache import run_estimate
 
 #: The variable the person who runs the server sets (seconds of one core per run).
 BUDGET_VARIABLE = "LDPCORE_RUN_BUDGET_S"
@@ -132,39 +130,32 @@ def gate(
     beyond = domain_size > measured_up_to()
     if within_budget(seconds) and not beyond:
         return True, False
+    what = run_in_words(config, parameter, values, domain_size)
+    key = f"{config.fingerprint}-{parameter or 'run'}"
+    return approved(seconds, what=what, key=key, caveat=extrapolation(beyond), ask=True), True
+
+
+def run_in_words(
+    config: ExperimentConfig, parameter: str | None, values: Sequence[Any], domain_size: int
+) -> str:
+    """ "This run (30 trials of HR at d = 16,384 with 13 methods)", or a sweep's."""
     what = (
         f"{config.trials} trials of {config.protocol} at d = {domain_size:,} with "
         f"{len(config.methods)} method{'s' if len(config.methods) != 1 else ''}"
     )
     if parameter is not None:
-        what = f"This sweep ({len(values)} values of {parameter}, each {what})"
-    else:
-        what = f"This run ({what})"
-    key = f"{config.fingerprint}-{parameter or 'run'}"
-    caveat = (
+        return f"This sweep ({len(values)} values of {parameter}, each {what})"
+    return f"This run ({what})"
+
+
+def extrapolation(beyond: bool) -> str:
+    """The caveat after an estimate beyond the measured domain sizes (empty within them)."""
+    if not beyond:
+        return ""
+    return (
         f" Costs were measured up to d = {measured_up_to():,}: beyond that this is an "
         "extrapolation, and the iterative methods (MLE, IBU) can take far longer."
-        if beyond
-        else ""
     )
-    return approved(seconds, what=what, key=key, caveat=caveat, ask=True), True
-
-
-def budgeted_sweep(
-    config: ExperimentConfig, parameter: str, values: Sequence[Any], spinner: str
-) -> pd.DataFrame | None:
-    """A page's sweep under the budget: run (asking first above it), or None.
-
-    None also when the run failed; :func:`~pages.app_layer.display.run_or_explain`
-    has then said why.
-    """
-    go, stoppable = gate(config, parameter, values)
-    if not go:
-        return None
-    found: pd.DataFrame | None = run_or_explain(
-        lambda: simulate_sweep(config, parameter, tuple(values), stoppable), spinner
-    )
-    return found
 
 
 def within_budget(seconds: float) -> bool:
@@ -179,8 +170,9 @@ __all__ = [
     "BUDGET_VARIABLE",
     "DEFAULT_BUDGET_S",
     "approved",
-    "budgeted_sweep",
+    "extrapolation",
     "gate",
     "run_budget_s",
+    "run_in_words",
     "within_budget",
 ]

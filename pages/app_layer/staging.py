@@ -1,0 +1,183 @@
+"""A first chart within about two seconds anywhere on the sliders (issue 37).
+
+A page asks :class:`Staged` for every run or sweep it draws, and calls
+:meth:`Staged.finish` once the page is drawn. A run that costs little
+(``costs.WHOLE_AT_ONCE_S``) runs whole, as before. A dearer one is drawn first from
+its first trials, about a second of computing (``costs.first_trials``), with a caption
+that says how many trials it shows. Then :meth:`Staged.finish` runs every trial in
+chunks on all workers but one, with a progress bar where the run was asked for (above
+the server's budget only when the visitor asks, with a Stop button:
+:func:`~pages.app_layer.budget.approved`), and draws the page again from all of them.
+
+Each trial has its own seed, so the first ``k`` trials of a run are a run of ``k``
+trials, and the final page is the one a single run draws, bit for bit
+(``tests/test_staging.py``). Moving a slider while the rest runs starts the page again,
+which stops the run at its next chunk: nothing queues behind an abandoned setting.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from ldpcore.errors import InputError
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.costs import first_trials, measured_up_to
+from ldpcore.formats import format_duration
+from pages.app_layer.budget import approved, extrapolation, run_in_words, within_budget
+from pages.app_layer.cache import run_estimate, simulate, simulate_sweep
+from pages.app_layer.display import run_or_explain
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a page draws now for one run or sweep.
+
+    Attributes
+    ----------
+    config : ExperimentConfig or None
+        The configuration to draw: the one asked for, or its first trials; None when
+        nothing can be drawn yet (not even two trials fit in a first chart's time).
+    note : str
+        How many trials the drawing shows, in words; empty when it shows them all.
+    asked : int
+        The trials asked for (when the drawing shows fewer).
+    """
+
+    config: ExperimentConfig | None
+    note: str = ""
+    asked: int = 0
+
+    @property
+    def complete(self) -> bool:
+        """Whether the drawing shows every trial asked for."""
+        return not self.note
+
+
+@dataclass
+class Staged:
+    """One page run's staged runs: first trials now, the rest after the page is drawn."""
+
+    _pending: list[Callable[[], None]] = field(default_factory=list)
+
+    def run(self, config: ExperimentConfig) -> Shown:
+        """Stage one configuration's run."""
+        return self._stage(config, None, ())
+
+    def sweep(self, config: ExperimentConfig, parameter: str, values: Sequence[Any]) -> Shown:
+        """Stage a sweep of ``parameter`` over ``values`` (every point's first trials)."""
+        return self._stage(config, parameter, tuple(values))
+
+    def finish(self) -> None:
+        """Run the rest of every staged run, then draw the page again from all trials.
+
+        Call once, after the page is drawn. Above the server's budget a run continues
+        only when its visitor asked (the button :meth:`run` or :meth:`sweep` drew).
+        """
+        if not self._pending:
+            return
+        for complete in self._pending:
+            complete()
+        self._pending.clear()
+        st.rerun()
+
+    def _stage(
+        self, config: ExperimentConfig, parameter: str | None, values: tuple[Any, ...]
+    ) -> Shown:
+        try:
+            seconds, domain_size = run_estimate(config, parameter, values)
+        except InputError:
+            return Shown(config)  # the run itself says what is wrong with it
+        key = f"{config.fingerprint}-{parameter or 'run'}"
+        finished = f"staged-finished-{key}"
+        beyond = domain_size > measured_up_to()
+        first = first_trials(seconds, config.trials)
+        # Just completed by finish(): every trial is in the cache now (for one rerun).
+        if st.session_state.pop(finished, False) or (first == config.trials and not beyond):
+            return Shown(config)
+        slot = st.container()
+        go = within_budget(seconds) and not beyond
+        if not go:
+            with slot:
+                go = approved(
+                    seconds,
+                    what=run_in_words(config, parameter, values, domain_size),
+                    key=key,
+                    caveat=extrapolation(beyond),
+                    ask=True,
+                )
+        shown = dataclasses.replace(config, trials=first) if first else None
+        if shown is not None:
+            rest = "the rest are running" if go else "the rest run when you ask, above"
+            note = f"Showing the first {first} of {config.trials} trials; {rest}."
+        else:
+            note = (
+                f"Nothing to show yet: even two of the {config.trials} trials take "
+                f"about {format_duration(2 * seconds / config.trials)}."
+            )
+        if go:
+
+            def complete() -> None:
+                with slot:
+                    if parameter is None:
+                        simulate(config, _stoppable=True)
+                    else:
+                        simulate_sweep(config, parameter, values, True)
+                st.session_state[finished] = True
+
+            self._pending.append(complete)
+        return Shown(shown, note, config.trials)
+
+
+def trials_shown(shown: Shown) -> str:
+    """ " Drawn from the first 6 of 30 trials." for a caption (empty when complete)."""
+    if shown.complete or shown.config is None:
+        return ""
+    return f" Drawn from the first {shown.config.trials} of {shown.asked} trials."
+
+
+def staged_run(
+    staged: Staged, config: ExperimentConfig, spinner: str
+) -> tuple[dict[str, Any] | None, Shown]:
+    """A page's single run, staged: its tables (first trials, said above them) and what
+    they show; None when nothing can be drawn yet or the run failed (said why)."""
+    shown = staged.run(config)
+    if shown.note:
+        st.info(shown.note, icon=":material/hourglass_top:")
+    if shown.config is None:
+        return None, shown
+    drawn = shown.config
+    found: dict[str, Any] | None = run_or_explain(lambda: simulate(drawn), spinner)
+    return found, shown
+
+
+def staged_sweep(
+    staged: Staged,
+    config: ExperimentConfig,
+    parameter: str,
+    values: Sequence[Any],
+    spinner: str,
+) -> pd.DataFrame | None:
+    """A page's sweep, staged: its frame (first trials, said above it), or None.
+
+    None when nothing can be drawn yet, or the sweep failed
+    (:func:`~pages.app_layer.display.run_or_explain` has then said why).
+    """
+    shown = staged.sweep(config, parameter, values)
+    if shown.note:
+        st.info(shown.note, icon=":material/hourglass_top:")
+    if shown.config is None:
+        return None
+    drawn = shown.config
+    found: pd.DataFrame | None = run_or_explain(
+        lambda: simulate_sweep(drawn, parameter, tuple(values)), spinner
+    )
+    return found
+
+
+__all__ = ["Shown", "Staged", "staged_run", "staged_sweep", "trials_shown"]
