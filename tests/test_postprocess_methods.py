@@ -309,7 +309,11 @@ def test_ibu_is_monotone_and_converges_to_mle(
     tallies = protocol.sample_tallies(zipf_counts(d, n), 5)
     f_tilde = protocol.estimate(protocol.support_from_tallies(tallies), n)
     rows = tallies if use_rows else None
-    ibu = IBU(accelerate=accelerate, max_iterations=100_000 if accelerate else 3_000)
+    ibu = IBU(
+        accelerate=accelerate,
+        max_iterations=100_000 if accelerate else 3_000,
+        warm_start=False,  # the climb itself, from the uniform distribution
+    )
     with warnings.catch_warnings():
         # Plain EM may stop at its 3,000-step cap here (it says so: NotConverged).
         warnings.simplefilter("ignore", NotConverged)
@@ -334,7 +338,7 @@ def test_ibu_fast_on_the_paper_setting() -> None:
     d, n = 1024, 10**6
     protocol = get_protocol("OLH", epsilon=1.0, domain_size=d)
     f_tilde = protocol.estimate(protocol.sample_support_counts(zipf_counts(d, n), 0), n)
-    result = IBU().solve(f_tilde, protocol=protocol, n=n)
+    result = IBU(warm_start=False).solve(f_tilde, protocol=protocol, n=n)
     mle = get_method("MLE")(f_tilde, protocol=protocol, n=n)
     assert result.converged and np.abs(result.frequencies - mle).max() <= 1e-6
     assert result.iterations < 200
@@ -383,6 +387,21 @@ def test_diagonal_newton_step_solves_its_quadratic_model_on_the_simplex(
         assert value(step) >= value(mix * rival + (1 - mix) * step) - 1e-12
 
 
+@pytest.mark.parametrize("protocol_name", ["GRR", "OLH", "OUE", "SS", "HR"])
+def test_ibu_warm_started_at_the_exact_maximum_confirms_it(protocol_name: str) -> None:
+    """From the closed-form maximiser EM stops at once; from uniform it climbs to the same
+    point (HR's support-count binomials have one too; its rows, none: no warm start)."""
+    d, n = 256, 10**5
+    protocol = get_protocol(protocol_name, epsilon=2.0, domain_size=d)
+    f_tilde = protocol.estimate(protocol.sample_support_counts(zipf_counts(d, n), 4), n)
+    warm = IBU().solve(f_tilde, protocol=protocol, n=n)
+    cold = IBU(warm_start=False).solve(f_tilde, protocol=protocol, n=n)
+    assert warm.converged and cold.converged
+    assert warm.iterations <= 2 < cold.iterations
+    assert np.abs(warm.frequencies - cold.frequencies).max() <= 1e-6
+    assert warm.log_likelihood >= cold.log_likelihood - 1e-9 * abs(cold.log_likelihood)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_diagonal_newton_step_sends_values_without_curvature_to_zero(seed: int) -> None:
     """Values the likelihood is linear in (GRR's values no report names: curvature 0)
@@ -425,7 +444,7 @@ def test_ibu_at_grr_with_most_values_unreported_converges() -> None:
     d, n = 100_000, 10**6
     protocol = get_protocol("GRR", epsilon=1.0, domain_size=d)
     f_tilde = protocol.estimate(protocol.sample_support_counts(zipf_counts(d, n), 1), n)
-    result = IBU().solve(f_tilde, protocol=protocol, n=n)
+    result = IBU(warm_start=False).solve(f_tilde, protocol=protocol, n=n)
     mle = get_method("MLE")(f_tilde, protocol=protocol, n=n)  # exact (Appendix B)
     assert result.converged and result.iterations < 30
     assert np.abs(result.frequencies - mle).max() <= 1e-6
@@ -441,7 +460,7 @@ def test_ibu_converges_in_few_steps_at_high_epsilon(protocol_name: str) -> None:
     steps = []
     for seed in range(30):
         f_tilde = protocol.estimate(protocol.sample_support_counts(zipf_counts(d, n), seed), n)
-        result = IBU().solve(f_tilde, protocol=protocol, n=n)
+        result = IBU(warm_start=False).solve(f_tilde, protocol=protocol, n=n)
         mle = get_method("MLE")(f_tilde, protocol=protocol, n=n)
         assert result.converged and np.abs(result.frequencies - mle).max() <= 1e-6
         steps.append(result.iterations)

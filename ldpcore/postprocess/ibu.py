@@ -84,7 +84,10 @@ def run_em(
     accelerate: bool = True,
     start: NDArray[np.float64] | None = None,
 ) -> IBUResult:
-    """Climb ``model``'s likelihood from the uniform distribution (see the module docstring)."""
+    """Climb ``model``'s likelihood from ``start`` (default: the uniform distribution).
+
+    See the module docstring for the steps and the stopping rule.
+    """
     d = model.domain_size
     pi = np.full(d, 1.0 / d) if start is None else start
     current = model.log_likelihood(pi)
@@ -186,6 +189,14 @@ class IBU(PostProcessor):
         Cap on EM steps.
     accelerate : bool
         Curvature-scaled, likelihood-guarded extrapolation (default) or plain EM.
+    warm_start : bool
+        Start from the likelihood's exact maximiser where the model has one in closed
+        form (GRR's reports, the support counts' binomials), so that EM confirms the
+        fixed point it converges to in a step (default); False starts from the uniform
+        distribution, as the papers' IBU does. Its fixed point, and so the answer within
+        the stopping tolerance, is the same either way: at the Explorer's defaults
+        (OLH, d = 1,024) EM took 8 steps a trial from uniform, a third of a new
+        configuration's computing (issue 37).
     """
 
     name: ClassVar[str] = "IBU"
@@ -205,6 +216,7 @@ class IBU(PostProcessor):
     kkt_tolerance: float = 1e-12
     max_iterations: int = 100_000
     accelerate: bool = True
+    warm_start: bool = True
 
     def __post_init__(self) -> None:
         for label, value in (("tolerance", self.tolerance), ("kkt_tolerance", self.kkt_tolerance)):
@@ -223,12 +235,14 @@ class IBU(PostProcessor):
         """Run IBU and return the full :class:`IBUResult` (iterations, likelihood)."""
         f = check_estimate(estimate, protocol.domain_size)
         rows = None if tallies is None else np.asarray(tallies, dtype=np.float64)
+        model = protocol.likelihood_model(f, n, rows)
         return run_em(
-            protocol.likelihood_model(f, n, rows),
+            model,
             tolerance=self.tolerance,
             kkt_tolerance=self.kkt_tolerance,
             max_iterations=self.max_iterations,
             accelerate=self.accelerate,
+            start=model.maximum() if self.warm_start else None,
         )
 
     def _apply(self, estimate: Vector, context: Context) -> Vector:
