@@ -142,7 +142,7 @@ def projected_newton_cg(
     product: Callable[[NDArray[np.float64]], NDArray[np.float64]],
     diagonal: NDArray[np.float64],
     *,
-    relative_residual: float = 1e-3,
+    relative_residual: float = 3e-3,
     max_products: int = 60,
 ) -> NDArray[np.float64] | None:
     """A Newton step on the simplex with the Hessian known only through products.
@@ -175,7 +175,9 @@ def projected_newton_cg(
     diagonal : ndarray
         The diagonal of ``A`` (the preconditioner).
     relative_residual : float
-        Stop when the projected residual has fallen by this factor.
+        Stop when the projected residual has fallen by this factor (3e-3: at HR,
+        d = 16,384, n = 10⁶ a climb took 30–42 ms against 45–58 ms at 1e-3, in five or
+        six steps either way; looser solves took more steps at d = 100,000).
     max_products : int
         At most this many products with ``A``.
     """
