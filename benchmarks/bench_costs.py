@@ -130,7 +130,13 @@ def check() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true")
+    parser.add_argument(
+        "--check-only", action="store_true", help="compare the kept table with whole runs"
+    )
     args = parser.parse_args()
+    if args.check_only:
+        check()
+        return
     table = measure()
     print("\nMEASURED = {")
     for (protocol, part), times in table.items():

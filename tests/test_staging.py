@@ -17,7 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ldpcore.experiments.config import ExperimentConfig
-from ldpcore.experiments.costs import FIRST_CHART_S, first_trials, run_seconds
+from ldpcore.experiments.costs import FIRST_CHART_S, first_trials, fixed_seconds, run_seconds
 from ldpcore.experiments.trials import _run_trials, run
 from pages.app_layer.display import method_table
 from pages.app_layer.executors import Bounded
@@ -33,9 +33,13 @@ def test_first_trials_fit_a_first_chart_and_leave_the_rest() -> None:
     assert first_trials(3.0, 30) == 10  # a second's worth of trials first
     assert first_trials(100.0, 30) == 0  # not even two: the estimate alone
     assert first_trials(1.6, 2) == 0  # never all of them "first"
-    assert 2 <= first_trials(run_seconds(HR_16384), 30) < 30
-    shown = first_trials(run_seconds(HR_16384), 30)
-    assert shown * run_seconds(HR_16384) / 30 <= FIRST_CHART_S
+    fixed = fixed_seconds(16_384, len(HR_16384.methods))
+    shown = first_trials(run_seconds(HR_16384), 30, fixed)
+    assert 2 <= shown < 30
+    assert fixed + shown * (run_seconds(HR_16384) - fixed) / 30 <= FIRST_CHART_S
+    # A run's own cost is paid by a first chart too: none at HR, d = 100,000.
+    hr_100000 = dataclasses.replace(HR_16384, dataset="zipf:d=100000,s=1.5")
+    assert first_trials(run_seconds(hr_100000), 30, fixed_seconds(100_000, 13)) == 0
 
 
 class _Threads:
@@ -89,7 +93,9 @@ def test_above_the_budget_the_first_trials_are_drawn_and_the_rest_wait(
     at.run()
     assert not at.exception
     info = " ".join(i.value for i in at.info)
-    first = first_trials(run_seconds(HR_16384), HR_16384.trials)
+    first = first_trials(
+        run_seconds(HR_16384), HR_16384.trials, fixed_seconds(16_384, len(HR_16384.methods))
+    )
     assert f"Showing the first {first} of 30 trials" in info and "when you ask" in info
     assert len(at.get("plotly_chart")) == 2  # the by-rank and MSE charts, already
     captions = " ".join(c.value for c in at.caption)

@@ -135,6 +135,13 @@ FIRST_CHART_S = 1.0
 #: the page twice costs.
 WHOLE_AT_ONCE_S = 1.5
 
+#: Seconds a run costs per answer (value × method) whatever its trials: the per-value
+#: summaries, the per-item table and pickling the result (2.1e-7 measured at d = 16,384
+#: and 100,000 with one pickle round trip, 2026-11-24; the app pickles once more, into
+#: its cache). At d = 100,000 with 13 methods that is 0.4 s: more than a trial of most
+#: protocols, so a first chart's trials are counted after it.
+RUN_S_PER_ANSWER = 3e-7
+
 #: Seconds per user per trial of the per-user (reference) sampler, which draws every
 #: user's report (benchmarks/README.md, "Per-user OLH": about 0.4 µs a user).
 PER_USER_S = 4e-7
@@ -210,12 +217,18 @@ def domain_size_of(config: ExperimentConfig) -> int:
     return config.dataset.build(config.n).domain_size
 
 
+def fixed_seconds(domain_size: int, methods: int) -> float:
+    """What a run costs whatever its trials (:data:`RUN_S_PER_ANSWER`)."""
+    return RUN_S_PER_ANSWER * domain_size * methods
+
+
 def run_seconds(config: ExperimentConfig) -> float:
     """Seconds of one core that running ``config`` takes (every trial, every method)."""
-    per_trial = trial_seconds(config.protocol, domain_size_of(config), config.methods)
+    domain_size = domain_size_of(config)
+    per_trial = trial_seconds(config.protocol, domain_size, config.methods)
     if config.sampler != "fast":
         per_trial += PER_USER_S * config.n
-    return config.trials * per_trial
+    return config.trials * per_trial + fixed_seconds(domain_size, len(config.methods))
 
 
 def sweep_seconds(config: ExperimentConfig, parameter: str, values: Sequence[Any]) -> float:
@@ -225,7 +238,7 @@ def sweep_seconds(config: ExperimentConfig, parameter: str, values: Sequence[Any
     return sum(run_seconds(with_parameter(config, parameter, value)) for value in values)
 
 
-def first_trials(total_seconds: float, trials: int) -> int:
+def first_trials(total_seconds: float, trials: int, fixed: float = 0.0) -> int:
     """How many of a run's (or sweep's) first trials a page shows before the rest.
 
     Each trial has its own seed, so the first ``k`` trials of a run are a run of ``k``
@@ -238,6 +251,9 @@ def first_trials(total_seconds: float, trials: int) -> int:
         The whole run's estimate (:func:`run_seconds` or :func:`sweep_seconds`).
     trials : int
         The run's trials (a sweep: per point).
+    fixed : float
+        The part of ``total_seconds`` that does not depend on the trials
+        (:func:`fixed_seconds`, times the points of a sweep): paid by a first chart too.
 
     Returns
     -------
@@ -250,10 +266,14 @@ def first_trials(total_seconds: float, trials: int) -> int:
     --------
     >>> first_trials(0.3, 30), first_trials(3.0, 30), first_trials(40.0, 30)
     (30, 10, 0)
+    >>> first_trials(3.4, 30, fixed=0.4)  # the fixed 0.4 s leaves 0.6 s for trials
+    6
     """
     if total_seconds <= WHOLE_AT_ONCE_S:
         return trials
-    fit = int(FIRST_CHART_S * trials / total_seconds)
+    per_trial = max(total_seconds - fixed, 0.0) / trials
+    room = FIRST_CHART_S - fixed
+    fit = int(room / per_trial + 1e-9) if per_trial > 0 else trials  # 5.9999… is 6
     return min(fit, trials - 1) if fit >= 2 else 0
 
 
@@ -261,10 +281,12 @@ __all__ = [
     "FIRST_CHART_S",
     "MEASURED",
     "PER_USER_S",
+    "RUN_S_PER_ANSWER",
     "SIZES",
     "WHOLE_AT_ONCE_S",
     "domain_size_of",
     "first_trials",
+    "fixed_seconds",
     "measured_up_to",
     "run_seconds",
     "sweep_seconds",

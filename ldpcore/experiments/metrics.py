@@ -89,16 +89,19 @@ def summarize_errors(answers: NDArray[np.float64], truth: NDArray[np.float64]) -
 
 
 def per_answer(
-    answers: NDArray[np.float64], truth: NDArray[np.float64]
+    answers: NDArray[np.float64], truth: NDArray[np.float64], *, axis: int = 0
 ) -> dict[str, NDArray[np.float64]]:
-    """Per-answer ``mean``, ``bias``, ``variance`` and ``mse`` over trials."""
+    """Per-answer ``mean``, ``bias``, ``variance`` and ``mse`` over trials.
+
+    ``answers`` is (trials, answers), or (methods, trials, answers) with ``axis=1``.
+    """
     a = np.atleast_2d(np.asarray(answers, dtype=np.float64))
     errors = a - truth
     return {
-        "mean": a.mean(axis=0),
-        "bias": errors.mean(axis=0),
-        "variance": a.var(axis=0),
-        "mse": (errors**2).mean(axis=0),
+        "mean": a.mean(axis=axis),
+        "bias": errors.mean(axis=axis),
+        "variance": a.var(axis=axis),
+        "mse": (errors**2).mean(axis=axis),
     }
 
 

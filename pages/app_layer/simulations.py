@@ -31,7 +31,7 @@ def simulate_tables(
     result = run(config, executor=executor, progress=progress)
     ranking = None
     if "Base" in config.methods and len(config.methods) > 1:
-        ranking = rank_methods(result, config.build()[1], query_words=query_in_words(config.query))
+        ranking = rank_methods(result, config.oracle(), query_words=query_in_words(config.query))
     return {
         "summary": result.summary,
         "per_item": result.per_item,

@@ -27,7 +27,7 @@ import streamlit as st
 
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
-from ldpcore.experiments.costs import first_trials, measured_up_to
+from ldpcore.experiments.costs import first_trials, fixed_seconds, measured_up_to
 from ldpcore.formats import format_duration
 from pages.app_layer.budget import approved, extrapolation, run_in_words, within_budget
 from pages.app_layer.cache import run_estimate, simulate, simulate_sweep
@@ -96,7 +96,9 @@ class Staged:
         key = f"{config.fingerprint}-{parameter or 'run'}"
         finished = f"staged-finished-{key}"
         beyond = domain_size > measured_up_to()
-        first = first_trials(seconds, config.trials)
+        points = 1 if parameter is None else len(values)
+        fixed = points * fixed_seconds(domain_size, len(config.methods))
+        first = first_trials(seconds, config.trials, fixed)
         # Just completed by finish(): every trial is in the cache now (for one rerun).
         if st.session_state.pop(finished, False) or (first == config.trials and not beyond):
             return Shown(config)
@@ -116,9 +118,10 @@ class Staged:
             rest = "the rest are running" if go else "the rest run when you ask, above"
             note = f"Showing the first {first} of {config.trials} trials; {rest}."
         else:
+            two = fixed + 2 * (seconds - fixed) / config.trials
             note = (
-                f"Nothing to show yet: even two of the {config.trials} trials take "
-                f"about {format_duration(2 * seconds / config.trials)}."
+                f"Nothing to show yet: even the first two of the {config.trials} trials "
+                f"would take about {format_duration(two)} of computing."
             )
         if go:
 
