@@ -201,8 +201,10 @@ class ExperimentConfig:
         return data, protocol, self.query.build(data, seed=self.seed)
 
     def oracle(self) -> FrequencyOracle:
-        """The protocol alone (:meth:`build` without the query: a full query at
-        d = 100,000 takes a tenth of a second to build)."""
+        """The protocol alone: :meth:`build` without the query.
+
+        A full query at d = 100,000 takes a tenth of a second to build.
+        """
         data = self.dataset.build(self.n)
         return get_protocol(
             self.protocol, epsilon=self.epsilon, domain_size=data.domain_size, **dict(self.params)
