@@ -15,7 +15,7 @@ import math
 import os
 import tempfile
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
@@ -118,3 +118,31 @@ def browser() -> Iterator[Browser]:
         )
         yield launched
         launched.close()
+
+
+def app_page(
+    monkeypatch: pytest.MonkeyPatch,
+    page: str,
+    params: dict[str, str],
+    *,
+    budget: str | None = None,
+    timeout: float = 120,
+) -> Any:
+    """An AppTest of ``page`` (e.g. ``"pages/explorer.py"``) opened with query ``params``.
+
+    In-thread simulations (no worker processes); ``budget`` sets ``LDPCORE_RUN_BUDGET_S``.
+    Not yet run: the caller runs it.
+    """
+    from pathlib import Path  # noqa: PLC0415
+
+    from streamlit.testing.v1 import AppTest  # noqa: PLC0415 (app tests only)
+
+    monkeypatch.setenv("LDPCORE_APP_WORKERS", "0")
+    if budget is not None:
+        monkeypatch.setenv("LDPCORE_RUN_BUDGET_S", budget)
+    at = AppTest.from_file(
+        str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=timeout
+    )
+    at.switch_page(page)
+    at.query_params.update(params)
+    return at

@@ -7,11 +7,10 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from conftest import app_page
 
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
@@ -27,9 +26,6 @@ from ldpcore.postprocess import default_method_names
 from ldpcore.protocols import protocol_names
 from pages.app_layer.budget import BUDGET_VARIABLE, DEFAULT_BUDGET_S, run_budget_s
 from pages.app_layer.executors import Bounded
-
-ROOT_APP = str(Path(__file__).resolve().parents[1] / "app.py")
-
 
 #: The toys ``make test-toys`` registers (tests/toy_registry.py): never measured.
 TOYS = {"PadRR", "Shrink"}
@@ -149,10 +145,7 @@ def test_the_explorer_asks_before_a_run_above_the_budget(monkeypatch: pytest.Mon
     """The dearest setting, Subset Selection at d = 100,000 (about 1.4 s a trial): not
     even two trials fit in a first chart's second, so the page shows the estimate and
     runs nothing until asked."""
-    monkeypatch.setenv("LDPCORE_APP_WORKERS", "0")
-    at = AppTest.from_file(ROOT_APP, default_timeout=60)
-    at.switch_page("pages/explorer.py")
-    at.query_params.update({"protocol": "SS", "d": "100000"})
+    at = app_page(monkeypatch, "pages/explorer.py", {"protocol": "SS", "d": "100000"})
     at.run()
     assert not at.exception
     warning = " ".join(w.value for w in at.warning)

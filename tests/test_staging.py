@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import app_page
 from streamlit.testing.v1 import AppTest
 
 from ldpcore.experiments.config import ExperimentConfig
@@ -23,7 +23,6 @@ from pages.app_layer.display import method_table
 from pages.app_layer.executors import Bounded
 from pages.app_layer.simulations import simulate_tables
 
-ROOT_APP = str(Path(__file__).resolve().parents[1] / "app.py")
 #: Within the default budget but too dear to draw whole at once (about 3 s of one core).
 HR_16384 = ExperimentConfig(dataset="zipf:d=16384,s=1.5", n=10**6, protocol="HR", epsilon=1.0)
 
@@ -78,12 +77,9 @@ def test_the_first_trials_are_a_run_and_chunks_change_no_number() -> None:
 
 
 def _explorer(monkeypatch: pytest.MonkeyPatch, budget: str) -> AppTest:
-    monkeypatch.setenv("LDPCORE_APP_WORKERS", "0")
-    monkeypatch.setenv("LDPCORE_RUN_BUDGET_S", budget)
-    at = AppTest.from_file(ROOT_APP, default_timeout=120)
-    at.switch_page("pages/explorer.py")
-    at.query_params.update({"protocol": "HR", "d": "16384"})
-    return at
+    return app_page(
+        monkeypatch, "pages/explorer.py", {"protocol": "HR", "d": "16384"}, budget=budget
+    )
 
 
 def test_above_the_budget_the_first_trials_are_drawn_and_the_rest_wait(
@@ -129,12 +125,8 @@ def test_within_the_budget_the_page_ends_with_every_trial(monkeypatch: pytest.Mo
 
 
 def test_a_sweep_is_drawn_from_its_first_trials_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ε trade-offs at HR, d = 16,384: eight ε values and five n values, first trials."""
-    monkeypatch.setenv("LDPCORE_APP_WORKERS", "0")
-    monkeypatch.setenv("LDPCORE_RUN_BUDGET_S", "0")
-    at = AppTest.from_file(ROOT_APP, default_timeout=120)
-    at.switch_page("pages/tradeoffs.py")
-    at.query_params.update({"protocol": "HR", "d": "4096"})
+    """ε trade-offs at HR, d = 4,096: eight ε values and five n values, first trials."""
+    at = app_page(monkeypatch, "pages/tradeoffs.py", {"protocol": "HR", "d": "4096"}, budget="0")
     at.run()
     assert not at.exception
     info = " ".join(i.value for i in at.info)
