@@ -54,9 +54,14 @@ def _settled(page: Page) -> None:
 
 
 def _complete(page: Page) -> None:
-    """Every trial drawn: no first-trials note, a chart, and nothing running."""
+    """Every trial drawn: no first-trials note or caption, a chart, nothing running.
+
+    Both the note and the captions are waited for: while the page is drawn again, the
+    first drawing's captions stay on screen until their places are reached.
+    """
     page.wait_for_function(
         "(first) => !new RegExp(first).test(document.body.innerText)"
+        " && !document.body.innerText.includes('Drawn from the first')"
         " && document.querySelector('.js-plotly-plot') !== null",
         arg=FIRST.pattern,
         timeout=120_000,
