@@ -14,14 +14,12 @@ from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook
 from ldpcore.present.sentences import BASE_OUTSIDE_NOTE, CREDIBLE_NOTE, INTERVAL_NOTE
 from ldpcore.protocols import protocol_names
-from pages.app_layer.budget import gate
 from pages.app_layer.cache import (
     by_rank_figure,
     collected_example,
     consistent,
     guessed_kind,
     mse_figure,
-    simulate,
 )
 from pages.app_layer.display import (
     PAIRED_NOTE,
@@ -34,6 +32,7 @@ from pages.app_layer.display import (
 )
 from pages.app_layer.exports import downloads
 from pages.app_layer.navigation import ensure_app
+from pages.app_layer.staging import Staged, staged_run, trials_shown
 from pages.app_layer.uploads import histogram_picker
 from pages.app_layer.widgets import EPSILONS, query_picker
 
@@ -90,20 +89,19 @@ def _simulate_section(dataset: Dataset) -> None:
         ),
         "Checking the settings…",
     )
-    go, stoppable = (False, False) if config is None else gate(config)
-    result = (
-        run_or_explain(lambda: simulate(config, _stoppable=stoppable), "Simulating…")
-        if config is not None and go
-        else None
-    )
-    if config is not None and result is not None:
+    if config is None:
+        return
+    staged = Staged()
+    result, shown = staged_run(staged, config, "Simulating…")
+    if result is not None and shown.config is not None:
+        drawn = shown.config
         verdict_banner(result["ranking"], explain=True)
         convergence_warning(result["summary"])
-        st.caption(PAIRED_NOTE)
-        chart = mse_figure(config, False)
+        st.caption(PAIRED_NOTE + trials_shown(shown))
+        chart = mse_figure(drawn, False)
         show_chart(chart, key="yours-mse")
         st.caption(figures.lower_bound_note())
-        estimates = by_rank_figure(config, "estimates", False)
+        estimates = by_rank_figure(drawn, "estimates", False)
         show_chart(estimates, key="yours-estimates")
         show_method_table(result["summary"])
         downloads(
@@ -113,6 +111,7 @@ def _simulate_section(dataset: Dataset) -> None:
             simulate_command(config),
             lambda: run_notebook(config, title=f"Your data: {dataset.name}"),
         )
+    staged.finish()  # the rest of the trials, once the section is drawn
 
 
 with simulate_tab:

@@ -1,12 +1,13 @@
 """A server one visitor cannot stall: every simulation's cost is estimated before it runs.
 
-Every page that simulates asks :func:`approved` first, with the run's estimated seconds
-(:mod:`ldpcore.experiments.costs`). Up to the server's budget the run starts at once.
-Above it the page shows the estimate and a button, and the run starts only when the
-visitor asks; it then runs in chunks (``cache.simulate(..., _stoppable=True)``) on all
-workers but one, with a progress bar and a Stop button. In a classroom, a student who
-opens ``?protocol=HR&d=16384`` (66 s of both cores before this) now sees a question,
-not a frozen page, and everyone else's pages keep answering.
+Every page that simulates stages its runs (:mod:`pages.app_layer.staging`), which asks
+:func:`approved` with the run's estimated seconds (:mod:`ldpcore.experiments.costs`).
+Up to the server's budget the run starts at once. Above it the page shows the estimate
+and a button, and the rest of the run starts only when the visitor asks; it then runs
+in chunks (``cache.simulate(..., _stoppable=True)``) on all workers but one, with a
+progress bar and a Stop button. In a classroom, a student who opens
+``?protocol=SS&d=100000`` (about 35 s of computing) sees a question, not a frozen page,
+and everyone else's pages keep answering.
 
 The budget is the person's who runs the server: ``LDPCORE_RUN_BUDGET_S`` (CPU seconds
 of one core; :data:`DEFAULT_BUDGET_S` unless set).
@@ -25,7 +26,6 @@ from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.costs import measured_up_to
 from ldpcore.formats import format_duration
-from pages.app_layer.cache import run_estimate
 
 #: The variable the person who runs the server sets (seconds of one core per run).
 BUDGET_VARIABLE = "LDPCORE_RUN_BUDGET_S"
@@ -114,27 +114,6 @@ def approved(seconds: float, *, what: str, key: str, caveat: str = "", ask: bool
     return False
 
 
-def gate(
-    config: ExperimentConfig, parameter: str | None = None, values: Sequence[Any] = ()
-) -> tuple[bool, bool]:
-    """Whether a page may run ``config`` (or its sweep) now, and whether as stoppable.
-
-    Returns ``(go, stoppable)``: within the budget ``(True, False)``; above it, what
-    :func:`approved` says and ``True``. A configuration that cannot be built is let
-    through: the run itself then says what is wrong with it.
-    """
-    try:
-        seconds, domain_size = run_estimate(config, parameter, tuple(values))
-    except InputError:
-        return True, False
-    beyond = domain_size > measured_up_to()
-    if within_budget(seconds) and not beyond:
-        return True, False
-    what = run_in_words(config, parameter, values, domain_size)
-    key = f"{config.fingerprint}-{parameter or 'run'}"
-    return approved(seconds, what=what, key=key, caveat=extrapolation(beyond), ask=True), True
-
-
 def run_in_words(
     config: ExperimentConfig, parameter: str | None, values: Sequence[Any], domain_size: int
 ) -> str:
@@ -171,7 +150,6 @@ __all__ = [
     "DEFAULT_BUDGET_S",
     "approved",
     "extrapolation",
-    "gate",
     "run_budget_s",
     "run_in_words",
     "within_budget",

@@ -131,7 +131,7 @@ def _default_view(timeout: float) -> None:
     try:
         start = time.perf_counter()
         config = default_config()
-        cache.run_estimate(config, None, ())  # the budget's question (budget.gate)
+        cache.run_estimate(config, None, ())  # the staging's question (staging.Staged)
         cache.simulate(config, _start_workers=False)  # computed here: no workers yet
         cache.simulate_summary(config)
         # The calls the Explorer makes at its defaults (a cache keys on the arguments;

@@ -98,9 +98,11 @@ class Staged:
         beyond = domain_size > measured_up_to()
         points = 1 if parameter is None else len(values)
         fixed = points * fixed_seconds(domain_size, len(config.methods))
-        first = first_trials(seconds, config.trials, fixed)
+        # Beyond the measured domain sizes the estimate is an extrapolation (it can be far
+        # off): nothing runs, not even first trials, until the visitor asks.
+        first = 0 if beyond else first_trials(seconds, config.trials, fixed)
         # Just completed by finish(): every trial is in the cache now (for one rerun).
-        if st.session_state.pop(finished, False) or (first == config.trials and not beyond):
+        if st.session_state.pop(finished, False) or first == config.trials:
             return Shown(config)
         slot = st.container()
         go = within_budget(seconds) and not beyond
@@ -117,6 +119,8 @@ class Staged:
         if shown is not None:
             rest = "the rest are running" if go else "the rest run when you ask, above"
             note = f"Showing the first {first} of {config.trials} trials; {rest}."
+        elif beyond:
+            note = "Nothing to show yet: this run's cost is an extrapolation (above)."
         else:
             two = fixed + 2 * (seconds - fixed) / config.trials
             note = (
