@@ -191,23 +191,25 @@ def _guess(names: Sequence[str], columns: Sequence[str]) -> str | None:
     return None
 
 
-def _guess_header(rows: list[tuple[int, list[str]]], number_names: Sequence[str]) -> bool:
-    """Whether the first row names the columns.
+def _guess_header(
+    first: Sequence[str],
+    rows: int,
+    numbers_below: Callable[[int], bool],
+    number_names: Sequence[str],
+) -> bool:
+    """Whether the first row names the columns (both readers ask this).
 
     Yes when none of its cells is a number ("value,count"), or when one of them is a
     number column's name over a column of numbers ("city,2019,count"); a first line
     like "apple,12" or "count,15" (the word "count") is data. Headers made only of
     numbers besides text ("city,2019,2020") look like data: callers let people say so.
+    ``rows`` counts the rows with the first; ``numbers_below(i)``: whether every later
+    row has a number in column ``i``.
     """
-    first = rows[0][1]
-    if len(rows) == 1 or not any(_is_number(cell) for cell in first):
+    if rows == 1 or not any(_is_number(cell) for cell in first):
         return True
     names = {name.lower() for name in number_names}
-    return any(
-        cell.lower() in names
-        and all(len(cells) > i and _is_number(cells[i]) for _, cells in rows[1:])
-        for i, cell in enumerate(first)
-    )
+    return any(cell.lower() in names and numbers_below(i) for i, cell in enumerate(first))
 
 
 def _layout(
@@ -221,7 +223,14 @@ def _layout(
     rows = _rows(text, delimiter, source, progress)
     if not rows:
         raise TableError(f"{source} is empty; expected a CSV with a value and a count column")
-    has_header = _guess_header(rows, number_names) if header is None else header
+    if header is None:
+        header = _guess_header(
+            rows[0][1],
+            len(rows),
+            lambda i: all(len(cells) > i and _is_number(cells[i]) for _, cells in rows[1:]),
+            number_names,
+        )
+    has_header = header
     data = rows[1:] if has_header else rows
 
     def numeric(i: int) -> bool:
@@ -397,16 +406,13 @@ def _columnar(
     if cells is None or not cells[0].size:
         return None
     first = [str(column[0]) for column in cells]
-    if header is not None:
-        has_header = header
-    elif cells[0].size == 1 or not any(_is_number(cell) for cell in first):
-        has_header = True
-    else:  # as _guess_header: a number column's name over a column of numbers
-        names = {name.lower() for name in number_names}
-        has_header = any(
-            cell.lower() in names and _as_numbers(cells[i][1:]) is not None
-            for i, cell in enumerate(first)
+    has_header = (
+        _guess_header(
+            first, cells[0].size, lambda i: _as_numbers(cells[i][1:]) is not None, number_names
         )
+        if header is None
+        else header
+    )
     data = [column[1:] for column in cells] if has_header else cells
 
     converted: dict[int, NDArray[np.float64]] = {}
@@ -580,12 +586,11 @@ def read_numbers(
     columnar = _columnar(text, source, names, header, progress)
     collected = None
     if columnar is not None:
-        collected = _collect_columns(
-            columnar, chosen(columnar.layout), numbers=numbers, sum_duplicates=sum_duplicates
-        )
+        at = chosen(columnar.layout)
+        collected = _collect_columns(columnar, at, numbers=numbers, sum_duplicates=sum_duplicates)
     if collected is not None:
         labels, array, groups = collected
-        at_group = chosen(columnar.layout)[2] if columnar is not None else None
+        at_group = at[2]
     else:  # the row reader: the only one that writes messages about rows
         layout, rows = _layout(text, source, names, header, progress)
         at = chosen(layout)
