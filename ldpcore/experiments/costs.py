@@ -1,12 +1,14 @@
-"""What a simulation will cost before it starts: measured seconds per trial (issue 36).
+"""What a simulation will cost before it starts: measured seconds per trial (issues 36, 37).
 
-A trial costs the protocol's sampler with its Base estimate, plus each method on top.
-The fast sampler draws support counts directly, so a trial's cost depends on the
-protocol, the domain size and the methods, not on n (README, "The fast samplers").
-:data:`MEASURED` holds one trial's seconds at the first sizes of :data:`SIZES` on the
-machine the project is developed on (``benchmarks/bench_costs.py`` measures all three
-and prints the table); between them the cost follows the power law through the
-neighbouring points, up to the d slider's end (100,000). Beyond :func:`measured_up_to`
+A trial costs the protocol's sampler with its Base estimate, plus each method on top;
+a run adds its own cost per value and method (:data:`RUN_S_PER_ANSWER`). The fast
+sampler draws support counts directly, so a trial's cost depends on the protocol, the
+domain size and the methods, not on n (README, "The fast samplers"). :data:`MEASURED`
+holds one trial's seconds at each of :data:`SIZES` on the machine the project is
+developed on (``benchmarks/bench_costs.py`` measures them and prints the table); between
+them the cost follows the power law through the neighbouring points, up to the d
+slider's end (100,000). :func:`first_trials` says how many trials a page draws first
+(issue 37). Beyond :func:`measured_up_to`
 an estimate is an extrapolation (before issue 37, IBU at GRR, d = 100,000 ran for
 minutes where the law through the first two sizes said 0.1 s), and the pages ask
 before any such run.
