@@ -146,3 +146,17 @@ def app_page(
     at.switch_page(page)
     at.query_params.update(params)
     return at
+
+
+class ThreadWorkers:
+    """Stands in for the app's worker processes (``executors.Workers``): the same
+    ``submit``, on threads."""
+
+    def __init__(self, count: int) -> None:
+        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+        self.pool = ThreadPoolExecutor(count)
+
+    def submit(self, function: Any, *args: Any) -> Any:
+        """Run ``function(*args)`` on a thread; its future."""
+        return self.pool.submit(function, *args)

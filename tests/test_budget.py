@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
 
 import pytest
-from conftest import app_page
+from conftest import ThreadWorkers, app_page
 
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
@@ -93,16 +91,6 @@ def test_a_bad_budget_says_what_to_set(monkeypatch: pytest.MonkeyPatch, value: s
         run_budget_s()
 
 
-class _Threads:
-    """Stands in for the worker processes: the same submit, on threads."""
-
-    def __init__(self, count: int) -> None:
-        self.pool = ThreadPoolExecutor(count)
-
-    def submit(self, function: Any, *args: Any) -> Future[Any]:
-        return self.pool.submit(function, *args)
-
-
 def test_a_run_keeps_at_most_its_width_of_chunks_in_the_workers() -> None:
     lock = threading.Lock()
     running = [0]
@@ -117,7 +105,7 @@ def test_a_run_keeps_at_most_its_width_of_chunks_in_the_workers() -> None:
             running[0] -= 1
         return i * i
 
-    workers = _Threads(4)
+    workers = ThreadWorkers(4)
     assert list(Bounded(workers, 1).map(chunk, range(8))) == [i * i for i in range(8)]  # type: ignore[arg-type]
     assert most[0] == 1
     most[0] = 0
@@ -133,7 +121,7 @@ def test_a_stopped_run_sends_no_further_chunk() -> None:
         time.sleep(0.01)
         return i
 
-    results = Bounded(_Threads(2), 1).map(chunk, range(10))  # type: ignore[arg-type]
+    results = Bounded(ThreadWorkers(2), 1).map(chunk, range(10))  # type: ignore[arg-type]
     assert next(results) == 0 and next(results) == 1
     results.close()  # what an interrupted page does to the generator it was reading
     time.sleep(0.1)

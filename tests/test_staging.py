@@ -8,12 +8,11 @@ above the budget waits to be asked, and the final page is the single run's, bit 
 from __future__ import annotations
 
 import dataclasses
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import app_page
+from conftest import ThreadWorkers, app_page
 from streamlit.testing.v1 import AppTest
 
 from ldpcore.experiments.config import ExperimentConfig
@@ -41,16 +40,6 @@ def test_first_trials_fit_a_first_chart_and_leave_the_rest() -> None:
     assert first_trials(run_seconds(hr_100000), 30, fixed_seconds(100_000, 13)) == 0
 
 
-class _Threads:
-    """Stands in for the worker processes: the same submit, on threads."""
-
-    def __init__(self) -> None:
-        self.pool = ThreadPoolExecutor(2)
-
-    def submit(self, function, *args):
-        return self.pool.submit(function, *args)
-
-
 def test_the_first_trials_are_a_run_and_chunks_change_no_number() -> None:
     """The drawing of the first k trials is a run of k trials; all trials in chunks on
     the workers (the staged path) give the single run's numbers, bit for bit."""
@@ -61,7 +50,7 @@ def test_the_first_trials_are_a_run_and_chunks_change_no_number() -> None:
     seen: list[int] = []
     chunked = simulate_tables(
         config,
-        executor=Bounded(_Threads(), 1),  # type: ignore[arg-type]
+        executor=Bounded(ThreadWorkers(2), 1),  # type: ignore[arg-type]
         progress=lambda done, _total: seen.append(done),
     )
     assert len(seen) > 1
