@@ -280,17 +280,20 @@ class PollStore:
 
     def count(self, code: str) -> int:
         """Reports stored for the poll."""
-        with self._connect() as connection:
-            (found,) = connection.execute(
-                "SELECT COUNT(*) FROM reports WHERE code = ?", (normalize_code(code),)
-            ).fetchone()
-        return int(found)
+        return self._rows_of("reports", code)
 
     def refused(self, code: str) -> int:
         """Browsers turned away because the poll had its class size of reports."""
+        return self._rows_of("refusals", code)
+
+    def _rows_of(self, table: str, code: str) -> int:
+        # ``table`` is one of this store's own table names, never a caller's text.
+        if table not in {"reports", "refusals"}:
+            raise ValueError(f"not a table of the poll store: {table!r}")
         with self._connect() as connection:
             (found,) = connection.execute(
-                "SELECT COUNT(*) FROM refusals WHERE code = ?", (normalize_code(code),)
+                f"SELECT COUNT(*) FROM {table} WHERE code = ?",
+                (normalize_code(code),),
             ).fetchone()
         return int(found)
 
