@@ -46,6 +46,35 @@ def format_count(value: float) -> str:
     return f"{float(f'{value:.3g}'):,.0f}"
 
 
+def format_delta(delta: float) -> str:
+    """A δ as people read it: ``10⁻⁶`` for a power of ten, else ``2.5 × 10⁻⁷``.
+
+    Examples
+    --------
+    >>> format_delta(1e-6), format_delta(2.5e-7), format_delta(0.01)
+    ('10⁻⁶', '2.5 × 10⁻⁷', '10⁻²')
+    """
+    exponent = math.floor(math.log10(delta))
+    mantissa = delta / 10.0**exponent
+    if mantissa >= 10.0 - 1e-9:  # 10^k computed a hair below a power of ten
+        exponent, mantissa = exponent + 1, mantissa / 10.0
+    power = "10" + str(exponent).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    if abs(mantissa - 1.0) < 1e-9:
+        return power
+    return f"{mantissa:.2g} × {power}"
+
+
+def format_budget(value: float) -> str:
+    """A privacy budget: three significant digits, large ones written out (``1,460``).
+
+    Examples
+    --------
+    >>> format_budget(0.1698), format_budget(1460.0), format_budget(78655.0)
+    ('0.17', '1,460', '78,700')
+    """
+    return format_count(value) if value >= 1000 else format_number(value)
+
+
 def format_error(value: float) -> str:
     """An error (MSE, bias², variance) to three significant digits, ×10 with superscripts.
 

@@ -8,19 +8,24 @@ import pandas as pd
 import streamlit as st
 
 from ldpcore.advice import parallel_seconds, privacy_risk, winning_answer
-from ldpcore.advice.deployments import UNCHECKED, context_sentence, deployment_rows
+from ldpcore.advice.deployments import UNCHECKED_NOTE, context_sentence, deployment_rows
+from ldpcore.advice.epsilon_context import CADENCES, EpsilonContext
 from ldpcore.data.datasets import Dataset
 from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.formats import format_delta
 from ldpcore.postprocess import method_names
 from ldpcore.present import figures
 from ldpcore.present.notebooks import choose_epsilon_notebook
 from ldpcore.present.records import decision_record
 from ldpcore.present.sentences import (
+    SHUFFLE_TERMS,
     answers_table,
     epsilon_reason,
     epsilon_sentence,
     odds_sentence,
     query_in_words,
+    repeated_sentence,
+    shuffle_sentence,
     users_needed_sentence,
 )
 from ldpcore.protocols import protocol_names
@@ -28,6 +33,7 @@ from pages.app_layer.cache import (
     choose_epsilon_seconds,
     epsilon_answers,
     epsilon_curve,
+    epsilon_in_context,
     users_needed,
 )
 from pages.app_layer.display import run_or_explain, show_chart
@@ -40,6 +46,9 @@ from pages.app_layer.widgets import EPSILONS, USERS, query_picker
 DEFAULT_PROTOCOLS = ("GRR", "OLH", "OUE", "SS", "HR")
 #: Methods searched by default: the fast ones that enforce consistency, plus Base.
 DEFAULT_METHODS = ("Base", "Base-Cut", "Norm", "Norm-Sub", "MLE-Apx", "PowerNS")
+#: The δ offered for the central ε after shuffling, and the default (FMT's example's).
+DELTAS = (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10)
+DEFAULT_DELTA = 1e-6
 #: Searches expected to take longer than this wait for a click.
 LONG_SEARCH_SECONDS = 60
 
@@ -177,6 +186,29 @@ if frame is not None:
         )
 
 
+def _cadence() -> tuple[int, int, str]:
+    """The cadence picked under "What ε means for one person" (its default before that)."""
+    return CADENCES[st.session_state.get("choose-cadence", next(iter(CADENCES)))]
+
+
+def _delta() -> float:
+    return float(st.session_state.get("choose-delta", DEFAULT_DELTA))
+
+
+def _context(epsilon: float) -> EpsilonContext:
+    """``epsilon`` shuffled among the page's n users and collected at the page's cadence."""
+    per_period, periods, period = _cadence()
+    return epsilon_in_context(
+        epsilon,
+        int(n),
+        delta=_delta(),
+        reports_per_period=per_period,
+        periods=periods,
+        period=period,
+        distinct_values=int(st.session_state.get("choose-distinct", 1)),
+    )
+
+
 def _record() -> bytes:
     """The decision record, made when asked for (it inlines Plotly: about 4.7 MB)."""
     at = winner.epsilon
@@ -194,6 +226,7 @@ def _record() -> bytes:
         figure=figure,
         risk=risk_rows,
         risk_epsilon=at,
+        context=None if at is None else _context(at),
     ).encode()
 
 
@@ -212,7 +245,9 @@ notebook_column.download_button(
     "Notebook (.ipynb)",
     key="choose-notebook",
     on_click="ignore",
-    data=lambda: choose_epsilon_notebook(config, target_rmse=target, protocols=protocols),
+    data=lambda: choose_epsilon_notebook(
+        config, target_rmse=target, protocols=protocols, cadence=_cadence(), delta=_delta()
+    ),
     file_name="choose-epsilon.ipynb",
     mime="application/x-ipynb+json",
 )
@@ -238,17 +273,43 @@ inspect = st.select_slider(
     key="choose-risk-epsilon",
 )
 st.markdown(odds_sentence(float(inspect)))
+shuffle_column, cadence_column, distinct_column = st.columns(3)
+shuffle_column.select_slider(
+    "δ of the central ε after shuffling",
+    DELTAS,
+    value=DEFAULT_DELTA,
+    format_func=format_delta,
+    key="choose-delta",
+    help="The central guarantee after shuffling is (ε, δ): δ is the chance it may fail. "
+    "Keep it well below 1/n.",
+)
+cadence_column.selectbox("How often each user reports", list(CADENCES), key="choose-cadence")
+distinct_column.number_input(
+    "Distinct values one user holds over that time",
+    min_value=1,
+    max_value=10_000,
+    value=1,
+    step=1,
+    key="choose-distinct",
+    help="With a memoized (permanent) response each distinct value costs ε once.",
+)
+context = run_or_explain(lambda: _context(float(inspect)), "Computing the central ε…")
+if context is not None:
+    st.markdown(shuffle_sentence(context.shuffled))
+    st.caption(SHUFFLE_TERMS)
+    st.markdown(repeated_sentence(context.repeated, context.period))
 st.markdown(context_sentence(float(inspect)))
 st.dataframe(
-    pd.DataFrame(deployment_rows(float(inspect))),
+    pd.DataFrame(deployment_rows(float(inspect), None if context is None else context.shuffled)),
     hide_index=True,
     key="deployments-table",
     column_config={
         "ε": st.column_config.NumberColumn(format="%g"),
         "link": st.column_config.LinkColumn(display_text="open the source"),
+        "compared with yours": st.column_config.TextColumn(width="large"),
     },
 )
-st.caption(UNCHECKED)
+st.caption(UNCHECKED_NOTE)
 risk = run_or_explain(
     lambda: pd.DataFrame(
         privacy_risk(dataset.frequencies(), epsilon=float(inspect), protocols=protocols)

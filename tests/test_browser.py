@@ -365,6 +365,10 @@ def test_the_decision_record_downloads_and_opens_with_its_chart(
     button = page.get_by_role("button", name="Decision record (HTML)")
     button.wait_for(timeout=120_000)
     answer = page.get_by_text(re.compile(r"meets your target from ε [≈=]")).first.inner_text()
+    # Issue 38: beside what ε means for one person, its central ε after shuffling among
+    # the page's users and what a year of daily reports costs, each in one sentence.
+    page.get_by_text(re.compile(r"are together central ε = [\d.]+ at δ = 10⁻⁶")).wait_for()
+    page.get_by_text(re.compile(r"per day for 365 days with fresh randomization")).wait_for()
     with page.expect_download(timeout=60_000) as download_info:
         button.click()
     record = ARTIFACTS / "decision-record.html"
@@ -373,6 +377,8 @@ def test_the_decision_record_downloads_and_opens_with_its_chart(
     page.wait_for_selector("#error-against-epsilon .main-svg", timeout=30_000)
     assert page.locator("#answer").inner_text().strip() == answer.strip()
     assert page.get_by_role("heading", name=re.compile("means for one person")).count() == 1
+    assert "central ε =" in page.locator("#shuffled").inner_text()
+    assert "365 days" in page.locator("#repeated").inner_text()
     assert "ldpcore choose-epsilon" in page.locator("pre").inner_text()
     _screenshot(page, ARTIFACTS / "decision-record.png")
 

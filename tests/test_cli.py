@@ -533,3 +533,70 @@ def test_a_reader_that_stops_reading_is_not_reported_as_a_bug() -> None:
         error = process.stderr.read().decode()
         assert process.wait(timeout=120) == 141
     assert error == "", error
+
+
+def test_epsilon_context_json_contract() -> None:
+    done = ldpcore(
+        "epsilon-context",
+        "--epsilon",
+        "4",
+        "--n",
+        "100000",
+        "--delta",
+        "1e-6",
+        "--reports-per-period",
+        "1",
+        "--periods",
+        "365",
+        "--format",
+        "json",
+    )
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    assert (payload["epsilon"], payload["n"], payload["delta"]) == (4.0, 100000, 1e-6)
+    shuffled = payload["shuffled"]
+    # FMT's published example, through the command.
+    assert 0.1675 <= shuffled["numerical"] <= 0.1728 and shuffled["closed_form"] <= 0.538
+    assert shuffled["central_epsilon"] == shuffled["numerical"]
+    assert shuffled["users_computed"] == 100000
+    assert "trusted shuffler" in shuffled["requires"] and "FOCS 2021" in shuffled["source"]
+    repeated = payload["repeated"]
+    assert repeated["reports"] == 365 and repeated["fresh"]["basic"] == 4 * 365
+    assert repeated["fresh"]["quoted"] == 1460 and repeated["fresh"]["quoted_delta"] is None
+    assert repeated["memoized"]["epsilon"] == 4 and len(repeated["memoized"]["exposes"]) == 2
+    deployments = payload["deployments"]
+    assert deployments["rows"] and deployments["unchecked"]
+    assert all(row["link"].startswith("https://") for row in deployments["rows"])
+    for key in ("shuffled", "repeated", "deployments"):
+        assert payload[key]["sentence"]
+
+
+def test_epsilon_context_table_says_each_figure() -> None:
+    done = ldpcore("epsilon-context", "--epsilon", "1", "--n", "1000000", "--periods", "52",
+                   "--period", "week")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "central ε =" in done.stdout and "per week for 52 weeks" in done.stdout
+    assert "Not listed (figure not checked)" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--epsilon", "0", "--n", "1000"], "--epsilon must be above 0"),
+        (["--epsilon", "-2", "--n", "1000"], "--epsilon must be above 0"),
+        (["--epsilon", "1", "--n", "1"], "--n must be a whole number >= 2"),
+        (["--epsilon", "1", "--n", "1000", "--delta", "0"], "--delta must lie strictly"),
+        (["--epsilon", "1", "--n", "1000", "--delta", "1.5"], "--delta must lie strictly"),
+        (["--epsilon", "1", "--n", "1000", "--periods", "2.5"], "--periods must be a whole"),
+        (
+            ["--epsilon", "1", "--n", "1000", "--reports-per-period", "0.5"],
+            "--reports-per-period must be a whole",
+        ),
+        (["--epsilon", "1", "--n", "1000", "--period", "1;rm"], "--period must be a word"),
+    ],
+)
+def test_epsilon_context_bad_input(args: list[str], message: str) -> None:
+    done = ldpcore("epsilon-context", *args)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error:") and message in done.stderr
+    assert "Traceback" not in done.stderr

@@ -22,6 +22,7 @@ from nbclient import NotebookClient
 from streamlit.testing.v1 import AppTest
 
 from ldpcore.advice import choose_epsilon, sweep_verdicts, winning_answer
+from ldpcore.advice.epsilon_context import epsilon_context
 from ldpcore.data.datasets import load_bundled
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.sweeps import sweep
@@ -114,6 +115,15 @@ def test_choose_epsilon_notebook_gives_the_search_s_answer() -> None:
     answers = choose_epsilon(config, target_rmse=0.02, protocols=["GRR", "OLH"])
     assert epsilons == [answer.epsilon for answer in answers]
     assert printed[0].strip() == epsilon_sentence(winning_answer(answers), config.n)
+    # Then the chosen ε in context (issue 38): shuffled among the config's n, over a year.
+    from ldpcore.advice.epsilon_context import epsilon_context  # noqa: PLC0415
+    from ldpcore.present.sentences import repeated_sentence, shuffle_sentence  # noqa: PLC0415
+
+    context = epsilon_context(winning_answer(answers).epsilon or 1.0, config.n)
+    assert printed[1].strip().splitlines() == [
+        shuffle_sentence(context.shuffled),
+        repeated_sentence(context.repeated, "day"),
+    ]
 
 
 def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path: Path) -> None:
@@ -138,6 +148,7 @@ def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path
         figure=figure,
         risk=risk,
         risk_epsilon=winner.epsilon,
+        context=epsilon_context(winner.epsilon, config.n, periods=52, period="week"),
     )
     sentence = epsilon_sentence(winner, config.n)
     assert sentence.replace("'", "&#x27;") in page
@@ -148,6 +159,10 @@ def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path
     # The published deployments travel with the record, each with its source as a link.
     assert "ε in context: published deployments" in page
     assert page.count('<a href="https://desfontain.es/') == 5
+    # The chosen ε after shuffling among the config's users, and over a year of weeks.
+    assert 'id="shuffled">Shuffled before analysis' in page and "trusted shuffler" in page
+    assert "per week for 52 weeks" in page
+    assert "than your ε after shuffling" in page
     # The chart's script is inlined (plotly.js, megabytes), never fetched from a CDN.
     assert len(page) > 1_000_000 and '<script src="http' not in page
     command = choose_epsilon_command(config, target_rmse=0.02, protocols=["OLH"])

@@ -15,6 +15,9 @@ One concept per module:
 * :mod:`~ldpcore.advice.verdicts` — :func:`verdict`, what a paired comparison
   recommends;
 * :mod:`~ldpcore.advice.deployments` — the ε of published deployments;
+* :mod:`~ldpcore.advice.shuffling` — the central ε of shuffled reports (FMT 2021), and
+  :mod:`~ldpcore.advice.composition` — what repeated collection spends; both bundled by
+  :mod:`~ldpcore.advice.epsilon_context`;
 * :mod:`~ldpcore.advice.risk` — :func:`privacy_risk`;
 * :mod:`~ldpcore.advice.timing` — how long a search will take.
 

@@ -193,11 +193,23 @@ def sweep_notebook(
 
 
 def choose_epsilon_notebook(
-    config: ExperimentConfig, *, target_rmse: float, protocols: Sequence[str]
+    config: ExperimentConfig,
+    *,
+    target_rmse: float,
+    protocols: Sequence[str],
+    cadence: tuple[int, int, str] = (1, 365, "day"),
+    delta: float = 1e-6,
 ) -> bytes:
-    """The Choose ε search: per protocol, the smallest ε that meets the target."""
+    """The Choose ε search: per protocol, the smallest ε that meets the target.
+
+    Then the chosen ε in context (issue 38): its central ε after shuffling among the
+    config's n users at ``delta``, and what one user spends at ``cadence`` (reports per
+    period, periods, the period's name).
+    """
+    per_period, periods, period = cadence
     setup = (
         "from ldpcore import ExperimentConfig, choose_epsilon\n"
+        "import pandas as pd\n"
         "from ldpcore.advice import winning_answer\n"
         "from ldpcore.present.sentences import answers_table, epsilon_sentence\n\n"
         + config_source(config)
@@ -215,6 +227,23 @@ def choose_epsilon_notebook(
                 "answers = choose_epsilon(config, target_rmse=target_rmse, protocols=protocols)\n"
                 "print(epsilon_sentence(winning_answer(answers), config.n))\n"
                 "answers_table(answers)"
+            ),
+        ),
+        (
+            "The chosen ε in context: the central ε its reports reach through a trusted "
+            "shuffler (Feldman, McMillan & Talwar, FOCS 2021), what one user spends when "
+            "the collection repeats, and the published deployments with their units.",
+            (
+                "from ldpcore.advice.deployments import deployment_rows\n"
+                "from ldpcore.advice.epsilon_context import epsilon_context\n"
+                "from ldpcore.present.sentences import repeated_sentence, shuffle_sentence\n\n"
+                "chosen = winning_answer(answers).epsilon or 1.0  # 1.0 if no ε met the target\n"
+                f"context = epsilon_context(chosen, config.n, delta={delta!r}, "
+                f"reports_per_period={per_period!r}, periods={periods!r}, "
+                f"period={period!r})\n"
+                "print(shuffle_sentence(context.shuffled))\n"
+                "print(repeated_sentence(context.repeated, context.period))\n"
+                "pd.DataFrame(deployment_rows(chosen, context.shuffled))"
             ),
         ),
     ]

@@ -2,8 +2,9 @@
 
 It holds what was asked (dataset, users, query, target, what was searched), the answer
 with its interval, every protocol's answer, the error-against-ε chart (Plotly, inlined,
-so the file opens offline), what the chosen ε risks for one person, how the numbers
-were made, and the command that reproduces them.
+so the file opens offline), what the chosen ε risks for one person, its central ε
+after shuffling and its cost over repeated collection, how the numbers were made, and
+the command that reproduces them.
 """
 
 from __future__ import annotations
@@ -16,10 +17,19 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ldpcore.advice import EpsilonAnswer, winning_answer
-from ldpcore.advice.deployments import UNCHECKED, context_sentence, deployment_rows
+from ldpcore.advice.deployments import UNCHECKED_NOTE, context_sentence, deployment_rows
+from ldpcore.advice.epsilon_context import EpsilonContext
+from ldpcore.advice.shuffling import ShuffleBound
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present.commands import choose_epsilon_command
-from ldpcore.present.sentences import answers_table, epsilon_sentence, odds_sentence
+from ldpcore.present.sentences import (
+    SHUFFLE_TERMS,
+    answers_table,
+    epsilon_sentence,
+    odds_sentence,
+    repeated_sentence,
+    shuffle_sentence,
+)
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; color: #222;
@@ -43,9 +53,15 @@ def decision_record(
     figure: go.Figure | None,
     risk: pd.DataFrame | None,
     risk_epsilon: float | None,
+    context: EpsilonContext | None = None,
     today: _dt.date | None = None,
 ) -> str:
-    """The record as one HTML document (UTF-8 text; the chart's script is inlined)."""
+    """The record as one HTML document (UTF-8 text; the chart's script is inlined).
+
+    ``context`` is ``risk_epsilon`` shuffled among the config's n users and collected at
+    the page's cadence; the record then states both figures, and compares the central
+    deployments with the shuffled ε.
+    """
     winner = winning_answer(answers)
     when = (today or _dt.date.today()).isoformat()
     inputs = pd.DataFrame(
@@ -110,10 +126,19 @@ def decision_record(
             "<p>The best possible attacker, who knows this dataset's distribution and the "
             "protocol, guesses a person's value from their report this often:</p>",
             shown.to_html(index=False, escape=True, border=0),
+        ]
+        if context is not None:
+            parts += [
+                "<h3>After shuffling, and over repeated collection</h3>",
+                f'<p id="shuffled">{html.escape(shuffle_sentence(context.shuffled))}</p>',
+                f'<p class="small">{html.escape(SHUFFLE_TERMS)}</p>',
+                f'<p id="repeated">{html.escape(repeated_sentence(context.repeated, context.period))}</p>',  # noqa: E501
+            ]
+        parts += [
             "<h3>ε in context: published deployments</h3>",
             f"<p>{html.escape(context_sentence(risk_epsilon))}</p>",
-            _deployments_html(risk_epsilon),
-            f'<p class="small">{html.escape(UNCHECKED)}</p>',
+            _deployments_html(risk_epsilon, None if context is None else context.shuffled),
+            f'<p class="small">{html.escape(UNCHECKED_NOTE)}</p>',
         ]
     parts += [
         "<h2>Reproduce</h2>",
@@ -123,14 +148,14 @@ def decision_record(
     return "\n".join(parts)
 
 
-def _deployments_html(epsilon: float) -> str:
+def _deployments_html(epsilon: float, shuffled: ShuffleBound | None) -> str:
     """The deployments table, each source a link.
 
     Escaped although the text is ours: a record is a file people forward.
     """
-    head = ("organisation", "use", "ε", "model", "unit", "compared with yours", "source")
+    head = ("organisation", "use", "ε", "δ", "model", "unit", "compared with yours", "source")
     lines = ["<table>", "<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
-    for row in deployment_rows(epsilon):
+    for row in deployment_rows(epsilon, shuffled):
         cells = [html.escape(f"{row[h]:g}" if h == "ε" else str(row[h])) for h in head[:-1]]
         link = f'<a href="{html.escape(str(row["link"]))}">{html.escape(str(row["source"]))}</a>'
         lines.append("<tr>" + "".join(f"<td>{c}</td>" for c in [*cells, link]) + "</tr>")

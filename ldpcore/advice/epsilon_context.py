@@ -1,0 +1,77 @@
+"""An ε in context (issue 38): its central ε after shuffling and what repeated collection costs.
+
+One bundle for the Choose ε page, the decision record, the notebook and
+``ldpcore epsilon-context``, so all four state the same figures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from ldpcore.advice.composition import RepeatedCost, repeated_cost
+from ldpcore.advice.shuffling import ShuffleBound, shuffled_epsilon
+
+#: Cadences offered on the page: name → (reports per period, periods, period).
+CADENCES: MappingProxyType[str, tuple[int, int, str]] = MappingProxyType(
+    {
+        "once a day, for a year": (1, 365, "day"),
+        "once a week, for a year": (1, 52, "week"),
+        "once a month, for a year": (1, 12, "month"),
+        "once an hour, for a year": (24, 365, "day"),
+        "once, never again": (1, 1, "collection"),
+    }
+)
+
+
+@dataclass(frozen=True)
+class EpsilonContext:
+    """A local ε per report, shuffled among n users and collected at a cadence.
+
+    Attributes
+    ----------
+    shuffled
+        The central (ε, δ) after a trusted shuffler (:mod:`ldpcore.advice.shuffling`).
+    repeated
+        What one user spends over the cadence (:mod:`ldpcore.advice.composition`).
+    period
+        The period's name ("day"), for the sentences.
+    """
+
+    shuffled: ShuffleBound
+    repeated: RepeatedCost
+    period: str
+
+
+def epsilon_context(
+    epsilon: float,
+    n: int,
+    *,
+    delta: float = 1e-6,
+    reports_per_period: int = 1,
+    periods: int = 365,
+    period: str = "day",
+    distinct_values: int = 1,
+) -> EpsilonContext:
+    """Both figures for ``epsilon`` (checked: an :class:`~ldpcore.errors.InputError` if not).
+
+    Examples
+    --------
+    >>> found = epsilon_context(4.0, 100_000)
+    >>> round(found.shuffled.epsilon, 2), found.repeated.basic
+    (0.17, 1460.0)
+    """
+    return EpsilonContext(
+        shuffled=shuffled_epsilon(epsilon, n, delta),
+        repeated=repeated_cost(
+            epsilon,
+            reports_per_period=reports_per_period,
+            periods=periods,
+            distinct_values=distinct_values,
+            delta=delta,
+        ),
+        period=period,
+    )
+
+
+__all__ = ["CADENCES", "EpsilonContext", "epsilon_context"]
