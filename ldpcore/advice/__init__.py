@@ -27,11 +27,13 @@ The sentences they lead to are in :mod:`ldpcore.present.sentences`.
 from __future__ import annotations
 
 from ldpcore.advice.bisection import Advice, advise_epsilon, advise_users, check_target
+from ldpcore.advice.composition import RepeatedCost, repeated_cost
 from ldpcore.advice.epsilon_answer import (
     ConsistentOption,
     EpsilonAnswer,
     winning_answer,
 )
+from ldpcore.advice.epsilon_context import EpsilonContext, epsilon_context
 from ldpcore.advice.epsilon_search import choose_epsilon
 from ldpcore.advice.error_curve import error_curve
 from ldpcore.advice.ranking import (
@@ -42,6 +44,7 @@ from ldpcore.advice.ranking import (
     recommend,
 )
 from ldpcore.advice.risk import privacy_risk
+from ldpcore.advice.shuffling import ShuffleBound, shuffled_epsilon
 from ldpcore.advice.sweeps import SweepVerdict, sweep_verdicts
 from ldpcore.advice.timing import (
     RUNS_PER_PROTOCOL,
@@ -58,7 +61,10 @@ __all__ = [
     "Advice",
     "ConsistentOption",
     "EpsilonAnswer",
+    "EpsilonContext",
     "Recommendation",
+    "RepeatedCost",
+    "ShuffleBound",
     "SweepVerdict",
     "Verdict",
     "advise_epsilon",
@@ -66,6 +72,7 @@ __all__ = [
     "check_target",
     "choose_epsilon",
     "consistent_methods",
+    "epsilon_context",
     "error_curve",
     "estimate_choose_epsilon_seconds",
     "no_op_methods",
@@ -73,6 +80,8 @@ __all__ = [
     "privacy_risk",
     "rank_methods",
     "recommend",
+    "repeated_cost",
+    "shuffled_epsilon",
     "sweep_verdicts",
     "verdict",
     "winning_answer",
