@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 
+from ldpcore.cli import COMMANDS
 from ldpcore.postprocess import get_method
 from ldpcore.protocols import get_protocol
 
@@ -333,21 +334,8 @@ def test_progress_does_not_change_the_numbers() -> None:
 
 HELP_AND_USAGE_ERRORS = [
     ["--help"],
-    *(
-        [command, "--help"]
-        for command in (
-            "simulate",
-            "recommend",
-            "advise-epsilon",
-            "choose-epsilon",
-            "postprocess",
-            "randomize",
-            "aggregate",
-            "audit",
-            "reproduce",
-            "sweep",
-        )
-    ),
+    # Every command, from the registry: a new one cannot be left out.
+    *([command, "--help"] for command in COMMANDS),
     ["simulate", "--bogus"],
     ["postprocess"],
 ]

@@ -25,13 +25,8 @@ import argparse
 from typing import Any
 
 from ldpcore import bounds
-from ldpcore.advice.composition import MEMOIZATION_EXPOSES
-from ldpcore.advice.deployments import CHECKED_ON, UNCHECKED, context_sentence, deployment_rows
-from ldpcore.advice.epsilon_context import epsilon_context
-from ldpcore.advice.shuffling import USERS_COMPUTED_MAX
 from ldpcore.cli import _args
 from ldpcore.errors import InputError
-from ldpcore.present.sentences import SHUFFLE_TERMS, repeated_sentence, shuffle_sentence
 
 EXAMPLE = """example (ε = 1 per report, a million users, collected daily for a year):
   ldpcore epsilon-context --epsilon 1 --n 1000000 --delta 1e-6 \\
@@ -111,6 +106,22 @@ def payload(
     distinct_values: int = 1,
 ) -> dict[str, Any]:
     """The command's JSON contract (see the module's text), from checked values."""
+    # Here, not at the top: `ldpcore --help` loads neither pandas nor scipy.
+    from ldpcore.advice.composition import MEMOIZATION_EXPOSES  # noqa: PLC0415
+    from ldpcore.advice.deployments import (  # noqa: PLC0415
+        CHECKED_ON,
+        UNCHECKED,
+        context_sentence,
+        deployment_rows,
+    )
+    from ldpcore.advice.epsilon_context import epsilon_context  # noqa: PLC0415
+    from ldpcore.advice.shuffling import USERS_COMPUTED_MAX  # noqa: PLC0415
+    from ldpcore.present.sentences import (  # noqa: PLC0415
+        SHUFFLE_TERMS,
+        repeated_sentence,
+        shuffle_sentence,
+    )
+
     found = epsilon_context(
         epsilon,
         n,
@@ -180,10 +191,10 @@ def run(args: argparse.Namespace) -> int:
         _args.print_json(found)
         return 0
     print(found["shuffled"]["sentence"])
-    print(f"  {SHUFFLE_TERMS}")
+    print(f"  {found['shuffled']['requires']}")
     print(found["repeated"]["sentence"])
     print(found["deployments"]["sentence"])
-    print(f"Published deployments (checked {CHECKED_ON}):")
+    print(f"Published deployments (checked {found['deployments']['checked_on']}):")
     for row in found["deployments"]["rows"]:
         print(
             f"  {row['organisation']}, {row['use']}: ε = {row['ε']:g}, δ {row['δ']}, "

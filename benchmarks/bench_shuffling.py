@@ -1,0 +1,49 @@
+"""How long the central ε after shuffling takes, over the sliders' range (issue 38).
+
+Run: ``.venv/bin/python benchmarks/bench_shuffling.py``. For each local ε₀ and n the
+Choose ε page and ``ldpcore epsilon-context`` can ask (n from 100 to 10⁹; above 10⁹ the
+bound is computed at 10⁹), the numerical bound (FMT 2021, Thm 3.2 by bisection) is
+timed cold, best of three, in one process, with the number of divergences evaluated.
+The page caches each answer; this is the first visit's cost.
+"""
+
+from __future__ import annotations
+
+from _common import best_of
+
+from ldpcore.advice import shuffling
+
+
+def main() -> None:
+    """Print a Markdown table: ε₀, n, the bound, seconds, divergences evaluated."""
+    print("| ε₀ | n | central ε (δ = 10⁻⁶) | closed form | seconds | divergences |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    calls = 0
+    original = shuffling.shuffle_delta
+
+    def counted(*args: float, **kwargs: float) -> float:
+        nonlocal calls
+        calls += 1
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    shuffling.shuffle_delta = counted  # type: ignore[assignment]
+    try:
+        for epsilon0 in (0.1, 1.0, 4.0, 10.0):
+            for n in (100, 10**4, 10**6, 10**9):
+                calls = 0
+                bound = shuffling.shuffled_epsilon(epsilon0, n, 1e-6)
+                evaluated = calls
+                seconds = best_of(
+                    lambda e=epsilon0, m=n: shuffling.shuffled_epsilon(e, m), repeat=3
+                )
+                closed = "—" if bound.closed_form is None else f"{bound.closed_form:.4g}"
+                print(
+                    f"| {epsilon0:g} | {n:,} | {bound.numerical:.4g} | {closed} | "
+                    f"{seconds:.3f} | {evaluated} |"
+                )
+    finally:
+        shuffling.shuffle_delta = original
+
+
+if __name__ == "__main__":
+    main()
