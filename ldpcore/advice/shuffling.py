@@ -153,7 +153,7 @@ def numerical_epsilon(epsilon0: float, n: int, delta: float) -> float:
     _check(epsilon0, n, delta)
     # The closed form, where it holds, bounds the answer from above: start there (at
     # 10⁹ users and ε₀ = 0.1 that saves 11 of 31 divergences).
-    closed = closed_form_epsilon(epsilon0, n, delta) if n <= USERS_COMPUTED_MAX else None
+    closed = closed_form_epsilon(epsilon0, min(int(n), USERS_COMPUTED_MAX), delta)
     high = float(epsilon0) if closed is None else min(float(epsilon0), closed)
     low = 0.5 * high
     while shuffle_delta(low, epsilon0, n) <= delta:
