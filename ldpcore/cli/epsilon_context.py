@@ -22,11 +22,14 @@ The JSON contract (``--format json``), every key always present:
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ldpcore import bounds
 from ldpcore.cli import _args
 from ldpcore.errors import InputError
+
+if TYPE_CHECKING:
+    from ldpcore.advice.epsilon_context import EpsilonContext
 
 EXAMPLE = """example (ε = 1 per report, a million users, collected daily for a year):
   ldpcore epsilon-context --epsilon 1 --n 1000000 --delta 1e-6 \\
@@ -95,17 +98,8 @@ def _period(raw: str) -> str:
     return word
 
 
-def payload(
-    epsilon: float,
-    n: int,
-    *,
-    delta: float = 1e-6,
-    reports_per_period: int = 1,
-    periods: int = 365,
-    period: str = "day",
-    distinct_values: int = 1,
-) -> dict[str, Any]:
-    """The command's JSON contract (see the module's text), from checked values."""
+def payload(found: EpsilonContext) -> dict[str, Any]:
+    """The command's JSON contract (see the module's text) for one ε in context."""
     # Here, not at the top: `ldpcore --help` loads neither pandas nor scipy.
     from ldpcore.advice.composition import MEMOIZATION_EXPOSES  # noqa: PLC0415
     from ldpcore.advice.deployments import (  # noqa: PLC0415
@@ -114,7 +108,6 @@ def payload(
         context_sentence,
         deployment_rows,
     )
-    from ldpcore.advice.epsilon_context import epsilon_context  # noqa: PLC0415
     from ldpcore.advice.shuffling import USERS_COMPUTED_MAX  # noqa: PLC0415
     from ldpcore.present.sentences import (  # noqa: PLC0415
         SHUFFLE_TERMS,
@@ -122,20 +115,12 @@ def payload(
         shuffle_sentence,
     )
 
-    found = epsilon_context(
-        epsilon,
-        n,
-        delta=delta,
-        reports_per_period=reports_per_period,
-        periods=periods,
-        period=period,
-        distinct_values=distinct_values,
-    )
     bound, cost = found.shuffled, found.repeated
+    epsilon, n = bound.epsilon0, bound.n
     return {
         "epsilon": epsilon,
         "n": n,
-        "delta": delta,
+        "delta": bound.delta,
         "shuffled": {
             "central_epsilon": bound.epsilon,
             "numerical": bound.numerical,
@@ -147,7 +132,7 @@ def payload(
             "sentence": shuffle_sentence(bound),
         },
         "repeated": {
-            "period": period,
+            "period": found.period,
             "reports_per_period": cost.reports_per_period,
             "periods": cost.periods,
             "reports": cost.reports,
@@ -163,7 +148,7 @@ def payload(
                 "epsilon": cost.memoized,
                 "exposes": list(MEMOIZATION_EXPOSES),
             },
-            "sentence": repeated_sentence(cost, period),
+            "sentence": repeated_sentence(cost, found.period),
         },
         "deployments": {
             "checked_on": CHECKED_ON,
@@ -176,9 +161,11 @@ def payload(
 
 def run(args: argparse.Namespace) -> int:
     """Compute and print."""
+    from ldpcore.advice.epsilon_context import epsilon_context  # noqa: PLC0415
+
     n = _args.whole(args.n, "n", 2, bounds.N_USERS_MAX)
     assert n is not None
-    found = payload(
+    context = epsilon_context(
         _epsilon(args.epsilon),
         n,
         delta=_delta(args.delta),
@@ -187,6 +174,7 @@ def run(args: argparse.Namespace) -> int:
         period=_period(args.period),
         distinct_values=_count(args.distinct_values, "distinct-values"),
     )
+    found = payload(context)
     if args.format == "json":
         _args.print_json(found)
         return 0

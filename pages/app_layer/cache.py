@@ -31,7 +31,7 @@ from ldpcore.advice import (
     error_curve,
     estimate_choose_epsilon_seconds,
 )
-from ldpcore.advice.epsilon_context import EpsilonContext, epsilon_context
+from ldpcore.advice.epsilon_context import epsilon_context
 from ldpcore.collection.estimates import (
     Collected,
     consistent_estimates_and_warning,
@@ -343,31 +343,10 @@ def users_needed(config: ExperimentConfig, target: float) -> list[Advice]:
     return advise_users(config, target_rmse=target)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def epsilon_in_context(
-    epsilon: float,
-    n: int,
-    *,
-    delta: float,
-    reports_per_period: int,
-    periods: int,
-    period: str,
-    distinct_values: int,
-) -> EpsilonContext:
-    """An ε's central ε after shuffling and its cost over repeated collection.
-
-    Cached: the shuffling bound bisects over binomial tails (0.01–0.7 s, more users
-    cost more), and the page reruns on every widget.
-    """
-    return epsilon_context(
-        epsilon,
-        n,
-        delta=delta,
-        reports_per_period=reports_per_period,
-        periods=periods,
-        period=period,
-        distinct_values=distinct_values,
-    )
+#: An ε's central ε after shuffling and its cost over repeated collection, cached: the
+#: shuffling bound bisects over binomial tails (0.01–1.2 s, more users cost more;
+#: benchmarks/README.md), and the page reruns on every widget.
+epsilon_in_context = st.cache_data(show_spinner=False, max_entries=64)(epsilon_context)
 
 
 @st.cache_data(show_spinner=False)
