@@ -22,6 +22,7 @@ from ldpcore.present.sentences import (
     answers_table,
     epsilon_reason,
     epsilon_sentence,
+    interval_note,
     odds_sentence,
     query_in_words,
     repeated_sentence,
@@ -147,6 +148,9 @@ st.caption(f"Searched on {search_executor()[2]}, protocols in parallel.")
 
 winner = winning_answer(answers)
 st.success(epsilon_sentence(winner, int(n)))
+caveat = interval_note(winner, config.query)
+if caveat:
+    st.warning(caveat)
 table = answers_table(answers)
 # The long cells (why, the consistent option) get wide columns, and the reasons are
 # also given in full below: a table cell cuts a sentence off where it runs out (issue 25).

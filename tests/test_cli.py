@@ -499,6 +499,10 @@ def test_choose_epsilon_uses_the_cores_by_default_with_the_same_answers() -> Non
     single = ldpcore("choose-epsilon", *search, "--workers", "1")
     assert parallel.returncode == 0 == single.returncode, parallel.stderr + single.stderr
     assert json.loads(parallel.stdout) == json.loads(single.stdout)
+    # Issue 39: each answer carries the measured caveat on its ε interval ("" where the
+    # interval was measured to cover: single-value queries and Base).
+    for answer in json.loads(single.stdout)["answers"]:
+        assert answer["interval_note"] == ""
     bad = ldpcore("choose-epsilon", *search, "--workers", "many")
     assert bad.returncode == 2 and "workers" in bad.stderr
 

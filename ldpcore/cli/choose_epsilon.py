@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from ldpcore.advice import choose_epsilon  # noqa: PLC0415 (pandas)
     from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
     from ldpcore.formats import epsilon_interval  # noqa: PLC0415
-    from ldpcore.present.sentences import option_words  # noqa: PLC0415
+    from ldpcore.present.sentences import interval_note, option_words  # noqa: PLC0415
 
     protocols = _args.protocols(args.protocol)
     target = _args.number(args.target_rmse, "target-rmse")
@@ -107,7 +107,14 @@ def run(args: argparse.Namespace) -> int:
             )
     if args.format == "json":
         _args.print_json(
-            {"target_rmse": target, "n": config.n, "answers": [a.to_json_dict() for a in answers]}
+            {
+                "target_rmse": target,
+                "n": config.n,
+                "answers": [
+                    {**a.to_json_dict(), "interval_note": interval_note(a, config.query)}
+                    for a in answers
+                ],
+            }
         )
         return 0
     print(
@@ -129,4 +136,6 @@ def run(args: argparse.Namespace) -> int:
         )
         if answer.consistent_option is not None:
             print(f"       option: {option_words(answer.consistent_option)}")
+        if note := interval_note(answer, config.query):
+            print(f"       note: {note}")
     return 0

@@ -26,6 +26,7 @@ from ldpcore.present.sentences import (
     SHUFFLE_TERMS,
     answers_table,
     epsilon_sentence,
+    interval_note,
     odds_sentence,
     repeated_sentence,
     shuffle_sentence,
@@ -101,6 +102,11 @@ def decision_record(
         inputs.to_html(index=False, escape=True, border=0),
         "<h2>The answer</h2>",
         f'<p class="answer" id="answer">{html.escape(epsilon_sentence(winner, config.n))}</p>',
+        *(
+            [f'<p class="small" id="interval-note">{html.escape(note)}</p>']
+            if (note := interval_note(winner, config.query))
+            else []
+        ),
         "<h2>Every protocol</h2>",
         answers_table(answers).to_html(index=False, escape=True, border=0),
         '<p class="small">Each ε with its 95% interval: where the simulated error curve '
