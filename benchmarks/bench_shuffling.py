@@ -19,14 +19,14 @@ def main() -> None:
     print("| ε₀ | n | central ε (δ = 10⁻⁶) | closed form | seconds | divergences |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: |")
     calls = 0
-    original = shuffling.shuffle_delta
+    original = shuffling._delta
 
     def counted(*args: float, **kwargs: float) -> float:
         nonlocal calls
         calls += 1
         return original(*args, **kwargs)  # type: ignore[arg-type]
 
-    shuffling.shuffle_delta = counted  # type: ignore[assignment]
+    shuffling._delta = counted  # type: ignore[assignment]
     try:
         for epsilon0 in (0.1, 1.0, 4.0, 10.0):
             for n in (100, 10**4, 10**6, 10**9):
@@ -42,7 +42,7 @@ def main() -> None:
                     f"{seconds:.3f} | {evaluated} |"
                 )
     finally:
-        shuffling.shuffle_delta = original
+        shuffling._delta = original
 
 
 if __name__ == "__main__":

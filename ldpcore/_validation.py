@@ -35,6 +35,16 @@ def check_epsilon(epsilon: object) -> float:
     return value
 
 
+def check_delta(delta: object) -> float:
+    """Return a DP guarantee's ``δ`` as a float, or raise unless it lies strictly in (0, 1)."""
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
+        raise InputError(f"delta must be a number strictly between 0 and 1, got {delta!r}")
+    value = float(delta)
+    if not 0.0 < value < 1.0:  # NaN fails too
+        raise InputError(f"delta must lie strictly between 0 and 1 (e.g. 1e-6), got {value!r}")
+    return value
+
+
 def check_int(value: object, *, name: str, minimum: int, maximum: int | None = None) -> int:
     """Return ``value`` as an int in ``[minimum, maximum]``, or raise naming ``name``."""
     allowed = (

@@ -199,6 +199,10 @@ def _delta() -> float:
     return float(st.session_state.get("choose-delta", DEFAULT_DELTA))
 
 
+def _distinct() -> int:
+    return int(st.session_state.get("choose-distinct", 1))
+
+
 def _context(epsilon: float) -> EpsilonContext:
     """``epsilon`` shuffled among the page's n users and collected at the page's cadence."""
     per_period, periods, period = _cadence()
@@ -209,7 +213,7 @@ def _context(epsilon: float) -> EpsilonContext:
         reports_per_period=per_period,
         periods=periods,
         period=period,
-        distinct_values=int(st.session_state.get("choose-distinct", 1)),
+        distinct_values=_distinct(),
     )
 
 
@@ -250,7 +254,12 @@ notebook_column.download_button(
     key="choose-notebook",
     on_click="ignore",
     data=lambda: choose_epsilon_notebook(
-        config, target_rmse=target, protocols=protocols, cadence=_cadence(), delta=_delta()
+        config,
+        target_rmse=target,
+        protocols=protocols,
+        cadence=_cadence(),
+        delta=_delta(),
+        distinct_values=_distinct(),
     ),
     file_name="choose-epsilon.ipynb",
     mime="application/x-ipynb+json",

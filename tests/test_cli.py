@@ -574,11 +574,12 @@ def test_epsilon_context_table_says_each_figure() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--epsilon", "0", "--n", "1000"], "--epsilon must be above 0"),
-        (["--epsilon", "-2", "--n", "1000"], "--epsilon must be above 0"),
+        (["--epsilon", "0", "--n", "1000"], "epsilon must be a finite number > 0"),
+        (["--epsilon", "-2", "--n", "1000"], "epsilon must be a finite number > 0"),
+        (["--epsilon", "50", "--n", "1000"], "epsilon must be in [0.001, 20.0]"),
         (["--epsilon", "1", "--n", "1"], "--n must be a whole number >= 2"),
-        (["--epsilon", "1", "--n", "1000", "--delta", "0"], "--delta must lie strictly"),
-        (["--epsilon", "1", "--n", "1000", "--delta", "1.5"], "--delta must lie strictly"),
+        (["--epsilon", "1", "--n", "1000", "--delta", "0"], "delta must lie strictly"),
+        (["--epsilon", "1", "--n", "1000", "--delta", "1.5"], "delta must lie strictly"),
         (["--epsilon", "1", "--n", "1000", "--periods", "2.5"], "--periods must be a whole"),
         (
             ["--epsilon", "1", "--n", "1000", "--reports-per-period", "0.5"],

@@ -138,11 +138,11 @@ def test_beyond_the_computed_users_the_bound_stays_valid() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ((0.0, 1000, 1e-6), "above 0"),
-        ((-1.0, 1000, 1e-6), "above 0"),
-        ((math.nan, 1000, 1e-6), "above 0"),
-        ((1.0, 1, 1e-6), "at least 2 users"),
-        ((1.0, 10.5, 1e-6), "at least 2 users"),
+        ((0.0, 1000, 1e-6), "epsilon must be a finite number > 0"),
+        ((-1.0, 1000, 1e-6), "epsilon must be a finite number > 0"),
+        ((math.nan, 1000, 1e-6), "epsilon must be a finite number > 0"),
+        ((1.0, 1, 1e-6), r"n \(users, one report each\) must be an integer >= 2"),
+        ((1.0, 10.5, 1e-6), r"n \(users, one report each\) must be an integer >= 2"),
         ((1.0, 1000, 0.0), "strictly between 0 and 1"),
         ((1.0, 1000, 1.0), "strictly between 0 and 1"),
     ],
@@ -172,10 +172,10 @@ def test_the_composition_arithmetic() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"periods": 2.5}, "periods must be a whole number"),
-        ({"periods": 0}, "periods must be at least 1"),
-        ({"reports_per_period": 1.5}, "reports per period must be a whole number"),
-        ({"distinct_values": 0}, "distinct values must be at least 1"),
+        ({"periods": 2.5}, "periods must be an integer >= 1"),
+        ({"periods": 0}, "periods must be an integer >= 1"),
+        ({"reports_per_period": 1.5}, "reports per period must be an integer >= 1"),
+        ({"distinct_values": 0}, "distinct values must be an integer >= 1"),
         ({"delta": 0.0}, "strictly between"),
     ],
 )

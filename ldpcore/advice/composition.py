@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ldpcore.errors import InputError
+from ldpcore._validation import check_delta, check_epsilon, check_int
 
 #: What memoization does not protect, in words (pages, record, notebook and CLI).
 MEMOIZATION_EXPOSES: tuple[str, ...] = (
@@ -31,14 +31,6 @@ MEMOIZATION_EXPOSES: tuple[str, ...] = (
     "identifier across periods unless each sending adds fresh noise on top (RAPPOR's "
     "instantaneous randomized response), which costs more ε per report",
 )
-
-
-def _whole(value: float, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not math.isfinite(value) or value != int(value):
-        raise InputError(f"{name} must be a whole number, got {value!r}")
-    if value < minimum:
-        raise InputError(f"{name} must be at least {minimum}, got {value!r}")
-    return int(value)
 
 
 @dataclass(frozen=True)
@@ -116,16 +108,12 @@ def repeated_cost(
     >>> round(repeated_cost(0.1, periods=365).advanced, 1)  # below T·ε = 36.5
     13.9
     """
-    if not (math.isfinite(epsilon) and epsilon > 0):
-        raise InputError(f"ε must be a number above 0, got {epsilon!r}")
-    if not (0 < delta < 1):
-        raise InputError(f"δ must lie strictly between 0 and 1, got {delta!r}")
     return RepeatedCost(
-        epsilon=float(epsilon),
-        reports_per_period=_whole(reports_per_period, "reports per period"),
-        periods=_whole(periods, "periods"),
-        distinct_values=_whole(distinct_values, "distinct values"),
-        delta=float(delta),
+        epsilon=check_epsilon(epsilon),
+        reports_per_period=check_int(reports_per_period, name="reports per period", minimum=1),
+        periods=check_int(periods, name="periods", minimum=1),
+        distinct_values=check_int(distinct_values, name="distinct values", minimum=1),
+        delta=check_delta(delta),
     )
 
 

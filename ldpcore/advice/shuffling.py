@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ldpcore.errors import InputError
+from ldpcore._validation import check_delta, check_epsilon, check_int
 
 #: Clone counts evaluated one by one up to this many; beyond it they are taken in blocks
 #: (each block at its fewest clones: an upper bound, see :func:`shuffle_delta`).
@@ -55,13 +55,11 @@ _RELATIVE_TOLERANCE = 1e-4
 _EPSILON_FLOOR = 1e-9
 
 
-def _check(epsilon0: float, n: int, delta: float | None = None) -> None:
-    if not (math.isfinite(epsilon0) and epsilon0 > 0):
-        raise InputError(f"the local ε must be a number above 0, got {epsilon0!r}")
-    if int(n) != n or n < 2:
-        raise InputError(f"shuffling needs at least 2 users (a whole number), got {n!r}")
-    if delta is not None and not (0 < delta < 1):
-        raise InputError(f"δ must lie strictly between 0 and 1, got {delta!r}")
+def _check(epsilon0: float, n: int, delta: float | None = None) -> tuple[float, int]:
+    """``(ε₀, n)`` checked by the project's own rules (and ``δ``, when given)."""
+    if delta is not None:
+        check_delta(delta)
+    return check_epsilon(epsilon0), check_int(n, name="n (users, one report each)", minimum=2)
 
 
 def _tail(counts: np.ndarray, at_least: np.ndarray) -> np.ndarray:
@@ -96,6 +94,40 @@ def _conditional_delta(epsilon: float, epsilon0: float, clones: np.ndarray) -> n
     return best
 
 
+@dataclass(frozen=True)
+class _Clones:
+    """C's values worth evaluating, their probabilities, and the probability left out."""
+
+    counts: np.ndarray
+    weights: np.ndarray
+    outside: float
+
+
+def _clones(epsilon0: float, n: int, neglect: float) -> _Clones:
+    """C ~ Bin(n − 1, e^{−ε₀}) on the counts :func:`shuffle_delta` evaluates.
+
+    It depends on ε₀ and n only, so a bisection over ε builds it once.
+    """
+    clones = stats.binom(min(int(n), USERS_COMPUTED_MAX) - 1, math.exp(-epsilon0))
+    low, high = int(clones.ppf(neglect)), int(clones.isf(neglect))
+    low = max(low - 1, 0)
+    outside = float(clones.cdf(low - 1) + clones.sf(high)) if low > 0 else float(clones.sf(high))
+    counts = np.arange(low, high + 1, dtype=np.float64)
+    weights = clones.pmf(counts)
+    if counts.size > _CLONE_VALUES_MAX:
+        # Blocks of consecutive counts, each at its smallest (its largest divergence).
+        block = math.ceil(counts.size / _CLONE_VALUES_MAX)
+        starts = np.arange(0, counts.size, block)
+        weights = np.add.reduceat(weights, starts)
+        counts = counts[starts]
+    return _Clones(counts, weights, outside)
+
+
+def _delta(epsilon: float, epsilon0: float, clones: _Clones) -> float:
+    inside = float(np.dot(clones.weights, _conditional_delta(epsilon, epsilon0, clones.counts)))
+    return min(1.0, inside + clones.outside)
+
+
 def shuffle_delta(epsilon: float, epsilon0: float, n: int, *, neglect: float = 1e-15) -> float:
     """The δ at which n shuffled ε₀-LDP reports are (ε, δ)-DP (FMT Thm 3.2), from above.
 
@@ -119,21 +151,8 @@ def shuffle_delta(epsilon: float, epsilon0: float, n: int, *, neglect: float = 1
         privacy, since C + 1 clones are C clones and one more fair coin, a processing
         applied alike to P and Q, which cannot increase the divergence).
     """
-    _check(epsilon0, n)
-    clones = stats.binom(min(int(n), USERS_COMPUTED_MAX) - 1, math.exp(-epsilon0))
-    low, high = int(clones.ppf(neglect)), int(clones.isf(neglect))
-    low = max(low - 1, 0)
-    outside = float(clones.cdf(low - 1) + clones.sf(high)) if low > 0 else float(clones.sf(high))
-    counts = np.arange(low, high + 1, dtype=np.float64)
-    weights = clones.pmf(counts)
-    if counts.size > _CLONE_VALUES_MAX:
-        # Blocks of consecutive counts, each at its smallest (its largest divergence).
-        block = math.ceil(counts.size / _CLONE_VALUES_MAX)
-        starts = np.arange(0, counts.size, block)
-        weights = np.add.reduceat(weights, starts)
-        counts = counts[starts]
-    inside = float(np.dot(weights, _conditional_delta(epsilon, epsilon0, counts)))
-    return min(1.0, inside + outside)
+    epsilon0, n = _check(epsilon0, n)
+    return _delta(epsilon, epsilon0, _clones(epsilon0, n, neglect))
 
 
 def numerical_epsilon(epsilon0: float, n: int, delta: float) -> float:
@@ -150,19 +169,20 @@ def numerical_epsilon(epsilon0: float, n: int, delta: float) -> float:
     >>> round(numerical_epsilon(4.0, 100_000, 1e-6), 3)  # FMT's companion example
     0.17
     """
-    _check(epsilon0, n, delta)
+    epsilon0, n = _check(epsilon0, n, delta)
+    clones = _clones(epsilon0, n, 1e-15)
     # The closed form, where it holds, bounds the answer from above: start there (at
     # 10⁹ users and ε₀ = 0.1 that saves 11 of 31 divergences).
-    closed = closed_form_epsilon(epsilon0, min(int(n), USERS_COMPUTED_MAX), delta)
-    high = float(epsilon0) if closed is None else min(float(epsilon0), closed)
+    closed = closed_form_epsilon(epsilon0, min(n, USERS_COMPUTED_MAX), delta)
+    high = epsilon0 if closed is None else min(epsilon0, closed)
     low = 0.5 * high
-    while shuffle_delta(low, epsilon0, n) <= delta:
+    while _delta(low, epsilon0, clones) <= delta:
         high, low = low, 0.5 * low
         if high < _EPSILON_FLOOR:
             return high
     while high - low > _RELATIVE_TOLERANCE * high:
         middle = 0.5 * (low + high)
-        if shuffle_delta(middle, epsilon0, n) <= delta:
+        if _delta(middle, epsilon0, clones) <= delta:
             high = middle
         else:
             low = middle

@@ -69,22 +69,6 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--format", default="table", choices=["table", "json"])
 
 
-def _epsilon(raw: str) -> float:
-    value = _args.number(raw, "epsilon")
-    if not 0 < value <= bounds.EPSILON_MAX:
-        raise InputError(
-            f"--epsilon must be above 0 and at most {bounds.EPSILON_MAX:g}, got {raw!r}"
-        )
-    return value
-
-
-def _delta(raw: str) -> float:
-    value = _args.number(raw, "delta")
-    if not 0 < value < 1:
-        raise InputError(f"--delta must lie strictly between 0 and 1 (e.g. 1e-6), got {raw!r}")
-    return value
-
-
 def _count(raw: str, name: str) -> int:
     value = _args.whole(raw, name, 1, 10**9)
     assert value is not None
@@ -165,10 +149,11 @@ def run(args: argparse.Namespace) -> int:
 
     n = _args.whole(args.n, "n", 2, bounds.N_USERS_MAX)
     assert n is not None
+    # ε and δ are checked by the core's own rules (ldpcore._validation), as every command's.
     context = epsilon_context(
-        _epsilon(args.epsilon),
+        _args.number(args.epsilon, "epsilon"),
         n,
-        delta=_delta(args.delta),
+        delta=_args.number(args.delta, "delta"),
         reports_per_period=_count(args.reports_per_period, "reports-per-period"),
         periods=_count(args.periods, "periods"),
         period=_period(args.period),

@@ -199,12 +199,13 @@ def choose_epsilon_notebook(
     protocols: Sequence[str],
     cadence: tuple[int, int, str] = (1, 365, "day"),
     delta: float = 1e-6,
+    distinct_values: int = 1,
 ) -> bytes:
     """The Choose ε search: per protocol, the smallest ε that meets the target.
 
     Then the chosen ε in context (issue 38): its central ε after shuffling among the
     config's n users at ``delta``, and what one user spends at ``cadence`` (reports per
-    period, periods, the period's name).
+    period, periods, the period's name) holding ``distinct_values`` values.
     """
     per_period, periods, period = cadence
     setup = (
@@ -240,7 +241,7 @@ def choose_epsilon_notebook(
                 "chosen = winning_answer(answers).epsilon or 1.0  # 1.0 if no ε met the target\n"
                 f"context = epsilon_context(chosen, config.n, delta={delta!r}, "
                 f"reports_per_period={per_period!r}, periods={periods!r}, "
-                f"period={period!r})\n"
+                f"period={period!r}, distinct_values={distinct_values!r})\n"
                 "print(shuffle_sentence(context.shuffled))\n"
                 "print(repeated_sentence(context.repeated, context.period))\n"
                 "pd.DataFrame(deployment_rows(chosen, context.shuffled))"

@@ -64,6 +64,7 @@ def decision_record(
     deployments with the shuffled ε.
     """
     winner = winning_answer(answers)
+    note = html.escape(interval_note(winner, config.query))  # "" where the interval covers
     when = (today or _dt.date.today()).isoformat()
     inputs = pd.DataFrame(
         {
@@ -102,11 +103,7 @@ def decision_record(
         inputs.to_html(index=False, escape=True, border=0),
         "<h2>The answer</h2>",
         f'<p class="answer" id="answer">{html.escape(epsilon_sentence(winner, config.n))}</p>',
-        *(
-            [f'<p class="small" id="interval-note">{html.escape(note)}</p>']
-            if (note := interval_note(winner, config.query))
-            else []
-        ),
+        f'<p class="small" id="interval-note">{note}</p>' if note else "",
         "<h2>Every protocol</h2>",
         answers_table(answers).to_html(index=False, escape=True, border=0),
         '<p class="small">Each ε with its 95% interval: where the simulated error curve '
