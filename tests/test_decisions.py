@@ -539,3 +539,18 @@ def test_a_significant_difference_within_the_margin_reads_about_the_same() -> No
     assert "about the same MSE as Base" in comparison_words(c)
     (strict,) = compare(errors, ["Base", "M"], reference="Base", margin=0)
     assert strict.better and not strict.negligible
+
+
+def test_the_resamples_are_made_once_per_size_and_cannot_be_changed() -> None:
+    """Each row draws ``trials`` trials with replacement; the cached matrix is shared by
+    every comparison of that size (issue 37), so it must be read-only."""
+    from ldpcore.stats.compare import BOOTSTRAP_RESAMPLES, _resample_weights  # noqa: PLC0415
+
+    weights = _resample_weights(30)
+    assert weights is _resample_weights(30)
+    assert weights.shape == (BOOTSTRAP_RESAMPLES, 30)
+    assert np.all(weights.sum(axis=1) == 30) and weights.min() >= 0
+    # Each trial is drawn 1 time per resample on average, with binomial spread.
+    assert abs(weights.mean() - 1) < 0.01 and abs(weights.var() - 29 / 30) < 0.02
+    with pytest.raises(ValueError, match="read-only"):
+        weights[0, 0] = 5.0

@@ -402,6 +402,36 @@ def test_ibu_warm_started_at_the_exact_maximum_confirms_it(protocol_name: str) -
     assert warm.log_likelihood >= cold.log_likelihood - 1e-9 * abs(cold.log_likelihood)
 
 
+@pytest.mark.parametrize(
+    ("protocol_name", "tallies"),
+    [("GRR", False), ("OLH", False), ("OUE", True), ("HR", True), ("HR", False)],
+)
+def test_ibu_from_mle_output_is_ibu_bit_for_bit(protocol_name: str, tallies: bool) -> None:
+    """A run of MLE and IBU hands MLE's maximiser to IBU (issue 37): the answer is IBU's
+    own, bit for bit, with or without an exact maximiser (HR's rows and OUE's reports
+    have none, and IBU then climbs from uniform either way)."""
+    from ldpcore.errors import InputError  # noqa: PLC0415
+    from ldpcore.postprocess.base import Context  # noqa: PLC0415
+
+    d, n = 8 if tallies and protocol_name == "OUE" else 64, 10**4
+    protocol = get_protocol(protocol_name, epsilon=1.0, domain_size=d)
+    rng = np.random.default_rng(3)
+    rows = protocol.sample_tallies(zipf_counts(d, n), rng) if tallies else None
+    support = (
+        protocol.support_from_tallies(rows)
+        if tallies
+        else protocol.sample_support_counts(zipf_counts(d, n), rng)
+    )
+    f_tilde = protocol.estimate(support, n)
+    mle = get_method("MLE")(f_tilde, protocol=protocol, n=n, tallies=rows)
+    for ibu in (IBU(), IBU(warm_start=False)):
+        alone = ibu(f_tilde, protocol=protocol, n=n, tallies=rows)
+        handed = ibu.from_parent(mle, f_tilde, Context(protocol=protocol, n=n, tallies=rows))
+        np.testing.assert_array_equal(handed, alone)
+    with pytest.raises(InputError, match="only with its estimate and context"):
+        IBU().from_parent(mle)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_diagonal_newton_step_sends_values_without_curvature_to_zero(seed: int) -> None:
     """Values the likelihood is linear in (GRR's values no report names: curvature 0)

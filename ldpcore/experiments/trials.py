@@ -36,6 +36,7 @@ from ldpcore.experiments.metrics import (
     total_variation,
 )
 from ldpcore.postprocess import get_method
+from ldpcore.postprocess.base import Context
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.protocols import (
     FrequencyOracle,
@@ -221,8 +222,10 @@ def _run_trials(
             parent = outputs.get(method.derived_from or "")
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", NotConverged)
-                if parent is not None:  # e.g. PowerNS reuses this trial's Power output
-                    vector = method.from_parent(parent)
+                if parent is not None:  # PowerNS finishes Power's output; IBU starts at MLE's
+                    vector = method.from_parent(
+                        parent, estimate, Context(protocol=protocol, n=n, tallies=tallies)
+                    )
                 else:
                     vector = method(estimate, protocol=protocol, n=n, tallies=tallies)
             stuck[row, column] = any(issubclass(w.category, NotConverged) for w in caught)

@@ -91,8 +91,9 @@ class PostProcessor(ABC):
     explanation: ClassVar[str] = ""
     #: True for Post-Pos: it clamps query answers, not the vector.
     answers_only: ClassVar[bool] = False
-    #: A method whose output this one post-processes (PowerNS: "Power"); callers that
-    #: run both on one estimate can pass the parent's output to ``from_parent``.
+    #: A method whose output this one post-processes or starts from (PowerNS: "Power",
+    #: IBU: "MLE"); callers that run both on one estimate can pass the parent's output,
+    #: with that estimate and its context, to ``from_parent``.
     derived_from: ClassVar[str | None] = None
     #: Whether "all methods" includes this one. A method costing seconds per estimate
     #: (Bayes) is chosen by name, so a default Explorer run stays a fraction of a second.
@@ -160,8 +161,17 @@ class PostProcessor(ABC):
         """
         return False
 
-    def from_parent(self, parent_output: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Finish from the output of ``derived_from`` on the same input (if any)."""
+    def from_parent(
+        self,
+        parent_output: NDArray[np.float64],
+        estimate: ArrayLike | None = None,
+        context: Context | None = None,
+    ) -> NDArray[np.float64]:
+        """Finish from the output of ``derived_from`` on the same input (if any).
+
+        ``estimate`` and ``context`` are that input, for a method that needs more than
+        the parent's output (IBU continues from MLE's maximum on the same likelihood).
+        """
         raise NotImplementedError(f"{self.name} is not derived from another method")
 
     def __call__(

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from ldpcore.postprocess.base import Context, PostProcessor, Vector
 from ldpcore.postprocess.normalization import project_to_simplex
@@ -419,8 +419,13 @@ class PowerNS(PostProcessor):
     )
     derived_from: ClassVar[str | None] = "Power"
 
-    def from_parent(self, parent_output: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Norm-Sub of Power's output."""
+    def from_parent(
+        self,
+        parent_output: NDArray[np.float64],
+        estimate: ArrayLike | None = None,
+        context: Context | None = None,
+    ) -> NDArray[np.float64]:
+        """Norm-Sub of Power's output (the input itself is not needed)."""
         return project_to_simplex(parent_output)
 
     _tables: PowerTables = field(init=False, repr=False, compare=False, default_factory=PowerTables)

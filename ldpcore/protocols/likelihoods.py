@@ -35,6 +35,7 @@ composite likelihood.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -70,6 +71,9 @@ class LikelihoodModel(ABC):
 
         At the MLE ``g ≤ 1`` everywhere, with equality on the support.
         """
+
+    #: Whether :meth:`maximum` is exact (a closed form), so that nothing climbs further.
+    exact_maximum: ClassVar[bool] = False
 
     def maximum(self) -> NDArray[np.float64] | None:
         """The exact maximiser over the simplex where one is known; None: climb with EM."""
@@ -129,6 +133,8 @@ class ReportModel(LikelihoodModel):
         """``Σ_y s_y log(Qπ)_y`` and ``(p − q) s / Qπ`` per row (see :class:`LikelihoodModel`)."""
         cells = self._cells(pis)
         return np.log(cells) @ self.counts, (self.p - self.q) * self.counts / cells
+
+    exact_maximum: ClassVar[bool] = True
 
     def maximum(self) -> NDArray[np.float64]:
         """Exact in O(d log d) (MLE paper, Appendix B, Algorithm 1)."""
@@ -357,6 +363,8 @@ class SupportBinomialModel(LikelihoodModel):
         misses = self.n - self.counts
         value = np.log(t) @ self.counts + np.log1p(-t) @ misses
         return value, (self.p - self.q) * (self.counts / t - misses / (1.0 - t))
+
+    exact_maximum: ClassVar[bool] = True
 
     def maximum(self) -> NDArray[np.float64]:
         """Exact: a one-dimensional search for the KKT multiplier (MLE paper, Sec. 3.1)."""
