@@ -99,3 +99,27 @@ def test_ibu_on_the_rows_equals_the_mle_at_large_d() -> None:
     assert np.abs(result.frequencies - mle).max() <= 1e-6
     history = np.array(result.history)
     assert np.all(np.diff(history) >= -1e-12 * np.abs(history).max())
+
+
+@pytest.mark.parametrize(("d", "epsilon"), [(256, 1.0), (2048, 4.0)])
+def test_the_mle_from_the_projected_base_estimate_is_the_mle_from_uniform(
+    d: int, epsilon: float
+) -> None:
+    """MLE starts EM at the projected Base estimate (issue 37: fewer Newton steps at large
+    d); the likelihood is concave, so the top it reaches is the one from uniform."""
+    from ldpcore.postprocess.base import Context  # noqa: PLC0415
+    from ldpcore.postprocess.mle import context_model, maximum_likelihood  # noqa: PLC0415
+
+    n = 10**5
+    protocol = get_protocol("HR", epsilon=epsilon, domain_size=d)
+    rows = protocol.sample_tallies(zipf_counts(d, n), 7).astype(float)
+    estimate = protocol.estimate(protocol.support_from_tallies(rows), n)
+    model = context_model(estimate, Context(protocol=protocol, n=n, tallies=rows))
+    from_uniform = maximum_likelihood(model)
+    from_base = maximum_likelihood(model, start=estimate)
+    assert np.abs(from_base - from_uniform).max() <= 1e-6
+    values = model.value_and_gradient(np.vstack([from_uniform, from_base]))[0]
+    assert abs(values[1] - values[0]) <= 1e-9 * abs(values[0])
+    # And it is what the method returns.
+    method = get_method("MLE")(estimate, protocol=protocol, n=n, tallies=rows)
+    np.testing.assert_array_equal(method, from_base)
