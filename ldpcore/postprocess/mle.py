@@ -12,8 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ldpcore.postprocess.base import Context, PostProcessor, Vector
-from ldpcore.postprocess.ibu import run_em
-from ldpcore.postprocess.normalization import project_to_simplex
+from ldpcore.postprocess.ibu import projected_start, run_em
 
 if TYPE_CHECKING:  # the models load scipy: imported where a likelihood is first needed
     from ldpcore.protocols.likelihoods import LikelihoodModel
@@ -76,11 +75,5 @@ def maximum_likelihood(
     exact = model.maximum()
     if exact is not None:
         return exact
-    # Projected, then kept off the boundary: EM's multiplicative step cannot revive a
-    # value that starts at exactly 0, and the projection zeroes many.
-    begin = None
-    if start is not None:
-        floor = 1e-3 / model.domain_size
-        begin = np.maximum(project_to_simplex(start), floor)
-        begin /= begin.sum()
+    begin = None if start is None else projected_start(start)
     return run_em(model, tolerance=1e-15, kkt_tolerance=1e-13, start=begin).frequencies
