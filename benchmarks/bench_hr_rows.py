@@ -13,6 +13,9 @@ estimate) against ``IBU(warm_start=False)`` (uniform, the papers' start) on the 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import numpy as np
 from _common import best_of, zipf_counts
 
@@ -29,6 +32,19 @@ class _DiagonalOnly(HadamardRowModel):
         return None
 
 
+N_USERS = 10**6
+
+
+def _cases() -> Iterator[tuple[int, float, Any, np.ndarray, np.ndarray, int]]:
+    """Every (d, ε) of the tables: HR there, one trial's rows and Base estimate, repeats."""
+    for d in (1024, 16_384, 100_000):
+        for epsilon in (1.0, 4.0):
+            protocol = get_protocol("HR", epsilon=epsilon, domain_size=d)
+            rows = protocol.sample_tallies(zipf_counts(d, N_USERS), 1).astype(float)
+            estimate = protocol.estimate(protocol.support_from_tallies(rows), N_USERS)
+            yield d, epsilon, protocol, rows, estimate, 3 if d < 50_000 else 1
+
+
 def main() -> None:
     """Print the Markdown table."""
     print(
@@ -36,62 +52,45 @@ def main() -> None:
         "| from projected Base (ms) | ratio |"
     )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    n = 10**6
-    for d in (1024, 16_384, 100_000):
-        for epsilon in (1.0, 4.0):
-            protocol = get_protocol("HR", epsilon=epsilon, domain_size=d)
-            rows = protocol.sample_tallies(zipf_counts(d, n), 1).astype(float)
-            fast = HadamardRowModel(rows, order=protocol.order, domain_size=d, p=protocol.p)
-            slow = _DiagonalOnly(rows, order=protocol.order, domain_size=d, p=protocol.p)
-            repeat = 3 if d < 50_000 else 1
-            a = run_em(fast, tolerance=1e-15, kkt_tolerance=1e-13)
-            b = run_em(slow, tolerance=1e-15, kkt_tolerance=1e-13)
-            t_fast = best_of(
-                lambda m=fast: run_em(m, tolerance=1e-15, kkt_tolerance=1e-13), repeat=repeat
-            )
-            t_slow = best_of(
-                lambda m=slow: run_em(m, tolerance=1e-15, kkt_tolerance=1e-13), repeat=repeat
-            )
-            estimate = protocol.estimate(protocol.support_from_tallies(rows), n)
-            t_base = best_of(
-                lambda m=fast, e=estimate: maximum_likelihood(m, start=e), repeat=repeat
-            )
-            gap = float(np.abs(a.frequencies - b.frequencies).max())
-            print(
-                f"| {d:,} | {epsilon:g} | {t_fast * 1e3:.0f} | {a.iterations} | "
-                f"{t_slow * 1e3:.0f} | {b.iterations} | {t_slow / t_fast:.0f}× | {gap:.1e} "
-                f"| {t_base * 1e3:.0f} | {t_fast / t_base:.1f}× |"
-            )
+    for d, epsilon, protocol, rows, estimate, repeat in _cases():
+        fast = HadamardRowModel(rows, order=protocol.order, domain_size=d, p=protocol.p)
+        slow = _DiagonalOnly(rows, order=protocol.order, domain_size=d, p=protocol.p)
+        a = run_em(fast, tolerance=1e-15, kkt_tolerance=1e-13)
+        b = run_em(slow, tolerance=1e-15, kkt_tolerance=1e-13)
+        t_fast = best_of(
+            lambda m=fast: run_em(m, tolerance=1e-15, kkt_tolerance=1e-13), repeat=repeat
+        )
+        t_slow = best_of(
+            lambda m=slow: run_em(m, tolerance=1e-15, kkt_tolerance=1e-13), repeat=repeat
+        )
+        t_base = best_of(lambda m=fast, e=estimate: maximum_likelihood(m, start=e), repeat=repeat)
+        gap = float(np.abs(a.frequencies - b.frequencies).max())
+        print(
+            f"| {d:,} | {epsilon:g} | {t_fast * 1e3:.0f} | {a.iterations} | "
+            f"{t_slow * 1e3:.0f} | {b.iterations} | {t_slow / t_fast:.0f}× | {gap:.1e} "
+            f"| {t_base * 1e3:.0f} | {t_fast / t_base:.1f}× |"
+        )
 
 
 def ibu_table() -> None:
     """Print IBU's table: warm against cold on the same rows."""
     print("| d | ε | from uniform (ms) | warm (ms) | ratio | max |Δπ| |")
     print("|---:|---:|---:|---:|---:|---:|")
-    n = 10**6
-    for d in (1024, 16_384, 100_000):
-        for epsilon in (1.0, 4.0):
-            protocol = get_protocol("HR", epsilon=epsilon, domain_size=d)
-            rows = protocol.sample_tallies(zipf_counts(d, n), 1).astype(float)
-            estimate = protocol.estimate(protocol.support_from_tallies(rows), n)
-            repeat = 3 if d < 50_000 else 1
+    n = N_USERS
+    for d, epsilon, protocol, rows, estimate, repeat in _cases():
 
-            def cold(
-                e: np.ndarray = estimate, r: np.ndarray = rows, p: object = protocol
-            ) -> object:
-                return IBU(warm_start=False)(e, protocol=p, n=n, tallies=r)  # type: ignore[arg-type]
+        def cold(e: np.ndarray = estimate, r: np.ndarray = rows, p: object = protocol) -> object:
+            return IBU(warm_start=False)(e, protocol=p, n=n, tallies=r)  # type: ignore[arg-type]
 
-            def warm(
-                e: np.ndarray = estimate, r: np.ndarray = rows, p: object = protocol
-            ) -> object:
-                return IBU()(e, protocol=p, n=n, tallies=r)  # type: ignore[arg-type]
+        def warm(e: np.ndarray = estimate, r: np.ndarray = rows, p: object = protocol) -> object:
+            return IBU()(e, protocol=p, n=n, tallies=r)  # type: ignore[arg-type]
 
-            gap = float(np.abs(np.asarray(cold()) - np.asarray(warm())).max())
-            t_cold, t_warm = best_of(cold, repeat=repeat), best_of(warm, repeat=repeat)
-            print(
-                f"| {d:,} | {epsilon:g} | {t_cold * 1e3:.0f} | {t_warm * 1e3:.0f} | "
-                f"{t_cold / t_warm:.1f}× | {gap:.1e} |"
-            )
+        gap = float(np.abs(np.asarray(cold()) - np.asarray(warm())).max())
+        t_cold, t_warm = best_of(cold, repeat=repeat), best_of(warm, repeat=repeat)
+        print(
+            f"| {d:,} | {epsilon:g} | {t_cold * 1e3:.0f} | {t_warm * 1e3:.0f} | "
+            f"{t_cold / t_warm:.1f}× | {gap:.1e} |"
+        )
 
 
 if __name__ == "__main__":
