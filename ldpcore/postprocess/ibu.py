@@ -257,7 +257,11 @@ class IBU(PostProcessor):
         )
 
     def _solve(self, estimate: Vector, context: Context, mle: Vector | None = None) -> IBUResult:
-        """EM from the exact maximiser (``mle`` when the caller has it), else uniform."""
+        """EM from where ``warm_start`` says.
+
+        The exact maximiser where the likelihood has one (``mle`` when the caller has it),
+        else the projected Base estimate; uniform without a warm start.
+        """
         rows = None if context.tallies is None else np.asarray(context.tallies, dtype=np.float64)
         model = context.protocol.likelihood_model(estimate, context.n, rows)
         start = None
@@ -286,8 +290,8 @@ class IBU(PostProcessor):
         """IBU from MLE's output on ``estimate`` (the same answer as calling IBU on it).
 
         Where the likelihood has an exact maximiser MLE's output is that maximiser, bit
-        for bit, and the warm start begins there; elsewhere (HR's rows, OUE's reports)
-        IBU climbs from uniform as it would alone.
+        for bit, and the warm start begins there; elsewhere (HR's rows, UE's reports)
+        IBU starts where it would alone (the projected Base estimate, or uniform).
         """
         if estimate is None or context is None:
             raise InputError("IBU continues from MLE's output only with its estimate and context")
