@@ -21,9 +21,11 @@ from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.metrics import (
     equivalent_users,
     kl_divergence,
+    kl_divergence_rows,
     lower_bound,
     summarize_errors,
     total_variation,
+    total_variation_rows,
 )
 from ldpcore.experiments.sweeps import sweep
 from ldpcore.experiments.trials import run, trial_generator
@@ -100,6 +102,35 @@ def test_metrics_by_hand() -> None:
         0.5 * math.log(0.5) + 0.5 * (math.log(0.5) - math.log(tiny))
     )
     assert lower_bound(1.0, 100) == pytest.approx(1 / (100 * (math.e - 1) ** 2))
+
+
+def test_divergences_of_a_stack_are_each_row_s_by_a_plain_loop() -> None:
+    truth = np.array([0.5, 0.3, 0.2, 0.0])
+    stack = np.array(
+        [
+            [0.4, 0.4, 0.2, 0.0],  # a distribution on the support: defined
+            [0.5, 0.5, 0.0, 0.0],  # misses a value of the support: inf
+            [0.6, 0.5, -0.1, 0.0],  # negative: NaN
+            [0.5, 0.3, 0.1, 0.0],  # sums to 0.9: NaN
+            [0.1, 0.1, 0.1, 0.7],  # mass off the support is allowed
+        ]
+    )
+
+    def plain_kl(g: list[float]) -> float:
+        if min(g) < 0 or abs(sum(g) - 1.0) > 1e-9:
+            return math.nan
+        if any(gv == 0 and fv > 0 for fv, gv in zip(truth, g, strict=True)):
+            return math.inf
+        return sum(fv * math.log(fv / gv) for fv, gv in zip(truth, g, strict=True) if fv > 0)
+
+    kl = kl_divergence_rows(truth, stack)
+    for row, value in zip(stack, kl, strict=True):
+        expected = plain_kl(row.tolist())
+        assert (math.isnan(value) and math.isnan(expected)) or value == pytest.approx(expected)
+        assert kl_divergence(truth, row) == value or math.isnan(value)
+    tv = total_variation_rows(stack, truth)
+    for row, value in zip(stack, tv, strict=True):
+        assert value == pytest.approx(0.5 * sum(abs(a - b) for a, b in zip(row, truth)))
 
 
 @pytest.mark.parametrize("seed", range(5))

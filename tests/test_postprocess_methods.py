@@ -155,6 +155,33 @@ def test_invariants_from_metadata(name: str, case: tuple[str, float, int, np.nda
     assert np.all(np.abs(out[:, None] - out[None, :])[ties] <= 1e-12)
 
 
+@pytest.mark.parametrize("name", [name for name in EXACT if method_class(name).by_default])
+@given(case=cases(), rows=st.integers(1, 4))
+def test_a_stack_of_estimates_gives_each_estimate_s_answer_bit_for_bit(
+    name: str, case: tuple[str, float, int, np.ndarray], rows: int
+) -> None:
+    # A simulation post-processes its trials as one stack (issue 37): each row's answer
+    # must be the one a call on that row alone gives, whatever else is in the stack, or
+    # a run's numbers would depend on how its trials were chunked.
+    protocol_name, epsilon, n, estimate = case
+    protocol = get_protocol(protocol_name, epsilon=epsilon, domain_size=estimate.size)
+    method = get_method(name)
+    stack = np.stack([np.roll(estimate, r) * (1.0 + 0.25 * r) for r in range(rows)])
+    before = stack.copy()
+    together = method.apply_rows(stack, protocol=protocol, n=n)
+    np.testing.assert_array_equal(stack, before)  # never mutates its input
+    one_by_one = np.stack([method(row, protocol=protocol, n=n) for row in stack])
+    np.testing.assert_array_equal(together, one_by_one)
+
+
+def test_a_stack_must_be_one_estimate_per_row() -> None:
+    protocol = get_protocol("OLH", epsilon=1.0, domain_size=3)
+    with pytest.raises(ValueError, match=r"\(k, 3\) array"):
+        get_method("Norm-Sub").apply_rows([0.5, 0.2, 0.3], protocol=protocol, n=10)
+    with pytest.raises(ValueError, match="NaN or inf"):
+        get_method("Norm").apply_rows([[0.5, math.nan, 0.5]], protocol=protocol, n=10)
+
+
 @pytest.mark.parametrize("name", ALL)
 def test_huge_domain(name: str) -> None:
     d = 1_000_000

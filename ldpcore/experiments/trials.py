@@ -29,11 +29,11 @@ from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.metrics import (
     analytic_base_mse,
     equivalent_users,
-    kl_divergence,
+    kl_divergence_rows,
     lower_bound,
     per_answer,
     summarize_errors,
-    total_variation,
+    total_variation_rows,
 )
 from ldpcore.postprocess import get_method
 from ldpcore.postprocess.base import Context
@@ -209,30 +209,47 @@ def _run_trials(
     truth_vector = data.frequencies()
     methods = [get_method(name) for name in config.methods]
     n = data.n
-    answers = np.empty((len(methods), len(indices), len(query.labels)))
-    tv = np.empty((len(methods), len(indices)))
-    kl = np.empty((len(methods), len(indices)))
-    stuck = np.zeros((len(methods), len(indices)))  # 1 where a method hit its iteration cap
+    trials = len(indices)
+    # Every trial's draw first (each from its own generator, so the draws are the same
+    # in any order), then each method over all of them: the element-wise methods and
+    # the scoring run once per chunk, not once per trial (issue 37).
+    all_tallies = []
+    estimates = np.empty((trials, protocol.domain_size))
     for column, index in enumerate(indices):
         rng = trial_generator(config.seed, index)
         tallies = protocol.sample_tallies(data.counts, rng, sampler=config.sampler)  # type: ignore[arg-type]
-        estimate = protocol.estimate(protocol.support_from_tallies(tallies), n)
-        outputs: dict[str, NDArray[np.float64]] = {}
-        for row, method in enumerate(methods):
-            parent = outputs.get(method.derived_from or "")
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", NotConverged)
-                if parent is not None:  # PowerNS finishes Power's output; IBU starts at MLE's
-                    vector = method.from_parent(
-                        parent, estimate, Context(protocol=protocol, n=n, tallies=tallies)
-                    )
-                else:
-                    vector = method(estimate, protocol=protocol, n=n, tallies=tallies)
-            stuck[row, column] = any(issubclass(w.category, NotConverged) for w in caught)
-            outputs[method.name] = vector
-            answers[row, column] = query.answer(vector, clamp=method.answers_only)
-            tv[row, column] = total_variation(vector, truth_vector)
-            kl[row, column] = kl_divergence(truth_vector, vector)
+        all_tallies.append(tallies)
+        estimates[column] = protocol.estimate(protocol.support_from_tallies(tallies), n)
+    parents = {method.derived_from for method in methods}
+    answers = np.empty((len(methods), trials, len(query.labels)))
+    tv = np.empty((len(methods), trials))
+    kl = np.empty((len(methods), trials))
+    stuck = np.zeros((len(methods), trials))  # 1 where a method hit its iteration cap
+    outputs: dict[str, NDArray[np.float64]] = {}
+    for row, method in enumerate(methods):
+        parent = outputs.get(method.derived_from or "")
+        if method.rows_at_once and parent is None:
+            vectors = method.apply_rows(estimates, protocol=protocol, n=n)
+        else:
+            vectors = np.empty_like(estimates)
+            for column in range(trials):
+                context = Context(protocol=protocol, n=n, tallies=all_tallies[column])
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", NotConverged)
+                    if parent is not None:  # PowerNS finishes Power's output; IBU starts at MLE's
+                        vectors[column] = method.from_parent(
+                            parent[column], estimates[column], context
+                        )
+                    else:
+                        vectors[column] = method(
+                            estimates[column], protocol=protocol, n=n, tallies=context.tallies
+                        )
+                stuck[row, column] = any(issubclass(w.category, NotConverged) for w in caught)
+        if method.name in parents:
+            outputs[method.name] = vectors
+        answers[row] = query.answer(vectors, clamp=method.answers_only)
+        tv[row] = total_variation_rows(vectors, truth_vector)
+        kl[row] = kl_divergence_rows(truth_vector, vectors)
     return answers, tv, kl, stuck
 
 

@@ -9,12 +9,12 @@ from typing import ClassVar
 import numpy as np
 
 from ldpcore.errors import InputError
-from ldpcore.postprocess.base import Context, PostProcessor, Vector
+from ldpcore.postprocess.base import Context, Rows, RowWise
 from ldpcore.protocols.base import FrequencyOracle
 
 
 @dataclass(frozen=True, kw_only=True)
-class Base(PostProcessor):
+class Base(RowWise):
     """The unbiased estimate itself, ``f'_v = f̃_v`` (NDSS Sec. III)."""
 
     name: ClassVar[str] = "Base"
@@ -30,12 +30,12 @@ class Base(PostProcessor):
         "the full noise, so rare values often come out negative and the total is not exactly 1."
     )
 
-    def _apply(self, estimate: Vector, context: Context) -> Vector:
-        return estimate
+    def _apply_rows(self, estimates: Rows, context: Context) -> Rows:
+        return estimates
 
 
 @dataclass(frozen=True, kw_only=True)
-class BasePos(PostProcessor):
+class BasePos(RowWise):
     """Negative estimates become zero: ``f'_v = max(f̃_v, 0)`` (NDSS Sec. IV-A)."""
 
     name: ClassVar[str] = "Base-Pos"
@@ -52,12 +52,12 @@ class BasePos(PostProcessor):
         "values drift upwards."
     )
 
-    def _apply(self, estimate: Vector, context: Context) -> Vector:
-        return np.maximum(estimate, 0.0)
+    def _apply_rows(self, estimates: Rows, context: Context) -> Rows:
+        return np.maximum(estimates, 0.0)
 
 
 @dataclass(frozen=True, kw_only=True)
-class PostPos(PostProcessor):
+class PostPos(RowWise):
     """Clamp each *query answer* at zero (NDSS Sec. IV-A).
 
     It does not change the vector: the queries layer clamps every answer it
@@ -78,12 +78,12 @@ class PostPos(PostProcessor):
     )
     answers_only: ClassVar[bool] = True
 
-    def _apply(self, estimate: Vector, context: Context) -> Vector:
-        return estimate
+    def _apply_rows(self, estimates: Rows, context: Context) -> Rows:
+        return estimates
 
 
 @dataclass(frozen=True, kw_only=True)
-class BaseCut(PostProcessor):
+class BaseCut(RowWise):
     """Estimates below ``T = Φ⁻¹(1 − α/d)·σ`` become zero (NDSS Sec. IV-A, Eq. 7).
 
     ``σ`` is the f-free standard deviation of Eq. (5). We cut at ``max(T, 0)``: when
@@ -132,5 +132,6 @@ class BaseCut(PostProcessor):
 
         return float(special.ndtri(1.0 - tail)) * math.sqrt(protocol.approx_variance(n))
 
-    def _apply(self, estimate: Vector, context: Context) -> Vector:
-        return np.where(estimate >= self.threshold(context.protocol, context.n), estimate, 0.0)
+    def _apply_rows(self, estimates: Rows, context: Context) -> Rows:
+        threshold = self.threshold(context.protocol, context.n)
+        return np.where(estimates >= threshold, estimates, 0.0)

@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from ldpcore.postprocess.base import Context, PostProcessor, Vector
+from ldpcore.postprocess.base import Context, Rows, RowWise
 from ldpcore.protocols.base import FrequencyOracle
 
 
@@ -18,22 +18,27 @@ def project_to_simplex(values: NDArray[np.float64]) -> NDArray[np.float64]:
     The KKT solution of NDSS Appendix A: ``f'_v = max(f̃_v + δ, 0)`` with ``δ`` such
     that the result sums to one. With the values sorted in decreasing order ``u``,
     the support is the longest prefix with ``u_j > (Σ_{i≤j} u_i − 1)/j``.
+    ``values`` may be a stack of vectors (shape ``(k, d)``): each row is projected.
 
     Examples
     --------
     >>> project_to_simplex(np.array([0.5, 0.4, -0.2])).round(6).tolist()
     [0.55, 0.45, 0.0]
     """
-    ordered = np.sort(values)[::-1]
-    cumulative = np.cumsum(ordered)
-    ranks = np.arange(1, values.size + 1)
-    support = np.flatnonzero(ordered - (cumulative - 1.0) / ranks > 0)[-1] + 1
-    shift = (cumulative[support - 1] - 1.0) / support
-    return np.maximum(values - shift, 0.0)
+    rows = np.atleast_2d(values)
+    ordered = np.sort(rows, axis=-1)[:, ::-1]
+    cumulative = np.cumsum(ordered, axis=-1)
+    ranks = np.arange(1, rows.shape[-1] + 1)
+    # The condition holds at j = 1 (u₁ − (u₁ − 1) = 1), so every row has a support:
+    # its size is one past the last j where the condition holds.
+    holds = ordered - (cumulative - 1.0) / ranks > 0
+    support = rows.shape[-1] - np.argmax(holds[:, ::-1], axis=-1)
+    shift = (cumulative[np.arange(rows.shape[0]), support - 1] - 1.0) / support
+    return np.maximum(rows - shift[:, np.newaxis], 0.0).reshape(np.shape(values))
 
 
 @dataclass(frozen=True, kw_only=True)
-class Norm(PostProcessor):
+class Norm(RowWise):
     """Add the same ``δ`` to every estimate so they sum to one (NDSS Sec. IV-B).
 
     Unbiased (Lemma 3). A no-op for protocols whose estimates already sum to one
@@ -59,12 +64,13 @@ class Norm(PostProcessor):
         """True where Base estimates already sum to one (the shift is zero)."""
         return protocol.estimates_sum_to_one
 
-    def _apply(self, estimate: Vector, context: Context) -> Vector:
-        return estimate + (1.0 - estimate.sum()) / estimate.size
+    def _apply_rows(self, estimates: Rows, context: Context) -> Rows:
+        shift = (1.0 - estimates.sum(axis=-1)) / estimates.shape[-1]
+        return estimates + shift[:, np.newaxis]
 
 
 @dataclass(frozen=True, kw_only=True)
-class NormMul(PostProcessor):
+class NormMul(RowWise):
     """Clip negatives, then scale: ``f'_v = max(γ f̃_v, 0)`` with ``Σ f' = 1`` (NDSS Sec. IV-B).
 
     When no estimate is positive there is nothing to scale; we return the uniform
@@ -84,16 +90,15 @@ class NormMul(PostProcessor):
         " lose the most: on skewed data the most frequent values are badly underestimated."
     )
 
-    def _apply(self, estimate: Vector, context: Context) -> Vector:
-        positive = np.maximum(estimate, 0.0)
-        total = positive.sum()
-        if total <= 0:
-            return np.full(estimate.size, 1.0 / estimate.size)
-        return positive / total
+    def _apply_rows(self, estimates: Rows, context: Context) -> Rows:
+        positive = np.maximum(estimates, 0.0)
+        total = positive.sum(axis=-1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):  # rows with total 0: below
+            return np.where(total > 0, positive / total, 1.0 / estimates.shape[-1])
 
 
 @dataclass(frozen=True, kw_only=True)
-class NormCut(PostProcessor):
+class NormCut(RowWise):
     """Zero the negative and the smallest positive estimates (NDSS Sec. IV-B).
 
     Reading note 5: if ``Σ max(f̃_v, 0) ≤ 1`` only the negatives are clipped;
@@ -124,24 +129,28 @@ class NormCut(PostProcessor):
         "the largest estimate alone is above one, it is kept, capped so the total is one."
     )
 
-    def _apply(self, estimate: Vector, context: Context) -> Vector:
-        positive = np.maximum(estimate, 0.0)
-        if positive.sum() <= 1.0:
-            return positive
-        ordered = np.sort(positive)[::-1]
-        cumulative = np.cumsum(ordered)
+    def _apply_rows(self, estimates: Rows, context: Context) -> Rows:
+        positive = np.maximum(estimates, 0.0)
+        ordered = np.sort(positive, axis=-1)[:, ::-1]
+        cumulative = np.cumsum(ordered, axis=-1)
         # A tie group fits only as a whole: test the running sum at the last member.
-        last_of_group = np.append(ordered[1:] != ordered[:-1], True)
-        fits = np.flatnonzero(last_of_group & (cumulative <= 1.0))
-        if fits.size == 0:  # the top group alone exceeds 1: keep it, capped (see above)
-            top = positive == ordered[0]
-            return np.where(top, 1.0 / np.count_nonzero(top), 0.0)
-        threshold = ordered[fits[-1]]
-        return np.where(positive >= threshold, positive, 0.0)
+        last_of_group = np.ones(ordered.shape, dtype=bool)
+        last_of_group[:, :-1] = ordered[:, 1:] != ordered[:, :-1]
+        fits = last_of_group & (cumulative <= 1.0)
+        # The threshold is the value at the last place that fits (where one does).
+        last_fit = ordered.shape[-1] - 1 - np.argmax(fits[:, ::-1], axis=-1)
+        threshold = ordered[np.arange(ordered.shape[0]), last_fit][:, np.newaxis]
+        result = np.where(positive >= threshold, positive, 0.0)
+        # The top group alone exceeds 1: keep it, capped (see above).
+        top = positive == ordered[:, :1]
+        capped = np.where(top, 1.0 / np.count_nonzero(top, axis=-1, keepdims=True), 0.0)
+        result = np.where(fits.any(axis=-1, keepdims=True), result, capped)
+        # Only the negatives are clipped when the positives already fit under 1.
+        return np.where(positive.sum(axis=-1, keepdims=True) <= 1.0, positive, result)
 
 
 @dataclass(frozen=True, kw_only=True)
-class NormSub(PostProcessor):
+class NormSub(RowWise):
     """Constrained least squares: the projection of ``f̃`` onto the simplex (NDSS Sec. IV-C).
 
     ``f'_v = max(f̃_v + δ, 0)`` with ``Σ f' = 1`` (Appendix A); also called CLS.
@@ -164,5 +173,5 @@ class NormSub(PostProcessor):
         "default."
     )
 
-    def _apply(self, estimate: Vector, context: Context) -> Vector:
-        return project_to_simplex(estimate)
+    def _apply_rows(self, estimates: Rows, context: Context) -> Rows:
+        return project_to_simplex(estimates)
