@@ -130,7 +130,9 @@ def test_divergences_of_a_stack_are_each_row_s_by_a_plain_loop() -> None:
         assert kl_divergence(truth, row) == value or math.isnan(value)
     tv = total_variation_rows(stack, truth)
     for row, value in zip(stack, tv, strict=True):
-        assert value == pytest.approx(0.5 * sum(abs(a - b) for a, b in zip(row, truth)))
+        assert value == pytest.approx(
+            0.5 * sum(abs(a - b) for a, b in zip(row, truth, strict=True))
+        )
 
 
 @pytest.mark.parametrize("seed", range(5))
