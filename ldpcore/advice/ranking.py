@@ -118,7 +118,7 @@ def rank_methods(
     to_base = {c.method: c for c in found.against_base}
     to_best = {c.method: c for c in found.against_best}
     rows = []
-    for row in result.summary.to_dict("records"):
+    for row in result.rows:  # the summary's rows as plain dicts (no DataFrame round trip)
         name = str(row["method"])
         best = to_best.get(name)
         base = to_base.get(name)

@@ -56,7 +56,15 @@ def run_budget_s() -> float:
     return value
 
 
-def approved(seconds: float, *, what: str, key: str, caveat: str = "", ask: bool = False) -> bool:
+def approved(
+    seconds: float,
+    *,
+    what: str,
+    key: str,
+    caveat: str = "",
+    ask: bool = False,
+    reason: str = "",
+) -> bool:
     """Whether the run may start now; above the budget, asks first and offers Stop.
 
     Parameters
@@ -71,6 +79,8 @@ def approved(seconds: float, *, what: str, key: str, caveat: str = "", ask: bool
         Said after the estimate (e.g. that it is an extrapolation).
     ask : bool
         Ask even within the budget (an estimate not to be trusted).
+    reason : str
+        Why it asks, said instead of the budget (e.g. that the server is busy).
 
     Returns
     -------
@@ -102,12 +112,15 @@ def approved(seconds: float, *, what: str, key: str, caveat: str = "", ask: bool
         if seconds > budget
         else f"within this server's budget of {format_duration(budget)} per run"
     )
-    st.warning(
-        f"{what} is estimated at about **{estimate}** of computing, {where}.{caveat} It "
-        "starts only when you ask, uses at most all workers but one, and can be stopped. "
-        "Or make it smaller: fewer trials, a smaller d, fewer methods.",
-        icon=":material/hourglass_top:",
-    )
+    if reason:
+        st.info(reason, icon=":material/groups:")
+    else:
+        st.warning(
+            f"{what} is estimated at about **{estimate}** of computing, {where}.{caveat} It "
+            "starts only when you ask, uses at most all workers but one, and can be stopped. "
+            "Or make it smaller: fewer trials, a smaller d, fewer methods.",
+            icon=":material/hourglass_top:",
+        )
     if st.button(f"Run it (about {estimate})", key=f"budget-run-{key}", type="primary"):
         st.session_state[state] = True
         st.rerun()

@@ -18,12 +18,14 @@ which stops the run at its next chunk: nothing queues behind an abandoned settin
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
@@ -31,7 +33,14 @@ from ldpcore.experiments.costs import first_trials, fixed_seconds, measured_up_t
 from ldpcore.formats import format_duration
 from pages.app_layer.budget import approved, extrapolation, run_in_words, within_budget
 from pages.app_layer.cache import run_estimate, simulate, simulate_sweep
+from pages.app_layer.crowd import WINDOW_S, Crowd
 from pages.app_layer.display import run_or_explain
+from pages.app_layer.executors import worker_count
+
+#: Trials a new run is drawn from while the server is crowded (:mod:`pages.app_layer.crowd`):
+#: a third of the Explorer's 30, so a class's first charts cost a third as much, each
+#: interval about √3 wider (and drawn so).
+CROWDED_TRIALS = 10
 
 
 @dataclass(frozen=True)
@@ -102,10 +111,19 @@ class Staged:
         # off): nothing runs, not even first trials, until the visitor asks.
         first = 0 if beyond else first_trials(seconds, config.trials, fixed)
         # Just completed by finish(): every trial is in the cache now (for one rerun).
-        if st.session_state.pop(finished, False) or first == config.trials:
+        if st.session_state.pop(finished, False):
+            return Shown(config)
+        crowd, session, now = server_crowd(), _session(), time.monotonic()
+        run = f"{key}-{values!r}"
+        others = crowd.others(session, run, now) if first else 0
+        crowded = others >= max(1, worker_count())
+        if crowded:
+            first = min(first, CROWDED_TRIALS)
+        if first == config.trials:
+            crowd.ask(session, run, now)
             return Shown(config)
         slot = st.container()
-        go = within_budget(seconds) and not beyond
+        go = within_budget(seconds) and not beyond and not crowded
         if not go:
             with slot:
                 go = approved(
@@ -114,10 +132,13 @@ class Staged:
                     key=key,
                     caveat=extrapolation(beyond),
                     ask=True,
+                    reason=_crowded_words(others, first, config.trials) if crowded else "",
                 )
+        if go:
+            crowd.ask(session, run, now)
         shown = dataclasses.replace(config, trials=first) if first else None
         if shown is not None:
-            rest = "the rest are running" if go else "the rest run when you ask, above"
+            rest = "the rest are running" if go else "the rest run when you ask"
             note = f"Showing the first {first} of {config.trials} trials; {rest}."
         elif beyond:
             note = "Nothing to show yet: this run's cost is an extrapolation (above)."
@@ -139,6 +160,31 @@ class Staged:
 
             self._pending.append(complete)
         return Shown(shown, note, config.trials)
+
+
+def server_crowd() -> Crowd:
+    """The server's record of who asked for new runs just now (one per process)."""
+    return _crowd()
+
+
+@st.cache_resource(show_spinner=False)
+def _crowd() -> Crowd:
+    return Crowd()
+
+
+def _session() -> str:
+    context = get_script_run_ctx()
+    return "" if context is None else context.session_id
+
+
+def _crowded_words(others: int, first: int, trials: int) -> str:
+    return (
+        f"The server is busy: {others} other visitor{'s' if others != 1 else ''} asked for "
+        f"new runs in the last {WINDOW_S:.0f} seconds (a class moving its sliders "
+        f"together?). So this page is drawn from the first {first} of the {trials} "
+        "trials, at a fraction of the computing; its intervals are wider and say so. "
+        "Ask for the rest below when you want them."
+    )
 
 
 def trials_shown(shown: Shown) -> str:

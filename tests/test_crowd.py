@@ -1,0 +1,95 @@
+"""A class moving its sliders together is served first trials first (issue 37).
+
+The record of who asked for new runs (:mod:`pages.app_layer.crowd`) with a clock of the
+test's own, then the Explorer on a crowded server: drawn from its first trials with a
+note that says why, and every trial once its visitor asks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterator
+
+import pandas as pd
+import pytest
+from conftest import app_page
+
+from pages.app_layer.crowd import REMEMBERED, WINDOW_S, Crowd
+from pages.app_layer.display import method_table
+from pages.app_layer.simulations import simulate_tables
+from pages.app_layer.staging import CROWDED_TRIALS, server_crowd
+from pages.app_layer.widgets import DEFAULTS
+
+
+def test_only_other_sessions_new_runs_within_the_window_count() -> None:
+    crowd = Crowd()
+    crowd.ask("alice", "eps=1", now=100.0)
+    crowd.ask("bob", "eps=2", now=101.0)
+    assert crowd.others("carol", "eps=3", now=102.0) == 2
+    assert crowd.others("alice", "eps=3", now=102.0) == 1  # her own run is no crowd
+    # A configuration already asked for is joined, not computed again: no crowd.
+    assert crowd.others("carol", "eps=2", now=102.0) == 0
+    # Asking again for a known configuration adds nobody.
+    crowd.ask("carol", "eps=2", now=102.0)
+    assert crowd.others("dave", "eps=4", now=102.0) == 2
+    # Past the window the runs no longer count, but stay known.
+    assert crowd.others("carol", "eps=3", now=101.0 + WINDOW_S + 0.01) == 0
+    assert crowd.others("carol", "eps=1", now=200.0) == 0
+
+
+def test_the_crowd_forgets_the_oldest_configurations_first() -> None:
+    crowd = Crowd()
+    for i in range(REMEMBERED + 1):
+        crowd.ask("alice", f"run-{i}", now=10.0 * i)  # one in any window
+    last = 10.0 * REMEMBERED
+    assert crowd.others("bob", "run-0", now=last + 1.0) == 1  # forgotten, so new
+    assert crowd.others("bob", "run-1", now=last + 1.0) == 0  # still known
+
+
+@pytest.fixture
+def crowded() -> Iterator[Crowd]:
+    """The server's record with other visitors' new runs just now; emptied afterwards,
+    so no other test in this process meets the crowd."""
+    crowd = server_crowd()
+    for visitor in ("phone-1", "phone-2", "phone-3"):
+        crowd.ask(visitor, f"a run of {visitor}", now=time.monotonic())
+    try:
+        yield crowd
+    finally:
+        crowd.clear()
+
+
+def test_on_a_crowded_server_a_new_run_is_drawn_from_its_first_trials(
+    monkeypatch: pytest.MonkeyPatch, crowded: Crowd
+) -> None:
+    at = app_page(monkeypatch, "pages/explorer.py", {"epsilon": "3.0", "seed": "7"})
+    at.run()
+    assert not at.exception
+    config = DEFAULTS.config()
+    asked = config.trials
+    info = " ".join(i.value for i in at.info)
+    assert "The server is busy: 3 other visitors asked for new runs" in info
+    assert f"Showing the first {CROWDED_TRIALS} of {asked} trials" in info
+    captions = " ".join(c.value for c in at.caption)
+    assert f"Drawn from the first {CROWDED_TRIALS} of {asked} trials." in captions
+    assert len(at.get("plotly_chart")) == 2
+    # Asked for, every trial runs: the single run's table, nothing said about a part.
+    shown = at.table[0].value
+    next(b for b in at.button if b.label.startswith("Run it")).click()
+    at.run()
+    assert not at.exception
+    assert "Showing the first" not in " ".join(i.value for i in at.info)
+    assert not at.table[0].value.equals(shown)
+    whole = simulate_tables(dataclasses.replace(config, epsilon=3.0, seed=7))
+    pd.testing.assert_frame_equal(
+        at.table[0].value, method_table(whole["summary"]), check_exact=True
+    )
+
+
+def test_alone_on_the_server_a_run_is_drawn_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    at = app_page(monkeypatch, "pages/explorer.py", {"epsilon": "3.0", "seed": "8"})
+    at.run()
+    assert not at.exception
+    assert "Showing the first" not in " ".join(i.value for i in at.info)
+    assert not any(b.label.startswith("Run it") for b in at.button)
