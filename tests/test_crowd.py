@@ -76,7 +76,7 @@ def test_on_a_crowded_server_a_new_run_is_drawn_from_its_first_trials(
     assert len(at.get("plotly_chart")) == 2
     # Asked for, every trial runs: the single run's table, nothing said about a part.
     shown = at.table[0].value
-    next(b for b in at.button if b.label.startswith("Run it")).click()
+    next(b for b in at.button if b.label == f"Run all {asked} trials").click()
     at.run()
     assert not at.exception
     assert "Showing the first" not in " ".join(i.value for i in at.info)
@@ -92,4 +92,4 @@ def test_alone_on_the_server_a_run_is_drawn_whole(monkeypatch: pytest.MonkeyPatc
     at.run()
     assert not at.exception
     assert "Showing the first" not in " ".join(i.value for i in at.info)
-    assert not any(b.label.startswith("Run it") for b in at.button)
+    assert not any(b.label.startswith(("Run it", "Run all")) for b in at.button)

@@ -64,6 +64,7 @@ def approved(
     caveat: str = "",
     ask: bool = False,
     reason: str = "",
+    action: str = "",
 ) -> bool:
     """Whether the run may start now; above the budget, asks first and offers Stop.
 
@@ -81,6 +82,8 @@ def approved(
         Ask even within the budget (an estimate not to be trusted).
     reason : str
         Why it asks, said instead of the budget (e.g. that the server is busy).
+    action : str
+        The button's words (default: "Run it" with the estimate).
 
     Returns
     -------
@@ -121,7 +124,8 @@ def approved(
             "Or make it smaller: fewer trials, a smaller d, fewer methods.",
             icon=":material/hourglass_top:",
         )
-    if st.button(f"Run it (about {estimate})", key=f"budget-run-{key}", type="primary"):
+    label = action or f"Run it (about {estimate})"
+    if st.button(label, key=f"budget-run-{key}", type="primary"):
         st.session_state[state] = True
         st.rerun()
     return False

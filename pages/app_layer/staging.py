@@ -132,7 +132,8 @@ class Staged:
                     key=key,
                     caveat=extrapolation(beyond),
                     ask=True,
-                    reason=_crowded_words(others, first, config.trials) if crowded else "",
+                    reason=_crowded_words(others) if crowded else "",
+                    action=f"Run all {config.trials} trials" if crowded else "",
                 )
         if go:
             crowd.ask(session, run, now)
@@ -177,13 +178,12 @@ def _session() -> str:
     return "" if context is None else context.session_id
 
 
-def _crowded_words(others: int, first: int, trials: int) -> str:
+def _crowded_words(others: int) -> str:
     return (
         f"The server is busy: {others} other visitor{'s' if others != 1 else ''} asked for "
         f"new runs in the last {WINDOW_S:.0f} seconds (a class moving its sliders "
-        f"together?). So this page is drawn from the first {first} of the {trials} "
-        "trials, at a fraction of the computing; its intervals are wider and say so. "
-        "Ask for the rest below when you want them."
+        "together?), so this page is drawn from its first trials to keep everyone's pages "
+        "quick. Its intervals are wider, and say so."
     )
 
 
