@@ -36,6 +36,12 @@ def test_only_other_sessions_new_runs_within_the_window_count() -> None:
     # Past the window the runs no longer count, but stay known.
     assert crowd.others("carol", "eps=3", now=101.0 + WINDOW_S + 0.01) == 0
     assert crowd.others("carol", "eps=1", now=200.0) == 0
+    # Known ahead (the launcher's default view): joined, and nobody counts.
+    fresh = Crowd()
+    fresh.know("defaults")
+    assert fresh.others("erin", "defaults", now=300.0) == 0
+    fresh.ask("frank", "eps=9", now=300.0)
+    assert fresh.others("erin", "eps=8", now=300.5) == 1
 
 
 def test_the_crowd_forgets_the_oldest_configurations_first() -> None:

@@ -60,10 +60,20 @@ class Crowd:
             if run in self._known:
                 self._known.move_to_end(run)
                 return
-            self._known[run] = None
-            while len(self._known) > REMEMBERED:
-                self._known.popitem(last=False)
+            self._remember(run)
             self._asked.append((now, session))
+
+    def know(self, run: str) -> None:
+        """Record ``run`` as computed already, by nobody in particular (the launcher's
+        default view): it is joined, never counted."""
+        with self._lock:
+            self._remember(run)
+
+    def _remember(self, run: str) -> None:
+        self._known[run] = None
+        self._known.move_to_end(run)
+        while len(self._known) > REMEMBERED:
+            self._known.popitem(last=False)
 
     def clear(self) -> None:
         """Forget every run asked for."""

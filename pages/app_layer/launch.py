@@ -119,7 +119,7 @@ def _default_view(timeout: float) -> None:
         time.sleep(0.05)
     import streamlit as st  # noqa: PLC0415
 
-    from pages.app_layer import cache  # noqa: PLC0415
+    from pages.app_layer import cache, staging  # noqa: PLC0415
     from pages.app_layer.widgets import default_config  # noqa: PLC0415
 
     # Outside a page's run Streamlit warns once per cached call that there is no page
@@ -138,6 +138,8 @@ def _default_view(timeout: float) -> None:
         # tests/test_first_visit.py checks the page then only hits).
         cache.by_rank_figure(config, "estimates", False)
         cache.mse_figure(config, False)
+        # Computed: a class arriving at once joins it rather than crowding the server.
+        staging.server_crowd().know(staging.run_key(config, None, ()))
         # A process's first page element makes Streamlit walk the whole call stack (to
         # warn a REPL user, inspect.stack: 0.09 s here); paid now, not in the first run.
         st.empty()

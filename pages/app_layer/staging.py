@@ -9,6 +9,10 @@ chunks on all workers but one, with a progress bar where the run was asked for (
 the server's budget only when the visitor asks, with a Stop button:
 :func:`~pages.app_layer.budget.approved`), and draws the page again from all of them.
 
+On a crowded server (other visitors asked for as many whole new runs in the last few
+seconds as there are simulation workers: :mod:`pages.app_layer.crowd`) a new run is
+drawn from its first :data:`CROWDED_TRIALS` trials, and the rest wait to be asked for.
+
 Each trial has its own seed, so the first ``k`` trials of a run are a run of ``k``
 trials, and the final page is the one a single run draws, bit for bit
 (``tests/test_staging.py``). Moving a slider while the rest runs starts the page again,
@@ -114,7 +118,7 @@ class Staged:
         if st.session_state.pop(finished, False):
             return Shown(config)
         crowd, session, now = server_crowd(), _session(), time.monotonic()
-        run = f"{key}-{values!r}"
+        run = run_key(config, parameter, values)
         others = crowd.others(session, run, now) if first else 0
         crowded = others >= max(1, worker_count())
         if crowded:
@@ -161,6 +165,11 @@ class Staged:
 
             self._pending.append(complete)
         return Shown(shown, note, config.trials)
+
+
+def run_key(config: ExperimentConfig, parameter: str | None, values: Sequence[Any]) -> str:
+    """What identifies a run or sweep in the server's crowd (:func:`server_crowd`)."""
+    return f"{config.fingerprint}-{parameter or 'run'}-{tuple(values)!r}"
 
 
 def server_crowd() -> Crowd:
