@@ -42,8 +42,9 @@ from pages.app_layer.display import run_or_explain
 from pages.app_layer.executors import worker_count
 
 #: Trials a new run is drawn from while the server is crowded (:mod:`pages.app_layer.crowd`):
-#: a third of the Explorer's 30, so a class's first charts cost a third as much, each
-#: interval about √3 wider (and drawn so).
+#: a third of the Explorer's 30. Its trials then cost a third; the page, charts and
+#: summaries do not shrink (0.20 → 0.15 CPU s a new configuration at the defaults). Each
+#: interval is about √3 wider, and drawn so.
 CROWDED_TRIALS = 10
 
 
@@ -143,7 +144,7 @@ class Staged:
             crowd.ask(session, run, now)
         shown = dataclasses.replace(config, trials=first) if first else None
         if shown is not None:
-            rest = "the rest are running" if go else "the rest run when you ask"
+            rest = "the rest are running" if go else "the rest run when you ask, above"
             note = f"Showing the first {first} of {config.trials} trials; {rest}."
         elif beyond:
             note = "Nothing to show yet: this run's cost is an extrapolation (above)."
