@@ -4,8 +4,8 @@ Thirty phones moving ε at once each ask for a configuration nobody computed. Ru
 each costs the server about 0.2 CPU s, and the last phone waits for all the others. So
 the server runs at most one whole new run per simulation worker in any few seconds for
 other visitors: when that many were asked for by others within :data:`WINDOW_S`, a page
-draws its new run from its first trials (a third of the cost) and runs the rest when its
-visitor asks (:mod:`pages.app_layer.staging`). Once the window has passed, whole runs
+draws its new run from its first trials (0.20 → 0.15 CPU s at the defaults) and runs
+the rest when its visitor asks (:mod:`pages.app_layer.staging`). Once the window has passed, whole runs
 start again by themselves.
 
 What counts: a run asked for by another session, for a configuration nobody had asked
@@ -32,7 +32,7 @@ REMEMBERED = 1024
 class Crowd:
     """The new runs asked for on one server, by session, over the last :data:`WINDOW_S`.
 
-    One per server process (``staging.crowd``); safe to call from every session's thread.
+    One per server process (``staging.server_crowd``); safe to call from every session's thread.
     """
 
     window_s: float = WINDOW_S
