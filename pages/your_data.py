@@ -180,7 +180,7 @@ def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
 
 
 #: The prior choices for Bayes on collected output.
-PRIORS = ("Jeffreys (weak)", "Uniform", "From a histogram I have")
+PRIORS = ("Learned from the reports", "Jeffreys (weak)", "Uniform", "From a histogram I have")
 
 
 def _prior_choice() -> tuple[str, Dataset | None, float | None] | None:
@@ -190,10 +190,12 @@ def _prior_choice() -> tuple[str, Dataset | None, float | None] | None:
         PRIORS,
         horizontal=True,
         key="collected-prior",
-        help="What you believed before the reports: Jeffreys' prior says little; a histogram "
-        "from an earlier survey or a census says more, worth as many users as you state.",
+        help="What you believed before the reports. The learned prior lets the reports "
+        "choose how concentrated the values are (a few common and many nearly absent, or "
+        "all alike); Jeffreys' prior fixes that at one value; a histogram from an earlier "
+        "survey or a census says more, worth as many users as you state.",
     )
-    if kind != PRIORS[2]:
+    if kind != PRIORS[3]:
         return kind, None, None
     histogram = histogram_picker("prior")
     if histogram is None:

@@ -470,6 +470,7 @@ def test_postprocess_reads_a_large_input_with_a_progress_line(tmp_path) -> None:
     [
         ("simulating trials", ["recommend", "--trials", "3", "--methods", "Base,Norm-Sub"]),
         ("sampling the posterior", ["postprocess", "--method", "Bayes"]),
+        ("sampling the posterior", ["postprocess", "--method", "Bayes", "--prior", "learned"]),
     ],
 )
 def test_recommend_and_bayes_draw_progress_lines(tmp_path, label: str, extra: list[str]) -> None:  # type: ignore[no-untyped-def]

@@ -151,7 +151,7 @@ def test_postprocess_takes_bayes_prior_from_a_histogram(tmp_path: Path) -> None:
     for extra, message in (
         (("--method", "MLE", "--prior", str(prior)), "are for --method Bayes, not MLE"),
         (("--method", "Bayes", "--prior-weight", "10"), "goes with a histogram file"),
-        (("--method", "Bayes", "--prior", str(tmp_path / "no.csv")), "does not exist"),
+        (("--method", "Bayes", "--prior", str(tmp_path / "no.csv")), "that exists"),
         (("--method", "Bayes", "--interval", "0.999"), "credible intervals go up to 99%"),
     ):
         done = ldpcore(*common, *extra)

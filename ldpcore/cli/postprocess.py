@@ -14,6 +14,7 @@ from ldpcore.cli import _args
 from ldpcore.errors import InputError
 from ldpcore.postprocess import (
     JEFFREYS,
+    LEARNED,
     UNIFORM,
     PostProcessor,
     check_level,
@@ -67,9 +68,10 @@ def add_parser(commands: Any) -> None:
     )
     post.add_argument(
         "--prior",
-        default="jeffreys",
+        default="learned",
         help=(
-            "Bayes's prior: jeffreys (default), uniform, or a histogram file value,count "
+            "Bayes's prior: learned (default: a symmetric Dirichlet whose concentration "
+            "the reports choose), jeffreys, uniform, or a histogram file value,count "
             "(an earlier survey) matched to the input's values"
         ),
     )
@@ -130,16 +132,22 @@ def _with_prior(
 
     chosen = args.prior.strip()
     if not method.takes_prior:
-        if chosen.lower() != "jeffreys" or args.prior_weight is not None:
+        if chosen.lower() != "learned" or args.prior_weight is not None:
             raise InputError(
                 f"--prior and --prior-weight are for --method Bayes, not {method.name}"
             )
         return method
     weight = None if args.prior_weight is None else _args.number(args.prior_weight, "prior-weight")
-    if chosen.lower() in {"jeffreys", "uniform"}:
+    named = {"jeffreys": JEFFREYS, "uniform": UNIFORM, "learned": LEARNED}
+    if chosen.lower() in named:
         if weight is not None:
             raise InputError("--prior-weight goes with a histogram file as --prior")
-        return method.configured(prior=JEFFREYS if chosen.lower() == "jeffreys" else UNIFORM)
+        return method.configured(prior=named[chosen.lower()])
+    if not Path(chosen).exists():
+        raise InputError(
+            f"--prior {chosen!r}: give learned, jeffreys, uniform, or a histogram file "
+            "(value,count) that exists"
+        )
     return method.configured(prior=prior_for(collected, read_histogram(chosen), weight=weight))
 
 

@@ -217,7 +217,7 @@ def consistent_estimates_and_warning(
     level : float
         The intervals' nominal coverage, per value.
     prior : DirichletPrior, optional
-        Bayes's prior (Jeffreys by default; :func:`prior_for` makes an informed one).
+        Bayes's prior (the learned one by default; :func:`prior_for` makes an informed one).
     progress : callable, optional
         Bayes's sampler reports ``(done, total)`` iterations to it.
     simultaneous : bool

@@ -14,7 +14,14 @@ from numpy.typing import ArrayLike
 from ldpcore.errors import InputError
 from ldpcore.postprocess.base import PostProcessor, check_estimate
 from ldpcore.postprocess.baseline import Base, BaseCut, BasePos, PostPos
-from ldpcore.postprocess.bayes import JEFFREYS, UNIFORM, Bayes, DirichletPrior, informed_prior
+from ldpcore.postprocess.bayes import (
+    JEFFREYS,
+    LEARNED,
+    UNIFORM,
+    Bayes,
+    DirichletPrior,
+    informed_prior,
+)
 from ldpcore.postprocess.ibu import IBU, IBUResult
 from ldpcore.postprocess.intervals import IntervalEstimates, check_level
 from ldpcore.postprocess.mle import MLE
@@ -122,6 +129,7 @@ def get_method(name: str) -> PostProcessor:
 __all__ = [
     "IBU",
     "JEFFREYS",
+    "LEARNED",
     "METHODS",
     "MLE",
     "UNIFORM",

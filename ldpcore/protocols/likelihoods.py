@@ -94,6 +94,15 @@ class LikelihoodModel(ABC):
         this skips the KL terms that make :meth:`log_likelihood` precise in absolute size.
         """
 
+    def separable_counts(self) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+        """``(a, b)`` when the log-likelihood is ``Σ_v a_v log t_v + b_v log(1 − t_v)``.
+
+        With ``t_v = q + (p − q) π_v``: one term per value, which the pair sampler of the
+        learned prior needs (:mod:`ldpcore.stats.pair_gibbs`). None where the cells mix
+        values (HR's rows, UE's full reports).
+        """
+        return None
+
     def em_step(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
         """One EM (iterative Bayesian update) step from ``π``."""
         return _renormalise(pi * self.em_multiplier(pi))
@@ -133,6 +142,10 @@ class ReportModel(LikelihoodModel):
         """``Σ_y s_y log(Qπ)_y`` and ``(p − q) s / Qπ`` per row (see :class:`LikelihoodModel`)."""
         cells = self._cells(pis)
         return np.log(cells) @ self.counts, (self.p - self.q) * self.counts / cells
+
+    def separable_counts(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The report counts and zeros: ``Σ_y s_y log(q + (p − q) π_y)``, one term per value."""
+        return self.counts, np.zeros_like(self.counts)
 
     exact_maximum: ClassVar[bool] = True
 
@@ -363,6 +376,10 @@ class SupportBinomialModel(LikelihoodModel):
         misses = self.n - self.counts
         value = np.log(t) @ self.counts + np.log1p(-t) @ misses
         return value, (self.p - self.q) * (self.counts / t - misses / (1.0 - t))
+
+    def separable_counts(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The support counts and their misses ``n − c``: one binomial per value."""
+        return self.counts, self.n - self.counts
 
     exact_maximum: ClassVar[bool] = True
 

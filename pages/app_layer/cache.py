@@ -48,7 +48,7 @@ from ldpcore.experiments.sweeps import sweep
 from ldpcore.learn.prior_demo import PriorDemo, prior_demo
 from ldpcore.live.poll import Poll
 from ldpcore.live.reports import class_collected
-from ldpcore.postprocess import JEFFREYS, UNIFORM, method_class
+from ldpcore.postprocess import JEFFREYS, LEARNED, UNIFORM, method_class
 from ldpcore.present import figures
 from ldpcore.protocols import describe_protocols
 from pages.app_layer.executors import (
@@ -367,7 +367,7 @@ def consistent(
     source: str,
     settings: dict[str, object],
     method: str,
-    prior: tuple[str, Dataset | None, float | None] = ("Jeffreys (weak)", None, None),
+    prior: tuple[str, Dataset | None, float | None] = ("Learned from the reports", None, None),
 ) -> tuple[pd.DataFrame, str]:
     """Consistent estimates with an interval for each true frequency, for a collected file.
 
@@ -376,7 +376,7 @@ def consistent(
     """
     collected: Collected = read_collected(data, source=source, **settings)  # type: ignore[arg-type]
     kind, histogram, weight = prior
-    chosen = UNIFORM if kind == "Uniform" else JEFFREYS
+    chosen = {"Uniform": UNIFORM, "Jeffreys (weak)": JEFFREYS}.get(kind, LEARNED)
     if histogram is not None:
         chosen = prior_for(collected, histogram, weight=weight)
     if method_class(method).interval_kind != "credible":
