@@ -3,9 +3,10 @@
 Targets: countries (d = 248, n = 10⁶) within 1 s and Zipf(1.5) at d = 1,024 (n = 10⁶)
 within 3 s, each with an effective sample size of at least 400 for every value.
 
-Run: ``.venv/bin/python benchmarks/bench_bayes.py [--seeds 3]``. Prints a Markdown table:
-per protocol and workload, the median and the largest time over the seeds (each its own
-collection), the smallest ESS and the largest R̂ seen, and the gradient evaluations.
+Run: ``.venv/bin/python benchmarks/bench_bayes.py [--seeds 3] [--prior Jeffreys]``. Prints a
+Markdown table: per protocol and workload, the median and the largest time over the seeds
+(each its own collection), the smallest ESS and the largest R̂ seen, the gradient
+evaluations (HMC; "—" for the learned prior's pair sampler) and the learned α.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 
 from ldpcore.data.datasets import load_bundled, zipf
 from ldpcore.postprocess import Bayes
+from ldpcore.postprocess.bayes import JEFFREYS, LEARNED
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.protocols import get_protocol, protocol_names
 
@@ -30,11 +32,13 @@ WORKLOADS = {
 TARGETS = {"countries d=248": 1.0, "Zipf d=1,024": 3.0}
 
 
-def measure(protocol: str, workload: str, seeds: int) -> tuple[list[float], float, float, int]:
-    """Times (s), the smallest ESS, the largest R̂ and the most gradient evaluations."""
+def measure(
+    protocol: str, workload: str, seeds: int, sampler: Bayes
+) -> tuple[list[float], float, float, str]:
+    """Times (s), the smallest ESS, the largest R̂, and the gradients or the learned α."""
     data = WORKLOADS[workload]()
     oracle = get_protocol(protocol, epsilon=1.0, domain_size=data.domain_size)
-    times, smallest, largest, gradients = [], np.inf, 0.0, 0
+    times, smallest, largest, extra = [], np.inf, 0.0, "—"
     for seed in range(seeds):
         tallies = oracle.sample_tallies(data.counts, np.random.default_rng(seed))
         estimate = oracle.estimate(oracle.support_from_tallies(tallies), N)
@@ -42,28 +46,35 @@ def measure(protocol: str, workload: str, seeds: int) -> tuple[list[float], floa
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotConverged)  # reported in the table instead
-            posterior = Bayes().posterior(estimate, protocol=oracle, n=N, tallies=rows)
+            posterior = sampler.posterior(estimate, protocol=oracle, n=N, tallies=rows)
         times.append(time.perf_counter() - start)
         smallest = min(smallest, posterior.min_ess)
         largest = max(largest, posterior.max_rhat)
-        gradients = max(gradients, posterior.chains.gradient_evaluations)
-    return times, float(smallest), largest, gradients
+        if posterior.learned is not None:
+            extra = f"α̂ {posterior.learned.alpha:.3f}"
+        if posterior.chains is not None:
+            extra += f" · {posterior.chains.gradient_evaluations:,} gradients"
+    return times, float(smallest), largest, extra
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--prior", choices=("learned", "Jeffreys"), default="learned")
     args = parser.parse_args()
-    print(f"\n### Bayes, ε = 1, n = 1e6, Jeffreys' prior ({args.seeds} collections each)\n")
-    print("| workload | protocol | median s | slowest s | target | min ESS | max R̂ | gradients |")
+    sampler = Bayes(prior=LEARNED if args.prior == "learned" else JEFFREYS)
+    print(f"\n### Bayes, ε = 1, n = 1e6, {args.prior} prior ({args.seeds} collections each)\n")
+    print(
+        "| workload | protocol | median s | slowest s | target | min ESS | max R̂ | α̂, gradients |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for workload in WORKLOADS:
         for protocol in protocol_names():
-            times, ess, rhat, gradients = measure(protocol, workload, args.seeds)
+            times, ess, rhat, extra = measure(protocol, workload, args.seeds, sampler)
             print(
                 f"| {workload} | {protocol} | {statistics.median(times):.2f} | "
                 f"{max(times):.2f} | ≤ {TARGETS[workload]:g} | {ess:,.0f} | {rhat:.3f} | "
-                f"{gradients:,} |",
+                f"{extra} |",
                 flush=True,
             )
 

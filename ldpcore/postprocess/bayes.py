@@ -490,17 +490,7 @@ class Bayes(PostProcessor):
         if self.prior.kind == "learned":
             result = self._learned(model, estimate, context, rng)
         else:
-            result = sample_posterior(
-                model,
-                alpha,
-                chains=self.chains,
-                draws=self.draws,
-                warmup=self.warmup,
-                rng=rng,
-                min_ess=self.min_ess,
-                max_rhat=self.max_rhat,
-                progress=self.progress,
-            )
+            result = self._hmc(model, alpha, rng)
         converged = result.min_ess >= self.min_ess and result.max_rhat <= self.max_rhat
         if not converged:
             warnings.warn(
@@ -513,6 +503,22 @@ class Bayes(PostProcessor):
                 stacklevel=3,
             )
         return dataclasses.replace(result, converged=converged)
+
+    def _hmc(
+        self, model: LikelihoodModel, alpha: NDArray[np.float64], rng: np.random.Generator
+    ) -> Posterior:
+        """HMC on ``model`` under Dirichlet(``alpha``), with this method's settings."""
+        return sample_posterior(
+            model,
+            alpha,
+            chains=self.chains,
+            draws=self.draws,
+            warmup=self.warmup,
+            rng=rng,
+            min_ess=self.min_ess,
+            max_rhat=self.max_rhat,
+            progress=self.progress,
+        )
 
     def _learned(
         self,
@@ -561,17 +567,7 @@ class Bayes(PostProcessor):
             self.progress(done, total)
         if model.separable_counts() is None:
             floored = max(learned.alpha, 0.5)
-            result = sample_posterior(
-                model,
-                np.full(d, floored),
-                chains=self.chains,
-                draws=self.draws,
-                warmup=self.warmup,
-                rng=rng,
-                min_ess=self.min_ess,
-                max_rhat=self.max_rhat,
-                progress=self.progress,  # HMC's own count from here
-            )
+            result = self._hmc(model, np.full(d, floored), rng)  # its own progress count
             return dataclasses.replace(result, learned=learned, sampled_alpha=floored)
         alpha = np.full(d, learned.alpha)
         run_pairs(log_pi, alpha, separable, rng, steps=_PAIR_SETTLE, keep=False)
