@@ -10,7 +10,14 @@ with ``L`` the likelihood the protocol declares (:meth:`FrequencyOracle.likeliho
 GRR's reports, HR's rows, OUE/SUE full reports up to d = 12, support counts otherwise)
 and a Dirichlet(α) prior. No closed form exists, so we sample it.
 
-The sampler. Hamiltonian Monte Carlo (:mod:`ldpcore.stats.mcmc`) on ``w ∈ R^d`` with
+The default prior is learned: a symmetric Dirichlet whose α maximises the marginal
+likelihood times a log-normal hyperprior (empirical Bayes; :meth:`Bayes._learned`). It
+is found, and the posterior sampled at it, by exact pair moves
+(:mod:`ldpcore.stats.pair_gibbs`) wherever the likelihood is separable; those handle the
+α far below ½ that Zipf-like data choose, where the sampler below stalls.
+
+The sampler for a fixed prior (and for HR's rows and UE's full reports, which are not
+separable). Hamiltonian Monte Carlo (:mod:`ldpcore.stats.mcmc`) on ``w ∈ R^d`` with
 ``π = w² / |w|²``. If ``w_v² ~ Gamma(α_v, scale 2)`` independently, ``π`` is exactly
 Dirichlet(α) (the Gamma representation): the prior density of ``w`` is
 ``Π_v |w_v|^(2α_v − 1) · exp(−|w|²/2)``. Only the direction ``ŵ`` matters to ``π``, and
@@ -195,7 +202,7 @@ class Posterior:
     mle : ndarray
         The maximum-likelihood estimate from the same likelihood (the reports alone).
     learned : LearnedConcentration or None
-        For the learned prior, the ``α`` the reports chose and its sd on a log scale.
+        For the learned prior, the ``α`` the reports chose (and a rough sd of log α).
     sampled_alpha : float or None
         For the learned prior, the ``α`` sampled at: the learned one, or ½ where the
         likelihood is not separable and HMC, which needs ``α >= ½``, samples it.
@@ -549,7 +556,7 @@ class Bayes(PostProcessor):
         log_pi = np.tile(np.log(start), (chains, 1))
         log_pi += 0.01 * rng.standard_normal(log_pi.shape)
         log_pi -= np.log(np.exp(log_pi).sum(axis=1, keepdims=True))
-        total = _PAIR_BURN + _PAIR_STAGES * _PAIR_STAGE + 4 * self.draws
+        total = _PAIR_BURN + _PAIR_STAGES * _PAIR_STAGE + _PAIR_SETTLE + 4 * self.draws
         run_pairs(
             log_pi, np.full(d, HYPERPRIOR_CENTRE), separable, rng, steps=_PAIR_BURN, keep=False
         )
@@ -571,8 +578,8 @@ class Bayes(PostProcessor):
             return dataclasses.replace(result, learned=learned, sampled_alpha=floored)
         alpha = np.full(d, learned.alpha)
         run_pairs(log_pi, alpha, separable, rng, steps=_PAIR_SETTLE, keep=False)
+        done += _PAIR_SETTLE
         pieces: list[NDArray[np.float64]] = []
-        rhat = ess = np.zeros(d)
         while True:
             draws, _, _ = run_pairs(log_pi, alpha, separable, rng, steps=self.draws, keep=True)
             assert draws is not None
