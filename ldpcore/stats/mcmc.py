@@ -356,6 +356,8 @@ def split_rhat_and_ess(
     pair sums stay positive, made monotone (Geyer's initial monotone sequence), and
     ``ESS = M N / τ`` with ``τ = −1 + 2 Σ (ρ_{2k} + ρ_{2k+1})`` (BDA3, Eq. 11.8).
     """
+    from scipy import fft  # noqa: PLC0415 (scipy loads on first use; its FFTs use every core)
+
     x = np.asarray(draws, dtype=np.float64)
     half = x.shape[1] // 2
     x = np.concatenate((x[:, :half], x[:, x.shape[1] - half :]), axis=0)
@@ -368,7 +370,7 @@ def split_rhat_and_ess(
     safe_plus = np.where(moving, var_plus, 1.0)
     rhat = np.where(moving, np.sqrt(safe_plus / safe_within), 1.0)
     acov = np.empty((n, x.shape[2]))
-    size = 1 << (2 * n - 1).bit_length()
+    size = _fast_length(2 * n - 1)
     # In blocks of coordinates: the spectra of all at once reach hundreds of MB at
     # d = 1,024 (16 half-chains of 400 draws), and a block that fits in cache is 3x faster.
     block = max(1, (1 << 21) // (m * size))
@@ -376,9 +378,9 @@ def split_rhat_and_ess(
         part = slice(first, first + block)
         # Time on the last, contiguous axis: the FFTs run 3x faster than along axis 1.
         centred = np.ascontiguousarray(np.swapaxes(x[:, :, part] - means[:, None, part], 1, 2))
-        spectrum = np.fft.rfft(centred, n=size, axis=2)
+        spectrum = fft.rfft(centred, n=size, axis=2, workers=-1)
         power = spectrum.real**2 + spectrum.imag**2
-        acov[:, part] = np.fft.irfft(power, n=size, axis=2)[:, :, :n].mean(axis=0).T / n
+        acov[:, part] = fft.irfft(power, n=size, axis=2, workers=-1)[:, :, :n].mean(axis=0).T / n
     rho = 1.0 - (within - acov) / safe_plus
     rho[0] = 1.0
     pairs = rho[: 2 * (n // 2)].reshape(n // 2, 2, -1).sum(axis=1)
@@ -390,6 +392,26 @@ def split_rhat_and_ess(
     tau = np.maximum(tau, 1.0 / math.log10(total))
     ess = np.where(moving, total / tau, float(total))
     return rhat, ess
+
+
+def _fast_length(least: int) -> int:
+    """The smallest ``2^a 3^b 5^c`` at least ``least``: a length the FFT handles fast.
+
+    Why not a power of two: for 1,199 lags that would be 2,048, and the FFTs would do
+    70% more work than at 1,200 (= 2^4 · 3 · 5^2) for the same autocovariances.
+    """
+    best = 1 << max(0, (least - 1).bit_length())
+    five = 1
+    while five < best:
+        three = five
+        while three < best:
+            two = three
+            while two < least:
+                two *= 2
+            best = min(best, two)
+            three *= 3
+        five *= 5
+    return best
 
 
 __all__ = ["TARGET_ACCEPTANCE", "Chains", "LogDensity", "sample", "split_rhat_and_ess"]

@@ -55,17 +55,28 @@ _WIDEN = 1.2
 #: Each component's least share of the proposal, so that none is ever left out.
 _FLOOR = 0.05
 #: Newton iterations for the conditional's mode (a deterministic function of s and data).
-_NEWTON = 3
-#: How many of the best-measured values are also redrawn against all the others.
-_LEADERS = 8
+_NEWTON = 2
+#: How many of the best-measured values are also redrawn against all the others. The
+#: largest shares are the ones pairs move slowly; each redraw costs a pass over every
+#: value. Minimum ESS per second over 600 steps (3 seeds): Zipf d = 1,024, GRR, α = 0.015:
+#: 189 with 8 leaders, 210 with 4, 219 with 2, 37 with none; countries, GRR: 708, 901,
+#: 1,079 and 1,267.
+_LEADERS = 2
 #: Above this many values seen, the block pairings alone mix the leaders well.
 _FEW_SEEN = 32
 #: How many of the last stages the score's line is fitted to.
 _FIT = 5
 #: Newton iterations against the rest: it starts from a value the reports measure well.
 _REST_NEWTON = 2
+#: A learning stage that moves ``log α`` by less than this is settled: the stages' own
+#: noise in ``log α̂`` is 0.03–0.10 (sd over seeds, the small exact cases).
+_SETTLED = 0.1
+#: How steep the score's line must be (``−d score / d log α``; an sd of ``log α`` of
+#: 0.25) before the stages may stop early.
+_SHARP = 16.0
 #: Keeps rates inside (0, 1) where floating point would round them onto the edge.
 _TINY = 1e-300
+_LOG_TINY = math.log(_TINY)
 
 
 @dataclass(frozen=True)
@@ -206,7 +217,8 @@ def schedule(order: NDArray[np.intp], seen: int, rng: np.random.Generator) -> Pa
 
 
 def _softplus(x: NDArray[np.float64]) -> NDArray[np.float64]:
-    return np.logaddexp(0.0, x)
+    """``log(1 + e^x)``, exact at both ends; 4x faster than ``np.logaddexp(0, x)``."""
+    return np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))
 
 
 def _log_sum3(
@@ -329,7 +341,7 @@ class _PairProposal:
         component = (pick > self.w_bump).astype(np.int8) + (pick > self.w_bump + self.w_i)
         normal_z = self.centre + self.sd * rng.standard_normal(shape)
         # log of a spike draw τ U^(1/α): exact at any depth.
-        depth = np.log(rng.random(shape))
+        depth = np.log1p(-rng.random(shape))  # U in (0, 1]: never log 0
         spike_lt = self.log_tau_i + depth / self.a_i
         spike_lu = self.log_tau_j + depth / self.a_j
         lt = np.where(
@@ -363,8 +375,12 @@ def pair_step(
     a_i, a_j = alpha[first], alpha[second]
     lp_i, lp_j = log_pi[:, first], log_pi[:, second]
     log_s = np.logaddexp(lp_i, lp_j)
-    s = np.exp(log_s)
     old_lt, old_lu = lp_i - log_s, lp_j - log_s  # the current t and 1 − t, in logs
+    # A pair whose sum underflows a float (a tiny α puts values at log π below −700)
+    # sees a likelihood flat in t to the last bit: its conditional is the prior's
+    # Beta(α_i, α_j), drawn exactly below. The proposal works on a stand-in sum.
+    vanished = log_s < _LOG_TINY
+    s = np.exp(np.where(vanished, 0.0, log_s))
 
     def log_target(lt: NDArray[np.float64], lu: NDArray[np.float64]) -> NDArray[np.float64]:
         hi = likelihood.log_terms(first, s * np.exp(lt))
@@ -380,9 +396,30 @@ def pair_step(
         - proposal.log_density(new_lt, new_lu)
     )
     accept = np.log(rng.random(s.shape)) < log_ratio
-    log_pi[:, first] = log_s + np.where(accept, new_lt, old_lt)
-    log_pi[:, second] = log_s + np.where(accept, new_lu, old_lu)
+    lt, lu = np.where(accept, new_lt, old_lt), np.where(accept, new_lu, old_lu)
+    if vanished.any():
+        beta_lt, beta_lu = _log_beta(
+            np.broadcast_to(a_i, s.shape), np.broadcast_to(a_j, s.shape), rng
+        )
+        lt, lu = np.where(vanished, beta_lt, lt), np.where(vanished, beta_lu, lu)
+        accept |= vanished
+    log_pi[:, first] = log_s + lt
+    log_pi[:, second] = log_s + lu
     return float(accept.mean())
+
+
+def _log_beta(
+    a: NDArray[np.float64], b: NDArray[np.float64], rng: np.random.Generator
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``(log t, log(1 − t))`` for ``t ~ Beta(a, b)``, exact for any small ``a``, ``b``.
+
+    ``t = G_a / (G_a + G_b)`` with ``G ~ Gamma``; ``log G_a = log G_(a+1) + log(U) / a``
+    (Marsaglia & Tsang 2000, Sec. 6), which stays finite where ``G_a`` underflows.
+    """
+    log_ga = np.log(rng.gamma(a + 1.0)) + np.log1p(-rng.random(a.shape)) / a
+    log_gb = np.log(rng.gamma(b + 1.0)) + np.log1p(-rng.random(b.shape)) / b
+    total = np.logaddexp(log_ga, log_gb)
+    return log_ga - total, log_gb - total
 
 
 def rest_step(
@@ -411,7 +448,7 @@ def rest_step(
     others = log_pi.copy()
     others[:, value] = -np.inf
     old_ly = special.logsumexp(others, axis=1)  # log(1 − x), exact even when x is near 1
-    log_r = log_pi - old_ly[:, None]
+    log_r = others - old_ly[:, None]  # the value's own -inf: x/(1 − x) could overflow
     r = np.exp(log_r)
     r[:, value] = 0.0
     one = np.array([value])
@@ -535,6 +572,7 @@ def learn_concentration(
     stage: int = 40,
     settle: int = 10,
     stages: int = 8,
+    least_stages: int = 4,
 ) -> LearnedConcentration:
     """The concentration at the maximum of the marginal likelihood times a log-normal prior.
 
@@ -555,7 +593,11 @@ def learn_concentration(
     a variance ``1/α²`` to ``S``, and the information is then the small difference of
     two large estimated numbers (Zipf, d = 1,024, GRR: it came out negative and the
     steps oscillated), while the score itself is estimated well. After ``stages``
-    stages the answer is that line's zero, kept within the last stages' range. Why not
+    stages, or sooner once ``least_stages`` have run, the last two moved ``log α`` by
+    less than :data:`_SETTLED` each and the line is steep (a sharp maximum, where the
+    zero's noise is small: at d = 1,024 each stage costs about 0.1 s; a flat one, as in
+    the small exact cases, keeps every stage), the answer is that line's zero, kept
+    within the last stages' range. Why not
     a fixed
     prior: a symmetric Dirichlet with ``α = ½`` puts ``d/2`` pseudo-users on the
     values, far too many when most are nearly absent (Zipf, d = 1,024, GRR: Bayes's
@@ -568,6 +610,7 @@ def learn_concentration(
     points: list[tuple[float, float]] = []
     log_alpha = math.log(centre)
     path = [centre]
+    moves: list[float] = []
     for _ in range(stages):
         alpha = math.exp(log_alpha)
         _, sums, _ = run(log_pi, np.full(d, alpha), likelihood, rng, steps=stage, keep=False)
@@ -593,6 +636,11 @@ def learn_concentration(
         step = max(-1.0, min(1.0, target - log_alpha))
         log_alpha += step
         path.append(math.exp(log_alpha))
+        moves.append(abs(step))
+        if len(points) >= least_stages and max(moves[-2:]) < _SETTLED:
+            slope = _secant_slope(points[-_FIT:])
+            if slope is not None and slope < -_SHARP:
+                break
     # The answer: where the line through the last stages' scores crosses zero, kept
     # within the stages' range (a flat, noisy score must not throw it far).
     recent = points[-_FIT:]
