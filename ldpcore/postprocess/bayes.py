@@ -589,6 +589,44 @@ class Bayes(PostProcessor):
         alpha = np.full(d, learned.alpha)
         run_pairs(log_pi, alpha, separable, rng, steps=_PAIR_SETTLE, keep=False)
         done += _PAIR_SETTLE
+
+        def report(steps: int) -> None:
+            nonlocal done
+            done += steps
+            if self.progress is not None:
+                self.progress(done, total)
+
+        frequencies, rhat, ess = self._pair_draws(log_pi, alpha, separable, rng, report)
+        if self.progress is not None:
+            self.progress(total, total)  # done: the last chunks were not needed
+        mean = frequencies.reshape(-1, d).mean(axis=0)
+        return Posterior(
+            mean / mean.sum(),
+            frequencies,
+            rhat,
+            ess,
+            None,
+            True,
+            mle,
+            learned=learned,
+            sampled_alpha=learned.alpha,
+        )
+
+    def _pair_draws(
+        self,
+        log_pi: NDArray[np.float64],
+        alpha: NDArray[np.float64],
+        separable: SeparableLikelihood,
+        rng: np.random.Generator,
+        report: Callable[[int], None],
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """Pair-sampler draws at ``alpha`` until every value's ESS and R̂ pass.
+
+        Passing is ESS ≥ ``min_ess`` and R̂ ≤ ``max_rhat``; at most ``4 · draws`` steps.
+        Returns the draws, R̂ and ESS. ``report(steps)`` hears of each chunk as it ends.
+        """
+        from ldpcore.stats.pair_gibbs import run as run_pairs  # noqa: PLC0415 (scipy)
+
         pieces: list[NDArray[np.float64]] = []
         steps, most = self.draws, 4 * self.draws
         # The values that fell short at the last full check. Between full checks only
@@ -600,9 +638,7 @@ class Bayes(PostProcessor):
             draws, _, _ = run_pairs(log_pi, alpha, separable, rng, steps=steps, keep=True)
             assert draws is not None
             pieces.append(draws)
-            done += steps
-            if self.progress is not None:
-                self.progress(done, total)
+            report(steps)
             frequencies = np.concatenate(pieces, axis=1)
             kept = frequencies.shape[1]
             if watch is not None and kept < most:
@@ -627,24 +663,12 @@ class Bayes(PostProcessor):
             short = self.min_ess / max(float(ess.min()), 1.0)
             wanted = math.ceil(kept * (short ** (2 / 3) - 1.0))
             steps = min(most - kept, max(self.draws // 8, min(wanted, kept // 2)))
-        if self.progress is not None:
-            self.progress(total, total)  # done: the last chunks were not needed
-        mean = frequencies.reshape(-1, d).mean(axis=0)
-        return Posterior(
-            mean / mean.sum(),
-            frequencies,
-            rhat,
-            ess,
-            None,
-            True,
-            mle,
-            learned=learned,
-            sampled_alpha=learned.alpha,
-        )
+        return frequencies, rhat, ess
 
 
-#: The pair sampler's schedule for the learned prior: steps from the start at α = ½,
-#: the stages that learn α and their length, and the steps that settle at α̂.
+#: The pair sampler's schedule for the learned prior: steps from the start at the
+#: hyperprior's centre, the stages that learn α and their length, and the steps that
+#: settle at α̂.
 _PAIR_BURN, _PAIR_STAGES, _PAIR_STAGE, _PAIR_SETTLE = 40, 8, 40, 20
 
 
