@@ -293,6 +293,38 @@ def test_the_learned_concentration_maximises_the_exact_marginal_likelihood(
     assert posterior.converged and posterior.sampled_alpha == posterior.learned.alpha
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "epsilon", "d", "n", "weights"), EMPIRICAL_CASES)
+def test_the_learned_mean_is_near_the_exact_mean_with_alpha_integrated_out(
+    name: str, epsilon: float, d: int, n: int, weights: NDArray[np.float64]
+) -> None:
+    """Empirical Bayes against full Bayes, exactly: the posterior mean with α integrated
+    out under the hyperprior (the expansion for each α, quadrature over log α on 100
+    points from 0.0005 to 200; 600 gave the same mean to 3 decimals) against the learned
+    prior's sampled mean. Slow tier: 100 exact means per case take about 10 s.
+
+    They are not the same estimator, so the bound is a measured one: on these three
+    cases (n = 8–12, where the posterior sd of log α is 1.5–2.1) the largest gap was
+    0.006–0.07 (the exact mean at α̂ against the integrated one: 0.006–0.057), a third of
+    a posterior sd of the largest value or less; the test allows 0.1. A learned α far
+    from the marginal likelihood's (as with the hyperprior first built, centred on ½ with
+    sd 1) or a sampler off its target would exceed it.
+    """
+    protocol, _, estimate, forms = _small_case(name, epsilon, d, n, weights, seed=7)
+    grid = np.linspace(np.log(0.0005), np.log(200.0), 100)
+    log_weight = exact_log_marginal(forms, d, np.exp(grid))
+    log_weight -= (grid - np.log(hyperprior_centre(d))) ** 2 / (2 * HYPERPRIOR_LOG_SD**2)
+    weight = np.exp(log_weight - log_weight.max())
+    weight /= weight.sum()
+    integrated = sum(
+        (w * exact_posterior_mean(forms, np.full(d, np.exp(at))))
+        for w, at in zip(weight, grid, strict=True)
+        if w > 1e-12
+    )
+    posterior = Bayes(prior=LEARNED).posterior(estimate, protocol=protocol, n=n)
+    assert np.max(np.abs(posterior.mean - integrated)) <= 0.1, (posterior.mean, integrated)
+
+
 def test_the_learned_prior_samples_hr_rows_at_alpha_half_or_above() -> None:
     """HR's rows mix values (not separable): α is learned from the support counts the
     estimate implies, and HMC, which needs α >= ½, samples the rows' exact likelihood."""
@@ -473,6 +505,74 @@ def test_simulation_based_calibration_of_the_pair_sampler(model: str) -> None:
         for v in range(d)
     ]
     assert min(wrong) < 1e-3, wrong
+
+
+#: Measured (seed 2028, 200 runs): GRR's ranks pile up at the ends (p = 1e-7 to 1e-3 for
+#: the four values), all from runs whose true α is below 0.05. There π has values near
+#: 1e-30 that no report can see, their posterior comes from α̂ alone, and α̂ cannot be
+#: learned so low from 200 reports (mean log α̂ −2.5 where log α < −3), so the truth lies
+#: below every draw: 65% of those runs' ranks fell in the outer fifth, 18–31% elsewhere.
+#: Empirical Bayes's plug-in, not the sampler (whose own SBC passes at every α). Strict:
+#: a full-Bayes α that closes it will turn this into a failure to be updated.
+_EB_MISCALIBRATED = pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="empirical Bayes: α̂ cannot follow a true α below 0.05 at n = 200",
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [pytest.param("GRR", marks=_EB_MISCALIBRATED), "OUE"])
+def test_simulation_based_calibration_of_the_learned_prior(name: str) -> None:
+    """SBC of the whole default pipeline, ``Bayes(prior=LEARNED)``, over its hyperprior.
+
+    Each of 200 runs draws ``log α`` from the hyperprior, ``π ~ Dirichlet(α)`` and
+    support counts from the model the pipeline assumes (GRR's reports: a multinomial;
+    OUE without tallies: independent binomials), then ranks the true π among 99
+    thinned posterior draws. Empirical Bayes plugs in α̂ rather than integrating α out,
+    so it is not exactly calibrated: with OUE's binomials, at d = 4 and n = 200, the
+    difference is below what 200 runs can see; with GRR's reports it is not (see
+    ``_EB_MISCALIBRATED``). Power: the same runs ranked against draws at 8 α̂ must fail
+    the same test.
+    """
+    from ldpcore.postprocess.base import Context  # noqa: PLC0415
+    from ldpcore.postprocess.bayes import _separable  # noqa: PLC0415
+
+    d, n, runs, bins, kept = 4, 200, 200, 10, 99
+    protocol = get_protocol(name, epsilon=1.0, domain_size=d)
+    rng = np.random.default_rng(2028)
+    ranks = np.empty((2, runs, d), dtype=int)
+    for index in range(runs):
+        alpha = float(np.exp(rng.normal(np.log(hyperprior_centre(d)), HYPERPRIOR_LOG_SD)))
+        pi = rng.dirichlet(np.full(d, alpha))
+        rates = protocol.q + (protocol.p - protocol.q) * pi
+        if name == "GRR":
+            support = rng.multinomial(n, rates).astype(float)
+        else:
+            support = rng.binomial(n, rates).astype(float)
+        estimate = protocol.estimate(support, n)
+        posterior = Bayes(prior=LEARNED).posterior(estimate, protocol=protocol, n=n)
+        assert posterior.learned is not None
+        wrong_alpha = np.full(d, 8 * posterior.learned.alpha)
+        likelihood = _separable(
+            protocol.likelihood_model(estimate, n), estimate, Context(protocol=protocol, n=n)
+        )
+        log_pi = np.log(np.full((4, d), 1.0 / d))
+        run_pairs(log_pi, wrong_alpha, likelihood, rng, steps=50, keep=False)
+        wrong, _, _ = run_pairs(log_pi, wrong_alpha, likelihood, rng, steps=250, keep=True)
+        assert wrong is not None
+        for row, draws in enumerate((posterior.draws, wrong)):
+            thinned = draws[:, ::8].reshape(-1, d)
+            chosen = thinned[np.linspace(0, len(thinned) - 1, kept).astype(int)]
+            ranks[row, index] = (chosen < pi).sum(axis=0)
+    for v in range(d):
+        observed = np.bincount(ranks[0, :, v] * bins // (kept + 1), minlength=bins)
+        assert stats.chisquare(observed).pvalue > 1e-3, (v, observed)
+    power = [
+        stats.chisquare(np.bincount(ranks[1, :, v] * bins // (kept + 1), minlength=bins)).pvalue
+        for v in range(d)
+    ]
+    assert min(power) < 1e-3, power
 
 
 def test_the_prior_is_flagged_where_it_shapes_the_answer() -> None:
