@@ -26,6 +26,7 @@ from ldpcore.postprocess import JEFFREYS, UNIFORM, Bayes, get_method, informed_p
 from ldpcore.postprocess.bayes import HYPERPRIOR_LOG_SD, LEARNED, hyperprior_centre
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.protocols import get_protocol
+from ldpcore.protocols.base import FrequencyOracle
 from ldpcore.protocols.walsh import hadamard_signs
 from ldpcore.stats.mcmc import split_rhat_and_ess
 from ldpcore.stats.pair_gibbs import SeparableLikelihood
@@ -462,6 +463,22 @@ def test_simulation_based_calibration(model: str) -> None:
         assert stats.chisquare(observed).pvalue > 1e-3, (v, observed)
 
 
+def _from_the_hyperprior(
+    protocol: FrequencyOracle, n: int, rng: np.random.Generator, *, multinomial: bool
+) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
+    """``α`` from the learned prior's hyperprior, ``π ~ Dirichlet(α)`` and support counts.
+
+    The counts come from the model the pipeline assumes: GRR's reports (a multinomial
+    over the cells ``q + (p − q) π``) or independent binomials.
+    """
+    d = protocol.domain_size
+    alpha = float(np.exp(rng.normal(np.log(hyperprior_centre(d)), HYPERPRIOR_LOG_SD)))
+    pi = rng.dirichlet(np.full(d, alpha))
+    rates = protocol.q + (protocol.p - protocol.q) * pi
+    counts = rng.multinomial(n, rates) if multinomial else rng.binomial(n, rates)
+    return alpha, pi, counts.astype(float)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("model", ["GRR reports", "support binomials"])
 def test_simulation_based_calibration_of_the_pair_sampler(model: str) -> None:
@@ -479,15 +496,10 @@ def test_simulation_based_calibration_of_the_pair_sampler(model: str) -> None:
     rng = np.random.default_rng(2027)
     ranks = np.empty((2, runs, d), dtype=int)
     for index in range(runs):
-        alpha = float(np.exp(rng.normal(np.log(hyperprior_centre(d)), HYPERPRIOR_LOG_SD)))
-        pi = rng.dirichlet(np.full(d, alpha))
-        rates = protocol.q + (protocol.p - protocol.q) * pi
-        if model == "GRR reports":
-            support = rng.multinomial(n, rates).astype(float)
-            misses = np.zeros(d)
-        else:
-            support = rng.binomial(n, rates).astype(float)
-            misses = n - support
+        alpha, pi, support = _from_the_hyperprior(
+            protocol, n, rng, multinomial=model == "GRR reports"
+        )
+        misses = np.zeros(d) if model == "GRR reports" else n - support
         estimate = protocol.estimate(support, n)
         likelihood = SeparableLikelihood(support, misses, protocol.p, protocol.q, estimate)
         for row, at in enumerate((alpha, 8 * alpha)):
@@ -543,13 +555,7 @@ def test_simulation_based_calibration_of_the_learned_prior(name: str) -> None:
     rng = np.random.default_rng(2028)
     ranks = np.empty((2, runs, d), dtype=int)
     for index in range(runs):
-        alpha = float(np.exp(rng.normal(np.log(hyperprior_centre(d)), HYPERPRIOR_LOG_SD)))
-        pi = rng.dirichlet(np.full(d, alpha))
-        rates = protocol.q + (protocol.p - protocol.q) * pi
-        if name == "GRR":
-            support = rng.multinomial(n, rates).astype(float)
-        else:
-            support = rng.binomial(n, rates).astype(float)
+        _, pi, support = _from_the_hyperprior(protocol, n, rng, multinomial=name == "GRR")
         estimate = protocol.estimate(support, n)
         posterior = Bayes(prior=LEARNED).posterior(estimate, protocol=protocol, n=n)
         assert posterior.learned is not None
