@@ -597,11 +597,10 @@ def learn_concentration(
     less than :data:`_SETTLED` each and the line is steep (a sharp maximum, where the
     zero's noise is small: at d = 1,024 each stage costs about 0.1 s; a flat one, as in
     the small exact cases, keeps every stage), the answer is that line's zero, kept
-    within the last stages' range. Why not
-    a fixed
-    prior: a symmetric Dirichlet with ``α = ½`` puts ``d/2`` pseudo-users on the
-    values, far too many when most are nearly absent (Zipf, d = 1,024, GRR: Bayes's
-    MSE 2.3 times the MLE's; benchmarks/README.md). The prior on ``α`` is proper and
+    within the last stages' range. Why not a fixed prior: a symmetric Dirichlet with
+    ``α = ½`` puts ``d/2`` pseudo-users on the values, far too many when most are nearly
+    absent (Zipf, d = 1,024, GRR: Bayes's MSE 2.3 times the MLE's;
+    benchmarks/README.md). The prior on ``α`` is proper and
     vanishes at 0: as ``α → 0`` the marginal likelihood tends to a constant, not to 0,
     so a prior flat in ``log α`` would not be.
     """
