@@ -45,7 +45,7 @@ PROTOCOLS = ("GRR", "OLH", "OUE", "SS", "HR")
 LEVEL = 0.95
 
 
-def regimes(only: str | None) -> list[tuple[str, float, int, int, float]]:
+def regimes(only: str | None, users: int | None = None) -> list[tuple[str, float, int, int, float]]:
     """``(protocol, ε, n, d, Zipf s)`` of every row, in the table's order."""
     rows = [
         (protocol, epsilon, n, 64, 1.5)
@@ -58,7 +58,11 @@ def regimes(only: str | None) -> list[tuple[str, float, int, int, float]]:
         for protocol in ("GRR", "OLH")
         for epsilon in (0.5, 2.0)
     ]
-    return [row for row in rows if only is None or row[0] == only]
+    return [
+        row
+        for row in rows
+        if (only is None or row[0] == only) and (users is None or row[2] == users)
+    ]
 
 
 def measure(
@@ -128,16 +132,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         "40 s a row)",
     )
     args = parser.parse_args(argv)
-    print(f"\n### Bayes ({args.prior} prior) against the MLE, {args.runs} collections per row\n")
+    print(
+        f"\n### Bayes ({args.prior} prior) against the MLE, {args.runs} collections per row "
+        f"({args.small_runs} where n ≤ 10⁴)\n"
+    )
     print(
         "| protocol | ε | n | d | collections | Bayes/MLE MSE [95% interval] | | "
         "frequent / rare covered "
         "(credible) | (as shown) | α̂ (median) | prior pull | s (median) | not converged |"
     )
     print("|---|---:|---:|---:|---:|---|---|---|---|---:|---:|---:|---:|")
-    for protocol, epsilon, n, d, s in regimes(args.only):
-        if args.n is not None and n != args.n:
-            continue
+    for protocol, epsilon, n, d, s in regimes(args.only, args.n):
         runs = args.small_runs if n <= 10_000 else args.runs
         row = measure(protocol, epsilon, n, d, s, runs=runs, prior=args.prior)
         raw, shown = row["raw"], row["shown"]

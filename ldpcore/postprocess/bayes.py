@@ -641,18 +641,16 @@ class Bayes(PostProcessor):
             report(steps)
             frequencies = np.concatenate(pieces, axis=1)
             kept = frequencies.shape[1]
-            if watch is not None and kept < most:
-                rhat, ess = split_rhat_and_ess(frequencies[:, :, watch])
-            else:
-                rhat, ess = split_rhat_and_ess(frequencies)
+            full = watch is None or kept >= most  # the last chunk is always checked in full
+            rhat, ess = split_rhat_and_ess(frequencies if full else frequencies[:, :, watch])
             enough = float(ess.min()) >= self.min_ess and float(rhat.max()) <= self.max_rhat
-            if watch is not None and (enough or kept >= most):
-                watch = None  # the watched values pass: now every value, once
+            if enough and not full:  # the watched values pass: now every value, once
+                full = True
                 rhat, ess = split_rhat_and_ess(frequencies)
                 enough = float(ess.min()) >= self.min_ess and float(rhat.max()) <= self.max_rhat
             if enough or kept >= most:
                 break
-            if watch is None:
+            if full:
                 failing = (ess < self.min_ess) | (rhat > self.max_rhat)
                 watch = np.flatnonzero(failing | (ess < 1.5 * self.min_ess))
             # Early on the worst ESS grows faster than the draws, about as their 1.5th
