@@ -50,8 +50,8 @@ def measure(
         times.append(time.perf_counter() - start)
         smallest = min(smallest, posterior.min_ess)
         largest = max(largest, posterior.max_rhat)
-        if posterior.learned is not None:
-            extra = f"α̂ {posterior.learned.alpha:.3f}"
+        if posterior.concentration is not None:
+            extra = f"α {posterior.concentration.median:.3f} ESS {posterior.concentration.ess:.0f}"
         if posterior.chains is not None:
             extra += f" · {posterior.chains.gradient_evaluations:,} gradients"
     return times, float(smallest), largest, extra

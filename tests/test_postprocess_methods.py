@@ -676,3 +676,13 @@ def test_an_absurd_estimate_is_refused_not_turned_into_nan(name: str) -> None:
     protocol = get_protocol("GRR", epsilon=5.0, domain_size=16)
     with pytest.raises(ValueError, match="frequency estimates, at most"):
         get_method(name)(np.ones(16) * 1e308, protocol=protocol, n=10**12)
+
+
+@pytest.mark.parametrize("name", ["MLE", "IBU"])
+def test_an_estimate_that_implies_no_reports_gives_the_uniform_distribution(name: str) -> None:
+    """GRR, d = 2, n = 1 and every share at −¼: the counts the estimate implies are all
+    negative, clipped to 0, so the likelihood is flat. Hypothesis found the division by
+    zero this used to warn with (pytest turns warnings into errors)."""
+    grr = get_protocol("GRR", epsilon=3.0, domain_size=2)
+    found = get_method(name)(np.array([-0.25, -0.25]), protocol=grr, n=1)
+    np.testing.assert_array_equal(found, [0.5, 0.5])

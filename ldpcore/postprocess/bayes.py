@@ -10,9 +10,10 @@ with ``L`` the likelihood the protocol declares (:meth:`FrequencyOracle.likeliho
 GRR's reports, HR's rows, OUE/SUE full reports up to d = 12, support counts otherwise)
 and a Dirichlet(α) prior. No closed form exists, so we sample it.
 
-The default prior is learned: a symmetric Dirichlet whose α maximises the marginal
-likelihood times a log-normal hyperprior (empirical Bayes; :meth:`Bayes._learned`). It
-is found, and the posterior sampled at it, by exact pair moves
+The default prior is learned: a symmetric Dirichlet whose concentration α has a
+log-normal hyperprior and is sampled jointly with the distribution (a hierarchical
+model; :meth:`Bayes._learned`), so the posterior mean averages over every α the reports
+allow. Both are drawn by exact pair moves and concentration moves
 (:mod:`ldpcore.stats.pair_gibbs`) wherever the likelihood is separable; those handle the
 α far below ½ that Zipf-like data choose, where the sampler below stalls.
 
@@ -77,7 +78,7 @@ from ldpcore.stats.mcmc import Chains, sample, split_rhat_and_ess
 
 if TYPE_CHECKING:  # these load scipy; they are imported where they are first used
     from ldpcore.protocols.likelihoods import LikelihoodModel
-    from ldpcore.stats.pair_gibbs import LearnedConcentration, SeparableLikelihood
+    from ldpcore.stats.pair_gibbs import ConcentrationWalk, SeparableLikelihood
 
 #: The kinds of prior.
 PriorKind = Literal["learned", "Jeffreys", "uniform", "informed"]
@@ -92,8 +93,8 @@ PriorKind = Literal["learned", "Jeffreys", "uniform", "informed"]
 #: peaks near α = 0.05 on Zipf data, and Bayes's MSE was 1.2–1.6 times the MLE's. Why not
 #: on Perks's 1/d: there GRR at ε = 2, n = 100 (reports that say almost nothing) settled
 #: at α̂ ≈ 0.02, below that peak, and was no better than the MLE (benchmarks/README.md,
-#: "A prior that learns"). Proper and vanishing at 0, which the marginal likelihood needs
-#: (:func:`ldpcore.stats.pair_gibbs.learn_concentration`).
+#: "A prior that learns"). Proper and vanishing at 0, which the posterior needs
+#: (:class:`ldpcore.stats.pair_gibbs.Hyperprior`).
 HYPERPRIOR_LOG_SD = 2.5
 
 
@@ -111,7 +112,7 @@ class DirichletPrior:
     Attributes
     ----------
     kind : str
-        ``"learned"`` (α = α for every value, with α chosen by the reports),
+        ``"learned"`` (the same α for every value, α sampled with the distribution),
         ``"Jeffreys"`` (α = ½), ``"uniform"`` (α = 1) or ``"informed"``.
     shape : tuple of float
         For an informed prior, the prior guess of the distribution (sums to one).
@@ -126,7 +127,7 @@ class DirichletPrior:
     def concentration(self, domain_size: int) -> NDArray[np.float64]:
         """``α`` for ``domain_size`` values (an :class:`InputError` if it does not fit).
 
-        For the learned prior, where its search for ``α`` starts (its hyperprior's centre).
+        For the learned prior, its hyperprior's centre (where the chains start).
         """
         if self.kind == "learned":
             return np.full(domain_size, hyperprior_centre(domain_size))
@@ -146,12 +147,12 @@ class DirichletPrior:
         if self.kind == "informed":
             return f"an informed prior worth {self.weight:,.0f} users (on Jeffreys' prior)"
         if self.kind == "learned":
-            return "a learned prior (a symmetric Dirichlet whose α the reports choose)"
+            return "a learned prior (a symmetric Dirichlet whose α is sampled with the data)"
         total = float(self.concentration(domain_size).sum())
         return f"the {self.kind} prior (Dirichlet, worth {total:,.4g} users)"
 
 
-#: A symmetric Dirichlet(α) whose α the reports choose (empirical Bayes; see Bayes).
+#: A symmetric Dirichlet(α) with α sampled from its posterior (hierarchical; see Bayes).
 LEARNED: DirichletPrior = DirichletPrior("learned")
 #: Dirichlet(½, …, ½): Jeffreys' prior for a multinomial; weak and invariant.
 JEFFREYS: DirichletPrior = DirichletPrior("Jeffreys")
@@ -195,6 +196,34 @@ def informed_prior(histogram: ArrayLike, weight: float | None = None) -> Dirichl
 
 
 @dataclass(frozen=True)
+class ConcentrationDraws:
+    """The learned prior's concentration α: its draws and how well they mixed.
+
+    Attributes
+    ----------
+    draws : ndarray
+        ``(chains, draws)`` draws of α.
+    rhat, ess : float
+        Split R̂ and effective sample size of ``log α``.
+    """
+
+    draws: NDArray[np.float64]
+    rhat: float
+    ess: float
+
+    @property
+    def median(self) -> float:
+        """α's posterior median."""
+        return float(np.median(self.draws))
+
+    def interval(self, level: float = 0.95) -> tuple[float, float]:
+        """α's equal-tailed credible interval."""
+        tail = (1.0 - level) / 2.0
+        low, high = np.quantile(self.draws, [tail, 1.0 - tail])
+        return float(low), float(high)
+
+
+@dataclass(frozen=True)
 class Posterior:
     """Draws from the posterior and what they say.
 
@@ -212,11 +241,11 @@ class Posterior:
         Whether every R̂ and ESS met the method's thresholds.
     mle : ndarray
         The maximum-likelihood estimate from the same likelihood (the reports alone).
-    learned : LearnedConcentration or None
-        For the learned prior, the ``α`` the reports chose (and a rough sd of log α).
+    concentration : ConcentrationDraws or None
+        For the learned prior, the draws of ``α`` (sampled jointly with ``π``).
     sampled_alpha : float or None
-        For the learned prior, the ``α`` sampled at: the learned one, or ½ where the
-        likelihood is not separable and HMC, which needs ``α >= ½``, samples it.
+        For the learned prior on a likelihood that is not separable, the fixed ``α`` HMC
+        sampled at (see :meth:`Bayes._learned`).
     """
 
     mean: NDArray[np.float64]
@@ -226,18 +255,25 @@ class Posterior:
     chains: Chains | None = field(repr=False)
     converged: bool
     mle: NDArray[np.float64]
-    learned: LearnedConcentration | None = None
+    concentration: ConcentrationDraws | None = None
     sampled_alpha: float | None = None
 
     @property
+    def learned(self) -> bool:
+        """Whether the prior was learned (α sampled, or its median used for HMC)."""
+        return self.concentration is not None or self.sampled_alpha is not None
+
+    @property
     def min_ess(self) -> float:
-        """The smallest effective sample size over the values."""
-        return float(self.ess.min())
+        """The smallest effective sample size over the values (and α, when sampled)."""
+        own = float(self.ess.min())
+        return own if self.concentration is None else min(own, self.concentration.ess)
 
     @property
     def max_rhat(self) -> float:
-        """The largest split R̂ over the values."""
-        return float(self.rhat.max())
+        """The largest split R̂ over the values (and α, when sampled)."""
+        own = float(self.rhat.max())
+        return own if self.concentration is None else max(own, self.concentration.rhat)
 
     def standard_error(self) -> NDArray[np.float64]:
         """Monte Carlo standard error of each posterior mean: ``sd / √ESS``."""
@@ -312,7 +348,7 @@ class Posterior:
         moves what the reports measure less, but still moves it).
         """
         few = self.seen <= max(1, self.mean.size // 10)
-        if self.learned is not None:
+        if self.learned:
             return few
         return few or self.prior_pull > PRIOR_PULL_WARNING
 
@@ -324,7 +360,7 @@ class Posterior:
         pull = self.prior_pull
         if math.isinf(pull):
             how_far = "the reports alone place no value clearly above 0"
-        elif pull > PRIOR_PULL_WARNING and self.learned is None:
+        elif pull > PRIOR_PULL_WARNING and not self.learned:
             how_far = f"it moved values the reports measure well by up to {pull:.1f} posterior sds"
         else:
             how_far = (
@@ -356,14 +392,14 @@ class Bayes(PostProcessor):
     Parameters
     ----------
     prior : DirichletPrior
-        :data:`LEARNED` by default: a symmetric Dirichlet whose concentration the
-        reports choose (empirical Bayes; measured against Jeffreys' in
-        benchmarks/README.md, "A prior that learns"). :data:`JEFFREYS`, :data:`UNIFORM`,
+        :data:`LEARNED` by default: a symmetric Dirichlet whose concentration is
+        sampled with the distribution (a hierarchical prior; measured against Jeffreys'
+        in benchmarks/README.md, "A prior that learns"). :data:`JEFFREYS`, :data:`UNIFORM`,
         or :func:`informed_prior` from a histogram.
     chains, draws, warmup : int
         HMC chains (at least 2, for R̂), kept draws per chain, adaptation iterations.
         The learned prior's pair sampler runs twice the chains, the same draws, and its
-        own warmup (the stages that learn α).
+        own warmup (400 steps, in which α's moves adapt).
     seed : int
         Mixed with a hash of the input, so one input always gives one output.
     min_ess, max_rhat : float
@@ -394,7 +430,7 @@ class Bayes(PostProcessor):
     by_default: ClassVar[bool] = False
     stochastic: ClassVar[bool] = True
     #: About 10 s at this size under a fixed prior (3 s at d = 1,024; benchmarks/README.md,
-    #: "Bayes"); the learned prior's pair sampler is linear in d, about 3 s at d = 1,024.
+    #: "Bayes"); the learned prior's pair sampler is linear in d, 4–8 s at d = 1,024.
     max_domain: ClassVar[int | None] = 4096
     interval_kind: ClassVar[Literal["confidence", "credible"]] = "credible"
     takes_prior: ClassVar[bool] = True
@@ -511,12 +547,20 @@ class Bayes(PostProcessor):
             result = self._hmc(model, alpha, rng)
         converged = result.min_ess >= self.min_ess and result.max_rhat <= self.max_rhat
         if not converged:
+            values = float(result.ess.min()) >= self.min_ess
+            values = values and float(result.rhat.max()) <= self.max_rhat
+            what = (
+                "the frequencies mixed well, but the prior's concentration α did not: "
+                "α's posterior is rougher than that, the frequencies' means are not"
+                if values
+                else "the posterior mean is less precise than that"
+            )
             warnings.warn(
                 NotConverged(
                     f"Bayes: the sampler's smallest effective sample size is "
                     f"{result.min_ess:,.0f} (wanted {self.min_ess:,.0f}) and its largest "
-                    f"split R̂ {result.max_rhat:.3f} (wanted ≤ {self.max_rhat:g}); the "
-                    "posterior mean is less precise than that — raise draws"
+                    f"split R̂ {result.max_rhat:.3f} (wanted ≤ {self.max_rhat:g}); "
+                    f"{what} — raise draws"
                 ),
                 stacklevel=3,
             )
@@ -545,18 +589,20 @@ class Bayes(PostProcessor):
         context: Context,
         rng: np.random.Generator,
     ) -> Posterior:
-        """The posterior under the learned prior (empirical Bayes for ``α``).
+        """The posterior under the learned prior: ``α`` sampled jointly with ``π``.
 
-        ``α̂`` maximises the marginal likelihood times the hyperprior
-        (:func:`ldpcore.stats.pair_gibbs.learn_concentration`; Casella 1985 and
-        BDA3 Sec. 5.3 on choosing a hierarchical prior's parameters from the data), found
-        with the pair sampler on a separable likelihood: the model's own, or for HR's
-        rows and UE's full reports the support counts' binomials implied by the
-        estimate. Then the posterior is sampled at ``α̂``: by the pair sampler where the
-        model is separable, by HMC at ``max(α̂, ½)`` where it is not (the posterior
-        records that α).
+        A hierarchical Dirichlet (BDA3, Sec. 5.3): ``log α`` from the hyperprior,
+        ``π | α`` symmetric Dirichlet, both drawn by the pair sampler with its
+        concentration moves (:func:`ldpcore.stats.pair_gibbs.concentration_step`) on a
+        separable likelihood: the model's own, or for HR's rows and UE's full reports the
+        support counts' binomials implied by the estimate. Where the model is not
+        separable HMC, which needs ``α >= ½``, then samples ``π`` at ``max(α̃, ½)`` with
+        ``α̃`` the median of α's draws (the posterior records that α).
         """
-        from ldpcore.stats.pair_gibbs import learn_concentration  # noqa: PLC0415 (scipy)
+        from ldpcore.stats.pair_gibbs import (  # noqa: PLC0415 (scipy)
+            ConcentrationWalk,
+            Hyperprior,
+        )
         from ldpcore.stats.pair_gibbs import run as run_pairs  # noqa: PLC0415
 
         d = model.domain_size
@@ -568,91 +614,97 @@ class Bayes(PostProcessor):
         log_pi = np.tile(np.log(start), (chains, 1))
         log_pi += 0.01 * rng.standard_normal(log_pi.shape)
         log_pi -= np.log(np.exp(log_pi).sum(axis=1, keepdims=True))
-        total = _PAIR_BURN + _PAIR_STAGES * _PAIR_STAGE + _PAIR_SETTLE + 4 * self.draws
-        run_pairs(log_pi, np.full(d, centre), separable, rng, steps=_PAIR_BURN, keep=False)
-        learned = learn_concentration(
-            log_pi,
-            separable,
-            rng,
-            centre=centre,
-            log_sd=HYPERPRIOR_LOG_SD,
-            stage=_PAIR_STAGE,
-            stages=_PAIR_STAGES,
+        # Chains start spread over the hyperprior's middle, so that R̂ can see a chain
+        # that has not found α's posterior.
+        walk = ConcentrationWalk(
+            math.log(centre) + _START_SPREAD * rng.standard_normal(chains),
+            Hyperprior(centre, HYPERPRIOR_LOG_SD),
         )
-        done = _PAIR_BURN + _PAIR_STAGES * _PAIR_STAGE
+        total = _PAIR_WARMUP + 4 * self.draws
+        run_pairs(log_pi, walk, separable, rng, steps=_PAIR_WARMUP, keep=False)
+        walk.adapt = False
+        done = _PAIR_WARMUP
         if self.progress is not None:
             self.progress(done, total)
         if model.separable_counts() is None:
-            floored = max(learned.alpha, 0.5)
+            _, trace, _ = run_pairs(log_pi, walk, separable, rng, steps=_STAND_IN, keep=False)
+            assert trace is not None
+            floored = max(float(np.exp(np.median(trace))), 0.5)
             result = self._hmc(model, np.full(d, floored), rng)  # its own progress count
-            return dataclasses.replace(result, learned=learned, sampled_alpha=floored)
-        alpha = np.full(d, learned.alpha)
-        run_pairs(log_pi, alpha, separable, rng, steps=_PAIR_SETTLE, keep=False)
-        done += _PAIR_SETTLE
+            return dataclasses.replace(result, sampled_alpha=floored)
 
         def report(steps: int) -> None:
             nonlocal done
             done += steps
-            if self.progress is not None:
-                self.progress(done, total)
+            if self.progress is not None:  # α's extra steps may run past the planned total
+                self.progress(min(done, total - 1), total)
 
-        frequencies, rhat, ess = self._pair_draws(log_pi, alpha, separable, rng, report)
+        frequencies, alphas, rhat, ess = self._pair_draws(log_pi, walk, separable, rng, report)
         if self.progress is not None:
             self.progress(total, total)  # done: the last chunks were not needed
         mean = frequencies.reshape(-1, d).mean(axis=0)
         return Posterior(
             mean / mean.sum(),
             frequencies,
-            rhat,
-            ess,
+            rhat[:d],
+            ess[:d],
             None,
             True,
             mle,
-            learned=learned,
-            sampled_alpha=learned.alpha,
+            concentration=ConcentrationDraws(alphas, float(rhat[d]), float(ess[d])),
         )
 
     def _pair_draws(
         self,
         log_pi: NDArray[np.float64],
-        alpha: NDArray[np.float64],
+        walk: ConcentrationWalk,
         separable: SeparableLikelihood,
         rng: np.random.Generator,
         report: Callable[[int], None],
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-        """Pair-sampler draws at ``alpha`` until every value's ESS and R̂ pass.
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """Pair-sampler draws until every value's and α's ESS and R̂ pass.
 
-        Passing is ESS ≥ ``min_ess`` and R̂ ≤ ``max_rhat``; at most ``4 · draws`` steps.
-        Returns the draws, R̂ and ESS. ``report(steps)`` hears of each chunk as it ends.
+        Passing is ESS ≥ ``min_ess`` and R̂ ≤ ``max_rhat``; at most ``4 · draws`` steps,
+        or ``8 · draws`` once α alone falls short (where the reports say little about α
+        its posterior spans 10⁻³ to 10¹ and its walk mixes slowest: GRR, d = 5, n = 12,
+        ESS 276 after 1,600 steps; each further step there costs under a millisecond).
+        Returns the draws of π and of α, and R̂ and ESS of every value with α's last
+        (of ``log α``: the same as α's for R̂, and for the ESS nearly). ``report(steps)``
+        hears of each chunk as it ends.
         """
         from ldpcore.stats.pair_gibbs import run as run_pairs  # noqa: PLC0415 (scipy)
 
         pieces: list[NDArray[np.float64]] = []
+        d = log_pi.shape[1]
         steps, most = self.draws, 4 * self.draws
-        # The values that fell short at the last full check. Between full checks only
-        # they are re-checked (ESS and R̂ are per value): at d = 1,024 a full check costs
-        # about 0.15 s, as much as 60 pair steps, so the draws can grow in small
-        # increments without paying for it each time.
+        # The columns (values, and α last) that fell short at the last full check.
+        # Between full checks only they are re-checked (ESS and R̂ are per column): at
+        # d = 1,024 a full check costs about 0.15 s, as much as 60 pair steps, so the
+        # draws can grow in small increments without paying for it each time.
         watch: NDArray[np.intp] | None = None
         while True:
-            draws, _, _ = run_pairs(log_pi, alpha, separable, rng, steps=steps, keep=True)
-            assert draws is not None
-            pieces.append(draws)
+            draws, trace, _ = run_pairs(log_pi, walk, separable, rng, steps=steps, keep=True)
+            assert draws is not None and trace is not None
+            pieces.append(np.concatenate([draws, trace[:, :, None]], axis=2))
             report(steps)
-            frequencies = np.concatenate(pieces, axis=1)
-            kept = frequencies.shape[1]
+            columns = np.concatenate(pieces, axis=1)
+            kept = columns.shape[1]
             full = watch is None or kept >= most  # the last chunk is always checked in full
-            rhat, ess = split_rhat_and_ess(frequencies if full else frequencies[:, :, watch])
+            rhat, ess = split_rhat_and_ess(columns if full else columns[:, :, watch])
             enough = float(ess.min()) >= self.min_ess and float(rhat.max()) <= self.max_rhat
-            if enough and not full:  # the watched values pass: now every value, once
+            if enough and not full:  # the watched columns pass: now every one, once
                 full = True
-                rhat, ess = split_rhat_and_ess(frequencies)
+                rhat, ess = split_rhat_and_ess(columns)
                 enough = float(ess.min()) >= self.min_ess and float(rhat.max()) <= self.max_rhat
-            if enough or kept >= most:
-                break
             if full:
                 failing = (ess < self.min_ess) | (rhat > self.max_rhat)
+                if failing[:d].any():
+                    most = 4 * self.draws
+                elif kept >= most:  # only α falls short
+                    most = 8 * self.draws
                 watch = np.flatnonzero(failing | (ess < 1.5 * self.min_ess))
+            if enough or kept >= most:
+                break
             # Early on the worst ESS grows faster than the draws, about as their 1.5th
             # power (Zipf d = 1,024, OUE: 154 after 400 steps, 868 after 1,247, while R̂
             # fell from 1.05 to 1.01; a straight-line guess overshot to twice the ESS
@@ -661,13 +713,14 @@ class Bayes(PostProcessor):
             short = self.min_ess / max(float(ess.min()), 1.0)
             wanted = math.ceil(kept * (short ** (2 / 3) - 1.0))
             steps = min(most - kept, max(self.draws // 8, min(wanted, kept // 2)))
-        return frequencies, rhat, ess
+        return columns[:, :, :-1], np.exp(columns[:, :, -1]), rhat, ess
 
 
-#: The pair sampler's schedule for the learned prior: steps from the start at the
-#: hyperprior's centre, the stages that learn α and their length, and the steps that
-#: settle at α̂.
-_PAIR_BURN, _PAIR_STAGES, _PAIR_STAGE, _PAIR_SETTLE = 40, 8, 40, 20
+#: The learned prior's warmup: pair steps in which α and π find their posterior and α's
+#: walks adapt; then steps on a non-separable model's stand-in for α's median.
+_PAIR_WARMUP, _STAND_IN = 400, 200
+#: The sd of the chains' starting ``log α`` around the hyperprior's centre.
+_START_SPREAD = 0.5
 
 
 def _separable(model: LikelihoodModel, estimate: Vector, context: Context) -> SeparableLikelihood:

@@ -26,6 +26,8 @@ def grr_mle(counts: NDArray[np.float64], *, p: float, q: float) -> NDArray[np.fl
     a top set of the counts; it shrinks until no kept value is negative. (The
     paper's printed update uses ``n − k`` where the derivation gives ``|K|``.)
     """
+    if not counts.sum() > 0:  # no reports: a flat likelihood, every π a maximum
+        return np.full(counts.size, 1.0 / counts.size)
     r = q / (p - q)
     order = np.argsort(-counts, kind="stable")
     ordered = counts[order]

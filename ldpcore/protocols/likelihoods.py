@@ -125,8 +125,11 @@ class ReportModel(LikelihoodModel):
         self.counts = counts
         self.n = float(counts.sum())
         self.p, self.q = p, q
-        self.gradient_scale = self.n
-        self._observed = counts / self.n
+        # An estimate that implies no reports at all (clipped counts summing to 0, e.g.
+        # every share negative) leaves a flat likelihood: divide by 1, not by 0.
+        self._total = self.n if self.n > 0 else 1.0
+        self.gradient_scale = self._total
+        self._observed = counts / self._total
 
     def _cells(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
         return np.maximum(self.q + (self.p - self.q) * pi, _TINY)
@@ -155,6 +158,8 @@ class ReportModel(LikelihoodModel):
 
     def em_multiplier(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
         """EM multiplier ``g`` at ``π`` (see :class:`LikelihoodModel`)."""
+        if self.n <= 0:  # no reports: every π is a fixed point
+            return np.ones_like(pi)
         ratio = self.counts / self._cells(pi)
         return (self.q * ratio.sum() + (self.p - self.q) * ratio) / self.n  # Qᵀ(s / Qπ) / n
 
