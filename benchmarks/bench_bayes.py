@@ -6,7 +6,7 @@ within 3 s, each with an effective sample size of at least 400 for every value.
 Run: ``.venv/bin/python benchmarks/bench_bayes.py [--seeds 3] [--prior Jeffreys]``. Prints a
 Markdown table: per protocol and workload, the median and the largest time over the seeds
 (each its own collection), the smallest ESS and the largest R̂ seen, the gradient
-evaluations (HMC; "—" for the learned prior's pair sampler) and the learned α.
+evaluations (HMC, at the fixed α it sampled) or α's posterior median and ESS.
 """
 
 from __future__ import annotations
@@ -52,8 +52,9 @@ def measure(
         largest = max(largest, posterior.max_rhat)
         if posterior.concentration is not None:
             extra = f"α {posterior.concentration.median:.3f} ESS {posterior.concentration.ess:.0f}"
-        if posterior.chains is not None:
-            extra += f" · {posterior.chains.gradient_evaluations:,} gradients"
+        elif posterior.chains is not None:  # the last collection's
+            fixed = "" if posterior.sampled_alpha is None else f"α {posterior.sampled_alpha:g} · "
+            extra = f"{fixed}{posterior.chains.gradient_evaluations:,} gradients"
     return times, float(smallest), largest, extra
 
 
