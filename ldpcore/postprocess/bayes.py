@@ -341,9 +341,10 @@ class Posterior:
 
         When the reports see at most a tenth of the values clearly (:attr:`seen`), or,
         under a fixed prior, when :attr:`prior_pull` is past :data:`PRIOR_PULL_WARNING`
-        (measured under Jeffreys' prior). Under the learned prior (with α estimated; session 20) the frequent values'
-        95% intervals covered 49–89% in the regimes of benchmarks/README.md ("A prior
-        that learns") where at most a tenth were seen, and 92–98% in the others; its
+        (measured under Jeffreys' prior). Under the learned prior (with α estimated, as
+        in session 20) the frequent values' 95% intervals covered 49–89% in the regimes
+        of benchmarks/README.md ("A prior that learns") where at most a tenth were
+        seen, and 92–98% in the others; its
         pull is no guide there (0.5–0.6 in regimes that covered 93–95%: a small α
         moves what the reports measure less, but still moves it).
         """
