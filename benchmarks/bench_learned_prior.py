@@ -15,7 +15,8 @@ Printed per regime:
   10%) and the rare (bottom half) values: the raw credible interval, and the one the
   pages and the CLI show (widened to the exact confidence interval up to
   :data:`~ldpcore.postprocess.intervals.EXACT_MAX_N` users);
-* the median learned α and the median :attr:`Posterior.prior_pull`.
+* the median over collections of α's posterior median, and the median
+  :attr:`Posterior.prior_pull`.
 
 Usage::
 
@@ -97,8 +98,8 @@ def measure(
             exact_low, exact_high = frequency_intervals(estimate, protocol=oracle, n=n, level=LEVEL)
             low, high = np.minimum(low, exact_low), np.maximum(high, exact_high)
         shown.append((low <= truth) & (truth <= high))
-        if posterior.learned is not None:
-            alphas.append(posterior.learned.alpha)
+        if posterior.concentration is not None:
+            alphas.append(posterior.concentration.median)
         pulls.append(posterior.prior_pull)
     (versus,) = compare(errors, ["Bayes", "MLE"], reference="MLE", margin=0.0)[:1]
     raw_held, shown_held = np.array(raw), np.array(shown)
@@ -139,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(
         "| protocol | ε | n | d | collections | Bayes/MLE MSE [95% interval] | | "
         "frequent / rare covered "
-        "(credible) | (as shown) | α̂ (median) | prior pull | s (median) | not converged |"
+        "(credible) | (as shown) | α (median) | prior pull | s (median) | not converged |"
     )
     print("|---|---:|---:|---:|---:|---|---|---|---|---:|---:|---:|---:|")
     for protocol, epsilon, n, d, s in regimes(args.only, args.n):

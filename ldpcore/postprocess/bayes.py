@@ -259,7 +259,7 @@ class Posterior:
     sampled_alpha: float | None = None
 
     @property
-    def learned(self) -> bool:
+    def learned_prior(self) -> bool:
         """Whether the prior was learned (α sampled, or its median used for HMC)."""
         return self.concentration is not None or self.sampled_alpha is not None
 
@@ -349,7 +349,7 @@ class Posterior:
         moves what the reports measure less, but still moves it).
         """
         few = self.seen <= max(1, self.mean.size // 10)
-        if self.learned:
+        if self.learned_prior:
             return few
         return few or self.prior_pull > PRIOR_PULL_WARNING
 
@@ -361,7 +361,7 @@ class Posterior:
         pull = self.prior_pull
         if math.isinf(pull):
             how_far = "the reports alone place no value clearly above 0"
-        elif pull > PRIOR_PULL_WARNING and not self.learned:
+        elif pull > PRIOR_PULL_WARNING and not self.learned_prior:
             how_far = f"it moved values the reports measure well by up to {pull:.1f} posterior sds"
         else:
             how_far = (
@@ -599,7 +599,7 @@ class Bayes(PostProcessor):
         separable likelihood: the model's own, or for HR's rows and UE's full reports the
         support counts' binomials implied by the estimate. Where the model is not
         separable HMC, which needs ``α >= ½``, then samples ``π`` at ``max(α̃, ½)`` with
-        ``α̃`` the median of α's draws (the posterior records that α).
+        ``α̃`` the median of α over the warmup's second half (the posterior records it).
         """
         from ldpcore.stats.pair_gibbs import (  # noqa: PLC0415 (scipy)
             ConcentrationWalk,
@@ -623,15 +623,16 @@ class Bayes(PostProcessor):
             Hyperprior(centre, HYPERPRIOR_LOG_SD),
         )
         total = _PAIR_WARMUP + 4 * self.draws
-        run_pairs(log_pi, walk, separable, rng, steps=_PAIR_WARMUP, keep=False)
+        _, warmup, _ = run_pairs(log_pi, walk, separable, rng, steps=_PAIR_WARMUP, keep=False)
         walk.adapt = False
         done = _PAIR_WARMUP
         if self.progress is not None:
             self.progress(done, total)
         if model.separable_counts() is None:
-            _, trace, _ = run_pairs(log_pi, walk, separable, rng, steps=_STAND_IN, keep=False)
-            assert trace is not None
-            floored = max(float(np.exp(np.median(trace))), 0.5)
+            # α's median over the warmup's second half: a plug-in for HMC, whose answer
+            # is the posterior at that α, so the walks' last adaptations do not matter.
+            assert warmup is not None
+            floored = max(float(np.exp(np.median(warmup[:, _PAIR_WARMUP // 2 :]))), 0.5)
             result = self._hmc(model, np.full(d, floored), rng)  # its own progress count
             return dataclasses.replace(result, sampled_alpha=floored)
 
@@ -719,8 +720,8 @@ class Bayes(PostProcessor):
 
 
 #: The learned prior's warmup: pair steps in which α and π find their posterior and α's
-#: walks adapt; then steps on a non-separable model's stand-in for α's median.
-_PAIR_WARMUP, _STAND_IN = 400, 200
+#: walks adapt.
+_PAIR_WARMUP = 400
 #: The sd of the chains' starting ``log α`` around the hyperprior's centre.
 _START_SPREAD = 0.5
 

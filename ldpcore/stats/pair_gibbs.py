@@ -521,8 +521,9 @@ def rest_step(
 class Hyperprior:
     """``log α ~ N(log centre, log_sd²)``: the prior on a symmetric Dirichlet's concentration.
 
-    Proper and vanishing at 0, which the marginal likelihood needs: as ``α → 0`` it
-    tends to a constant, not to 0, so a prior flat in ``log α`` would not be.
+    Proper and vanishing at 0, which the posterior needs: as ``α → 0`` the marginal
+    likelihood tends to a constant, not to 0, so under a prior flat in ``log α`` the
+    posterior would not be proper.
     """
 
     centre: float
@@ -536,7 +537,9 @@ class Hyperprior:
 
 @dataclass
 class ConcentrationWalk:
-    """Each chain's ``log α`` and the two moves that update it (see :func:`concentration_step`).
+    """Each chain's ``log α`` and the state of the moves that update it.
+
+    See :func:`concentration_step`.
 
     Mutable on purpose: one walk belongs to one sampler run, which advances it.
 
@@ -548,7 +551,7 @@ class ConcentrationWalk:
         The prior on ``α``.
     widths : list of float
         The random walks' sds: the centred move's and the non-centred one's in ``log α``,
-        and the split move's in ``logit s_B``.
+        and the split move's in ``logit s_B`` (in that order, as are ``accepted``).
     adapt : bool
         Whether the widths still adapt (warmup only: a fixed kernel afterwards keeps
         the chain exact).
@@ -589,17 +592,20 @@ def concentration_step(
     likelihood: SeparableLikelihood,
     rng: np.random.Generator,
 ) -> None:
-    """Update every chain's ``α`` by two Metropolis moves, ``log_pi`` (in place) by the second.
+    """Update every chain's ``α`` and ``log_pi`` (in place) by three Metropolis moves.
 
     A hierarchical Dirichlet: ``log α ~ N(·)`` and ``π | α ~ Dirichlet(α, …, α)`` (BDA3,
-    Sec. 5.3, with α sampled rather than fixed at a maximum). Two parametrisations
-    interwoven (Yu & Meng 2011, "ASIS"), because neither mixes alone:
+    Sec. 5.3, with α sampled rather than fixed at a maximum). Moves 1 and 3 are two
+    parametrisations interwoven (Yu & Meng 2011, "ASIS"), because neither mixes alone;
+    move 2 frees the total that move 3 holds:
 
     1. Centred: ``π`` held fixed, ``α`` drawn against ``p(α) Dir(π | α)``. The values
        the reports barely see sit at ``log π ≈ log U / α``, so ``Σ log π`` pins ``α``
        to its current value (a funnel: an ESS of 4–5 in 8,000 draws).
-    2. Non-centred on the unseen values: split the values into those the reference
-       estimate sees (``A``, :attr:`SeparableLikelihood.seen`) and the rest (``B``). By
+    2. Split (:func:`_split_step`): the values the reference estimate puts clear of 0
+       (``A``, :attr:`SeparableLikelihood.clear`, possibly none) and the rest (``B``)
+       trade their totals, the proportions within each held.
+    3. Non-centred on ``B``, the values the reports barely see. By
        Dirichlet aggregation ``(π_A, s_B = Σ_B π)`` is Dirichlet(α, …, α, |B|α) and
        independent of ``B``'s proportions ``r``, which are Dirichlet(α). ``r`` is written
        as ``G / ΣG`` with ``G_v ~ Gamma(α)`` and each ``G_v = G1_v U_v^(1/α)``,
@@ -631,26 +637,31 @@ def concentration_step(
     unseen = likelihood.unseen
     if unseen.size >= 2:
         current = likelihood.value(np.exp(log_pi))
+        log_s = _log_sum_rows(log_pi[:, unseen])  # log s_B
         if unseen.size < d:  # both groups hold values: their totals can trade
-            current = _split_step(
-                log_pi, current, alpha=np.exp(lam), walk=walk, likelihood=likelihood, rng=rng
+            current, log_s = _split_step(
+                log_pi, current, log_s, alpha=np.exp(lam), walk=walk, likelihood=likelihood, rng=rng
             )
-        lam = _noncentred(log_pi, current, lam=lam, walk=walk, likelihood=likelihood, rng=rng)
+        lam = _noncentred(
+            log_pi, current, log_s, lam=lam, walk=walk, likelihood=likelihood, rng=rng
+        )
     walk.log_alpha = lam
 
 
 def _split_step(
     log_pi: NDArray[np.float64],
     current: NDArray[np.float64],
+    log_s: NDArray[np.float64],
     *,
     alpha: NDArray[np.float64],
     walk: ConcentrationWalk,
     likelihood: SeparableLikelihood,
     rng: np.random.Generator,
-) -> NDArray[np.float64]:
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Move the unseen values' total ``s_B`` against the seen ones', proportions held.
 
-    ``current`` is the likelihood's value at ``log_pi``; returns it after the move.
+    ``current`` is the likelihood's value at ``log_pi`` and ``log_s`` is ``log s_B``;
+    returns both after the move.
 
     By Dirichlet aggregation ``s_B ~ Beta(|B| α, |A| α)``, independent of the
     proportions within ``A`` and within ``B``; a random walk in ``logit s_B`` (whose
@@ -661,7 +672,6 @@ def _split_step(
     chains, d = log_pi.shape
     unseen, seen_mask = likelihood.unseen, likelihood.seen_mask
     n_b, n_a = unseen.size, d - unseen.size
-    log_s = _log_sum_rows(log_pi[:, unseen])
     log_rest = _log_sum_rows(log_pi[:, seen_mask])
     logit = log_s - log_rest
     proposed = logit + walk.widths[2] * rng.standard_normal(chains)
@@ -674,19 +684,20 @@ def _split_step(
     accept = np.log(rng.random(chains)) < log_ratio
     log_pi[accept] = moved[accept]
     walk.accepted[2] += float(accept.mean())
-    return np.where(accept, value, current)
+    return np.where(accept, value, current), np.where(accept, new_s, log_s)
 
 
 def _noncentred(
     log_pi: NDArray[np.float64],
     current: NDArray[np.float64],
+    log_s: NDArray[np.float64],
     *,
     lam: NDArray[np.float64],
     walk: ConcentrationWalk,
     likelihood: SeparableLikelihood,
     rng: np.random.Generator,
 ) -> NDArray[np.float64]:
-    """Move 2 of :func:`concentration_step` (``current``: the likelihood at ``log_pi``).
+    """Move 3 of :func:`concentration_step`; at ``log_pi``, ``current`` and ``log_s``.
 
     Returns the new ``log α``.
     """
@@ -695,7 +706,6 @@ def _noncentred(
     n_b, n_a = unseen.size, d - unseen.size
     a = np.exp(lam)
     lp_b = log_pi[:, unseen]
-    log_s = _log_sum_rows(lp_b)
     # B's Gamma variables: G = R r with R ~ Gamma(|B| α) (independent of r), drawn in
     # logs as Gamma(|B| α + 1) · U^(1/(|B| α)) so that a tiny α cannot underflow it.
     shape_b = n_b * a
