@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import warnings
+from functools import cached_property
 
 import numpy as np
 import pytest
@@ -319,27 +320,35 @@ def test_the_learned_prior_matches_the_exact_hierarchical_posterior(
     assert abs(drawn.std() / log_sd - 1) <= 0.15, (drawn.std(), log_sd)
 
 
+class _FirstSeen(SeparableLikelihood):
+    """A likelihood whose first value counts as seen, whatever its reports say."""
+
+    @cached_property
+    def seen_mask(self) -> NDArray[np.bool_]:
+        mask = np.zeros(self.hits.size, dtype=bool)
+        mask[0] = True
+        return mask
+
+
 def test_the_concentration_moves_keep_the_hyperprior_where_the_reports_say_nothing() -> None:
     """With a flat likelihood the joint posterior is the prior: ``log α`` is the
-    hyperprior's normal and every ``π_v`` has mean ``1/d``. All three α moves run
-    (one value the reference sees, so the split move trades between the groups); an
-    error in the non-centred move's Jacobian or its Gamma terms moves the mean of
+    hyperprior's normal and every ``π_v`` has mean ``1/d``. All four α moves run (one
+    value counted as seen, so the split move trades between the groups, and the refresh
+    move, always accepted here, stays after warmup); an error in the non-centred move's
+    Jacobian or its Gamma terms, or in the refresh's aggregate, moves the mean of
     ``log α`` by whole units, the bound is 4 Monte Carlo standard errors."""
     from ldpcore.stats.pair_gibbs import ConcentrationWalk, Hyperprior  # noqa: PLC0415
 
     d = 6
-    likelihood = SeparableLikelihood(
-        np.zeros(d), np.zeros(d), 0.6, 0.1, np.array([3.0, 0, 0, 0, 0, 0])
-    )
-    # A reference with no reports behind it: every value has weight 1 (no information),
-    # and the first one is still "seen" (its reference is 2 sds above 0).
-    assert likelihood.clear == 1
+    likelihood = _FirstSeen(np.zeros(d), np.zeros(d), 0.6, 0.1, np.zeros(d))
+    assert likelihood.clear == 1 and likelihood.unseen.tolist() == [1, 2, 3, 4, 5]
     hyper = Hyperprior(hyperprior_centre(d), HYPERPRIOR_LOG_SD)
     rng = np.random.default_rng(11)
     walk = ConcentrationWalk(np.full(16, np.log(hyper.centre)), hyper)
     log_pi = np.log(np.full((16, d), 1.0 / d))
     run_pairs(log_pi, walk, likelihood, rng, steps=300, keep=False)
-    walk.adapt = False
+    walk.settle()
+    assert walk.refresh
     draws, trace, _ = run_pairs(log_pi, walk, likelihood, rng, steps=1500, keep=True)
     assert draws is not None and trace is not None
     rhat, ess = split_rhat_and_ess(np.concatenate([draws, trace[:, :, None]], axis=2))
@@ -350,6 +359,48 @@ def test_the_concentration_moves_keep_the_hyperprior_where_the_reports_say_nothi
     means = draws.reshape(-1, d).mean(axis=0)
     errors = draws.reshape(-1, d).std(axis=0) / np.sqrt(ess[:d])
     assert np.all(np.abs(means - 1 / d) <= 4 * errors), (means, errors)
+
+
+def test_the_values_counted_as_seen_are_the_ones_the_reports_rule_out_zero_for() -> None:
+    """``seen_mask`` is a likelihood-ratio test at ``√(2 ln d)``: on GRR reports of three
+    values among 1,024 (n = 10⁶, ε = 1), over 20 collections, the three are always seen
+    and at most 10 of the 20,420 absent values ever are (about 2 expected; a 2-sd rule
+    would mark about 470). And four reports of 100 for one value (GRR, ε = 0.5, d = 64,
+    whose estimate is far above 1) do not make it seen."""
+    d, n = 1024, 1_000_000
+    grr = get_protocol("GRR", epsilon=1.0, domain_size=d)
+    counts = np.zeros(d, dtype=np.int64)
+    counts[:3] = [500_000, 300_000, 200_000]
+    false = 0
+    for seed in range(20):
+        tallies = grr.sample_tallies(counts, np.random.default_rng(seed))
+        reference = grr.estimate(grr.support_from_tallies(tallies), n)
+        likelihood = SeparableLikelihood(
+            tallies.astype(float), np.zeros(d), grr.p, grr.q, reference
+        )
+        assert likelihood.seen_mask[:3].all()
+        false += int(likelihood.seen_mask[3:].sum())
+    assert false <= 10, false
+
+    small = get_protocol("GRR", epsilon=0.5, domain_size=64)
+    hits = np.zeros(64)
+    hits[0], hits[1:49] = 4, 2  # 100 reports
+    reference = small.estimate(hits, 100)
+    assert reference[0] > 1
+    likelihood = SeparableLikelihood(hits, np.zeros(64), small.p, small.q, reference)
+    assert likelihood.clear == 0 and likelihood.unseen.size == 64
+
+
+def test_the_refresh_move_is_dropped_only_where_warmup_refused_it() -> None:
+    """``settle`` ends the warmup: the widths stop adapting, and the refresh move stays
+    unless its acceptance over the last windows was below the floor."""
+    from ldpcore.stats.pair_gibbs import ConcentrationWalk, Hyperprior  # noqa: PLC0415
+
+    for rates, kept in (([0.3] * 3 + [0.0] * 5, False), ([0.0] * 3 + [0.05] * 5, True)):
+        walk = ConcentrationWalk(np.zeros(4), Hyperprior(0.1, 2.5))
+        walk.refreshed = list(rates)
+        walk.settle()
+        assert not walk.adapt and walk.refresh is kept
 
 
 def test_the_learned_prior_samples_hr_rows_at_alpha_half_or_above() -> None:

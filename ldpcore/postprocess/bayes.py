@@ -624,7 +624,7 @@ class Bayes(PostProcessor):
         )
         total = _PAIR_WARMUP + 4 * self.draws
         _, warmup, _ = run_pairs(log_pi, walk, separable, rng, steps=_PAIR_WARMUP, keep=False)
-        walk.adapt = False
+        walk.settle()
         done = _PAIR_WARMUP
         if self.progress is not None:
             self.progress(done, total)
