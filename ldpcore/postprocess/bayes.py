@@ -341,10 +341,10 @@ class Posterior:
 
         When the reports see at most a tenth of the values clearly (:attr:`seen`), or,
         under a fixed prior, when :attr:`prior_pull` is past :data:`PRIOR_PULL_WARNING`
-        (measured under Jeffreys' prior). Under the learned prior (with α estimated, as
-        in session 20) the frequent values' 95% intervals covered 49–89% in the regimes
-        of benchmarks/README.md ("A prior that learns") where at most a tenth were
-        seen, and 92–98% in the others; its
+        (measured under Jeffreys' prior). Under the learned prior the frequent values'
+        95% intervals covered 43–89% in the regimes of benchmarks/README.md ("A prior
+        that learns", GRR with α sampled; 49–89% for every protocol with α estimated)
+        where at most a tenth were seen, and 96% in the one other GRR regime; its
         pull is no guide there (0.5–0.6 in regimes that covered 93–95%: a small α
         moves what the reports measure less, but still moves it).
         """
@@ -372,8 +372,7 @@ class Posterior:
             f"The prior shapes these numbers: {how_far}, and {moved:.0%} of the mass sits "
             "elsewhere than the reports alone put it. The credible intervals then describe "
             "the prior as much as the reports and can cover the truth much less often than "
-            "stated (49–89% for frequent values at 95% in such cases with α estimated rather "
-            "than sampled, benchmarks/README.md). "
+            "stated (43–89% for frequent values at 95% in such cases, benchmarks/README.md). "
             "With this little information per value, prefer MLE or Norm-Sub with confidence "
             "intervals, or a prior from data you trust."
         )
