@@ -362,11 +362,12 @@ def test_the_concentration_moves_keep_the_hyperprior_where_the_reports_say_nothi
 
 
 def test_the_values_counted_as_seen_are_the_ones_the_reports_rule_out_zero_for() -> None:
-    """``seen_mask`` is a likelihood-ratio test at ``√(2 ln d)``: on GRR reports of three
+    """``seen_mask`` is a likelihood-ratio test at ``√(2 ln d)``, with the share fixed to
+    within a fraction of itself: on GRR reports of three
     values among 1,024 (n = 10⁶, ε = 1), over 20 collections, the three are always seen
     and at most 10 of the 20,420 absent values ever are (about 2 expected; a 2-sd rule
-    would mark about 470). And four reports of 100 for one value (GRR, ε = 0.5, d = 64,
-    whose estimate is far above 1) do not make it seen."""
+    would mark about 470). Four reports of 100 for one value (GRR, ε = 0.5, d = 64,
+    whose estimate is far above 1) do not make it seen, nor do seven at ε = 2."""
     d, n = 1024, 1_000_000
     grr = get_protocol("GRR", epsilon=1.0, domain_size=d)
     counts = np.zeros(d, dtype=np.int64)
@@ -389,6 +390,14 @@ def test_the_values_counted_as_seen_are_the_ones_the_reports_rule_out_zero_for()
     assert reference[0] > 1
     likelihood = SeparableLikelihood(hits, np.zeros(64), small.p, small.q, reference)
     assert likelihood.clear == 0 and likelihood.unseen.size == 64
+    # Seven reports of 100 at ε = 2 rule out 0 (likelihood ratio 11 > 2.9²), but the share
+    # is 0.61 ± 0.29, not fixed: not seen either.
+    sharp = get_protocol("GRR", epsilon=2.0, domain_size=64)
+    hits = np.zeros(64)
+    hits[0], hits[1:64], hits[1:31] = 7, 1, 2  # 100 reports
+    reference = sharp.estimate(hits, 100)
+    likelihood = SeparableLikelihood(hits, np.zeros(64), sharp.p, sharp.q, reference)
+    assert likelihood.clear == 0
 
 
 def test_the_refresh_move_is_dropped_only_where_warmup_refused_it() -> None:

@@ -176,7 +176,14 @@ class SeparableLikelihood:
                 trials - self.hits, (1.0 - rate) / (1.0 - self.q)
             )
         threshold = max(2.0, math.sqrt(2.0 * math.log(d)))
-        return np.asarray(2.0 * ratio > threshold * threshold)
+        # ... and the reports must fix the share to within a fraction of itself: the
+        # estimate (at most 1) over the likelihood's sd there. At small n a count can
+        # rule out 0 while the share stays anywhere in (0, 1) (GRR, ε = 2, n = 100: 7
+        # reports, estimate 0.61 ± 0.29), and a centred value that wide mixed slowly.
+        share = np.clip(self.reference, 0.0, 1.0)
+        _, bend = self.slopes(np.arange(d), share)
+        pinned = share * np.sqrt(np.maximum(-bend, 0.0)) > threshold
+        return np.asarray((2.0 * ratio > threshold * threshold) & pinned)
 
     @cached_property
     def clear(self) -> int:
