@@ -343,8 +343,8 @@ class Posterior:
         under a fixed prior, when :attr:`prior_pull` is past :data:`PRIOR_PULL_WARNING`
         (measured under Jeffreys' prior). Under the learned prior the frequent values'
         95% intervals covered 43–89% in the regimes of benchmarks/README.md ("A prior
-        that learns", GRR with α sampled; 49–89% for every protocol with α estimated)
-        where at most a tenth were seen, and 96% in the one other GRR regime; its
+        that learns", session 22, α sampled) where at most a tenth were seen, and
+        93–96% in the others; its
         pull is no guide there (0.5–0.6 in regimes that covered 93–95%: a small α
         moves what the reports measure less, but still moves it).
         """

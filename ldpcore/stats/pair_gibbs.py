@@ -712,6 +712,26 @@ def concentration_step(
     walk.log_alpha = lam
 
 
+def _metropolis(
+    log_pi: NDArray[np.float64],
+    moved: NDArray[np.float64],
+    log_ratio: NDArray[np.float64],
+    *,
+    walk: ConcentrationWalk,
+    move: int,
+    rng: np.random.Generator,
+) -> NDArray[np.bool_]:
+    """Accept each chain's ``moved`` row with probability ``min(1, e^log_ratio)``.
+
+    Updates ``log_pi`` in place and the walk's count for ``move``; returns which chains
+    moved.
+    """
+    accept = np.log(rng.random(log_ratio.shape)) < log_ratio
+    log_pi[accept] = moved[accept]
+    walk.accepted[move] += float(accept.mean())
+    return accept
+
+
 def _split_step(
     log_pi: NDArray[np.float64],
     current: NDArray[np.float64],
@@ -745,9 +765,7 @@ def _split_step(
     log_ratio = (
         n_b * alpha * (new_s - log_s) + n_a * alpha * (new_rest - log_rest) + value - current
     )
-    accept = np.log(rng.random(chains)) < log_ratio
-    log_pi[accept] = moved[accept]
-    walk.accepted[2] += float(accept.mean())
+    accept = _metropolis(log_pi, moved, log_ratio, walk=walk, move=2, rng=rng)
     return np.where(accept, value, current), np.where(accept, new_s, log_s)
 
 
@@ -807,9 +825,7 @@ def _noncentred(
         + value
         - current
     )
-    accept = np.log(rng.random(chains)) < log_ratio
-    log_pi[accept] = moved[accept]
-    walk.accepted[1] += float(accept.mean())
+    accept = _metropolis(log_pi, moved, log_ratio, walk=walk, move=1, rng=rng)
     return np.where(accept, proposed, lam), np.where(accept, value, current)
 
 
@@ -874,9 +890,7 @@ def _refresh(
         + value
         - current
     )
-    accept = np.log(rng.random(chains)) < log_ratio
-    log_pi[accept] = moved[accept]
-    walk.accepted[3] += float(accept.mean())
+    accept = _metropolis(log_pi, moved, log_ratio, walk=walk, move=3, rng=rng)
     return np.where(accept, proposed, lam)
 
 
