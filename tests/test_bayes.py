@@ -363,11 +363,11 @@ def test_the_concentration_moves_keep_the_hyperprior_where_the_reports_say_nothi
 
 def test_the_values_counted_as_seen_are_the_ones_the_reports_rule_out_zero_for() -> None:
     """``seen_mask`` is a likelihood-ratio test at ``√(2 ln d)``, with the share fixed to
-    within a fraction of itself: on GRR reports of three
-    values among 1,024 (n = 10⁶, ε = 1), over 20 collections, the three are always seen
-    and at most 10 of the 20,420 absent values ever are (about 2 expected; a 2-sd rule
-    would mark about 470). Four reports of 100 for one value (GRR, ε = 0.5, d = 64,
-    whose estimate is far above 1) do not make it seen, nor do seven at ε = 2."""
+    within a fraction of itself. On GRR reports of three values among 1,024 (n = 10⁶,
+    ε = 1), over 20 collections, the three are always seen and at most 10 of the 20,420
+    absent values ever are (about 2 expected; a 2-sd rule would mark about 470). Four
+    reports of 100 for one value (GRR, ε = 0.5, d = 64, whose estimate is far above 1)
+    do not make it seen, nor do seven at ε = 2."""
     d, n = 1024, 1_000_000
     grr = get_protocol("GRR", epsilon=1.0, domain_size=d)
     counts = np.zeros(d, dtype=np.int64)

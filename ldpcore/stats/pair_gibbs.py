@@ -153,28 +153,27 @@ class SeparableLikelihood:
 
     @cached_property
     def seen_mask(self) -> NDArray[np.bool_]:
-        """True for the values whose reports rule out 0: the concentration moves' ``A``.
+        """True for the values whose reports rule out 0 and fix their share: ``A``.
 
-        A one-sided likelihood-ratio test of "``π_v = 0``" on the value's own report
-        count, a binomial whatever the protocol (GRR's cells are multinomial, each one
-        binomial), at the universal threshold ``√(2 ln d)`` (Donoho & Johnstone 1994,
-        Sec. 1: the largest of ``d`` independent standard normals stays below it with
-        probability tending to 1), and at least 2. Why a threshold that grows with
-        ``d``: at 2 sds, a 2.3% tail, Zipf d = 1,024 under GRR had 28 values "seen",
-        about 24 of them noise; their shares are ones the reports barely fix, and in
-        the moves' centred part they pinned α (α's ESS 173 in 8,000 draws, 390 at the
-        universal threshold with 3 seen). Why the reports' count and not the
-        estimate's z-score: at n = 100 an estimate can be far above 1, with a
-        curvature that says nothing (GRR, ε = 0.5, d = 64: 6 values "seen" from 4
-        reports each).
+        ``A`` is the concentration moves' centred group. A one-sided likelihood-ratio
+        test of "``π_v = 0``" on the value's own report count, a binomial whatever the
+        protocol (GRR's cells are multinomial, each one binomial), at the universal
+        threshold ``√(2 ln d)`` (Donoho & Johnstone 1994, Sec. 1: the largest of ``d``
+        independent standard normals stays below it with probability tending to 1), and
+        at least 2. Why a threshold that grows with ``d``: at 2 sds, a 2.3% tail, Zipf
+        d = 1,024 under GRR had 28 values "seen", about 24 of them noise; their shares
+        are ones the reports barely fix, and in the moves' centred part they pinned α
+        (α's ESS 173 in 8,000 draws, 390 at the universal threshold with 3 seen). Why
+        the reports' count and not the estimate's z-score: at n = 100 an estimate can
+        be far above 1, with a curvature that says nothing (GRR, ε = 0.5, d = 64: 6
+        values "seen" from 4 reports each). The share condition is below.
         """
         d = self.hits.size
         trials = self.hits + self.misses if not self.multinomial else np.full(d, self.hits.sum())
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rate = np.clip(self.hits / np.maximum(trials, 1.0), self.q, 1.0)
-            ratio = special.xlogy(self.hits, rate / self.q) + special.xlogy(
-                trials - self.hits, (1.0 - rate) / (1.0 - self.q)
-            )
+        rate = np.clip(self.hits / np.maximum(trials, 1.0), self.q, 1.0)  # q <= rate: no log 0
+        ratio = special.xlogy(self.hits, rate / self.q) + special.xlogy(
+            trials - self.hits, (1.0 - rate) / (1.0 - self.q)
+        )
         threshold = max(2.0, math.sqrt(2.0 * math.log(d)))
         # ... and the reports must fix the share to within a fraction of itself: the
         # estimate (at most 1) over the likelihood's sd there. At small n a count can
@@ -702,12 +701,21 @@ def concentration_step(
             current, log_s = _split_step(
                 log_pi, current, log_s, alpha=np.exp(lam), walk=walk, likelihood=likelihood, rng=rng
             )
+        # Σ_A log π: neither move below changes A's values (they hold π_A and s_B).
+        seen_total = log_pi[:, likelihood.seen_mask].sum(axis=1)
         lam, current = _noncentred(
-            log_pi, current, log_s, lam=lam, walk=walk, likelihood=likelihood, rng=rng
+            log_pi, current, log_s, seen_total, lam=lam, walk=walk, likelihood=likelihood, rng=rng
         )
         if walk.refresh:
             lam = _refresh(
-                log_pi, current, log_s, lam=lam, walk=walk, likelihood=likelihood, rng=rng
+                log_pi,
+                current,
+                log_s,
+                seen_total,
+                lam=lam,
+                walk=walk,
+                likelihood=likelihood,
+                rng=rng,
             )
     walk.log_alpha = lam
 
@@ -773,18 +781,19 @@ def _noncentred(
     log_pi: NDArray[np.float64],
     current: NDArray[np.float64],
     log_s: NDArray[np.float64],
+    seen_total: NDArray[np.float64],
     *,
     lam: NDArray[np.float64],
     walk: ConcentrationWalk,
     likelihood: SeparableLikelihood,
     rng: np.random.Generator,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Move 3 of :func:`concentration_step`; at ``log_pi``, ``current`` and ``log_s``.
+    """Move 3 of :func:`concentration_step`; the new ``log α`` and likelihood.
 
-    Returns the new ``log α`` and the likelihood's value there.
+    At ``log_pi``, ``current``, ``log_s`` and ``seen_total`` (``Σ_A log π``).
     """
     chains, d = log_pi.shape
-    unseen, seen_mask = likelihood.unseen, likelihood.seen_mask
+    unseen = likelihood.unseen
     n_b = unseen.size
     a = np.exp(lam)
     lp_b = log_pi[:, unseen]
@@ -813,7 +822,6 @@ def _noncentred(
     log_g_new = log_g1_new + log_u / a2[:, None]
     moved = log_pi.copy()
     moved[:, unseen] = log_g_new + (log_s - _log_sum_rows(log_g_new))[:, None]
-    seen_total = log_pi[:, seen_mask].sum(axis=1)
     value = likelihood.value(np.exp(moved))
 
     log_ratio = (
@@ -853,6 +861,7 @@ def _refresh(
     log_pi: NDArray[np.float64],
     current: NDArray[np.float64],
     log_s: NDArray[np.float64],
+    seen_total: NDArray[np.float64],
     *,
     lam: NDArray[np.float64],
     walk: ConcentrationWalk,
@@ -870,7 +879,7 @@ def _refresh(
     a tiny ``α'`` cannot underflow it (Marsaglia & Tsang 2000, Sec. 6).
     """
     chains, d = log_pi.shape
-    unseen, seen_mask = likelihood.unseen, likelihood.seen_mask
+    unseen = likelihood.unseen
     n_b = unseen.size
     a = np.exp(lam)
     proposed = lam + walk.widths[3] * rng.standard_normal(chains)
@@ -880,7 +889,6 @@ def _refresh(
     )
     moved = log_pi.copy()
     moved[:, unseen] = log_g + (log_s - _log_sum_rows(log_g))[:, None]
-    seen_total = log_pi[:, seen_mask].sum(axis=1)
     value = likelihood.value(np.exp(moved))
     log_ratio = (
         walk.hyperprior.log_density(proposed)
