@@ -268,6 +268,79 @@ def test_pairs_and_values_that_underflow_a_float_are_drawn_exactly() -> None:
     assert np.allclose(special.logsumexp(log_pi, axis=1), 0.0)
 
 
+@pytest.mark.parametrize(("a", "b"), [(0.02, 0.5), (0.3, 0.7), (1.0, 1.0), (0.005, 0.005)])
+def test_johnks_beta_draws_follow_the_beta_in_logs(a: float, b: float) -> None:
+    """The flat pairs' prior draws (Jöhnk's method, in logs) against the Beta's CDF.
+
+    Tested on ``log(t / (1 − t))``, which both logs give to the last bit whichever end
+    ``t`` is near (at α = 0.005 two fifths of the draws round to ``t = 1``, and a fortieth
+    underflow ``t`` itself). Its CDF is the Beta's at ``expit(x)``; beyond ``|x| = 50``
+    the Beta's tails ``y^a / (a B(a, b))`` at ``y = e^(−|x|)``, to a relative ``e^−50``.
+    The two logs must also describe one ``t``: ``e^(log t) + e^(log(1 − t)) = 1``.
+    """
+    from ldpcore.stats.pair_gibbs import _log_beta_small  # noqa: PLC0415
+
+    rng = np.random.default_rng(17)
+    size = 20_000
+    lt, lu = _log_beta_small(np.full(size, a), np.full(size, b), rng)
+    np.testing.assert_allclose(np.logaddexp(lt, lu), 0.0, atol=1e-12)
+
+    def cdf(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        low = np.exp(a * np.minimum(x, 0.0) - np.log(a) - special.betaln(a, b))
+        high = -np.expm1(-b * np.maximum(x, 0.0) - np.log(b) - special.betaln(a, b))
+        inner = np.clip(x, -50.0, 50.0)  # each side from its own tail: expit(37) rounds to 1
+        middle = np.where(
+            x < 0.0,
+            stats.beta(a, b).cdf(special.expit(inner)),
+            stats.beta(b, a).sf(special.expit(-inner)),
+        )
+        return np.where(x < -50.0, low, np.where(x > 50.0, high, middle))
+
+    assert stats.kstest(lt - lu, cdf).pvalue > 1e-3
+
+
+@pytest.mark.parametrize(("hits", "flat"), [((1.0, 0.0), True), ((30.0, 10.0), False)])
+def test_both_pair_moves_draw_the_exact_conditional(hits: tuple[float, float], flat: bool) -> None:
+    """One pair holding all the mass: after 30 moves, ``t`` follows its exact conditional.
+
+    The conditional ``t^(α_i − 1) (1 − t)^(α_j − 1) e^(L(t))`` is integrated by quadrature
+    (scipy's algebraic weight takes the singularity at 0) for a Kolmogorov–Smirnov test
+    on 3,000 chains. One reports' likelihood is flat enough for the prior-proposal move
+    (its reach at most ``_FLAT``) and one is not; the test checks it covers each.
+    """
+    from scipy import integrate  # noqa: PLC0415
+
+    from ldpcore.stats.pair_gibbs import _FLAT, _PairEnds, pair_step  # noqa: PLC0415
+
+    alpha = np.array([0.3, 0.7])
+    likelihood = SeparableLikelihood(np.array(hits), np.zeros(2), 0.5, 0.3, np.array([0.5, 0.5]))
+    pair = (np.array([0]), np.array([1]))
+    one = np.ones((1, 1))
+    value_i, _, bend_i = likelihood.terms(pair[0], one)
+    value_j, _, bend_j = likelihood.terms(pair[1], one)
+    reach = float(_PairEnds(value_i, bend_i, value_j, bend_j).reach(one, pair, likelihood)[0, 0])
+    assert (reach <= _FLAT) == flat
+
+    def weight(t: float) -> float:
+        return float(np.exp(likelihood.value(np.array([[t, 1.0 - t]]))[0]) * (1 - t) ** -0.3)
+
+    total = integrate.quad(weight, 0.0, 1.0, weight="alg", wvar=(-0.7, 0.0))[0]
+
+    def cdf(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        return (
+            np.array([integrate.quad(weight, 0.0, v, weight="alg", wvar=(-0.7, 0.0))[0] for v in x])
+            / total
+        )
+
+    rng = np.random.default_rng(23)
+    log_pi = np.log(np.tile([0.5, 0.5], (3000, 1)))
+    for _ in range(30):
+        pair_step(log_pi, pair, alpha, likelihood, rng)
+    np.testing.assert_allclose(np.logaddexp(log_pi[:, 0], log_pi[:, 1]), 0.0, atol=1e-12)
+    t = np.exp(log_pi[:, 0])
+    assert stats.kstest(t, cdf).pvalue > 1e-3
+
+
 EMPIRICAL_CASES = [
     ("GRR", 2.0, 5, 12, np.array([1.0, 1 / 4, 1 / 9, 1 / 16, 1 / 25])),
     ("OUE", 3.0, 4, 8, np.array([1.0, 1 / 4, 1 / 9, 1 / 16])),

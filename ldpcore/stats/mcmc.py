@@ -363,12 +363,10 @@ def split_rhat_and_ess(
     x = np.concatenate((x[:, :half], x[:, x.shape[1] - half :]), axis=0)
     m, n, _ = x.shape
     means = x.mean(axis=1)
-    within = x.var(axis=1, ddof=1).mean(axis=0)
-    var_plus = (n - 1) / n * within + means.var(axis=0, ddof=1)
-    moving = within > 0
-    safe_within = np.where(moving, within, 1.0)
-    safe_plus = np.where(moving, var_plus, 1.0)
-    rhat = np.where(moving, np.sqrt(safe_plus / safe_within), 1.0)
+    # Each half-chain's sum of squares about its mean, per coordinate: W below. Summed
+    # in the blocks, along their contiguous time axis; numpy's var along axis 1 was
+    # half of this function's time (0.28 of 0.6 s at 8 chains, 1,360 draws, d = 1,025).
+    squares = np.empty(x.shape[2])
     acov = np.empty((n, x.shape[2]))
     # A length the FFT handles fast (1,200 for 600 draws, not the power of two 2,048).
     size = fft.next_fast_len(2 * n - 1, real=True)
@@ -379,9 +377,18 @@ def split_rhat_and_ess(
         part = slice(first, first + block)
         # Time on the last, contiguous axis: the FFTs run 3x faster than along axis 1.
         centred = np.ascontiguousarray(np.swapaxes(x[:, :, part] - means[:, None, part], 1, 2))
+        squares[part] = np.einsum("mvt,mvt->v", centred, centred)
         spectrum = fft.rfft(centred, n=size, axis=2, workers=-1)
-        power = spectrum.real**2 + spectrum.imag**2
-        acov[:, part] = fft.irfft(power, n=size, axis=2, workers=-1)[:, :, :n].mean(axis=0).T / n
+        # Averaged over the half-chains before the inverse transform, which is linear:
+        # one inverse FFT per coordinate instead of one per half-chain.
+        power = (spectrum.real**2 + spectrum.imag**2).mean(axis=0)
+        acov[:, part] = fft.irfft(power, n=size, axis=1, workers=-1)[:, :n].T / n
+    within = squares / (m * (n - 1))
+    var_plus = (n - 1) / n * within + means.var(axis=0, ddof=1)
+    moving = within > 0
+    safe_within = np.where(moving, within, 1.0)
+    safe_plus = np.where(moving, var_plus, 1.0)
+    rhat = np.where(moving, np.sqrt(safe_plus / safe_within), 1.0)
     rho = 1.0 - (within - acov) / safe_plus
     rho[0] = 1.0
     pairs = rho[: 2 * (n // 2)].reshape(n // 2, 2, -1).sum(axis=1)
