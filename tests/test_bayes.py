@@ -246,24 +246,28 @@ def test_pairs_and_values_that_underflow_a_float_are_drawn_exactly() -> None:
 
     A pair whose sum underflows sees a likelihood flat in ``t`` to the last bit, so
     its draw must follow the prior's Beta(α_i, α_j) (the reference: scipy's Beta CDF,
-    a Kolmogorov–Smirnov test on 4,000 chains), keep the pair's sum, and warn of
-    nothing (pytest turns warnings into errors). A value with all the mass redrawn
-    against the others, which all underflow, must not overflow either.
+    a Kolmogorov–Smirnov test on 4,000 chains), by Jöhnk's method where both α are at
+    most 1 and by two Gamma draws where they are not; keep the pair's sum, and warn of
+    nothing (pytest turns warnings into errors). A pair of an underflowing value and
+    one with all the mass must not overflow either.
     """
-    from ldpcore.stats.pair_gibbs import pair_step, rest_step  # noqa: PLC0415
+    from ldpcore.stats.pair_gibbs import pair_step  # noqa: PLC0415
 
-    chains, alpha = 4000, np.array([0.3, 0.7, 0.5])
+    chains, alpha = 4000, np.array([0.3, 0.7, 0.5, 1.5, 2.0])
     likelihood = SeparableLikelihood(
-        np.array([0.0, 0.0, 40.0]), np.zeros(3), 0.6, 0.2, np.array([0.0, 0.0, 1.0])
+        np.array([0.0, 0.0, 40.0, 0.0, 0.0]), np.zeros(5), 0.6, 0.2, np.eye(5)[2]
     )
-    log_pi = np.tile([-800.0, -801.0, 0.0], (chains, 1))
-    sums = np.logaddexp(log_pi[:, 0], log_pi[:, 1])
+    log_pi = np.tile([-800.0, -801.0, 0.0, -900.0, -900.0], (chains, 1))
     rng = np.random.default_rng(5)
-    pair_step(log_pi, (np.array([0]), np.array([1])), alpha, likelihood, rng)
-    np.testing.assert_allclose(np.logaddexp(log_pi[:, 0], log_pi[:, 1]), sums, rtol=1e-12)
-    t = np.exp(log_pi[:, 0] - sums)
-    assert stats.kstest(t, stats.beta(0.3, 0.7).cdf).pvalue > 1e-3
-    rest_step(log_pi, 2, alpha, likelihood, rng)
+    for pair, shape in (((0, 1), (0.3, 0.7)), ((3, 4), (1.5, 2.0))):
+        sums = np.logaddexp(log_pi[:, pair[0]], log_pi[:, pair[1]])
+        pair_step(log_pi, (np.array([pair[0]]), np.array([pair[1]])), alpha, likelihood, rng)
+        np.testing.assert_allclose(
+            np.logaddexp(log_pi[:, pair[0]], log_pi[:, pair[1]]), sums, rtol=1e-12
+        )
+        t = np.exp(log_pi[:, pair[0]] - sums)
+        assert stats.kstest(t, stats.beta(*shape).cdf).pvalue > 1e-3
+    pair_step(log_pi, (np.array([0]), np.array([2])), alpha, likelihood, rng)
     assert np.isfinite(log_pi).all()
     assert np.allclose(special.logsumexp(log_pi, axis=1), 0.0)
 

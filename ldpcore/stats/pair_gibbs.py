@@ -60,16 +60,6 @@ _WIDEN = 1.2
 _FLOOR = 0.05
 #: Newton iterations for the conditional's mode (a deterministic function of s and data).
 _NEWTON = 2
-#: How many of the best-measured values are also redrawn against all the others. The
-#: largest shares are the ones pairs move slowly; each redraw costs a pass over every
-#: value. Minimum ESS per second over 600 steps (3 seeds): Zipf d = 1,024, GRR, α = 0.015:
-#: 189 with 8 leaders, 210 with 4, 219 with 2, 37 with none; countries, GRR: 708, 901,
-#: 1,079 and 1,267.
-_LEADERS = 2
-#: Above this many values seen, the block pairings alone mix the leaders well.
-_FEW_SEEN = 32
-#: Newton iterations against the rest: it starts from a value the reports measure well.
-_REST_NEWTON = 2
 #: Pairs whose likelihood ranges over at most this much (in log) along their sum take
 #: the prior as the proposal (:func:`pair_step`): accepted at least e^−1 of the time.
 _FLAT = 1.0
@@ -639,86 +629,6 @@ def _log_beta(
     return log_ga - total, log_gb - total
 
 
-def rest_step(
-    log_pi: NDArray[np.float64],
-    value: int,
-    alpha: NDArray[np.float64],
-    likelihood: SeparableLikelihood,
-    rng: np.random.Generator,
-) -> float:
-    """Redraw ``x = π_value`` against all the others at once; the acceptance rate.
-
-    The others keep their proportions ``r = π_rest / (1 − x)``. Under a Dirichlet,
-    ``x`` is independent of ``r`` and Beta(α_value, Σα − α_value) (neutrality; Connor &
-    Mosimann 1969), so given ``r`` its conditional is that Beta times the likelihood
-    with every other value at ``(1 − x) r_j``: one-dimensional again, drawn by the same
-    Laplace independence proposal in ``logit x`` (without spikes: it is used only for
-    values the reports see). Why: a well-measured value's share moves only as fast
-    as its partners can absorb the change, and when most values sit near 0 pairs
-    alone make it diffuse (Zipf, d = 1,024, GRR, α = 0.1: ESS 185 of 8,000 draws for
-    the top value).
-    """
-    everyone = np.arange(log_pi.shape[1])
-    a_i = alpha[..., value]
-    rest_alpha = alpha.sum(axis=-1) - a_i
-    old_lx = log_pi[:, value].copy()
-    others = log_pi.copy()
-    others[:, value] = -np.inf
-    old_ly = _log_sum_rows(others)  # log(1 − x), exact even when x is near 1
-    log_r = others - old_ly[:, None]  # the value's own -inf: x/(1 − x) could overflow
-    r = _exp(log_r)
-    r[:, value] = 0.0
-    one = np.array([value])
-
-    def rest_value(y: NDArray[np.float64]) -> NDArray[np.float64]:
-        # Σ_{j ≠ value} h_j(y r_j): the value's own term, at r = 0, is taken back out.
-        whole = likelihood.log_terms(everyone, y[:, None] * r).sum(axis=1)
-        return whole - float(likelihood.at_zero[0][value])
-
-    def rest_slopes(y: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        # d/dy and d²/dy² of the same sum (the value's own r is 0, so it adds nothing).
-        slope, bend = likelihood.slopes(everyone, y[:, None] * r)
-        return np.sum(r * slope, axis=1), np.sum(r * r * bend, axis=1)
-
-    def log_target(lx: NDArray[np.float64], ly: NDArray[np.float64]) -> NDArray[np.float64]:
-        own = likelihood.log_terms(one, _exp(lx)[:, None])[:, 0]
-        return (a_i - 1.0) * lx + (rest_alpha - 1.0) * ly + own + rest_value(_exp(ly))
-
-    floored = likelihood.anchor[0][value]
-    z = np.full(old_lx.shape, math.log(min(max(floored, 1e-4), 1.0 - 1e-4)))
-    z -= math.log1p(-min(max(floored, 1e-4), 1.0 - 1e-4))
-    for newton in range(_REST_NEWTON + 1):
-        x, y = _expit_both(z)
-        di, ddi = (v[:, 0] for v in likelihood.slopes(one, x[:, None]))
-        dr, ddr = rest_slopes(y)
-        xy = x * y
-        bend = -(a_i + rest_alpha) * xy + xy * (y - x) * (di - dr) + xy * xy * (ddi + ddr)
-        if newton == _REST_NEWTON:
-            break
-        slope = a_i * y - rest_alpha * x + xy * (di - dr)
-        step = np.where(bend < 0.0, -slope / np.where(bend < 0.0, bend, -1.0), np.sign(slope))
-        z = z + np.clip(step, -3.0, 3.0)
-    sd = _WIDEN / np.sqrt(np.maximum(-bend, 1e-2))
-
-    def log_proposal(lx: NDArray[np.float64], ly: NDArray[np.float64]) -> NDArray[np.float64]:
-        zz = (lx - ly - z) / sd
-        return -0.5 * zz * zz - np.log(sd) - lx - ly
-
-    new_z = z + sd * rng.standard_normal(z.shape)
-    new_lx, new_ly = -_softplus(-new_z), -_softplus(new_z)
-    log_ratio = (
-        log_target(new_lx, new_ly)
-        - log_target(old_lx, old_ly)
-        + log_proposal(old_lx, old_ly)
-        - log_proposal(new_lx, new_ly)
-    )
-    accept = np.log(rng.random(z.shape)) < log_ratio
-    lx, ly = np.where(accept, new_lx, old_lx), np.where(accept, new_ly, old_ly)
-    log_pi[:] = log_r + ly[:, None]
-    log_pi[:, value] = lx
-    return float(accept.mean())
-
-
 @dataclass(frozen=True)
 class Hyperprior:
     """``log α ~ N(log centre, log_sd²)``: the prior on a symmetric Dirichlet's concentration.
@@ -1103,9 +1013,6 @@ def run(
     accepted = 0.0
     order, seen = likelihood.order, likelihood.seen
     plan = schedule(order, seen, rng)
-    # With few values seen, the block pairings give each of them few partners of like
-    # size; then the best measured are also redrawn against all the rest.
-    leaders = order[: min(seen, _LEADERS)] if seen <= _FEW_SEEN else order[:0]
     for step in range(steps):
         k = step % len(plan.first)
         if k == 0 and step:
@@ -1113,9 +1020,6 @@ def run(
         now = walk.alpha(d) if walk is not None else alpha
         assert isinstance(now, np.ndarray)
         accepted += pair_step(log_pi, (plan.first[k], plan.second[k]), now, likelihood, rng)
-        if k == 1:
-            for leader in leaders:
-                rest_step(log_pi, int(leader), now, likelihood, rng)
         if k == 0:  # rounding drifts Σπ by ~1e-16 a step; re-centring keeps it there
             log_pi -= _log_sum_rows(log_pi)[:, None]
         if walk is not None and trace is not None:
@@ -1135,7 +1039,6 @@ __all__ = [
     "SeparableLikelihood",
     "concentration_step",
     "pair_step",
-    "rest_step",
     "run",
     "schedule",
 ]
