@@ -689,13 +689,19 @@ class Bayes(PostProcessor):
             assert draws is not None and trace is not None
             pieces.append(np.concatenate([draws, trace[:, :, None]], axis=2))
             report(steps)
-            columns = np.concatenate(pieces, axis=1)
-            kept = columns.shape[1]
+            kept = sum(piece.shape[1] for piece in pieces)
             full = watch is None or kept >= most  # the last chunk is always checked in full
-            rhat, ess = split_rhat_and_ess(columns if full else columns[:, :, watch])
+            if full:
+                columns = np.concatenate(pieces, axis=1)
+                rhat, ess = split_rhat_and_ess(columns)
+            else:  # only the watched columns are gathered (all of them: 65 MB at d = 1,024)
+                rhat, ess = split_rhat_and_ess(
+                    np.concatenate([p[:, :, watch] for p in pieces], axis=1)
+                )
             enough = float(ess.min()) >= self.min_ess and float(rhat.max()) <= self.max_rhat
             if enough and not full:  # the watched columns pass: now every one, once
                 full = True
+                columns = np.concatenate(pieces, axis=1)
                 rhat, ess = split_rhat_and_ess(columns)
                 enough = float(ess.min()) >= self.min_ess and float(rhat.max()) <= self.max_rhat
             if full:

@@ -359,10 +359,15 @@ def split_rhat_and_ess(
     from scipy import fft  # noqa: PLC0415 (scipy loads on first use; its FFTs use every core)
 
     x = np.asarray(draws, dtype=np.float64)
-    half = x.shape[1] // 2
-    x = np.concatenate((x[:, :half], x[:, x.shape[1] - half :]), axis=0)
-    m, n, _ = x.shape
-    means = x.mean(axis=1)
+    n = x.shape[1] // 2
+    m = 2 * x.shape[0]
+
+    def halves(part: slice) -> NDArray[np.float64]:
+        # The half-chains of some coordinates, ``(m, n, ·)``: a copy of those alone (a
+        # copy of every coordinate at once, 65 MB at d = 1,024, cost more than its FFTs).
+        return np.concatenate((x[:, :n, part], x[:, x.shape[1] - n :, part]), axis=0)
+
+    means = np.concatenate((x[:, :n].mean(axis=1), x[:, x.shape[1] - n :].mean(axis=1)), axis=0)
     # Each half-chain's sum of squares about its mean, per coordinate: W below. Summed
     # in the blocks, along their contiguous time axis; numpy's var along axis 1 was
     # half of this function's time (0.28 of 0.6 s at 8 chains, 1,360 draws, d = 1,025).
@@ -376,13 +381,20 @@ def split_rhat_and_ess(
     for first in range(0, x.shape[2], block):
         part = slice(first, first + block)
         # Time on the last, contiguous axis: the FFTs run 3x faster than along axis 1.
-        centred = np.ascontiguousarray(np.swapaxes(x[:, :, part] - means[:, None, part], 1, 2))
+        centred = np.ascontiguousarray(np.swapaxes(halves(part) - means[:, None, part], 1, 2))
         squares[part] = np.einsum("mvt,mvt->v", centred, centred)
-        spectrum = fft.rfft(centred, n=size, axis=2, workers=-1)
+        # In single precision, each coordinate scaled to unit variance first (a share
+        # of 1e−300 would underflow a float32): twice as fast, and the autocorrelations
+        # keep 6 digits where the ESS needs 2.
+        scale = np.sqrt(np.where(squares[part] > 0, squares[part], 1.0) / (m * n))
+        padded = np.zeros((m, centred.shape[1], size), dtype=np.float32)
+        padded[:, :, :n] = centred / scale[:, None]
+        spectrum = fft.rfft(padded, axis=2, workers=-1)
         # Averaged over the half-chains before the inverse transform, which is linear:
         # one inverse FFT per coordinate instead of one per half-chain.
         power = (spectrum.real**2 + spectrum.imag**2).mean(axis=0)
-        acov[:, part] = fft.irfft(power, n=size, axis=1, workers=-1)[:, :n].T / n
+        unit = fft.irfft(power, n=size, axis=1, workers=-1)[:, :n].T
+        acov[:, part] = unit * (scale * scale / n)
     within = squares / (m * (n - 1))
     var_plus = (n - 1) / n * within + means.var(axis=0, ddof=1)
     moving = within > 0
