@@ -400,7 +400,7 @@ class Bayes(PostProcessor):
     chains, draws, warmup : int
         HMC chains (at least 2, for R̂), kept draws per chain, adaptation iterations.
         The learned prior's pair sampler runs twice the chains, the same draws, and its
-        own warmup (250 steps, in which α's moves adapt).
+        own warmup (150 steps, in which α's moves adapt).
     seed : int
         Mixed with a hash of the input, so one input always gives one output.
     min_ess, max_rhat : float
@@ -725,13 +725,16 @@ class Bayes(PostProcessor):
 
 
 #: The learned prior's warmup: pair steps in which α and π find their posterior and α's
-#: walks adapt. Total steps to convergence, 3 collections each at ε = 1, n = 10⁶ (400
-#: against 250): Zipf d = 1,024 GRR 1,792 against 1,358, OUE 1,738 against 1,510;
-#: countries GRR 1,187 against 1,053, OLH 1,071 against 908; and at d = 64, ε = 0.5, GRR
-#: n = 10⁴ 1,776 against 1,666 and OUE n = 100 1,500 against 1,300 (4 collections; one
-#: warned at 400, none at 250). Shorter chains adapt the walks less but start sampling
-#: sooner, and the draws run on until α and every value pass anyway.
-_PAIR_WARMUP = 250
+#: walks adapt. Mean total steps to convergence with 100, 150 and 250 (n = 10⁶, ε = 1:
+#: 5 collections each; d = 64: 6, and 3 at d = 1,024, ε = 0.5), after the flat-pair move
+#: and the second non-centred α move: Zipf d = 1,024 GRR 1,250 / 1,075 / 1,276, SUE
+#: 978 / 1,121 / 1,193; countries GRR 628 / 766 / 759, OLH 603 / 673 / 772; d = 64,
+#: n = 100: OUE ε = 2 1,176 / 1,283 / 1,430, OLH ε = 2 1,171 / 1,154 / 1,472 (one
+#: collection warned at each); GRR ε = 0.5, n = 10⁴ 1,024 / 899 / 1,056; Zipf d = 1,024,
+#: ε = 0.5 966 / 1,121 / 1,195. 150 was below 250 in every case; 100 was not below 150
+#: everywhere. Shorter chains adapt the walks less but start sampling sooner, and the
+#: draws run on until α and every value pass anyway.
+_PAIR_WARMUP = 150
 #: The sd of the chains' starting ``log α`` around the hyperprior's centre.
 _START_SPREAD = 0.5
 
