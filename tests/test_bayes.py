@@ -24,7 +24,12 @@ from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.trials import run
 from ldpcore.postprocess import JEFFREYS, UNIFORM, Bayes, get_method, informed_prior
-from ldpcore.postprocess.bayes import HYPERPRIOR_LOG_SD, LEARNED, hyperprior_centre
+from ldpcore.postprocess.bayes import (
+    HYPERPRIOR_LOG_SD,
+    LEARNED,
+    hyperprior_centre,
+    pair_chains,
+)
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.protocols import get_protocol
 from ldpcore.protocols.base import FrequencyOracle
@@ -574,6 +579,26 @@ def test_bayes_is_chosen_by_name_and_refuses_what_it_cannot_do() -> None:
         .in_words(2)
         .startswith("an informed prior worth 5,000 users")
     )
+
+
+def test_the_pair_sampler_adds_chains_only_where_its_steps_are_overhead() -> None:
+    """2× to 3× the chains asked for; above 2× only while chains × values ≤ 3,000.
+
+    And the learned posterior's draws come from that many chains.
+    """
+    for asked in (2, 4, 8, 16):
+        counts = [pair_chains(asked, d) for d in (2, 5, 64, 248, 750, 1024, 4096)]
+        assert counts == sorted(counts, reverse=True)  # fewer chains as d grows
+        for d, chains in zip((2, 5, 64, 248, 750, 1024, 4096), counts, strict=True):
+            assert 2 * asked <= chains <= 3 * asked
+            assert chains == 2 * asked or chains * d <= 3_000
+    assert pair_chains(4, 64) > pair_chains(4, 1024) == 8
+    oracle = get_protocol("OUE", epsilon=2.0, domain_size=64)
+    counts = np.random.default_rng(3).multinomial(10_000, np.full(64, 1 / 64))
+    support = oracle.sample_support_counts(counts, np.random.default_rng(4))
+    estimate = oracle.estimate(support, 10_000)
+    posterior = Bayes().posterior(estimate, protocol=oracle, n=10_000)
+    assert posterior.draws.shape[0] == pair_chains(4, 64)
 
 
 def test_split_rhat_and_ess_on_known_chains() -> None:
