@@ -342,8 +342,8 @@ class Posterior:
         When the reports see at most a tenth of the values clearly (:attr:`seen`), or,
         under a fixed prior, when :attr:`prior_pull` is past :data:`PRIOR_PULL_WARNING`
         (measured under Jeffreys' prior). Under the learned prior the frequent values'
-        95% intervals covered 42–91% in the regimes of benchmarks/README.md ("A prior
-        that learns", session 23, α sampled) where at most a tenth were seen, and
+        95% intervals covered 41–91% in the regimes of benchmarks/README.md ("A prior
+        that learns", session 24, α sampled) where at most a tenth were seen, and
         93–97% in the others. Its pull is no guide there (0.5–0.6 in regimes that
         covered 93–95%: a small α moves what the reports measure less, but still moves
         it).
@@ -372,7 +372,7 @@ class Posterior:
             f"The prior shapes these numbers: {how_far}, and {moved:.0%} of the mass sits "
             "elsewhere than the reports alone put it. The credible intervals then describe "
             "the prior as much as the reports and can cover the truth much less often than "
-            "stated (42–91% for frequent values at 95% in such cases, benchmarks/README.md). "
+            "stated (41–91% for frequent values at 95% in such cases, benchmarks/README.md). "
             "With this little information per value, prefer MLE or Norm-Sub with confidence "
             "intervals, or a prior from data you trust."
         )
