@@ -485,8 +485,8 @@ class Bayes(PostProcessor):
     ) -> IntervalEstimates:
         """The posterior mean with ``level`` credible intervals, widened at small ``n``.
 
-        With at least ``40 / tail`` draws in all (1,600 at 95%), so that each tail
-        quantile rests on about 40 draws.
+        With at least ``40 / tail`` draws in all (1,600 at 95%), over every chain the
+        sampler runs, so that each tail quantile rests on about 40 draws.
 
         Up to :data:`~ldpcore.postprocess.intervals.EXACT_MAX_N` users each interval is
         widened to hold the exact confidence interval for the true share
@@ -503,7 +503,10 @@ class Bayes(PostProcessor):
                 "(beyond that its tails need minutes of sampling)"
             )
         each = per_test_level(level, protocol.domain_size, simultaneous=simultaneous)
-        wanted = math.ceil(40 / ((1 - each) / 2) / self.chains)
+        f = check_estimate(estimate, protocol.domain_size)
+        context = Context(protocol=protocol, n=check_n_users(n), tallies=tallies)
+        chains = self._drawing_chains(f, context)
+        wanted = math.ceil(40 / ((1 - each) / 2) / chains)
         sampler = dataclasses.replace(self, draws=max(self.draws, wanted))
         posterior = sampler.posterior(estimate, protocol=protocol, n=n, tallies=tallies)
         low, high = posterior.interval(each)
@@ -538,6 +541,18 @@ class Bayes(PostProcessor):
 
     def _apply(self, estimate: Vector, context: Context) -> Vector:
         return self._posterior(estimate, context).mean
+
+    def _drawing_chains(self, estimate: Vector, context: Context) -> int:
+        """How many chains the posterior's draws will come from.
+
+        The pair sampler's (:func:`pair_chains`) under the learned prior where the
+        likelihood is separable, else HMC's :attr:`chains`: the draws an interval's tails
+        need are shared among them.
+        """
+        model = context_model(estimate, context)
+        if self.prior.kind == "learned" and model.separable_counts() is not None:
+            return pair_chains(self.chains, context.protocol.domain_size)
+        return self.chains
 
     def _posterior(self, estimate: Vector, context: Context) -> Posterior:
         model = context_model(estimate, context)
