@@ -660,7 +660,7 @@ class Bayes(PostProcessor):
         frequencies, alphas, rhat, ess = self._pair_draws(log_pi, walk, separable, rng, report)
         if self.progress is not None:
             self.progress(total, total)  # done: the last chunks were not needed
-        mean = frequencies.mean(axis=(0, 1))  # a view of the sampler's buffer: no copy
+        mean = frequencies.reshape(-1, d).mean(axis=0)
         return Posterior(
             mean / mean.sum(),
             frequencies,
@@ -692,34 +692,33 @@ class Bayes(PostProcessor):
         """
         from ldpcore.stats.pair_gibbs import run as run_pairs  # noqa: PLC0415 (scipy)
 
-        chains, d = log_pi.shape
+        pieces: list[NDArray[np.float64]] = []
+        d = log_pi.shape[1]
         steps, most = self.draws, 4 * self.draws
-        # One buffer for every draw the run may keep (π's, then log α last), written in
-        # place by the sampler: the draws are never copied to be checked or returned
-        # (at d = 1,024 each copy of them is 80 MB; np.empty touches only what is used).
-        columns = np.empty((chains, 8 * self.draws, d + 1))
-        kept = 0
         # The columns (values, and α last) that fell short at the last full check.
         # Between full checks only they are re-checked (ESS and R̂ are per column): at
         # d = 1,024 a full check costs about 0.15 s, as much as 60 pair steps, so the
         # draws can grow in small increments without paying for it each time.
         watch: NDArray[np.intp] | None = None
         while True:
-            chunk = columns[:, kept : kept + steps]
-            _, trace, _ = run_pairs(log_pi, walk, separable, rng, steps=steps, out=chunk[:, :, :d])
-            assert trace is not None
-            chunk[:, :, d] = trace
-            kept += steps
+            draws, trace, _ = run_pairs(log_pi, walk, separable, rng, steps=steps, keep=True)
+            assert draws is not None and trace is not None
+            pieces.append(np.concatenate([draws, trace[:, :, None]], axis=2))
             report(steps)
+            kept = sum(piece.shape[1] for piece in pieces)
             full = watch is None or kept >= most  # the last chunk is always checked in full
             if full:
-                rhat, ess = split_rhat_and_ess(columns[:, :kept])
-            else:  # only the watched columns are gathered
-                rhat, ess = split_rhat_and_ess(columns[:, :kept, watch])
+                columns = np.concatenate(pieces, axis=1)
+                rhat, ess = split_rhat_and_ess(columns)
+            else:  # only the watched columns are gathered (all of them: 65 MB at d = 1,024)
+                rhat, ess = split_rhat_and_ess(
+                    np.concatenate([p[:, :, watch] for p in pieces], axis=1)
+                )
             enough = float(ess.min()) >= self.min_ess and float(rhat.max()) <= self.max_rhat
             if enough and not full:  # the watched columns pass: now every one, once
                 full = True
-                rhat, ess = split_rhat_and_ess(columns[:, :kept])
+                columns = np.concatenate(pieces, axis=1)
+                rhat, ess = split_rhat_and_ess(columns)
                 enough = float(ess.min()) >= self.min_ess and float(rhat.max()) <= self.max_rhat
             if full:
                 failing = (ess < self.min_ess) | (rhat > self.max_rhat)
@@ -738,7 +737,7 @@ class Bayes(PostProcessor):
             short = self.min_ess / max(float(ess.min()), 1.0)
             wanted = math.ceil(kept * (short ** (2 / 3) - 1.0))
             steps = min(most - kept, max(self.draws // 8, min(wanted, kept // 2)))
-        return columns[:, :kept, :d], np.exp(columns[:, :kept, d]), rhat, ess
+        return columns[:, :, :-1], np.exp(columns[:, :, -1]), rhat, ess
 
 
 #: The learned prior's warmup: pair steps in which α and π find their posterior and α's

@@ -1018,8 +1018,7 @@ def run(
     rng: np.random.Generator,
     *,
     steps: int,
-    keep: bool = False,
-    out: NDArray[np.float64] | None = None,
+    keep: bool,
 ) -> tuple[NDArray[np.float64] | None, NDArray[np.float64] | None, float]:
     """Run ``steps`` pair steps from ``log_pi`` (updated in place).
 
@@ -1027,11 +1026,10 @@ def run(
     which then moves once per step (and adapts its widths while ``walk.adapt``).
     Returns the draws of ``π`` after each step (``(chains, steps, d)``) when ``keep``,
     each step's ``log α`` per chain (``(chains, steps)``; None for a fixed ``α``), and
-    the pair moves' mean acceptance. ``out``, a ``(chains, steps, d)`` array (a view of a
-    larger buffer, say), receives the draws instead of a new array, and is returned.
+    the pair moves' mean acceptance.
     """
     chains, d = log_pi.shape
-    draws = out if out is not None else np.empty((chains, steps, d)) if keep else None
+    draws = np.empty((chains, steps, d)) if keep else None
     walk = alpha if isinstance(alpha, ConcentrationWalk) else None
     trace = np.empty((chains, steps)) if walk is not None else None
     accepted = 0.0
