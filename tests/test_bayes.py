@@ -537,6 +537,27 @@ def test_one_input_gives_one_output_and_the_seed_changes_the_draws() -> None:
     assert abs(first.sum() - 1) < 1e-12 and first.min() >= 0
 
 
+def test_an_unsettled_sampler_is_said_next_to_its_intervals() -> None:
+    """The pages show the interval's note, not Python warnings: a sampler that stopped
+    before its checks passed is said there, with its Monte Carlo error (1/√ESS of a
+    posterior sd); a library caller of ``posterior`` still gets the warning."""
+    protocol = get_protocol("GRR", epsilon=1.0, domain_size=6)
+    estimate = np.array([0.4, 0.3, 0.1, 0.1, 0.05, 0.05])
+    short = Bayes(draws=20, warmup=20, min_ess=10_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # said in the note, not warned
+        found = short.with_intervals(estimate, protocol=protocol, n=2_000, level=0.9)
+    assert found.warning.startswith("Bayes's sampler had not settled")
+    with pytest.warns(NotConverged, match="had not settled") as caught:
+        posterior = short.posterior(estimate, protocol=protocol, n=2_000)
+    noise = 1 / np.sqrt(posterior.ess.min())
+    assert f"Monte Carlo noise of up to {noise:.0%} of a posterior sd (1% at" in str(
+        caught[0].message
+    )
+    settled = Bayes().with_intervals(estimate, protocol=protocol, n=2_000, level=0.9)
+    assert "had not settled" not in settled.warning
+
+
 def test_too_few_draws_warn_and_an_experiment_reports_convergence() -> None:
     protocol = get_protocol("GRR", epsilon=1.0, domain_size=6)
     short = Bayes(draws=20, warmup=20, min_ess=10_000)

@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -594,3 +595,30 @@ def test_epsilon_context_bad_input(args: list[str], message: str) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("error:") and message in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("interval", [[], ["--interval", "0.9"]])
+def test_an_unsettled_sampler_is_one_warning_line_after_the_progress_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    interval: list[str],
+) -> None:
+    """Bayes's "had not settled" is said once, on its own line after the progress line
+    (not in the middle of it), with or without intervals; the output is still written."""
+    from ldpcore.cli import main  # noqa: PLC0415
+    from ldpcore.cli import postprocess as command  # noqa: PLC0415
+    from ldpcore.postprocess import Bayes  # noqa: PLC0415
+
+    short = Bayes(draws=20, warmup=20, min_ess=10_000)
+    monkeypatch.setattr(command, "get_method", lambda name: short)
+    monkeypatch.setenv("LDPCORE_PROGRESS_AFTER", "0")
+    source, target = tmp_path / "estimates.csv", tmp_path / "out.csv"
+    source.write_text("value,estimate\na,0.5\nb,0.3\nc,0.25\nd,-0.05\n")
+    argv = ["postprocess", "--protocol", "GRR", "--epsilon", "1", "--n", "5000"]
+    argv += ["--method", "Bayes", "--input", str(source), "--output", str(target), *interval]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert err.count("had not settled") == 1, err
+    assert "\nwarning: Bayes's sampler had not settled" in err, err
+    assert target.read_text().startswith("value,frequency")

@@ -6,6 +6,7 @@ import argparse
 import csv
 import io
 import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ from ldpcore.postprocess import (
     method_names,
     resolve_method_name,
 )
+from ldpcore.postprocess.ibu import NotConverged
 
 if TYPE_CHECKING:  # pandas and scipy load when a command runs, not for --help
     from ldpcore.collection.estimates import Collected
@@ -180,7 +182,15 @@ def _write(
     writer = csv.writer(out, lineterminator="\n")
     warning = ""
     if level is None:
-        frequencies = method(collected.estimate, protocol=collected.protocol, n=n)
+        # Said after the progress line has ended, as with --interval (where it is the note).
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", NotConverged)
+            frequencies = method(collected.estimate, protocol=collected.protocol, n=n)
+        for said in caught:
+            if issubclass(said.category, NotConverged):
+                warning = " ".join([warning, str(said.message)]).strip()
+            else:  # not ours to hold back
+                warnings.warn_explicit(said.message, said.category, said.filename, said.lineno)
         writer.writerow(["value", "frequency"])
         for value, frequency in zip(collected.labels, frequencies, strict=True):
             writer.writerow([value, repr(float(frequency))])  # repr: full double precision

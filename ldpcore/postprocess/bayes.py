@@ -508,9 +508,19 @@ class Bayes(PostProcessor):
         chains = self._drawing_chains(f, context)
         wanted = math.ceil(40 / ((1 - each) / 2) / chains)
         sampler = dataclasses.replace(self, draws=max(self.draws, wanted))
-        posterior = sampler.posterior(estimate, protocol=protocol, n=n, tallies=tallies)
+        # The pages show the note, not Python warnings: a sampler that had not settled
+        # is said there, with the intervals it affects.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", NotConverged)
+            posterior = sampler.posterior(estimate, protocol=protocol, n=n, tallies=tallies)
+        unsettled = []
+        for found in caught:
+            if issubclass(found.category, NotConverged):
+                unsettled.append(str(found.message))
+            else:  # not ours to swallow
+                warnings.warn_explicit(found.message, found.category, found.filename, found.lineno)
         low, high = posterior.interval(each)
-        note = posterior.prior_note()
+        note = " ".join([*unsettled, posterior.prior_note()]).strip()
         if n <= EXACT_MAX_N:
             exact_low, exact_high = frequency_intervals(
                 estimate, protocol=protocol, n=n, level=level, simultaneous=simultaneous
@@ -566,18 +576,29 @@ class Bayes(PostProcessor):
         if not converged:
             values = float(result.ess.min()) >= self.min_ess
             values = values and float(result.rhat.max()) <= self.max_rhat
+            sizes = f"its smallest effective sample size is {float(result.ess.min()):,.0f}"
+            if result.concentration is not None:
+                sizes = (
+                    f"the values' smallest effective sample size is "
+                    f"{float(result.ess.min()):,.0f} and α's {result.concentration.ess:,.0f}"
+                )
+            # A mean's Monte Carlo error is its posterior sd over √ESS (BDA3, Sec. 11.5).
+            noise = 1 / math.sqrt(max(float(result.ess.min()), 1.0))
+            wanted_noise = 1 / math.sqrt(max(self.min_ess, 1.0))
             what = (
-                "the frequencies mixed well, but the prior's concentration α did not: "
-                "α's posterior is rougher than that, the frequencies' means are not"
+                "the frequencies' estimates are as precise as wanted; only α's posterior "
+                "(the prior's concentration) is rougher than that"
                 if values
-                else "the posterior mean is less precise than that"
+                else f"the estimates carry Monte Carlo noise of up to {noise:.0%} of a "
+                f"posterior sd ({wanted_noise:.0%} at the size wanted)"
             )
             warnings.warn(
                 NotConverged(
-                    f"Bayes: the sampler's smallest effective sample size is "
-                    f"{result.min_ess:,.0f} (wanted {self.min_ess:,.0f}) and its largest "
-                    f"split R̂ {result.max_rhat:.3f} (wanted ≤ {self.max_rhat:g}); "
-                    f"{what} — raise draws"
+                    f"Bayes's sampler had not settled when it stopped: {sizes} "
+                    f"({self.min_ess:,.0f} wanted); the largest split R̂ is "
+                    f"{result.max_rhat:.3f} (at most {self.max_rhat:g} wanted); {what}. "
+                    "MLE needs no sampling; in code, "
+                    f"Bayes(draws=…) above {self.draws:,} samples longer."
                 ),
                 stacklevel=3,
             )
