@@ -342,3 +342,26 @@ def test_collected_output_with_bayes_and_a_prior_from_a_bundled_histogram() -> N
     shares = truth.counts / truth.counts.sum()
     assert (informed["high"] - informed["low"]).mean() < (weak["high"] - weak["low"]).mean()
     assert np.abs(informed["estimate"] - shares).sum() < np.abs(weak["estimate"] - shares).sum()
+
+
+def test_an_unsettled_bayes_sampler_is_said_on_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python warnings do not reach a page: a sampler that stopped before its checks
+    passed is said in the warning next to the intervals (issue 39)."""
+    from ldpcore.collection.estimates import example_collected  # noqa: PLC0415
+    from ldpcore.postprocess import Bayes  # noqa: PLC0415
+
+    # An ESS no run reaches, so that this quick run stops unsettled (the page builds
+    # Bayes with its defaults). A seed no other test uploads: the page's cache is shared.
+    defaults = Bayes.__init__.__kwdefaults__
+    assert defaults is not None
+    monkeypatch.setitem(defaults, "min_ess", 1e9)
+    at = open_page("pages/your_data.py")
+    at.file_uploader(key="collected-upload").set_value(
+        ("example.csv", example_collected(seed=7), "text/csv")
+    )
+    at = at.run()
+    at.selectbox(key="collected-method").set_value("Bayes")
+    at = at.run(timeout=60)
+    assert not at.exception, at.exception
+    assert "Bayes's sampler had not settled" in messages(at), messages(at)
+    assert frame(at, "base_estimate")["estimate"].sum() == pytest.approx(1.0)
