@@ -558,6 +558,22 @@ def test_an_unsettled_sampler_is_said_next_to_its_intervals() -> None:
     assert "had not settled" not in settled.warning
 
 
+def test_not_converged_is_held_back_and_other_warnings_pass_on() -> None:
+    """The front ends' helper: NotConverged messages are returned, not warned; any
+    other warning still reaches the caller."""
+    from ldpcore.postprocess.ibu import said_not_converged  # noqa: PLC0415
+
+    def noisy() -> int:
+        warnings.warn(NotConverged("stopped early"), stacklevel=1)
+        warnings.warn(RuntimeWarning("something else"), stacklevel=1)
+        return 7
+
+    with pytest.warns(RuntimeWarning, match="something else") as caught:
+        result, said = said_not_converged(noisy)
+    assert (result, said) == (7, ["stopped early"])
+    assert not any(issubclass(w.category, NotConverged) for w in caught)
+
+
 def test_too_few_draws_warn_and_an_experiment_reports_convergence() -> None:
     protocol = get_protocol("GRR", epsilon=1.0, domain_size=6)
     short = Bayes(draws=20, warmup=20, min_ess=10_000)

@@ -6,7 +6,6 @@ import argparse
 import csv
 import io
 import sys
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +23,7 @@ from ldpcore.postprocess import (
     method_names,
     resolve_method_name,
 )
-from ldpcore.postprocess.ibu import NotConverged
+from ldpcore.postprocess.ibu import said_not_converged
 
 if TYPE_CHECKING:  # pandas and scipy load when a command runs, not for --help
     from ldpcore.collection.estimates import Collected
@@ -183,14 +182,10 @@ def _write(
     warning = ""
     if level is None:
         # Said after the progress line has ended, as with --interval (where it is the note).
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", NotConverged)
-            frequencies = method(collected.estimate, protocol=collected.protocol, n=n)
-        for said in caught:
-            if issubclass(said.category, NotConverged):
-                warning = " ".join([warning, str(said.message)]).strip()
-            else:  # not ours to hold back
-                warnings.warn_explicit(said.message, said.category, said.filename, said.lineno)
+        frequencies, said = said_not_converged(
+            lambda: method(collected.estimate, protocol=collected.protocol, n=n)
+        )
+        warning = " ".join(said)
         writer.writerow(["value", "frequency"])
         for value, frequency in zip(collected.labels, frequencies, strict=True):
             writer.writerow([value, repr(float(frequency))])  # repr: full double precision

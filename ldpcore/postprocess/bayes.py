@@ -64,7 +64,7 @@ from numpy.typing import ArrayLike, NDArray
 from ldpcore._validation import check_int, check_n_users
 from ldpcore.errors import InputError
 from ldpcore.postprocess.base import Context, PostProcessor, Vector, check_estimate
-from ldpcore.postprocess.ibu import NotConverged
+from ldpcore.postprocess.ibu import NotConverged, said_not_converged
 from ldpcore.postprocess.intervals import (
     CREDIBLE_LEVEL_MAX,
     EXACT_MAX_N,
@@ -510,15 +510,9 @@ class Bayes(PostProcessor):
         sampler = dataclasses.replace(self, draws=max(self.draws, wanted))
         # The pages show the note, not Python warnings: a sampler that had not settled
         # is said there, with the intervals it affects.
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", NotConverged)
-            posterior = sampler.posterior(estimate, protocol=protocol, n=n, tallies=tallies)
-        unsettled = []
-        for found in caught:
-            if issubclass(found.category, NotConverged):
-                unsettled.append(str(found.message))
-            else:  # not ours to swallow
-                warnings.warn_explicit(found.message, found.category, found.filename, found.lineno)
+        posterior, unsettled = said_not_converged(
+            lambda: sampler.posterior(estimate, protocol=protocol, n=n, tallies=tallies)
+        )
         low, high = posterior.interval(each)
         note = " ".join([*unsettled, posterior.prior_note()]).strip()
         if n <= EXACT_MAX_N:
@@ -574,16 +568,16 @@ class Bayes(PostProcessor):
             result = self._hmc(model, alpha, rng)
         converged = result.min_ess >= self.min_ess and result.max_rhat <= self.max_rhat
         if not converged:
-            values = float(result.ess.min()) >= self.min_ess
-            values = values and float(result.rhat.max()) <= self.max_rhat
-            sizes = f"its smallest effective sample size is {float(result.ess.min()):,.0f}"
+            smallest = float(result.ess.min())  # the values' (α's is apart)
+            values = smallest >= self.min_ess and float(result.rhat.max()) <= self.max_rhat
+            sizes = f"its smallest effective sample size is {smallest:,.0f}"
             if result.concentration is not None:
                 sizes = (
-                    f"the values' smallest effective sample size is "
-                    f"{float(result.ess.min()):,.0f} and α's {result.concentration.ess:,.0f}"
+                    f"the values' smallest effective sample size is {smallest:,.0f} "
+                    f"and α's {result.concentration.ess:,.0f}"
                 )
             # A mean's Monte Carlo error is its posterior sd over √ESS (BDA3, Sec. 11.5).
-            noise = 1 / math.sqrt(max(float(result.ess.min()), 1.0))
+            noise = 1 / math.sqrt(max(smallest, 1.0))
             wanted_noise = 1 / math.sqrt(max(self.min_ess, 1.0))
             what = (
                 "the frequencies' estimates are as precise as wanted; only α's posterior "

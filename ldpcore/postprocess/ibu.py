@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -45,6 +46,8 @@ from ldpcore.postprocess.base import Context, PostProcessor, Vector, check_estim
 from ldpcore.postprocess.normalization import project_to_simplex
 from ldpcore.protocols.base import FrequencyOracle
 from ldpcore.protocols.simplex_newton import diagonal_newton
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:  # the models load scipy; they arrive from likelihood_model() when used
     from ldpcore.protocols.likelihoods import LikelihoodModel
@@ -156,6 +159,24 @@ def run_em(
 
 class NotConverged(UserWarning):
     """An iterative method stopped at its iteration cap; its output is its last iterate."""
+
+
+def said_not_converged(call: Callable[[], T]) -> tuple[T, list[str]]:
+    """``call()``, and the :class:`NotConverged` messages it warned, held back.
+
+    For front ends that say them in their own place (a page's note, the CLI's line after
+    its progress line): a Python warning reaches neither. Other warnings pass on.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", NotConverged)
+        result = call()
+    said = []
+    for found in caught:
+        if issubclass(found.category, NotConverged):
+            said.append(str(found.message))
+        else:  # not ours to hold back
+            warnings.warn_explicit(found.message, found.category, found.filename, found.lineno)
+    return result, said
 
 
 def _stationary(
