@@ -20,7 +20,8 @@ reports, with its ``σ`` and ``θ`` learned:
   and ``q`` otherwise; Wang et al. 2017, Sec. 4.1), and its cost grows with n, which is
   why it is a prototype and not a method;
 * ``σ`` and ``θ`` move by Metropolis on ``logit σ`` and ``log θ`` against the partition's
-  probability (the EPPF; Pitman 1995, Prop. 9);
+  probability (the exchangeable partition probability function's two-parameter case,
+  Pitman 1995);
 * the estimate is the posterior mean of each value's mass, the average over sweeps of
   ``(Σ_{tables of v} (n_t − σ) + (θ + σ T) / d) / (n + θ)``.
 
