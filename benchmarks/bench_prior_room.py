@@ -47,10 +47,10 @@ ALPHAS = (0.01, 0.03, 0.1, 0.3)
 CHAINS, WARMUP, KEPT = 12, 300, 600
 
 
-def fixed_alpha_mean(
+def fixed_alpha_draws(
     likelihood: SeparableLikelihood, start: np.ndarray, alpha: float, seed: int
 ) -> np.ndarray:
-    """The posterior mean under Dirichlet(α, …, α), by the pair sampler with α fixed."""
+    """Draws of π under Dirichlet(α, …, α), shape (draws, d), by the pair sampler."""
     rng = np.random.default_rng(seed)
     d = start.size
     log_pi = np.tile(np.log((start + alpha / d) / (1.0 + alpha)), (CHAINS, 1))
@@ -58,7 +58,14 @@ def fixed_alpha_mean(
     run(log_pi, concentration, likelihood, rng, steps=WARMUP, keep=False)
     draws, _, _ = run(log_pi, concentration, likelihood, rng, steps=KEPT, keep=True)
     assert draws is not None
-    mean = draws.reshape(-1, d).mean(axis=0)
+    return draws.reshape(-1, d)
+
+
+def fixed_alpha_mean(
+    likelihood: SeparableLikelihood, start: np.ndarray, alpha: float, seed: int
+) -> np.ndarray:
+    """The posterior mean under Dirichlet(α, …, α), by the pair sampler with α fixed."""
+    mean = fixed_alpha_draws(likelihood, start, alpha, seed).mean(axis=0)
     return mean / mean.sum()
 
 

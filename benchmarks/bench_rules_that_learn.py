@@ -47,6 +47,7 @@ import warnings
 from collections.abc import Sequence
 
 import numpy as np
+from bench_prior_room import fixed_alpha_draws
 from scipy import stats
 
 from ldpcore.data.datasets import zipf
@@ -54,26 +55,11 @@ from ldpcore.postprocess import Bayes
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.protocols import get_protocol
 from ldpcore.stats.compare import compare
-from ldpcore.stats.pair_gibbs import SeparableLikelihood, run
+from ldpcore.stats.pair_gibbs import SeparableLikelihood
 
 ALPHAS = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
-CHAINS, WARMUP, KEPT = 12, 300, 600
 GRID = 400
 EM_STEPS = 2_000
-
-
-def fixed_alpha_draws(
-    likelihood: SeparableLikelihood, start: np.ndarray, alpha: float, seed: int
-) -> np.ndarray:
-    """Draws of π under Dirichlet(α, …, α), shape (draws, d), by the pair sampler."""
-    rng = np.random.default_rng(seed)
-    d = start.size
-    log_pi = np.tile(np.log((start + alpha / d) / (1.0 + alpha)), (CHAINS, 1))
-    concentration = np.full(d, alpha)
-    run(log_pi, concentration, likelihood, rng, steps=WARMUP, keep=False)
-    draws, _, _ = run(log_pi, concentration, likelihood, rng, steps=KEPT, keep=True)
-    assert draws is not None
-    return draws.reshape(-1, d)
 
 
 def risk_estimate(draws: np.ndarray, counts: np.ndarray, n: int, p: float, q: float) -> float:
