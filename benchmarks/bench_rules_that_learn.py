@@ -9,7 +9,7 @@ rules that choose from the reports by other means than the marginal likelihood:
 * **α by an unbiased risk estimate.** Stein's idea (Stein 1981; for shrinkage's tuning
   number, Xie, Kou & Brown 2012): choose the α of a grid whose estimated squared error is
   least. For GRR the report counts are ``c ~ Multinomial(n, r)``, ``r_v = q + (p − q) π_v``
-  (Wang et al. 2017, Sec. 4.1), and for any function ``h``
+  (NDSS 2020, Sec. III-A, Eq. (1)), and for any function ``h``
   ``E[c_v h(c − e_v)] = n r_v E[h(c′)]`` with ``c′ ~ Multinomial(n − 1, r)`` (write the
   expectation as a sum and cancel ``c_v`` against the multinomial coefficient; the
   Poisson case is Hudson 1978). With ``Σ_v π̂_v = 1`` this makes
