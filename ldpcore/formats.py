@@ -9,6 +9,7 @@ result and so sit above it, are in :mod:`ldpcore.present.sentences`.
 
 from __future__ import annotations
 
+import html
 import math
 
 from ldpcore.bounds import EPSILON_RANGE
@@ -188,3 +189,27 @@ def epsilon_interval(
     upper = f"above {EPSILON_RANGE[1]:g}" if high is None else f"{high:.3g}"
     lower = f"below {EPSILON_RANGE[0]:g}" if low is None else f"{low:.3g}"
     return f"ε ≈ {value:.3g} ({lower}–{upper})"
+
+
+def plain_html(text: str) -> str:
+    """Text a person typed, for a place that reads HTML or Markdown: shown as typed.
+
+    Every character that starts markup (``<``, ``&``, ``*``, ``_``, ``$``, ``:``, ``[``,
+    backquotes and the like) becomes an HTML entity, which both HTML and Streamlit's
+    Markdown show as the character itself (a teacher's ``**bold**``, ``$x^2$`` or
+    ``:red[...]`` stays those characters; issue 53).
+
+    Examples
+    --------
+    >>> plain_html("<b>$5</b> **now**")
+    '&lt;b&gt;&#36;5&lt;/b&gt; &#42;&#42;now&#42;&#42;'
+    """
+    # One pass over the text as typed: escaping twice would break the first entities.
+    return "".join(_MARKUP.get(ch, ch) for ch in str(text))
+
+
+#: HTML's own characters, then Markdown's and Streamlit's markup characters.
+_MARKUP = {
+    **{ch: html.escape(ch, quote=True) for ch in "&<>\"'"},
+    **{ch: f"&#{ord(ch)};" for ch in "*_$:[]()`~#|\\!{}+-=^"},
+}

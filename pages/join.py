@@ -14,6 +14,7 @@ from ldpcore.live.reports import browser_parameters, poll_protocol
 from ldpcore.live.store import normalize_code
 from pages.app_layer.live_class import answer_form, current_store
 from pages.app_layer.navigation import ensure_app
+from pages.app_layer.teacher import connection_address
 
 ensure_app()
 st.title("Answer your class's poll")
@@ -48,7 +49,8 @@ protocol = poll_protocol(poll.protocol, poll.epsilon, len(poll.options))
 st.info(
     f"**Your answer stays on this device.** This browser randomizes it ({poll.protocol}, "
     f"ε = {poll.epsilon:g}) and sends only the randomized report; the server never sees "
-    "what you chose. You can answer once.",
+    "what you chose. You can answer once"
+    + ("." if poll.shared_addresses else ", and one answer is taken per network address."),
     icon=":material/lock:",
 )
 status_key = f"join-status-{poll.code}"
@@ -71,7 +73,9 @@ if message:
         if not isinstance(message, dict):  # only our component sends it; check anyway
             raise InputError("the answer form sent something that is not a report; reload")
         client = str(message.get("client", ""))
-        stored = store.submit(poll.code, client, message.get("report") or {})
+        stored = store.submit(
+            poll.code, client, message.get("report") or {}, address=connection_address()
+        )
     except InputError as exc:
         st.session_state[status_key] = (None, str(exc))
     else:

@@ -1,4 +1,10 @@
-"""``ldpcore poll``: the live class's stored polls, listed and exported (issue 24)."""
+"""``ldpcore poll``: the live class's polls, listed, exported and run by the operator.
+
+Issues 24 and 53. Whoever can run this command on the server can read and write the
+poll database, so it acts on any poll without a teacher's key: the operator's way to
+close a poll, reopen it, change its class size, delete it, or give a teacher a handover
+code for a device.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +18,9 @@ EXAMPLE = """examples:
   ldpcore poll list
   ldpcore poll export --code ABC234 --output class.csv
   ldpcore aggregate --input class.csv --protocol GRR --epsilon 1 --domain-size 7
+  ldpcore poll close --code ABC234
+  ldpcore poll set-size --code ABC234 --size 40
+  ldpcore poll handover --code ABC234   # a one-use code: type it on the Class page
 """
 
 
@@ -34,6 +43,24 @@ def add_parser(commands: Any) -> None:
     export.add_argument("--code", required=True, help="the poll's code")
     export.add_argument("--output", required=True, help="the CSV file to write")
     export.add_argument("--data-dir", help="the data directory (default: LDPCORE_DATA_DIR)")
+    for action, said in OPERATOR_ACTIONS.items():
+        command = actions.add_parser(action, help=said)
+        command.add_argument("--code", required=True, help="the poll's code")
+        if action == "set-size":
+            command.add_argument(
+                "--size", required=True, type=int, help="the class size: most reports taken"
+            )
+        command.add_argument("--data-dir", help="the data directory (default: LDPCORE_DATA_DIR)")
+
+
+#: What the server's operator may do to any poll, as the command line offers it.
+OPERATOR_ACTIONS = {
+    "close": "take no more reports",
+    "reopen": "take reports again",
+    "set-size": "change the class size (never below the reports stored)",
+    "delete": "delete the poll and its reports",
+    "handover": "print a one-use code (ten minutes) that gives a device the poll's controls",
+}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,9 +89,35 @@ def run(args: argparse.Namespace) -> int:
             f"there is no poll {normalize_code(args.code)!r} in {store.directory} "
             "(see 'ldpcore poll list')"
         )
+    if args.action in OPERATOR_ACTIONS:
+        return _operate(store, found.code, args)
     written = export_reports(found, store.reports(found.code), args.output)
     print(
         f"wrote {written} reports of poll {found.code} to {args.output} "
         f"({found.protocol}, epsilon={found.epsilon:g}, domain size {len(found.options)})"
     )
+    return 0
+
+
+def _operate(store: Any, code: str, args: argparse.Namespace) -> int:
+    from ldpcore.live.store import OPERATOR  # noqa: PLC0415
+
+    if args.action == "close":
+        store.close(code, OPERATOR)
+        print(f"poll {code} is closed")
+    elif args.action == "reopen":
+        store.reopen(code, OPERATOR)
+        print(f"poll {code} takes reports again")
+    elif args.action == "set-size":
+        store.resize(code, OPERATOR, args.size)
+        print(f"poll {code} takes up to {args.size:,} reports")
+    elif args.action == "delete":
+        store.delete(code, OPERATOR)
+        print(f"poll {code} and its reports are deleted")
+    else:
+        handover = store.handover(code, OPERATOR)
+        print(
+            f"{handover}: on the device, open the Class page and type it under 'Continue a "
+            "poll from another device' within ten minutes; it works once"
+        )
     return 0

@@ -56,6 +56,10 @@ class ClassReading:
     reports_needed : int
         Reports at this ε for intervals of about ±:data:`HALF_WIDTH` at an even share
         (NDSS Eq. 3 inverted: :func:`~ldpcore.postprocess.intervals.reports_for_half_width`).
+    runner_up : str
+        The option with the second largest estimate.
+    options : int
+        How many options the poll has.
     """
 
     reports: int
@@ -75,6 +79,16 @@ class ClassReading:
     method_min: float
     method_total: float
     reports_needed: int
+    runner_up: str = ""
+    options: int = 0
+
+    @property
+    def leads(self) -> bool:
+        """Whether the leader's interval lies wholly above every other option's.
+
+        Only then does the read-out name a leader.
+        """
+        return self.options > 1 and len(self.ahead_of) == self.options - 1
 
     @property
     def separated(self) -> bool:
@@ -99,7 +113,8 @@ def read_class(
     low = table["low"].to_numpy(dtype=float)
     high = table["high"].to_numpy(dtype=float)
     base = table["base_estimate"].to_numpy(dtype=float)
-    top = int(np.argmax(estimate))
+    order = np.argsort(-estimate, kind="stable")
+    top = int(order[0])
     below = (high < low[top]) & (np.arange(estimate.size) != top)
     protocol = poll_protocol(poll.protocol, poll.epsilon, len(poll.options))
     needed = reports_for_half_width(
@@ -123,7 +138,102 @@ def read_class(
         method_min=float(estimate.min()),
         method_total=float(estimate.sum()),
         reports_needed=max(1, math.ceil(needed)),
+        runner_up=str(table["value"].iloc[int(order[1])]) if estimate.size > 1 else "",
+        options=int(estimate.size),
     )
 
 
-__all__ = ["HALF_WIDTH", "ClassReading", "read_class"]
+#: The share a clear majority holds, and so the gap it must show over the next option.
+MAJORITY = 0.6
+
+
+@dataclass(frozen=True)
+class ClassAdvice:
+    """What a class of this size will see, said before the poll starts.
+
+    Attributes
+    ----------
+    size, options, protocol, epsilon
+        The form's class size, number of options, protocol and ε.
+    half_width : float
+        About how far each 95% interval (all options at once) reaches either side of a
+        share near one half, with ``size`` reports.
+    needed : int
+        Reports for a 60% majority to stand apart: each interval within ±10 points, so
+        60% and 40% no longer overlap (:func:`reports_to_separate`).
+    smallest_epsilon : float or None
+        The smallest of the offered ε at which ``size`` reports separate it (None: none).
+    fewest_options_fit : int or None
+        At this ε, the most options a class of this size separates a majority among
+        (None: not even 2).
+    """
+
+    size: int
+    options: int
+    protocol: str
+    epsilon: float
+    half_width: float
+    needed: int
+    smallest_epsilon: float | None
+    fewest_options_fit: int | None
+
+    @property
+    def separates(self) -> bool:
+        """Whether this class size separates a 60% majority at this ε."""
+        return self.size >= self.needed
+
+
+def reports_to_separate(protocol: str, epsilon: float, options: int) -> int:
+    """Reports for a 60% majority to stand apart from the rest (the users-needed rule).
+
+    Simultaneous 95% intervals of about ±:data:`HALF_WIDTH` at a share of one half (NDSS
+    Eq. 3 inverted, :func:`~ldpcore.postprocess.intervals.reports_for_half_width`): the
+    majority's interval then stays above 50% and the next option's below.
+
+    Examples
+    --------
+    >>> reports_to_separate("GRR", 4.0, 3)  # 16.1: rounded up
+    17
+    """
+    chosen = poll_protocol(protocol, epsilon, options)
+    needed = reports_for_half_width(chosen, HALF_WIDTH, share=0.5, simultaneous=True)
+    return max(1, math.ceil(needed))
+
+
+def class_advice(
+    protocol: str, epsilon: float, options: int, size: int, *, epsilons: tuple[float, ...]
+) -> ClassAdvice:
+    """What ``size`` students will see at ``epsilon`` with ``options`` options.
+
+    ``epsilons`` are the ε the form offers; the smallest that separates a 60% majority
+    for this class size is named.
+    """
+    needed = reports_to_separate(protocol, epsilon, options)
+    smallest = next(
+        (e for e in sorted(epsilons) if reports_to_separate(protocol, e, options) <= size), None
+    )
+    fit = next(
+        (k for k in range(options, 1, -1) if reports_to_separate(protocol, epsilon, k) <= size),
+        None,
+    )
+    return ClassAdvice(
+        size=size,
+        options=options,
+        protocol=protocol,
+        epsilon=epsilon,
+        half_width=HALF_WIDTH * math.sqrt(needed / max(size, 1)),
+        needed=needed,
+        smallest_epsilon=smallest,
+        fewest_options_fit=fit,
+    )
+
+
+__all__ = [
+    "HALF_WIDTH",
+    "MAJORITY",
+    "ClassAdvice",
+    "ClassReading",
+    "class_advice",
+    "read_class",
+    "reports_to_separate",
+]

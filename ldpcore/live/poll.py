@@ -37,6 +37,9 @@ class Poll:
         No more reports are taken.
     max_reports : int
         The class size the teacher set: reports beyond it are refused.
+    shared_addresses : bool
+        Several students may answer from one network address (a lab); otherwise one
+        report per address.
     """
 
     code: str
@@ -47,6 +50,7 @@ class Poll:
     created: float
     closed: bool
     max_reports: int = CLASS_SIZE_DEFAULT
+    shared_addresses: bool = False
 
 
 __all__ = ["CLASS_SIZE_DEFAULT", "CLASS_SIZE_MAX", "Poll"]

@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 from numpy.typing import NDArray
 
 from ldpcore.experiments.metrics import LOWER_BOUND_CAVEAT
+from ldpcore.formats import plain_html
 from ldpcore.postprocess import method_names
 
 #: Okabe & Ito's colour-universal-design palette (2008) without its black, which the
@@ -690,6 +691,11 @@ def poll_estimates(table: pd.DataFrame, method: str, *, base_only: bool = False)
     style = method_style(method)
     base = method_style("Base")
     figure = go.Figure()
+    # The options are the teacher's words, shown as typed: Plotly reads tags such as
+    # <b> in labels and hover text, so those are given escaped (Plotly shows entities
+    # as their characters) while the data keeps the text itself.
+    shown = [plain_html(str(v)) for v in table["value"]]
+    hover = "%{hovertext}: %{y:.0%}<extra>%{fullData.name}</extra>"
     if not base_only:
         figure.add_bar(
             x=table["value"],
@@ -697,6 +703,8 @@ def poll_estimates(table: pd.DataFrame, method: str, *, base_only: bool = False)
             name=f"{method} (with its 95% interval)",
             marker_color=style["color"],
             error_y=_interval_error_y(table),
+            hovertext=shown,
+            hovertemplate=hover,
         )
     figure.add_scatter(
         x=table["value"],
@@ -704,7 +712,10 @@ def poll_estimates(table: pd.DataFrame, method: str, *, base_only: bool = False)
         name="Base (unbiased; can be negative)",
         mode="markers",
         marker={"color": base["color"], "symbol": "diamond", "size": 11},
+        hovertext=shown,
+        hovertemplate=hover,
     )
+    figure.update_xaxes(tickvals=list(table["value"]), ticktext=shown)
     if base_only:
         for edge in (0.0, 1.0):
             figure.add_hline(y=edge, line={"color": "#5F6B7A", "dash": "dot", "width": 1})

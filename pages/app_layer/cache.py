@@ -241,13 +241,13 @@ def run_estimate(
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def class_tables(
-    poll: Poll, count: int, methods: tuple[str, ...], _rows: Sequence[Mapping[str, Any]]
+    poll: Poll, fingerprint: str, methods: tuple[str, ...], _rows: Sequence[Mapping[str, Any]]
 ) -> dict[str, pd.DataFrame]:
-    """A live poll's table per method (simultaneous intervals), for its first ``count``
-    reports ``_rows``.
+    """A live poll's table per method (simultaneous intervals) for its reports ``_rows``.
 
-    Reports are only ever added to a poll, so the poll and the count name the reports:
-    the Class page, refreshing every few seconds, computes again only when one arrives.
+    ``fingerprint`` (a hash of the reports) names them: the Class page, refreshing every
+    few seconds, computes again only when they change (a report arrives, or the teacher
+    removes an address's).
     """
     collected = class_collected(poll, _rows)
     return {

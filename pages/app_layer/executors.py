@@ -90,7 +90,15 @@ class Workers:
         threading.Thread(target=self._first_task, name="ldpcore-warm", daemon=True).start()
 
     def _first_task(self) -> None:
-        pool = ProcessPoolExecutor(max_workers=self._count, mp_context=fork_server())
+        from pages.app_layer.simulations import end_with  # noqa: PLC0415
+
+        # Each worker ends with this server, however it ends (end_with).
+        pool = ProcessPoolExecutor(
+            max_workers=self._count,
+            mp_context=fork_server(),
+            initializer=end_with,
+            initargs=(os.getpid(),),
+        )
         self._ready = pool.submit(int)
         self._pool = pool
 

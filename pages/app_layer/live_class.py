@@ -120,11 +120,6 @@ def join_link(code: str) -> str:
     return f"{app_origin()}/{JOIN_PATH}?{urlencode({'code': code})}"
 
 
-def teacher_link(code: str, key: str) -> str:
-    """The teacher's own link: it brings the poll back, on any machine, after a restart."""
-    return f"{app_origin()}/{CLASS_PATH}?{urlencode({'poll': code, 'key': key})}"
-
-
 def qr_markdown(text: str, name: str) -> str:
     """A QR code of ``text`` as a markdown image whose alternative text names it.
 
@@ -150,5 +145,4 @@ __all__ = [
     "join_link",
     "poll_store",
     "qr_markdown",
-    "teacher_link",
 ]

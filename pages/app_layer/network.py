@@ -219,8 +219,11 @@ def network_addresses() -> tuple[str, ...]:
         found += [
             words[i + 1].split("/")[0] for i, w in enumerate(words[:-1]) if w in ("inet", "inet6")
         ]
-    with contextlib.suppress(OSError):
-        found += [str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None)]
+    if not found:
+        # Only without ``ip``: where the host name is not in /etc/hosts, looking it up
+        # asks the network's name server, and nothing of a class may leave the room.
+        with contextlib.suppress(OSError):
+            found += [str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None)]
     return reachable_addresses(found)
 
 

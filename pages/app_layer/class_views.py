@@ -1,0 +1,251 @@
+"""The Class page's views: the teacher's words as plain text, who was turned away, what
+each network address sent, the teacher's controls, and what everyone else sees (issue 53).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from ldpcore.errors import InputError
+from ldpcore.formats import plain_html
+from ldpcore.live.access import passcode_matches
+from ldpcore.live.poll import CLASS_SIZE_MAX, Poll
+from ldpcore.live.reports import class_collected, export_text, poll_protocol
+from ldpcore.live.store import BURST_REPORTS, BURST_SECONDS, REFUSAL_REASONS, PollStore
+from ldpcore.present.figures import percent_label
+
+
+def plain_heading(text: str) -> None:
+    """The teacher's question as a heading, shown as typed (no Markdown, LaTeX or colour)."""
+    st.html(f'<h3 class="ldp-question">{plain_html(text)}</h3>')
+
+
+def plain_strong(text: str) -> None:
+    """A sentence that holds the teacher's words (the options), in bold, shown as typed."""
+    st.markdown(f"**{plain_html(text)}**")
+
+
+def turned_away_metric(where: Any, reasons: dict[str, int], poll: Poll) -> None:
+    """The count of browsers turned away, with each reason in its help and below it."""
+    total = sum(reasons.values())
+    said = [f"{n} because {REFUSAL_REASONS[r]}" for r, n in reasons.items() if n]
+    where.metric(
+        "turned away",
+        total,
+        help=f"Reports refused, each browser counted once per poll. The class size is "
+        f"{poll.max_reports:,}; "
+        + ("shared addresses are allowed." if poll.shared_addresses else "one per address."),
+    )
+    if said:
+        where.caption("Turned away: " + "; ".join(said) + ".")
+
+
+def address_panel(store: PollStore, poll: Poll, key: str) -> None:
+    """Bursts from one address, what each address sent, and removing one address's reports.
+
+    Addresses are shown by a label (six characters of a salted hash), never themselves.
+    """
+    activity = store.addresses(poll.code)
+    bursts = [a for a in activity if a.burst]
+    for each in bursts:
+        st.warning(
+            f"Address {each.label} sent {each.reports + each.turned_away} reports in a burst "
+            f"({BURST_REPORTS} or more within {BURST_SECONDS:g} s): one person answering "
+            "again and again, or a lab answering together. You can remove its reports below.",
+            icon=":material/bolt:",
+        )
+    if not activity:
+        return
+    with st.expander(
+        f"Reports by network address ({len(activity)} address{'es' if len(activity) > 1 else ''})"
+    ):
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    "address": [a.label for a in activity],
+                    "reports": [a.reports for a in activity],
+                    "turned away": [a.turned_away for a in activity],
+                    "burst": ["yes" if a.burst else "" for a in activity],
+                }
+            ),
+            hide_index=True,
+            key="class-addresses",
+        )
+        removable = [a.label for a in activity if a.reports]
+        if not removable:
+            return
+        label = st.selectbox("Remove every report from", removable, key="class-remove-which")
+        rows = store.reports(poll.code)
+        kept = store.reports(poll.code, without=label)
+        st.write(_effect(poll, rows, kept, label))
+        if st.button(f"Remove address {label}'s reports", key="class-remove"):
+            removed = store.remove_address(poll.code, key, label)
+            st.success(
+                f"Removed {removed} report{'' if removed == 1 else 's'} from address {label}. "
+                "The browsers that sent them cannot answer again."
+            )
+            st.rerun()
+
+
+def _effect(poll: Poll, rows: list[Any], kept: list[Any], label: str) -> str:
+    """What removing one address's reports does to the count and to Base's estimates."""
+    gone = len(rows) - len(kept)
+    head = (
+        f"Removing address {label}'s {gone} report{'' if gone == 1 else 's'} leaves "
+        f"{len(kept):,} of {len(rows):,}."
+    )
+    if not kept:
+        return head + " No estimate is left."
+    before = class_collected(poll, rows).estimate
+    after = class_collected(poll, kept).estimate
+    moves = sorted(zip(poll.options, before, after, strict=True), key=lambda m: -abs(m[2] - m[1]))[
+        :3
+    ]
+    said = ", ".join(f"{plain_html(o)} {_percent(b)} → {_percent(a)}" for o, b, a in moves)
+    return f"{head} Base's estimates move most for {said}."
+
+
+def _percent(share: float) -> str:
+    # Rounded first: a share of -0.001 reads "0%", not "-0%".
+    return f"{round(share, 2) + 0.0:.0%}"
+
+
+def every_method(poll: Poll, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One row per option, one column per method: "estimate (low–high)"."""
+    frame = pd.DataFrame({"option": list(poll.options)})
+    for method, table in tables.items():
+        frame[method] = [
+            f"{percent_label(round(e, 3))} ({percent_label(round(lo, 3))}–"
+            f"{percent_label(round(hi, 3))})"
+            for e, lo, hi in zip(table["estimate"], table["low"], table["high"], strict=True)
+        ]
+    return frame
+
+
+def controls(store: PollStore, poll: Poll, key: str) -> None:
+    """The teacher's controls: export, close or reopen, class size, addresses, handover,
+    delete. Drawn only for a browser that runs the poll."""
+    protocol = poll_protocol(poll.protocol, poll.epsilon, len(poll.options))
+    with st.expander("Run the poll", expanded=False, icon=":material/settings:"):
+        one, two, three = st.columns(3)
+        one.download_button(
+            "Reports (.csv)",
+            data=lambda: export_text(protocol, store.reports(poll.code)),
+            file_name=f"poll-{poll.code}.csv",
+            mime="text/csv",
+            key="class-export",
+            on_click="ignore",
+        )
+        if not poll.closed and two.button("Close the poll", key="class-close"):
+            store.close(poll.code, key)
+            st.rerun()
+        if poll.closed and two.button("Reopen the poll", key="class-reopen"):
+            store.reopen(poll.code, key)
+            st.rerun()
+        size = three.number_input(
+            "Class size",
+            min_value=1,
+            max_value=CLASS_SIZE_MAX,
+            value=poll.max_reports,
+            step=1,
+            key=f"class-resize-{poll.code}",
+        )
+        if int(size) != poll.max_reports and three.button(
+            "Set the class size", key="class-set-size"
+        ):
+            try:
+                store.resize(poll.code, key, int(size))
+            except InputError as exc:
+                st.error(str(exc))
+            else:
+                st.rerun()
+        shared = st.toggle(
+            "Several students share one network address (a computer lab, a school proxy)",
+            value=poll.shared_addresses,
+            key=f"class-shared-{poll.code}",
+            help="On: one report per browser only; a student opening private windows can "
+            "then answer several times, and you see it only as a burst from one address.",
+        )
+        if shared != poll.shared_addresses:
+            store.share_addresses(poll.code, key, shared)
+            st.rerun()
+        if st.button("Move this poll to another device", key="class-handover"):
+            st.session_state["class-handover-code"] = store.handover(poll.code, key)
+        if handed := st.session_state.get("class-handover-code"):
+            st.info(
+                f"On the other device, open the Class page and type **{handed}** under "
+                "*Continue a poll from another device*, within ten minutes. It works once. "
+                "Anyone who types it gets this poll's controls: do not show it to the class.",
+                icon=":material/devices:",
+            )
+        sure = st.checkbox("Delete it for good", key="class-delete-sure")
+        if st.button("Delete the poll and its reports", key="class-delete", disabled=not sure):
+            store.delete(poll.code, key)
+            st.query_params.clear()
+            st.success(f"Poll {poll.code} and its reports are deleted.")
+            st.stop()
+
+
+def teachers_only(store: PollStore, key: str, passcode: str | None) -> None:
+    """What a student (or anyone not running a poll) sees: nothing of any poll."""
+    st.info(
+        "This page is for teachers: it runs a class's poll. If you are a student, open the "
+        "link or scan the QR code your teacher shows, or type the code on the join page.",
+        icon=":material/school:",
+    )
+    st.page_link("pages/join.py", label="Answer a poll", icon=":material/how_to_vote:")
+    if passcode is not None:
+        given = st.text_input("Teacher passcode", type="password", key="class-passcode")
+        if st.button("Start as a teacher", key="class-passcode-go") and given:
+            if passcode_matches(given, passcode):
+                store.admit_teacher(key)
+                st.rerun()
+            st.error("That passcode is not this server's. Ask whoever runs the server.")
+    else:
+        st.caption(
+            "Polls are started on the server's own machine, or with a passcode its "
+            "operator sets (LDPCORE_TEACHER_PASSCODE)."
+        )
+
+
+def handover_entry(store: PollStore, key: str) -> None:
+    """Take a poll over from another device, with the code the teacher asked for there."""
+    with st.expander("Continue a poll from another device"):
+        typed = st.text_input("Handover code", key="class-redeem-code")
+        if st.button("Continue the poll here", key="class-redeem") and typed.strip():
+            try:
+                poll = store.redeem(typed, key)
+            except InputError as exc:
+                st.error(str(exc))
+            else:
+                st.query_params.from_dict({"poll": poll.code})
+                st.rerun()
+
+
+def own_polls(store: PollStore, key: str) -> None:
+    """The polls this browser runs, to come back to one."""
+    mine = store.owned(key)
+    if mine:
+        with st.expander(f"Your polls ({len(mine)})"):
+            for poll in mine[:20]:
+                st.page_link(
+                    "pages/class.py",
+                    label=f"{poll.code}: {poll.question}" + (" (closed)" if poll.closed else ""),
+                    query_params={"poll": poll.code},
+                )
+
+
+__all__ = [
+    "address_panel",
+    "controls",
+    "every_method",
+    "handover_entry",
+    "own_polls",
+    "plain_heading",
+    "plain_strong",
+    "teachers_only",
+    "turned_away_metric",
+]

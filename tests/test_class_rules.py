@@ -1,0 +1,325 @@
+"""A class the teacher can trust (issue 53), below the browser: the store's rules for
+one report per student, the teacher's controls, the handover, the addresses; who may
+start polls; the form's advice against the users-needed computation; and a read-out
+that never names a leader it cannot separate.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ldpcore.collection.estimates import consistent_estimates_and_warning
+from ldpcore.errors import InputError
+from ldpcore.live import store as store_module
+from ldpcore.live.access import (
+    client_address,
+    is_this_machine,
+    passcode_matches,
+    teacher_passcode,
+    trusted_proxies,
+)
+from ldpcore.live.lesson import class_advice, read_class, reports_to_separate
+from ldpcore.live.reports import class_collected, poll_protocol
+from ldpcore.live.store import OPERATOR, PollError, PollStore
+from ldpcore.postprocess.intervals import reports_for_half_width
+from ldpcore.present.sentences import class_advice_sentence, class_readout
+
+DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+EPSILONS = (0.5, 1.0, 2.0, 3.0, 4.0, 6.0)
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+
+
+def _poll(tmp_path: Path, **kwargs: object) -> tuple[PollStore, str, str]:
+    store = PollStore(tmp_path)
+    poll, key = store.create("Day?", DAYS, protocol="GRR", epsilon=1.0, **kwargs)  # type: ignore[arg-type]
+    return store, poll.code, key
+
+
+def test_one_report_per_address_unless_shared_and_every_refusal_has_its_reason(
+    tmp_path: Path,
+) -> None:
+    store, code, key = _poll(tmp_path, max_reports=3)
+    assert store.submit(code, "phone-aaaa", {"value": 1}, address="10.0.0.7") == 1
+    # A fresh private window on the same phone: a new browser id, the same address.
+    with pytest.raises(PollError, match="someone on this network address has already"):
+        store.submit(code, "phone-bbbb", {"value": 2}, address="10.0.0.7")
+    # The same browser with another report.
+    with pytest.raises(PollError, match="this browser has already answered"):
+        store.submit(code, "phone-aaaa", {"value": 3}, address="10.0.0.9")
+    with pytest.raises(InputError, match="a GRR report is a value"):
+        store.submit(code, "phone-cccc", {"value": 99}, address="10.0.0.8")
+    assert store.submit(code, "phone-dddd", {"value": 0}, address="10.0.0.10") == 2
+    store.share_addresses(code, key, True)  # a lab: one address, many students
+    assert store.submit(code, "lab-00001", {"value": 0}, address="10.0.0.7") == 3
+    with pytest.raises(PollError, match="is full"):
+        store.submit(code, "lab-00002", {"value": 0}, address="10.0.0.7")
+    store.close(code, key)
+    with pytest.raises(PollError, match="is closed"):
+        store.submit(code, "phone-eeee", {"value": 0}, address="10.0.0.11")
+    assert store.turned_away(code) == {
+        "full": 1,
+        "address": 1,
+        "device": 1,
+        "closed": 1,
+        "invalid": 1,
+    }
+    assert store.refused(code) == 5
+    # Addresses are stored hashed, never as typed.
+    with sqlite3.connect(store.path) as connection:
+        kept = connection.execute("SELECT address FROM reports").fetchall()
+    assert all("10.0.0" not in str(a) for (a,) in kept)
+
+
+def test_the_teacher_raises_the_size_reopens_and_removes_one_address(tmp_path: Path) -> None:
+    store, code, key = _poll(tmp_path, max_reports=2, shared_addresses=True)
+    store.submit(code, "lab-00001", {"value": 0}, address="10.0.0.7")
+    store.submit(code, "lab-00002", {"value": 0}, address="10.0.0.7")
+    with pytest.raises(PollError, match="is full"):
+        store.submit(code, "late-0001", {"value": 5}, address="10.0.0.9")
+    with pytest.raises(PollError, match="can go down to 2, not to 1"):
+        store.resize(code, key, 1)
+    store.resize(code, key, 3)
+    assert store.submit(code, "late-0001", {"value": 5}, address="10.0.0.9") == 3
+    store.close(code, key)
+    store.reopen(code, key)
+    store.resize(code, key, 4)
+    assert store.submit(code, "late-0002", {"value": 6}, address="10.0.0.12") == 4
+    activity = {a.label: a for a in store.addresses(code)}
+    lab = next(label for label, a in activity.items() if a.reports == 2)
+    kept = store.reports(code, without=lab)
+    assert len(kept) == 2
+    assert store.remove_address(code, key, lab) == 2
+    assert store.reports(code) == kept and store.count(code) == 2
+    # The browsers whose reports went cannot send again.
+    with pytest.raises(PollError, match="already answered"):
+        store.submit(code, "lab-00001", {"value": 1}, address="10.0.0.7")
+
+
+def test_a_burst_from_one_address_is_flagged_and_a_trickle_is_not(tmp_path: Path) -> None:
+    store, code, _ = _poll(tmp_path, shared_addresses=True)
+    for i in range(10):
+        store.submit(code, f"lab-{i:05d}", {"value": i % 7}, address="10.0.0.7")
+    store.submit(code, "phone-aaaa", {"value": 1}, address="10.0.0.8")
+    flagged = {a.reports: a.burst for a in store.addresses(code)}
+    assert flagged == {10: True, 1: False}
+    # Reports a minute and more apart are no burst, however many.
+    with sqlite3.connect(store.path) as connection:
+        rows = connection.execute("SELECT id FROM reports ORDER BY id").fetchall()
+        for i, (row_id,) in enumerate(rows):
+            connection.execute("UPDATE reports SET received = ? WHERE id = ?", (i * 61.0, row_id))
+    assert not any(a.burst for a in store.addresses(code))
+
+
+def test_only_a_key_that_runs_the_poll_acts_and_a_handover_works_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, code, key = _poll(tmp_path)
+    stranger = "s" * 32
+    for act in (store.close, store.reopen, store.delete, store.handover):
+        with pytest.raises(PollError, match="does not open poll"):
+            act(code, stranger)
+    with pytest.raises(PollError, match="does not open poll"):
+        store.resize(code, stranger, 10)
+    with pytest.raises(PollError, match="does not open poll"):
+        store.remove_address(code, stranger, "abcdef")
+    tablet = "t" * 32
+    handover = store.handover(code, key)
+    assert len(handover) == 8 and handover not in key
+    assert store.redeem(handover.lower(), tablet).code == code
+    assert store.check_key(code, tablet) and store.owned(tablet)[0].code == code
+    with pytest.raises(PollError, match="opens no poll"):
+        store.redeem(handover, stranger)  # used once
+    late = store.handover(code, key)
+    later = time.time() + 601
+    monkeypatch.setattr(store_module.time, "time", lambda: later)
+    with pytest.raises(PollError, match="older than ten minutes"):
+        store.redeem(late, stranger)
+    monkeypatch.undo()
+    # The operator (the command line on the server) acts on any poll.
+    store.close(code, OPERATOR)
+    assert store.get(code).closed  # type: ignore[union-attr]
+    assert not store.check_key(code, "")
+    store.delete(code, tablet)
+    assert store.get(code) is None and store.owned(key) == []
+
+
+def test_a_database_from_before_reasons_keeps_its_refusals(tmp_path: Path) -> None:
+    with sqlite3.connect(tmp_path / "polls.sqlite3") as connection:
+        connection.executescript(
+            """
+            CREATE TABLE polls (code TEXT PRIMARY KEY, question TEXT NOT NULL,
+                options TEXT NOT NULL, protocol TEXT NOT NULL, epsilon REAL NOT NULL,
+                key_salt BLOB NOT NULL, key_hash BLOB NOT NULL, created REAL NOT NULL,
+                closed INTEGER NOT NULL DEFAULT 0, max_reports INTEGER NOT NULL DEFAULT 200);
+            CREATE TABLE reports (id INTEGER PRIMARY KEY, code TEXT NOT NULL,
+                client TEXT NOT NULL, report TEXT NOT NULL, received REAL NOT NULL,
+                UNIQUE (code, client));
+            CREATE TABLE refusals (code TEXT NOT NULL, client TEXT NOT NULL,
+                UNIQUE (code, client));
+            INSERT INTO polls VALUES ('ABCDEF', 'Day?', '["a", "b"]', 'GRR', 1.0, x'00',
+                x'00', 0.0, 0, 1);
+            INSERT INTO reports VALUES (1, 'ABCDEF', 'browser-0001', '{"value": 1}', 0.0);
+            INSERT INTO refusals VALUES ('ABCDEF', 'browser-0002');
+            """
+        )
+    store = PollStore(tmp_path)
+    assert store.turned_away("ABCDEF")["full"] == 1 and store.count("ABCDEF") == 1
+    assert not store.get("ABCDEF").shared_addresses  # type: ignore[union-attr]
+
+
+def test_the_address_counted_and_who_may_start_polls() -> None:
+    proxies = trusted_proxies({"LDPCORE_TRUSTED_PROXIES": "127.0.0.1, ::1"})
+    assert proxies == {"127.0.0.1", "::1"}
+    # Behind the named proxy: the address it appended, not what a client wrote before.
+    assert client_address(None, {"X-Forwarded-For": "1.1.1.1, 10.0.0.9"}, proxies) == "10.0.0.9"
+    # Not behind it: the header is anyone's to write, and is ignored.
+    assert client_address("10.0.0.5", {"X-Forwarded-For": "127.0.0.1"}, proxies) == "10.0.0.5"
+    with pytest.raises(ValueError, match="'school' is not an IP address"):
+        trusted_proxies({"LDPCORE_TRUSTED_PROXIES": "school"})
+    assert is_this_machine("::1", ()) and not is_this_machine("127.0.0.9", ("10.0.0.2",))
+    assert teacher_passcode({}) is None
+    with pytest.raises(ValueError, match="at least 8"):
+        teacher_passcode({"LDPCORE_TEACHER_PASSCODE": "1234"})
+    code = teacher_passcode({"LDPCORE_TEACHER_PASSCODE": " maple-syrup "})
+    assert passcode_matches("maple-syrup", code) and not passcode_matches("maple", code)
+    assert not passcode_matches("anything", None)
+
+
+@pytest.mark.parametrize("size", [5, 20, 60])
+@pytest.mark.parametrize(("protocol", "options"), [("GRR", 7), ("GRR", 3), ("OUE", 4)])
+def test_the_forms_advice_agrees_with_the_users_needed_computation(
+    size: int, protocol: str, options: int
+) -> None:
+    for epsilon in EPSILONS:
+        advice = class_advice(protocol, epsilon, options, size, epsilons=EPSILONS)
+        oracle = poll_protocol(protocol, epsilon, options)
+        needed = reports_for_half_width(oracle, 0.10, share=0.5, simultaneous=True)
+        assert advice.needed == math.ceil(needed)
+        assert advice.separates == (size >= needed)
+        # The half-width said is the one that many reports give, by the same formula.
+        assert advice.half_width == pytest.approx(0.10 * math.sqrt(math.ceil(needed) / size))
+        enough = [e for e in EPSILONS if reports_to_separate(protocol, e, options) <= size]
+        assert advice.smallest_epsilon == (min(enough) if enough else None)
+        sentence = class_advice_sentence(advice)
+        if advice.separates:
+            assert "will stand apart" in sentence
+        elif advice.smallest_epsilon is not None:
+            assert f"At ε = {advice.smallest_epsilon:g}, {size} students separate" in sentence
+        else:
+            assert "No ε offered here" in sentence
+
+
+def test_the_read_out_never_names_a_leader_whose_interval_overlaps_the_next() -> None:
+    rng = np.random.default_rng(53)
+    named = unnamed = 0
+    for trial in range(60):
+        protocol = ("GRR", "OUE", "OLH")[trial % 3]
+        epsilon = (1.0, 3.0, 6.0)[trial // 3 % 3]
+        size = int(rng.choice([1, 5, 20, 60]))
+        options = 3 if trial % 2 else 5
+        store_poll = _FakePoll(protocol, epsilon, options)
+        oracle = poll_protocol(protocol, epsilon, options)
+        truth = rng.choice(options, size=size, p=_skewed(options))
+        reports = oracle.randomize(truth, rng=rng)
+        from ldpcore.collection.report_files import reports_to_frame  # noqa: PLC0415
+
+        frame = reports_to_frame(oracle, reports, text=True)
+        rows = [
+            {
+                c: (str(v) if c.startswith("seed") else getattr(v, "item", lambda v=v: v)())
+                for c, v in zip(frame.columns, values, strict=True)
+            }
+            for values in frame.itertuples(index=False)
+        ]
+        collected = class_collected(store_poll, rows)  # type: ignore[arg-type]
+        table = consistent_estimates_and_warning(collected, "Norm-Sub", simultaneous=True)[0]
+        reading = read_class(table, poll=store_poll, method="Norm-Sub", reports=size)  # type: ignore[arg-type]
+        sentence = class_readout(reading)
+        top = int(np.argmax(table["estimate"]))
+        others = np.delete(table["high"].to_numpy(), top)
+        if " first, at about " in sentence:
+            named += 1
+            assert table["low"].iloc[top] > others.max(), sentence
+        else:
+            unnamed += 1
+            assert "cannot tell yet" in sentence
+            assert table["low"].iloc[top] <= others.max()
+    assert named and unnamed  # both cases were met
+
+
+class _FakePoll:
+    """What the read-out needs of a poll (no store)."""
+
+    def __init__(self, protocol: str, epsilon: float, options: int) -> None:
+        self.protocol, self.epsilon = protocol, epsilon
+        self.options = tuple(f"option {i}" for i in range(options))
+        self.code = "TESTPL"
+
+
+def _skewed(options: int) -> np.ndarray:
+    weights = np.array([6.0] + [1.0] * (options - 1))
+    return weights / weights.sum()
+
+
+def test_the_teachers_words_are_plain_text_on_the_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LDPCORE_DATA_DIR", str(tmp_path))
+    question = "Fair? **bold** $x^2$ :red[now] <b>tag</b>"
+    options = ("**A**", "$B$", "<i>C</i>")
+    store = PollStore(tmp_path)
+    poll, key = store.create(question, options, protocol="GRR", epsilon=6.0)
+    for i in range(3):
+        store.submit(poll.code, f"student-{i:04d}", {"value": 0})
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("pages/class.py")
+    at.query_params.update({"poll": poll.code, "key": key})
+    at.run()
+    at.get("button_group")[0].set_value("3 · Post-processed: the fix").run()  # type: ignore[attr-defined]
+    assert not at.exception
+    heading = next(h.proto.body for h in at.get("html") if "ldp-question" in h.proto.body)
+    assert "<b>" not in heading and "**" not in heading
+    assert html.unescape(heading.split(">", 1)[1].rsplit("<", 1)[0]) == question
+    sentence = next(m.value for m in at.markdown if "randomized reports" in m.value)
+    inner = sentence.removeprefix("**").removesuffix("**")
+    # No markup character of the teacher's survives unescaped; read, it is as typed.
+    assert not any(ch in inner for ch in "*$<>[]")
+    assert "**A**" in html.unescape(inner) or "$B$" in html.unescape(inner)
+    assert list(at.dataframe[-1].value["option"]) == list(options)
+
+
+def test_the_operator_runs_any_poll_from_the_command_line(tmp_path: Path) -> None:
+    store, code, _ = _poll(tmp_path, max_reports=2)
+    store.submit(code, "phone-aaaa", {"value": 1}, address="10.0.0.7")
+
+    def poll(*words: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "ldpcore.cli", "poll", *words, "--data-dir", str(tmp_path)],
+            capture_output=True, text=True, check=False, cwd=ROOT,
+        )  # fmt: skip
+
+    assert poll("close", "--code", code.lower()).returncode == 0
+    assert store.get(code).closed  # type: ignore[union-attr]
+    assert poll("reopen", "--code", code).returncode == 0
+    assert not store.get(code).closed  # type: ignore[union-attr]
+    assert poll("set-size", "--code", code, "--size", "40").returncode == 0
+    assert store.get(code).max_reports == 40  # type: ignore[union-attr]
+    refused = poll("set-size", "--code", code, "--size", "0")
+    assert refused.returncode == 2 and "a whole number from 1" in refused.stderr
+    handed = poll("handover", "--code", code)
+    assert handed.returncode == 0
+    assert store.redeem(handed.stdout.split(":")[0], "t" * 32).code == code
+    assert poll("delete", "--code", code).returncode == 0 and store.get(code) is None
+    unknown = poll("close", "--code", "ZZZZZZ")
+    assert unknown.returncode == 2 and "see 'ldpcore poll list'" in unknown.stderr

@@ -1,0 +1,276 @@
+"""A class the teacher can trust (issue 53), with real browsers on their own addresses.
+
+The app is served as the README serves a class (every interface). The teacher's browser
+is on the server's machine (``127.0.0.1``); each phone reaches the server through its
+own :class:`~student_proxy.StudentProxy`, so the server sees it at ``127.0.0.N`` as it
+would see a phone on the classroom network. Traffic stays on 127.0.0.0/8.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page
+from student_proxy import StudentProxy, student_proxies
+from test_browser import ARTIFACTS, ROOT
+
+from benchmarks.serving import streamlit_server
+from ldpcore.live.access import KEY_COOKIE
+from ldpcore.live.store import PollStore
+
+pytestmark = pytest.mark.browser
+
+PASSCODE = "maple-syrup-42"
+#: The teacher's words, with Markdown, LaTeX, colour and HTML in them: shown as typed.
+QUESTION = "Which **price** is fair? $x^2$ :red[now] <b>bold</b>"
+OPTIONS = ("$5", "$10", "<i>free</i>")
+SENT = re.compile(r"Your report was sent and stored")
+WIDE = {"width": 1300, "height": 1100}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int, Path]]:
+    """One class server for the module: every interface, a passcode for other devices."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    data = tmp_path_factory.mktemp("trust")
+    env = {
+        "LDPCORE_DATA_DIR": str(data),
+        "LDPCORE_PUBLIC_URL": "",
+        "LDPCORE_TEACHER_PASSCODE": PASSCODE,
+    }
+    with streamlit_server(
+        ROOT / "app.py", ARTIFACTS / "streamlit-trust.log", address="0.0.0.0", env=env
+    ) as (url, _):
+        yield url, int(url.rsplit(":", 1)[1]), data
+
+
+def _start(page: Page, url: str, *, size: int, shared: bool = False) -> str:
+    """Start a poll from the Class page's form; returns its code."""
+    page.goto(f"{url}/class")
+    page.get_by_label("Question").fill(QUESTION, timeout=60_000)
+    page.get_by_label(re.compile(r"^Options, one per line")).fill("\n".join(OPTIONS))
+    box = page.get_by_label("Class size (most reports taken)", exact=True)
+    box.fill(str(size))
+    box.press("Enter")
+    if shared:
+        page.get_by_text("Several students share one network address").first.click()
+    page.get_by_role("button", name="Start the poll").click()
+    page.get_by_text("Students open").wait_for(timeout=60_000)
+    found = re.search(r"poll=([A-Z0-9]+)", page.url)
+    assert found, page.url
+    return found.group(1)
+
+
+def _answer(browser: Browser, proxy: StudentProxy, code: str, option: str) -> Page:
+    page = browser.new_context().new_page()
+    page.goto(f"{proxy.url}/join?code={code}")
+    page.get_by_label(option, exact=True).check(timeout=60_000)
+    page.get_by_role("button", name="Send my answer").click()
+    return page
+
+
+def _metric(page: Page, label: str, value: int) -> None:
+    metric = page.get_by_test_id("stMetric").filter(has_text=label)
+    metric.get_by_text(str(value), exact=True).wait_for(timeout=20_000)
+
+
+def _teacher_key(page: Page) -> str:
+    keys = [c["value"] for c in page.context.cookies() if c["name"] == KEY_COOKIE]
+    assert keys, "the teacher's browser holds no key cookie"
+    return keys[0]
+
+
+def _qr_text(page: Page) -> str:
+    zxingcpp = pytest.importorskip("zxingcpp")
+    image_module = pytest.importorskip("PIL.Image")
+    image = page.get_by_role("img", name=re.compile("QR code of the join link"))
+    decoded = zxingcpp.read_barcodes(image_module.open(io.BytesIO(image.screenshot())))
+    assert decoded
+    return str(decoded[0].text)
+
+
+def test_only_the_teacher_runs_the_poll_and_one_student_sends_one_report(
+    browser: Browser, served: tuple[str, int, Path]
+) -> None:
+    url, port, data = served
+    teacher = browser.new_context(viewport=WIDE).new_page()
+    code = _start(teacher, url, size=2)
+    store = PollStore(data)
+    # The projected page holds no secret: not in its text, its links, its address or
+    # its QR code.
+    key = _teacher_key(teacher)
+    assert len(key) >= 24
+    hrefs = teacher.eval_on_selector_all("a", "links => links.map(a => a.href).join(' ')")
+    for shown in (teacher.inner_text("body"), teacher.content(), hrefs, teacher.url):
+        assert key not in shown
+    assert key not in _qr_text(teacher)
+    # The teacher's words, as typed, in the heading.
+    assert teacher.locator("h3.ldp-question").inner_text() == QUESTION
+    with student_proxies(port, 4) as (phone_a, phone_b, phone_c, phone_d):
+        # A phone that opens the teacher's address or the Class page sees nothing of it.
+        snoop = browser.new_context().new_page()
+        for address in (f"{phone_a.url}/class?poll={code}", f"{phone_a.url}/class"):
+            snoop.goto(address)
+            snoop.get_by_text("This page is for teachers").wait_for(timeout=60_000)
+            body = snoop.inner_text("body")
+            assert "price" not in body and " ".join(code) not in body and code not in body
+            for control in (
+                "Close the poll",
+                "Delete the poll",
+                "Reports (.csv)",
+                "Start the poll",
+            ):
+                assert snoop.get_by_role("button", name=control).count() == 0
+        # A wrong passcode is refused in words.
+        snoop.get_by_label("Teacher passcode").fill("guess-guess")
+        snoop.get_by_role("button", name="Start as a teacher").click()
+        snoop.get_by_text("That passcode is not this server's").wait_for(timeout=20_000)
+        assert snoop.get_by_role("button", name="Start the poll").count() == 0
+        snoop.screenshot(path=str(ARTIFACTS / "class-teachers-only.png"), full_page=True)
+
+        first = _answer(browser, phone_a, code, "$10")
+        first.get_by_text(SENT).wait_for(timeout=30_000)
+        assert first.get_by_role("group").get_by_text(QUESTION).count() in (0, 1)
+        # The same phone in a fresh private window: refused, its address answered.
+        again = _answer(browser, phone_a, code, "$5")
+        again.get_by_text("someone on this network address has already answered").wait_for(
+            timeout=30_000
+        )
+        # The same phone forging a new client id for its stored report: refused too.
+        first.evaluate(
+            """code => {
+                const sent = JSON.parse(localStorage.getItem('ldpcore-poll-sent-' + code));
+                sent.client = 'f'.repeat(32);
+                localStorage.setItem('ldpcore-poll-client-' + code, sent.client);
+                localStorage.setItem('ldpcore-poll-pending-' + code, JSON.stringify(sent));
+                localStorage.removeItem('ldpcore-poll-sent-' + code);
+            }""",
+            code,
+        )
+        first.reload()
+        first.get_by_role("button", name="Send the same report again").click(timeout=60_000)
+        first.get_by_text("someone on this network address has already answered").wait_for(
+            timeout=30_000
+        )
+        _answer(browser, phone_b, code, "<i>free</i>").get_by_text(SENT).wait_for(timeout=30_000)
+        late = _answer(browser, phone_c, code, "$5")
+        late.get_by_text(re.compile(r"is full: it takes 2 reports")).wait_for(timeout=30_000)
+        assert store.count(code) == 2
+        assert store.turned_away(code) == {
+            "full": 1,
+            "address": 2,
+            "device": 0,
+            "closed": 0,
+            "invalid": 0,
+        }
+        _metric(teacher, "turned away", 3)
+        teacher.get_by_text(
+            "1 because the poll was full; 2 because their network address had already answered"
+        ).wait_for(timeout=20_000)
+
+        # The teacher raises the class size; the refused student sends the same report.
+        teacher.get_by_text("Run the poll").click()
+        resize = teacher.get_by_label("Class size", exact=True)
+        resize.fill("3")
+        resize.press("Enter")
+        teacher.get_by_role("button", name="Set the class size").click()
+        teacher.get_by_text("up to 3 reports").wait_for(timeout=20_000)
+        late.get_by_role("button", name="Send the same report again").click(timeout=30_000)
+        late.get_by_text(SENT).wait_for(timeout=30_000)
+        assert store.count(code) == 3
+        # Close: a new student is refused; reopen (and room for one more): it goes in.
+        teacher.get_by_role("button", name="Close the poll").click()
+        teacher.get_by_text("Closed: no more reports are taken").wait_for(timeout=20_000)
+        shut = browser.new_context().new_page()
+        shut.goto(f"{phone_d.url}/join?code={code}")
+        shut.get_by_text("is closed").first.wait_for(timeout=60_000)
+        if not teacher.get_by_role("button", name="Reopen the poll").is_visible():
+            teacher.get_by_text("Run the poll").click()
+        teacher.get_by_role("button", name="Reopen the poll").click()
+        resize = teacher.get_by_label("Class size", exact=True)
+        resize.fill("4")
+        resize.press("Enter")
+        teacher.get_by_role("button", name="Set the class size").click()
+        teacher.get_by_text("up to 4 reports").wait_for(timeout=20_000)
+        shut.reload()
+        shut.get_by_label("$5", exact=True).check(timeout=60_000)
+        shut.get_by_role("button", name="Send my answer").click()
+        shut.get_by_text(SENT).wait_for(timeout=30_000)
+        assert store.count(code) == 4
+        _metric(teacher, "reports", 4)
+
+        # Remove one address's reports: the page says what that does, and it does it.
+        teacher.get_by_text(re.compile(r"Reports by network address \(4 addresses\)")).click()
+        effect = teacher.get_by_text(re.compile(r"Removing address \w+'s 1 report leaves 3 of 4"))
+        effect.wait_for(timeout=20_000)
+        teacher.get_by_role("button", name=re.compile(r"^Remove address \w+'s reports$")).click()
+        _metric(teacher, "reports", 3)
+        assert store.count(code) == 3
+        # The chart and the phones show the teacher's words as typed.
+        teacher.get_by_text("3 · Post-processed: the fix").click()
+        teacher.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+        ticks = teacher.eval_on_selector_all(
+            ".js-plotly-plot .xtick text", "ticks => ticks.map(t => t.textContent)"
+        )
+        assert ticks == list(OPTIONS), ticks
+        teacher.screenshot(path=str(ARTIFACTS / "class-trust-teacher.png"), full_page=True)
+    (ARTIFACTS / "class-trust.json").write_text(json.dumps(store.turned_away(code)))
+
+
+def test_a_lab_behind_one_address_answers_once_each_and_a_burst_is_flagged(
+    browser: Browser, served: tuple[str, int, Path]
+) -> None:
+    url, port, data = served
+    teacher = browser.new_context(viewport=WIDE).new_page()
+    code = _start(teacher, url, size=30, shared=True)
+    store = PollStore(data)
+    assert store.get(code).shared_addresses  # type: ignore[union-attr]
+    with student_proxies(port, 1, first=20) as (lab,):
+        for i in range(10):
+            page = _answer(browser, lab, code, OPTIONS[i % 3])
+            page.get_by_text(SENT).wait_for(timeout=30_000)
+            page.context.close()
+    assert store.count(code) == 10 and store.refused(code) == 0
+    teacher.get_by_text(re.compile(r"sent 10 reports in a burst")).wait_for(timeout=20_000)
+    teacher.screenshot(path=str(ARTIFACTS / "class-trust-lab.png"), full_page=True)
+
+
+def test_a_phone_with_the_passcode_or_a_handover_code_runs_a_poll(
+    browser: Browser, served: tuple[str, int, Path]
+) -> None:
+    url, port, data = served
+    teacher = browser.new_context(viewport=WIDE).new_page()
+    code = _start(teacher, url, size=5)
+    teacher.get_by_text("Run the poll").click()
+    teacher.get_by_role("button", name="Move this poll to another device").click()
+    said = teacher.get_by_text(re.compile(r"open the Class page and type [A-Z0-9]{8}"))
+    said.wait_for(timeout=20_000)
+    handover = re.search(r"type ([A-Z0-9]{8})", said.inner_text()).group(1)  # type: ignore[union-attr]
+    with student_proxies(port, 2, first=30) as (tablet, phone):
+        other = browser.new_context(viewport=WIDE).new_page()
+        other.goto(f"{tablet.url}/class")
+        other.get_by_text("Continue a poll from another device").click(timeout=60_000)
+        other.get_by_label("Handover code").fill(handover.lower())
+        other.get_by_role("button", name="Continue the poll here").click()
+        other.get_by_text("Students open").wait_for(timeout=60_000)
+        assert code in other.url
+        # Used once: a second device cannot take it again.
+        third = browser.new_context().new_page()
+        third.goto(f"{tablet.url}/class")
+        third.get_by_text("Continue a poll from another device").click(timeout=60_000)
+        third.get_by_label("Handover code").fill(handover)
+        third.get_by_role("button", name="Continue the poll here").click()
+        third.get_by_text("that handover code opens no poll").wait_for(timeout=20_000)
+        # A phone given the operator's passcode may start polls of its own.
+        own = browser.new_context(viewport=WIDE).new_page()
+        own.goto(f"{phone.url}/class")
+        own.get_by_label("Teacher passcode").fill(PASSCODE, timeout=60_000)
+        own.get_by_role("button", name="Start as a teacher").click()
+        own.get_by_role("button", name="Start the poll").wait_for(timeout=30_000)
+        new_code = _start(own, phone.url, size=5)
+    assert PollStore(data).get(new_code) is not None
