@@ -28,6 +28,10 @@ from ldpcore.protocols import OLH, FrequencyOracle
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
+#: A second ``sitecustomize`` (the connection recorder a server test puts on its path):
+#: two modules of one name cannot both be collected for their doctests.
+collect_ignore = ["connect_site/sitecustomize.py"]
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the toys in the real registries when ``LDPCORE_TEST_TOYS=1``.
