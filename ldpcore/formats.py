@@ -129,6 +129,27 @@ def format_duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+def format_durations_apart(seconds: float, other: float) -> tuple[str, str]:
+    """Two durations written so that unequal ones never read the same.
+
+    "About 5.0 s, above the budget of 5.0 s" contradicts itself; more digits, only
+    where the two would otherwise print alike, keep the comparison visible.
+
+    Examples
+    --------
+    >>> format_durations_apart(5.04, 5.0), format_durations_apart(7.0, 5.0)
+    (('5.04 s', '5.00 s'), ('7.0 s', '5.0 s'))
+    """
+    first, second = format_duration(seconds), format_duration(other)
+    if first != second or seconds == other:
+        return first, second
+    for digits in (2, 3, 4):
+        first, second = f"{seconds:.{digits}f} s", f"{other:.{digits}f} s"
+        if first != second:
+            break
+    return first, second
+
+
 def format_times(value: float) -> str:
     """A ratio as people read it: ``1.23×``, ``12.3×``, ``123×`` (``1.001×``, never ``1×``).
 
@@ -145,29 +166,87 @@ def format_times(value: float) -> str:
 def format_ratio(ratio: float, low: float, high: float) -> str:
     """A ratio with its interval for tables: ``0.343 (0.301–0.392)``; ``—`` when undefined.
 
+    An interval with no upper end (too few trials to bound it) is said in words, never
+    as "∞".
+
     Examples
     --------
     >>> format_ratio(0.3432, 0.3011, 0.3921)
     '0.343 (0.301–0.392)'
-    >>> format_ratio(1.02, 0.0, math.inf)
-    '1.02 (0–∞)'
+    >>> format_ratio(1.02, 0.0, math.inf), format_ratio(1.02, 0.5, math.inf)
+    ('1.02 (not yet bounded)', '1.02 (0.5 or more)')
     """
     if not all(map(math.isfinite, (ratio, low))) or math.isnan(high):
         return "—"
-    upper = "∞" if math.isinf(high) else format_number(high)
-    return f"{format_number(ratio)} ({format_number(low)}–{upper})"
+    if math.isinf(high):
+        bound = "not yet bounded" if low <= 0 else f"{format_number(low)} or more"
+        return f"{format_number(ratio)} ({bound})"
+    return f"{format_number(ratio)} ({format_number(low)}–{format_number(high)})"
 
 
-def ratio_range(low: float, high: float) -> str:
-    """A ratio's interval as a phrase: ``between 0.97× and 1.33×`` (``∞×`` unbounded).
+def ratio_range(low: float, high: float, reference: str) -> str:
+    """A ratio's interval as a phrase about ``reference``: ``between 0.97× and 1.33× Base's``.
+
+    An interval with no upper end is said in words, never as "∞×".
 
     Examples
     --------
-    >>> ratio_range(0.971, math.inf)
-    'between 0.971× and ∞×'
+    >>> ratio_range(0.97, 1.33, "Base's")
+    "between 0.97× and 1.33× Base's"
+    >>> ratio_range(0.971, math.inf, "Base's")
+    "at least 0.971× Base's, with no upper bound yet"
+    >>> ratio_range(0.0, math.inf, "Base's")
+    "not yet bounded against Base's (too few trials)"
     """
-    upper = "∞" if not math.isfinite(high) else format_number(high)
-    return f"between {format_number(low)}× and {upper}×"
+    if math.isfinite(high):
+        return f"between {format_number(low)}× and {format_number(high)}× {reference}".rstrip()
+    if low <= 0:
+        return f"not yet bounded against {reference} (too few trials)"
+    return f"at least {format_number(low)}× {reference}, with no upper bound yet"
+
+
+def round_up(value: float, digits: int = 3) -> float:
+    """``value`` rounded *up* to ``digits`` significant digits.
+
+    The smallest ε that meets a target, shown rounded to nearest, can be just below it
+    (0.39043 shown as 0.39): a specification copied from the page would miss the
+    target. Rounded up, the ε a person copies meets it (issue 54).
+
+    Examples
+    --------
+    >>> round_up(0.39043), round_up(0.93536), round_up(0.391), round_up(2.0)
+    (0.391, 0.936, 0.391, 2.0)
+    """
+    if value <= 0 or not math.isfinite(value):
+        return value
+    scale = 10.0 ** (digits - 1 - math.floor(math.log10(value)))
+    # The tolerance keeps a value already at the precision (0.391) where it is.
+    return math.ceil(value * scale - 1e-9) / scale
+
+
+def round_down(value: float, digits: int = 3) -> float:
+    """``value`` rounded *down* to ``digits`` significant digits (an interval's low end).
+
+    Examples
+    --------
+    >>> round_down(0.34999), round_down(0.35)
+    (0.349, 0.35)
+    """
+    if value <= 0 or not math.isfinite(value):
+        return value
+    scale = 10.0 ** (digits - 1 - math.floor(math.log10(value)))
+    return math.floor(value * scale + 1e-9) / scale
+
+
+def format_epsilon(value: float) -> str:
+    """The smallest ε that meets a target, as every place prints it: rounded up.
+
+    Examples
+    --------
+    >>> format_epsilon(0.39043), format_epsilon(0.93536), format_epsilon(4.0)
+    ('0.391', '0.936', '4')
+    """
+    return f"{round_up(value):.3g}"
 
 
 def epsilon_interval(
@@ -175,20 +254,25 @@ def epsilon_interval(
 ) -> str:
     """An ε with its interval in words: ``ε ≈ 0.41 (0.34–0.49)``; ``exact``: no interval.
 
+    The ε is rounded up (:func:`format_epsilon`), the interval outwards, so the ε a
+    person copies meets the target and the interval still holds it.
+
     Examples
     --------
     >>> epsilon_interval(0.412, 0.34, None)
     'ε ≈ 0.412 (0.34–above 10)'
+    >>> epsilon_interval(0.39043, 0.38011, 0.40111)
+    'ε ≈ 0.391 (0.38–0.402)'
     >>> epsilon_interval(0.4051, 0.4051, 0.4051, exact=True)
-    'ε = 0.405 (exact, NDSS Eq. 3)'
+    'ε = 0.406 (exact, NDSS Eq. 3)'
     """
     if value is None:
         return f"not reachable for ε ≤ {EPSILON_RANGE[1]:g}"
     if exact:
-        return f"ε = {value:.3g} (exact, NDSS Eq. 3)"
-    upper = f"above {EPSILON_RANGE[1]:g}" if high is None else f"{high:.3g}"
-    lower = f"below {EPSILON_RANGE[0]:g}" if low is None else f"{low:.3g}"
-    return f"ε ≈ {value:.3g} ({lower}–{upper})"
+        return f"ε = {format_epsilon(value)} (exact, NDSS Eq. 3)"
+    upper = f"above {EPSILON_RANGE[1]:g}" if high is None else f"{round_up(high):.3g}"
+    lower = f"below {EPSILON_RANGE[0]:g}" if low is None else f"{round_down(low):.3g}"
+    return f"ε ≈ {format_epsilon(value)} ({lower}–{upper})"
 
 
 def plain_html(text: str) -> str:

@@ -12,9 +12,10 @@ from ldpcore.advice.deployments import UNCHECKED_NOTE, context_sentence, deploym
 from ldpcore.advice.epsilon_context import CADENCES, EpsilonContext
 from ldpcore.data.datasets import Dataset
 from ldpcore.experiments.config import ExperimentConfig
-from ldpcore.formats import format_delta
+from ldpcore.formats import format_delta, round_up
 from ldpcore.postprocess import method_names
 from ldpcore.present import figures
+from ldpcore.present.glossary import glossary_markdown, terms_in
 from ldpcore.present.notebooks import choose_epsilon_notebook
 from ldpcore.present.records import decision_record
 from ldpcore.present.sentences import (
@@ -165,6 +166,10 @@ st.dataframe(
 )
 with st.expander("Why, for each protocol, in full"):
     st.markdown("\n".join(f"- **{a.protocol}**: {epsilon_reason(a)}" for a in answers))
+# Every term the answer uses, in plain words, where it is read (issue 54).
+said = " ".join([epsilon_sentence(winner, int(n)), caveat, table.to_string()])
+with st.expander("What these words mean", icon=":material/menu_book:"):
+    st.markdown(glossary_markdown(terms_in(said)))
 st.caption(
     "Each ε with its 95% interval: where the simulated error curve's band (mean ± t·SE over "
     f"{trials} trials) crosses the target. Base and every method are simulated on the same "
@@ -219,7 +224,8 @@ def _context(epsilon: float) -> EpsilonContext:
 
 def _record() -> bytes:
     """The decision record, made when asked for (it inlines Plotly: about 4.7 MB)."""
-    at = winner.epsilon
+    # The answer's ε as printed (rounded up), as the page's section shows it.
+    at = None if winner.epsilon is None else round_up(winner.epsilon)
     risk_rows = (
         None
         if at is None
@@ -279,12 +285,25 @@ if users:
 
 
 st.subheader("What ε means for one person")
+# The answer's ε as printed everywhere (rounded up), itself one of the choices: the
+# section and the decision record then describe the same ε (issue 54).
+answer_epsilon = None if winner.epsilon is None else round_up(winner.epsilon)
+choices = tuple(sorted({*EPSILONS, *([answer_epsilon] if answer_epsilon else [])}))
+if st.session_state.get("choose-risk-answer") != answer_epsilon:
+    # A new answer: the section moves to it (a person's own choice stays otherwise).
+    st.session_state["choose-risk-answer"] = answer_epsilon
+    st.session_state["choose-risk-epsilon"] = answer_epsilon or 1.0
 inspect = st.select_slider(
     "ε to inspect",
-    EPSILONS,
-    value=min(EPSILONS, key=lambda e: abs(e - (winner.epsilon or 1.0))),
+    choices,
+    format_func=lambda e: f"{e:g} (the answer)" if e == answer_epsilon else f"{e:g}",
     key="choose-risk-epsilon",
 )
+if answer_epsilon is not None and inspect != answer_epsilon:
+    st.caption(
+        f"Inspecting ε = {inspect:g}, not the answer's ε = {answer_epsilon:g}; the decision "
+        "record describes the answer's."
+    )
 st.markdown(odds_sentence(float(inspect)))
 shuffle_column, cadence_column, distinct_column = st.columns(3)
 shuffle_column.select_slider(

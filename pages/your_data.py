@@ -17,6 +17,7 @@ from ldpcore.protocols import protocol_names
 from pages.app_layer.cache import (
     by_rank_figure,
     collected_example,
+    collected_notes,
     consistent,
     guessed_kind,
     mse_figure,
@@ -172,11 +173,24 @@ def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
     n = row[3].number_input(
         "Users who reported (n)", bounds.N_USERS_MIN, bounds.N_USERS_MAX, 10_000, key="collected-n"
     )
-    return (
-        data,
-        upload.name,
-        {"kind": kind, "protocol": protocol, "epsilon": float(epsilon), "n": int(n)},
-    )
+    settings: dict[str, object] = {
+        "kind": kind,
+        "protocol": protocol,
+        "epsilon": float(epsilon),
+        "n": int(n),
+    }
+    # Said before any method runs: what the file looks like, if not LDP output of these
+    # settings (issue 54); a total row can be dropped here.
+    notes = run_or_explain(lambda: collected_notes(data, upload.name, settings), "Reading…")
+    if notes is None:  # the file cannot be read: said once, by run_or_explain
+        return None
+    if notes and any("looks like a total" in note for note in notes):
+        settings["drop_total"] = st.checkbox("Drop the total row", key="collected-drop-total")
+        if settings["drop_total"]:
+            notes = collected_notes(data, upload.name, settings)
+    for note in notes or ():
+        st.warning(f"{upload.name}: {note}", icon=":material/rule:")
+    return data, upload.name, settings
 
 
 #: The prior choices for Bayes on collected output.

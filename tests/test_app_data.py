@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -194,6 +196,15 @@ def test_choose_epsilon_answers_in_one_sentence_with_risk() -> None:
     from ldpcore.advice.deployments import DEPLOYMENTS, context_sentence  # noqa: PLC0415
 
     inspected = float(at.select_slider(key="choose-risk-epsilon").value)
+    # The section describes the answer's ε as the sentence prints it (rounded up).
+    printed = re.search(r"from ε [=≈] ([0-9.]+)", sentence)
+    assert printed and float(printed.group(1)) == inspected
+    # The words of the answer, each explained where it is read (issue 54).
+    from ldpcore.present.glossary import GLOSSARY  # noqa: PLC0415
+
+    listed = " ".join(m.value for m in at.markdown)
+    for term in ("Base", "ε", "GRR"):
+        assert f"- **{term}**: {GLOSSARY[term]}" in listed
     context = frame(at, "compared with yours")
     assert list(context["ε"]) == [d.epsilon for d in DEPLOYMENTS]
     assert {"local", "central"} <= set(context["model"])

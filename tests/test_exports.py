@@ -8,8 +8,10 @@ the page's (AppTest) or the API's on the same configuration.
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import math
+import re
 import shlex
 import subprocess
 import sys
@@ -169,7 +171,16 @@ def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path
     # The chosen ε after shuffling among the config's users, and over a year of weeks.
     assert 'id="shuffled">Shuffled before analysis' in page and "trusted shuffler" in page
     assert "per week for 52 weeks" in page
-    assert "than your ε after shuffling" in page
+    assert re.search(r"(larger than|smaller than|the same as) your ε after shuffling", page)
+    assert "than than" not in page
+    # Every term the record uses is explained in it, in plain words (issue 54).
+    from ldpcore.present.glossary import GLOSSARY, terms_in  # noqa: PLC0415
+
+    readable = re.sub(r"<script.*?</script>", " ", page, flags=re.S)
+    used = terms_in(html.unescape(re.sub(r"<[^>]+>", " ", readable.split('id="terms"')[0])))
+    assert {"ε", "Base", "OLH", "95% interval"} <= set(used), used
+    for term in used:
+        assert f"<dt>{html.escape(term)}</dt><dd>{html.escape(GLOSSARY[term])}</dd>" in page
     # The chart's script is inlined (plotly.js, megabytes), never fetched from a CDN.
     assert len(page) > 1_000_000 and '<script src="http' not in page
     command = choose_epsilon_command(config, target_rmse=0.02, protocols=["OLH"])

@@ -344,3 +344,73 @@ def test_charts_carry_plotly_white_exactly_and_stay_validated() -> None:
     assert figure.layout.template.to_plotly_json() == validated.layout.template.to_plotly_json()
     with pytest.raises(ValueError, match="Invalid property"):
         figure.update_layout(not_a_property=1)
+
+
+def _every_chart() -> dict[str, go.Figure]:
+    """One of each chart the app draws, from a small real run."""
+    result = _per_item(ALL)
+    summary = result.summary
+    table = pd.DataFrame(
+        {
+            "value": ["a", "b", "c"],
+            "base_estimate": [0.5, 0.6, -0.1],
+            "estimate": [0.45, 0.5, 0.05],
+            "low": [0.3, 0.35, 0.0],
+            "high": [0.6, 0.65, 0.2],
+        }
+    )
+    sweep = pd.DataFrame(
+        {
+            "method": ["Base", "Base", "Norm-Sub", "Norm-Sub"],
+            "rho": [0.1, 0.5, 0.1, 0.5],
+            "mse": [1e-3, 2e-3, 5e-4, 8e-4],
+        }
+    )
+    return {
+        "estimates by rank": figures.estimates_by_rank(result.per_item),
+        "bias by rank": figures.by_rank(result.per_item, "bias", title="Bias by rank"),
+        "MSE bars": figures.mse_bars(summary, base_mse=1e-3, lower_bound=1e-4),
+        "MSE bars, relative": figures.mse_bars(
+            summary, base_mse=None, lower_bound=None, relative_to_base=True
+        ),
+        "bias and variance": figures.bias_variance_bars(summary),
+        "curves": figures.curves(sweep, "rho", title="MSE against ρ", x_title="ρ", y_title="MSE"),
+        "top values": figures.top_values(["a", "b"], [3, 1]),
+        "consistent estimates": figures.estimates_with_intervals(table),
+        "class": figures.poll_estimates(table, "Norm-Sub"),
+        "class, Base only": figures.poll_estimates(table, "Norm-Sub", base_only=True),
+        "error against ε, one method": figures.error_against_epsilon(
+            sweep.rename(columns={"rho": "epsilon"}).query("method == 'Base'"),
+            target_pp=1.0,
+            protocol="OLH",
+        ),
+    }
+
+
+def test_every_chart_has_a_title_axis_titles_and_a_legend_for_its_series() -> None:
+    """The figure walk (issue 54): a reader can tell what every chart shows and whose
+    line is whose, one line included."""
+    for name, figure in _every_chart().items():
+        assert figure.layout.title.text, name
+        assert figure.layout.xaxis.title.text, f"{name}: no x-axis title"
+        assert figure.layout.yaxis.title.text, f"{name}: no y-axis title"
+        series = [t for t in figure.data if t.showlegend is not False]
+        if len(series) > 1:
+            assert all(t.name for t in series), f"{name}: a series without a name"
+        # Bars whose category is their own name are labelled on the axis instead.
+        on_axis = all(list(t.x) == [t.name] for t in series)
+        if (len(series) > 1 and not on_axis) or name.endswith("one method"):
+            assert figure.layout.showlegend is not False, f"{name}: no legend"
+            if len(series) == 1:
+                assert figure.layout.showlegend is True, f"{name}: one line, no legend"
+
+
+def test_the_bias_variance_bars_stack_to_each_methods_mse() -> None:
+    summary = _per_item(ALL).summary
+    figure = figures.bias_variance_bars(summary, query="every value's frequency")
+    bias, variance = figure.data
+    np.testing.assert_allclose(
+        np.asarray(bias.y) + np.asarray(variance.y), summary["mse"].to_numpy(), rtol=1e-12
+    )
+    assert list(bias.x) == list(summary["method"]) and figure.layout.barmode == "stack"
+    assert "every value's frequency" in figure.layout.title.text

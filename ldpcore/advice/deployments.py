@@ -247,7 +247,7 @@ def _compared(deployment: Deployment, epsilon: float, shuffled: ShuffleBound | N
             "local; compare it with your ε after shuffling"
         )
     return (
-        f"{_order(deployment.epsilon, shuffled.epsilon)} than your ε after shuffling "
+        f"{_order(deployment.epsilon, shuffled.epsilon)} your ε after shuffling "
         f"({format_budget(shuffled.epsilon)} at δ = {format_delta(shuffled.delta)}, "
         f"{shuffled.n:,} users); theirs is {deployment.unit}"
     )

@@ -28,11 +28,23 @@ class ConsistentOption:
         Its measured RMSE at the ε recommended (Base's).
     comparison : Comparison
         Its MSE against Base's at that ε, paired on the same trials, with the interval.
+    target : float or None
+        The RMSE asked for (None: not known to this record).
+    epsilon_for_target : float or None
+        Where it does not meet the target at that ε: about the ε from which its mean
+        RMSE does, read off the evaluated points (None: beyond the range searched).
     """
 
     method: str
     rmse_at_epsilon: float
     comparison: Comparison
+    target: float | None = None
+    epsilon_for_target: float | None = None
+
+    @property
+    def meets_target(self) -> bool | None:
+        """Whether its RMSE at that ε is within the target (None: no target known)."""
+        return None if self.target is None else self.rmse_at_epsilon <= self.target
 
     def to_json_dict(self) -> dict[str, object]:
         """The ``consistent_option`` record of ``choose-epsilon --format json``."""
@@ -42,6 +54,8 @@ class ConsistentOption:
             "mse_ratio_to_base": json_value(self.comparison.ratio),
             "ratio_low": json_value(self.comparison.low),
             "ratio_high": json_value(self.comparison.high),
+            "meets_target": self.meets_target,
+            "epsilon_for_target": json_value(self.epsilon_for_target),
         }
 
 

@@ -407,7 +407,8 @@ class _Search:
             if comparison is not None and not comparison.no_op:
                 row = self.names.index(name)
                 rmse = math.sqrt(float(self.points[where].mse[row]))
-                return ConsistentOption(name, rmse, comparison)
+                reach = None if rmse <= self.target else self.crossing(row, 0.0)[0]
+                return ConsistentOption(name, rmse, comparison, self.target, reach)
         return None
 
     def _answer(

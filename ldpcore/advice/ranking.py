@@ -50,6 +50,11 @@ class Recommendation:
     ranking: pd.DataFrame
     verdict: Verdict
 
+    def ranks(self) -> dict[str, int]:
+        """Each method's rank in :attr:`ranking` (by mean MSE, 1 the lowest)."""
+        pairs = zip(self.ranking["method"], self.ranking["rank"], strict=True)
+        return {str(method): int(rank) for method, rank in pairs}
+
     @property
     def recommended(self) -> str:
         """The method to use."""
@@ -60,17 +65,20 @@ class Recommendation:
         """Whether the recommended method is significantly more accurate than Base."""
         return self.verdict.helps
 
-    def to_json_dict(self, query: str, headline: str) -> dict[str, object]:
+    def to_json_dict(self, query: str, headline: str, note: str = "") -> dict[str, object]:
         """``ldpcore recommend --format json``: the ranking with its intervals.
 
         ``headline`` is the verdict in words
-        (:func:`ldpcore.present.sentences.verdict_headline`).
+        (:func:`ldpcore.present.sentences.verdict_headline`); ``note`` why the
+        recommended method is not first in the ranking, if it is not
+        (:func:`ldpcore.present.sentences.ranking_note`).
         """
         return {
             "query": query,
             "recommended": self.recommended,
             "significant": self.significant,
             "headline": headline,
+            "ranking_note": note,
             "ranking": [
                 {key: json_value(value) for key, value in record.items()}
                 for record in self.ranking.to_dict("records")

@@ -93,6 +93,11 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         choices=["estimates", "counts"],
         help="what the input holds (default: read from its header)",
     )
+    parser.add_argument(
+        "--drop-total",
+        action="store_true",
+        help="drop a row whose number is the sum of all the others (a total row)",
+    )
 
 
 def read_input(args: argparse.Namespace, n: int) -> Collected:
@@ -112,7 +117,7 @@ def read_input(args: argparse.Namespace, n: int) -> Collected:
     except OSError as exc:
         raise InputError(f"cannot read --input {args.input!r}: {exc.strerror}") from None
     with _args.ProgressLine("reading the input (characters)") as line:
-        return read_collected(
+        collected = read_collected(
             data,
             protocol=args.protocol,
             epsilon=epsilon,
@@ -121,7 +126,13 @@ def read_input(args: argparse.Namespace, n: int) -> Collected:
             source=args.input,
             params=_args.protocol_params(args),
             progress=line,
+            drop_total=args.drop_total,
         )
+    # What the file looks like where the protocol and n could not have made it: said,
+    # and the command goes on (the person may know better).
+    for note in collected.notes:
+        print(f"warning: {args.input}: {note}", file=sys.stderr)
+    return collected
 
 
 def _with_prior(

@@ -39,7 +39,11 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Rank and print."""
     from ldpcore.advice import recommend  # noqa: PLC0415 (pandas: only here)
-    from ldpcore.present.sentences import verdict_headline  # noqa: PLC0415
+    from ldpcore.present.sentences import (  # noqa: PLC0415
+        method_caveat,
+        ranking_note,
+        verdict_headline,
+    )
 
     n = _args.users(args.n)
     collected = read_input(args, n)
@@ -55,10 +59,16 @@ def run(args: argparse.Namespace) -> int:
             truth_from=args.truth_from,
             progress=progress,
         )
+    note = ranking_note(found.verdict, found.ranks())
+    caveat = method_caveat(found.recommended)
     if args.format == "json":
-        _args.print_json(found.to_json_dict(args.query, verdict_headline(found.verdict)))
+        record = found.to_json_dict(args.query, verdict_headline(found.verdict), note)
+        _args.print_json({**record, "caveat": caveat})
         return 0
     print(f"recommended for query {args.query}: {found.recommended}")
     print(verdict_headline(found.verdict))
+    for said in (caveat, note):
+        if said:
+            print(said)
     print(found.ranking.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     return 0

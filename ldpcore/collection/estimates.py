@@ -14,6 +14,7 @@ benchmarks/README.md, "Coverage".
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -68,6 +69,9 @@ class Collected:
         What the file held.
     estimate : ndarray of float64
         The Base estimate ``f̃`` (computed by Eq. 2 from support counts).
+    notes : tuple of str
+        What the file looks like where that is not what the protocol and n could have
+        produced (:func:`plausibility_notes`), and a row that looks like a total.
     """
 
     labels: tuple[str, ...]
@@ -75,6 +79,7 @@ class Collected:
     n: int
     kind: str
     estimate: NDArray[np.float64]
+    notes: tuple[str, ...] = ()
 
 
 def guess_kind(data: bytes, *, source: str = "the file") -> str:
@@ -101,6 +106,7 @@ def read_collected(
     number_column: str | None = None,
     params: Mapping[str, int] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    drop_total: bool = False,
 ) -> Collected:
     r"""Read collected LDP output (support counts or Base estimates) from CSV/TSV bytes.
 
@@ -120,6 +126,9 @@ def read_collected(
         frequencies and may be negative.
     source, value_column, number_column, progress
         As for :func:`ldpcore.data.tables.read_numbers`.
+    drop_total : bool
+        Drop a row whose number is the sum of all the others (a spreadsheet's total
+        row, :func:`total_row`); without it, such a row is kept and said in ``notes``.
 
     Examples
     --------
@@ -143,6 +152,19 @@ def read_collected(
         users=False,  # support counts: each at most n (below), their total unbounded
         progress=progress,
     )
+    labels, numbers = table.labels, table.numbers
+    notes: list[str] = []
+    total = total_row(numbers)
+    if total is not None and drop_total:
+        keep = np.arange(numbers.size) != total
+        labels, numbers = tuple(np.asarray(labels, dtype=object)[keep]), numbers[keep]
+    elif total is not None:
+        notes.append(
+            f"the row {labels[total]!r} holds {numbers[total]:,.6g}, the sum of all the other "
+            "rows: it looks like a total, not a value. Drop it (Drop the total row, or "
+            "--drop-total) unless it really is a value"
+        )
+    table = dataclasses.replace(table, labels=labels, numbers=numbers)
     oracle = get_protocol(
         protocol, epsilon=epsilon, domain_size=len(table.labels), **dict(params or {})
     )
@@ -156,6 +178,7 @@ def read_collected(
                 "check n, or whether the file holds estimates rather than counts"
             )
         estimate = oracle.estimate(table.numbers.astype(np.int64), n)
+        notes += plausibility_notes(oracle, n, counts=table.numbers)
     else:
         estimate = table.numbers
         if np.abs(estimate).max() > 1e3:
@@ -163,7 +186,86 @@ def read_collected(
                 f"{source}: estimates are frequencies (they sum to about 1), but some are "
                 f"above 1000 in size; if these are support counts, name the column 'count'"
             )
-    return Collected(table.labels, oracle, n, kind, estimate)
+        notes += plausibility_notes(oracle, n, estimates=estimate)
+    return Collected(table.labels, oracle, n, kind, estimate, tuple(notes))
+
+
+#: How many standard deviations from what the protocol gives make a file implausible.
+PLAUSIBLE_SIGMAS = 6.0
+
+
+def total_row(numbers: NDArray[np.float64]) -> int | None:
+    """The index of a row whose number is the sum of all the others, if one is.
+
+    Examples
+    --------
+    >>> total_row(np.array([3.0, 5.0, 8.0])), total_row(np.array([3.0, 5.0, 9.0]))
+    (2, None)
+    """
+    if numbers.size < 3:
+        return None
+    top = int(np.argmax(numbers))
+    rest = float(numbers.sum() - numbers[top])
+    return top if rest > 0 and abs(numbers[top] - rest) <= 1e-9 * rest else None
+
+
+def plausibility_notes(
+    oracle: FrequencyOracle,
+    n: int,
+    *,
+    counts: NDArray[np.float64] | None = None,
+    estimates: NDArray[np.float64] | None = None,
+) -> list[str]:
+    """What a collected file looks like where the protocol and n could not have made it.
+
+    Each user's report supports their own value with probability ``p`` and each other
+    value with probability ``q`` (NDSS 2020 Sec. III), so the support counts total
+    ``n (p + (d − 1) q)`` on average, within a standard deviation of at most
+    ``√(n (p(1 − p) + (d − 1) q(1 − q)))`` (independent supports; a protocol whose
+    supports are tied, as GRR's exactly one, varies less). A total off by more than
+    :data:`PLAUSIBLE_SIGMAS` of those and 2% is said, and so is a total of about n where
+    the protocol's is not: one count per user is a histogram of true values. Base
+    estimates lie between ``−q/(p − q)`` (no report supports the value) and
+    ``(1 − q)/(p − q)`` (every report does), and sum to 1 within the same spread scaled
+    by ``1 / (n (p − q))``.
+    """
+    p, q, d = float(oracle.p), float(oracle.q), oracle.domain_size
+    expected = n * (p + (d - 1) * q)
+    spread = PLAUSIBLE_SIGMAS * np.sqrt(n * (p * (1 - p) + (d - 1) * q * (1 - q)))
+    slack = spread + 0.02 * expected
+    said = f"{oracle.name} at ε = {oracle.epsilon:g} with n = {n:,} users"
+    notes: list[str] = []
+    if counts is not None:
+        total = float(counts.sum())
+        if abs(total - expected) > slack:
+            looks = (
+                "they sum to about n, one count per user: this looks like a histogram of "
+                "true values. Simulate on it instead (the tab Simulate on your histogram, "
+                "or ldpcore simulate --dataset file:PATH)"
+                if abs(total - n) <= 0.02 * n and abs(expected - n) > slack
+                else "check ε, n and the protocol"
+            )
+            notes.append(
+                f"the support counts sum to {total:,.0f}, but {said} give about "
+                f"{expected:,.0f} (each report supports {p + (d - 1) * q:.3g} "
+                f"value{'s' * (abs(p + (d - 1) * q - 1) > 1e-9)} on average): {looks}"
+            )
+    if estimates is not None:
+        low, high = -q / (p - q), (1 - q) / (p - q)
+        outside = int(np.sum((estimates < low - 1e-9) | (estimates > high + 1e-9)))
+        if outside:
+            notes.append(
+                f"{outside} estimate{'s lie' if outside != 1 else ' lies'} outside {low:.3g} to "
+                f"{high:.3g}, the range Base estimates of {said} can take: check ε and "
+                "the protocol, or whether these are estimates at all"
+            )
+        total = float(estimates.sum())
+        if abs(total - 1) > slack / (n * (p - q)):
+            notes.append(
+                f"the estimates sum to {total:.4g}; Base estimates of {said} sum to 1 "
+                f"within ±{slack / (n * (p - q)):.2g}: check ε, n and the protocol"
+            )
+    return notes
 
 
 def prior_for(

@@ -102,6 +102,10 @@ class PostProcessor(ABC):
     formula: ClassVar[str] = ""
     #: One paragraph for people meeting the method for the first time.
     explanation: ClassVar[str] = ""
+    #: A warning that goes wherever the method is recommended ("" for none): what its
+    #: measured MSE can hide (issue 54: Norm-Mul won on all values while shrinking the
+    #: most frequent ones).
+    caveat: ClassVar[str] = ""
     #: True for Post-Pos: it clamps query answers, not the vector.
     answers_only: ClassVar[bool] = False
     #: A method whose output this one post-processes or starts from (PowerNS: "Power",

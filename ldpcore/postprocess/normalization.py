@@ -89,6 +89,11 @@ class NormMul(RowWise):
         "Clip the negatives, then shrink everything by one factor so the total is one. Big values"
         " lose the most: on skewed data the most frequent values are badly underestimated."
     )
+    caveat: ClassVar[str] = (
+        "Norm-Mul shrinks every value by one factor, so on skewed data the most frequent "
+        "values are badly underestimated even where its MSE over all values is lowest; if "
+        "those values matter, ask for the top-k query, or use Norm-Sub"
+    )
 
     def _apply_rows(self, estimates: Rows, context: Context) -> Rows:
         positive = np.maximum(estimates, 0.0)

@@ -359,8 +359,20 @@ def estimates_by_rank(
         title="Estimates vs truth, by true rank",
         x="rank of the value",
         y=axis,
+        xaxis=rank_axis(ranks),
         yaxis=yaxis,
     )
+
+
+def rank_axis(ranks: NDArray[Any] | Sequence[int]) -> dict[str, Any]:
+    """A rank axis ticked at whole ranks only (Plotly ticked 1.5 on a few values).
+
+    Examples
+    --------
+    >>> rank_axis([1, 2, 3]), rank_axis(range(1, 200))
+    ({'tick0': 1, 'dtick': 1}, {'tickformat': 'd'})
+    """
+    return {"tick0": 1, "dtick": 1} if len(ranks) and max(ranks) <= 15 else {"tickformat": "d"}
 
 
 def symlog(values: NDArray[np.float64], threshold: float) -> NDArray[np.float64]:
@@ -436,6 +448,7 @@ def by_rank(
         x="rank of the value",
         y=column,
         log_y=log_y,
+        xaxis=rank_axis(ranks),
         shapes=[{**zero, "line": {"color": "grey", "width": 1}}] if column == "bias" else [],
     )
 
@@ -561,6 +574,55 @@ def mse_bars(
     )
 
 
+#: The two parts of an MSE, as the bias–variance chart colours them.
+BIAS_COLOUR, VARIANCE_COLOUR = "#A3212E", "#5F8DD3"
+
+
+def bias_variance_bars(summary: pd.DataFrame, *, query: str = "the query") -> go.Figure:
+    """Every method's MSE split into bias² and variance, stacked (MSE = bias² + variance).
+
+    ``summary`` has ``method, bias_sq, variance`` (the experiment's summary for the query
+    asked). Bias² is the squared error every trial shares; variance the part that
+    differs from trial to trial (NDSS Sec. V: post-processing trades the second for the
+    first).
+    """
+    methods = [str(m) for m in summary["method"]]
+    bias = summary["bias_sq"].to_numpy(dtype=float)
+    variance = summary["variance"].to_numpy(dtype=float)
+    total = bias + variance
+    share = np.divide(bias, total, out=np.zeros_like(bias), where=total > 0)
+    hover = "%{x}: %{y:.3g} (%{customdata:.0%} of its MSE)<extra>%{fullData.name}</extra>"
+    traces = [
+        {
+            "type": "bar",
+            "x": methods,
+            "y": bias,
+            "name": "bias²",
+            "marker": {"color": BIAS_COLOUR},
+            "customdata": share,
+            "hovertemplate": hover,
+        },
+        {
+            "type": "bar",
+            "x": methods,
+            "y": variance,
+            "name": "variance",
+            "marker": {"color": VARIANCE_COLOUR},
+            "customdata": 1 - share,
+            "hovertemplate": hover,
+        },
+    ]
+    figure = _assemble(
+        traces,
+        title=f"Bias² and variance per method, for {query} (stacked: together the MSE)",
+        x="method",
+        y="mean squared error",
+        barmode="stack",
+        legend={"title": {"text": "part of the MSE"}},
+    )
+    return figure
+
+
 def curves(
     frame: pd.DataFrame,
     x: str,
@@ -632,14 +694,26 @@ def lower_bound_note() -> str:
     return "The lower bound is " + LOWER_BOUND_CAVEAT + "."
 
 
+#: The most values the histogram chart draws.
+TOP_VALUES = 50
+
+
 def top_values(labels: Sequence[str], counts: Sequence[float] | NDArray[Any]) -> go.Figure:
-    """The 50 most frequent values of a histogram, as bars (Your data)."""
+    """The 50 most frequent values of a histogram, as bars (Your data).
+
+    The title says how many are drawn: every value when there are 50 or fewer.
+    """
     top = pd.DataFrame({"value": list(labels), "count": list(counts)})
-    top = top.sort_values("count", ascending=False, kind="stable").head(50)
+    shown = min(TOP_VALUES, len(top))
+    top = top.sort_values("count", ascending=False, kind="stable").head(shown)
     figure = go.Figure(go.Bar(x=top["value"], y=top["count"], marker_color=_COLOURS[0]))
     _white(figure)
     figure.update_layout(
-        title="The 50 most frequent values",
+        title=(
+            f"The {shown} most frequent values"
+            if shown < len(labels)
+            else f"All {shown} value{'s' * (shown != 1)}, most frequent first"
+        ),
         xaxis_title="value",
         yaxis_title="count",
         height=320,
@@ -672,6 +746,7 @@ def estimates_with_intervals(table: pd.DataFrame) -> go.Figure:
     _white(figure)
     figure.update_layout(
         title="Consistent estimates (50 largest) with 95% intervals",
+        xaxis_title="value",
         yaxis_title="frequency",
         yaxis_tickformat=".2~%",
         height=360,
@@ -724,6 +799,7 @@ def poll_estimates(table: pd.DataFrame, method: str, *, base_only: bool = False)
         title="The class's answers: Base, before post-processing"
         if base_only
         else f"The class's answers: {method} and Base",
+        xaxis_title="option",
         yaxis_title="share of the class",
         yaxis_tickformat=".0%",
         height=380,
@@ -747,6 +823,8 @@ def error_against_epsilon(frame: pd.DataFrame, *, target_pp: float, protocol: st
             line={"color": style["color"], "dash": style["dash"]},
         )
     reference_line(figure, target_pp, f"target {target_pp:g} pp", log_y=True, where="top right")
+    # A legend even for one line: the reader must know whose error it is.
+    figure.update_layout(showlegend=True, legend_title_text="method")
     _white(figure)
     figure.update_layout(
         title=f"{protocol}: error against ε",

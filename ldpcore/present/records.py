@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import html
+import re
 from collections.abc import Sequence
 
 import pandas as pd
@@ -22,6 +23,7 @@ from ldpcore.advice.epsilon_context import EpsilonContext
 from ldpcore.advice.shuffling import ShuffleBound
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present.commands import choose_epsilon_command
+from ldpcore.present.glossary import GLOSSARY, terms_in
 from ldpcore.present.sentences import (
     SHUFFLE_TERMS,
     answers_table,
@@ -142,6 +144,20 @@ def decision_record(
             f"<p>{html.escape(context_sentence(risk_epsilon))}</p>",
             _deployments_html(risk_epsilon, None if context is None else context.shuffled),
             f'<p class="small">{html.escape(UNCHECKED_NOTE)}</p>',
+        ]
+    # The terms the record uses, in plain words: a record is read by people who were
+    # not at the page (issue 54). The chart's script is left out of the search.
+    readable = "\n".join(part for part in parts if "<script" not in part)
+    words = terms_in(html.unescape(re.sub(r"<[^>]+>", " ", readable)))
+    if words:
+        parts += [
+            '<h2 id="terms">What these words mean</h2>',
+            "<dl>",
+            *(
+                f"<dt>{html.escape(term)}</dt><dd>{html.escape(GLOSSARY[term])}</dd>"
+                for term in words
+            ),
+            "</dl>",
         ]
     parts += [
         "<h2>Reproduce</h2>",

@@ -20,6 +20,7 @@ from ldpcore.formats import (
     format_budget,
     format_count,
     format_delta,
+    format_epsilon,
     format_number,
     format_ratio,
     format_times,
@@ -28,8 +29,11 @@ from ldpcore.formats import (
 from ldpcore.live.lesson import HALF_WIDTH, MOST_OF_THE_RANGE
 from ldpcore.queries.specs import QuerySpec, parse_query_spec
 
+#: What a ratio of MSEs is of, as a sentence says it.
+BASES, JEFFREYS = "Base's", "Jeffreys'"
+
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     import pandas as pd
 
@@ -83,6 +87,60 @@ def _inverse(value: float) -> float:
     return 1.0 / value if value > 0 else math.inf
 
 
+def ranking_note(verdict: Verdict, ranks: Mapping[str, int]) -> str:
+    """Why the named method is not the first row of a table ranked by mean MSE ("" if it is).
+
+    A table ranked by mean MSE on these trials and a recommendation that rests on paired
+    intervals can name different methods; said, the order no longer reads as a
+    contradiction (issue 54).
+
+    Examples
+    --------
+    >>> from ldpcore.advice.verdicts import Verdict
+    >>> v = Verdict("Norm-Sub", False, [], [], "Norm-Mul", "the full distribution")
+    >>> print(ranking_note(v, {"Norm-Mul": 1, "Norm-Sub": 2, "Base": 3}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    The table is ranked by mean MSE on these trials, which is not a recommendation here:
+    no method is significantly more accurate than Base, so Norm-Sub (rank 2) is named as
+    the first method that gives a proper distribution without being significantly less
+    accurate than Base.
+    """
+    rank = ranks.get(verdict.recommended)
+    if rank is None or rank == 1:
+        return ""
+    named = f"{verdict.recommended} (rank {rank})"
+    if verdict.helps:
+        above = sorted((m for m, r in ranks.items() if r < rank), key=ranks.__getitem__)
+        listed = ", ".join(above)
+        return (
+            f"The table is ranked by mean MSE on these trials; {named} is named because it "
+            f"is the most accurate of the methods significantly more accurate than Base, "
+            f"and {listed} {'is' if len(above) == 1 else 'are'} not: "
+            f"{'its' if len(above) == 1 else 'their'} paired interval with Base reaches 1 "
+            "or lies within the 5% margin."
+        )
+    return (
+        "The table is ranked by mean MSE on these trials, which is not a recommendation "
+        f"here: no method is significantly more accurate than Base, so {named} is named as "
+        "the first method that gives a proper distribution without being significantly "
+        "less accurate than Base."
+    )
+
+
+def method_caveat(method: str) -> str:
+    """The warning that goes beside a recommended method ("" if it has none).
+
+    Examples
+    --------
+    >>> method_caveat("Norm-Sub"), method_caveat("Norm-Mul").split(",")[0]
+    ('', 'Caveat: Norm-Mul shrinks every value by one factor')
+    """
+    from ldpcore.postprocess import method_class  # noqa: PLC0415
+
+    caveat = method_class(method).caveat
+    return f"Caveat: {caveat}." if caveat else ""
+
+
 def verdict_headline(verdict: Verdict) -> str:
     """What a verdict recommends, in one sentence (the query in the verdict's words)."""
     query = verdict.query
@@ -101,7 +159,7 @@ def verdict_headline(verdict: Verdict) -> str:
     return (
         f"Post-processing does not change the accuracy of {query} here "
         f"significantly; {verdict.recommended} gives a proper distribution, with an MSE "
-        f"{ratio_range(cost.low, cost.high)} Base's (paired 95% interval)."
+        f"{ratio_range(cost.low, cost.high, BASES)} (paired 95% interval)."
     )
 
 
@@ -211,15 +269,29 @@ def option_words(option: ConsistentOption) -> str:
     >>> c = Comparison("Norm-Sub", "Base", 1.12, 0.97, 1.33, False, False, False, 10)
     >>> option_words(ConsistentOption("Norm-Sub", 0.0049, c))
     "Norm-Sub gives a proper distribution; at this ε its MSE is between 0.97× and 1.33× Base's (RMSE 0.0049; paired 95% interval)"
+    >>> option_words(ConsistentOption("Norm-Sub", 0.0053, c, 0.005, 0.4123)).split("; ")[-1]
+    'that is above your target of 0.005, so it does not meet it at this ε: it meets it from about ε = 0.413'
     """  # noqa: E501
     c = option.comparison
     text = (
         f"{option.method} gives a proper distribution; at this ε its MSE is "
-        f"{ratio_range(c.low, c.high)} Base's (RMSE {option.rmse_at_epsilon:.2g}; "
+        f"{ratio_range(c.low, c.high, BASES)} (RMSE {option.rmse_at_epsilon:.2g}; "
         "paired 95% interval)"
     )
     if c.worse:
         text += ", significantly more than Base's"
+    if option.meets_target is True:
+        text += "; that meets your target"
+    elif option.meets_target is False:
+        where = (
+            f"it meets it from about ε = {format_epsilon(option.epsilon_for_target)}"
+            if option.epsilon_for_target is not None
+            else f"it does not meet it for any ε up to {EPSILON_RANGE[1]:g}"
+        )
+        text += (
+            f"; that is above your target of {option.target:.2g}, so it does not meet it at "
+            f"this ε: {where}"
+        )
     return text
 
 
@@ -347,7 +419,7 @@ def prior_sentence(label: str, found: Comparison) -> str:
         verdict = "no significant difference from Jeffreys' on these trials"
     return (
         f"{label}: MSE {format_number(found.ratio)}× Jeffreys' "
-        f"({ratio_range(found.low, found.high)}, paired 95% interval over "
+        f"({ratio_range(found.low, found.high, JEFFREYS)}, paired 95% interval over "
         f"{found.trials} trials): {verdict}."
     )
 

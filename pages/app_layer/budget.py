@@ -25,7 +25,7 @@ import streamlit as st
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.costs import measured_up_to
-from ldpcore.formats import format_duration
+from ldpcore.formats import format_durations_apart
 
 #: The variable the person who runs the server sets (seconds of one core per run).
 BUDGET_VARIABLE = "LDPCORE_RUN_BUDGET_S"
@@ -99,7 +99,7 @@ def approved(
     if seconds <= budget and not ask:
         return True
     state = f"budget-approved-{key}"
-    estimate = format_duration(seconds)
+    estimate, limit = format_durations_apart(seconds, budget)
     if st.session_state.get(state):
         if st.button("Stop this run", key=f"budget-stop-{key}", icon=":material/stop:"):
             st.session_state[state] = False
@@ -110,10 +110,9 @@ def approved(
             return False
         return True
     where = (
-        f"above this server's budget of {format_duration(budget)} per run (set by whoever "
-        f"runs it, {BUDGET_VARIABLE})"
+        f"above this server's budget of {limit} per run (set by whoever runs it, {BUDGET_VARIABLE})"
         if seconds > budget
-        else f"within this server's budget of {format_duration(budget)} per run"
+        else f"within this server's budget of {limit} per run"
     )
     if reason:
         st.info(reason, icon=":material/groups:")
@@ -135,12 +134,16 @@ def run_in_words(
     config: ExperimentConfig, parameter: str | None, values: Sequence[Any], domain_size: int
 ) -> str:
     """ "This run (30 trials of HR at d = 16,384 with 13 methods)", or a sweep's."""
-    what = (
-        f"{config.trials} trials of {config.protocol} at d = {domain_size:,} with "
-        f"{len(config.methods)} method{'s' if len(config.methods) != 1 else ''}"
-    )
+    # What the sweep varies is named by the sweep, not by the configuration it starts
+    # from ("each 30 trials of OLH" over protocols misnamed every other protocol).
+    protocol = "" if parameter == "protocol" else f" of {config.protocol}"
+    size = "" if parameter == "d" else f" at d = {domain_size:,}"
+    methods = len(config.methods)
+    what = f"{config.trials} trials{protocol}{size} with {methods} method{'s' * (methods != 1)}"
     if parameter is not None:
-        return f"This sweep ({len(values)} values of {parameter}, each {what})"
+        count = len(values)
+        listed = f": {', '.join(map(str, values))}" if count <= 8 else ""
+        return f"This sweep ({count} values of {parameter}{listed}; each {what})"
     return f"This run ({what})"
 
 

@@ -362,6 +362,12 @@ def guessed_kind(data: bytes, source: str) -> str:
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
+def collected_notes(data: bytes, source: str, settings: dict[str, object]) -> tuple[str, ...]:
+    """What a collected file looks like where its settings could not have made it."""
+    return read_collected(data, source=source, **settings).notes  # type: ignore[arg-type]
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
 def consistent(
     data: bytes,
     source: str,

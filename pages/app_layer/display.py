@@ -17,6 +17,7 @@ from ldpcore.postprocess import method_class
 from ldpcore.present import figures, sentences
 from ldpcore.present.sentences import (
     in_users,
+    method_caveat,
     not_converged_sentence,
     sweep_headline,
     verdict_headline,
@@ -69,6 +70,8 @@ def verdict_banner(
         text += " " + in_users(users, chosen)
     if explain:
         text += f" {method_class(found.recommended).explanation}"
+    if caveat := method_caveat(found.recommended):
+        text += f" **{caveat}**"
     _banner(text, helps=found.helps)
 
 
@@ -118,6 +121,11 @@ _NO_USERS = (
 )
 
 
+#: How the method table says what a method enforces (``PostProcessor.nonnegative`` and
+#: ``sums_to_one``).
+ENFORCEMENT_WORDS = {"yes": "yes", "no": "no", "almost": "at most 1"}
+
+
 def method_table(summary: pd.DataFrame) -> pd.DataFrame:
     """Measured numbers, the paired comparison with Base, and what each method enforces.
 
@@ -144,8 +152,10 @@ def method_table(summary: pd.DataFrame) -> pd.DataFrame:
                 ),
                 "bias²": format_error(record["bias_sq"]),
                 "variance": format_error(record["variance"]),
-                "non-negative": "yes" if meta.nonnegative else "no",
-                "sums to one": "yes" if meta.sums_to_one else "no",
+                # The registry's own word ("yes", "no", "almost"): a string is always
+                # true, so testing it as a flag had called every method "yes".
+                "non-negative": ENFORCEMENT_WORDS[meta.nonnegative],
+                "sums to one": ENFORCEMENT_WORDS[meta.sums_to_one],
                 "complexity": meta.complexity,
             }
         )
