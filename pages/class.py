@@ -127,6 +127,11 @@ def creation_form(store: PollStore) -> None:
         "opening private windows can then answer several times, and you see it only as a "
         "burst from one address.",
     )
+    if shared:
+        st.caption(
+            "Shared addresses: one report per browser only. A student who opens private "
+            "windows can answer again; you will see it only as a burst from one address."
+        )
     if st.button("Start the poll", type="primary", key="class-start"):
         try:
             poll, _ = store.create(

@@ -11,9 +11,10 @@ from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook, sweep_notebook
-from ldpcore.present.sentences import query_in_words, settings_line
+from ldpcore.present.sentences import settings_line
 from ldpcore.protocols import protocol_names
 from pages.app_layer.cache import (
+    bias_variance_figure,
     by_rank_figure,
     mse_figure,
     protocols_table,
@@ -98,10 +99,7 @@ else:
 show_chart(mse_chart, key="chart-mse")
 st.caption(figures.lower_bound_note() + trials_shown(shown))
 # What each MSE is made of: the trade the methods make (bias for variance), per method.
-show_chart(
-    figures.bias_variance_bars(summary, query=query_in_words(config.query)),
-    key="chart-bias-variance",
-)
+show_chart(bias_variance_figure(drawn_config), key="chart-bias-variance")
 
 show_method_table(summary)
 st.caption(PAIRED_NOTE + trials_shown(shown))

@@ -50,6 +50,7 @@ from ldpcore.live.poll import Poll
 from ldpcore.live.reports import class_collected
 from ldpcore.postprocess import JEFFREYS, LEARNED, UNIFORM, method_class
 from ldpcore.present import figures
+from ldpcore.present.sentences import query_in_words
 from ldpcore.protocols import describe_protocols
 from pages.app_layer.executors import (
     Workers,
@@ -193,6 +194,14 @@ def mse_figure(config: ExperimentConfig, relative: bool) -> go.Figure:
         base_mse=analytic["base_mse"],
         lower_bound=analytic["lower_bound"],
         relative_to_base=relative,
+    )
+
+
+@st.cache_resource(show_spinner=False, max_entries=32, hash_funcs=config_hash())
+def bias_variance_figure(config: ExperimentConfig) -> go.Figure:
+    """Every method's MSE split into bias² and variance for the query asked, shared."""
+    return figures.bias_variance_bars(
+        simulate_summary(config)["summary"], query=query_in_words(config.query)
     )
 
 

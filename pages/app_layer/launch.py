@@ -138,6 +138,7 @@ def _default_view(timeout: float) -> None:
         # tests/test_first_visit.py checks the page then only hits).
         cache.by_rank_figure(config, "estimates", False)
         cache.mse_figure(config, False)
+        cache.bias_variance_figure(config)
         # Computed: a class arriving at once joins it rather than crowding the server.
         staging.server_crowd().know(staging.run_key(config, None, ()))
         # A process's first page element makes Streamlit walk the whole call stack (to
