@@ -251,8 +251,14 @@ def test_choose_epsilon_command_json_contract() -> None:
             "mse_ratio_to_base",
             "ratio_low",
             "ratio_high",
+            "meets_target",
+            "epsilon_for_target",
         }
         assert option["rmse_at_epsilon"] > 0
+        # Whether it meets the target, and if not from about which ε (issue 54).
+        assert option["meets_target"] == (option["rmse_at_epsilon"] <= payload["target_rmse"])
+        if option["meets_target"]:
+            assert option["epsilon_for_target"] is None
 
 
 def test_n_defaults_to_the_dataset_total_and_is_required_for_synthetic_data() -> None:
