@@ -4,6 +4,7 @@ each network address sent, the teacher's controls, and what everyone else sees (
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pandas as pd
@@ -14,7 +15,13 @@ from ldpcore.formats import plain_html
 from ldpcore.live.access import passcode_matches
 from ldpcore.live.poll import CLASS_SIZE_MAX, Poll
 from ldpcore.live.reports import class_collected, export_text, poll_protocol
-from ldpcore.live.store import BURST_REPORTS, BURST_SECONDS, REFUSAL_REASONS, PollStore
+from ldpcore.live.store import (
+    BURST_REPORTS,
+    BURST_SECONDS,
+    HANDOVER_SECONDS,
+    REFUSAL_REASONS,
+    PollStore,
+)
 from ldpcore.present.figures import percent_label
 
 
@@ -173,8 +180,11 @@ def controls(store: PollStore, poll: Poll, key: str) -> None:
             store.share_addresses(poll.code, key, shared)
             st.rerun()
         if st.button("Move this poll to another device", key="class-handover"):
-            st.session_state["class-handover-code"] = store.handover(poll.code, key)
-        if handed := st.session_state.get("class-handover-code"):
+            until = time.time() + HANDOVER_SECONDS
+            st.session_state["class-handover-code"] = (store.handover(poll.code, key), until)
+        handed, until = st.session_state.get("class-handover-code", ("", 0.0))
+        # Shown while it can still be used, and only in this browser's own session.
+        if handed and time.time() < until:
             st.info(
                 f"On the other device, open the Class page and type **{handed}** under "
                 "*Continue a poll from another device*, within ten minutes. It works once. "
