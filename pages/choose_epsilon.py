@@ -42,7 +42,7 @@ from pages.app_layer.display import run_or_explain, show_chart
 from pages.app_layer.executors import search_executor
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.uploads import histogram_picker
-from pages.app_layer.widgets import EPSILONS, USERS, query_picker
+from pages.app_layer.widgets import EPSILONS, USERS, epsilon_to_inspect, query_picker
 
 #: Protocols compared by default (BLH is OLH with g = 2, never better; left as an option).
 DEFAULT_PROTOCOLS = ("GRR", "OLH", "OUE", "SS", "HR")
@@ -148,6 +148,9 @@ if not answers:
 st.caption(f"Searched on {search_executor()[2]}, protocols in parallel.")
 
 winner = winning_answer(answers)
+# The answer's ε as printed everywhere (rounded up): the page's section and the
+# decision record describe this one (issue 54).
+answer_epsilon = None if winner.epsilon is None else round_up(winner.epsilon)
 st.success(epsilon_sentence(winner, int(n)))
 caveat = interval_note(winner, config.query)
 if caveat:
@@ -225,7 +228,7 @@ def _context(epsilon: float) -> EpsilonContext:
 def _record() -> bytes:
     """The decision record, made when asked for (it inlines Plotly: about 4.7 MB)."""
     # The answer's ε as printed (rounded up), as the page's section shows it.
-    at = None if winner.epsilon is None else round_up(winner.epsilon)
+    at = answer_epsilon
     risk_rows = (
         None
         if at is None
@@ -285,25 +288,7 @@ if users:
 
 
 st.subheader("What ε means for one person")
-# The answer's ε as printed everywhere (rounded up), itself one of the choices: the
-# section and the decision record then describe the same ε (issue 54).
-answer_epsilon = None if winner.epsilon is None else round_up(winner.epsilon)
-choices = tuple(sorted({*EPSILONS, *([answer_epsilon] if answer_epsilon else [])}))
-if st.session_state.get("choose-risk-answer") != answer_epsilon:
-    # A new answer: the section moves to it (a person's own choice stays otherwise).
-    st.session_state["choose-risk-answer"] = answer_epsilon
-    st.session_state["choose-risk-epsilon"] = answer_epsilon or 1.0
-inspect = st.select_slider(
-    "ε to inspect",
-    choices,
-    format_func=lambda e: f"{e:g} (the answer)" if e == answer_epsilon else f"{e:g}",
-    key="choose-risk-epsilon",
-)
-if answer_epsilon is not None and inspect != answer_epsilon:
-    st.caption(
-        f"Inspecting ε = {inspect:g}, not the answer's ε = {answer_epsilon:g}; the decision "
-        "record describes the answer's."
-    )
+inspect = epsilon_to_inspect(answer_epsilon)
 st.markdown(odds_sentence(float(inspect)))
 shuffle_column, cadence_column, distinct_column = st.columns(3)
 shuffle_column.select_slider(

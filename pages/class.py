@@ -16,25 +16,21 @@ import streamlit as st
 
 from ldpcore.errors import InputError
 from ldpcore.live.access import teacher_passcode
-from ldpcore.live.lesson import class_advice, read_class
-from ldpcore.live.poll import CLASS_SIZE_MAX, Poll
+from ldpcore.live.lesson import read_class
 from ldpcore.live.reports import (
-    PRESETS,
     class_support,
-    live_protocols,
 )
-from ldpcore.live.store import OPTIONS_MAX, OPTIONS_MIN, PollStore
 from ldpcore.postprocess import default_method_names
+from ldpcore.present.class_sentences import base_readout, class_readout
 from ldpcore.present.figures import poll_estimates
-from ldpcore.present.sentences import base_readout, class_advice_sentence, class_readout
 from pages.app_layer.cache import class_tables
+from pages.app_layer.class_form import creation_form, links
 from pages.app_layer.class_views import (
     address_panel,
     controls,
     every_method,
     handover_entry,
     own_polls,
-    plain_heading,
     plain_strong,
     teachers_only,
     turned_away_metric,
@@ -43,21 +39,12 @@ from pages.app_layer.display import run_or_explain, show_chart
 from pages.app_layer.live_class import (
     REFRESH_S,
     current_store,
-    join_address,
-    join_link,
-    qr_markdown,
 )
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.teacher import may_start_polls, teacher_key
 
 ensure_app()
 st.title("Class: a live poll")
-
-#: ε offered to a class (a lecture shows the trade-off at a glance at these).
-CLASS_EPSILONS = (0.5, 1.0, 2.0, 3.0, 4.0, 6.0)
-#: The form's class size: a class, not the store's generous cap.
-FORM_CLASS_SIZE = 30
-OWN_QUESTION = "Write your own question"
 
 try:
     store = current_store()
@@ -66,119 +53,6 @@ except (InputError, ValueError) as exc:
     st.error(str(exc))
     st.stop()
 key = teacher_key()
-
-
-def creation_form(store: PollStore) -> None:
-    """The teacher writes a question and its options, picks a protocol and ε, and starts.
-
-    Before it starts, the form says what this class will be able to see, and offers the
-    smallest ε at which it separates a clear majority.
-    """
-    st.write(
-        "Each student answers from their own browser, which randomizes the answer before "
-        "anything is sent: the class then post-processes its own noisy reports."
-    )
-    preset = st.selectbox("Start from", [*PRESETS, OWN_QUESTION], key="class-preset")
-    question = st.text_input(
-        "Question", value="" if preset == OWN_QUESTION else preset, key=f"class-q-{preset}"
-    )
-    options = st.text_area(
-        f"Options, one per line ({OPTIONS_MIN} to {OPTIONS_MAX})",
-        value="\n".join(PRESETS.get(preset, ())),
-        key=f"class-options-{preset}",
-        height=180,
-    )
-    lines = [line for line in options.splitlines() if line.strip()]
-    left, middle, right = st.columns(3)
-    protocol = left.selectbox(
-        "Protocol (run in each student's browser)", live_protocols(), key="class-protocol"
-    )
-    size = right.number_input(
-        "Class size (most reports taken)",
-        min_value=1,
-        max_value=CLASS_SIZE_MAX,
-        value=FORM_CLASS_SIZE,
-        step=1,
-        key="class-size",
-        help="The poll takes one report per student and refuses reports beyond this, in "
-        "words, counting each one it turned away. You can raise it during the poll.",
-    )
-    count = max(len(lines), OPTIONS_MIN)
-    if "class-epsilon" not in st.session_state:
-        # The first ε shown is the smallest that lets this class see a clear majority.
-        first = class_advice(protocol, 1.0, count, int(size), epsilons=CLASS_EPSILONS)
-        st.session_state["class-epsilon"] = first.smallest_epsilon or 1.0
-    epsilon = middle.select_slider("ε", CLASS_EPSILONS, key="class-epsilon")
-    advice = class_advice(protocol, float(epsilon), count, int(size), epsilons=CLASS_EPSILONS)
-    shown = st.success if advice.separates else st.warning
-    shown(class_advice_sentence(advice), icon=":material/visibility:")
-    if not advice.separates and advice.smallest_epsilon is not None:
-        st.button(
-            f"Use ε = {advice.smallest_epsilon:g}",
-            key="class-use-epsilon",
-            on_click=st.session_state.__setitem__,
-            args=("class-epsilon", advice.smallest_epsilon),
-        )
-    shared = st.toggle(
-        "Several students share one network address (a computer lab, a school proxy)",
-        key="class-shared",
-        help="Off: one report per network address and per browser, so one student "
-        "cannot answer again from a private window. On: one per browser only; a student "
-        "opening private windows can then answer several times, and you see it only as a "
-        "burst from one address.",
-    )
-    if shared:
-        st.caption(
-            "Shared addresses: one report per browser only. A student who opens private "
-            "windows can answer again; you will see it only as a burst from one address."
-        )
-    if st.button("Start the poll", type="primary", key="class-start"):
-        try:
-            poll, _ = store.create(
-                question,
-                lines,
-                protocol=protocol,
-                epsilon=float(epsilon),
-                max_reports=int(size),
-                key=key,
-                shared_addresses=shared,
-            )
-        except InputError as exc:
-            st.error(str(exc))
-            return
-        st.query_params.from_dict({"poll": poll.code})
-        st.rerun()
-
-
-def links(poll: Poll) -> None:
-    """The join link (text, QR code, short code): what the projector shows.
-
-    No secret is on this page: the teacher's controls come from this browser's key, and
-    another device gets them only by a handover code the teacher asks for.
-    """
-    address = join_address()
-    link = join_link(poll.code)
-    if address.warning:
-        st.warning(address.warning, icon=":material/wifi_off:")
-    left, right = st.columns([2, 1])
-    with left:
-        plain_heading(poll.question)
-        st.markdown(f"Students open **{link}** or type the code:")
-        st.markdown(f"## {' '.join(poll.code)}")
-        if address.others:
-            st.caption(
-                "If that address does not open on a phone, this computer also answers at "
-                + ", ".join(f"{other}/join" for other in address.others)
-                + "."
-            )
-        st.caption(
-            f"{poll.protocol}, ε = {poll.epsilon:g}, {len(poll.options)} options, up to "
-            f"{poll.max_reports:,} report{'' if poll.max_reports == 1 else 's'}, "
-            + ("shared addresses allowed." if poll.shared_addresses else "one per address.")
-            + (" Closed: no more reports are taken." if poll.closed else "")
-        )
-    right.markdown(qr_markdown(link, f"QR code of the join link for poll {poll.code}"))
-    right.caption("Scan to join.")
 
 
 #: The lesson's steps: the teacher reveals the noise before the fix (issue 36).
@@ -295,5 +169,5 @@ if not may_start_polls(store.is_teacher(key)):
     handover_entry(store, key)
     st.stop()
 own_polls(store, key)
-creation_form(store)
+creation_form(store, key)
 handover_entry(store, key)

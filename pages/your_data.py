@@ -17,7 +17,6 @@ from ldpcore.protocols import protocol_names
 from pages.app_layer.cache import (
     by_rank_figure,
     collected_example,
-    collected_notes,
     consistent,
     guessed_kind,
     mse_figure,
@@ -34,7 +33,7 @@ from pages.app_layer.display import (
 from pages.app_layer.exports import downloads
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.staging import Staged, staged_run, trials_shown
-from pages.app_layer.uploads import histogram_picker
+from pages.app_layer.uploads import checked_collected, histogram_picker
 from pages.app_layer.widgets import EPSILONS, query_picker
 
 ensure_app()
@@ -179,17 +178,8 @@ def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
         "epsilon": float(epsilon),
         "n": int(n),
     }
-    # Said before any method runs: what the file looks like, if not LDP output of these
-    # settings (issue 54); a total row can be dropped here.
-    notes = run_or_explain(lambda: collected_notes(data, upload.name, settings), "Reading…")
-    if notes is None:  # the file cannot be read: said once, by run_or_explain
+    if not checked_collected(data, upload.name, settings):
         return None
-    if notes and any("looks like a total" in note for note in notes):
-        settings["drop_total"] = st.checkbox("Drop the total row", key="collected-drop-total")
-        if settings["drop_total"]:
-            notes = collected_notes(data, upload.name, settings)
-    for note in notes or ():
-        st.warning(f"{upload.name}: {note}", icon=":material/rule:")
     return data, upload.name, settings
 
 

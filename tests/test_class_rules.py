@@ -32,7 +32,7 @@ from ldpcore.live.lesson import class_advice, read_class, reports_to_separate
 from ldpcore.live.reports import class_collected, poll_protocol
 from ldpcore.live.store import OPERATOR, PollError, PollStore
 from ldpcore.postprocess.intervals import reports_for_half_width
-from ldpcore.present.sentences import class_advice_sentence, class_readout
+from ldpcore.present.class_sentences import class_advice_sentence, class_readout
 
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 EPSILONS = (0.5, 1.0, 2.0, 3.0, 4.0, 6.0)

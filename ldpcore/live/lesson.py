@@ -4,7 +4,7 @@
 :func:`ldpcore.collection.estimates.consistent_estimates_and_warning`) into a
 :class:`ClassReading`: which option leads and how sure that is, whether the reports can
 yet tell the options apart, how many reports would, and what post-processing changed
-in Base's estimate. The words are :func:`ldpcore.present.sentences.class_readout`'s.
+in Base's estimate. The words are :func:`ldpcore.present.class_sentences.class_readout`'s.
 """
 
 from __future__ import annotations

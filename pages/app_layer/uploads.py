@@ -7,7 +7,13 @@ import streamlit as st
 from ldpcore import bounds
 from ldpcore.data.datasets import Dataset, bundled_names, parse_histogram
 from ldpcore.data.tables import DuplicateValuesError, TableError
-from pages.app_layer.cache import bundled_dataset, inspected_upload, parsed_upload
+from pages.app_layer.cache import (
+    bundled_dataset,
+    collected_notes,
+    inspected_upload,
+    parsed_upload,
+)
+from pages.app_layer.display import run_or_explain
 
 
 def histogram_picker(key: str, *, allow_bundled: bool = True) -> Dataset | None:
@@ -116,3 +122,21 @@ def _uploaded_histogram(key: str) -> Dataset | None:
 
 def _position(options: list[str], wanted: str | None) -> int:
     return options.index(wanted) if wanted in options else 0
+
+
+def checked_collected(data: bytes, name: str, settings: dict[str, object]) -> bool:
+    """Say what a collected file looks like if its settings could not have made it.
+
+    Said before any method runs (issue 54); a total row can be dropped here, which
+    adds ``drop_total`` to ``settings``. False: the file cannot be read (said once).
+    """
+    notes = run_or_explain(lambda: collected_notes(data, name, settings), "Reading…")
+    if notes is None:
+        return False
+    if any("looks like a total" in note for note in notes):
+        settings["drop_total"] = st.checkbox("Drop the total row", key="collected-drop-total")
+        if settings["drop_total"]:
+            notes = collected_notes(data, name, settings)
+    for note in notes:
+        st.warning(f"{name}: {note}", icon=":material/rule:")
+    return True

@@ -185,3 +185,30 @@ def query_picker(key: str, dataset: Dataset) -> str:
         )
         return f"set:rho={rho:g}"
     return "groups" if kind == "Group totals" else "full"
+
+
+def epsilon_to_inspect(answer: float | None) -> float:
+    """Choose ε's "ε to inspect": starts at the answer's ε, itself one of the choices.
+
+    A new answer moves the control to it (a person's own choice stays otherwise), and a
+    control moved away from the answer says that the decision record describes the
+    answer's ε (issue 54).
+    """
+    choices = tuple(sorted({*EPSILONS, *([answer] if answer else [])}))
+    if st.session_state.get("choose-risk-answer") != answer:
+        st.session_state["choose-risk-answer"] = answer
+        st.session_state["choose-risk-epsilon"] = answer or 1.0
+    inspect = float(
+        st.select_slider(
+            "ε to inspect",
+            choices,
+            format_func=lambda e: f"{e:g} (the answer)" if e == answer else f"{e:g}",
+            key="choose-risk-epsilon",
+        )
+    )
+    if answer is not None and inspect != answer:
+        st.caption(
+            f"Inspecting ε = {inspect:g}, not the answer's ε = {answer:g}; the decision "
+            "record describes the answer's."
+        )
+    return inspect
