@@ -42,7 +42,13 @@ from pages.app_layer.display import run_or_explain, show_chart
 from pages.app_layer.executors import search_executor
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.uploads import histogram_picker
-from pages.app_layer.widgets import EPSILONS, USERS, epsilon_to_inspect, query_picker
+from pages.app_layer.widgets import (
+    EPSILONS,
+    USERS,
+    accuracy_target_picker,
+    epsilon_to_inspect,
+    query_picker,
+)
 
 #: Protocols compared by default (BLH is OLH with g = 2, never better; left as an option).
 DEFAULT_PROTOCOLS = ("GRR", "OLH", "OUE", "SS", "HR")
@@ -66,7 +72,8 @@ if picked is None:
     st.stop()
 dataset: Dataset = picked  # narrowed once, for the closures below
 
-row = st.columns(3)
+wanted = accuracy_target_picker("choose")
+row = st.columns(2)
 n = row[0].select_slider(
     "Users n",
     USERS,
@@ -75,17 +82,7 @@ n = row[0].select_slider(
     help=f"How many people you will collect from. The data holds {dataset.n:,}; its "
     "shape is what matters here, and 1,000,000 is the size of a large survey.",
 )
-target_pp = row[1].number_input(
-    "Accuracy target: root-mean-square error, in percentage points",
-    0.001,
-    50.0,
-    0.5,
-    step=0.1,
-    format="%.3f",
-    key="choose-target",
-    help="0.5 means each answer is typically within ±0.5 percentage points of the truth.",
-)
-trials = row[2].slider(
+trials = row[1].slider(
     "Trials per point",
     5,
     50,
@@ -104,7 +101,7 @@ with st.expander("Protocols and methods searched"):
 if not protocols or not methods:
     st.error("Pick at least one protocol and one method.")
     st.stop()
-target = float(target_pp) / 100
+target_pp = 100 * wanted.size
 
 
 config = run_or_explain(
@@ -125,7 +122,7 @@ estimate = run_or_explain(
     lambda: choose_epsilon_seconds(config, tuple(protocols)), "Timing the search…"
 )
 seconds = parallel_seconds(estimate, search_executor()[1]) if estimate else 0.0
-search_id = repr((config, target, tuple(protocols)))
+search_id = repr((config, wanted, tuple(protocols)))
 approved: set[str] = st.session_state.setdefault("choose-approved", set())
 if st.session_state.get("choose-go"):
     approved.add(search_id)  # remembered, so later reruns (the risk slider) keep the answer
@@ -139,7 +136,7 @@ if seconds > LONG_SEARCH_SECONDS and search_id not in approved:
     st.button(f"Search anyway (about {seconds:.0f} s)", key="choose-go")
     st.stop()
 answers = run_or_explain(
-    lambda: epsilon_answers(config, target, tuple(protocols)),
+    lambda: epsilon_answers(config, wanted, tuple(protocols)),
     f"Searching ε for {len(protocols)} protocols × {len(methods)} methods "
     f"(about {seconds:.0f} s the first time)…",
 )
@@ -184,11 +181,11 @@ st.caption(
 grid = tuple(e for e in EPSILONS if 0.1 <= e <= 10)
 shown = tuple(dict.fromkeys(("Base", winner.method)))
 curve_config = dataclasses.replace(config, protocol=winner.protocol, methods=shown)
-frame = run_or_explain(lambda: epsilon_curve(curve_config, grid), "Drawing the curve…")
+frame = run_or_explain(lambda: epsilon_curve(curve_config, grid, wanted), "Drawing the curve…")
 figure = None
 if frame is not None:
     figure = figures.error_against_epsilon(
-        frame, target_pp=float(target_pp), protocol=winner.protocol
+        frame, target_pp=target_pp, protocol=winner.protocol, measure=wanted.measure_name()
     )
     show_chart(figure, key="chart-choose")
     if frame["exact"].any():
@@ -237,7 +234,7 @@ def _record() -> bytes:
     return decision_record(
         config=config,
         query_words=query_in_words(query),
-        target_rmse=target,
+        target=wanted,
         protocols=protocols,
         answers=answers,
         figure=figure,
@@ -264,7 +261,7 @@ notebook_column.download_button(
     on_click="ignore",
     data=lambda: choose_epsilon_notebook(
         config,
-        target_rmse=target,
+        target=wanted,
         protocols=protocols,
         cadence=_cadence(),
         delta=_delta(),
@@ -281,7 +278,7 @@ fixed = st.select_slider("ε", EPSILONS, value=1.0, key="choose-fixed-epsilon")
 reverse_config = dataclasses.replace(
     config, protocol=winner.protocol, epsilon=float(fixed), methods=shown
 )
-users = run_or_explain(lambda: users_needed(reverse_config, target), "Searching n…")
+users = run_or_explain(lambda: users_needed(reverse_config, wanted), "Searching n…")
 if users:
     for advice in users:
         st.write(users_needed_sentence(winner.protocol, advice.method, fixed, advice.value))

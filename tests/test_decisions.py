@@ -143,14 +143,22 @@ def test_choose_epsilon_where_post_processing_cannot_help(protocol: str) -> None
 def test_choose_epsilon_simulates_nothing_above_base_s_exact_epsilon_when_base_wins() -> None:
     """Where Base is exact (Eq. 3) and no method can need less ε, points above Base's ε
     would only extend curves that cannot change the answer: the search stops there
-    (issue 26: words took 6.0 s, 4.6 s without them, the same answers)."""
+    (issue 26: words took 6.0 s, 4.6 s without them, the same answers). The one
+    exception: a consistent option that misses the target at Base's ε is followed up
+    to where it meets it (issue 54), and no further than one step beyond."""
     (answer,) = choose_epsilon(
         _config("countries", 10**6, "topk:k=10"), target_rmse=0.005, protocols=["OLH"]
     )
     assert answer.method == "Base" and answer.base_exact
     evaluated = {float(row["epsilon"]) for row in answer.curve}
     assert answer.base_epsilon is not None
-    assert max(evaluated) <= float(f"{answer.base_epsilon:.4g}")
+    option = answer.consistent_option
+    limit = float(f"{answer.base_epsilon:.4g}")
+    if option is not None and option.meets_target is False:
+        assert option.epsilon_for_target is not None
+        assert option.epsilon_for_target > answer.base_epsilon
+        limit = option.epsilon_for_target * 1.2**2
+    assert max(evaluated) <= limit
     # Base alone: its exact crossing needs no bracket at all.
     (alone,) = choose_epsilon(
         dataclasses.replace(_config("countries", 10**6, "topk:k=10"), methods=("Base",)),
@@ -248,6 +256,7 @@ def test_choose_epsilon_command_json_contract() -> None:
         assert set(option) == {
             "method",
             "rmse_at_epsilon",
+            "error_at_epsilon",
             "mse_ratio_to_base",
             "ratio_low",
             "ratio_high",
@@ -255,10 +264,41 @@ def test_choose_epsilon_command_json_contract() -> None:
             "epsilon_for_target",
         }
         assert option["rmse_at_epsilon"] > 0
+        # An RMSE target's measure is the RMSE.
+        assert option["error_at_epsilon"] == option["rmse_at_epsilon"]
         # Whether it meets the target, and if not from about which ε (issue 54).
         assert option["meets_target"] == (option["rmse_at_epsilon"] <= payload["target_rmse"])
         if option["meets_target"]:
             assert option["epsilon_for_target"] is None
+        else:
+            assert option["epsilon_for_target"] > answer["epsilon"]
+        # The ε as every place prints it: rounded up to three significant digits.
+        shown = answer["epsilon_as_shown"]
+        assert answer["epsilon"] <= shown < answer["epsilon"] * 1.01
+        assert f"{shown:.3g}" == f"{shown:g}"
+    assert payload["target"] == {"kind": "rmse", "size": 0.005, "level": 0.95, "spec": "rmse:0.005"}
+
+
+def test_choose_epsilon_takes_a_target_in_people_s_words() -> None:
+    """``--target each:X`` and ``all:X`` (issue 54): all at once needs more ε than each,
+    which needs more than an RMSE of X; the JSON says which target was searched."""
+    found = {}
+    for spec in ("rmse:0.005", "each:0.005", "all:0.005"):
+        done = ldpcore(
+            "choose-epsilon",
+            *("--protocol", "GRR", "--dataset", "countries", "--n", "1000000"),
+            *("--query", "topk:k=10", "--target", spec, "--trials", "5", "--format", "json"),
+        )
+        assert done.returncode == 0, done.stderr
+        payload = json.loads(done.stdout)
+        assert payload["target"]["spec"] == spec
+        (answer,) = payload["answers"]
+        found[spec] = answer["base_epsilon"]
+        option = answer["consistent_option"]
+        assert option["meets_target"] == (option["error_at_epsilon"] <= 0.005)
+    assert found["rmse:0.005"] < found["each:0.005"] < found["all:0.005"]
+    bad = ldpcore("choose-epsilon", "--dataset", "countries", "--target", "within 0.5")
+    assert bad.returncode == 2 and "kind:size" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def test_n_defaults_to_the_dataset_total_and_is_required_for_synthetic_data() -> None:

@@ -126,9 +126,11 @@ def test_choose_epsilon_notebook_gives_the_search_s_answer() -> None:
     assert printed[0].strip() == epsilon_sentence(winning_answer(answers), config.n)
     # Then the chosen ε in context (issue 38): shuffled among the config's n, over a year.
     from ldpcore.advice.epsilon_context import epsilon_context  # noqa: PLC0415
+    from ldpcore.formats import round_up  # noqa: PLC0415
     from ldpcore.present.sentences import repeated_sentence, shuffle_sentence  # noqa: PLC0415
 
-    context = epsilon_context(winning_answer(answers).epsilon or 1.0, config.n)
+    # The ε as the page prints it, rounded up (issue 54).
+    context = epsilon_context(round_up(winning_answer(answers).epsilon or 1.0), config.n)
     assert printed[1].strip().splitlines() == [
         shuffle_sentence(context.shuffled),
         repeated_sentence(context.repeated, "day"),

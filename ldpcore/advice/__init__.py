@@ -26,7 +26,7 @@ The sentences they lead to are in :mod:`ldpcore.present.sentences`.
 
 from __future__ import annotations
 
-from ldpcore.advice.bisection import Advice, advise_epsilon, advise_users, check_target
+from ldpcore.advice.bisection import Advice, advise_epsilon, advise_users
 from ldpcore.advice.composition import RepeatedCost, repeated_cost
 from ldpcore.advice.epsilon_answer import (
     ConsistentOption,
@@ -46,6 +46,7 @@ from ldpcore.advice.ranking import (
 from ldpcore.advice.risk import privacy_risk
 from ldpcore.advice.shuffling import ShuffleBound, shuffled_epsilon
 from ldpcore.advice.sweeps import SweepVerdict, sweep_verdicts
+from ldpcore.advice.targets import AccuracyTarget, check_target, parse_target
 from ldpcore.advice.timing import (
     RUNS_PER_PROTOCOL,
     estimate_choose_epsilon_seconds,
@@ -58,6 +59,7 @@ __all__ = [
     "EPSILON_RANGE",
     "RUNS_PER_PROTOCOL",
     "USERS_RANGE",
+    "AccuracyTarget",
     "Advice",
     "ConsistentOption",
     "EpsilonAnswer",
@@ -77,6 +79,7 @@ __all__ = [
     "estimate_choose_epsilon_seconds",
     "no_op_methods",
     "parallel_seconds",
+    "parse_target",
     "privacy_risk",
     "rank_methods",
     "recommend",

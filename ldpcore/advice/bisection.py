@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from ldpcore.advice.targets import AccuracyTarget, accuracy_target
 from ldpcore.bounds import EPSILON_RANGE, USERS_RANGE
-from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
-from ldpcore.experiments.trials import exact_base_mse, run
+from ldpcore.experiments.trials import exact_base_variances, run
 
 #: Bisection steps in log space after the bracketing grid (precision ≈ 1 %).
 _REFINE_STEPS = 7
@@ -66,21 +66,24 @@ class Advice:
 def advise_epsilon(
     config: ExperimentConfig,
     *,
-    target_rmse: float,
+    target_rmse: float | None = None,
     epsilon_range: tuple[float, float] = EPSILON_RANGE,
     progress: Callable[[int, int], None] | None = None,
+    target: AccuracyTarget | None = None,
 ) -> list[Advice]:
-    """Smallest ε meeting ``target_rmse`` for every method of ``config``.
+    """Smallest ε meeting ``target_rmse`` (or ``target``) for every method of ``config``.
 
-    The RMSE is ``√MSE`` of the query's answers (frequency units). Base is solved on
-    its analytic curve (Eq. 3) for single-value queries; everything else by
-    simulation with common random numbers (the same seed at every ε). ``progress`` is
-    called as ``progress(done, total)`` after each method.
+    The RMSE is ``√MSE`` of the query's answers (frequency units); ``target`` may instead
+    ask for each value, or all at once, within ±x 95% of the time
+    (:class:`~ldpcore.advice.targets.AccuracyTarget`). Base is solved on its analytic
+    curve (Eq. 3) for single-value queries; everything else by simulation with common
+    random numbers (the same seed at every ε). ``progress`` is called as
+    ``progress(done, total)`` after each method.
     """
-    check_target(target_rmse)
+    wanted = accuracy_target(target_rmse, target)
     found = []
     for done, method in enumerate(config.methods, start=1):
-        found.append(_advise(config, method, "epsilon", target_rmse, epsilon_range))
+        found.append(_advise(config, method, "epsilon", wanted, epsilon_range))
         if progress is not None:
             progress(done, len(config.methods))
     return found
@@ -89,31 +92,23 @@ def advise_epsilon(
 def advise_users(
     config: ExperimentConfig,
     *,
-    target_rmse: float,
+    target_rmse: float | None = None,
     users_range: tuple[int, int] = USERS_RANGE,
+    target: AccuracyTarget | None = None,
 ) -> list[Advice]:
-    """Smallest number of users meeting ``target_rmse`` at ``config.epsilon``."""
-    check_target(target_rmse)
+    """Smallest number of users meeting ``target_rmse`` (or ``target``) at ``config.epsilon``."""
+    wanted = accuracy_target(target_rmse, target)
     return [
-        _advise(config, method, "n", target_rmse, (float(users_range[0]), float(users_range[1])))
+        _advise(config, method, "n", wanted, (float(users_range[0]), float(users_range[1])))
         for method in config.methods
     ]
-
-
-def check_target(target: float) -> None:
-    """Raise unless ``target`` is an RMSE in (0, 1) (frequency units)."""
-    if not (isinstance(target, int | float) and math.isfinite(target) and 0 < target < 1):
-        raise InputError(
-            f"target_rmse must be in (0, 1) (frequency units; 0.005 = 0.5 percentage points), "
-            f"got {target!r}"
-        )
 
 
 def _advise(
     config: ExperimentConfig,
     method: str,
     parameter: str,
-    target: float,
+    wanted: AccuracyTarget,
     bounds_: tuple[float, float],
 ) -> Advice:
     single = dataclasses.replace(config, methods=(method,))
@@ -130,16 +125,20 @@ def _advise(
             if parameter == "n"
             else dataclasses.replace(single, epsilon=value)
         )
-        exact = exact_base_mse(point) if method == "Base" else None
-        if exact is not None:
+        variances = exact_base_variances(point) if method == "Base" else None
+        if variances is not None:
             # Eq. 3: exact, no noise, and no trials to run (at words' d = 10,000 an SS
             # run of 10 trials takes 2 s per point of the search).
-            return math.sqrt(exact), 0.0
+            return wanted.scale(wanted.exact_base(variances)), 0.0
         result = run(point)
+        if not wanted.is_rmse:
+            stat, stat_se = wanted.statistic(result.answers, result.truth)
+            return float(stat[0]), float(stat_se[0])
         row = result.summary.iloc[0]
         mse, se = float(row["mse"]), float(row["mse_std"]) / math.sqrt(point.trials)
         return math.sqrt(mse), se / (2 * math.sqrt(mse)) if mse > 0 else 0.0
 
+    target = wanted.size
     value, rmse = smallest_meeting(lambda v: at(v)[0], target, bounds_, integer=parameter == "n")
     width = t_quantile(config.trials)
     low, _ = smallest_meeting(

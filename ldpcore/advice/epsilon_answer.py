@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ldpcore._json import json_value
+from ldpcore.advice.targets import AccuracyTarget
 from ldpcore.advice.verdicts import Verdict
+from ldpcore.formats import round_up
 from ldpcore.stats.compare import Comparison
 
 
@@ -29,10 +31,17 @@ class ConsistentOption:
     comparison : Comparison
         Its MSE against Base's at that ε, paired on the same trials, with the interval.
     target : float or None
-        The RMSE asked for (None: not known to this record).
+        The target's size asked for (the RMSE, or the ±x; None: not known to this record).
     epsilon_for_target : float or None
         Where it does not meet the target at that ε: about the ε from which its mean
-        RMSE does, read off the evaluated points (None: beyond the range searched).
+        measure does, read off the evaluated points (None: beyond the range searched).
+    error_at_epsilon : float or None
+        Its measure at that ε in the target's terms (the RMSE for an RMSE target, the
+        margin for a "within" one; None: the RMSE is the measure).
+    kind : str
+        The target's kind (:data:`ldpcore.advice.targets.TARGET_KINDS`).
+    level : float
+        How often a "within" target must hold.
     """
 
     method: str
@@ -40,17 +49,26 @@ class ConsistentOption:
     comparison: Comparison
     target: float | None = None
     epsilon_for_target: float | None = None
+    error_at_epsilon: float | None = None
+    kind: str = "rmse"
+    level: float = 0.95
+
+    @property
+    def error(self) -> float:
+        """Its measure at that ε, in the target's terms."""
+        return self.rmse_at_epsilon if self.error_at_epsilon is None else self.error_at_epsilon
 
     @property
     def meets_target(self) -> bool | None:
-        """Whether its RMSE at that ε is within the target (None: no target known)."""
-        return None if self.target is None else self.rmse_at_epsilon <= self.target
+        """Whether its measure at that ε is within the target (None: no target known)."""
+        return None if self.target is None else self.error <= self.target
 
     def to_json_dict(self) -> dict[str, object]:
         """The ``consistent_option`` record of ``choose-epsilon --format json``."""
         return {
             "method": self.method,
             "rmse_at_epsilon": json_value(self.rmse_at_epsilon),
+            "error_at_epsilon": json_value(self.error),
             "mse_ratio_to_base": json_value(self.comparison.ratio),
             "ratio_low": json_value(self.comparison.low),
             "ratio_high": json_value(self.comparison.high),
@@ -98,6 +116,8 @@ class EpsilonAnswer:
         with its RMSE and paired ratio to Base at the ε recommended.
     base_exact : bool
         Whether Base's ε is exact (Eq. 3), not simulated.
+    target : AccuracyTarget or None
+        The target searched for (None: an RMSE target of a record that did not keep it).
     """
 
     protocol: str
@@ -115,6 +135,7 @@ class EpsilonAnswer:
     curve: tuple[dict[str, float | str], ...] = ()
     consistent_option: ConsistentOption | None = None
     base_exact: bool = False
+    target: AccuracyTarget | None = None
 
     def to_json_dict(self) -> dict[str, object]:
         """The ``choose-epsilon --format json`` record."""
@@ -130,6 +151,11 @@ class EpsilonAnswer:
             "post_processing_helps",
         )
         record: dict[str, object] = {key: getattr(self, key) for key in keys}
+        # The ε as the page, the record and the table print it: rounded up to three
+        # significant digits, so a specification copied from any of them meets the target.
+        for key in ("epsilon", "base_epsilon"):
+            value = getattr(self, key)
+            record[f"{key}_as_shown"] = None if value is None else round_up(value)
         comparison = self.comparison
         record["mse_ratio_to_base"] = None if comparison is None else json_value(comparison.ratio)
         record["ratio_low"] = None if comparison is None else json_value(comparison.low)
@@ -137,6 +163,7 @@ class EpsilonAnswer:
         option = self.consistent_option
         record["consistent_option"] = None if option is None else option.to_json_dict()
         record["base_exact"] = self.base_exact
+        record["target"] = None if self.target is None else self.target.to_json_dict()
         return record
 
 

@@ -17,18 +17,31 @@ EXAMPLE = """example (top-10 frequencies within ±0.5 percentage points, root-me
 """
 
 
-def add_search_arguments(parser: argparse.ArgumentParser, *, methods: str, trials: str) -> None:
-    """The arguments advise-epsilon and choose-epsilon share."""
+def add_search_arguments(
+    parser: argparse.ArgumentParser, *, methods: str, trials: str, targets: bool = False
+) -> None:
+    """The arguments advise-epsilon and choose-epsilon share.
+
+    With ``targets`` the target may also be given in people's words (``--target``).
+    """
     parser.add_argument(
         "--protocol", default="all", help=f"all, or P,P,... of {', '.join(protocol_names())}"
     )
     parser.add_argument("--n", help="number of users (default: the dataset's own total)")
     parser.add_argument("--dataset", required=True, help=DATASET_HELP)
-    parser.add_argument(
+    target = parser.add_mutually_exclusive_group(required=True) if targets else parser
+    target.add_argument(
         "--target-rmse",
-        required=True,
+        required=not targets,
         help="root-mean-square error allowed, in frequency units (0.005 = 0.5 pp)",
     )
+    if targets:
+        target.add_argument(
+            "--target",
+            help="the target in words: each:X (each value asked about within ±X of the "
+            "truth, 95%% of the time, X in frequency units: 0.005 = 0.5 pp), all:X (all of "
+            "them at once, 95%% of the time) or rmse:X; add ,level=0.9 for another share",
+        )
     parser.add_argument("--query", default="full", help=query_usage())
     parser.add_argument("--methods", default=methods, help=_args.methods_help())
     parser.add_argument("--trials", default=trials)

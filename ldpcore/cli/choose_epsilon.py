@@ -18,7 +18,7 @@ DEFAULT_METHODS = "Base,Base-Cut,Norm,Norm-Sub,MLE-Apx,PowerNS"
 
 EXAMPLE = """example (top-10 within ±0.5 percentage points; n is the dataset's own total):
   ldpcore choose-epsilon --protocol all --dataset countries --n 1000000 \\
-      --query topk:k=10 --target-rmse 0.005 --format json
+      --query topk:k=10 --target each:0.005 --format json
 """
 
 
@@ -34,7 +34,7 @@ def add_parser(commands: Any) -> None:
         "the two intervals both say so.",
         example=EXAMPLE,
     )
-    add_search_arguments(cho, methods=DEFAULT_METHODS, trials="10")
+    add_search_arguments(cho, methods=DEFAULT_METHODS, trials="10", targets=True)
     cho.add_argument(
         "--workers",
         default="auto",
@@ -61,12 +61,17 @@ def search_workers(raw: str, protocols: int) -> int:
 def run(args: argparse.Namespace) -> int:
     """Search and print."""
     from ldpcore.advice import choose_epsilon  # noqa: PLC0415 (pandas)
+    from ldpcore.advice.epsilon_search import accuracy_target  # noqa: PLC0415
+    from ldpcore.advice.targets import parse_target  # noqa: PLC0415
     from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
     from ldpcore.formats import epsilon_interval  # noqa: PLC0415
     from ldpcore.present.sentences import interval_note, option_words  # noqa: PLC0415
 
     protocols = _args.protocols(args.protocol)
-    target = _args.number(args.target_rmse, "target-rmse")
+    if args.target is not None:
+        wanted = parse_target(args.target)
+    else:
+        wanted = accuracy_target(_args.number(args.target_rmse, "target-rmse"), None)
     config = ExperimentConfig(
         dataset=args.dataset,
         n=users_for(args.n, args.dataset),
@@ -91,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
             with ProcessPoolExecutor(workers) as pool:
                 answers = choose_epsilon(
                     config,
-                    target_rmse=target,
+                    target=wanted,
                     protocols=protocols,
                     executor=pool,
                     progress=progress,
@@ -100,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             answers = choose_epsilon(
                 config,
-                target_rmse=target,
+                target=wanted,
                 protocols=protocols,
                 progress=progress,
                 point_threads=threads,
@@ -108,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         _args.print_json(
             {
-                "target_rmse": target,
+                "target_rmse": wanted.size if wanted.is_rmse else None,
+                "target": wanted.to_json_dict(),
                 "n": config.n,
                 "answers": [
                     {**a.to_json_dict(), "interval_note": interval_note(a, config.query)}
@@ -118,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     print(
-        f"target RMSE {target:g} ({100 * target:g} pp), n = {config.n:,}, {args.dataset}, "
+        f"target: {wanted.in_words()}; n = {config.n:,}, {args.dataset}, "
         f"query {config.query}, {config.trials} trials"
     )
     for answer in answers:

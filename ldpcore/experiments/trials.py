@@ -190,6 +190,21 @@ def exact_base_mse(
     return analytic_base_mse(protocol, data.frequencies(), data.n, values=index)
 
 
+def exact_base_variances(
+    config: ExperimentConfig, built: tuple[Dataset, FrequencyOracle, Query] | None = None
+) -> NDArray[np.float64] | None:
+    """Base's variance of each of the query's answers (NDSS Eq. 3); None for a set query.
+
+    The per-answer form of :func:`exact_base_mse`, for targets that ask each answer to
+    be within a margin (:mod:`ldpcore.advice.targets`).
+    """
+    if not config.query.single_values:
+        return None
+    data, protocol, query = config.build() if built is None else built
+    index = np.concatenate(query.members)
+    return protocol.variance(data.frequencies(), data.n)[index]
+
+
 def trial_generator(seed: int, index: int) -> np.random.Generator:
     """The generator of trial ``index``: the ``index``-th spawned child of ``seed``."""
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(index,))))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
+from ldpcore.advice.targets import AccuracyTarget, accuracy_target
 from ldpcore.data.specs import ExplicitCounts
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.postprocess import default_method_names
@@ -67,17 +68,22 @@ def simulate_command(config: ExperimentConfig, *, query: str | None = None) -> s
 
 
 def choose_epsilon_command(
-    config: ExperimentConfig, *, target_rmse: float, protocols: Sequence[str]
+    config: ExperimentConfig,
+    *,
+    target_rmse: float | None = None,
+    protocols: Sequence[str],
+    target: AccuracyTarget | None = None,
 ) -> str:
     """The ``ldpcore choose-epsilon`` command that asks the same question."""
+    wanted = accuracy_target(target_rmse, target)
+    asked = ["--target-rmse", f"{wanted.size:g}"] if wanted.is_rmse else ["--target", wanted.spec()]
     parts = [
         "ldpcore",
         "choose-epsilon",
         "--protocol",
         ",".join(protocols),
         *_arguments(config, config.query),
-        "--target-rmse",
-        f"{target_rmse:g}",
+        *asked,
         "--format",
         "json",
     ]

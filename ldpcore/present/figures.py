@@ -809,9 +809,16 @@ def poll_estimates(table: pd.DataFrame, method: str, *, base_only: bool = False)
     return figure
 
 
-def error_against_epsilon(frame: pd.DataFrame, *, target_pp: float, protocol: str) -> go.Figure:
-    """RMSE in percentage points against ε per method, with the target line (Choose ε)."""
-    frame = frame.assign(rmse_pp=100 * frame["mse"].pow(0.5))
+def error_against_epsilon(
+    frame: pd.DataFrame, *, target_pp: float, protocol: str, measure: str = "RMSE"
+) -> go.Figure:
+    """An error measure in percentage points against ε per method, with the target line.
+
+    ``frame`` is :func:`ldpcore.advice.error_curve.error_curve`'s (its ``error``
+    column, or the RMSE from ``mse``); ``measure`` names it on the axis (Choose ε).
+    """
+    error = frame["error"] if "error" in frame else frame["mse"].pow(0.5)
+    frame = frame.assign(rmse_pp=100 * error)
     figure = go.Figure()
     for method, part in frame.groupby("method", sort=False):
         style = method_style(str(method))
@@ -829,7 +836,7 @@ def error_against_epsilon(frame: pd.DataFrame, *, target_pp: float, protocol: st
     figure.update_layout(
         title=f"{protocol}: error against ε",
         xaxis_title="ε",
-        yaxis_title="RMSE (percentage points)",
+        yaxis_title=f"{measure} (percentage points)",
         xaxis_type="log",
         yaxis_type="log",
         height=380,

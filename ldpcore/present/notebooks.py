@@ -22,6 +22,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from ldpcore.advice.targets import AccuracyTarget, accuracy_target
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.postprocess import default_method_names
 
@@ -195,11 +196,12 @@ def sweep_notebook(
 def choose_epsilon_notebook(
     config: ExperimentConfig,
     *,
-    target_rmse: float,
+    target_rmse: float | None = None,
     protocols: Sequence[str],
     cadence: tuple[int, int, str] = (1, 365, "day"),
     delta: float = 1e-6,
     distinct_values: int = 1,
+    target: AccuracyTarget | None = None,
 ) -> bytes:
     """The Choose ε search: per protocol, the smallest ε that meets the target.
 
@@ -208,24 +210,27 @@ def choose_epsilon_notebook(
     period, periods, the period's name) holding ``distinct_values`` values.
     """
     per_period, periods, period = cadence
+    wanted = accuracy_target(target_rmse, target)
     setup = (
         "from ldpcore import ExperimentConfig, choose_epsilon\n"
         "import pandas as pd\n"
         "from ldpcore.advice import winning_answer\n"
+        "from ldpcore.advice.targets import parse_target\n"
+        "from ldpcore.formats import round_up\n"
         "from ldpcore.present.sentences import answers_table, epsilon_sentence\n\n"
         + config_source(config)
-        + f"\ntarget_rmse = {target_rmse!r}\nprotocols = {list(protocols)!r}"
+        + f"\n# {wanted.in_words()}\ntarget = parse_target({wanted.spec()!r})"
+        + f"\nprotocols = {list(protocols)!r}"
     )
     steps = [
         (
-            "The question the page asked: the root mean squared error to stay under, and the "
-            "protocols to search.",
+            "The question the page asked: the accuracy target and the protocols to search.",
             setup,
         ),
         (
             "The search (adaptive and paired; about as long as the page took).",
             (
-                "answers = choose_epsilon(config, target_rmse=target_rmse, protocols=protocols)\n"
+                "answers = choose_epsilon(config, target=target, protocols=protocols)\n"
                 "print(epsilon_sentence(winning_answer(answers), config.n))\n"
                 "answers_table(answers)"
             ),
@@ -238,7 +243,8 @@ def choose_epsilon_notebook(
                 "from ldpcore.advice.deployments import deployment_rows\n"
                 "from ldpcore.advice.epsilon_context import epsilon_context\n"
                 "from ldpcore.present.sentences import repeated_sentence, shuffle_sentence\n\n"
-                "chosen = winning_answer(answers).epsilon or 1.0  # 1.0 if no ε met the target\n"
+                "# The ε as the page prints it: rounded up, so that it meets the target.\n"
+                "chosen = round_up(winning_answer(answers).epsilon or 1.0)  # 1.0: none met it\n"
                 f"context = epsilon_context(chosen, config.n, delta={delta!r}, "
                 f"reports_per_period={per_period!r}, periods={periods!r}, "
                 f"period={period!r}, distinct_values={distinct_values!r})\n"

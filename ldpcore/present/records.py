@@ -21,6 +21,7 @@ from ldpcore.advice import EpsilonAnswer, winning_answer
 from ldpcore.advice.deployments import UNCHECKED_NOTE, context_sentence, deployment_rows
 from ldpcore.advice.epsilon_context import EpsilonContext
 from ldpcore.advice.shuffling import ShuffleBound
+from ldpcore.advice.targets import AccuracyTarget, accuracy_target
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present.commands import choose_epsilon_command
 from ldpcore.present.glossary import GLOSSARY, terms_in
@@ -50,7 +51,7 @@ def decision_record(
     *,
     config: ExperimentConfig,
     query_words: str,
-    target_rmse: float,
+    target_rmse: float | None = None,
     protocols: Sequence[str],
     answers: Sequence[EpsilonAnswer],
     figure: go.Figure | None,
@@ -58,6 +59,7 @@ def decision_record(
     risk_epsilon: float | None,
     context: EpsilonContext | None = None,
     today: _dt.date | None = None,
+    target: AccuracyTarget | None = None,
 ) -> str:
     """The record as one HTML document (UTF-8 text; the chart's script is inlined).
 
@@ -65,6 +67,7 @@ def decision_record(
     the page's cadence; the record then states both figures, and compares the central
     deployments with the shuffled ε.
     """
+    wanted = accuracy_target(target_rmse, target)
     winner = winning_answer(answers)
     note = html.escape(interval_note(winner, config.query))  # "" where the interval covers
     when = (today or _dt.date.today()).isoformat()
@@ -84,7 +87,7 @@ def decision_record(
                 config.dataset,
                 f"{config.n:,}",
                 query_words,
-                f"root-mean-square error ≤ {100 * target_rmse:g} percentage points",
+                wanted.in_words(),
                 ", ".join(protocols),
                 ", ".join(config.methods),
                 str(config.trials),
@@ -161,7 +164,7 @@ def decision_record(
         ]
     parts += [
         "<h2>Reproduce</h2>",
-        f"<pre><code>{html.escape(choose_epsilon_command(config, target_rmse=target_rmse, protocols=protocols))}</code></pre>",  # noqa: E501
+        f"<pre><code>{html.escape(choose_epsilon_command(config, target=wanted, protocols=protocols))}</code></pre>",  # noqa: E501
         "</body></html>",
     ]
     return "\n".join(parts)

@@ -278,18 +278,24 @@ def option_words(option: ConsistentOption) -> str:
     )
     if c.worse:
         text += ", significantly more than Base's"
+    within = option.kind != "rmse" and option.error_at_epsilon is not None
+    if within:
+        # A "within ±x" target: say its margin, in the target's own words.
+        together = " all at once" if option.kind == "all" else ""
+        text += (
+            f"; its answers are within ±{100 * option.error:.2g} percentage points{together} "
+            f"{100 * option.level:g}% of the time"
+        )
     if option.meets_target is True:
         text += "; that meets your target"
-    elif option.meets_target is False:
+    elif option.meets_target is False and option.target is not None:
         where = (
             f"it meets it from about ε = {format_epsilon(option.epsilon_for_target)}"
             if option.epsilon_for_target is not None
             else f"it does not meet it for any ε up to {EPSILON_RANGE[1]:g}"
         )
-        text += (
-            f"; that is above your target of {option.target:.2g}, so it does not meet it at "
-            f"this ε: {where}"
-        )
+        asked = f"±{100 * option.target:g} percentage points" if within else f"{option.target:.2g}"
+        text += f"; that is above your target of {asked}, so it does not meet it at this ε: {where}"
     return text
 
 

@@ -32,6 +32,7 @@ from ldpcore.advice import (
     estimate_choose_epsilon_seconds,
 )
 from ldpcore.advice.epsilon_context import epsilon_context
+from ldpcore.advice.targets import AccuracyTarget
 from ldpcore.collection.estimates import (
     Collected,
     consistent_estimates_and_warning,
@@ -314,7 +315,7 @@ def choose_epsilon_seconds(
 
 @st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
 def epsilon_answers(
-    config: ExperimentConfig, target: float, protocols: tuple[str, ...]
+    config: ExperimentConfig, target: AccuracyTarget, protocols: tuple[str, ...]
 ) -> list[EpsilonAnswer]:
     """The Choose ε search, protocols in parallel (:func:`search_executor`).
 
@@ -330,7 +331,7 @@ def epsilon_answers(
 
     answers = choose_epsilon(
         config,
-        target_rmse=target,
+        target=target,
         protocols=protocols,
         executor=search_executor()[0],
         progress=searched,
@@ -341,15 +342,17 @@ def epsilon_answers(
 
 
 @st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
-def epsilon_curve(config: ExperimentConfig, epsilons: tuple[float, ...]) -> pd.DataFrame:
+def epsilon_curve(
+    config: ExperimentConfig, epsilons: tuple[float, ...], target: AccuracyTarget
+) -> pd.DataFrame:
     """Choose ε's error-against-ε curve (:func:`ldpcore.advice.error_curve`)."""
-    return error_curve(config, epsilons)
+    return error_curve(config, epsilons, target)
 
 
 @st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
-def users_needed(config: ExperimentConfig, target: float) -> list[Advice]:
+def users_needed(config: ExperimentConfig, target: AccuracyTarget) -> list[Advice]:
     """The reverse search: users needed at the config's ε."""
-    return advise_users(config, target_rmse=target)
+    return advise_users(config, target=target)
 
 
 #: An ε's central ε after shuffling and its cost over repeated collection, cached: the

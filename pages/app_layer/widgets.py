@@ -7,6 +7,7 @@ import dataclasses
 import streamlit as st
 
 from ldpcore import bounds
+from ldpcore.advice.targets import AccuracyTarget
 from ldpcore.data.datasets import Dataset, bundled_names
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
@@ -212,3 +213,44 @@ def epsilon_to_inspect(answer: float | None) -> float:
             "record describes the answer's."
         )
     return inspect
+
+
+#: The accuracy targets Choose ε offers, in the words people use (issue 54), with what
+#: each means exactly (the help under the control).
+TARGET_CHOICES = {
+    "each": "Each value within ±x, 95% of the time",
+    "all": "All values within ±x at once, 95% of the time",
+    "rmse": "Root-mean-square error at most x",
+}
+TARGET_HELP = (
+    "**Each value within ±x**: a value asked about, picked at random, is within ±x "
+    "percentage points of the truth in 95% of collections. Values whose estimates vary "
+    "more (for most protocols the most frequent ones) are within less often. "
+    "**All values within ±x at once**: in 95% of collections every value asked about is "
+    "within ±x, the most frequent ones included: choose this when every number will be "
+    "read. **Root-mean-square error**: the typical error over the values asked about; an "
+    "estimate is within ±x about 68% of the time, not 95%."
+)
+
+
+def accuracy_target_picker(prefix: str) -> AccuracyTarget:
+    """The accuracy target, in the words people use, and its size in percentage points."""
+    kind_column, size_column = st.columns([3, 2])
+    kind = kind_column.selectbox(
+        "Accuracy target",
+        list(TARGET_CHOICES),
+        format_func=TARGET_CHOICES.__getitem__,
+        key=f"{prefix}-target-kind",
+        help=TARGET_HELP,
+    )
+    size = size_column.number_input(
+        "x, in percentage points",
+        0.001,
+        50.0,
+        0.5,
+        step=0.1,
+        format="%.3f",
+        key=f"{prefix}-target",
+        help="0.5 means half a percentage point: a true 12.0% may be read as 11.5% to 12.5%.",
+    )
+    return AccuracyTarget(kind, float(size) / 100)
