@@ -257,6 +257,8 @@ def parse_target(text: str) -> AccuracyTarget:
             if key.strip() != "level":
                 raise InputError(f"the target takes one option, level=…; got {option!r}")
             level = float(value)
+    except InputError:
+        raise
     except ValueError:
         raise InputError(
             f"the target {text!r} needs numbers, e.g. each:0.005 or all:0.01,level=0.9"
