@@ -15,7 +15,7 @@ from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.formats import format_delta, round_up
 from ldpcore.postprocess import method_names
 from ldpcore.present import figures
-from ldpcore.present.glossary import glossary_markdown, terms_in
+from ldpcore.present.glossary import glossary_markdown, terms_help, terms_in
 from ldpcore.present.notebooks import choose_epsilon_notebook
 from ldpcore.present.records import decision_record
 from ldpcore.present.sentences import (
@@ -155,13 +155,18 @@ if caveat:
 table = answers_table(answers)
 # The long cells (why, the consistent option) get wide columns, and the reasons are
 # also given in full below: a table cell cuts a sentence off where it runs out (issue 25).
+# Every column's header explains the terms its cells use, where they are read (issue 54).
+wide = {"why", "a proper distribution at this ε"}
 st.dataframe(
     table,
     hide_index=True,
     key="choose-table",
     column_config={
-        "why": st.column_config.TextColumn(width="large"),
-        "a proper distribution at this ε": st.column_config.TextColumn(width="large"),
+        column: st.column_config.TextColumn(
+            width="large" if column in wide else None,
+            help=terms_help(" ".join([column, *map(str, table[column])])) or None,
+        )
+        for column in table.columns
     },
 )
 with st.expander("Why, for each protocol, in full"):

@@ -40,6 +40,17 @@ GLOSSARY: dict[str, str] = {
     "clipping at zero, so they add up to 100%. Usually the safest default.",
     "Norm-Mul": "A post-processing method: clip negatives, then scale everything down to "
     "100%. It shrinks the most frequent values most.",
+    "Base-Cut": "A post-processing method: keep only the estimates above a noise "
+    "threshold and set the rest to zero.",
+    "Norm": "A post-processing method: shift every estimate by one amount so they add up "
+    "to 100% (some may stay negative).",
+    "PowerNS": "A post-processing method: fit a smooth power-law shape to the estimates, "
+    "then make them add up to 100%. Strong when the data are skewed.",
+    "proper distribution": "Estimates that are all zero or more and add up to 100%, as "
+    "true shares do.",
+    "within ±x, 95% of the time": "An accuracy target: an estimate is off by at most x "
+    "percentage points in 95 of 100 collections. 'All at once' asks it of every value "
+    "asked about together, the most frequent included.",
     "MLE": "Maximum likelihood: the distribution under which the reports received are most likely.",
     "MLE-Apx": "A fast approximation of the MLE (maximum likelihood) estimate.",
     "RMSE": "Root-mean-square error: the typical size of an estimate's error, in the "
@@ -88,4 +99,15 @@ def glossary_markdown(terms: Iterable[str]) -> str:
     return "\n".join(f"- **{term}**: {GLOSSARY[term]}" for term in terms)
 
 
-__all__ = ["GLOSSARY", "glossary_markdown", "terms_in"]
+def terms_help(text: str) -> str:
+    """A tooltip for a control or a table's column: the glossary's terms ``text`` uses.
+
+    Examples
+    --------
+    >>> [line[:12] for line in terms_help("smallest ε (exact, NDSS Eq. 3)").splitlines()]
+    ['**ε**: The p', '', '**NDSS Eq. 3']
+    """
+    return "\n\n".join(f"**{term}**: {GLOSSARY[term]}" for term in terms_in(text))
+
+
+__all__ = ["GLOSSARY", "glossary_markdown", "terms_help", "terms_in"]
