@@ -27,7 +27,8 @@ from ldpcore.formats import round_up
 
 def test_the_margin_of_normal_errors_is_the_normal_quantile() -> None:
     """One unbiased answer with σ = 1: ±1.96 holds 95% of the time; k independent ones
-    at once: the Šidák quantile Φ⁻¹((1 + 0.95^{1/k})/2)."""
+    at once: the Šidák quantile Φ⁻¹((1 + 0.95^{1/k})/2); each of k with σ = 1 … k: the
+    largest σ decides (1.96 k)."""
     one = margin(np.zeros((1, 1)), np.ones((1, 1)), kind="each", level=0.95)
     assert one[0] == pytest.approx(stats.norm.ppf(0.975), abs=1e-9)
     for k in (2, 10, 100):
@@ -37,6 +38,8 @@ def test_the_margin_of_normal_errors_is_the_normal_quantile() -> None:
         # "each" averages over the answers: the same for identical answers.
         each = margin(np.zeros((1, k)), np.ones((1, k)), kind="each", level=0.95)
         assert each[0] == pytest.approx(stats.norm.ppf(0.975), abs=1e-9)
+        spread = margin(np.zeros((1, k)), np.arange(1.0, k + 1)[None], kind="each", level=0.95)
+        assert spread[0] == pytest.approx(k * stats.norm.ppf(0.975), abs=1e-9)
 
 
 def test_a_biased_answer_s_margin_is_its_bias_plus_the_tail_it_leaves() -> None:
@@ -74,32 +77,45 @@ def test_base_s_exact_margin_is_met_as_often_as_it_says(protocol: str, kind: str
     w = target.exact_base(variances)
     result = run(config)
     inside = np.abs(result.answers[0] - result.truth) <= w
-    share = inside.mean() if kind == "each" else inside.all(axis=1).mean()
-    count = inside.size if kind == "each" else inside.shape[0]
-    # Answers of one trial are not independent: bound the share by the trials alone.
-    se = math.sqrt(0.95 * 0.05 / (count if kind == "all" else config.trials))
+    se = math.sqrt(0.95 * 0.05 / config.trials)
+    if kind == "all":
+        share = inside.all(axis=1).mean()
+    else:
+        # Every value on its own: the one with the largest variance is within ±w 95% of
+        # the time, and no value less often.
+        per_value = inside.mean(axis=0)
+        assert per_value.min() >= 0.95 - 4 * se
+        share = per_value[np.argmax(variances)]
     assert abs(share - 0.95) <= 4 * se, (share, se)
 
 
-def test_the_simulated_margin_matches_the_exact_one_within_its_standard_error() -> None:
-    """The search's margin for Base from 20 trials, with its grouped-jackknife SE,
-    against the exact margin (Eq. 3): within 4 SE, and the SE is of the size of the
-    spread of the margin over independent seeds (ratio in [0.4, 2.5])."""
+def test_the_simulated_margin_errs_on_the_safe_side_with_an_honest_standard_error() -> None:
+    """The search's margin for Base from 20 trials, against the exact margin (Eq. 3)
+    over 16 seeds. "all" is unbiased within 4 standard errors of the mean; "each" takes
+    the largest of ten per-value margins, which the noise of each value's variance pulls
+    up: it may overstate (more ε, the safe side) by at most 25%, never understate by
+    more than the mean's 4 standard errors. The grouped-jackknife SE is of the size of
+    the margin's spread over seeds (ratio in [0.5, 2])."""
     config = dataclasses.replace(COUNTRIES_TOP10, trials=20)
     variances = exact_base_variances(config)
     assert variances is not None
-    target = AccuracyTarget("each", 0.005)
-    exact = target.exact_base(variances)
-    found = []
-    ses = []
-    for seed in range(12):
-        result = run(dataclasses.replace(config, seed=seed))
-        value, se = target.statistic(result.answers, result.truth)
-        found.append(float(value[0]))
-        ses.append(float(se[0]))
-        assert abs(value[0] - exact) <= 4 * se[0] + 1e-12
-    spread = float(np.std(found, ddof=1))
-    assert 0.4 <= float(np.mean(ses)) / spread <= 2.5
+    for kind in ("each", "all"):
+        target = AccuracyTarget(kind, 0.005)
+        exact = target.exact_base(variances)
+        found, ses = [], []
+        for seed in range(16):
+            result = run(dataclasses.replace(config, seed=seed))
+            value, se = target.statistic(result.answers, result.truth)
+            found.append(float(value[0]))
+            ses.append(float(se[0]))
+        mean, spread = float(np.mean(found)), float(np.std(found, ddof=1))
+        of_mean = spread / math.sqrt(len(found))
+        assert mean >= exact - 4 * of_mean, (kind, mean, exact)
+        if kind == "all":
+            assert abs(mean - exact) <= 4 * of_mean, (mean, exact)
+        else:
+            assert mean <= 1.25 * exact, (mean, exact)
+        assert 0.5 <= float(np.mean(ses)) / spread <= 2.0, (kind, np.mean(ses), spread)
 
 
 @pytest.mark.parametrize("kind", ["each", "all"])
@@ -124,7 +140,7 @@ def test_the_epsilon_printed_meets_the_target_by_simulation(kind: str) -> None:
         )
         result = run(check)
         inside = np.abs(result.answers[0] - result.truth) <= target.size
-        share = inside.mean() if kind == "each" else inside.all(axis=1).mean()
+        share = inside.mean(axis=0).min() if kind == "each" else inside.all(axis=1).mean()
         se = math.sqrt(0.95 * 0.05 / check.trials)
         assert share >= 0.95 - 3 * se, (answer.protocol, answer.method, printed, share)
 

@@ -48,9 +48,9 @@ GLOSSARY: dict[str, str] = {
     "then make them add up to 100%. Strong when the data are skewed.",
     "proper distribution": "Estimates that are all zero or more and add up to 100%, as "
     "true shares do.",
-    "within ±x, 95% of the time": "An accuracy target: an estimate is off by at most x "
-    "percentage points in 95 of 100 collections. 'All at once' asks it of every value "
-    "asked about together, the most frequent included.",
+    "within ±x, 95% of the time": "An accuracy target: every value asked about is off by "
+    "at most x percentage points in 95 of 100 collections. 'All at once' asks that of "
+    "all of them together in 95 of 100 collections, which needs more ε.",
     "MLE": "Maximum likelihood: the distribution under which the reports received are most likely.",
     "MLE-Apx": "A fast approximation of the MLE (maximum likelihood) estimate.",
     "RMSE": "Root-mean-square error: the typical size of an estimate's error, in the "

@@ -223,13 +223,13 @@ TARGET_CHOICES = {
     "rmse": "Root-mean-square error at most x",
 }
 TARGET_HELP = (
-    "**Each value within ±x**: a value asked about, picked at random, is within ±x "
-    "percentage points of the truth in 95% of collections. Values whose estimates vary "
-    "more (for most protocols the most frequent ones) are within less often. "
+    "**Each value within ±x**: every value asked about, on its own, is within ±x "
+    "percentage points of the truth in at least 95% of collections; the value whose "
+    "estimate varies most (for most protocols the most frequent) decides. "
     "**All values within ±x at once**: in 95% of collections every value asked about is "
-    "within ±x, the most frequent ones included: choose this when every number will be "
-    "read. **Root-mean-square error**: the typical error over the values asked about; an "
-    "estimate is within ±x about 68% of the time, not 95%."
+    "within ±x together; needs more ε, and is the promise to make when a whole table "
+    "will be published. **Root-mean-square error**: the typical error over the values "
+    "asked about; an estimate is within ±x only about 68% of the time, not 95%."
 )
 
 
