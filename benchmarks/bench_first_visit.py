@@ -1,6 +1,9 @@
 """A first visit: seconds from opening the page to the first chart, on a fresh server.
 
-Run: ``.venv/bin/python -m benchmarks.bench_first_visit [--rounds 6]``.
+Run: ``.venv/bin/python -m benchmarks.bench_first_visit [--rounds 6] [--query Q]``.
+With ``--query "?protocol=OUE&d=100000"`` the app is opened at that address (the
+slider's edge, issue 54): the minimal app is then skipped and the table gives the
+app's seconds alone.
 
 For each round it starts two fresh ``streamlit run`` servers in turn (127.0.0.1, free
 ports, nothing cached): a minimal app that draws one Plotly chart, and this app (the
@@ -77,6 +80,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--query", default="", help='e.g. "?protocol=OUE&d=100000"')
     args = parser.parse_args(argv)
     logs = ROOT / "test-artifacts"
     minimal_times: list[float] = []
@@ -91,6 +95,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
         )
         for _ in range(args.rounds):
+            if args.query:
+                seconds, warm, _ = first_chart_seconds(
+                    browser, ROOT / "app.py", logs / "first-visit-app.log", args.query
+                )
+                print(f"{args.query}: first visitor {seconds:.2f} s, second {warm:.2f} s")
+                continue
             seconds, warm, _menus = first_chart_seconds(
                 browser, minimal, logs / "first-visit-minimal.log"
             )
@@ -103,6 +113,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             app_warm.append(warm)
             menus_seen.append(menus)
         browser.close()
+    if args.query:
+        return
     ratio = statistics.median(app_times) / statistics.median(minimal_times)
     print(
         "| server | first chart on a fresh server, each round (s) | median (s) | "

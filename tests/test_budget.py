@@ -15,6 +15,7 @@ from conftest import ThreadWorkers, app_page
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.costs import (
+    ASK_FIRST_ABOVE,
     MEASURED,
     WHOLE_AT_ONCE_S,
     fixed_seconds,
@@ -167,3 +168,28 @@ def test_the_explorer_asks_before_a_run_above_the_budget(monkeypatch: pytest.Mon
     assert any(b.label.startswith("Run it (about") for b in at.button)
     assert "Nothing to show yet" in " ".join(i.value for i in at.info)
     assert not at.get("plotly_chart")  # nothing was simulated
+
+
+def test_a_cheap_protocol_at_the_slider_s_end_asks_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OUE at d = 100,000 is within the budget, but its first chart took 2.4 s after the
+    slider moved (3.2 s at 65,536; measured, ``ASK_FIRST_ABOVE``): the page asks first,
+    says why, and draws every trial once asked (issue 54, item 7)."""
+    at = app_page(
+        monkeypatch, "pages/explorer.py", {"protocol": "OUE", "d": "100000", "trials": "3"}
+    )
+    at.run()
+    assert not at.exception
+    warning = " ".join(w.value for w in at.warning)
+    assert "within this server's budget" in warning and "OUE at d = 100,000" in warning
+    assert f"more than {ASK_FIRST_ABOVE:,} values" in warning
+    assert not at.get("plotly_chart")
+    next(b for b in at.button if b.label.startswith("Run it (about")).click()
+    at.run()
+    assert not at.exception
+    assert at.get("plotly_chart")
+    # Below the threshold the same protocol draws at once, with no question.
+    at = app_page(
+        monkeypatch, "pages/explorer.py", {"protocol": "OUE", "d": "32768", "trials": "3"}
+    )
+    at.run()
+    assert not at.exception and at.get("plotly_chart") and not at.warning

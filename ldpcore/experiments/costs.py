@@ -133,6 +133,15 @@ MEASURED: dict[tuple[str, str], tuple[float, ...]] = {
 #: (seconds of one core), so that a chart is up within about two seconds of a slider
 #: move wherever the sliders are (issue 37).
 FIRST_CHART_S = 1.0
+#: Above this many values a page asks before it runs anything, whatever the protocol:
+#: there the first chart took longer than the two seconds promised. Measured alone on
+#: this 2-core machine (2026-11-25; the d slider moved in a browser on a warm server,
+#: seconds until the new settings' chart): OUE 1.0 s, GRR 0.7 s at 16,384; OUE 2.0 s,
+#: GRR 1.6 s, OLH 1.7 s at 32,768; OUE 3.2 s, GRR 3.2 s at 65,536; OUE 2.4 s, GRR 3.6 s
+#: at 100,000 (issue 54; under load OUE at 100,000 had taken 14-19 s). The fixed part of
+#: a run grows with d (per-value tables, pickles, figures), so fewer first trials do
+#: not bring it back under.
+ASK_FIRST_ABOVE = 32_768
 #: A run up to this is shown whole at once: a first chart would save less than drawing
 #: the page twice costs.
 WHOLE_AT_ONCE_S = 1.5
@@ -280,6 +289,7 @@ def first_trials(total_seconds: float, trials: int, fixed: float = 0.0) -> int:
 
 
 __all__ = [
+    "ASK_FIRST_ABOVE",
     "FIRST_CHART_S",
     "MEASURED",
     "PER_USER_S",

@@ -33,7 +33,12 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
-from ldpcore.experiments.costs import first_trials, fixed_seconds, measured_up_to
+from ldpcore.experiments.costs import (
+    ASK_FIRST_ABOVE,
+    first_trials,
+    fixed_seconds,
+    measured_up_to,
+)
 from ldpcore.formats import format_duration
 from pages.app_layer.budget import approved, extrapolation, run_in_words, within_budget
 from pages.app_layer.cache import run_estimate, simulate, simulate_sweep
@@ -110,11 +115,14 @@ class Staged:
         key = f"{config.fingerprint}-{parameter or 'run'}"
         finished = f"staged-finished-{key}"
         beyond = domain_size > measured_up_to()
+        # Above ASK_FIRST_ABOVE values a first chart takes longer than the promise,
+        # whatever the protocol (measured; ldpcore.experiments.costs): ask first there.
+        large = domain_size > ASK_FIRST_ABOVE
         points = 1 if parameter is None else len(values)
         fixed = points * fixed_seconds(domain_size, len(config.methods))
         # Beyond the measured domain sizes the estimate is an extrapolation (it can be far
         # off): nothing runs, not even first trials, until the visitor asks.
-        first = 0 if beyond else first_trials(seconds, config.trials, fixed)
+        first = 0 if beyond or large else first_trials(seconds, config.trials, fixed)
         # Just completed by finish(): every trial is in the cache now (for one rerun).
         if st.session_state.pop(finished, False):
             return Shown(config)
@@ -128,14 +136,14 @@ class Staged:
             crowd.ask(session, run, now)
             return Shown(config)
         slot = st.container()
-        go = within_budget(seconds) and not beyond and not crowded
+        go = within_budget(seconds) and not beyond and not large and not crowded
         if not go:
             with slot:
                 go = approved(
                     seconds,
                     what=run_in_words(config, parameter, values, domain_size),
                     key=key,
-                    caveat=extrapolation(beyond),
+                    caveat=extrapolation(beyond) or _large_words(large),
                     ask=True,
                     reason=_crowded_words(others) if crowded else "",
                     action=f"Run all {config.trials} trials" if crowded else "",
@@ -148,6 +156,11 @@ class Staged:
             note = f"Showing the first {first} of {config.trials} trials; {rest}."
         elif beyond:
             note = "Nothing to show yet: this run's cost is an extrapolation (above)."
+        elif large:
+            note = (
+                f"Nothing to show yet: with more than {ASK_FIRST_ABOVE:,} values even a first "
+                "chart takes longer than two seconds, so the run waits for you to ask (above)."
+            )
         else:
             two = fixed + 2 * (seconds - fixed) / config.trials
             note = (
@@ -186,6 +199,16 @@ def _crowd() -> Crowd:
 def _session() -> str:
     context = get_script_run_ctx()
     return "" if context is None else context.session_id
+
+
+def _large_words(large: bool) -> str:
+    """Why a run within the budget still waits to be asked for (empty when it does not)."""
+    if not large:
+        return ""
+    return (
+        f" With more than {ASK_FIRST_ABOVE:,} values even its first chart takes longer than "
+        "the two seconds this app aims for, so nothing runs until you ask."
+    )
 
 
 def _crowded_words(others: int) -> str:
