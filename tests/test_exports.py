@@ -195,3 +195,36 @@ def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path
     (again,) = json.loads(done.stdout)["answers"]
     assert again["epsilon"] == winner.epsilon
     (tmp_path / "record.html").write_text(page, encoding="utf-8")
+
+
+def test_the_record_and_its_command_carry_a_target_in_people_s_words() -> None:
+    """Issue 54: a target "all within ±0.5 pp at once" is said in the record's inputs,
+    and its command asks the same (--target all:0.005), read back by the CLI."""
+    from ldpcore.advice.targets import AccuracyTarget  # noqa: PLC0415
+
+    config = dataclasses.replace(SMALL, methods=("Base", "Norm-Sub"), trials=5)
+    target = AccuracyTarget("all", 0.02)
+    answers = choose_epsilon(config, target=target, protocols=["OLH"])
+    page = decision_record(
+        config=config,
+        query_words="every value's frequency",
+        target=target,
+        protocols=["OLH"],
+        answers=answers,
+        figure=None,
+        risk=None,
+        risk_epsilon=None,
+    )
+    assert html.escape(target.in_words()) in page
+    command = choose_epsilon_command(config, target=target, protocols=["OLH"])
+    assert "--target all:0.02" in command and command in page.replace("&#x27;", "'")
+    done = subprocess.run(
+        [sys.executable, "-m", "ldpcore.cli", *shlex.split(command)[1:]],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    assert payload["target"]["spec"] == "all:0.02"
+    assert payload["answers"][0]["epsilon"] == answers[0].epsilon
