@@ -243,12 +243,12 @@ def accuracy_target(target_rmse: float | None, target: AccuracyTarget | None) ->
     """The target asked for: ``target_rmse`` (an RMSE) or ``target``, exactly one."""
     if (target_rmse is None) == (target is None):
         raise InputError("give one accuracy target: target_rmse=… or target=AccuracyTarget(…)")
-    if target is not None:
+    if target_rmse is None:
         if not isinstance(target, AccuracyTarget):
             raise InputError(f"target must be an AccuracyTarget, got {target!r}")
         return target
     check_target(target_rmse)
-    return AccuracyTarget("rmse", float(target_rmse))  # type: ignore[arg-type]
+    return AccuracyTarget("rmse", float(target_rmse))
 
 
 def parse_target(text: str) -> AccuracyTarget:

@@ -61,8 +61,7 @@ def search_workers(raw: str, protocols: int) -> int:
 def run(args: argparse.Namespace) -> int:
     """Search and print."""
     from ldpcore.advice import choose_epsilon  # noqa: PLC0415 (pandas)
-    from ldpcore.advice.epsilon_search import accuracy_target  # noqa: PLC0415
-    from ldpcore.advice.targets import parse_target  # noqa: PLC0415
+    from ldpcore.advice.targets import accuracy_target, parse_target  # noqa: PLC0415
     from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
     from ldpcore.formats import epsilon_interval  # noqa: PLC0415
     from ldpcore.present.sentences import interval_note, option_words  # noqa: PLC0415

@@ -7,7 +7,7 @@ import dataclasses
 import streamlit as st
 
 from ldpcore import bounds
-from ldpcore.advice.targets import AccuracyTarget
+from ldpcore.advice.targets import AccuracyTarget, parse_target
 from ldpcore.data.datasets import Dataset, bundled_names
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
@@ -253,4 +253,4 @@ def accuracy_target_picker(prefix: str) -> AccuracyTarget:
         key=f"{prefix}-target",
         help="0.5 means half a percentage point: a true 12.0% may be read as 11.5% to 12.5%.",
     )
-    return AccuracyTarget(kind, float(size) / 100)
+    return parse_target(f"{kind}:{float(size) / 100!r}")
