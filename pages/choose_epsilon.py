@@ -4,30 +4,21 @@ from __future__ import annotations
 
 import dataclasses
 
-import pandas as pd
 import streamlit as st
 
-from ldpcore.advice import parallel_seconds, privacy_risk, winning_answer
-from ldpcore.advice.deployments import UNCHECKED_NOTE, context_sentence, deployment_rows
-from ldpcore.advice.epsilon_context import CADENCES, EpsilonContext
+from ldpcore.advice import parallel_seconds, winning_answer
 from ldpcore.data.datasets import Dataset
 from ldpcore.experiments.config import ExperimentConfig
-from ldpcore.formats import format_delta, round_up
+from ldpcore.formats import round_up
 from ldpcore.postprocess import method_names
 from ldpcore.present import figures
 from ldpcore.present.glossary import glossary_markdown, terms_help, terms_in
-from ldpcore.present.notebooks import choose_epsilon_notebook
-from ldpcore.present.records import decision_record
 from ldpcore.present.sentences import (
-    SHUFFLE_TERMS,
     answers_table,
     epsilon_reason,
     epsilon_sentence,
     interval_note,
-    odds_sentence,
     query_in_words,
-    repeated_sentence,
-    shuffle_sentence,
     users_needed_sentence,
 )
 from ldpcore.protocols import protocol_names
@@ -35,10 +26,10 @@ from pages.app_layer.cache import (
     choose_epsilon_seconds,
     epsilon_answers,
     epsilon_curve,
-    epsilon_in_context,
     users_needed,
 )
 from pages.app_layer.display import run_or_explain, show_chart
+from pages.app_layer.epsilon_meaning import downloads, meaning_section
 from pages.app_layer.executors import search_executor
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.uploads import histogram_picker
@@ -46,7 +37,6 @@ from pages.app_layer.widgets import (
     EPSILONS,
     USERS,
     accuracy_target_picker,
-    epsilon_to_inspect,
     query_picker,
 )
 
@@ -54,9 +44,6 @@ from pages.app_layer.widgets import (
 DEFAULT_PROTOCOLS = ("GRR", "OLH", "OUE", "SS", "HR")
 #: Methods searched by default: the fast ones that enforce consistency, plus Base.
 DEFAULT_METHODS = ("Base", "Base-Cut", "Norm", "Norm-Sub", "MLE-Apx", "PowerNS")
-#: The δ offered for the central ε after shuffling, and the default (FMT's example's).
-DELTAS = (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10)
-DEFAULT_DELTA = 1e-6
 #: Searches expected to take longer than this wait for a click.
 LONG_SEARCH_SECONDS = 60
 
@@ -200,80 +187,16 @@ if frame is not None:
         )
 
 
-def _cadence() -> tuple[int, int, str]:
-    """The cadence picked under "What ε means for one person" (its default before that)."""
-    return CADENCES[st.session_state.get("choose-cadence", next(iter(CADENCES)))]
-
-
-def _delta() -> float:
-    return float(st.session_state.get("choose-delta", DEFAULT_DELTA))
-
-
-def _distinct() -> int:
-    return int(st.session_state.get("choose-distinct", 1))
-
-
-def _context(epsilon: float) -> EpsilonContext:
-    """``epsilon`` shuffled among the page's n users and collected at the page's cadence."""
-    per_period, periods, period = _cadence()
-    return epsilon_in_context(
-        epsilon,
-        int(n),
-        delta=_delta(),
-        reports_per_period=per_period,
-        periods=periods,
-        period=period,
-        distinct_values=_distinct(),
-    )
-
-
-def _record() -> bytes:
-    """The decision record, made when asked for (it inlines Plotly: about 4.7 MB)."""
-    # The answer's ε as printed (rounded up), as the page's section shows it.
-    at = answer_epsilon
-    risk_rows = (
-        None
-        if at is None
-        else pd.DataFrame(privacy_risk(dataset.frequencies(), epsilon=at, protocols=protocols))
-    )
-    return decision_record(
-        config=config,
-        query_words=query_in_words(query),
-        target=wanted,
-        protocols=protocols,
-        answers=answers,
-        figure=figure,
-        risk=risk_rows,
-        risk_epsilon=at,
-        context=None if at is None else _context(at),
-    ).encode()
-
-
-record_column, notebook_column = st.columns(2)
-record_column.download_button(
-    "Decision record (HTML)",
-    data=_record,
-    file_name="choose-epsilon-decision.html",
-    mime="text/html",
-    key="choose-record",
-    on_click="ignore",
-    help="One page to file: what was asked, the answer with its interval, every protocol, "
-    "the chart, what the chosen ε risks for one person, and the command that reproduces it.",
-)
-notebook_column.download_button(
-    "Notebook (.ipynb)",
-    key="choose-notebook",
-    on_click="ignore",
-    data=lambda: choose_epsilon_notebook(
-        config,
-        target=wanted,
-        protocols=protocols,
-        cadence=_cadence(),
-        delta=_delta(),
-        distinct_values=_distinct(),
-    ),
-    file_name="choose-epsilon.ipynb",
-    mime="application/x-ipynb+json",
+# The record and the notebook, made when asked for; then what ε means for one person.
+downloads(
+    config=config,
+    target=wanted,
+    protocols=protocols,
+    answers=answers,
+    figure=figure,
+    frequencies=dataset.frequencies(),
+    answer_epsilon=answer_epsilon,
+    query_words=query_in_words(query),
 )
 
 st.subheader("The reverse question: how many users at a given ε?")
@@ -289,64 +212,4 @@ if users:
         st.write(users_needed_sentence(winner.protocol, advice.method, fixed, advice.value))
 
 
-st.subheader("What ε means for one person")
-inspect = epsilon_to_inspect(answer_epsilon)
-st.markdown(odds_sentence(float(inspect)))
-shuffle_column, cadence_column, distinct_column = st.columns(3)
-shuffle_column.select_slider(
-    "δ of the central ε after shuffling",
-    DELTAS,
-    value=DEFAULT_DELTA,
-    format_func=format_delta,
-    key="choose-delta",
-    help="The central guarantee after shuffling is (ε, δ): δ is the chance it may fail. "
-    "Keep it well below 1/n.",
-)
-cadence_column.selectbox("How often each user reports", list(CADENCES), key="choose-cadence")
-distinct_column.number_input(
-    "Distinct values one user holds over that time",
-    min_value=1,
-    max_value=10_000,
-    value=1,
-    step=1,
-    key="choose-distinct",
-    help="With a memoized (permanent) response each distinct value costs ε once.",
-)
-context = run_or_explain(lambda: _context(float(inspect)), "Computing the central ε…")
-if context is not None:
-    st.markdown(shuffle_sentence(context.shuffled))
-    st.caption(SHUFFLE_TERMS)
-    st.markdown(repeated_sentence(context.repeated, context.period))
-st.markdown(context_sentence(float(inspect)))
-st.dataframe(
-    pd.DataFrame(deployment_rows(float(inspect), None if context is None else context.shuffled)),
-    hide_index=True,
-    key="deployments-table",
-    column_config={
-        "ε": st.column_config.NumberColumn(format="%g"),
-        "link": st.column_config.LinkColumn(display_text="open the source"),
-        "compared with yours": st.column_config.TextColumn(width="large"),
-    },
-)
-st.caption(UNCHECKED_NOTE)
-risk = run_or_explain(
-    lambda: pd.DataFrame(
-        privacy_risk(dataset.frequencies(), epsilon=float(inspect), protocols=protocols)
-    ),
-    "Computing…",
-)
-if risk is not None:
-    st.dataframe(
-        risk,
-        hide_index=True,
-        key="risk-table",
-        column_config={
-            c: st.column_config.NumberColumn(format="percent")
-            for c in ("attacker guesses right", "guessing without the report")
-        },
-    )
-    st.caption(
-        "The best possible attacker knows this dataset's distribution and the protocol and "
-        "guesses the most likely value given one report (Bayes-optimal; computed exactly from "
-        "the protocol's channel; OLH assumes an ideal hash). No attack does better on average."
-    )
+meaning_section(answer_epsilon, int(n), dataset.frequencies(), protocols)
