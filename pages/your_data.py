@@ -33,7 +33,7 @@ from pages.app_layer.display import (
 from pages.app_layer.exports import downloads
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.staging import Staged, staged_run, trials_shown
-from pages.app_layer.uploads import checked_collected, histogram_picker
+from pages.app_layer.uploads import PRIORS, checked_collected, histogram_picker, prior_choice
 from pages.app_layer.widgets import EPSILONS, query_picker
 
 ensure_app()
@@ -183,39 +183,6 @@ def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
     return data, upload.name, settings
 
 
-#: The prior choices for Bayes on collected output.
-PRIORS = ("Learned from the reports", "Jeffreys (weak)", "Uniform", "From a histogram I have")
-
-
-def _prior_choice() -> tuple[str, Dataset | None, float | None] | None:
-    """Bayes's prior: its kind, and for an informed one the histogram and its weight."""
-    kind = st.radio(
-        "Prior",
-        PRIORS,
-        horizontal=True,
-        key="collected-prior",
-        help="What you believed before the reports. The learned prior lets the reports "
-        "choose how concentrated the values are (a few common and many nearly absent, or "
-        "all alike); Jeffreys' prior fixes that at one value; a histogram from an earlier "
-        "survey or a census says more, worth as many users as you state.",
-    )
-    if kind != PRIORS[3]:
-        return kind, None, None
-    histogram = histogram_picker("prior")
-    if histogram is None:
-        return None
-    weight = st.number_input(
-        "The prior is worth (users)",
-        min_value=1,
-        max_value=bounds.N_USERS_MAX,
-        value=1_000,
-        key="collected-prior-weight",
-        help="How many users' true values the histogram counts as. A reliable, recent census "
-        "deserves more; an old or different population less. It is added to Jeffreys' prior.",
-    )
-    return kind, histogram, float(weight)
-
-
 with collected_tab:
     inputs = _collected_inputs()
     if inputs is not None:
@@ -227,7 +194,7 @@ with collected_tab:
             key="collected-method",
         )
         credible = method_class(method).interval_kind == "credible"
-        prior = _prior_choice() if credible else (PRIORS[0], None, None)
+        prior = prior_choice() if credible else (PRIORS[0], None, None)
         found = None
         if prior is not None:
             picked_prior = prior  # a name the closure keeps, typed without None

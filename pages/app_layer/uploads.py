@@ -140,3 +140,36 @@ def checked_collected(data: bytes, name: str, settings: dict[str, object]) -> bo
     for note in notes:
         st.warning(f"{name}: {note}", icon=":material/rule:")
     return True
+
+
+#: The prior choices for Bayes on collected output.
+PRIORS = ("Learned from the reports", "Jeffreys (weak)", "Uniform", "From a histogram I have")
+
+
+def prior_choice() -> tuple[str, Dataset | None, float | None] | None:
+    """Bayes's prior: its kind, and for an informed one the histogram and its weight."""
+    kind = st.radio(
+        "Prior",
+        PRIORS,
+        horizontal=True,
+        key="collected-prior",
+        help="What you believed before the reports. The learned prior lets the reports "
+        "choose how concentrated the values are (a few common and many nearly absent, or "
+        "all alike); Jeffreys' prior fixes that at one value; a histogram from an earlier "
+        "survey or a census says more, worth as many users as you state.",
+    )
+    if kind != PRIORS[3]:
+        return kind, None, None
+    histogram = histogram_picker("prior")
+    if histogram is None:
+        return None
+    weight = st.number_input(
+        "The prior is worth (users)",
+        min_value=1,
+        max_value=bounds.N_USERS_MAX,
+        value=1_000,
+        key="collected-prior-weight",
+        help="How many users' true values the histogram counts as. A reliable, recent census "
+        "deserves more; an old or different population less. It is added to Jeffreys' prior.",
+    )
+    return kind, histogram, float(weight)
