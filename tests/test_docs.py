@@ -1,0 +1,104 @@
+"""Docs a test keeps true (issue 55, item 3): what ARCHITECTURE.md and the README state
+about the code is checked against the code, so a change that makes them wrong fails."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from ldpcore.cli import COMMANDS, parser
+
+ROOT = Path(__file__).resolve().parent.parent
+ARCHITECTURE = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _layout_paragraph() -> str:
+    start = ARCHITECTURE.index("Measured on this layout")
+    return ARCHITECTURE[start : ARCHITECTURE.index("A slider move reaches the core", start)]
+
+
+def _lines(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+def test_the_layout_s_counts_are_the_code_s() -> None:
+    text = " ".join(_layout_paragraph().split())
+    core = ROOT / "ldpcore"
+    packages = sorted(p for p in core.iterdir() if (p / "__init__.py").exists())
+    leaves = [p for p in core.glob("*.py") if p.name != "__init__.py"]
+    found = re.search(r"(\d+) packages and (\d+) top-level leaves", text)
+    assert found, "the paragraph no longer states the packages and leaves"
+    assert (int(found.group(1)), int(found.group(2))) == (len(packages), len(leaves))
+    listed = re.search(r"modules per package: (.*?)\. Modules over", text)
+    assert listed
+    stated = {name: int(count) for name, count in re.findall(r"([a-z_]+) (\d+)", listed.group(1))}
+    actual = {p.name: len([m for m in p.glob("*.py") if m.name != "__init__.py"]) for p in packages}
+    assert stated == actual
+
+
+def test_every_module_over_500_lines_is_named_with_its_reason() -> None:
+    core = ROOT / "ldpcore"
+    long = {
+        str(p.relative_to(core))
+        for p in core.rglob("*.py")
+        if _lines(p) > 500 and ".venv" not in p.parts
+    }
+    part = _layout_paragraph().split("Modules over 500 lines", 1)[1].split("No page is", 1)[0]
+    named = {n for n in re.findall(r"`([a-z_]+/[a-z_]+\.py)`", part) if not n.startswith("tests/")}
+    # The paragraph also names the modules that relieve a long one (targets.py): only
+    # the long ones must all be there, and every name must exist.
+    assert long <= named, f"over 500 lines but not explained: {sorted(long - named)}"
+    assert all((core / name).exists() for name in named)
+    stated_long = {name for name in named if _lines(core / name) > 500}
+    assert stated_long == long
+
+
+def test_no_page_is_over_250_lines() -> None:
+    assert "No page is over 250 lines" in ARCHITECTURE
+    pages = {p.name: _lines(p) for p in (ROOT / "pages").glob("*.py")}
+    assert all(lines <= 250 for lines in pages.values()), pages
+
+
+def _readme_commands() -> list[list[str]]:
+    """Every ``ldpcore …`` line of the README's shell blocks, continuations joined."""
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", README, flags=re.S):
+        joined = re.sub(r"\\\n\s*", " ", block)
+        for raw in joined.splitlines():
+            line = raw.split("  #", 1)[0].strip()
+            if line.startswith("ldpcore "):
+                commands.append(shlex.split(line)[1:])
+    return commands
+
+
+@pytest.mark.parametrize("arguments", _readme_commands(), ids=lambda a: " ".join(a[:1]))
+def test_every_command_in_the_readme_parses(arguments: list[str]) -> None:
+    """The README's examples name real commands and options (argparse refuses others)."""
+    assert arguments[0] in COMMANDS
+    parser().parse_args(arguments)
+
+
+def test_the_readme_shows_every_command() -> None:
+    shown = {arguments[0] for arguments in _readme_commands()}
+    assert shown == set(COMMANDS) - {"poll"}, set(COMMANDS) - shown
+
+
+def test_every_command_s_own_example_parses() -> None:
+    """Each subcommand's ``--help`` ends with a worked example; it must run as written."""
+    top = parser()
+    parsed = 0
+    actions = [a for a in top._actions if a.dest == "command"]
+    for name, sub in actions[0].choices.items():  # type: ignore[union-attr]
+        example = sub.epilog or ""
+        joined = re.sub(r"\\\n\s*", " ", example)
+        for raw in joined.splitlines():
+            line = raw.split("  #", 1)[0].strip()
+            if line.startswith("ldpcore "):
+                top.parse_args(shlex.split(line)[1:])
+                parsed += 1
+        assert name in COMMANDS
+    assert parsed >= len(COMMANDS) - 2, parsed  # nearly every command shows one
