@@ -434,6 +434,36 @@ def test_every_long_command_draws_a_progress_line(label: str) -> None:
     assert label not in stdout
 
 
+def test_sweep_and_reproduce_draw_the_same_progress_line(tmp_path: Path) -> None:
+    """Issue 55: one progress printer (``_args.ProgressLine``) for every command; the
+    sweep's and the reproduction's lines read like the others and end before the
+    summary is printed."""
+    import os  # noqa: PLC0415
+
+    config = tmp_path / "sweep.toml"
+    config.write_text(
+        "dataset = 'zipf:d=16'\nprotocols = ['GRR']\nepsilons = [1.0, 2.0]\n"
+        "ns = [1000]\nmethods = ['Base']\ntrials = 2\n"
+    )
+    env = {**os.environ, "LDPCORE_PROGRESS_AFTER": "0"}
+    for arguments, label in (
+        (["sweep", "--config", str(config), "--out", str(tmp_path / "r.csv")], "grid points"),
+        (
+            ["reproduce", "mle-fig3", "--quick", "--no-png", "--out", str(tmp_path / "out")],
+            "reproducing (per cent of the work)",
+        ),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "ldpcore.cli", *arguments],
+            capture_output=True,
+            env=env,
+            check=False,
+        )
+        stderr = done.stderr.decode()
+        assert done.returncode == 0, stderr
+        assert f"\r{label}: " in stderr and "(100%)" in stderr and stderr.endswith("\n"), stderr
+
+
 def test_postprocess_reads_a_large_input_with_a_progress_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import os  # noqa: PLC0415
 

@@ -39,7 +39,8 @@ def _env_seconds(name: str, default: float) -> float:
 class ProgressLine:
     """One self-overwriting progress line on standard error, for runs that take a while.
 
-    ``progress(done, total)`` redraws ``label: 12 of 30 (40%), about 8 s left`` at most
+    ``progress(done, total)`` (or ``progress(done, total, detail)``, naming what runs
+    now) redraws ``label: 12 of 30 (40%), about 8 s left`` at most
     every 0.2 s (the last step always); leaving the ``with`` block ends the line, so a
     later message or error never shares it. Nothing is printed for a run that finishes
     before its first redraw is due, so quick runs stay quiet.
@@ -60,10 +61,15 @@ class ProgressLine:
         return self
 
     def __exit__(self, *_exc: object) -> None:
+        self.end()
+
+    def end(self) -> None:
+        """End the line (if one was drawn), so that a later message never shares it."""
         if self.shown:
             print(file=sys.stderr, flush=True)
+            self.shown = False
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, done: int, total: int, detail: str = "") -> None:
         now = time.monotonic()
         elapsed = now - self.started
         final = done >= total
@@ -73,8 +79,10 @@ class ProgressLine:
         share = done / total if total else 1.0
         left = elapsed * (1 - share) / share if share > 0 else math.inf
         eta = "" if final or not math.isfinite(left) else f", about {left:,.0f} s left"
+        # ``detail`` (what is running now) is padded, so a shorter one hides a longer.
+        what = f"; {detail[:50]:50}" if detail else ""
         print(
-            f"\r{self.label}: {done:,} of {total:,} ({100 * share:.0f}%){eta}   ",
+            f"\r{self.label}: {done:,} of {total:,} ({100 * share:.0f}%){eta}{what}   ",
             end="",
             file=sys.stderr,
             flush=True,

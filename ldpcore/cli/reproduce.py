@@ -61,12 +61,10 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {args.out!r} exists and is not a folder")
 
-    started = False
+    line = _args.ProgressLine("reproducing (per cent of the work)")
 
     def progress(share: float, message: str) -> None:
-        nonlocal started
-        started = True
-        print(f"\r[{share:4.0%}] {message[:70]:70}", end="", file=sys.stderr, flush=True)
+        line(round(100 * share), 100, message)
 
     def warn(message: str) -> None:
         print(f"\nwarning: {message}", file=sys.stderr)
@@ -94,9 +92,10 @@ def run(args: argparse.Namespace) -> int:
             )
     except OSError as exc:
         raise InputError(f"cannot write to --out {args.out!r}: {exc.strerror or exc}") from None
+    else:
+        line(100, 100, "done")  # the reproduction reports each start, not its end
     finally:
-        if started:  # end the progress line, so a message never shares it
-            print(file=sys.stderr)
+        line.end()
     for result in results:
         print(
             f"{result.recipe:12} {reproduce.tally(result.claims)} "

@@ -54,13 +54,7 @@ def run(args: argparse.Namespace) -> int:
         )
     for point in points:  # every point's data, protocol and query, before any runs
         point.build()
-    started = False
-
-    def progress(done: int, total: int) -> None:
-        nonlocal started
-        started = True
-        print(f"\r{done}/{total} grid points", end="", file=sys.stderr, flush=True)
-
+    progress = _args.ProgressLine("grid points")
     try:
         if args.dask:
             from ldpcore.experiments.cluster import dask_client, where  # noqa: PLC0415
@@ -71,8 +65,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             frame = run_sweep(points, progress=progress)
     finally:
-        if started:  # end the progress line, so a message never shares it
-            print(file=sys.stderr)
+        progress.end()
     try:
         write_table(frame, out)
     except OSError as exc:
