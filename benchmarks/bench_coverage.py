@@ -10,10 +10,10 @@ the simultaneous intervals claim at 95%).
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_coverage.py            # both configurations, 200 blocks
-    .venv/bin/python benchmarks/bench_coverage.py --blocks 50
-    .venv/bin/python benchmarks/bench_coverage.py --values   # the per-value intervals
-    .venv/bin/python benchmarks/bench_coverage.py --credible --blocks 100  # Bayes's
+    .venv/bin/python -m benchmarks.bench_coverage            # both configurations, 200 blocks
+    .venv/bin/python -m benchmarks.bench_coverage --blocks 50
+    .venv/bin/python -m benchmarks.bench_coverage --values   # the per-value intervals
+    .venv/bin/python -m benchmarks.bench_coverage --credible --blocks 100  # Bayes's
 
 The two configurations are issue 23's: OLH, ε = 1, n = 1e5, Zipf(1.5) d = 256, the full
 query; and GRR, ε = 2, n = 1e4, d = 64, top-10; 30 trials per block (the Explorer's).
@@ -22,132 +22,17 @@ query; and GRR, ε = 2, n = 1e4, d = 64, top-10; 30 trials per block (the Explor
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import time
-import warnings
 from collections.abc import Sequence
 
-import numpy as np
-
-from ldpcore.data.datasets import zipf
-from ldpcore.experiments.config import ExperimentConfig
-from ldpcore.experiments.trials import run
-from ldpcore.postprocess import Bayes, get_method
-from ldpcore.postprocess.ibu import NotConverged
-from ldpcore.postprocess.intervals import frequency_intervals
-from ldpcore.protocols import get_protocol
-from ldpcore.stats.compare import ALPHA, compare
-
-CONFIGURATIONS = {
-    "OLH ε=1 n=1e5 zipf d=256 full": ExperimentConfig(
-        dataset="zipf:d=256,s=1.5", n=100_000, protocol="OLH", epsilon=1.0, query="full"
-    ),
-    "GRR ε=2 n=1e4 zipf d=64 top-10": ExperimentConfig(
-        dataset="zipf:d=64,s=1.5", n=10_000, protocol="GRR", epsilon=2.0, query="topk:k=10"
-    ),
-}
-
-
-@dataclasses.dataclass(frozen=True)
-class Coverage:
-    """Measured coverage of one interval kind on one configuration."""
-
-    label: str
-    interval: str
-    blocks: int
-    joint: float
-    per_method: dict[str, float]
-    true_ratio: dict[str, float]
-
-
-def pooled_errors(config: ExperimentConfig, trials: int) -> np.ndarray:
-    """Per-trial MSE of every method over ``trials`` trials, shape (methods, trials)."""
-    chunks = []
-    done = 0
-    step = 500  # in chunks: a run keeps every answer of every trial in memory
-    while done < trials:
-        size = min(step, trials - done)
-        part = run(dataclasses.replace(config, trials=size, seed=config.seed + done))
-        chunks.append(part.trial_errors)
-        done += size
-    return np.concatenate(chunks, axis=1)
-
-
-def measure(
-    label: str,
-    pool: np.ndarray,
-    names: Sequence[str],
-    *,
-    block: int,
-    interval: str,
-    no_ops: Sequence[str] = (),
-    alpha: float = ALPHA,
-) -> Coverage:
-    """Coverage of ``interval`` over disjoint blocks of ``block`` trials of ``pool``.
-
-    Methods whose errors equal Base's in every trial of the pool are left out (their
-    comparison is "same answers", with no interval to cover anything).
-    """
-    base = pool[names.index("Base")]
-    truth = pool.mean(axis=1) / base.mean()
-    blocks = pool.shape[1] // block
-    checked = [
-        i for i, name in enumerate(names) if name != "Base" and not np.array_equal(pool[i], base)
-    ]
-    held = np.zeros((blocks, len(checked)), dtype=bool)
-    for b in range(blocks):
-        part = pool[:, b * block : (b + 1) * block]
-        found = compare(
-            part, names, reference="Base", no_ops=no_ops, interval=interval, alpha=alpha
-        )
-        by_name = {c.method: c for c in found}
-        for k, i in enumerate(checked):
-            c = by_name[names[i]]
-            held[b, k] = c.no_op or (c.low <= truth[i] <= c.high)
-    return Coverage(
-        label,
-        interval,
-        blocks,
-        float(held.all(axis=1).mean()),
-        {names[i]: float(held[:, k].mean()) for k, i in enumerate(checked)},
-        {names[i]: float(truth[i]) for i in checked},
-    )
-
-
-def value_coverage(
-    protocol: str,
-    epsilon: float,
-    n: int,
-    *,
-    d: int = 64,
-    runs: int = 200,
-    level: float = 0.95,
-    methods: Sequence[str] = ("Base", "Norm-Sub", "MLE"),
-) -> dict[str, tuple[float, float]]:
-    """How often each method's per-value interval holds the true frequency.
-
-    Zipf(1.5) over ``d`` values; ``runs`` collections (each its own seed). Returns, per
-    method, the rate for frequent values (the top 10%) and for rare ones (bottom half).
-    """
-    data = zipf(d, n, 1.5)
-    truth = data.frequencies()
-    oracle = get_protocol(protocol, epsilon=epsilon, domain_size=d)
-    order = np.argsort(-truth, kind="stable")
-    frequent, rare = order[: max(1, d // 10)], order[d // 2 :]
-    held = {name: [] for name in methods}
-    for seed in range(runs):
-        support = oracle.sample_support_counts(data.counts, np.random.default_rng(seed))
-        estimate = oracle.estimate(support, n)
-        for name in methods:
-            point = get_method(name)(estimate, protocol=oracle, n=n)
-            low, high = frequency_intervals(
-                estimate, protocol=oracle, n=n, level=level, point=point
-            )
-            held[name].append((low <= truth) & (truth <= high))
-    return {
-        name: (float(np.mean(np.array(rows)[:, frequent])), float(np.mean(np.array(rows)[:, rare])))
-        for name, rows in held.items()
-    }
+from devtools.coverage import (
+    CONFIGURATIONS,
+    credible_coverage,
+    measure,
+    pooled_errors,
+    value_coverage,
+)
+from ldpcore.stats.compare import ALPHA
 
 
 def print_value_coverage(runs: int) -> None:
@@ -168,44 +53,6 @@ def print_value_coverage(runs: int) -> None:
                         f"{100 * found[m][0]:.1f} / {100 * found[m][1]:.1f}" for m in methods
                     )
                     print(f"| {protocol} | {epsilon:g} | {n:,} | {level:g} | {cells} |")
-
-
-def credible_coverage(
-    protocol: str, epsilon: float, n: int, *, d: int = 64, runs: int = 100
-) -> tuple[dict[float, tuple[float, float]], float]:
-    """How often Bayes's credible intervals (Jeffreys' prior) hold the true frequency.
-
-    As :func:`value_coverage`, at levels 0.9 and 0.95 from one posterior per collection.
-    The truth is fixed (Zipf), not drawn from the prior: this is the frequentist coverage
-    a person relying on the interval gets, which a prior can raise or lower. Also the
-    median :attr:`~ldpcore.postprocess.bayes.Posterior.prior_pull`.
-    """
-    data = zipf(d, n, 1.5)
-    truth = data.frequencies()
-    oracle = get_protocol(protocol, epsilon=epsilon, domain_size=d)
-    order = np.argsort(-truth, kind="stable")
-    frequent, rare = order[: max(1, d // 10)], order[d // 2 :]
-    held: dict[float, list[np.ndarray]] = {0.9: [], 0.95: []}
-    pulls = []
-    sampler = Bayes()
-    for seed in range(runs):
-        support = oracle.sample_support_counts(data.counts, np.random.default_rng(seed))
-        estimate = oracle.estimate(support, n)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NotConverged)  # counted in bench_bayes.py
-            posterior = sampler.posterior(estimate, protocol=oracle, n=n)
-        pulls.append(posterior.prior_pull)
-        for level, rows in held.items():
-            low, high = posterior.interval(level)
-            rows.append((low <= truth) & (truth <= high))
-    found = {
-        level: (
-            float(np.mean(np.array(rows)[:, frequent])),
-            float(np.mean(np.array(rows)[:, rare])),
-        )
-        for level, rows in held.items()
-    }
-    return found, float(np.median(pulls))
 
 
 def print_credible_coverage(runs: int) -> None:

@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.serving import ROOT, streamlit_server
+from devtools.serving import ROOT, streamlit_server
 
 CHROMIUM = "/usr/bin/chromium"
 MINIMAL_APP = """import plotly.graph_objects as go

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.serving import ROOT, streamlit_server
+from devtools.serving import ROOT, streamlit_server
 
 CHROMIUM = "/usr/bin/chromium"
 WINDOW_S = 10.0

@@ -29,7 +29,7 @@ if not Path(CHROMIUM).exists():
 
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
-from benchmarks.serving import streamlit_server  # noqa: E402
+from devtools.serving import streamlit_server  # noqa: E402
 from ldpcore.postprocess import method_names  # noqa: E402
 
 pytestmark = pytest.mark.browser

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from benchmarks.bench_class_intervals import (
+from devtools.class_intervals import (
     CLASS_SIZES,
     COMPOSITIONS,
     EPSILONS,

@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 from test_browser import ARTIFACTS, ROOT
 
-from benchmarks.serving import streamlit_server
+from devtools.serving import streamlit_server
 from ldpcore.live.store import PollStore
 from pages.app_layer.network import network_addresses
 

@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 from test_browser import ARTIFACTS, ROOT
 
-from benchmarks.serving import free_port, streamlit_server
+from devtools.serving import free_port, streamlit_server
 from ldpcore.live.store import PollStore
 
 pytestmark = pytest.mark.browser

@@ -25,7 +25,7 @@ import pytest
 from playwright.sync_api import Browser
 from test_browser import ARTIFACTS, ROOT
 
-from benchmarks.serving import streamlit_server
+from devtools.serving import streamlit_server
 
 pytestmark = pytest.mark.browser
 

@@ -19,7 +19,7 @@ from playwright.sync_api import Browser, Page
 from student_proxy import StudentProxy, student_proxies
 from test_browser import ARTIFACTS, ROOT
 
-from benchmarks.serving import streamlit_server
+from devtools.serving import streamlit_server
 from ldpcore.live.access import KEY_COOKIE
 from ldpcore.live.store import PollStore
 

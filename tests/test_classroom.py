@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from benchmarks import bench_classroom
-from benchmarks.serving import ROOT, Session, streamlit_server, toggle_state
+from devtools import classroom as bench_classroom
+from devtools.serving import ROOT, Session, streamlit_server, toggle_state
 
 pytestmark = pytest.mark.browser  # a real server, like the browser tests
 

@@ -102,3 +102,14 @@ def test_every_command_s_own_example_parses() -> None:
                 parsed += 1
         assert name in COMMANDS
     assert parsed >= len(COMMANDS) - 2, parsed  # nearly every command shows one
+
+
+def test_no_test_imports_the_benchmarks() -> None:
+    """Issue 55: what tests and benchmarks share is in ``devtools/``; a benchmark is a
+    script that prints results, never a library a test depends on."""
+    offenders = [
+        path.name
+        for path in (ROOT / "tests").rglob("*.py")
+        if re.search(r"^\s*(from benchmarks\b|import benchmarks\b)", path.read_text(), re.M)
+    ]
+    assert offenders == []

@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 from test_browser import ARTIFACTS, ROOT
 
-from benchmarks.serving import streamlit_server
+from devtools.serving import streamlit_server
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.costs import first_trials, fixed_seconds, run_seconds
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.serving import ROOT, Session, streamlit_server
+from devtools.serving import ROOT, Session, streamlit_server
 from pages.app_layer.launch import READY
 
 pytestmark = pytest.mark.browser  # a real server, like the browser tests

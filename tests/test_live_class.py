@@ -22,7 +22,7 @@ from scipy import stats
 # The browser tests' setup: chromium's path, and a module skip where it is missing.
 from test_browser import ARTIFACTS, ROOT, assert_accessible
 
-from benchmarks.serving import streamlit_server
+from devtools.serving import streamlit_server
 from ldpcore.live.reports import browser_parameters, poll_protocol
 from ldpcore.live.store import PollStore
 from ldpcore.live.web import randomizer_source
