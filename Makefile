@@ -7,7 +7,7 @@ PORT ?= 8501
 # class"); the default keeps the app on this machine.
 HOST ?= localhost
 
-.PHONY: run test test-slow test-toys lint format bench samples clean
+.PHONY: run test test-browser test-slow test-toys lint format bench samples clean
 
 # The stamp files depend on pyproject.toml, so editing dependencies re-installs.
 $(BIN)/python:
@@ -37,12 +37,20 @@ format: $(VENV)/.stamp-test
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# pytest exits 5 when it collects nothing; a suite that runs no test is a failure here.
+# The quick tier: lint, then every test that needs no browser, no server and no long
+# statistical run (about 5 minutes here). pytest exits 5 when it collects nothing; a
+# suite that runs no test is a failure here.
 test: lint
-	$(BIN)/python -m pytest; rc=$$?; \
+	$(BIN)/python -m pytest -m "not browser and not slow"; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests"; exit 1; fi; exit $$rc
 
-# The slow tier: full-size reproductions of the papers' claims (about 2.5 min here).
+# The browser tier: the app served as `make run` serves it, driven by Debian's chromium
+# (and protocol clients for a class); .ci/run runs it after the quick tier.
+test-browser: $(VENV)/.stamp-test
+	$(BIN)/python -m pytest -m browser
+
+# The slow tier: full-size reproductions of the papers' claims and the long statistical
+# checks (.ci/run runs it too).
 test-slow: $(VENV)/.stamp-test
 	$(BIN)/python -m pytest -m slow
 
