@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,39 @@ def test_the_check_finds_a_switch(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert len(_switches(planted, _registered())) == 2
+
+
+def test_only_the_launcher_uses_streamlit_internals_and_on_the_version_tested() -> None:
+    """Issue 55: the app is written against Streamlit's public API. The launcher's few
+    internals (no public API runs the server in-process after a preload) are listed
+    in ``launch.PRIVATE_STREAMLIT``, tested on ``launch.STREAMLIT_TESTED``, which the
+    installed Streamlit must be and ``pyproject.toml`` pins."""
+    import importlib.metadata  # noqa: PLC0415
+
+    from pages.app_layer import launch  # noqa: PLC0415
+
+    root = Path(__file__).resolve().parent.parent
+    private = re.compile(
+        r"^\s*(?:from (streamlit\.[\w.]+) import (\w+)|import (streamlit\.[\w.]+))", re.M
+    )
+    found: dict[str, set[str]] = {}
+    for path in [*(root / "pages").rglob("*.py"), root / "app.py"]:
+        for match in private.finditer(path.read_text(encoding="utf-8")):
+            module = match.group(1) or match.group(3)
+            full = (
+                f"{module}.{match.group(2)}"
+                if match.group(2) and module == "streamlit.web"
+                else module
+            )
+            found.setdefault(str(path.relative_to(root)), set()).add(full)
+    # "from streamlit import runtime" is private too.
+    for path in [*(root / "pages").rglob("*.py"), root / "app.py"]:
+        if re.search(r"^\s*from streamlit import (runtime|web)\b", path.read_text(), re.M):
+            found.setdefault(str(path.relative_to(root)), set()).add("streamlit.runtime")
+    assert set(found) <= {"pages/app_layer/launch.py"}, found
+    assert found.get("pages/app_layer/launch.py", set()) <= set(launch.PRIVATE_STREAMLIT)
+    installed = importlib.metadata.version("streamlit")
+    assert installed.startswith(launch.STREAMLIT_TESTED + "."), installed
+    pyproject = (root / "pyproject.toml").read_text()
+    major, minor = launch.STREAMLIT_TESTED.split(".")
+    assert f'"streamlit>={major}.{minor},<{major}.{int(minor) + 1}"' in pyproject

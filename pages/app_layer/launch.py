@@ -43,6 +43,16 @@ PRELOAD = (
 )
 
 
+#: The Streamlit version this module's use of Streamlit internals was tested with (the
+#: minor release). Streamlit has no public API to run its server in-process after a
+#: preload, nor to say when its runtime is up, so :func:`main` and the default view use
+#: :data:`PRIVATE_STREAMLIT`; they can change in any release, so ``pyproject.toml`` pins
+#: Streamlit to this minor version and ``tests/test_architecture.py`` checks both.
+STREAMLIT_TESTED = "1.67"
+#: The only private Streamlit modules the app imports (all of them here).
+PRIVATE_STREAMLIT = ("streamlit.runtime", "streamlit.runtime.runtime", "streamlit.web.cli")
+
+
 def preload() -> None:
     """Import the app layer and what it uses (quietly: no Streamlit runtime exists yet)."""
     # Declaring a cached function before the runtime exists logs a harmless warning per

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
@@ -197,8 +197,9 @@ def _crowd() -> Crowd:
 
 
 def _session() -> str:
-    context = get_script_run_ctx()
-    return "" if context is None else context.session_id
+    """This browser session's own id: drawn once into its session state (public API;
+    Streamlit's internal session id is not part of it)."""
+    return str(st.session_state.setdefault("staging-session-id", uuid.uuid4().hex))
 
 
 def _large_words(large: bool) -> str:
