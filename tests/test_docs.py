@@ -113,3 +113,18 @@ def test_no_test_imports_the_benchmarks() -> None:
         if re.search(r"^\s*(from benchmarks\b|import benchmarks\b)", path.read_text(), re.M)
     ]
     assert offenders == []
+
+
+def test_the_readme_quotes_benchmark_rows_that_exist() -> None:
+    """Issue 55: the README quotes a timing by naming its row of the benchmarks' results
+    table, not by repeating a figure that goes stale; each named row must exist."""
+    table = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    targets = [
+        line.split("|")[1].strip()
+        for line in table.split("## Every target, where it stands", 1)[1].splitlines()
+        if line.startswith("| ") and not line.startswith("| target")
+    ]
+    quoted = re.findall(r'the "([^"]+)"\s+row', " ".join(README.split()))
+    assert quoted, "the README quotes no benchmark row"
+    for name in quoted:
+        assert any(name in target for target in targets), (name, targets)
