@@ -124,6 +124,27 @@ def browser() -> Iterator[Browser]:
         launched.close()
 
 
+@pytest.fixture(autouse=True)
+def alone_on_the_server() -> Iterator[None]:
+    """Every test's pages are alone on the server, as one visitor's would be.
+
+    The server's crowd (``staging.server_crowd``) is one per process, and each AppTest
+    is its own session: without this, one test's runs would make the next test's page a
+    crowded one for three seconds. A test that wants a crowd builds one (``test_crowd``).
+    """
+    from pages.app_layer import staging  # noqa: PLC0415 (streamlit, once per process)
+
+    crowd = staging.server_crowd()
+    crowd.clear()
+    window = crowd.window_s
+    crowd.window_s = 0.0
+    try:
+        yield
+    finally:
+        crowd.clear()
+        crowd.window_s = window
+
+
 def app_page(
     monkeypatch: pytest.MonkeyPatch,
     page: str,
