@@ -147,6 +147,7 @@ def test_cli_aggregate_local_and_dask_agree(tmp_path: Path) -> None:
 MEMORY_BOUND_MB = 200
 
 
+@pytest.mark.slow  # a full-size run: ten million reports through the streamed reader
 def test_ten_million_reports_aggregate_in_bounded_memory(tmp_path: Path) -> None:
     """10 million OLH reports (d = 1024, a 300 MB Parquet file when decoded) are
     aggregated chunk by chunk with peak memory growing by less than 200 MB."""

@@ -34,6 +34,7 @@ class _DiagonalOnly(HadamardRowModel):
         return None
 
 
+@pytest.mark.slow  # a generic optimiser on the explicit channel: about 20 s a case
 @pytest.mark.parametrize("epsilon", [0.5, 4.0])
 def test_row_mle_matches_a_generic_optimiser_on_the_explicit_channel(epsilon: float) -> None:
     d, n = 100, 20_000  # K = 128 rows: above the dense-Newton limit (d <= 64)

@@ -33,7 +33,11 @@ from ldpcore.postprocess.intervals import (
 from ldpcore.protocols import get_protocol, protocol_names
 
 
-@pytest.mark.parametrize("method", ["Base", "Norm-Sub", "MLE", "PowerNS", "Bayes"])
+@pytest.mark.parametrize(
+    "method",
+    # Bayes samples a posterior per collection (about 50 s here): the slow tier.
+    ["Base", "Norm-Sub", "MLE", "PowerNS", pytest.param("Bayes", marks=pytest.mark.slow)],
+)
 def test_coverage_for_frequent_and_rare_values(method: str) -> None:
     """GRR, d = 8, ε = 1, n = 2,000, Zipf(1.5): 100 seeded collections; 95% intervals
     cover between 90% and 99% of the time for the top value and for the bottom half.

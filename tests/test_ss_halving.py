@@ -126,6 +126,7 @@ def test_uneven_splits_match_exact_moments(d: int, k: int, n: int) -> None:
     _assert_moments(_draws(protocol, counts, 1500, seed=d * 100 + k), mean, cov, str(protocol))
 
 
+@pytest.mark.slow  # thousands of draws at the largest n: about 17 s in all
 @pytest.mark.parametrize("d,epsilon", [(64, 1.0), (100, 0.3), (257, 4.0)])
 def test_large_domains_at_the_largest_n_match_closed_form_moments(d: int, epsilon: float) -> None:
     protocol = get_protocol("SS", epsilon=epsilon, domain_size=d)
