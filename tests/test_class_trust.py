@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from student_proxy import StudentProxy, student_proxies
 from test_browser import ARTIFACTS, ROOT
 
@@ -191,7 +192,20 @@ def test_only_the_teacher_runs_the_poll_and_one_student_sends_one_report(
         shut.get_by_text("is closed").first.wait_for(timeout=60_000)
         if not teacher.get_by_role("button", name="Reopen the poll").is_visible():
             teacher.get_by_text("Run the poll").click()
-        teacher.get_by_role("button", name="Reopen the poll").click()
+        # The teacher's page refreshes itself every 3 s; a click that lands while that
+        # rerun is in flight was lost once in CI (the poll stayed closed). Wait for the
+        # reopening to show, and click again only if the button is still there.
+        closed = teacher.get_by_text("Closed: no more reports are taken")
+        for _ in range(3):
+            reopen = teacher.get_by_role("button", name="Reopen the poll")
+            if reopen.count():
+                reopen.click()
+            try:
+                closed.wait_for(state="detached", timeout=10_000)
+                break
+            except PlaywrightTimeout:
+                continue
+        assert closed.count() == 0, "the poll did not reopen"
         resize = teacher.get_by_label("Class size", exact=True)
         resize.fill("4")
         resize.press("Enter")
