@@ -20,8 +20,8 @@ import numpy as np
 
 from ldpcore.data.datasets import load_bundled, zipf
 from ldpcore.postprocess import Bayes
-from ldpcore.postprocess.bayes import JEFFREYS, LEARNED
 from ldpcore.postprocess.ibu import NotConverged
+from ldpcore.postprocess.prior import JEFFREYS, LEARNED
 from ldpcore.protocols import get_protocol, protocol_names
 
 N = 1_000_000

@@ -40,9 +40,9 @@ import numpy as np
 
 from ldpcore.data.datasets import zipf
 from ldpcore.postprocess import Bayes
-from ldpcore.postprocess.bayes import JEFFREYS, LEARNED
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.postprocess.intervals import EXACT_MAX_N, frequency_intervals
+from ldpcore.postprocess.prior import JEFFREYS, LEARNED
 from ldpcore.protocols import get_protocol
 from ldpcore.stats.compare import compare
 

@@ -104,7 +104,7 @@ def bayes_cells(classes: int) -> list[tuple[str, float, float, float]]:
     Bayes now widens them at class sizes, for the most popular option of the issue's class.
     """
     from ldpcore.postprocess import Bayes
-    from ldpcore.postprocess.bayes import JEFFREYS, UNIFORM
+    from ldpcore.postprocess.prior import JEFFREYS, UNIFORM
 
     rows = []
     for name, epsilon, n in (("GRR", 1.0, 5), ("GRR", 1.0, 15), ("OUE", 2.0, 30), ("OLH", 1.0, 60)):

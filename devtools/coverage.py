@@ -143,7 +143,7 @@ def credible_coverage(
     As :func:`value_coverage`, at levels 0.9 and 0.95 from one posterior per collection.
     The truth is fixed (Zipf), not drawn from the prior: this is the frequentist coverage
     a person relying on the interval gets, which a prior can raise or lower. Also the
-    median :attr:`~ldpcore.postprocess.bayes.Posterior.prior_pull`.
+    median :attr:`~ldpcore.postprocess.posterior.Posterior.prior_pull`.
     """
     data = zipf(d, n, 1.5)
     truth = data.frequencies()

@@ -24,19 +24,15 @@ from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.trials import run
 from ldpcore.postprocess import JEFFREYS, UNIFORM, Bayes, get_method, informed_prior
-from ldpcore.postprocess.bayes import (
-    HYPERPRIOR_LOG_SD,
-    LEARNED,
-    hyperprior_centre,
-    pair_chains,
-)
 from ldpcore.postprocess.ibu import NotConverged
+from ldpcore.postprocess.posterior_draws import pair_chains
+from ldpcore.postprocess.prior import HYPERPRIOR_LOG_SD, LEARNED, hyperprior_centre
 from ldpcore.protocols import get_protocol
 from ldpcore.protocols.base import FrequencyOracle
 from ldpcore.protocols.walsh import hadamard_signs
-from ldpcore.stats.mcmc import split_rhat_and_ess
-from ldpcore.stats.pair_gibbs import SeparableLikelihood
+from ldpcore.stats.diagnostics import split_rhat_and_ess
 from ldpcore.stats.pair_gibbs import run as run_pairs
+from ldpcore.stats.separable import SeparableLikelihood
 
 # --- the exact posterior mean, by expansion ------------------------------------------
 
@@ -256,7 +252,7 @@ def test_pairs_and_values_that_underflow_a_float_are_drawn_exactly() -> None:
     nothing (pytest turns warnings into errors). A pair of an underflowing value and
     one with all the mass must not overflow either.
     """
-    from ldpcore.stats.pair_gibbs import pair_step  # noqa: PLC0415
+    from ldpcore.stats.pair_moves import pair_step  # noqa: PLC0415
 
     chains, alpha = 4000, np.array([0.3, 0.7, 0.5, 1.5, 2.0])
     likelihood = SeparableLikelihood(
@@ -287,11 +283,11 @@ def test_johnks_beta_draws_follow_the_beta_in_logs(a: float, b: float) -> None:
     the Beta's tails ``y^a / (a B(a, b))`` at ``y = e^(−|x|)``, to a relative ``e^−50``.
     The two logs must also describe one ``t``: ``e^(log t) + e^(log(1 − t)) = 1``.
     """
-    from ldpcore.stats.pair_gibbs import _log_beta_small  # noqa: PLC0415
+    from ldpcore.stats.pair_moves import log_beta_small  # noqa: PLC0415
 
     rng = np.random.default_rng(17)
     size = 20_000
-    lt, lu = _log_beta_small(np.full(size, a), np.full(size, b), rng)
+    lt, lu = log_beta_small(np.full(size, a), np.full(size, b), rng)
     np.testing.assert_allclose(np.logaddexp(lt, lu), 0.0, atol=1e-12)
 
     def cdf(x: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -319,7 +315,7 @@ def test_both_pair_moves_draw_the_exact_conditional(hits: tuple[float, float], f
     """
     from scipy import integrate  # noqa: PLC0415
 
-    from ldpcore.stats.pair_gibbs import _FLAT, _PairEnds, pair_step  # noqa: PLC0415
+    from ldpcore.stats.pair_moves import _FLAT, _PairEnds, pair_step  # noqa: PLC0415
 
     alpha = np.array([0.3, 0.7])
     likelihood = SeparableLikelihood(np.array(hits), np.zeros(2), 0.5, 0.3, np.array([0.5, 0.5]))
@@ -419,7 +415,7 @@ def test_the_concentration_moves_keep_the_hyperprior_where_the_reports_say_nothi
     move, always accepted here, stays after warmup); an error in the non-centred move's
     Jacobian or its Gamma terms, or in the refresh's aggregate, moves the mean of
     ``log α`` by whole units, the bound is 4 Monte Carlo standard errors."""
-    from ldpcore.stats.pair_gibbs import ConcentrationWalk, Hyperprior  # noqa: PLC0415
+    from ldpcore.stats.concentration import ConcentrationWalk, Hyperprior  # noqa: PLC0415
 
     d = 6
     likelihood = _FirstSeen(np.zeros(d), np.zeros(d), 0.6, 0.1, np.zeros(d))
@@ -485,7 +481,7 @@ def test_the_values_counted_as_seen_are_the_ones_the_reports_rule_out_zero_for()
 def test_the_refresh_move_is_dropped_only_where_warmup_refused_it() -> None:
     """``settle`` ends the warmup: the widths stop adapting, and the refresh move stays
     unless its acceptance over the last windows was below the floor."""
-    from ldpcore.stats.pair_gibbs import ConcentrationWalk, Hyperprior  # noqa: PLC0415
+    from ldpcore.stats.concentration import ConcentrationWalk, Hyperprior  # noqa: PLC0415
 
     for rates, kept in (([0.3] * 3 + [0.0] * 5, False), ([0.0] * 3 + [0.05] * 5, True)):
         walk = ConcentrationWalk(np.zeros(4), Hyperprior(0.1, 2.5))
@@ -786,7 +782,7 @@ def test_simulation_based_calibration_of_the_learned_prior(name: str) -> None:
     ranked against draws at eight times α's posterior median must fail the same test.
     """
     from ldpcore.postprocess.base import Context  # noqa: PLC0415
-    from ldpcore.postprocess.bayes import _separable  # noqa: PLC0415
+    from ldpcore.postprocess.posterior_draws import _separable  # noqa: PLC0415
 
     d, n, runs, bins, kept = 4, 200, 200, 10, 99
     protocol = get_protocol(name, epsilon=1.0, domain_size=d)

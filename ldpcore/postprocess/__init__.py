@@ -14,20 +14,14 @@ from numpy.typing import ArrayLike
 from ldpcore.errors import InputError
 from ldpcore.postprocess.base import PostProcessor, check_estimate
 from ldpcore.postprocess.baseline import Base, BaseCut, BasePos, PostPos
-from ldpcore.postprocess.bayes import (
-    JEFFREYS,
-    LEARNED,
-    UNIFORM,
-    Bayes,
-    DirichletPrior,
-    informed_prior,
-)
+from ldpcore.postprocess.bayes import Bayes
 from ldpcore.postprocess.ibu import IBU, IBUResult
 from ldpcore.postprocess.intervals import IntervalEstimates, check_level
 from ldpcore.postprocess.mle import MLE
 from ldpcore.postprocess.mle_apx import MLEApx
 from ldpcore.postprocess.normalization import Norm, NormCut, NormMul, NormSub, project_to_simplex
 from ldpcore.postprocess.power import Power, PowerNS
+from ldpcore.postprocess.prior import JEFFREYS, LEARNED, UNIFORM, DirichletPrior, informed_prior
 from ldpcore.protocols.base import FrequencyOracle
 
 #: Canonical name → method class, in the order of NDSS Table I, then MLE, IBU and Bayes.
