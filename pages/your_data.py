@@ -12,7 +12,12 @@ from ldpcore.postprocess import method_class, method_names
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook
-from ldpcore.present.sentences import BASE_OUTSIDE_NOTE, CREDIBLE_NOTE, INTERVAL_NOTE
+from ldpcore.present.sentences import (
+    BASE_OUTSIDE_NOTE,
+    CREDIBLE_NOTE,
+    INTERVAL_NOTE,
+    caveats_note,
+)
 from ldpcore.protocols import protocol_names
 from pages.app_layer.cache import (
     by_rank_figure,
@@ -203,8 +208,8 @@ with collected_tab:
                 "Post-processing…",
             )
         if found is not None:
-            table, warning = found
-            if warning:
+            table, caveats = found
+            if warning := caveats_note(caveats):
                 st.warning(warning, icon=":material/warning:")
             note = CREDIBLE_NOTE if credible else INTERVAL_NOTE
             st.caption(

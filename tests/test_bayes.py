@@ -24,9 +24,11 @@ from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.trials import run
 from ldpcore.postprocess import JEFFREYS, UNIFORM, Bayes, get_method, informed_prior
+from ldpcore.postprocess.caveats import Unsettled
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.postprocess.posterior_draws import pair_chains
 from ldpcore.postprocess.prior import HYPERPRIOR_LOG_SD, LEARNED, hyperprior_centre
+from ldpcore.present.sentences import caveat_words, caveats_note, not_converged_words
 from ldpcore.protocols import get_protocol
 from ldpcore.protocols.base import FrequencyOracle
 from ldpcore.protocols.walsh import hadamard_signs
@@ -543,15 +545,19 @@ def test_an_unsettled_sampler_is_said_next_to_its_intervals() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # said in the note, not warned
         found = short.with_intervals(estimate, protocol=protocol, n=2_000, level=0.9)
-    assert found.warning.startswith("Bayes's sampler had not settled")
+    assert caveats_note(found.caveats).startswith("Bayes's sampler had not settled")
     with pytest.warns(NotConverged, match="had not settled") as caught:
         posterior = short.posterior(estimate, protocol=protocol, n=2_000)
-    noise = 1 / np.sqrt(posterior.ess.min())
-    assert f"Monte Carlo noise of up to {noise:.0%} of a posterior sd (1% at" in str(
-        caught[0].message
+    warned = caught[0].message
+    assert isinstance(warned, NotConverged) and isinstance(warned.fact, Unsettled)
+    # The fact is the posterior's own numbers; the words say them.
+    assert warned.fact.values_ess == posterior.values_ess < 10_000
+    noise = 1 / np.sqrt(posterior.values_ess)
+    assert f"Monte Carlo noise of up to {noise:.0%} of a posterior sd (1% at" in (
+        not_converged_words(warned)
     )
     settled = Bayes().with_intervals(estimate, protocol=protocol, n=2_000, level=0.9)
-    assert "had not settled" not in settled.warning
+    assert not any(isinstance(c, Unsettled) for c in settled.caveats)
 
 
 def test_not_converged_is_held_back_and_other_warnings_pass_on() -> None:
@@ -566,7 +572,8 @@ def test_not_converged_is_held_back_and_other_warnings_pass_on() -> None:
 
     with pytest.warns(RuntimeWarning, match="something else") as caught:
         result, said = said_not_converged(noisy)
-    assert (result, said) == (7, ["stopped early"])
+    assert (result, [str(w) for w in said]) == (7, ["stopped early"])
+    assert not_converged_words(said[0]) == "stopped early"  # no fact: the message
     assert not any(issubclass(w.category, NotConverged) for w in caught)
 
 
@@ -839,8 +846,12 @@ def test_the_prior_is_flagged_where_it_shapes_the_answer() -> None:
         posterior = Bayes().posterior(estimate, protocol=protocol, n=n)
         assert posterior.prior_shapes_answer is shaped, posterior.prior_pull
         found = estimates_with_intervals(estimate, method="Bayes", protocol=protocol, n=n)
-        assert ("The prior shapes these numbers" in found.warning) is shaped
-        assert ("prefer MLE or Norm-Sub" in posterior.prior_note()) is shaped
+        assert ("The prior shapes these numbers" in caveats_note(found.caveats)) is shaped
+        shapes = posterior.prior_shapes()
+        assert (shapes is not None) is shaped
+        if shapes is not None:
+            assert (shapes.seen, shapes.pull) == (posterior.seen, posterior.prior_pull)
+            assert "prefer MLE or Norm-Sub" in caveat_words(shapes)
 
 
 def test_credible_intervals_reach_zero_where_the_posterior_piles_up_there() -> None:

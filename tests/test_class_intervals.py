@@ -36,6 +36,7 @@ from ldpcore.postprocess.intervals import (
     frequency_intervals,
     support_counts,
 )
+from ldpcore.present.sentences import caveats_note
 from ldpcore.protocols import get_protocol, protocol_names
 
 #: Chance that a correct interval fails one cell's check (over all cells: ≤ 1e-3).
@@ -172,7 +173,7 @@ def test_bayes_at_class_sizes_holds_the_exact_interval_and_says_so() -> None:
     found = estimates_with_intervals(estimate, method="Bayes", protocol=grr, n=5)
     low, high = frequency_intervals(estimate, protocol=grr, n=5)
     assert np.all(found.low <= low) and np.all(found.high >= high)
-    assert "widened to hold the exact 95% confidence interval" in found.warning
+    assert "widened to hold the exact 95% confidence interval" in caveats_note(found.caveats)
 
 
 def test_the_score_interval_still_serves_large_collections() -> None:

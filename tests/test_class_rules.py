@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ldpcore.collection.estimates import consistent_estimates_and_warning
+from ldpcore.collection.estimates import consistent_estimates_and_caveats
 from ldpcore.errors import InputError
 from ldpcore.live import store as store_module
 from ldpcore.live.access import (
@@ -243,7 +243,7 @@ def test_the_read_out_never_names_a_leader_whose_interval_overlaps_the_next() ->
             for values in frame.itertuples(index=False)
         ]
         collected = class_collected(store_poll, rows)  # type: ignore[arg-type]
-        table = consistent_estimates_and_warning(collected, "Norm-Sub", simultaneous=True)[0]
+        table = consistent_estimates_and_caveats(collected, "Norm-Sub", simultaneous=True)[0]
         reading = read_class(table, poll=store_poll, method="Norm-Sub", reports=size)  # type: ignore[arg-type]
         sentence = class_readout(reading)
         top = int(np.argmax(table["estimate"]))

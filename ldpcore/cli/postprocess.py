@@ -24,6 +24,7 @@ from ldpcore.postprocess import (
     resolve_method_name,
 )
 from ldpcore.postprocess.ibu import said_not_converged
+from ldpcore.present.sentences import caveats_note, not_converged_words
 
 if TYPE_CHECKING:  # pandas and scipy load when a command runs, not for --help
     from ldpcore.collection.estimates import Collected
@@ -196,7 +197,7 @@ def _write(
         frequencies, said = said_not_converged(
             lambda: method(collected.estimate, protocol=collected.protocol, n=n)
         )
-        warning = " ".join(said)
+        warning = " ".join(not_converged_words(w) for w in said)
         writer.writerow(["value", "frequency"])
         for value, frequency in zip(collected.labels, frequencies, strict=True):
             writer.writerow([value, repr(float(frequency))])  # repr: full double precision
@@ -209,7 +210,7 @@ def _write(
             level=level,
             simultaneous=args.simultaneous,
         )
-        warning = found.warning
+        warning = caveats_note(found.caveats)
         writer.writerow(["value", "frequency", "low", "high"])
         for row in zip(collected.labels, found.point, found.low, found.high, strict=True):
             writer.writerow([row[0], *(repr(float(x)) for x in row[1:])])

@@ -33,6 +33,7 @@ from ldpcore.postprocess import (
     get_method,
     informed_prior,
 )
+from ldpcore.postprocess.caveats import Caveat
 from ldpcore.protocols import FrequencyOracle, get_protocol
 
 #: Rows :func:`guess_kind` reads (the header and enough rows to tell it from data).
@@ -295,11 +296,11 @@ def consistent_estimates(
     level: float = 0.95,
     prior: DirichletPrior | None = None,
 ) -> pd.DataFrame:
-    """The table of :func:`consistent_estimates_and_warning`, without the warning."""
-    return consistent_estimates_and_warning(collected, method, level=level, prior=prior)[0]
+    """The table of :func:`consistent_estimates_and_caveats`, without the caveats."""
+    return consistent_estimates_and_caveats(collected, method, level=level, prior=prior)[0]
 
 
-def consistent_estimates_and_warning(
+def consistent_estimates_and_caveats(
     collected: Collected,
     method: str,
     *,
@@ -307,7 +308,7 @@ def consistent_estimates_and_warning(
     prior: DirichletPrior | None = None,
     progress: Callable[[int, int], None] | None = None,
     simultaneous: bool = False,
-) -> tuple[pd.DataFrame, str]:
+) -> tuple[pd.DataFrame, tuple[Caveat, ...]]:
     """Post-process collected output and attach an interval for each true frequency.
 
     Parameters
@@ -332,8 +333,10 @@ def consistent_estimates_and_warning(
         <= 1``, each interval holding the estimate where the estimate is in [0, 1]).
         Bayes's intervals are credible intervals; see
         :func:`ldpcore.postprocess.estimates_with_intervals`.
-    str
-        Empty, or what to know before relying on the intervals (the prior shapes them).
+    tuple of Caveat
+        What to know before relying on the intervals (the prior shapes them, the sampler
+        stopped early, small n widened them); :func:`ldpcore.present.sentences.caveats_note`
+        says them.
     """
     chosen = get_method(method).configured(prior=prior, progress=progress)
     found = estimates_with_intervals(
@@ -353,7 +356,7 @@ def consistent_estimates_and_warning(
             "high": found.high,
         }
     )
-    return table, found.warning
+    return table, found.caveats
 
 
 def example_collected(*, seed: int = 2026) -> bytes:

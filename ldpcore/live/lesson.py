@@ -1,7 +1,7 @@
 """What a class's poll says, as numbers a teacher can read out (issue 36, part 5).
 
 :func:`read_class` turns the Class page's tables (one per method, from
-:func:`ldpcore.collection.estimates.consistent_estimates_and_warning`) into a
+:func:`ldpcore.collection.estimates.consistent_estimates_and_caveats`) into a
 :class:`ClassReading`: which option leads and how sure that is, whether the reports can
 yet tell the options apart, how many reports would, and what post-processing changed
 in Base's estimate. The words are :func:`ldpcore.present.class_sentences.class_readout`'s.

@@ -39,6 +39,7 @@ from numpy.typing import ArrayLike
 from ldpcore._validation import check_int, check_n_users
 from ldpcore.errors import InputError
 from ldpcore.postprocess.base import Context, PostProcessor, Vector, check_estimate
+from ldpcore.postprocess.caveats import Caveat, Unsettled, Widened
 from ldpcore.postprocess.ibu import NotConverged, said_not_converged
 from ldpcore.postprocess.intervals import (
     CREDIBLE_LEVEL_MAX,
@@ -120,6 +121,10 @@ class Bayes(PostProcessor):
     seed: int = 0
     min_ess: float = 400.0
     max_rhat: float = 1.05
+    #: Whether the draws serve intervals, whose ends lie in the tails: the tail ESS must
+    #: then reach ``min_ess`` too (Vehtari et al. 2021, Sec. 4.3). Set by
+    #: :meth:`with_intervals`.
+    for_intervals: bool = False
     #: ``progress(done, total)`` over the sampler's iterations (the CLI's progress line).
     progress: Callable[[int, int], None] | None = field(default=None, compare=False, repr=False)
 
@@ -183,14 +188,16 @@ class Bayes(PostProcessor):
         context = Context(protocol=protocol, n=check_n_users(n), tallies=tallies)
         chains = self._drawing_chains(f, context)
         wanted = math.ceil(40 / ((1 - each) / 2) / chains)
-        sampler = dataclasses.replace(self, draws=max(self.draws, wanted))
-        # The pages show the note, not Python warnings: a sampler that had not settled
-        # is said there, with the intervals it affects.
-        posterior, unsettled = said_not_converged(
+        sampler = dataclasses.replace(self, draws=max(self.draws, wanted), for_intervals=True)
+        # The pages say these, not Python warnings: a sampler that had not settled is
+        # a caveat of the intervals it affects.
+        posterior, said = said_not_converged(
             lambda: sampler.posterior(estimate, protocol=protocol, n=n, tallies=tallies)
         )
         low, high = posterior.interval(each)
-        note = " ".join([*unsettled, posterior.prior_note()]).strip()
+        caveats: list[Caveat] = [w.fact for w in said if isinstance(w.fact, Unsettled)]
+        if (shaped := posterior.prior_shapes()) is not None:
+            caveats.append(shaped)
         if n <= EXACT_MAX_N:
             exact_low, exact_high = frequency_intervals(
                 estimate, protocol=protocol, n=n, level=level, simultaneous=simultaneous
@@ -198,19 +205,20 @@ class Bayes(PostProcessor):
             widened = np.maximum(low - exact_low, exact_high - high).max()
             low, high = np.minimum(low, exact_low), np.maximum(high, exact_high)
             if widened > WIDENED_NOTE:
-                note = (
-                    f"With {n:,} reports the prior, not the reports, would set these "
-                    f"intervals: each is widened to hold the exact {level:.0%} confidence "
-                    "interval for the true share, so it covers at least that often "
-                    "whatever the prior. " + note
-                ).strip()
-        return IntervalEstimates(posterior.mean, low, high, "credible", note)
+                caveats.insert(0, Widened(n, level))
+        return IntervalEstimates(posterior.mean, low, high, "credible", tuple(caveats))
 
     @property
     def settings(self) -> SamplerSettings:
         """What the samplers read of this method."""
         return SamplerSettings(
-            self.chains, self.draws, self.warmup, self.min_ess, self.max_rhat, self.progress
+            self.chains,
+            self.draws,
+            self.warmup,
+            self.min_ess,
+            self.max_rhat,
+            tails=self.for_intervals,
+            progress=self.progress,
         )
 
     def posterior(
@@ -251,31 +259,25 @@ class Bayes(PostProcessor):
             result = fixed_posterior(model, alpha, rng, self.settings)
         converged = result.min_ess >= self.min_ess and result.max_rhat <= self.max_rhat
         if not converged:
-            smallest = float(result.ess.min())  # the values' (α's is apart)
-            values = smallest >= self.min_ess and float(result.rhat.max()) <= self.max_rhat
-            sizes = f"its smallest effective sample size is {smallest:,.0f}"
-            if result.concentration is not None:
-                sizes = (
-                    f"the values' smallest effective sample size is {smallest:,.0f} "
-                    f"and α's {result.concentration.ess:,.0f}"
-                )
-            # A mean's Monte Carlo error is its posterior sd over √ESS (BDA3, Sec. 11.5).
-            noise = 1 / math.sqrt(max(smallest, 1.0))
-            wanted_noise = 1 / math.sqrt(max(self.min_ess, 1.0))
-            what = (
-                "the frequencies' estimates are as precise as wanted; only α's posterior "
-                "(the prior's concentration) is rougher than that"
-                if values
-                else f"the estimates carry Monte Carlo noise of up to {noise:.0%} of a "
-                f"posterior sd ({wanted_noise:.0%} at the size wanted)"
+            smallest = result.values_ess  # the values' (α's is apart)
+            fact = Unsettled(
+                values_ess=smallest,
+                alpha_ess=None if result.concentration is None else result.concentration.ess,
+                max_rhat=result.max_rhat,
+                wanted_ess=self.min_ess,
+                wanted_rhat=self.max_rhat,
+                draws=self.draws,
+                values_settled=(
+                    smallest >= self.min_ess and float(result.rhat.max()) <= self.max_rhat
+                ),
             )
+            # The words are present.sentences.caveat_words(fact); this is the log's line.
             warnings.warn(
                 NotConverged(
-                    f"Bayes's sampler had not settled when it stopped: {sizes} "
-                    f"({self.min_ess:,.0f} wanted); the largest split R̂ is "
-                    f"{result.max_rhat:.3f} (at most {self.max_rhat:g} wanted); {what}. "
-                    "MLE needs no sampling; in code, "
-                    f"Bayes(draws=…) above {self.draws:,} samples longer."
+                    f"Bayes's sampler had not settled: effective sample size {smallest:,.0f} "
+                    f"(α's {fact.alpha_ess or math.nan:,.0f}; {self.min_ess:,.0f} wanted), "
+                    f"R̂ {result.max_rhat:.3f} ({self.max_rhat:g} wanted)",
+                    fact=fact,
                 ),
                 stacklevel=3,
             )

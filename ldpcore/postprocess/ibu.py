@@ -158,11 +158,20 @@ def run_em(
 
 
 class NotConverged(UserWarning):
-    """An iterative method stopped at its iteration cap; its output is its last iterate."""
+    """An iterative method stopped at its iteration cap; its output is its last iterate.
+
+    ``fact`` holds what a person must be told, where the method recorded it (Bayes: a
+    :class:`~ldpcore.postprocess.caveats.Unsettled`; the words are
+    :func:`ldpcore.present.sentences.caveat_words`); the message is the log's line.
+    """
+
+    def __init__(self, message: str, fact: object | None = None) -> None:
+        super().__init__(message)
+        self.fact = fact
 
 
-def said_not_converged(call: Callable[[], T]) -> tuple[T, list[str]]:
-    """``call()``, and the :class:`NotConverged` messages it warned, held back.
+def said_not_converged(call: Callable[[], T]) -> tuple[T, list[NotConverged]]:
+    """``call()``, and the :class:`NotConverged` warnings it raised, held back.
 
     For front ends that say them in their own place (a page's note, the CLI's line after
     its progress line): a Python warning reaches neither. Other warnings pass on.
@@ -170,10 +179,10 @@ def said_not_converged(call: Callable[[], T]) -> tuple[T, list[str]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", NotConverged)
         result = call()
-    said = []
+    said: list[NotConverged] = []
     for found in caught:
-        if issubclass(found.category, NotConverged):
-            said.append(str(found.message))
+        if isinstance(found.message, NotConverged):
+            said.append(found.message)
         else:  # not ours to hold back
             warnings.warn_explicit(found.message, found.category, found.filename, found.lineno)
     return result, said

@@ -43,6 +43,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore.errors import InputError
+from ldpcore.postprocess.caveats import Caveat
 from ldpcore.protocols import FrequencyOracle
 
 
@@ -309,16 +310,17 @@ class IntervalEstimates:
     kind : {"credible", "confidence"}
         Bayes gives posterior (credible) intervals; every other method the score
         confidence interval of :func:`frequency_intervals`.
-    warning : str
-        Empty, or what a person must know before relying on the intervals (Bayes: when
-        the prior, not the reports, shapes the answer).
+    caveats : tuple of Caveat
+        What a person must know before relying on the intervals (Bayes: its sampler
+        stopped early, the prior shapes the answer, or the intervals were widened);
+        :func:`ldpcore.present.sentences.caveat_words` says each.
     """
 
     point: NDArray[np.float64]
     low: NDArray[np.float64]
     high: NDArray[np.float64]
     kind: Literal["credible", "confidence"]
-    warning: str = ""
+    caveats: tuple[Caveat, ...] = ()
 
 
 __all__ = [

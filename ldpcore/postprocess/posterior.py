@@ -15,6 +15,8 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
+from ldpcore.postprocess.caveats import PriorShapes
+from ldpcore.stats.diagnostics import split_rhat_and_ess
 from ldpcore.stats.hmc import Chains
 
 
@@ -27,7 +29,8 @@ class ConcentrationDraws:
     draws : ndarray
         ``(chains, draws)`` draws of α.
     rhat, ess : float
-        Split R̂ and effective sample size of ``log α``.
+        Rank-normalised split R̂ and the smaller of the bulk and (where measured) tail
+        ESS of α (:mod:`ldpcore.stats.diagnostics`).
     """
 
     draws: NDArray[np.float64]
@@ -57,13 +60,17 @@ class Posterior:
     draws : ndarray
         ``(chains, draws, d)`` draws of the distribution.
     rhat, ess : ndarray
-        Split R̂ and effective sample size of every frequency.
+        Rank-normalised split R̂ and bulk effective sample size of every frequency
+        (Vehtari et al. 2021; :func:`ldpcore.stats.diagnostics.mixing`).
     chains : Chains or None
         HMC's own record (step size, acceptance, divergences); None from the pair sampler.
     converged : bool
         Whether every R̂ and ESS met the method's thresholds.
     mle : ndarray
         The maximum-likelihood estimate from the same likelihood (the reports alone).
+    tail_ess : ndarray or None
+        Every frequency's tail ESS (how well the draws cover its 5% and 95% quantiles),
+        where the draws serve intervals; None otherwise.
     concentration : ConcentrationDraws or None
         For the learned prior, the draws of ``α`` (sampled jointly with ``π``).
     sampled_alpha : float or None
@@ -79,6 +86,7 @@ class Posterior:
     chains: Chains | None = field(repr=False)
     converged: bool
     mle: NDArray[np.float64]
+    tail_ess: NDArray[np.float64] | None = None
     concentration: ConcentrationDraws | None = None
     sampled_alpha: float | None = None
 
@@ -88,9 +96,15 @@ class Posterior:
         return self.concentration is not None or self.sampled_alpha is not None
 
     @property
+    def values_ess(self) -> float:
+        """The values' smallest effective sample size: bulk, and tail where measured."""
+        own = float(self.ess.min())
+        return own if self.tail_ess is None else min(own, float(self.tail_ess.min()))
+
+    @property
     def min_ess(self) -> float:
         """The smallest effective sample size over the values (and α, when sampled)."""
-        own = float(self.ess.min())
+        own = self.values_ess
         return own if self.concentration is None else min(own, self.concentration.ess)
 
     @property
@@ -100,8 +114,17 @@ class Posterior:
         return own if self.concentration is None else max(own, self.concentration.rhat)
 
     def standard_error(self) -> NDArray[np.float64]:
-        """Monte Carlo standard error of each posterior mean: ``sd / √ESS``."""
-        return self.spread / np.sqrt(self.ess)
+        """Monte Carlo standard error of each posterior mean: ``sd / √ESS`` (BDA3, 11.5).
+
+        With the mean's own ESS (of the draws, not their ranks: Vehtari et al. 2021,
+        Sec. 4.4), measured here on first use.
+        """
+        return self.spread / np.sqrt(self.mean_ess)
+
+    @cached_property
+    def mean_ess(self) -> NDArray[np.float64]:
+        """Each frequency's effective sample size for its mean (classic split chains)."""
+        return split_rhat_and_ess(self.draws)[1]
 
     @cached_property
     def spread(self) -> NDArray[np.float64]:
@@ -177,33 +200,22 @@ class Posterior:
             return few
         return few or self.prior_pull > PRIOR_PULL_WARNING
 
-    def prior_note(self) -> str:
-        """What to tell a person when the prior shapes the answer (empty when it does not)."""
+    def prior_shapes(self) -> PriorShapes | None:
+        """The facts a person needs when the prior shapes the answer (None when it does not).
+
+        The words are :func:`ldpcore.present.sentences.caveat_words`.
+        """
         if not self.prior_shapes_answer:
-            return ""
-        moved = 0.5 * float(np.abs(self.mean - self.mle).sum())
+            return None
         pull = self.prior_pull
-        if math.isinf(pull):
-            how_far = "the reports alone place no value clearly above 0"
-        elif pull > PRIOR_PULL_WARNING and not self.learned_prior:
-            how_far = f"it moved values the reports measure well by up to {pull:.1f} posterior sds"
-        else:
-            how_far = (
-                f"the reports see only {self.seen} of the {self.mean.size} values clearly "
-                "(above two posterior sds), and the rest are mostly the prior's"
-            )
-        return (
-            f"The prior shapes these numbers: {how_far}, and {moved:.0%} of the mass sits "
-            "elsewhere than the reports alone put it. The credible intervals then describe "
-            "the prior as much as the reports and can cover the truth much less often than "
-            "stated (41–91% for frequent values at 95% in such cases, benchmarks/README.md). "
-            "With this little information per value, prefer MLE or Norm-Sub with confidence "
-            "intervals, or a prior from data you trust."
+        return PriorShapes(
+            seen=self.seen,
+            values=self.mean.size,
+            pull=pull,
+            moved=0.5 * float(np.abs(self.mean - self.mle).sum()),
+            pull_counts=pull > PRIOR_PULL_WARNING and not self.learned_prior,
         )
 
-
-#: How far (a share) the exact interval must widen a credible one before the note says so.
-WIDENED_NOTE = 0.01
 
 #: :attr:`Posterior.prior_pull` above which the pages and the CLI say that the prior
 #: shapes the answer (see there for the measurements behind it).

@@ -53,7 +53,7 @@ from ldpcore.postprocess.mle import maximum_likelihood
 from ldpcore.postprocess.posterior import ConcentrationDraws, Posterior
 from ldpcore.postprocess.prior import HYPERPRIOR_LOG_SD, hyperprior_centre
 from ldpcore.protocols.base import support_from_estimate
-from ldpcore.stats.diagnostics import split_rhat_and_ess
+from ldpcore.stats.diagnostics import Mixing, gated, mixing, thinned
 from ldpcore.stats.hmc import sample
 
 if TYPE_CHECKING:  # these load scipy; they are imported where they are first used
@@ -73,6 +73,8 @@ class SamplerSettings:
         :func:`pair_chains` chains, the same draws, and its own warmup).
     min_ess, max_rhat : float
         The draws grow until every ESS reaches ``min_ess`` and R̂ is at most ``max_rhat``.
+    tails : bool
+        Whether the tail ESS must reach ``min_ess`` too (an interval's ends lie there).
     progress : callable, optional
         Told ``(done, total)`` iterations as the sampler runs.
     """
@@ -82,6 +84,7 @@ class SamplerSettings:
     warmup: int
     min_ess: float
     max_rhat: float
+    tails: bool = False
     progress: Callable[[int, int], None] | None = field(default=None, compare=False)
 
 
@@ -101,6 +104,7 @@ def fixed_posterior(
         rng=rng,
         min_ess=settings.min_ess,
         max_rhat=settings.max_rhat,
+        tails=settings.tails,
         progress=settings.progress,
     )
 
@@ -165,7 +169,7 @@ def learned_posterior(
         if settings.progress is not None:  # α's extra steps may run past the planned total
             settings.progress(min(done, total - 1), total)
 
-    frequencies, alphas, rhat, ess = _pair_draws(
+    frequencies, alphas, found = _pair_draws(
         settings, log_pi=log_pi, walk=walk, separable=separable, rng=rng, report=report
     )
     if settings.progress is not None:
@@ -174,12 +178,13 @@ def learned_posterior(
     return Posterior(
         mean / mean.sum(),
         frequencies,
-        rhat[:d],
-        ess[:d],
+        found.rhat[:d],
+        found.bulk_ess[:d],
         None,
         True,
         mle,
-        concentration=ConcentrationDraws(alphas, float(rhat[d]), float(ess[d])),
+        tail_ess=None if found.tail_ess is None else found.tail_ess[:d],
+        concentration=ConcentrationDraws(alphas, float(found.rhat[d]), float(found.ess[d])),
     )
 
 
@@ -191,26 +196,29 @@ def _pair_draws(
     separable: SeparableLikelihood,
     rng: np.random.Generator,
     report: Callable[[int], None],
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+) -> tuple[NDArray[np.float64], NDArray[np.float64], Mixing]:
     """Pair-sampler draws until every value's and α's ESS and R̂ pass.
 
-    Passing is ESS ≥ ``min_ess`` and R̂ ≤ ``max_rhat``; at most ``4 · draws`` steps,
+    Passing is ESS ≥ ``min_ess`` and R̂ ≤ ``max_rhat``, ranked (:func:`gated`: the bulk
+    ESS, and the tail ESS too where ``settings.tails``); at most ``4 · draws`` steps,
     or ``8 · draws`` once α alone falls short (where the reports say little about α
     its posterior spans 10⁻³ to 10¹ and its walk mixes slowest: GRR, d = 5, n = 12,
     ESS 276 after 1,600 steps; each further step there costs under a millisecond).
-    Returns the draws of π and of α, and R̂ and ESS of every value with α's last
-    (of ``log α``: the same as α's for R̂, and for the ESS nearly). ``report(steps)``
-    hears of each chunk as it ends.
+    Returns the draws of π and of α, and how every value mixed with α last (the ranked
+    numbers are the same for ``log α`` and α). ``report(steps)`` hears of each chunk
+    as it ends.
     """
     from ldpcore.stats.pair_gibbs import run as run_pairs  # noqa: PLC0415 (scipy)
 
     pieces: list[NDArray[np.float64]] = []
     d = log_pi.shape[1]
+    floor, ceiling = settings.min_ess, settings.max_rhat
     steps, most = settings.draws, 4 * settings.draws
     # The columns (values, and α last) that fell short at the last full check.
     # Between full checks only they are re-checked (ESS and R̂ are per column): at
-    # d = 1,024 a full check costs about 0.15 s, as much as 60 pair steps, so the
-    # draws can grow in small increments without paying for it each time.
+    # d = 1,024 a full check costs about 0.15 s, as much as 60 pair steps, and a ranked
+    # one 0.5 s, so the draws can grow in small increments without paying for it each
+    # time.
     watch: NDArray[np.intp] | None = None
     while True:
         draws, trace, _ = run_pairs(log_pi, walk, separable, rng, steps=steps, keep=True)
@@ -221,22 +229,23 @@ def _pair_draws(
         full = watch is None or kept >= most  # the last chunk is always checked in full
         if full:
             columns = np.concatenate(pieces, axis=1)
-            rhat, ess = split_rhat_and_ess(columns)
+            found = gated(columns, min_ess=floor, max_rhat=ceiling, tails=settings.tails)
         else:  # only the watched columns are gathered (all of them: 65 MB at d = 1,024)
-            rhat, ess = split_rhat_and_ess(np.concatenate([p[:, :, watch] for p in pieces], axis=1))
-        enough = float(ess.min()) >= settings.min_ess and float(rhat.max()) <= settings.max_rhat
-        if enough and not full:  # the watched columns pass: now every one, once
-            full = True
-            columns = np.concatenate(pieces, axis=1)
-            rhat, ess = split_rhat_and_ess(columns)
-            enough = float(ess.min()) >= settings.min_ess and float(rhat.max()) <= settings.max_rhat
+            watched = np.concatenate([p[:, :, watch] for p in pieces], axis=1)
+            found = gated(watched, min_ess=floor, max_rhat=ceiling, tails=settings.tails)
+            if found.passes(floor, ceiling):  # the watched columns pass: now every one, once
+                full = True
+                columns = np.concatenate(pieces, axis=1)
+                # Ranked at once: the others passed the last full check with a margin.
+                found = mixing(thinned(columns), tails=settings.tails)
+        enough = found.passes(floor, ceiling)
         if full:
-            failing = (ess < settings.min_ess) | (rhat > settings.max_rhat)
+            failing = found.failing(floor, ceiling)
             if failing[:d].any():
                 most = 4 * settings.draws
             elif kept >= most:  # only α falls short
                 most = 8 * settings.draws
-            watch = np.flatnonzero(failing | (ess < 1.5 * settings.min_ess))
+            watch = np.flatnonzero(failing | (found.ess < 1.5 * floor))
         if enough or kept >= most:
             break
         # Early on the worst ESS grows faster than the draws, about as their 1.5th
@@ -244,10 +253,12 @@ def _pair_draws(
         # fell from 1.05 to 1.01; a straight-line guess overshot to twice the ESS
         # needed), so the draws grow by the shortfall to the 2/3 power, by at most
         # half and at least an eighth of a chunk (for an R̂ that fails alone).
-        short = settings.min_ess / max(float(ess.min()), 1.0)
+        short = floor / max(float(found.ess.min()), 1.0)
         wanted = math.ceil(kept * (short ** (2 / 3) - 1.0))
         steps = min(most - kept, max(settings.draws // 8, min(wanted, kept // 2)))
-    return columns[:, :, :-1], np.exp(columns[:, :, -1]), rhat, ess
+    if not found.ranked:  # stopped at the cap: the answer's numbers are the ranked ones
+        found = mixing(thinned(columns), tails=settings.tails)
+    return columns[:, :, :-1], np.exp(columns[:, :, -1]), found
 
 
 #: The learned prior's warmup: pair steps in which α and π find their posterior and α's
@@ -333,12 +344,14 @@ def sample_posterior(
     rng: np.random.Generator,
     min_ess: float | None = None,
     max_rhat: float = math.inf,
+    tails: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> Posterior:
     """Sample ``p(π | tallies) ∝ L(π) Π π^(α−1)`` (see the module docstring).
 
     With ``min_ess``, the chains run on (``draws`` more at a time, up to four times
-    ``draws``) until every value's ESS reaches it and R̂ is at most ``max_rhat``.
+    ``draws``) until every value's bulk ESS (and with ``tails`` its tail ESS) reaches it
+    and the rank-normalised R̂ is at most ``max_rhat`` (:func:`gated`).
     ``converged`` in the result is left True; the method applies its thresholds.
     """
     d = model.domain_size
@@ -381,12 +394,12 @@ def sample_posterior(
         return value + prior, 2.0 * w / total * centred + inverse + radial * w
 
     floor = 0.0 if min_ess is None else float(min_ess)
-    checked: list[tuple[int, NDArray[np.float64], NDArray[np.float64]]] = []
+    checked: list[tuple[int, Mixing]] = []
 
     def enough(w: NDArray[np.float64]) -> bool:
-        rhat, ess = split_rhat_and_ess(_frequencies(w))
-        checked.append((w.shape[1], rhat, ess))  # the last check is the final answer
-        return float(ess.min()) >= floor and float(rhat.max()) <= max_rhat
+        found = gated(_frequencies(w), min_ess=floor, max_rhat=max_rhat, tails=tails)
+        checked.append((w.shape[1], found))  # the last check is the final answer
+        return found.passes(floor, max_rhat)
 
     result = sample(
         log_density,
@@ -401,12 +414,21 @@ def sample_posterior(
         progress=progress,
     )
     frequencies = _frequencies(result.draws)
-    if checked and checked[-1][0] == frequencies.shape[1]:
-        _, rhat, ess = checked[-1]
+    if checked and checked[-1][0] == frequencies.shape[1] and checked[-1][1].ranked:
+        found = checked[-1][1]
     else:
-        rhat, ess = split_rhat_and_ess(frequencies)
+        found = mixing(thinned(frequencies), tails=tails)
     mean = frequencies.reshape(-1, d).mean(axis=0)
-    return Posterior(mean / mean.sum(), frequencies, rhat, ess, result, True, mle)
+    return Posterior(
+        mean / mean.sum(),
+        frequencies,
+        found.rhat,
+        found.bulk_ess,
+        result,
+        True,
+        mle,
+        tail_ess=found.tail_ess,
+    )
 
 
 __all__ = [

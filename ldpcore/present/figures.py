@@ -757,7 +757,7 @@ def estimates_with_intervals(table: pd.DataFrame) -> go.Figure:
 def poll_estimates(table: pd.DataFrame, method: str, *, base_only: bool = False) -> go.Figure:
     """A live poll's answer shares: ``method``'s estimate with its interval, and Base.
 
-    ``table`` is :func:`ldpcore.collection.estimates.consistent_estimates_and_warning`'s
+    ``table`` is :func:`ldpcore.collection.estimates.consistent_estimates_and_caveats`'s
     (``value, base_estimate, estimate, low, high``), drawn in option order: Base as
     markers (unbiased, possibly negative), the method as bars with their intervals.
     ``base_only``: Base alone, with the 0% and 100% lines it crosses (the lesson's

@@ -26,6 +26,7 @@ from ldpcore.formats import (
     format_times,
     ratio_range,
 )
+from ldpcore.postprocess.caveats import Caveat, PriorShapes, Unsettled, Widened
 from ldpcore.queries.specs import QuerySpec, parse_query_spec
 
 #: What a ratio of MSEs is of, as a sentence says it.
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from ldpcore.advice.sweeps import SweepVerdict
     from ldpcore.advice.verdicts import Verdict
     from ldpcore.experiments.config import ExperimentConfig
+    from ldpcore.postprocess.ibu import NotConverged
     from ldpcore.stats.compare import Comparison
 
 
@@ -481,6 +483,78 @@ def not_converged_sentence(method: str, share_stuck: float) -> str:
         f"{method} stopped at its iteration cap without converging in {share_stuck:.0%} of "
         "the trials; its numbers are those of its last iterate, not of the method."
     )
+
+
+def caveat_words(caveat: Caveat) -> str:
+    """What a method recorded about its answer, said to a person (the pages and the CLI).
+
+    Examples
+    --------
+    >>> from ldpcore.postprocess.caveats import Widened
+    >>> caveat_words(Widened(n=25, level=0.95))[:60]
+    'With 25 reports the prior, not the reports, would set these '
+    """
+    if isinstance(caveat, Widened):
+        return (
+            f"With {caveat.n:,} reports the prior, not the reports, would set these "
+            f"intervals: each is widened to hold the exact {caveat.level:.0%} confidence "
+            "interval for the true share, so it covers at least that often whatever the prior."
+        )
+    if isinstance(caveat, PriorShapes):
+        if math.isinf(caveat.pull):
+            how_far = "the reports alone place no value clearly above 0"
+        elif caveat.pull_counts:
+            how_far = (
+                f"it moved values the reports measure well by up to {caveat.pull:.1f} posterior sds"
+            )
+        else:
+            how_far = (
+                f"the reports see only {caveat.seen} of the {caveat.values} values clearly "
+                "(above two posterior sds), and the rest are mostly the prior's"
+            )
+        return (
+            f"The prior shapes these numbers: {how_far}, and {caveat.moved:.0%} of the mass "
+            "sits elsewhere than the reports alone put it. The credible intervals then "
+            "describe the prior as much as the reports and can cover the truth much less "
+            "often than stated (41–91% for frequent values at 95% in such cases, "
+            "benchmarks/README.md). With this little information per value, prefer MLE or "
+            "Norm-Sub with confidence intervals, or a prior from data you trust."
+        )
+    sizes = f"its smallest effective sample size is {caveat.values_ess:,.0f}"
+    if caveat.alpha_ess is not None:
+        sizes = (
+            f"the values' smallest effective sample size is {caveat.values_ess:,.0f} "
+            f"and α's {caveat.alpha_ess:,.0f}"
+        )
+    # A mean's Monte Carlo error is its posterior sd over √ESS (BDA3, Sec. 11.5).
+    noise = 1 / math.sqrt(max(caveat.values_ess, 1.0))
+    wanted_noise = 1 / math.sqrt(max(caveat.wanted_ess, 1.0))
+    what = (
+        "the frequencies' estimates are as precise as wanted; only α's posterior "
+        "(the prior's concentration) is rougher than that"
+        if caveat.values_settled
+        else f"the estimates carry Monte Carlo noise of up to {noise:.0%} of a "
+        f"posterior sd ({wanted_noise:.0%} at the size wanted)"
+    )
+    return (
+        f"Bayes's sampler had not settled when it stopped: {sizes} "
+        f"({caveat.wanted_ess:,.0f} wanted); the largest rank-normalised R̂ is "
+        f"{caveat.max_rhat:.3f} (at most {caveat.wanted_rhat:g} wanted); {what}. "
+        f"MLE needs no sampling; in code, Bayes(draws=…) above {caveat.draws:,} samples longer."
+    )
+
+
+def caveats_note(caveats: Sequence[Caveat]) -> str:
+    """Every caveat of an answer in one note (empty when there is none)."""
+    return " ".join(caveat_words(caveat) for caveat in caveats)
+
+
+def not_converged_words(warning: NotConverged) -> str:
+    """A :class:`~ldpcore.postprocess.ibu.NotConverged` warning, said to a person."""
+    fact = warning.fact
+    if isinstance(fact, Unsettled | PriorShapes | Widened):
+        return caveat_words(fact)
+    return str(warning)
 
 
 def users_needed_sentence(protocol: str, method: str, epsilon: float, users: float | None) -> str:

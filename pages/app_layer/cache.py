@@ -35,7 +35,7 @@ from ldpcore.advice.epsilon_context import epsilon_context
 from ldpcore.advice.targets import AccuracyTarget
 from ldpcore.collection.estimates import (
     Collected,
-    consistent_estimates_and_warning,
+    consistent_estimates_and_caveats,
     example_collected,
     guess_kind,
     prior_for,
@@ -50,6 +50,7 @@ from ldpcore.learn.prior_demo import PriorDemo, prior_demo
 from ldpcore.live.poll import Poll
 from ldpcore.live.reports import class_collected
 from ldpcore.postprocess import JEFFREYS, LEARNED, UNIFORM, method_class
+from ldpcore.postprocess.caveats import Caveat
 from ldpcore.present import figures
 from ldpcore.present.sentences import query_in_words
 from ldpcore.protocols import describe_protocols
@@ -261,7 +262,7 @@ def class_tables(
     """
     collected = class_collected(poll, _rows)
     return {
-        method: consistent_estimates_and_warning(collected, method, simultaneous=True)[0]
+        method: consistent_estimates_and_caveats(collected, method, simultaneous=True)[0]
         for method in methods
     }
 
@@ -386,11 +387,12 @@ def consistent(
     settings: dict[str, object],
     method: str,
     prior: tuple[str, Dataset | None, float | None] = ("Learned from the reports", None, None),
-) -> tuple[pd.DataFrame, str]:
+) -> tuple[pd.DataFrame, tuple[Caveat, ...]]:
     """Consistent estimates with an interval for each true frequency, for a collected file.
 
     ``prior`` is Bayes's (the page's choice): a kind, and for an informed prior the
-    histogram and its weight in users. Also a warning to show with them (or "").
+    histogram and its weight in users. Also what to know before relying on them
+    (``present.sentences.caveats_note`` says it).
     """
     collected: Collected = read_collected(data, source=source, **settings)  # type: ignore[arg-type]
     kind, histogram, weight = prior
@@ -398,7 +400,7 @@ def consistent(
     if histogram is not None:
         chosen = prior_for(collected, histogram, weight=weight)
     if method_class(method).interval_kind != "credible":
-        return consistent_estimates_and_warning(collected, method)
+        return consistent_estimates_and_caveats(collected, method)
     # Bayes samples for up to seconds: the same progress the CLI's line shows, as a bar
     # made and emptied in here (a cached call replays what it drew).
     bar = st.progress(0.0, text="Sampling the posterior…")
@@ -408,7 +410,7 @@ def consistent(
             share = min(1.0, done / total)
             bar.progress(share, text=f"Sampling the posterior: {done:,} of {total:,}")
 
-    found = consistent_estimates_and_warning(collected, method, prior=chosen, progress=sampled)
+    found = consistent_estimates_and_caveats(collected, method, prior=chosen, progress=sampled)
     bar.empty()
     return found
 
