@@ -21,8 +21,8 @@ from playwright.sync_api import Browser, Page
 from test_browser import ARTIFACTS, ROOT
 
 from devtools.serving import streamlit_server
+from ldpcore.live.network import network_addresses
 from ldpcore.live.store import PollStore
-from pages.app_layer.network import network_addresses
 
 pytestmark = pytest.mark.browser
 zxingcpp = pytest.importorskip("zxingcpp")

@@ -1,6 +1,6 @@
 """A class moving its sliders together is served first trials first (issue 37).
 
-The record of who asked for new runs (:mod:`pages.app_layer.crowd`) with a clock of the
+The record of who asked for new runs (:mod:`ldpcore.experiments.crowd`) with a clock of the
 test's own, then the Explorer on a crowded server: drawn from its first trials with a
 note that says why, and every trial once its visitor asks.
 """
@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from conftest import app_page
 
-from pages.app_layer.crowd import REMEMBERED, WINDOW_S, Crowd
+from ldpcore.experiments.crowd import REMEMBERED, WINDOW_S, Crowd
 from pages.app_layer.display import method_table
 from pages.app_layer.simulations import simulate_tables
 from pages.app_layer.staging import CROWDED_TRIALS, server_crowd

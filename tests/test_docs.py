@@ -128,3 +128,41 @@ def test_the_readme_quotes_benchmark_rows_that_exist() -> None:
     assert quoted, "the README quotes no benchmark row"
     for name in quoted:
         assert any(name in target for target in targets), (name, targets)
+
+
+def _shipped(registry: object) -> set[str]:
+    """A registry's names, without the toys ``make test-toys`` adds to it."""
+    return {
+        name
+        for name, cls in registry.items()  # type: ignore[attr-defined]
+        if not cls.__module__.startswith("toy_")
+    }
+
+
+def test_the_readme_names_every_protocol_and_method() -> None:
+    import ldpcore.postprocess  # noqa: PLC0415 (read at test time: the toys may be in)
+    import ldpcore.protocols  # noqa: PLC0415
+
+    start = README.index("- `ldpcore.protocols`: the frequency oracles")
+    bullet = README[start : README.index("each with", start)]
+    assert set(re.findall(r"\b([A-Z]{2,4})\b", bullet)) == _shipped(ldpcore.protocols.PROTOCOLS)
+    today = README[README.index("## What exists today") : README.index("## The app")]
+    missing = {m for m in _shipped(ldpcore.postprocess.METHODS) if m not in today}
+    assert not missing, f"README's 'What exists today' does not name {missing}"
+
+
+WORDS = {"six": 6, "seven": 7, "eight": 8, "nine": 9, "ninth": 9, "thirteen": 13}
+
+
+def test_the_readme_s_counts_of_pages_and_default_methods_are_the_code_s() -> None:
+    import ldpcore.postprocess  # noqa: PLC0415
+    from pages.app_layer.navigation import PAGES  # noqa: PLC0415
+
+    menu = [page for page in PAGES if page[2].get("visibility") != "hidden"]
+    found = re.search(r"`make run` serves (\w+) pages, .*?\(and a (\w+), the students'", README)
+    assert found, "the README no longer counts the pages"
+    assert (WORDS[found.group(1)], WORDS[found.group(2)]) == (len(menu), len(PAGES))
+    shipped = _shipped(ldpcore.postprocess.METHODS)
+    by_default = [m for m in ldpcore.postprocess.default_method_names() if m in shipped]
+    lines = re.search(r"(\w+) lines are unreadable", README)
+    assert lines and WORDS[lines.group(1)] == len(by_default)

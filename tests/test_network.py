@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from pages.app_layer.network import (
+from ldpcore.live.network import (
     CLASS_COMMAND,
     check_public_url,
     is_loopback_name,

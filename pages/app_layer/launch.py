@@ -245,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     from streamlit.web import cli  # noqa: PLC0415 - after the preload, like the rest
 
     from ldpcore.errors import InputError  # noqa: PLC0415 (ldpcore loads numpy)
-    from pages.app_layer.network import network_addresses  # noqa: PLC0415
+    from ldpcore.live.network import network_addresses  # noqa: PLC0415
 
     try:
         preload()

@@ -12,15 +12,15 @@ from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
-from ldpcore.live.store import PollStore, default_data_dir
-from ldpcore.live.web import answer_form_source
-from pages.app_layer.network import (
+from ldpcore.live.network import (
     JoinOrigin,
     check_public_url,
     join_origin,
     network_addresses,
     public_url_setting,
 )
+from ldpcore.live.store import PollStore, default_data_dir
+from ldpcore.live.web import answer_form_source
 
 #: The pages' URL paths (the join link is what students open).
 CLASS_PATH, JOIN_PATH = "class", "join"

@@ -10,7 +10,7 @@ the server's budget only when the visitor asks, with a Stop button:
 :func:`~pages.app_layer.budget.approved`), and draws the page again from all of them.
 
 On a crowded server (other visitors asked for as many whole new runs in the last few
-seconds as there are simulation workers: :mod:`pages.app_layer.crowd`) a new run is
+seconds as there are simulation workers: :mod:`ldpcore.experiments.crowd`) a new run is
 drawn from its first :data:`CROWDED_TRIALS` trials, and the rest wait to be asked for.
 
 Each trial has its own seed, so the first ``k`` trials of a run are a run of ``k``
@@ -39,14 +39,14 @@ from ldpcore.experiments.costs import (
     fixed_seconds,
     measured_up_to,
 )
+from ldpcore.experiments.crowd import WINDOW_S, Crowd
 from ldpcore.formats import format_duration
 from pages.app_layer.budget import approved, extrapolation, run_in_words, within_budget
 from pages.app_layer.cache import run_estimate, simulate, simulate_sweep
-from pages.app_layer.crowd import WINDOW_S, Crowd
 from pages.app_layer.display import run_or_explain
 from pages.app_layer.executors import worker_count
 
-#: Trials a new run is drawn from while the server is crowded (:mod:`pages.app_layer.crowd`):
+#: Trials a new run is drawn from while the server is crowded (:mod:`ldpcore.experiments.crowd`):
 #: a third of the Explorer's 30. Its trials then cost a third; the page, charts and
 #: summaries do not shrink (0.20 → 0.15 CPU s a new configuration at the defaults). Each
 #: interval is about √3 wider, and drawn so.

@@ -22,7 +22,7 @@ from ldpcore.live.access import (
     teacher_passcode,
     trusted_proxies,
 )
-from pages.app_layer.network import network_addresses
+from ldpcore.live.network import network_addresses
 
 #: Session-state key of the browser's teacher key (the cookie carries it across reloads).
 KEY_STATE = "_ldp_teacher_key"

@@ -64,8 +64,10 @@ class Crowd:
             self._asked.append((now, session))
 
     def know(self, run: str) -> None:
-        """Record ``run`` as computed already, by nobody in particular (the launcher's
-        default view): it is joined, never counted."""
+        """Record ``run`` as computed already, by nobody in particular.
+
+        The launcher's default view: it is joined, never counted.
+        """
         with self._lock:
             self._remember(run)
 

@@ -191,7 +191,7 @@ def _host(address: str) -> str:
 
 
 def network_addresses() -> tuple[str, ...]:
-    """This machine's addresses that other devices may reach: IPv4 first, no loopback.
+    """The addresses of this machine that other devices may reach: IPv4 first, no loopback.
 
     From ``ip -o addr`` where it exists (Linux), else from the host name's addresses
     (macOS and Windows list every interface's there). Nothing is sent anywhere: a
