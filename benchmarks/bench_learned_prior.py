@@ -124,7 +124,7 @@ def measure(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Print the table of benchmarks/README.md ("A prior that learns")."""
+    """Print the table of benchmarks/README.md ("Bayes with the learned prior")."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=20, help="collections per regime")
     parser.add_argument("--prior", choices=("learned", "Jeffreys"), default="learned")

@@ -166,3 +166,21 @@ def test_the_readme_s_counts_of_pages_and_default_methods_are_the_code_s() -> No
     by_default = [m for m in ldpcore.postprocess.default_method_names() if m in shipped]
     lines = re.search(r"(\w+) lines are unreadable", README)
     assert lines and WORDS[lines.group(1)] == len(by_default)
+
+
+def test_every_cited_benchmark_section_exists() -> None:
+    """A sentence that sends a reader to benchmarks/README.md, "X" finds a section X there."""
+    table = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    headings = {line.lstrip("#").strip() for line in table.splitlines() if line.startswith("##")}
+    cited: set[str] = set()
+    for folder in ("ldpcore", "pages", "devtools", "benchmarks"):
+        for path in (ROOT / folder).rglob("*.py"):
+            text = " ".join(path.read_text(encoding="utf-8").split())
+            # A string literal continued on the next line: 'Intervals for a ' 'class'.
+            text = text.replace("' '", "").replace('" "', "")
+            cited.update(re.findall(r'benchmarks/README\.md, "([^"]+)"', text))
+    for doc in (README, ARCHITECTURE):
+        cited.update(re.findall(r'benchmarks/README\.md, "([^"]+)"', " ".join(doc.split())))
+    assert cited, "nothing cites a benchmark section: the pattern no longer matches"
+    missing = {name for name in cited if not any(h.startswith(name) for h in headings)}
+    assert not missing, f"cited but not a section of benchmarks/README.md: {missing}"

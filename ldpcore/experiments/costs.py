@@ -154,7 +154,7 @@ WHOLE_AT_ONCE_S = 1.5
 RUN_S_PER_ANSWER = 3e-7
 
 #: Seconds per user per trial of the per-user (reference) sampler, which draws every
-#: user's report (benchmarks/README.md, "Per-user OLH": about 0.4 µs a user).
+#: user's report (benchmarks/README.md, "Fast sampler": about 0.4 µs a user).
 PER_USER_S = 4e-7
 
 

@@ -72,7 +72,7 @@ class Bayes(PostProcessor):
     prior : DirichletPrior
         :data:`LEARNED` by default: a symmetric Dirichlet whose concentration is
         sampled with the distribution (a hierarchical prior; measured against Jeffreys'
-        in benchmarks/README.md, "A prior that learns"). :data:`JEFFREYS`, :data:`UNIFORM`,
+        in benchmarks/README.md, "Bayes with the learned prior"). :data:`JEFFREYS`, :data:`UNIFORM`,
         or :func:`informed_prior` from a histogram.
     chains, draws, warmup : int
         HMC chains (at least 2, for R̂), kept draws per chain, adaptation iterations.

@@ -31,7 +31,7 @@ PriorKind = Literal["learned", "Jeffreys", "uniform", "informed"]
 #: peaks near α = 0.05 on Zipf data, and Bayes's MSE was 1.2–1.6 times the MLE's. Why not
 #: on Perks's 1/d: there GRR at ε = 2, n = 100 (reports that say almost nothing) settled
 #: at α̂ ≈ 0.02, below that peak, and was no better than the MLE (benchmarks/README.md,
-#: "A prior that learns"). Proper and vanishing at 0, which the posterior needs
+#: "Bayes with the learned prior"). Proper and vanishing at 0, which the posterior needs
 #: (:class:`ldpcore.stats.concentration.Hyperprior`).
 HYPERPRIOR_LOG_SD = 2.5
 
