@@ -14,16 +14,18 @@ from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.costs import (
     ASK_FIRST_ABOVE,
+    BUDGET_VARIABLE,
+    DEFAULT_BUDGET_S,
     MEASURED,
     WHOLE_AT_ONCE_S,
     fixed_seconds,
+    run_budget_s,
     run_seconds,
     sweep_seconds,
     trial_seconds,
 )
 from ldpcore.postprocess import default_method_names
 from ldpcore.protocols import protocol_names
-from pages.app_layer.budget import BUDGET_VARIABLE, DEFAULT_BUDGET_S, run_budget_s
 from pages.app_layer.executors import Bounded
 
 #: The toys ``make test-toys`` registers (tests/toy_registry.py): never measured.

@@ -21,8 +21,11 @@ machine scales it; ``bench_costs.py --check`` compares it with whole runs.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from ldpcore.errors import InputError
 
 if TYPE_CHECKING:
     from ldpcore.experiments.config import ExperimentConfig
@@ -288,8 +291,47 @@ def first_trials(total_seconds: float, trials: int, fixed: float = 0.0) -> int:
     return min(fit, trials - 1) if fit >= 2 else 0
 
 
+#: The variable the person who runs the server sets (seconds of one core per run).
+BUDGET_VARIABLE = "LDPCORE_RUN_BUDGET_S"
+#: A few seconds: every default view and most slider positions stay below it.
+DEFAULT_BUDGET_S = 5.0
+
+
+def run_budget_s() -> float:
+    """``$LDPCORE_RUN_BUDGET_S``, else :data:`DEFAULT_BUDGET_S` (read on every call).
+
+    Raises
+    ------
+    InputError
+        A value that is not a number of seconds ≥ 0 (``inf`` turns the budget off).
+    """
+    text = os.environ.get(BUDGET_VARIABLE, "").strip()
+    if not text:
+        return DEFAULT_BUDGET_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value >= 0:  # also refuses nan
+        raise InputError(
+            f"{BUDGET_VARIABLE}={text!r}: give the most seconds of computing one run may "
+            "take without asking (e.g. 5; inf for no limit), then restart the server"
+        )
+    return value
+
+
+def within_budget(seconds: float) -> bool:
+    """Whether a run of ``seconds`` starts without asking (a bad budget: it asks)."""
+    try:
+        return seconds <= run_budget_s()
+    except InputError:
+        return False
+
+
 __all__ = [
     "ASK_FIRST_ABOVE",
+    "BUDGET_VARIABLE",
+    "DEFAULT_BUDGET_S",
     "FIRST_CHART_S",
     "MEASURED",
     "PER_USER_S",
@@ -300,7 +342,9 @@ __all__ = [
     "first_trials",
     "fixed_seconds",
     "measured_up_to",
+    "run_budget_s",
     "run_seconds",
     "sweep_seconds",
     "trial_seconds",
+    "within_budget",
 ]

@@ -12,9 +12,10 @@ computes a statistic: each function words what it is given.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ldpcore.bounds import EPSILON_RANGE
+from ldpcore.experiments.costs import measured_up_to
 from ldpcore.formats import (
     epsilon_interval,
     format_budget,
@@ -555,6 +556,43 @@ def not_converged_words(warning: NotConverged) -> str:
     if isinstance(fact, Unsettled | PriorShapes | Widened):
         return caveat_words(fact)
     return str(warning)
+
+
+def run_in_words(
+    config: ExperimentConfig, parameter: str | None, values: Sequence[Any], domain_size: int
+) -> str:
+    """A run in words: "This run (30 trials of HR at d = 16,384 with 13 methods)", or a sweep's.
+
+    Examples
+    --------
+    >>> from ldpcore.experiments.config import ExperimentConfig
+    >>> config = ExperimentConfig(
+    ...     protocol="HR", epsilon=1.0, n=1000, dataset="zipf:d=64", trials=30, methods=["Base"]
+    ... )
+    >>> run_in_words(config, None, [], 16_384)
+    'This run (30 trials of HR at d = 16,384 with 1 method)'
+    """
+    # What the sweep varies is named by the sweep, not by the configuration it starts
+    # from ("each 30 trials of OLH" over protocols misnamed every other protocol).
+    protocol = "" if parameter == "protocol" else f" of {config.protocol}"
+    size = "" if parameter == "d" else f" at d = {domain_size:,}"
+    methods = len(config.methods)
+    what = f"{config.trials} trials{protocol}{size} with {methods} method{'s' * (methods != 1)}"
+    if parameter is not None:
+        count = len(values)
+        listed = f": {', '.join(map(str, values))}" if count <= 8 else ""
+        return f"This sweep ({count} values of {parameter}{listed}; each {what})"
+    return f"This run ({what})"
+
+
+def extrapolation(beyond: bool) -> str:
+    """The caveat after an estimate beyond the measured domain sizes (empty within them)."""
+    if not beyond:
+        return ""
+    return (
+        f" Costs were measured up to d = {measured_up_to():,}: beyond that this is an "
+        "extrapolation, and the iterative methods (MLE, IBU) can take far longer."
+    )
 
 
 def users_needed_sentence(protocol: str, method: str, epsilon: float, users: float | None) -> str:

@@ -10,50 +10,17 @@ progress bar and a Stop button. In a classroom, a student who opens
 and everyone else's pages keep answering.
 
 The budget is the person's who runs the server: ``LDPCORE_RUN_BUDGET_S`` (CPU seconds
-of one core; :data:`DEFAULT_BUDGET_S` unless set).
+of one core; :func:`ldpcore.experiments.costs.run_budget_s`). The arithmetic and the words
+are in the core (``experiments.costs``, ``present.sentences``); this is the question.
 """
 
 from __future__ import annotations
 
-import math
-import os
-from collections.abc import Sequence
-from typing import Any
-
 import streamlit as st
 
 from ldpcore.errors import InputError
-from ldpcore.experiments.config import ExperimentConfig
-from ldpcore.experiments.costs import measured_up_to
+from ldpcore.experiments.costs import BUDGET_VARIABLE, run_budget_s
 from ldpcore.formats import format_durations_apart
-
-#: The variable the person who runs the server sets (seconds of one core per run).
-BUDGET_VARIABLE = "LDPCORE_RUN_BUDGET_S"
-#: A few seconds: every default view and most slider positions stay below it.
-DEFAULT_BUDGET_S = 5.0
-
-
-def run_budget_s() -> float:
-    """``$LDPCORE_RUN_BUDGET_S``, else :data:`DEFAULT_BUDGET_S` (read on every call).
-
-    Raises
-    ------
-    InputError
-        A value that is not a number of seconds ≥ 0 (``inf`` turns the budget off).
-    """
-    text = os.environ.get(BUDGET_VARIABLE, "").strip()
-    if not text:
-        return DEFAULT_BUDGET_S
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not value >= 0:  # also refuses nan
-        raise InputError(
-            f"{BUDGET_VARIABLE}={text!r}: give the most seconds of computing one run may "
-            "take without asking (e.g. 5; inf for no limit), then restart the server"
-        )
-    return value
 
 
 def approved(
@@ -130,47 +97,4 @@ def approved(
     return False
 
 
-def run_in_words(
-    config: ExperimentConfig, parameter: str | None, values: Sequence[Any], domain_size: int
-) -> str:
-    """ "This run (30 trials of HR at d = 16,384 with 13 methods)", or a sweep's."""
-    # What the sweep varies is named by the sweep, not by the configuration it starts
-    # from ("each 30 trials of OLH" over protocols misnamed every other protocol).
-    protocol = "" if parameter == "protocol" else f" of {config.protocol}"
-    size = "" if parameter == "d" else f" at d = {domain_size:,}"
-    methods = len(config.methods)
-    what = f"{config.trials} trials{protocol}{size} with {methods} method{'s' * (methods != 1)}"
-    if parameter is not None:
-        count = len(values)
-        listed = f": {', '.join(map(str, values))}" if count <= 8 else ""
-        return f"This sweep ({count} values of {parameter}{listed}; each {what})"
-    return f"This run ({what})"
-
-
-def extrapolation(beyond: bool) -> str:
-    """The caveat after an estimate beyond the measured domain sizes (empty within them)."""
-    if not beyond:
-        return ""
-    return (
-        f" Costs were measured up to d = {measured_up_to():,}: beyond that this is an "
-        "extrapolation, and the iterative methods (MLE, IBU) can take far longer."
-    )
-
-
-def within_budget(seconds: float) -> bool:
-    """Whether a run of ``seconds`` starts without asking (a bad budget: it asks)."""
-    try:
-        return seconds <= run_budget_s()
-    except InputError:
-        return False
-
-
-__all__ = [
-    "BUDGET_VARIABLE",
-    "DEFAULT_BUDGET_S",
-    "approved",
-    "extrapolation",
-    "run_budget_s",
-    "run_in_words",
-    "within_budget",
-]
+__all__ = ["approved"]

@@ -38,10 +38,12 @@ from ldpcore.experiments.costs import (
     first_trials,
     fixed_seconds,
     measured_up_to,
+    within_budget,
 )
 from ldpcore.experiments.crowd import WINDOW_S, Crowd
 from ldpcore.formats import format_duration
-from pages.app_layer.budget import approved, extrapolation, run_in_words, within_budget
+from ldpcore.present.sentences import extrapolation, run_in_words
+from pages.app_layer.budget import approved
 from pages.app_layer.cache import run_estimate, simulate, simulate_sweep
 from pages.app_layer.display import run_or_explain
 from pages.app_layer.executors import worker_count
