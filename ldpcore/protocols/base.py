@@ -299,6 +299,31 @@ class FrequencyOracle(ABC):
     def _values(self, values: ArrayLike) -> NDArray[np.int64]:
         return check_values(values, domain_size=self.domain_size)
 
+    # ----------------------------------------------------- fake users (issue 56)
+    #: The fake-user attacks this protocol describes besides the random item attack,
+    #: which needs nothing of it (:mod:`ldpcore.attacks`): ``"rpa"``, ``"mga"``.
+    fake_attacks: ClassVar[frozenset[str]] = frozenset()
+
+    def fake_support_rate(self, kind: str, targets: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Per value, the probability that one ``kind`` fake report supports it."""
+        raise self._no_attack(kind)
+
+    def fake_support(
+        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        """The support counts of ``fakes`` fake reports of ``kind``, exactly, in O(d)."""
+        raise self._no_attack(kind)
+
+    def fake_reports(
+        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
+    ) -> Any:
+        """``fakes`` fake reports of ``kind``: valid reports of this protocol."""
+        raise self._no_attack(kind)
+
+    def _no_attack(self, kind: str) -> InputError:
+        offered = ", ".join(["ria", *sorted(self.fake_attacks)])
+        return InputError(f"{self.name} does not describe the {kind!r} attack; it takes {offered}")
+
     # ---------------------------------------------------------------- privacy
     @abstractmethod
     def worst_case_ratio(self) -> float:

@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_counts, is_hex
 from ldpcore.errors import InputError
+from ldpcore.protocols._halving import SplitKernels, sample_support
 from ldpcore.protocols.base import (
     FrequencyOracle,
     _user_batches,
@@ -52,6 +53,7 @@ class UnaryEncoding(FrequencyOracle):
     """
 
     communication: ClassVar[str] = "d bits"
+    fake_attacks: ClassVar[frozenset[str]] = frozenset({"rpa", "mga"})
 
     def likelihood_model(
         self, estimate: NDArray[np.float64], n: int, tallies: ArrayLike | None = None
@@ -153,6 +155,74 @@ class UnaryEncoding(FrequencyOracle):
     ) -> NDArray[np.int64]:
         # Bits are independent across positions and users.
         return independent_support_counts(true_counts, self.p, self.q, rng)
+
+    def padding(self, targets: int) -> int:
+        """The maximal-gain report's ones besides the targets': ``⌊p + (d − 1)q⌋ − r``, ≥ 0.
+
+        An honest report has ``p + (d − 1)q`` ones on average; a fake one with the
+        targets' alone would stand out to a server that counts them (Cao, Jia and Gong
+        2021, Sec. 4.2 and their detection defence, Sec. 6).
+        """
+        return max(0, math.floor(self.p + (self.domain_size - 1) * self.q) - targets)
+
+    def fake_support_rate(self, kind: str, targets: NDArray[np.int64]) -> NDArray[np.float64]:
+        """A uniform report sets each bit with ½; the maximal-gain one every target's.
+
+        Maximal gain (Cao et al. 2021, Sec. 4.2): the targets' bits and
+        :meth:`padding` of the other ``d − r``, chosen uniformly.
+        """
+        d = self.domain_size
+        if kind == "rpa":
+            return np.full(d, 0.5)
+        if kind == "mga":
+            others = d - targets.size
+            rate = np.full(d, self.padding(targets.size) / others if others else 0.0)
+            rate[targets] = 1.0
+            return rate
+        raise self._no_attack(kind)
+
+    def fake_support(
+        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        """Exactly, in O(d): independent bits (``rpa``); the padding by halving (``mga``).
+
+        The padding's counts are those of ``fakes`` uniform subsets of the other values,
+        each of :meth:`padding` values: Subset Selection's users who keep nothing of
+        their own (:func:`ldpcore.protocols._halving.sample_support`, mixture weight 0).
+        """
+        d = self.domain_size
+        if kind == "rpa":
+            return rng.binomial(fakes, 0.5, size=d).astype(np.int64)
+        if kind != "mga":
+            raise self._no_attack(kind)
+        support = np.zeros(d, dtype=np.int64)
+        support[targets] = fakes
+        extra, others = self.padding(targets.size), np.setdiff1d(np.arange(d), targets)
+        if extra and fakes:
+            users = np.zeros(others.size, dtype=np.int64)
+            users[0] = fakes  # where they are does not matter: none keeps a value
+            support[others] = sample_support(users, extra, 0.0, rng, SplitKernels(others.size))
+        return support
+
+    def fake_reports(
+        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
+    ) -> NDArray[np.bool_]:
+        """Uniform bit vectors (``rpa``), or the targets' bits and random padding (``mga``)."""
+        d = self.domain_size
+        if kind == "rpa":
+            return rng.random((fakes, d)) < 0.5
+        if kind != "mga":
+            raise self._no_attack(kind)
+        bits = np.zeros((fakes, d), dtype=np.bool_)
+        bits[:, targets] = True
+        others = np.setdiff1d(np.arange(d), targets)
+        extra = self.padding(targets.size)
+        if extra:
+            # Each row's first ``extra`` of a random order of the other values.
+            keys = rng.random((fakes, others.size))
+            chosen = np.argpartition(keys, extra - 1, axis=1)[:, :extra]
+            bits[np.arange(fakes)[:, None], others[chosen]] = True
+        return bits
 
     def _bit_channel(self) -> NDArray[np.float64]:
         """``B[x, own]``: P(bit = x) at the user's own position (own=1) or another (own=0)."""

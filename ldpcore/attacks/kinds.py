@@ -1,0 +1,145 @@
+"""The fake-user attacks and the spec that names one: ``mga:beta=0.05,targets=3``.
+
+Cao, Jia and Gong (USENIX Security 2021, Sec. 3) give three attacks, each a way for the
+``m`` fake users to choose the report they send:
+
+* **rpa** (random perturbed value): a report drawn uniformly from the protocol's report
+  space, ignoring the randomizer: the attacker knows nothing of the targets' encoding;
+* **ria** (random item): a target drawn uniformly, sent through the protocol's own
+  randomizer, so a fake report looks exactly like an honest one (the input manipulation
+  of Cheu, Smith and Ullman: LDP itself cannot refuse it);
+* **mga** (maximal gain): the report that supports the most targets the protocol allows
+  (GRR: a target; unary encoding: every target bit set; OLH: a hash that sends every
+  target to the reported bucket), which maximises the targets' total estimated gain.
+
+Every attack needs ``r`` targets and the fake users' share ``β = m / (n + m)`` of all
+reports (or their number ``m``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final
+
+from ldpcore.errors import InputError
+from ldpcore.specs import format_spec_number, parse_number, parse_spec
+
+#: Attack name → what it is, in words (the order people read them in).
+ATTACKS: Final = MappingProxyType(
+    {
+        "rpa": "random perturbed value: a uniformly random report",
+        "ria": "random item: a random target through the real randomizer",
+        "mga": "maximal gain: the report that supports every target it can",
+    }
+)
+#: The largest share of fake users a spec takes: beyond half, they are the collection.
+BETA_MAX = 0.5
+
+
+def attack_names() -> tuple[str, ...]:
+    """The attacks' names, in :data:`ATTACKS` order."""
+    return tuple(ATTACKS)
+
+
+@dataclass(frozen=True)
+class AttackSpec:
+    """A fake-user attack: its kind, how many fake users, and how many targets.
+
+    Attributes
+    ----------
+    kind : str
+        ``"rpa"``, ``"ria"`` or ``"mga"`` (:data:`ATTACKS`).
+    beta : float or None
+        The fake users' share of all reports, ``m / (n + m)``, in ``[0, 1/2]``.
+    fakes : int or None
+        Their number instead (exactly one of ``beta`` and ``fakes`` is set).
+    targets : int
+        How many values the attack pushes up (``r`` ≥ 1).
+    """
+
+    kind: str
+    beta: float | None = None
+    fakes: int | None = None
+    targets: int = 1
+
+    def __post_init__(self) -> None:
+        if self.kind not in ATTACKS:
+            raise InputError(
+                f"unknown attack {self.kind!r}; choose one of {', '.join(ATTACKS)} "
+                "(e.g. mga:beta=0.05,targets=3)"
+            )
+        if (self.beta is None) == (self.fakes is None):
+            raise InputError(
+                "an attack needs either beta (the fake users' share of all reports, e.g. "
+                "beta=0.05) or fakes (their number, e.g. fakes=500), not both"
+            )
+        if self.beta is not None and not 0.0 <= self.beta <= BETA_MAX:
+            raise InputError(
+                f"beta is the fake users' share of all reports: between 0 and {BETA_MAX:g}, "
+                f"got {self.beta:g}"
+            )
+        if self.fakes is not None and self.fakes < 0:
+            raise InputError(f"fakes must be a number of users >= 0, got {self.fakes}")
+        if self.targets < 1:
+            raise InputError(f"targets must be at least 1, got {self.targets}")
+
+    def fake_users(self, honest: int) -> int:
+        """``m`` for ``honest`` users: ``fakes``, or the whole ``m`` with ``m/(n+m) ≈ β``."""
+        if self.fakes is not None:
+            return self.fakes
+        assert self.beta is not None
+        return round(self.beta * honest / (1.0 - self.beta))
+
+    def __str__(self) -> str:
+        size = (
+            f"beta={format_spec_number(self.beta)}"
+            if self.beta is not None
+            else f"fakes={self.fakes}"
+        )
+        return f"{self.kind}:{size},targets={self.targets}"
+
+    def in_words(self) -> str:
+        """E.g. "5% fake users, maximal gain on 3 targets"."""
+        size = (
+            f"{self.beta:.0%} fake users" if self.beta is not None else f"{self.fakes:,} fake users"
+        )
+        many = "target" if self.targets == 1 else "targets"
+        return f"{size}, {ATTACKS[self.kind].split(':')[0]} on {self.targets} {many}"
+
+
+def parse_attack(text: object) -> AttackSpec:
+    """``KIND:beta=B,targets=R`` (or ``fakes=M``) as an :class:`AttackSpec`.
+
+    Examples
+    --------
+    >>> parse_attack("MGA:beta=0.05, targets=3")
+    AttackSpec(kind='mga', beta=0.05, fakes=None, targets=3)
+    >>> str(parse_attack("ria:fakes=500"))
+    'ria:fakes=500,targets=1'
+    """
+    spec = parse_spec(text, what="attack")
+    options = dict(spec.options)
+    unknown = set(options) - {"beta", "fakes", "targets"}
+    if unknown:
+        raise InputError(
+            f"unknown attack option(s) {', '.join(sorted(unknown))} in {spec.text!r}; "
+            "an attack takes beta (or fakes) and targets, e.g. mga:beta=0.05,targets=3"
+        )
+    beta = None if "beta" not in options else parse_number(options["beta"], "beta", where=spec.text)
+    fakes = None
+    if "fakes" in options:
+        value = parse_number(options["fakes"], "fakes", where=spec.text)
+        if value != math.floor(value):
+            raise InputError(f"fakes is a number of users, got {options['fakes']!r}")
+        fakes = int(value)
+    targets = parse_number(options.get("targets", "1"), "targets", where=spec.text)
+    if targets != math.floor(targets):
+        raise InputError(f"targets is a number of values, got {options['targets']!r}")
+    if beta is None and fakes is None:
+        beta = 0.05
+    return AttackSpec(spec.kind, beta=beta, fakes=fakes, targets=int(targets))
+
+
+__all__ = ["ATTACKS", "BETA_MAX", "AttackSpec", "attack_names", "parse_attack"]
