@@ -27,7 +27,9 @@ from ldpcore.protocols import get_protocol
 from ldpcore.protocols.olh import hash_values
 
 CAO_PROTOCOLS = ("GRR", "OUE", "OLH")
-DESCRIBED = ("GRR", "OUE", "SUE", "OLH", "BLH")
+#: The shipped protocols (make test-toys adds a toy that describes no attack of its own).
+SHIPPED = ("GRR", "OLH", "BLH", "OUE", "SUE", "SS", "HR")
+DESCRIBED = ("GRR", "OUE", "SUE", "OLH", "BLH", "SS", "HR")
 
 
 def _cao(name: str, kind: str, *, epsilon: float, d: int, r: int, f_t: float, beta: float) -> float:
@@ -215,12 +217,40 @@ def test_attack_specs_read_back_and_say_what_to_change() -> None:
             parse_attack(bad)
 
 
-def test_protocols_without_a_described_attack_say_so() -> None:
-    ss = get_protocol("SS", epsilon=1.0, domain_size=16)
-    with pytest.raises(InputError, match="does not describe the 'mga' attack; it takes ria"):
-        poison(ss, np.full(16, 10), AttackSpec("mga", beta=0.1), 0)
-    # The random item attack needs nothing of the protocol.
-    assert poison(ss, np.full(16, 10), AttackSpec("ria", beta=0.1), 0).fakes == 18
+def test_every_registered_protocol_takes_every_attack() -> None:
+    for name in SHIPPED:
+        protocol = get_protocol(name, epsilon=1.0, domain_size=16)
+        for kind in ("rpa", "ria", "mga"):
+            assert poison(protocol, np.full(16, 10), AttackSpec(kind, beta=0.1), 0).fakes == 18
+
+
+def test_an_attack_a_protocol_does_not_describe_is_said() -> None:
+    grr = get_protocol("GRR", epsilon=1.0, domain_size=16)
+    with pytest.raises(InputError, match="does not describe the 'xyz' attack; it takes ria, mga"):
+        grr.fake_support("xyz", np.array([1]), 5, np.random.default_rng(0))
     olh = get_protocol("BLH", epsilon=1.0, domain_size=64)
     with pytest.raises(InputError, match="use at most 17 targets"):
         fake_reports(olh, "mga", np.arange(30), 5, np.random.default_rng(0))
+
+
+def test_the_shipped_list_is_the_registry_s() -> None:
+    """A protocol added to the registry without its fake reports fails here."""
+    import ldpcore.protocols  # noqa: PLC0415 (read at test time: the toys may be in)
+
+    shipped = {
+        name
+        for name, cls in ldpcore.protocols.PROTOCOLS.items()
+        if not cls.__module__.startswith("toy_")
+    }
+    assert shipped == set(SHIPPED)
+
+
+def test_subset_selection_takes_more_targets_than_a_subset_holds_in_turn() -> None:
+    ss = get_protocol("SS", epsilon=2.0, domain_size=32, k=3)
+    targets = np.array([1, 4, 9, 16, 25])
+    rate = fake_rate(ss, "mga", targets)
+    assert np.allclose(rate[targets], 3 / 5) and rate.sum() == pytest.approx(3)
+    reports = fake_reports(ss, "mga", targets, 10, np.random.default_rng(1))
+    fast = fake_support(ss, "mga", targets, 10, np.random.default_rng(2))
+    assert np.array_equal(ss.aggregate(reports), fast)
+    assert np.array_equal(ss.aggregate(reports)[targets], [6, 6, 6, 6, 6])

@@ -51,6 +51,7 @@ class HadamardResponse(FrequencyOracle):
     description: ClassVar[str] = "Hadamard response: report one row of a Hadamard matrix"
     reference: ClassVar[str] = "Acharya, Sun & Zhang, AISTATS 2019; NDSS 2020, Sec. III-C"
     communication: ClassVar[str] = "one row index (log2 K bits)"
+    fake_attacks: ClassVar[frozenset[str]] = frozenset({"rpa", "mga"})
     #: The MLE and IBU use the exact multinomial of the reported rows when the row
     #: histogram (the tallies) is at hand.
 
@@ -91,6 +92,54 @@ class HadamardResponse(FrequencyOracle):
         if rows.size and (rows.min() < 0 or rows.max() >= self.order):
             raise InputError(f"HR reports must be row indices in [0, {self.order - 1}]")
         return self._support_from_rows(np.bincount(rows, minlength=self.order))
+
+    def joining_rows(self, targets: NDArray[np.int64]) -> NDArray[np.int64]:
+        """The rows with +1 in every target's column: ``{j : j·(t + 1) ≡ 0 (mod 2) ∀t}``.
+
+        A subspace of ``GF(2)^log2 K`` (row 0, which supports every value, is one): the
+        maximal-gain attack's reports (our derivation; Cao, Jia and Gong 2021 treat GRR,
+        OUE and OLH only). A fake user draws one uniformly, so a value whose column is a
+        sum of the targets' columns is supported by all of them, any other by half.
+        """
+        rows = np.arange(self.order, dtype=np.int64)
+        joins = np.ones(rows.size, dtype=np.bool_)
+        for target in targets:
+            joins &= (np.bitwise_count(rows & (int(target) + 1)) & 1) == 0
+        return rows[joins]
+
+    def fake_support_rate(self, kind: str, targets: NDArray[np.int64]) -> NDArray[np.float64]:
+        """A uniform row supports each value with ½; a joining row every target (exactly)."""
+        if kind == "rpa":
+            return np.full(self.domain_size, 0.5)
+        if kind != "mga":
+            raise self._no_attack(kind)
+        rows = self.joining_rows(targets)
+        histogram = np.bincount(rows, minlength=self.order)
+        return self._support_from_rows(histogram) / rows.size
+
+    def fake_support(
+        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        """The fake rows' histogram (one multinomial), then one FWHT: O(K log K)."""
+        if kind == "rpa":
+            histogram = rng.multinomial(fakes, np.full(self.order, 1.0 / self.order))
+        elif kind == "mga":
+            rows = self.joining_rows(targets)
+            histogram = np.zeros(self.order, dtype=np.int64)
+            histogram[rows] = rng.multinomial(fakes, np.full(rows.size, 1.0 / rows.size))
+        else:
+            raise self._no_attack(kind)
+        return self._support_from_rows(histogram.astype(np.int64))
+
+    def fake_reports(
+        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        """Uniform rows (``rpa``), or uniform rows joining every target (``mga``)."""
+        if kind == "rpa":
+            return rng.integers(0, self.order, size=fakes).astype(np.int64)
+        if kind != "mga":
+            raise self._no_attack(kind)
+        return rng.choice(self.joining_rows(targets), size=fakes).astype(np.int64)
 
     def _support_from_rows(self, histogram: NDArray[np.int64]) -> NDArray[np.int64]:
         n = int(histogram.sum())
