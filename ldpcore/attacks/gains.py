@@ -162,13 +162,25 @@ def poison(
         The target values (default: ``attack.targets`` chosen uniformly at random).
     """
     generator = as_generator(rng)
-    honest = protocol.sample_support_counts(true_counts, generator)
-    n = int(np.asarray(true_counts).sum())
+    counts = np.asarray(true_counts)
+    n = int(counts.sum())
     m = attack.fake_users(n)
-    if targets is None:
-        chosen = choose_targets(attack.targets, protocol.domain_size, generator)
-    else:
-        chosen = check_targets(targets, protocol.domain_size)
+
+    def chosen_targets() -> NDArray[np.int64]:
+        if targets is None:
+            return choose_targets(attack.targets, protocol.domain_size, generator)
+        return check_targets(targets, protocol.domain_size)
+
+    if attack.kind == "ria" and m:
+        # Random-item fakes are honest users holding targets: one draw for everyone,
+        # exactly as two, at the cost of one.
+        chosen = chosen_targets()
+        held = np.zeros(protocol.domain_size, dtype=np.int64)
+        held[chosen] = generator.multinomial(m, np.full(chosen.size, 1.0 / chosen.size))
+        support = protocol.sample_support_counts(counts + held, generator)
+        return Poisoned(support, n + m, n, m, chosen)
+    honest = protocol.sample_support_counts(counts, generator)
+    chosen = chosen_targets()
     support = honest + fake_support(protocol, attack.kind, chosen, m, generator)
     return Poisoned(support, n + m, n, m, chosen)
 

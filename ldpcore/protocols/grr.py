@@ -89,8 +89,16 @@ class GRR(ValueReports, FrequencyOracle):
     def fake_support(
         self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
     ) -> NDArray[np.int64]:
-        """A report's support is the reported value: the counts of the fake reports."""
-        return np.bincount(self.fake_reports(kind, targets, fakes, rng), minlength=self.domain_size)
+        """A report's support is the reported value: one multinomial, or the targets' turns."""
+        if kind == "rpa":
+            return rng.multinomial(fakes, np.full(self.domain_size, 1.0 / self.domain_size))
+        if kind == "mga":
+            support = np.zeros(self.domain_size, dtype=np.int64)
+            turns, extra = divmod(fakes, targets.size)
+            support[targets] = turns
+            support[targets[:extra]] += 1  # fake user i reports target i mod r
+            return support
+        raise self._no_attack(kind)
 
     def fake_reports(
         self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator

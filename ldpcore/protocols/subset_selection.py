@@ -183,7 +183,8 @@ class SubsetSelection(FrequencyOracle):
         if k > r and fakes:
             users = np.zeros(others.size, dtype=np.int64)
             users[0] = fakes
-            support[others] = sample_support(users, k - r, 0.0, rng, SplitKernels(others.size))
+            # The kernels hold any population up to d: the protocol's own serve.
+            support[others] = sample_support(users, k - r, 0.0, rng, self._split_kernels)
         return support
 
     def fake_reports(

@@ -1,0 +1,56 @@
+"""A poisoned trial against an honest one: the cost of fake users (issue 56).
+
+Target: a trial with fake users (any attack, β = 0.05, 3 targets) costs within 1.5× an
+honest trial of the same protocol at d = 1,024 (n = 10⁶, ε = 1, Zipf s = 1.5): the fake
+reports' support counts are drawn exactly in O(d), like the honest ones.
+
+Run: ``.venv/bin/python benchmarks/bench_attacks.py [--repeat 7]``. Prints a Markdown
+table of ms per trial (best of ``repeat``) and the ratios, all from one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+from _common import best_of, zipf_counts
+
+from ldpcore import get_protocol, protocol_names
+from ldpcore.attacks import AttackSpec, attack_names, poison
+
+D, N = 1024, 1_000_000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    counts = zipf_counts(D, N)
+    kinds = attack_names()
+    print(f"\n### A poisoned trial, d = {D:,}, n = 1e6, ε = 1, β = 0.05, 3 targets (ms)\n")
+    print("| protocol | honest | " + " | ".join(kinds) + " | worst ratio | target |")
+    print("|---" * (len(kinds) + 4) + "|")
+    for name in protocol_names():
+        print(row(name, counts, kinds, args.repeat), flush=True)
+
+
+def row(name: str, counts: np.ndarray, kinds: tuple[str, ...], repeat: int) -> str:
+    """One protocol's line: honest and poisoned ms per trial, and the worst ratio."""
+    protocol = get_protocol(name, epsilon=1.0, domain_size=D)
+    rng = np.random.default_rng(0)
+    number = 5 if name in {"SS", "HR"} else 50
+    honest = best_of(
+        lambda: protocol.sample_support_counts(counts, rng), repeat=repeat, number=number
+    )
+    times = []
+    for kind in kinds:
+        attack = AttackSpec(kind, beta=0.05, targets=3)
+        times.append(
+            best_of(lambda a=attack: poison(protocol, counts, a, rng), repeat=repeat, number=number)
+        )
+    cells = " | ".join(f"{t * 1e3:.3f}" for t in times)
+    return f"| {name} | {honest * 1e3:.3f} | {cells} | {max(times) / honest:.2f}× | ≤ 1.5× |"
+
+
+if __name__ == "__main__":
+    main()
