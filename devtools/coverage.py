@@ -17,7 +17,7 @@ import numpy as np
 from ldpcore.data.datasets import zipf
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.trials import run
-from ldpcore.postprocess import Bayes, get_method
+from ldpcore.postprocess import JEFFREYS, Bayes, get_method
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.postprocess.intervals import frequency_intervals
 from ldpcore.protocols import get_protocol
@@ -152,7 +152,7 @@ def credible_coverage(
     frequent, rare = order[: max(1, d // 10)], order[d // 2 :]
     held: dict[float, list[np.ndarray]] = {0.9: [], 0.95: []}
     pulls = []
-    sampler = Bayes()
+    sampler = Bayes(prior=JEFFREYS)  # the table's prior (the default learned one has its own)
     for seed in range(runs):
         support = oracle.sample_support_counts(data.counts, np.random.default_rng(seed))
         estimate = oracle.estimate(support, n)

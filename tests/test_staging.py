@@ -130,11 +130,11 @@ def test_beyond_the_measured_sizes_nothing_runs_until_asked(
     off (IBU at GRR, d = 100,000 once ran for minutes where it said 0.1 s): the page asks
     with that caveat and computes nothing, not even first trials. (Here the measured
     sizes are made to stop at 1,024; the shipped table reaches the d slider's end.)"""
-    from ldpcore.present import sentences  # noqa: PLC0415
+    from ldpcore.experiments import costs  # noqa: PLC0415
     from pages.app_layer import staging  # noqa: PLC0415
 
     monkeypatch.setattr(staging, "measured_up_to", lambda: 1024)
-    monkeypatch.setattr(sentences, "measured_up_to", lambda: 1024)
+    monkeypatch.setattr(costs, "measured_up_to", lambda: 1024)
     at = app_page(monkeypatch, "pages/explorer.py", {"protocol": "OLH", "d": "4096"})
     at.run()
     assert not at.exception

@@ -15,7 +15,6 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ldpcore.bounds import EPSILON_RANGE
-from ldpcore.experiments.costs import measured_up_to
 from ldpcore.formats import (
     epsilon_interval,
     format_budget,
@@ -589,6 +588,9 @@ def extrapolation(beyond: bool) -> str:
     """The caveat after an estimate beyond the measured domain sizes (empty within them)."""
     if not beyond:
         return ""
+    # Here, not at the top: the experiments load scipy, and the CLI's --help must not.
+    from ldpcore.experiments.costs import measured_up_to  # noqa: PLC0415
+
     return (
         f" Costs were measured up to d = {measured_up_to():,}: beyond that this is an "
         "extrapolation, and the iterative methods (MLE, IBU) can take far longer."
