@@ -167,7 +167,7 @@ class Posterior:
         an MLE of 0). Near 0 when the reports decide (Theorem 3.3); ``inf`` when they see
         no value. Measured (benchmarks/README.md, Coverage; Zipf d = 64, 30 regimes): a
         median of at most 0.46 where the 95% credible intervals covered 92–97% of
-        frequent values, 0.66 and above where they covered 42–85%.
+        frequent values, 0.66 and above where they covered 42–86%.
         :data:`PRIOR_PULL_WARNING` is the line between.
         """
         spread = np.maximum(self.spread, np.finfo(float).tiny)
