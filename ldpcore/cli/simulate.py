@@ -15,6 +15,8 @@ from ldpcore.queries.specs import query_usage
 EXAMPLE = """example:
   ldpcore simulate --protocol OLH --epsilon 1 --n 1000000 \\
       --dataset zipf:d=1024,s=1.5 --methods Base,Norm-Sub,PowerNS --trials 30 --format json
+  ldpcore simulate --protocol OUE --epsilon 1 --n 100000 --dataset zipf:d=256 \\
+      --attack mga:beta=0.05,targets=3
 """
 
 
@@ -40,6 +42,12 @@ def add_parser(commands: Any) -> None:
     sim.add_argument("--sampler", default="fast", choices=["fast", "per-user"])
     sim.add_argument("--workers", default="1", help="processes to run trials in (default: 1)")
     sim.add_argument("--format", default="table", choices=["table", "json", "csv"])
+    sim.add_argument(
+        "--attack",
+        help="fake users join the collection: KIND:beta=B,targets=R (or fakes=M), KIND one of "
+        "rpa (uniform reports), ria (random targets through the randomizer), mga (maximal "
+        "gain); prints every method's gain on the targets instead of its error",
+    )
 
 
 def users_for(raw: str | None, dataset: str) -> int:
@@ -74,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
         params=_args.protocol_params(args),
     )
     workers = _args.whole(args.workers, "workers", 1, 64) or 1
+    if args.attack is not None:
+        return _attacked(config, args)
     with _args.ProgressLine("simulating trials") as progress:
         if workers > 1:
             from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
@@ -97,6 +107,25 @@ def run(args: argparse.Namespace) -> int:
         if record["converged"] < 1:  # never a silent cap
             sentence = not_converged_sentence(record["method"], 1 - record["converged"])
             print(f"warning: {sentence}", file=sys.stderr)
+    return 0
+
+
+def _attacked(config: Any, args: argparse.Namespace) -> int:
+    """``--attack``: every method's gain on the targets, against Base on the same trials."""
+    from ldpcore.attacks import parse_attack  # noqa: PLC0415
+    from ldpcore.experiments.poisoning import run_attack  # noqa: PLC0415 (pandas)
+    from ldpcore.present.sentences import attack_sentence  # noqa: PLC0415
+
+    attack = parse_attack(args.attack)
+    result = run_attack(config, attack)
+    if args.format == "json":
+        _args.print_json({"config": config.to_dict(), **result.to_json_dict()})
+    elif args.format == "csv":
+        sys.stdout.write(result.summary.to_csv(index=False, float_format="%.17g"))
+    else:
+        print(settings_line(config))
+        print(attack_sentence(result))
+        print(result.summary.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     return 0
 
 

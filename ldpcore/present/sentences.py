@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ldpcore.advice.sweeps import SweepVerdict
     from ldpcore.advice.verdicts import Verdict
     from ldpcore.experiments.config import ExperimentConfig
+    from ldpcore.experiments.poisoning import AttackResult
     from ldpcore.postprocess.ibu import NotConverged
     from ldpcore.stats.compare import Comparison
 
@@ -594,6 +595,57 @@ def extrapolation(beyond: bool) -> str:
     return (
         f" Costs were measured up to d = {measured_up_to():,}: beyond that this is an "
         "extrapolation, and the iterative methods (MLE, IBU) can take far longer."
+    )
+
+
+def format_percent_change(share: float) -> str:
+    """A relative change as people read it: "−48%", "+3%", "−0.2%".
+
+    Examples
+    --------
+    >>> format_percent_change(-0.4812), format_percent_change(0.0021)
+    ('−48%', '+0.2%')
+    """
+    sign = "−" if share < 0 else "+"
+    size = abs(share) * 100
+    return f"{sign}{size:.0f}%" if size >= 1 else f"{sign}{size:.1f}%"
+
+
+def attack_sentence(result: AttackResult) -> str:
+    """What the fake users did, in one sentence with its closed form.
+
+    The targets' gain is their estimated total frequency minus their true one (Cao, Jia
+    and Gong 2021); Base's mean gain is the closed form up to Monte Carlo error.
+    """
+    targets = ", ".join(result.labels)
+    summary = result.summary
+    base = summary[summary["method"] == "Base"]
+    measured = (
+        f"; Base's measured {format_number(float(base['gain'].iloc[0]))}" if len(base) else ""
+    )
+    verdict = ""
+    if "effect" in summary and len(base):
+        reference = float(base["gain"].iloc[0])
+
+        def named(effect: str) -> list[str]:
+            chosen = summary[summary["effect"] == effect]
+            return [
+                f"{row.method} ({format_percent_change(row.vs_base / reference)})"
+                if reference
+                else str(row.method)
+                for row in chosen.itertuples()
+            ]
+
+        shrink, amplify = named("shrinks the gain"), named("amplifies the gain")
+        verdict = (
+            f" Against Base on the same trials, {', '.join(shrink) or 'no method'} shrink"
+            f"{'s' if len(shrink) == 1 else ''} the gain and "
+            f"{', '.join(amplify) or 'none'} amplif{'ies' if len(amplify) == 1 else 'y'} it."
+        )
+    return (
+        f"{result.fakes:,} fake users ({result.attack.in_words()}) on {targets}: the targets' "
+        f"estimated share rises by {format_number(result.expected)} in expectation "
+        f"(closed form){measured}.{verdict}"
     )
 
 
