@@ -320,6 +320,18 @@ class FrequencyOracle(ABC):
         """``fakes`` fake reports of ``kind``: valid reports of this protocol."""
         raise self._no_attack(kind)
 
+    def report_sizes(self, reports: Any) -> NDArray[np.int64] | None:
+        """How many values each report supports, where that varies (None: it never does).
+
+        With :meth:`report_size_law`, the one sign a single report can give of a fake
+        user (:mod:`ldpcore.attacks.detection`).
+        """
+        return None
+
+    def report_size_law(self) -> NDArray[np.float64] | None:
+        """``P(an honest report supports k values)`` for ``k = 0..d``, where it varies."""
+        return None
+
     def _no_attack(self, kind: str) -> InputError:
         offered = ", ".join(["ria", *sorted(self.fake_attacks)])
         return InputError(f"{self.name} does not describe the {kind!r} attack; it takes {offered}")

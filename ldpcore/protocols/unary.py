@@ -170,6 +170,24 @@ class UnaryEncoding(FrequencyOracle):
         """
         return max(0, math.floor(self.p + (self.domain_size - 1) * self.q) - targets)
 
+    def report_sizes(self, reports: Any) -> NDArray[np.int64]:
+        """Each report's number of ones."""
+        return np.asarray(np.asarray(reports, dtype=np.bool_).sum(axis=1), dtype=np.int64)
+
+    def report_size_law(self) -> NDArray[np.float64]:
+        """An honest report's number of ones: its own bit (``p``) plus ``Bin(d − 1, q)``.
+
+        The same law whatever the user's value, so a report whose count it makes
+        unlikely is unlikely from any honest user (Cao, Jia and Gong 2021, Sec. 6).
+        """
+        from scipy import stats  # noqa: PLC0415 (scipy loads where it is used)
+
+        others = stats.binom.pmf(np.arange(self.domain_size), self.domain_size - 1, self.q)
+        law = np.zeros(self.domain_size + 1)
+        law[:-1] += (1.0 - self.p) * others
+        law[1:] += self.p * others
+        return law
+
     def _padding_kernels(self) -> SplitKernels:
         """The halving sampler's kernels for this ``d``, made on first use and kept.
 
