@@ -297,3 +297,16 @@ _MARKUP = {
     **{ch: html.escape(ch, quote=True) for ch in "&<>\"'"},
     **{ch: f"&#{ord(ch)};" for ch in "*_$:[]()`~#|\\!{}+-=^"},
 }
+
+
+def format_percent_change(share: float) -> str:
+    """A relative change as people read it: "−48%", "+3%", "−0.2%".
+
+    Examples
+    --------
+    >>> format_percent_change(-0.4812), format_percent_change(0.0021)
+    ('−48%', '+0.2%')
+    """
+    sign = "−" if share < 0 else "+"
+    size = abs(share) * 100
+    return f"{sign}{size:.0f}%" if size >= 1 else f"{sign}{size:.1f}%"

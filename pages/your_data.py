@@ -12,11 +12,11 @@ from ldpcore.postprocess import method_class, method_names
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook
+from ldpcore.present.run_sentences import caveats_note
 from ldpcore.present.sentences import (
     BASE_OUTSIDE_NOTE,
     CREDIBLE_NOTE,
     INTERVAL_NOTE,
-    caveats_note,
 )
 from ldpcore.protocols import protocol_names
 from pages.app_layer.cache import (

@@ -28,7 +28,7 @@ from ldpcore.postprocess.caveats import Unsettled
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.postprocess.posterior_draws import pair_chains
 from ldpcore.postprocess.prior import HYPERPRIOR_LOG_SD, LEARNED, hyperprior_centre
-from ldpcore.present.sentences import caveat_words, caveats_note, not_converged_words
+from ldpcore.present.run_sentences import caveat_words, caveats_note, not_converged_words
 from ldpcore.protocols import get_protocol
 from ldpcore.protocols.base import FrequencyOracle
 from ldpcore.protocols.walsh import hadamard_signs

@@ -36,7 +36,7 @@ from ldpcore.postprocess.intervals import (
     frequency_intervals,
     support_counts,
 )
-from ldpcore.present.sentences import caveats_note
+from ldpcore.present.run_sentences import caveats_note
 from ldpcore.protocols import get_protocol, protocol_names
 
 #: Chance that a correct interval fails one cell's check (over all cells: ≤ 1e-3).

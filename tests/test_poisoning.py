@@ -13,7 +13,7 @@ import pytest
 from ldpcore.attacks import AttackSpec
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.poisoning import run_attack
-from ldpcore.present.sentences import attack_sentence
+from ldpcore.present.run_sentences import attack_sentence
 
 
 def _config(protocol: str, trials: int = 120, **kwargs: object) -> ExperimentConfig:

@@ -136,7 +136,7 @@ def test_the_ranking_note_agrees_with_the_verdict_it_explains(seed: int, trials:
 
 def test_a_sweep_over_protocols_names_no_one_protocol() -> None:
     from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
-    from ldpcore.present.sentences import run_in_words  # noqa: PLC0415
+    from ldpcore.present.run_sentences import run_in_words  # noqa: PLC0415
 
     config = ExperimentConfig(
         dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH", epsilon=1.0, trials=30

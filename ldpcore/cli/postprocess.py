@@ -24,7 +24,7 @@ from ldpcore.postprocess import (
     resolve_method_name,
 )
 from ldpcore.postprocess.ibu import said_not_converged
-from ldpcore.present.sentences import caveats_note, not_converged_words
+from ldpcore.present.run_sentences import caveats_note, not_converged_words
 
 if TYPE_CHECKING:  # pandas and scipy load when a command runs, not for --help
     from ldpcore.collection.estimates import Collected

@@ -114,7 +114,7 @@ def _attacked(config: Any, args: argparse.Namespace) -> int:
     """``--attack``: every method's gain on the targets, against Base on the same trials."""
     from ldpcore.attacks import parse_attack  # noqa: PLC0415
     from ldpcore.experiments.poisoning import run_attack  # noqa: PLC0415 (pandas)
-    from ldpcore.present.sentences import attack_sentence  # noqa: PLC0415
+    from ldpcore.present.run_sentences import attack_sentence  # noqa: PLC0415
 
     attack = parse_attack(args.attack)
     result = run_attack(config, attack)

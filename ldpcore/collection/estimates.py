@@ -335,7 +335,7 @@ def consistent_estimates_and_caveats(
         :func:`ldpcore.postprocess.estimates_with_intervals`.
     tuple of Caveat
         What to know before relying on the intervals (the prior shapes them, the sampler
-        stopped early, small n widened them); :func:`ldpcore.present.sentences.caveats_note`
+        stopped early, small n widened them); :func:`ldpcore.present.run_sentences.caveats_note`
         says them.
     """
     chosen = get_method(method).configured(prior=prior, progress=progress)

@@ -271,7 +271,7 @@ class Bayes(PostProcessor):
                     smallest >= self.min_ess and float(result.rhat.max()) <= self.max_rhat
                 ),
             )
-            # The words are present.sentences.caveat_words(fact); this is the log's line.
+            # The words are present.run_sentences.caveat_words(fact); this is the log's line.
             warnings.warn(
                 NotConverged(
                     f"Bayes's sampler had not settled: effective sample size {smallest:,.0f} "

@@ -162,7 +162,7 @@ class NotConverged(UserWarning):
 
     ``fact`` holds what a person must be told, where the method recorded it (Bayes: a
     :class:`~ldpcore.postprocess.caveats.Unsettled`; the words are
-    :func:`ldpcore.present.sentences.caveat_words`); the message is the log's line.
+    :func:`ldpcore.present.run_sentences.caveat_words`); the message is the log's line.
     """
 
     def __init__(self, message: str, fact: object | None = None) -> None:

@@ -313,7 +313,7 @@ class IntervalEstimates:
     caveats : tuple of Caveat
         What a person must know before relying on the intervals (Bayes: its sampler
         stopped early, the prior shapes the answer, or the intervals were widened);
-        :func:`ldpcore.present.sentences.caveat_words` says each.
+        :func:`ldpcore.present.run_sentences.caveat_words` says each.
     """
 
     point: NDArray[np.float64]

@@ -203,7 +203,7 @@ class Posterior:
     def prior_shapes(self) -> PriorShapes | None:
         """The facts a person needs when the prior shapes the answer (None when it does not).
 
-        The words are :func:`ldpcore.present.sentences.caveat_words`.
+        The words are :func:`ldpcore.present.run_sentences.caveat_words`.
         """
         if not self.prior_shapes_answer:
             return None

@@ -12,7 +12,7 @@ computes a statistic: each function words what it is given.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ldpcore.bounds import EPSILON_RANGE
 from ldpcore.formats import (
@@ -26,7 +26,6 @@ from ldpcore.formats import (
     format_times,
     ratio_range,
 )
-from ldpcore.postprocess.caveats import Caveat, PriorShapes, Unsettled, Widened
 from ldpcore.queries.specs import QuerySpec, parse_query_spec
 
 #: What a ratio of MSEs is of, as a sentence says it.
@@ -43,8 +42,6 @@ if TYPE_CHECKING:
     from ldpcore.advice.sweeps import SweepVerdict
     from ldpcore.advice.verdicts import Verdict
     from ldpcore.experiments.config import ExperimentConfig
-    from ldpcore.experiments.poisoning import AttackResult
-    from ldpcore.postprocess.ibu import NotConverged
     from ldpcore.stats.compare import Comparison
 
 
@@ -483,169 +480,6 @@ def not_converged_sentence(method: str, share_stuck: float) -> str:
     return (
         f"{method} stopped at its iteration cap without converging in {share_stuck:.0%} of "
         "the trials; its numbers are those of its last iterate, not of the method."
-    )
-
-
-def caveat_words(caveat: Caveat) -> str:
-    """What a method recorded about its answer, said to a person (the pages and the CLI).
-
-    Examples
-    --------
-    >>> from ldpcore.postprocess.caveats import Widened
-    >>> caveat_words(Widened(n=25, level=0.95))[:60]
-    'With 25 reports the prior, not the reports, would set these '
-    """
-    if isinstance(caveat, Widened):
-        return (
-            f"With {caveat.n:,} reports the prior, not the reports, would set these "
-            f"intervals: each is widened to hold the exact {caveat.level:.0%} confidence "
-            "interval for the true share, so it covers at least that often whatever the prior."
-        )
-    if isinstance(caveat, PriorShapes):
-        if math.isinf(caveat.pull):
-            how_far = "the reports alone place no value clearly above 0"
-        elif caveat.pull_counts:
-            how_far = (
-                f"it moved values the reports measure well by up to {caveat.pull:.1f} posterior sds"
-            )
-        else:
-            how_far = (
-                f"the reports see only {caveat.seen} of the {caveat.values} values clearly "
-                "(above two posterior sds), and the rest are mostly the prior's"
-            )
-        return (
-            f"The prior shapes these numbers: {how_far}, and {caveat.moved:.0%} of the mass "
-            "sits elsewhere than the reports alone put it. The credible intervals then "
-            "describe the prior as much as the reports and can cover the truth much less "
-            "often than stated (41–91% for frequent values at 95% in such cases, "
-            "benchmarks/README.md). With this little information per value, prefer MLE or "
-            "Norm-Sub with confidence intervals, or a prior from data you trust."
-        )
-    sizes = f"its smallest effective sample size is {caveat.values_ess:,.0f}"
-    if caveat.alpha_ess is not None:
-        sizes = (
-            f"the values' smallest effective sample size is {caveat.values_ess:,.0f} "
-            f"and α's {caveat.alpha_ess:,.0f}"
-        )
-    # A mean's Monte Carlo error is its posterior sd over √ESS (BDA3, Sec. 11.5).
-    noise = 1 / math.sqrt(max(caveat.values_ess, 1.0))
-    wanted_noise = 1 / math.sqrt(max(caveat.wanted_ess, 1.0))
-    what = (
-        "the frequencies' estimates are as precise as wanted; only α's posterior "
-        "(the prior's concentration) is rougher than that"
-        if caveat.values_settled
-        else f"the estimates carry Monte Carlo noise of up to {noise:.0%} of a "
-        f"posterior sd ({wanted_noise:.0%} at the size wanted)"
-    )
-    return (
-        f"Bayes's sampler had not settled when it stopped: {sizes} "
-        f"({caveat.wanted_ess:,.0f} wanted); the largest rank-normalised R̂ is "
-        f"{caveat.max_rhat:.3f} (at most {caveat.wanted_rhat:g} wanted); {what}. "
-        f"MLE needs no sampling; in code, Bayes(draws=…) above {caveat.draws:,} samples longer."
-    )
-
-
-def caveats_note(caveats: Sequence[Caveat]) -> str:
-    """Every caveat of an answer in one note (empty when there is none)."""
-    return " ".join(caveat_words(caveat) for caveat in caveats)
-
-
-def not_converged_words(warning: NotConverged) -> str:
-    """A :class:`~ldpcore.postprocess.ibu.NotConverged` warning, said to a person."""
-    fact = warning.fact
-    if isinstance(fact, Unsettled | PriorShapes | Widened):
-        return caveat_words(fact)
-    return str(warning)
-
-
-def run_in_words(
-    config: ExperimentConfig, parameter: str | None, values: Sequence[Any], domain_size: int
-) -> str:
-    """A run in words: "This run (30 trials of HR at d = 16,384 with 13 methods)", or a sweep's.
-
-    Examples
-    --------
-    >>> from ldpcore.experiments.config import ExperimentConfig
-    >>> config = ExperimentConfig(
-    ...     protocol="HR", epsilon=1.0, n=1000, dataset="zipf:d=64", trials=30, methods=["Base"]
-    ... )
-    >>> run_in_words(config, None, [], 16_384)
-    'This run (30 trials of HR at d = 16,384 with 1 method)'
-    """
-    # What the sweep varies is named by the sweep, not by the configuration it starts
-    # from ("each 30 trials of OLH" over protocols misnamed every other protocol).
-    protocol = "" if parameter == "protocol" else f" of {config.protocol}"
-    size = "" if parameter == "d" else f" at d = {domain_size:,}"
-    methods = len(config.methods)
-    what = f"{config.trials} trials{protocol}{size} with {methods} method{'s' * (methods != 1)}"
-    if parameter is not None:
-        count = len(values)
-        listed = f": {', '.join(map(str, values))}" if count <= 8 else ""
-        return f"This sweep ({count} values of {parameter}{listed}; each {what})"
-    return f"This run ({what})"
-
-
-def extrapolation(beyond: bool) -> str:
-    """The caveat after an estimate beyond the measured domain sizes (empty within them)."""
-    if not beyond:
-        return ""
-    # Here, not at the top: the experiments load scipy, and the CLI's --help must not.
-    from ldpcore.experiments.costs import measured_up_to  # noqa: PLC0415
-
-    return (
-        f" Costs were measured up to d = {measured_up_to():,}: beyond that this is an "
-        "extrapolation, and the iterative methods (MLE, IBU) can take far longer."
-    )
-
-
-def format_percent_change(share: float) -> str:
-    """A relative change as people read it: "−48%", "+3%", "−0.2%".
-
-    Examples
-    --------
-    >>> format_percent_change(-0.4812), format_percent_change(0.0021)
-    ('−48%', '+0.2%')
-    """
-    sign = "−" if share < 0 else "+"
-    size = abs(share) * 100
-    return f"{sign}{size:.0f}%" if size >= 1 else f"{sign}{size:.1f}%"
-
-
-def attack_sentence(result: AttackResult) -> str:
-    """What the fake users did, in one sentence with its closed form.
-
-    The targets' gain is their estimated total frequency minus their true one (Cao, Jia
-    and Gong 2021); Base's mean gain is the closed form up to Monte Carlo error.
-    """
-    targets = ", ".join(result.labels)
-    summary = result.summary
-    base = summary[summary["method"] == "Base"]
-    measured = (
-        f"; Base's measured {format_number(float(base['gain'].iloc[0]))}" if len(base) else ""
-    )
-    verdict = ""
-    if "effect" in summary and len(base):
-        reference = float(base["gain"].iloc[0])
-
-        def named(effect: str) -> list[str]:
-            chosen = summary[summary["effect"] == effect]
-            return [
-                f"{row.method} ({format_percent_change(row.vs_base / reference)})"
-                if reference
-                else str(row.method)
-                for row in chosen.itertuples()
-            ]
-
-        shrink, amplify = named("shrinks the gain"), named("amplifies the gain")
-        verdict = (
-            f" Against Base on the same trials, {', '.join(shrink) or 'no method'} shrink"
-            f"{'s' if len(shrink) == 1 else ''} the gain and "
-            f"{', '.join(amplify) or 'none'} amplif{'ies' if len(amplify) == 1 else 'y'} it."
-        )
-    return (
-        f"{result.fakes:,} fake users ({result.attack.in_words()}) on {targets}: the targets' "
-        f"estimated share rises by {format_number(result.expected)} in expectation "
-        f"(closed form){measured}.{verdict}"
     )
 
 

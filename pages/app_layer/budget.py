@@ -11,7 +11,7 @@ and everyone else's pages keep answering.
 
 The budget is the person's who runs the server: ``LDPCORE_RUN_BUDGET_S`` (CPU seconds
 of one core; :func:`ldpcore.experiments.costs.run_budget_s`). The arithmetic and the words
-are in the core (``experiments.costs``, ``present.sentences``); this is the question.
+are in the core (``experiments.costs``, ``present.run_sentences``); this is the question.
 """
 
 from __future__ import annotations

@@ -392,7 +392,7 @@ def consistent(
 
     ``prior`` is Bayes's (the page's choice): a kind, and for an informed prior the
     histogram and its weight in users. Also what to know before relying on them
-    (``present.sentences.caveats_note`` says it).
+    (``present.run_sentences.caveats_note`` says it).
     """
     collected: Collected = read_collected(data, source=source, **settings)  # type: ignore[arg-type]
     kind, histogram, weight = prior

@@ -42,7 +42,7 @@ from ldpcore.experiments.costs import (
 )
 from ldpcore.experiments.crowd import WINDOW_S, Crowd
 from ldpcore.formats import format_duration
-from ldpcore.present.sentences import extrapolation, run_in_words
+from ldpcore.present.run_sentences import extrapolation, run_in_words
 from pages.app_layer.budget import approved
 from pages.app_layer.cache import run_estimate, simulate, simulate_sweep
 from pages.app_layer.display import run_or_explain
