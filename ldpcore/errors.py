@@ -15,4 +15,8 @@ class InputError(ValueError):
     """A value, spec or file supplied by a person that cannot be used as it is."""
 
 
-__all__ = ["InputError"]
+class TableError(InputError):
+    """A file that cannot be used as it is; the message says what to change."""
+
+
+__all__ = ["InputError", "TableError"]

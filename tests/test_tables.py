@@ -13,8 +13,10 @@ from conftest import K_SIGMA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from devtools import csv_reference
 from ldpcore import bounds
 from ldpcore.collection.estimates import consistent_estimates, guess_kind, read_collected
+from ldpcore.data import tables
 from ldpcore.data.datasets import bundled_names, load_bundled, parse_histogram, read_histogram
 from ldpcore.data.tables import DuplicateValuesError, TableError, inspect_table, read_numbers
 from ldpcore.protocols import get_protocol
@@ -157,7 +159,7 @@ BAD_UPLOADS = [
     (b"value,count\na,1\nb\n", "line 3: expected 2 columns, got 1"),
     (b"value,count\n,1\nb,2\n", "value column \\(value\\) is blank"),
     (b"value,value,count\na,a,1\nb,b,2\n", "names a column twice"),
-    (b'value,count\n"a,1\nb,2\n', "expected 2 columns"),  # an unclosed quote swallows the rest
+    (b'value,count\n"a,1\nb,2\n', 'line 2: a quote \\("\\) opens a cell that never closes'),
     (b"value,count\na,1e12\nb,1e12\n", "add up to 2,000,000,000,000 users"),
 ]
 
@@ -328,7 +330,7 @@ def test_a_long_read_reports_its_progress() -> None:
     assert guess_kind(data) == "counts"  # from the first rows alone
 
 
-# --- the columnar reader (issue 37): the same answer and the same messages -------------
+# --- one reader (issue 55): as Python's csv reads, with the same messages ------------------
 
 GOOD_UPLOADS = [
     b"value,count\na,3\nb,4\n",
@@ -359,35 +361,47 @@ def _outcome(read, content: bytes, **kwargs):
     return ("layout", table)
 
 
-def _both_readers(
-    monkeypatch: pytest.MonkeyPatch, read, content: bytes, **kwargs
-) -> tuple[object, object]:
-    from ldpcore.data import tables  # noqa: PLC0415
+def _both_readers(read_name: str, content: bytes, **kwargs) -> tuple[object, object]:
+    """The product's outcome and the row-by-row ``csv`` reader's (devtools/csv_reference.py)."""
+    product = _outcome(getattr(tables, read_name), content, **kwargs)
+    return product, _outcome(getattr(csv_reference, read_name), content, **kwargs)
 
-    monkeypatch.setattr(tables, "_COLUMNAR_FROM_CHARACTERS", 0)  # every file tries it
-    columnar = _outcome(read, content, **kwargs)
-    monkeypatch.setattr(tables, "_COLUMNAR_FROM_CHARACTERS", 10**12)  # rows only
-    rows = _outcome(read, content, **kwargs)
-    return columnar, rows
+
+#: Where the product deliberately says something else than the csv reference.
+UNCLOSED_QUOTE = b'value,count\n"a,1\nb,2\n'
 
 
 @pytest.mark.parametrize("sum_duplicates", [False, True])
-@pytest.mark.parametrize("content", [c for c, _ in BAD_UPLOADS] + GOOD_UPLOADS)
-def test_both_readers_give_the_same_table_or_message(
-    monkeypatch: pytest.MonkeyPatch, content: bytes, sum_duplicates: bool
-) -> None:
+@pytest.mark.parametrize(
+    "content", [c for c, _ in BAD_UPLOADS if c != UNCLOSED_QUOTE] + GOOD_UPLOADS
+)
+def test_the_reader_gives_csv_s_table_or_message(content: bytes, sum_duplicates: bool) -> None:
     for numbers in ("counts", "estimates"):
-        columnar, rows = _both_readers(
-            monkeypatch,
-            read_numbers,
+        product, reference = _both_readers(
+            "read_numbers",
             content,
             source="upload.csv",
             numbers=numbers,
             sum_duplicates=sum_duplicates,
         )
-        assert columnar == rows
-    columnar, rows = _both_readers(monkeypatch, inspect_table, content, source="upload.csv")
-    assert columnar == rows
+        assert product == reference
+    product, reference = _both_readers("inspect_table", content, source="upload.csv")
+    assert product == reference
+
+
+def test_an_unclosed_quote_is_named_with_its_line() -> None:
+    """``csv`` let an unclosed quote swallow the rest of the file ("expected 2 columns");
+    the reader says where the quote opens and what to do."""
+    for content, line in [(UNCLOSED_QUOTE, 2), (b'value,count\n"a\nb",1\nc,2\n"d,3\n', 5)]:
+        with pytest.raises(TableError, match=rf"line {line}: a quote \(\"\) opens a cell"):
+            read_numbers(content, source="upload.csv")
+
+
+def test_old_mac_line_ends_read_as_lines() -> None:
+    table = read_numbers(b"value,count\ra,3\rb,4\r")
+    assert table.labels == ("a", "b") and table.numbers.tolist() == [3.0, 4.0]
+    with pytest.raises(TableError, match="line 3: the count of 'b' is negative"):
+        read_numbers(b"value,count\ra,3\rb,-4\r")
 
 
 _plain_cell = st.one_of(
@@ -408,37 +422,64 @@ _plain_cell = st.one_of(
     sum_duplicates=st.booleans(),
     header=st.sampled_from([None, True, False]),
 )
-def test_both_readers_agree_on_any_plain_file(
+def test_the_reader_agrees_with_csv_on_any_plain_file(
     rows: list[list[str]], delimiter: str, sum_duplicates: bool, header: bool | None
 ) -> None:
-    """Files without quotes (the columnar reader's kind), ragged ones included."""
+    """Files without quotes, ragged ones included."""
     content = "".join(delimiter.join(row) + "\n" for row in rows).encode()
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        columnar, by_rows = _both_readers(
-            monkeypatch, read_numbers, content, sum_duplicates=sum_duplicates, header=header
-        )
-    assert columnar == by_rows
+    product, reference = _both_readers(
+        "read_numbers", content, sum_duplicates=sum_duplicates, header=header
+    )
+    assert product == reference
 
 
-def test_a_large_plain_file_is_read_by_columns_and_a_bad_row_still_has_its_line(
-    monkeypatch: pytest.MonkeyPatch,
+_quoted_cell = st.one_of(
+    _plain_cell,
+    st.sampled_from(["a,b", 'say "hi"', "two\nlines", " , ", '"', "x;y|z\tw", ""]),
+)
+
+
+@settings(max_examples=300)
+@given(
+    rows=st.lists(st.lists(_quoted_cell, min_size=0, max_size=4), min_size=1, max_size=8),
+    delimiter=st.sampled_from([",", "\t", ";", "|"]),
+    quoting=st.sampled_from([csv.QUOTE_MINIMAL, csv.QUOTE_ALL, csv.QUOTE_NONNUMERIC]),
+    sum_duplicates=st.booleans(),
+)
+def test_the_reader_agrees_with_csv_on_quoted_files(
+    rows: list[list[str]], delimiter: str, quoting: int, sum_duplicates: bool
 ) -> None:
-    from ldpcore.data import tables  # noqa: PLC0415
+    """Quoted cells, delimiters and newlines inside them, and rows of any width."""
+    buffer = io.StringIO()
+    csv.writer(buffer, delimiter=delimiter, quoting=quoting).writerows(rows)
+    content = buffer.getvalue().encode()
+    product, reference = _both_readers("read_numbers", content, sum_duplicates=sum_duplicates)
+    assert product == reference
+    product, reference = _both_readers("inspect_table", content)
+    assert product == reference
 
+
+@settings(max_examples=300)
+@given(
+    text=st.text(alphabet=st.sampled_from(list('ab1-, \n"\t')), max_size=40),
+    sum_duplicates=st.booleans(),
+)
+def test_the_reader_agrees_with_csv_on_hand_written_quotes(text: str, sum_duplicates: bool) -> None:
+    """Quotes where a person might type them: mid-cell, doubled, after spaces."""
+    product, reference = _both_readers("read_numbers", text.encode(), sum_duplicates=sum_duplicates)
+    if product[0] == "error" and "never closes" in product[2]:
+        return  # csv swallows the rest of the file; the reader names the quote instead
+    assert product == reference
+
+
+def test_a_large_file_reads_as_csv_would_and_a_bad_row_has_its_line() -> None:
+    """More rows than one chunk of the parser, a quoted multi-line value among them."""
     rows = "".join(f"value {i},{i % 13}\n" for i in range(150_000))
-    good = ("value,count\n" + rows).encode()
-    expected = read_numbers(good)
-    assert expected.labels[-1] == "value 149999" and expected.numbers.sum() > 0
-
-    def no_rows(*args, **kwargs):
-        raise AssertionError("the row reader was used for a plain file")
-
-    with monkeypatch.context() as patched:
-        patched.setattr(tables, "_rows", no_rows)
-        again = read_numbers(good)
-    assert again.labels == expected.labels
-    np.testing.assert_array_equal(again.numbers, expected.numbers)
-    # A bad row near the end: the row reader reads the file again and names the line.
+    good = ('value,count\n"two\nlines",5\n' + rows).encode()
+    table = read_numbers(good)
+    reference = csv_reference.read_numbers(good)
+    assert table.labels == reference.labels and table.labels[-1] == "value 149999"
+    np.testing.assert_array_equal(table.numbers, reference.numbers)
     bad = good + b"last,-4\n"
-    with pytest.raises(TableError, match="line 150002: the count of 'last' is negative"):
+    with pytest.raises(TableError, match="line 150004: the count of 'last' is negative"):
         read_numbers(bad, source="big.csv")

@@ -2,16 +2,12 @@
 
 Everything a person can get wrong in a file ends in :class:`TableError` (a
 ``ValueError``) whose message names the line or column and says what to change.
-Only the ``csv`` module and pandas' C parser touch the text: never ``eval``, never
-pickle.
+Only pandas' C parser (and ``csv``'s sniffer, for the delimiter) touch the text:
+never ``eval``, never pickle.
 
-Two readers, one answer. A large, plain file (no quotes; every row as wide as the
-first) is read column by column by pandas' C parser, and its cells are converted by
-numpy with ``float``'s own rules: a million rows in about a second, where the row-by-row
-``csv`` reader took six (issue 37). Anything else, and any file in which the fast
-reader meets something wrong (a blank, a bad number, a repeat not to be summed), is read
-again by the row-by-row reader, which alone writes the messages, so every message says
-the same as before, with its line number.
+One reader: :mod:`ldpcore.data.cells` reads the cells by pandas' C parser; the checks
+here run on whole columns, and the first row that fails one is checked alone to write
+its message, with its line.
 
 The flow is two steps so an interface can ask when the file is ambiguous:
 :func:`inspect_table` reads the layout (delimiter, header, which columns are
@@ -22,7 +18,6 @@ numeric, a guess for the value / number / group columns), then
 from __future__ import annotations
 
 import csv
-import io
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -31,10 +26,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ldpcore import bounds
-from ldpcore.errors import InputError
+from ldpcore.data.cells import Grid, Progress, as_numbers, read_grid
+from ldpcore.errors import InputError, TableError
 
-#: Told ``(done, total)`` as a long read goes on (the CLI's progress line).
-Progress = Callable[[int, int], None]
+__all__ = [
+    "DuplicateValuesError",
+    "NumberTable",
+    "Progress",
+    "TableError",
+    "TableLayout",
+    "inspect_table",
+    "read_numbers",
+]
 
 #: Header names taken to mean "the value" / "the count" / "the group" (lower case).
 VALUE_NAMES = ("value", "values", "item", "label", "name", "key", "category", "word", "emoji")
@@ -45,15 +48,6 @@ GROUP_NAMES = ("group", "groups", "class", "continent", "region")
 DELIMITERS = ",\t;|"
 #: How many duplicate values a message lists before "and N more".
 _LIST_AT_MOST = 5
-#: Files at least this large try the columnar reader first (below it, the row reader
-#: takes milliseconds and pandas' import would cost more than it saves).
-_COLUMNAR_FROM_CHARACTERS = 1 << 16
-#: The columnar reader parses this many characters at a time (whole lines), and says so.
-_COLUMNAR_CHUNK_CHARACTERS = 1 << 18
-
-
-class TableError(InputError):
-    """A file that cannot be used as it is; the message says what to change."""
 
 
 class DuplicateValuesError(TableError):
@@ -158,31 +152,6 @@ def _is_number(cell: str) -> bool:
     return True
 
 
-def _rows(
-    text: str, delimiter: str, source: str, progress: Progress | None = None
-) -> list[tuple[int, list[str]]]:
-    """Non-blank rows with their line numbers, cells stripped.
-
-    ``progress(characters read, characters)`` every 65,536 rows: a million-row file takes
-    seconds to read, and a person should see it move.
-    """
-    buffer = io.StringIO(text)
-    reader = csv.reader(buffer, delimiter=delimiter)
-    rows: list[tuple[int, list[str]]] = []
-    try:
-        for row in reader:
-            cells = [cell.strip() for cell in row]
-            if any(cells):  # stripped once: a million-row upload spent 4 s stripping twice
-                rows.append((reader.line_num, cells))
-            if progress is not None and not reader.line_num % 65_536:
-                progress(buffer.tell(), len(text))
-    except csv.Error as exc:
-        raise TableError(f"{source}, line {reader.line_num}: not a readable CSV ({exc})") from None
-    if progress is not None:
-        progress(len(text), len(text))
-    return rows
-
-
 def _guess(names: Sequence[str], columns: Sequence[str]) -> str | None:
     lowered = [c.lower() for c in columns]
     for name in names:
@@ -210,49 +179,6 @@ def _guess_header(
         return True
     names = {name.lower() for name in number_names}
     return any(cell.lower() in names and numbers_below(i) for i, cell in enumerate(first))
-
-
-def _layout(
-    text: str,
-    source: str,
-    number_names: Sequence[str],
-    header: bool | None = None,
-    progress: Progress | None = None,
-) -> tuple[TableLayout, list[tuple[int, list[str]]]]:
-    delimiter = _sniff(text)
-    rows = _rows(text, delimiter, source, progress)
-    if not rows:
-        raise TableError(f"{source} is empty; expected a CSV with a value and a count column")
-    if header is None:
-        header = _guess_header(
-            rows[0][1],
-            len(rows),
-            lambda i: all(len(cells) > i and _is_number(cells[i]) for _, cells in rows[1:]),
-            number_names,
-        )
-    has_header = header
-    data = rows[1:] if has_header else rows
-
-    def numeric(i: int) -> bool:
-        return bool(
-            data
-            and all(len(cells) > i for _, cells in data)
-            and all(_is_number(cells[i]) for _, cells in data if cells[i])
-            and any(cells[i] for _, cells in data)
-        )
-
-    width = max(len(cells) for _, cells in rows)
-    layout = _describe(
-        rows[0][1],
-        width=width,
-        has_header=has_header,
-        delimiter=delimiter,
-        rows=len(data),
-        numeric_column=numeric,
-        number_names=number_names,
-        source=source,
-    )
-    return layout, data
 
 
 def _describe(
@@ -298,193 +224,47 @@ def _describe(
     )
 
 
-# --- the columnar reader ---------------------------------------------------------------
-
-Cells = NDArray[np.object_]
-
-
-@dataclass(frozen=True)
-class _Columns:
-    """A plain file read column by column: the data rows' stripped cells, per column."""
-
-    layout: TableLayout
-    columns: list[Cells]
-    #: Columns without a blank cell that ``float`` reads throughout, converted once.
-    numbers: dict[int, NDArray[np.float64]]
-
-
-def _plain_columns(text: str, delimiter: str, progress: Progress | None) -> list[Cells] | None:
-    """Every non-blank row's stripped cells, column by column; None unless the file is plain.
-
-    Plain: no quote character (so a delimiter always separates cells and a newline always
-    ends a row, as the ``csv`` reader would read them), no byte-order mark, lines that
-    end in LF or CR LF,
-    at least two columns, and every row exactly as wide as the first (checked by
-    counting the delimiters: pandas fills a short row with blanks where the row reader
-    keeps it short).
-    """
-    # A byte-order mark inside the text: pandas drops one at the start of each chunk.
-    if '"' in text or "\ufeff" in text or text.count("\r") != text.count("\r\n"):
-        return None
-    chunks: list[list[Cells]] = []
-    start = 0
-    while start < len(text):
-        # Whole lines only: the chunk ends after a newline (or at the end).
-        stop = text.find("\n", min(start + _COLUMNAR_CHUNK_CHARACTERS, len(text)) - 1)
-        stop = len(text) if stop < 0 else stop + 1
-        chunk = _plain_chunk(text[start:stop], delimiter)
-        if chunk is None:
-            return None
-        if chunk and chunks and len(chunk) != len(chunks[0]):
-            return None
-        if chunk:
-            chunks.append(chunk)
-        if progress is not None:
-            progress(stop, len(text))
-        start = stop
-    if not chunks:
-        return None
-    limit = csv.field_size_limit()
-    strip = np.frompyfunc(str.strip, 1, 1)  # str's own rule, looped in C
-    columns = []
-    for i in range(len(chunks[0])):
-        cells = np.concatenate([chunk[i] for chunk in chunks])
-        if max(map(len, cells)) > limit:
-            return None  # the row reader refuses such a cell, with its message
-        columns.append(strip(cells))
-    blank = np.logical_and.reduce([column == "" for column in columns])
-    if blank.any():  # rows of blanks only (",,"): the row reader skips them
-        columns = [column[~blank] for column in columns]
-    return columns
-
-
-def _plain_chunk(piece: str, delimiter: str) -> list[Cells] | None:
-    """The raw cells of whole lines, per column; ``[]`` for blank lines; None if not plain."""
-    import pandas as pd  # noqa: PLC0415 (only large files need it)
-
-    if not piece.strip():
-        return []
-    try:
-        frame = pd.read_csv(
-            io.StringIO(piece),
-            sep=delimiter,
-            header=None,
-            dtype=object,
-            na_filter=False,
-            quoting=csv.QUOTE_NONE,
-            skip_blank_lines=True,
-            engine="c",
-        )
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
-        return None
-    width = frame.shape[1]
-    if width < 2 or piece.count(delimiter) != (width - 1) * len(frame):
-        return None
-    return [frame[i].to_numpy(dtype=object) for i in range(width)]
-
-
-def _as_numbers(cells: Cells) -> NDArray[np.float64] | None:
-    """The cells as numbers if ``float`` reads every one (numpy converts with its rules)."""
-    try:
-        return cells.astype(np.float64)
-    except (ValueError, TypeError):
-        return None
-
-
-def _columnar(
+def _layout(
     text: str,
     source: str,
     number_names: Sequence[str],
-    header: bool | None,
-    progress: Progress | None,
-) -> _Columns | None:
-    """:func:`_layout` for a plain file, by the columnar reader; None: use the row reader."""
-    if len(text) < _COLUMNAR_FROM_CHARACTERS:
-        return None
+    header: bool | None = None,
+    progress: Progress | None = None,
+) -> tuple[TableLayout, Grid]:
+    """The file's layout, and its data rows."""
     delimiter = _sniff(text)
-    cells = _plain_columns(text, delimiter, progress)
-    if cells is None or not cells[0].size:
-        return None
-    first = [str(column[0]) for column in cells]
-    has_header = (
-        _guess_header(
-            first, cells[0].size, lambda i: _as_numbers(cells[i][1:]) is not None, number_names
+    grid = read_grid(text, delimiter, source, progress)
+    if not grid.rows:
+        raise TableError(f"{source} is empty; expected a CSV with a value and a count column")
+    below = grid.below_first()
+    if header is None:
+        header = _guess_header(
+            grid.cells(0),
+            grid.rows,
+            lambda i: bool(np.all(below.widths > i) and below.numbers(i) is not None),
+            number_names,
         )
-        if header is None
-        else header
-    )
-    data = [column[1:] for column in cells] if has_header else cells
-
-    converted: dict[int, NDArray[np.float64]] = {}
+    data = below if header else grid
 
     def numeric(i: int) -> bool:
-        blank = data[i] == ""
-        if blank.all():
+        if not data.rows or np.any(data.widths <= i):
             return False
-        values = _as_numbers(data[i][~blank])
-        if values is not None and not blank.any():
-            converted[i] = values
-        return values is not None
+        blank = data.columns[i] == ""
+        if not blank.any():
+            return data.numbers(i) is not None
+        return not blank.all() and as_numbers(data.columns[i][~blank]) is not None
 
     layout = _describe(
-        first,
-        width=len(cells),
-        has_header=has_header,
+        grid.cells(0),
+        width=len(grid.columns),
+        has_header=header,
         delimiter=delimiter,
-        rows=data[0].size,
+        rows=data.rows,
         numeric_column=numeric,
         number_names=number_names,
         source=source,
     )
-    return _Columns(layout, data, converted)
-
-
-def _finite_numbers(
-    values: NDArray[np.float64] | None, *, whole: bool
-) -> NDArray[np.float64] | None:
-    """The numbers if every one is finite (and whole and ≥ 0 if asked), else None."""
-    if values is None:
-        return None
-    fine = np.all(np.isfinite(values))
-    if whole:
-        fine = fine and np.all(values >= 0) and np.all(values == np.round(values))
-    return values if fine else None
-
-
-def _collect_columns(
-    data: _Columns,
-    at: tuple[int, int, int | None],
-    *,
-    numbers: str,
-    sum_duplicates: bool,
-) -> tuple[list[str], NDArray[np.float64], list[str]] | None:
-    """:func:`_collect` for the columnar reader; None wherever the row reader has a message."""
-    import pandas as pd  # noqa: PLC0415
-
-    at_value, at_number, at_group = at
-    labels = data.columns[at_value]
-    # Only a column without blanks was converted: a blank count has its own message.
-    values = _finite_numbers(data.numbers.get(at_number), whole=numbers == "counts")
-    if values is None or (labels == "").any():
-        return None
-    codes, unique = pd.factorize(labels)
-    groups: list[str] = []
-    if at_group is not None:
-        group_cells = np.where(data.columns[at_group] == "", "(no group)", data.columns[at_group])
-        first_row = np.full(unique.size, -1)
-        first_row[codes[::-1]] = np.arange(codes.size)[::-1]  # each value's first row
-        chosen = group_cells[first_row]
-        if np.any(chosen[codes] != group_cells):
-            return None  # a value in two groups: said by the row reader
-        groups = chosen.tolist()
-    if unique.size == codes.size:
-        return unique.tolist(), values, groups
-    if not sum_duplicates:
-        return None  # the repeats are listed by the row reader
-    # In file order, as the row reader adds them (np.add.at is unbuffered and in order).
-    totals = np.zeros(unique.size)
-    np.add.at(totals, codes, values)
-    return unique.tolist(), totals, groups
+    return layout, data
 
 
 def inspect_table(
@@ -510,8 +290,7 @@ def inspect_table(
     """
     names = COUNT_NAMES if numbers == "counts" else ESTIMATE_NAMES + COUNT_NAMES
     text = decode(data, source=source)
-    columnar = _columnar(text, source, names, header, None)
-    return columnar.layout if columnar is not None else _layout(text, source, names, header)[0]
+    return _layout(text, source, names, header)[0]
 
 
 def read_numbers(
@@ -583,34 +362,19 @@ def read_numbers(
             group_column=layout.group_column if group_column is None else (group_column or None),
         )
 
-    columnar = _columnar(text, source, names, header, progress)
-    collected = None
-    if columnar is not None:
-        at = chosen(columnar.layout)
-        collected = _collect_columns(columnar, at, numbers=numbers, sum_duplicates=sum_duplicates)
-    if collected is not None:
-        labels, array, groups = collected
-        at_group = at[2]
-    else:  # the row reader: the only one that writes messages about rows
-        layout, rows = _layout(text, source, names, header, progress)
-        at = chosen(layout)
-        at_group = at[2]
-        labels, raw, groups, repeated = _collect(
-            rows, at, layout, source=source, numbers=numbers, sum_duplicates=sum_duplicates
+    layout, rows = _layout(text, source, names, header, progress)
+    at = chosen(layout)
+    labels, array, groups, repeated = _collect(
+        rows, at, layout, source=source, numbers=numbers, sum_duplicates=sum_duplicates
+    )
+    if repeated and not sum_duplicates:
+        shown = ", ".join(repr(d) for d in repeated[:_LIST_AT_MOST])
+        more = f" and {len(repeated) - _LIST_AT_MOST} more" if len(repeated) > _LIST_AT_MOST else ""
+        raise DuplicateValuesError(
+            f"{source}: {len(repeated)} value(s) appear on more than one row "
+            f"({shown}{more}); sum their {what}s or remove the repeats",
+            repeated,
         )
-        if repeated and not sum_duplicates:
-            shown = ", ".join(repr(d) for d in repeated[:_LIST_AT_MOST])
-            more = (
-                f" and {len(repeated) - _LIST_AT_MOST} more"
-                if len(repeated) > _LIST_AT_MOST
-                else ""
-            )
-            raise DuplicateValuesError(
-                f"{source}: {len(repeated)} value(s) appear on more than one row "
-                f"({shown}{more}); sum their {what}s or remove the repeats",
-                repeated,
-            )
-        array = np.array(raw, dtype=np.float64)
     if len(labels) < bounds.DOMAIN_SIZE_MIN:
         raise TableError(
             f"{source} has {len(labels)} value(s); at least {bounds.DOMAIN_SIZE_MIN} are needed "
@@ -629,7 +393,7 @@ def read_numbers(
                 f"{source}: the counts add up to {array.sum():,.0f} users; "
                 f"at most {bounds.N_USERS_MAX:,} are supported"
             )
-    return NumberTable(tuple(labels), array, None if at_group is None else tuple(groups))
+    return NumberTable(tuple(labels), array, None if at[2] is None else tuple(groups))
 
 
 def _choose_columns(
@@ -665,51 +429,90 @@ def _choose_columns(
 
 
 def _collect(
-    rows: list[tuple[int, list[str]]],
+    data: Grid,
     at: tuple[int, int, int | None],
     layout: TableLayout,
     *,
     source: str,
     numbers: str,
     sum_duplicates: bool,
-) -> tuple[list[str], list[float], list[str], tuple[str, ...]]:
-    """Labels, numbers, groups and the repeated values, row by row."""
+) -> tuple[list[str], NDArray[np.float64], list[str], tuple[str, ...]]:
+    """Labels, numbers, groups and the repeated values (in the order they repeat).
+
+    Every check runs on whole columns; the first row that fails any of them is then
+    checked alone, in the order a person reads a row (its width, its value, its number,
+    its group), so the message names that row's line and its first problem.
+    """
+    import pandas as pd  # noqa: PLC0415
+
     at_value, at_number, at_group = at
     needed = max(at_value, at_number, -1 if at_group is None else at_group)
-    labels: list[str] = []
-    raw: list[float] = []
-    groups: list[str] = []
-    index: dict[str, int] = {}
-    repeated: dict[str, None] = {}
-    for line, cells in rows:
-        if len(cells) <= needed:
-            raise TableError(
-                f"{source}, line {line}: expected {len(layout.columns)} columns, got {len(cells)}"
-            )
-        label = cells[at_value]
-        if not label:
-            raise TableError(
-                f"{source}, line {line}: the value column ({layout.columns[at_value]}) is blank"
-            )
-        number = _number(cells[at_number], label=label, line=line, source=source, kind=numbers)
-        group = (cells[at_group] or "(no group)") if at_group is not None else ""
-        if label in index:
-            repeated[label] = None
-            first = index[label]
-            if not sum_duplicates:
-                continue
-            raw[first] += number
-            if at_group is not None and groups[first] != group:
-                raise TableError(
-                    f"{source}, line {line}: value {label!r} is in group {group!r} here "
-                    f"and {groups[first]!r} earlier; a value has one group"
-                )
-            continue
-        index[label] = len(labels)
-        labels.append(label)
-        raw.append(number)
-        groups.append(group)
-    return labels, raw, groups, tuple(repeated)
+    labels, cells = data.columns[at_value], data.columns[at_number]
+    codes, unique = pd.factorize(labels)
+    first_row = np.full(unique.size, data.rows)
+    np.minimum.at(first_row, codes, np.arange(data.rows))  # each value's first row
+    groups = np.full(data.rows, "", dtype=object)
+    if at_group is not None:
+        groups = np.where(data.columns[at_group] == "", "(no group)", data.columns[at_group])
+    values = data.numbers(at_number)
+    if values is None:  # some cell is not a number: find which, cell by cell
+        values = np.array([float(c) if _is_number(c) else np.nan for c in cells])
+        values[cells == ""] = np.nan
+    bad = (data.widths <= needed) | (labels == "") | ~np.isfinite(values)
+    if numbers == "counts":
+        with np.errstate(invalid="ignore"):
+            bad |= (values < 0) | (values != np.round(values))
+    if sum_duplicates and at_group is not None:
+        bad |= groups != groups[first_row[codes]]
+    if bad.any():
+        row = int(np.argmax(bad))
+        _say_what_is_wrong(
+            data,
+            row,
+            at,
+            layout,
+            group_before=groups[first_row[codes[row]]],
+            source=source,
+            numbers=numbers,
+        )
+    first = np.arange(data.rows) == first_row[codes]
+    repeated = tuple(unique[pd.unique(codes[~first])].tolist())
+    if repeated and not sum_duplicates:
+        return [], np.zeros(0), [], repeated
+    # In file order, as a person adds them (np.add.at is unbuffered and in order).
+    totals = np.zeros(unique.size)
+    np.add.at(totals, codes, values)
+    return unique.tolist(), totals, groups[first].tolist(), repeated
+
+
+def _say_what_is_wrong(
+    data: Grid,
+    row: int,
+    at: tuple[int, int, int | None],
+    layout: TableLayout,
+    *,
+    group_before: str,
+    source: str,
+    numbers: str,
+) -> None:
+    """Raise the message for a row that fails a check: its first problem, with its line."""
+    at_value, at_number, at_group = at
+    line, cells = int(data.lines[row]), data.cells(row)
+    if len(cells) <= max(at_value, at_number, -1 if at_group is None else at_group):
+        raise TableError(
+            f"{source}, line {line}: expected {len(layout.columns)} columns, got {len(cells)}"
+        )
+    label = cells[at_value]
+    if not label:
+        raise TableError(
+            f"{source}, line {line}: the value column ({layout.columns[at_value]}) is blank"
+        )
+    _number(cells[at_number], label=label, line=line, source=source, kind=numbers)
+    group = (cells[at_group] or "(no group)") if at_group is not None else ""
+    raise TableError(
+        f"{source}, line {line}: value {label!r} is in group {group!r} here "
+        f"and {group_before!r} earlier; a value has one group"
+    )
 
 
 def _number(cell: str, *, label: str, line: int, source: str, kind: str) -> float:
