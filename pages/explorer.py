@@ -130,4 +130,9 @@ if st.toggle("Show every protocol at these settings", key="protocols", bind="que
     )
     st.dataframe(protocols, hide_index=True)
 
+st.page_link(
+    "pages/fake_users.py",
+    label="What if some users lie? Fake users against every method, at these settings",
+    icon=":material/report:",
+)
 staged.finish()  # the rest of the trials, once the page is drawn

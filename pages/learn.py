@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from ldpcore.learn.lying import lying_class
 from ldpcore.learn.walkthrough import walkthrough
 from ldpcore.postprocess import method_class, method_names
 from ldpcore.present.sentences import prior_sentence
@@ -138,3 +139,52 @@ if st.button("Compare the priors (about 5 s)", key="learn-prior-demo"):
             "error only under the prior that is true (MLE paper, Sec. 3). On Your data, "
             "Bayes takes a prior from a histogram you trust, with a weight in users."
         )
+
+st.header("7. When some users lie")
+st.write(
+    "Nothing stops a fake account from skipping the randomizer and sending the report "
+    "that helps its cause most (Cao, Jia and Gong, 2021): here, the report that supports "
+    "one target value and as few others as the protocol allows. The aggregator cannot "
+    "tell it from an honest report."
+)
+target_column, fakes_column = st.columns(2)
+target = target_column.selectbox("Target value", LABELS, index=len(LABELS) - 1, key="lie-target")
+fakes = fakes_column.slider("Fake users", 0, 10, 2, key="lie-fakes")
+lying = run_or_explain(
+    lambda: lying_class(
+        oracle,
+        steps.support_counts,
+        values,
+        LABELS,
+        target=LABELS.index(target),
+        fakes=int(fakes),
+        seed=int(seed),
+    ),
+    "Adding the fake users…",
+)
+if lying is not None:
+    st.dataframe(lying.reports, hide_index=True, key="fake-reports")
+    st.dataframe(
+        lying.estimates,
+        hide_index=True,
+        key="fake-estimates",
+        column_config=frequency_columns(lying.estimates.drop(columns="value")),
+    )
+    st.write(
+        "Base counts every fake report at full weight and divides by p − q, so the "
+        "smaller ε is, the further each fake report pushes the target: the noise that "
+        "protects each honest user is what the aggregator must undo, and the fake "
+        f"reports are undone with it. With these {fakes} fake users among "
+        f"{values.size} honest ones:"
+    )
+    st.dataframe(
+        lying.by_epsilon,
+        hide_index=True,
+        key="fake-by-epsilon",
+        column_config=frequency_columns(lying.by_epsilon.drop(columns="ε")),
+    )
+    st.page_link(
+        "pages/fake_users.py",
+        label="Fake users at scale: every attack against every method",
+        icon=":material/report:",
+    )

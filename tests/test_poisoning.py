@@ -74,3 +74,26 @@ def test_simulate_with_an_attack_prints_every_method_s_gain() -> None:
         [*command[:-4], "--attack", "mga:beta=2"], capture_output=True, text=True, check=False
     )
     assert bad.returncode == 2 and "between 0 and 0.5" in bad.stderr
+
+
+def test_each_query_is_answered_with_and_without_the_fake_users() -> None:
+    """The set query's answer is the truth plus the gain; the maximal-gain attack on
+    OUE puts its three targets among the top 10 of Base in every trial (Cao et al.'s
+    closed form: about 0.47 in all, 0.16 each, above every honest value of Zipf d = 64
+    but the first), and without the fake users the same honest reports give each method's own
+    error on the targets, near 0 for Base (unbiased)."""
+    result = run_attack(
+        _config("OUE", trials=40), AttackSpec("mga", beta=0.05, targets=3), top_k=10
+    )
+    table = result.summary.set_index("method")
+    assert table.loc["Base", "set_answer"] == pytest.approx(
+        result.truth + table.loc["Base", "gain"]
+    )
+    assert table.loc["Base", "in_top_k"] >= 2.5 and table.loc["Base", "top_k_any"] == 1.0
+    honest = result.honest_gains[0]
+    assert abs(honest.mean()) <= 4 * honest.std(ddof=1) / np.sqrt(honest.size)
+    assert table.loc["Base", "honest_in_top_k"] < table.loc["Base", "in_top_k"]
+    # The honest run is the poisoned one's honest part: without fake users they are one.
+    none = run_attack(_config("OUE", trials=40), AttackSpec("mga", beta=0.0, targets=3))
+    np.testing.assert_array_equal(none.gains, none.honest_gains)
+    np.testing.assert_array_equal(none.in_top_k, none.honest_in_top_k)

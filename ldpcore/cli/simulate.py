@@ -48,6 +48,12 @@ def add_parser(commands: Any) -> None:
         "rpa (uniform reports), ria (random targets through the randomizer), mga (maximal "
         "gain); prints every method's gain on the targets instead of its error",
     )
+    sim.add_argument(
+        "--top-k",
+        default="10",
+        help="with --attack: the k of the top-k query, how many targets each method ranks "
+        "among its k largest estimates (default: 10)",
+    )
 
 
 def users_for(raw: str | None, dataset: str) -> int:
@@ -117,7 +123,8 @@ def _attacked(config: Any, args: argparse.Namespace) -> int:
     from ldpcore.present.run_sentences import attack_sentence  # noqa: PLC0415
 
     attack = parse_attack(args.attack)
-    result = run_attack(config, attack)
+    top_k = _args.whole(args.top_k, "top-k", 1, bounds.DOMAIN_SIZE_MAX) or 10
+    result = run_attack(config, attack, top_k=top_k)
     if args.format == "json":
         _args.print_json({"config": config.to_dict(), **result.to_json_dict()})
     elif args.format == "csv":

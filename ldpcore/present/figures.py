@@ -111,7 +111,7 @@ def _white(figure: go.Figure) -> go.Figure:
     return figure
 
 
-def _assemble(
+def assemble(
     traces: list[dict[str, Any]],
     *,
     title: str,
@@ -354,7 +354,7 @@ def estimates_by_rank(
         yaxis: dict[str, Any] = {"tickvals": tickvals, "ticktext": ticktext}
     else:
         yaxis = {"tickformat": ".2~%"}
-    return _assemble(
+    return assemble(
         traces,
         title="Estimates vs truth, by true rank",
         x="rank of the value",
@@ -442,7 +442,7 @@ def by_rank(
     ]
     # The line at 0 that add_hline would make (see _reference).
     zero = {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": 0, "y1": 0}
-    return _assemble(
+    return assemble(
         traces,
         title=title,
         x="rank of the value",
@@ -560,7 +560,7 @@ def mse_bars(
         # each side, instead of running to 1 and squashing the bars into its bottom.
         low, high = math.log10(min(shown)), math.log10(max(shown))
         yaxis["range"] = [low - 1 / 3, high + 1 / 3]
-    return _assemble(
+    return assemble(
         traces,
         title=title,
         x=facet or "method",
@@ -612,7 +612,7 @@ def bias_variance_bars(summary: pd.DataFrame, *, query: str = "the query") -> go
             "hovertemplate": hover,
         },
     ]
-    figure = _assemble(
+    figure = assemble(
         traces,
         title=f"Bias² and variance per method, for {query} (stacked: together the MSE)",
         x="method",
@@ -679,7 +679,7 @@ def curves(
                 "hovertemplate": name + ": %{y:.3g}<extra></extra>",
             }
         )
-    return _assemble(
+    return assemble(
         traces,
         title=title,
         x=x_title,

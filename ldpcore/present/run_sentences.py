@@ -172,8 +172,82 @@ def attack_sentence(result: AttackResult) -> str:
     )
 
 
+def attack_top_k_words(summary: Any, top_k: int, targets: int) -> str:
+    """What the top-k query shows: how many targets Base (and the best method) lets in.
+
+    ``summary`` is :attr:`ldpcore.experiments.poisoning.AttackResult.summary`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"method": ["Base", "Norm-Mul"], "in_top_k": [2.5, 1.0],
+    ...                       "honest_in_top_k": [0.0, 0.0], "top_k_any": [1.0, 0.75]})
+    >>> attack_top_k_words(table, 10, 3)[:72]
+    "Top-10 query: with the fake users, Base ranks 2.5 of the 3 targets among"
+    """
+    rows = summary.set_index("method")
+    lowest = rows["in_top_k"].idxmin()
+    sentence = ""
+    if "Base" in rows.index:
+        base = rows.loc["Base"]
+        sentence = (
+            f"Top-{top_k} query: with the fake users, Base ranks {base['in_top_k']:.2g} of the "
+            f"{targets} target{'s' if targets != 1 else ''} among its {top_k} largest "
+            f"estimates on average (at least one in {base['top_k_any']:.0%} of the trials), "
+            f"against {base['honest_in_top_k']:.2g} without them."
+        )
+    if lowest != "Base" and rows.loc[lowest, "in_top_k"] < rows["in_top_k"].max():
+        sentence += f" {lowest} lets in the fewest: {rows.loc[lowest, 'in_top_k']:.2g} on average."
+    return sentence.strip()
+
+
+def attack_table(summary: Any) -> Any:
+    """The Fake users page's table: per method, its gain, against Base, its top-k, its error.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        :attr:`ldpcore.experiments.poisoning.AttackResult.summary`.
+
+    Returns
+    -------
+    DataFrame
+        Columns in words, numbers formatted (``—`` where Base has no comparison).
+    """
+    import pandas as pd  # noqa: PLC0415 (pandas loads with the run)
+
+    def interval(low: float, high: float) -> str:
+        return f"{format_number(low)} to {format_number(high)}"
+
+    rows = []
+    for row in summary.itertuples():
+        against = "—"
+        if getattr(row, "effect", "reference") != "reference":
+            against = (
+                f"{format_number(row.vs_base)} ({interval(row.vs_base_low, row.vs_base_high)}): "
+                f"{row.effect}"
+            )
+        rows.append(
+            {
+                "method": row.method,
+                "targets' gain (95% interval)": (
+                    f"{format_number(row.gain)} ({interval(row.gain_low, row.gain_high)})"
+                ),
+                "honest run's": f"{format_number(row.honest_gain)}",
+                "against Base, same trials": against,
+                "targets in the top k (honest)": (
+                    f"{row.in_top_k:.2g} ({row.honest_in_top_k:.2g})"
+                ),
+                "MSE on the other values": f"{row.collateral_mse:.3g}",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 __all__ = [
     "attack_sentence",
+    "attack_table",
+    "attack_top_k_words",
     "caveat_words",
     "caveats_note",
     "extrapolation",

@@ -26,6 +26,7 @@ PAGES: Final[tuple[tuple[str, str, dict[str, Any]], ...]] = (
     ("pages/explorer.py", "Explorer", {"icon": ":material/query_stats:", "default": True}),
     ("pages/tradeoffs.py", "ε trade-offs", {"icon": ":material/tune:"}),
     ("pages/queries.py", "Queries", {"icon": ":material/join:"}),
+    ("pages/fake_users.py", "Fake users", {"icon": ":material/report:"}),
     ("pages/your_data.py", "Your data", {"icon": ":material/upload_file:"}),
     ("pages/choose_epsilon.py", "Choose ε", {"icon": ":material/shield:"}),
     ("pages/learn.py", "Learn", {"icon": ":material/school:"}),

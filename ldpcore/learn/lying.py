@@ -1,0 +1,134 @@
+"""Fake users in the Learn page's small class: their reports and what they move (issue 56).
+
+The honest reports are the walkthrough's (:mod:`ldpcore.learn.walkthrough`); a few fake
+users then send the maximal-gain report for one target value (Cao, Jia and Gong 2021,
+Sec. 3): real reports in the protocol's own format, each read back by the server's own
+aggregation, so the page can show what every fake report supports. What a fake user
+is worth at each ε is the closed form (:func:`ldpcore.attacks.expected_gain`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from ldpcore.attacks import expected_gain
+from ldpcore.attacks.gains import fake_reports
+from ldpcore.errors import InputError
+from ldpcore.postprocess import get_method
+from ldpcore.protocols import get_protocol
+from ldpcore.protocols.base import FrequencyOracle
+
+#: The ε of the closed-form table: strong privacy to weak.
+EPSILONS = (0.5, 1.0, 2.0, 4.0)
+#: The methods shown beside Base with the fake users.
+SHOWN = ("Norm-Sub", "Norm-Mul")
+
+
+@dataclass(frozen=True)
+class LyingClass:
+    """The class with its fake users.
+
+    Attributes
+    ----------
+    reports : DataFrame
+        One row per fake user: ``fake user, report, supports``.
+    estimates : DataFrame
+        Per value: ``truth``, ``Base, honest`` and Base and :data:`SHOWN` with the fakes.
+    by_epsilon : DataFrame
+        Per ε: the target's expected rise in its Base estimate with these fake users.
+    """
+
+    reports: pd.DataFrame
+    estimates: pd.DataFrame
+    by_epsilon: pd.DataFrame
+
+
+def lying_class(
+    oracle: FrequencyOracle,
+    honest_support: NDArray[np.int64],
+    values: NDArray[np.int64],
+    labels: Sequence[str],
+    *,
+    target: int,
+    fakes: int,
+    seed: int = 0,
+) -> LyingClass:
+    """``fakes`` maximal-gain fake users pushing ``target`` into the walkthrough's class.
+
+    Parameters
+    ----------
+    oracle : FrequencyOracle
+        The walkthrough's protocol.
+    honest_support : ndarray
+        The honest users' support counts (the walkthrough's).
+    values : ndarray
+        The honest users' true values (0-based).
+    labels : sequence of str
+        The values' names.
+    target : int
+        The value the fake users push (0-based).
+    fakes : int
+        How many fake users (0 to 100).
+    seed : int
+        The fake reports' randomness (OLH's seed search, unary encoding's padding).
+    """
+    if not 0 <= target < len(labels):
+        raise InputError(f"the target must be one of the values, 0 to {len(labels) - 1}")
+    if not 0 <= fakes <= 100:
+        raise InputError(f"between 0 and 100 fake users, got {fakes}")
+    n = int(values.size)
+    targets = np.array([target])
+    rng = np.random.default_rng(seed)
+    rows = []
+    support = np.asarray(honest_support, dtype=np.int64).copy()
+    if fakes:
+        reports = fake_reports(oracle, "mga", targets, fakes, rng)
+        for user in range(fakes):
+            text, single = oracle.describe_report(reports, user)
+            supported = oracle.aggregate(single)
+            support += supported
+            rows.append(
+                {
+                    "fake user": user + 1,
+                    "report": text,
+                    "supports": ", ".join(labels[int(v)] for v in np.flatnonzero(supported)),
+                }
+            )
+    truth = np.bincount(values, minlength=len(labels)) / n
+    honest = oracle.estimate(honest_support, n)
+    poisoned = oracle.estimate(support, n + fakes)
+    estimates: dict[str, object] = {
+        "value": list(labels),
+        "truth": truth,
+        "Base, honest": honest,
+        f"Base, {fakes} fake": poisoned,
+    }
+    for name in SHOWN:
+        estimates[f"{name}, {fakes} fake"] = get_method(name)(
+            poisoned, protocol=oracle, n=n + fakes
+        )
+    share = fakes / (n + fakes)
+    by_epsilon = pd.DataFrame(
+        {
+            "ε": list(EPSILONS),
+            f"{labels[target]}'s expected rise (Base)": [
+                expected_gain(
+                    get_protocol(oracle.name, epsilon=epsilon, domain_size=len(labels)),
+                    "mga",
+                    targets,
+                    truth,
+                    share,
+                )
+                for epsilon in EPSILONS
+            ],
+        }
+    )
+    return LyingClass(pd.DataFrame(rows), pd.DataFrame(estimates), by_epsilon)
+
+
+__all__ = ["EPSILONS", "SHOWN", "LyingClass", "lying_class"]

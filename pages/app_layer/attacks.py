@@ -1,0 +1,88 @@
+"""The Fake users page's controls and its cached run (issue 56).
+
+Streamlit-free work is :func:`ldpcore.experiments.poisoning.run_attack`; this keeps
+one cached table per (configuration, attack, k), so every session of a class asking the
+same question shares one computation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ldpcore.attacks import ATTACKS, AttackSpec, parse_attack
+from ldpcore.attacks.kinds import BETA_MAX
+from ldpcore.experiments.config import ExperimentConfig
+from pages.app_layer.cache import config_hash
+
+#: The β slider's stops: up to a fifth of all reports (the papers' range), in 0.5% steps.
+BETAS = tuple(round(0.005 * i, 3) for i in range(int(0.2 / 0.005) + 1))
+TARGETS_MAX = 10
+TOP_K_MAX = 50
+
+
+def attack_controls() -> tuple[AttackSpec, int]:
+    """The attack, its share of fake users, its targets and the top-k query's k.
+
+    Every control is bound to the URL, so a link shows the same attack.
+    """
+    kind_column, beta_column, targets_column, k_column = st.columns([3, 3, 2, 2])
+    kind = kind_column.selectbox(
+        "Attack",
+        list(ATTACKS),
+        index=list(ATTACKS).index("mga"),
+        key="attack",
+        bind="query-params",  # the URL holds the option as shown: so the short name
+        help="; ".join(f"{name}: {words}" for name, words in ATTACKS.items()),
+    )
+    kind_column.caption(ATTACKS[str(kind)])
+    beta = beta_column.select_slider(
+        "Fake users' share of all reports β",
+        BETAS,
+        value=0.05,
+        key="beta",
+        bind="query-params",
+        help=f"β = m / (n + m) for m fake users beside n honest ones; at most {BETA_MAX:.0%}.",
+    )
+    targets = targets_column.number_input(
+        "Targets r",
+        min_value=1,
+        max_value=TARGETS_MAX,
+        value=3,
+        key="targets",
+        bind="query-params",
+        help="How many values the fake users push up (chosen at random, as Cao et al. do).",
+    )
+    top_k = k_column.number_input(
+        "Top-k query: k",
+        min_value=1,
+        max_value=TOP_K_MAX,
+        value=10,
+        key="top_k",
+        bind="query-params",
+        help="Does a target make it into a method's k most frequent values?",
+    )
+    return AttackSpec(str(kind), beta=float(beta), targets=int(targets)), int(top_k)
+
+
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=config_hash())
+def attack_tables(config: ExperimentConfig, attack: str, top_k: int) -> dict[str, Any]:
+    """The attack's run as plain tables and words (cached per configuration and attack)."""
+    # pandas and scipy load with the run, not with the page.
+    from ldpcore.experiments.poisoning import run_attack  # noqa: PLC0415
+    from ldpcore.present.run_sentences import attack_sentence  # noqa: PLC0415
+
+    result = run_attack(config, parse_attack(attack), top_k=top_k)
+    return {
+        "summary": result.summary,
+        "expected": result.expected,
+        "fakes": result.fakes,
+        "labels": result.labels,
+        "truth": result.truth,
+        "top_k": result.top_k,
+        "sentence": attack_sentence(result),
+    }
+
+
+__all__ = ["BETAS", "TARGETS_MAX", "TOP_K_MAX", "attack_controls", "attack_tables"]

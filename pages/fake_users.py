@@ -1,0 +1,66 @@
+"""Fake users: what lying users do to each method's answer (issue 56)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.costs import run_seconds, within_budget
+from ldpcore.formats import format_count
+from ldpcore.present.attack_figures import attack_gains, attack_top_k
+from ldpcore.present.commands import simulate_command
+from ldpcore.present.run_sentences import attack_table, attack_top_k_words
+from ldpcore.present.sentences import settings_line
+from pages.app_layer.attacks import attack_controls, attack_tables
+from pages.app_layer.display import run_or_explain, show_chart
+from pages.app_layer.navigation import ensure_app
+from pages.app_layer.widgets import require_config
+
+ensure_app()
+st.title("Fake users")
+config: ExperimentConfig = require_config()
+st.caption(
+    "Every other page assumes each report came from an honest user. Here a share β of the "
+    "reports come from fake users who want a few values, the targets, to look frequent "
+    "(Cao, Jia and Gong, USENIX Security 2021). The honest run beside each bar is the same "
+    "honest reports without them."
+)
+attack, top_k = attack_controls()
+
+# An attack runs every trial twice (with and without the fake users).
+seconds = 2 * run_seconds(config)
+if not within_budget(seconds) and not st.button(
+    f"Run it (about {seconds:.0f} s)", key="attack-anyway", type="primary"
+):
+    st.info(
+        f"With and without the fake users, this setting takes about {seconds:.0f} s, more "
+        "than a page should wait for unasked. Lower d or the trials in the sidebar, or run it."
+    )
+    st.stop()
+tables = run_or_explain(
+    lambda: attack_tables(config, str(attack), top_k), "Simulating the fake users…"
+)
+if tables is None:
+    st.stop()
+
+st.markdown(tables["sentence"])
+st.markdown(attack_top_k_words(tables["summary"], tables["top_k"], attack.targets))
+st.caption(
+    f"{settings_line(config)}; {format_count(tables['fakes'])} fake users beside "
+    f"{format_count(config.n)} honest ones. The targets' true total is "
+    f"{tables['truth']:.3g}. Gains are the mean over the trials with their 95% interval; "
+    "against Base, the paired difference on the same trials."
+)
+show_chart(attack_gains(tables["summary"], tables["expected"]), key="chart-attack-gain")
+show_chart(
+    attack_top_k(tables["summary"], tables["top_k"], attack.targets), key="chart-attack-top-k"
+)
+st.header("Every method under attack")
+st.table(attack_table(tables["summary"]), hide_index=True)
+st.caption(
+    "Against Base: the paired difference of the gain on the same trials with its 95% "
+    "interval; a method shrinks or amplifies the gain only when the interval excludes 0. "
+    "The MSE on the other values is the collateral damage: the mass the fake users took "
+    "from them. In brackets, the honest run's figure."
+)
+st.code(f"{simulate_command(config)} --attack {attack} --top-k {top_k}", language="bash")

@@ -1,0 +1,44 @@
+"""The Learn page's fake users (issue 56): real reports, their effect, the words' claim."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ldpcore.learn.lying import lying_class
+from ldpcore.learn.walkthrough import walkthrough
+from ldpcore.protocols import protocol_names
+
+LABELS = ("A", "B", "C", "D", "E", "F")
+VALUES = np.array([0] * 8 + [1] * 5 + [2] * 3 + [3] * 2 + [4, 5])
+
+
+@pytest.mark.parametrize("protocol", protocol_names())
+def test_fake_reports_support_the_target_and_smaller_epsilon_pushes_further(
+    protocol: str,
+) -> None:
+    steps = walkthrough(protocol=protocol, epsilon=1.0, values=VALUES, labels=LABELS, seed=3)
+    lying = lying_class(
+        steps.protocol, steps.support_counts, VALUES, LABELS, target=5, fakes=3, seed=3
+    )
+    assert len(lying.reports) == 3
+    assert all("F" in supports.split(", ") for supports in lying.reports["supports"])
+    # The honest column is the walkthrough's Base; the fake reports only add support.
+    np.testing.assert_allclose(lying.estimates["Base, honest"], steps.base)
+    # The words on the page: "the smaller ε is, the further each fake report pushes".
+    rise = lying.by_epsilon.iloc[:, 1].to_numpy()
+    assert np.all(np.diff(rise) < 0) and rise[-1] > 0, rise
+
+
+def test_the_fake_users_move_the_target_by_what_they_support() -> None:
+    """GRR: each fake report says F, so F's support rises by exactly the fakes."""
+    steps = walkthrough(protocol="GRR", epsilon=1.0, values=VALUES, labels=LABELS, seed=0)
+    oracle = steps.protocol
+    lying = lying_class(oracle, steps.support_counts, VALUES, LABELS, target=5, fakes=4)
+    support = steps.support_counts + np.eye(6, dtype=np.int64)[5] * 4
+    np.testing.assert_allclose(lying.estimates["Base, 4 fake"], oracle.estimate(support, 24))
+    none = lying_class(oracle, steps.support_counts, VALUES, LABELS, target=5, fakes=0)
+    assert none.reports.empty
+    np.testing.assert_allclose(none.estimates["Base, 0 fake"], steps.base)
+    with pytest.raises(ValueError, match="between 0 and 100"):
+        lying_class(oracle, steps.support_counts, VALUES, LABELS, target=5, fakes=101)
