@@ -37,6 +37,7 @@ from pages.app_layer.display import (
 )
 from pages.app_layer.exports import downloads
 from pages.app_layer.navigation import ensure_app
+from pages.app_layer.report_uploads import report_inputs
 from pages.app_layer.staging import Staged, staged_run, trials_shown
 from pages.app_layer.uploads import PRIORS, checked_collected, histogram_picker, prior_choice
 from pages.app_layer.widgets import EPSILONS, query_picker
@@ -126,6 +127,14 @@ with simulate_tab:
 
 
 def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
+    shape = st.radio(
+        "What you collected",
+        ("Support counts or estimates, one row per value", "The reports, one row per user"),
+        key="collected-shape",
+        horizontal=True,
+    )
+    if shape.startswith("The reports"):
+        return report_inputs()
     upload = st.file_uploader(
         "Collected output: CSV or TSV with a value column and either `count` (support "
         "counts) or `estimate` (Base frequency estimates)",

@@ -33,9 +33,10 @@ a Dask worker, so counts are identical either way.
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import pandas as pd
@@ -120,39 +121,86 @@ def iter_frames(
     path = Path(path)
     if not path.is_file():
         raise InputError(f"report file {str(path)!r} does not exist")
-    if path.suffix.lower() == ".parquet":
+    yield from _frames(path, repr(str(path)), path.suffix, chunk_rows, protocol)
+
+
+def upload_frames(
+    data: bytes, name: str, *, protocol: FrequencyOracle | None = None
+) -> Iterator[pd.DataFrame]:
+    """Chunks of an uploaded report file's bytes; ``name`` (its file name) says its kind."""
+    yield from _frames(io.BytesIO(data), name, Path(name).suffix, CHUNK_ROWS, protocol)
+
+
+def upload_parameters(data: bytes, name: str) -> dict[str, str]:
+    """The parameters an ldpcore report file records (``protocol``, ``epsilon``, …), if any.
+
+    A page fills its form with them; :func:`check_metadata` still compares them with
+    what the person chose.
+    """
+    if Path(name).suffix.lower() == ".parquet":
+        import pyarrow as pa  # noqa: PLC0415
+        import pyarrow.parquet as pq  # noqa: PLC0415
+
+        try:
+            metadata = pq.ParquetFile(io.BytesIO(data)).schema_arrow.metadata or {}
+        except (pa.ArrowException, OSError):
+            return {}
+    else:
+        first = data.split(b"\n", 1)[0].decode("utf-8", errors="replace").strip()
+        metadata = _csv_metadata(first) if first.startswith(CSV_PARAMETERS) else {}
+    return {
+        key.decode().removeprefix(META): value.decode()
+        for key, value in metadata.items()
+        if key.startswith(META.encode())
+    }
+
+
+def _frames(
+    source: Path | BinaryIO,
+    label: str,
+    suffix: str,
+    chunk_rows: int,
+    protocol: FrequencyOracle | None,
+) -> Iterator[pd.DataFrame]:
+    """:func:`iter_frames` of a path or of an upload's bytes (``label`` names it)."""
+    if suffix.lower() == ".parquet":
         import pyarrow as pa  # noqa: PLC0415 (streamlit's own dependency; only here)
         import pyarrow.parquet as pq  # noqa: PLC0415
 
         try:
-            handle = pq.ParquetFile(path)
+            handle = pq.ParquetFile(source)
             if protocol is not None:
-                check_metadata(handle.schema_arrow.metadata, protocol, str(path))
+                check_metadata(handle.schema_arrow.metadata, protocol, label)
             for batch in handle.iter_batches(batch_size=chunk_rows):
                 yield batch.to_pandas()
         except (pa.ArrowException, OSError) as exc:
-            raise InputError(f"cannot read {str(path)!r} as Parquet: {exc}") from None
+            raise InputError(f"cannot read {label} as Parquet: {exc}") from None
         return
-    if path.suffix.lower() == ".csv":
+    if suffix.lower() == ".csv":
         try:
-            with path.open("rb") as handle:
-                first = handle.readline().decode("utf-8", errors="replace").strip()
+            if isinstance(source, Path):
+                with source.open("rb") as handle:
+                    line = handle.readline()
+            else:
+                line = source.readline()
+                source.seek(0)
+            first = line.decode("utf-8", errors="replace").strip()
             recorded = first.startswith(CSV_PARAMETERS)
             if recorded and protocol is not None:
-                check_metadata(_csv_metadata(first), protocol, str(path))
+                check_metadata(_csv_metadata(first), protocol, label)
             yield from pd.read_csv(
-                path,
+                source,
                 chunksize=chunk_rows,
                 dtype=str,
                 keep_default_na=False,
                 skiprows=1 if recorded else 0,
             )
         except (pd.errors.ParserError, UnicodeDecodeError, csv.Error) as exc:
-            raise InputError(f"cannot read {str(path)!r} as CSV: {exc}") from None
+            raise InputError(f"cannot read {label} as CSV: {exc}") from None
         except pd.errors.EmptyDataError:
-            raise InputError(f"{str(path)!r} is empty; expected a header line") from None
+            raise InputError(f"{label} is empty; expected a header line") from None
         return
-    raise InputError(f"{str(path)!r}: report files must end in .parquet or .csv")
+    raise InputError(f"{label}: report files must end in .parquet or .csv")
 
 
 def aggregate_chunk(

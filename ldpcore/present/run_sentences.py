@@ -17,6 +17,7 @@ from ldpcore.postprocess.caveats import Caveat, PriorShapes, Unsettled, Widened
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from ldpcore.collection.report_check import ReportCheck
     from ldpcore.experiments.config import ExperimentConfig
     from ldpcore.experiments.poisoning import AttackResult
     from ldpcore.postprocess.ibu import NotConverged
@@ -183,7 +184,7 @@ def attack_top_k_words(summary: Any, top_k: int, targets: int) -> str:
     >>> table = pd.DataFrame({"method": ["Base", "Norm-Mul"], "in_top_k": [2.5, 1.0],
     ...                       "honest_in_top_k": [0.0, 0.0], "top_k_any": [1.0, 0.75]})
     >>> attack_top_k_words(table, 10, 3)[:72]
-    "Top-10 query: with the fake users, Base ranks 2.5 of the 3 targets among"
+    'Top-10 query: with the fake users, Base ranks 2.5 of the 3 targets among'
     """
     rows = summary.set_index("method")
     lowest = rows["in_top_k"].idxmin()
@@ -199,6 +200,50 @@ def attack_top_k_words(summary: Any, top_k: int, targets: int) -> str:
     if lowest != "Base" and rows.loc[lowest, "in_top_k"] < rows["in_top_k"].max():
         sentence += f" {lowest} lets in the fewest: {rows.loc[lowest, 'in_top_k']:.2g} on average."
     return sentence.strip()
+
+
+def report_check_words(check: ReportCheck) -> str:
+    """What the ones-count test found in a report file, and what it cannot see.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldpcore.collection.report_check import ReportCheck
+    >>> zero = np.zeros(4, dtype=np.int64)
+    >>> check = ReportCheck("OUE", 5000, zero, 0, zero, 2, 30, 4e-7)
+    >>> report_check_words(check)[:58]
+    'No report has an unlikely number of ones: every one of the'
+    """
+    if not check.can_tell:
+        return (
+            f"Every {check.protocol} report supports as many values as any other, so a fake "
+            "report cannot be told from an honest one by its size: this check applies to "
+            "unary encoding (OUE, SUE) only."
+        )
+    blind = (
+        " The test cannot see fake users who send honest-looking reports (a random target "
+        "through the real randomizer, or a maximal-gain report padded to an honest number "
+        "of ones, Cao et al. 2021): a clean result is not proof of an honest collection."
+    )
+    span = f"{check.low:,} to {check.high:,} ones"
+    if not check.flagged:
+        return (
+            f"No report has an unlikely number of ones: every one of the {check.users:,} "
+            f"has {span}, as honest {check.protocol} reports have with probability "
+            f"{1 - (check.rate or 0.0):.6f}." + blind
+        )
+    chance = check.expected_by_chance
+    return (
+        f"{check.flagged:,} of {check.users:,} reports have a number of ones outside "
+        f"{span}, which an honest {check.protocol} report has with probability "
+        f"{check.rate:.1g}: an honest collection of this size would show "
+        f"{chance:.2g} such report{'s' if chance != 1 else ''} on average, so these are "
+        "almost surely not honest users' randomized reports (a uniformly random report "
+        "has about half its bits set). Dropping them leaves the other "
+        f"{check.users - check.flagged:,}; an honest report is dropped with the same small "
+        "chance whatever its value, so the rest still estimate the honest users' "
+        "frequencies." + blind
+    )
 
 
 def attack_table(summary: Any) -> Any:
@@ -252,5 +297,6 @@ __all__ = [
     "caveats_note",
     "extrapolation",
     "not_converged_words",
+    "report_check_words",
     "run_in_words",
 ]

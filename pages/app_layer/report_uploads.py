@@ -1,0 +1,151 @@
+"""Your data's report files: upload, the ones-count check, and support counts (issue 56).
+
+The reading and the check are :func:`ldpcore.collection.report_check.check_report_upload`;
+the words are :func:`ldpcore.present.run_sentences.report_check_words`. What comes out
+is what the collected-output tab reads: support counts as a ``value,count`` table, so
+the rest of the tab (methods, intervals, downloads) is the same for both.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import streamlit as st
+
+from ldpcore import bounds
+from ldpcore.attacks.gains import fake_reports
+from ldpcore.collection.report_check import ReportCheck, check_report_upload
+from ldpcore.collection.report_files import (
+    csv_parameter_line,
+    reports_to_frame,
+    upload_parameters,
+)
+from ldpcore.present.run_sentences import report_check_words
+from ldpcore.protocols import get_protocol, protocol_names
+from pages.app_layer.display import run_or_explain
+
+#: The example: OUE at ε = 1 on 256 values (where uniform reports stand out: 128 ± 8 ones
+#: against an honest 69 ± 7), 2,000 honest users and 60 uniform fake reports.
+EXAMPLE_HONEST, EXAMPLE_FAKES = 2_000, 60
+
+
+@st.cache_data(show_spinner=False, max_entries=1)
+def example_reports() -> bytes:
+    """An OUE report file with a few fake users among the honest ones (seeded)."""
+    protocol = get_protocol("OUE", epsilon=1.0, domain_size=256)
+    rng = np.random.default_rng(2021)
+    values = rng.zipf(1.5, EXAMPLE_HONEST) % protocol.domain_size
+    honest = protocol.randomize(values, rng)
+    fake = fake_reports(protocol, "rpa", [protocol.domain_size - 1], EXAMPLE_FAKES, rng)
+    reports = np.concatenate([honest, fake])[rng.permutation(len(honest) + len(fake))]
+    buffer = io.StringIO()
+    buffer.write(csv_parameter_line(protocol) + "\n")
+    reports_to_frame(protocol, reports, text=True).to_csv(buffer, index=False)
+    return buffer.getvalue().encode()
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def checked_reports(
+    data: bytes,
+    name: str,
+    protocol: str,
+    *,
+    epsilon: float,
+    domain_size: int,
+    extras: dict[str, int],
+) -> ReportCheck:
+    """The upload read as ``protocol``'s reports and checked (cached per file and settings)."""
+    oracle = get_protocol(protocol, epsilon=epsilon, domain_size=domain_size, **extras)
+    return check_report_upload(oracle, data, name)
+
+
+def _recorded_number(recorded: dict[str, str], key: str, default: float) -> float:
+    try:
+        return float(recorded[key])
+    except (KeyError, ValueError):
+        return default
+
+
+def report_inputs() -> tuple[bytes, str, dict[str, object]] | None:
+    """The report-file upload and its check; support counts for the tab, or None."""
+    upload = st.file_uploader(
+        "Reports: one row per user, in the format `ldpcore randomize` writes (CSV or Parquet)",
+        type=["csv", "parquet"],
+        key="reports-upload",
+    )
+    if upload is None:
+        st.info(
+            "Each row is one user's randomized report. The file is aggregated here, and for "
+            "unary encoding (OUE, SUE) each report's number of ones is checked against what "
+            "an honest randomizer sends. The example below has a few fake reports in it."
+        )
+        st.download_button(
+            "Example: 2,060 OUE reports (CSV)",
+            data=example_reports(),
+            file_name="example_oue_reports.csv",
+            mime="text/csv",
+            key="reports-example",
+            on_click="ignore",
+        )
+        return None
+    data, name = upload.getvalue(), upload.name
+    recorded = upload_parameters(data, name)
+    names = list(protocol_names())
+    row = st.columns(3)
+    protocol = row[0].selectbox(
+        "Protocol used",
+        names,
+        index=names.index(recorded["protocol"]) if recorded.get("protocol") in names else 0,
+        key="reports-protocol",
+    )
+    epsilon = row[1].number_input(
+        "ε used",
+        bounds.EPSILON_MIN,
+        bounds.EPSILON_MAX,
+        _recorded_number(recorded, "epsilon", 1.0),
+        step=0.1,
+        format="%.3f",
+        key="reports-epsilon",
+    )
+    domain_size = row[2].number_input(
+        "Values d",
+        bounds.DOMAIN_SIZE_MIN,
+        bounds.DOMAIN_SIZE_MAX,
+        int(_recorded_number(recorded, "domain_size", 16)),
+        key="reports-d",
+    )
+    extras = {key: int(recorded[key]) for key in ("g", "k") if recorded.get(key, "").isdigit()}
+    check = run_or_explain(
+        lambda: checked_reports(
+            data,
+            name,
+            protocol,
+            epsilon=float(epsilon),
+            domain_size=int(domain_size),
+            extras=extras,
+        ),
+        "Reading the reports…",
+    )
+    if check is None:
+        return None
+    (st.warning if check.flagged else st.info)(
+        report_check_words(check), icon=":material/person_alert:"
+    )
+    drop = check.flagged > 0 and st.checkbox(
+        f"Drop the {check.flagged:,} flagged reports", value=True, key="reports-drop"
+    )
+    support = check.kept_support if drop else check.support
+    users = check.users - check.flagged if drop else check.users
+    table = "value,count\n" + "".join(f"{v},{int(c)}\n" for v, c in enumerate(support))
+    settings: dict[str, object] = {
+        "kind": "counts",
+        "protocol": protocol,
+        "epsilon": float(epsilon),
+        "n": users,
+        "params": extras,
+    }
+    return table.encode(), f"{name} (aggregated)", settings
+
+
+__all__ = ["checked_reports", "example_reports", "report_inputs"]

@@ -1,0 +1,121 @@
+"""Report files uploaded to Your data, checked for fake users' reports (issue 56)."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from test_app_data import frame, messages, open_page
+
+from ldpcore.attacks.detection import size_bounds
+from ldpcore.attacks.gains import fake_reports
+from ldpcore.collection.report_check import check_report_upload
+from ldpcore.collection.report_files import (
+    csv_parameter_line,
+    reports_to_frame,
+    upload_parameters,
+)
+from ldpcore.errors import InputError
+from ldpcore.protocols import get_protocol
+from pages.app_layer.report_uploads import EXAMPLE_FAKES, EXAMPLE_HONEST, example_reports
+
+
+def _csv(protocol, reports, *, recorded: bool = True) -> bytes:
+    buffer = io.StringIO()
+    if recorded:
+        buffer.write(csv_parameter_line(protocol) + "\n")
+    reports_to_frame(protocol, reports, text=True).to_csv(buffer, index=False)
+    return buffer.getvalue().encode()
+
+
+def _parquet(protocol, reports) -> bytes:
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
+    table = pa.Table.from_pandas(reports_to_frame(protocol, reports, text=False))
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("kind", ["rpa", "mga"])
+def test_the_check_flags_uniform_reports_and_not_padded_ones(kind: str) -> None:
+    """Uniform reports at d = 256 (128 ± 8 ones against an honest 69 ± 7) are caught;
+    maximal-gain reports padded to an honest count are not (Cao et al., Sec. 6)."""
+    protocol = get_protocol("OUE", epsilon=1.0, domain_size=256)
+    rng = np.random.default_rng(5)
+    honest = protocol.randomize(rng.integers(0, 256, 3_000), rng)
+    fake = fake_reports(protocol, kind, [3, 7], 100, rng)
+    data = _csv(protocol, np.concatenate([honest, fake]))
+    check = check_report_upload(protocol, data, "reports.csv")
+    assert check.users == 3_100
+    np.testing.assert_array_equal(check.support, protocol.aggregate(np.concatenate([honest, fake])))
+    bounds = size_bounds(protocol)
+    assert bounds is not None and (check.low, check.high, check.rate) == (
+        bounds.low,
+        bounds.high,
+        bounds.rate,
+    )
+    # What is kept is every report whose ones lie within the bounds, counted plainly.
+    everyone = np.concatenate([honest, fake])
+    ones = everyone.sum(axis=1)
+    inside = (ones >= bounds.low) & (ones <= bounds.high)
+    assert check.flagged == int((~inside).sum())
+    np.testing.assert_array_equal(check.kept_support, everyone[inside].sum(axis=0))
+    if kind == "rpa":
+        assert (~inside[3_000:]).sum() >= 99  # each escapes with probability below 0.2%
+    else:
+        assert (~inside[3_000:]).sum() == 0  # padded to an honest count: invisible
+
+
+def test_honest_reports_are_flagged_at_the_exact_rate() -> None:
+    """A 5% false-alarm rate (to see it at all): the flagged count is within k·σ of n·rate."""
+    protocol = get_protocol("SUE", epsilon=1.0, domain_size=32)
+    rng = np.random.default_rng(9)
+    n = 20_000
+    data = _csv(protocol, protocol.randomize(rng.integers(0, 32, n), rng))
+    check = check_report_upload(protocol, data, "honest.csv", false_alarm=0.05)
+    assert check.rate is not None and 0 < check.rate <= 0.05
+    sigma = np.sqrt(n * check.rate * (1 - check.rate))
+    assert abs(check.flagged - n * check.rate) <= 4 * sigma
+
+
+def test_parquet_and_csv_read_the_same_and_other_protocols_cannot_tell() -> None:
+    protocol = get_protocol("GRR", epsilon=1.0, domain_size=8)
+    rng = np.random.default_rng(1)
+    reports = protocol.randomize(rng.integers(0, 8, 500), rng)
+    from_csv = check_report_upload(protocol, _csv(protocol, reports), "r.csv")
+    from_parquet = check_report_upload(protocol, _parquet(protocol, reports), "r.parquet")
+    np.testing.assert_array_equal(from_csv.support, from_parquet.support)
+    assert not from_csv.can_tell and from_csv.flagged == 0
+    assert upload_parameters(_csv(protocol, reports), "r.csv")["protocol"] == "GRR"
+    assert upload_parameters(_csv(protocol, reports, recorded=False), "r.csv") == {}
+    with pytest.raises(InputError, match=r"written for epsilon = 1\.0"):
+        check_report_upload(
+            get_protocol("GRR", epsilon=2.0, domain_size=8), _csv(protocol, reports), "r.csv"
+        )
+    with pytest.raises(InputError, match=r"must end in \.parquet or \.csv"):
+        check_report_upload(protocol, b"value\n1\n", "r.txt")
+    with pytest.raises(InputError, match="has no reports"):
+        check_report_upload(protocol, b"value\n", "r.csv")
+
+
+def test_your_data_checks_the_example_reports_and_estimates_from_the_rest() -> None:
+    at = open_page("pages/your_data.py")
+    at.radio(key="collected-shape").set_value("The reports, one row per user").run()
+    at.file_uploader(key="reports-upload").set_value(
+        ("example_oue_reports.csv", example_reports(), "text/csv")
+    )
+    at = at.run()
+    assert not at.exception, at.exception
+    # The file's recorded parameters fill the form.
+    assert at.number_input(key="reports-d").value == 256
+    said = messages(at)
+    assert f"{EXAMPLE_FAKES} of {EXAMPLE_HONEST + EXAMPLE_FAKES:,} reports" in said
+    assert at.checkbox(key="reports-drop").value is True
+    table = frame(at, "estimate")
+    assert len(table) == 256 and table["estimate"].sum() == pytest.approx(1.0)
+    at.checkbox(key="reports-drop").uncheck().run()
+    assert not at.exception, at.exception
+    assert len(frame(at, "estimate")) == 256
