@@ -32,6 +32,7 @@ from pages.app_layer.display import run_or_explain, show_chart
 from pages.app_layer.epsilon_meaning import downloads, meaning_section
 from pages.app_layer.executors import search_executor
 from pages.app_layer.navigation import ensure_app
+from pages.app_layer.robustness import fake_users_section
 from pages.app_layer.uploads import histogram_picker
 from pages.app_layer.widgets import (
     EPSILONS,
@@ -212,4 +213,5 @@ if users:
         st.write(users_needed_sentence(winner.protocol, advice.method, fixed, advice.value))
 
 
+fake_users_section(dataset, int(n), answer_epsilon, winner.protocol)
 meaning_section(answer_epsilon, int(n), dataset.frequencies(), protocols)

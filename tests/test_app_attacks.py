@@ -4,6 +4,7 @@ shows the same numbers as the core, and restores from the URL."""
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 from test_app import app, chart, small, values
@@ -84,3 +85,27 @@ def test_learn_adds_fake_users_to_the_class() -> None:
     assert len(table("fake user")) == 5
     assert "Base, 5 fake" in table("Base, honest").columns
     assert "the smaller ε is, the further" in " ".join(m.value for m in at.markdown)
+
+
+def test_choose_epsilon_says_how_many_fake_users_push_a_rare_value() -> None:
+    """The sentence's number is the table's, at the answer's ε, and the table falls
+    as ε falls (the words' claim)."""
+    from test_app_data import frame, open_page  # noqa: PLC0415
+
+    at = open_page("pages/choose_epsilon.py")
+    at.selectbox(key="choose-bundled").set_value("countries")
+    at.slider(key="choose-trials").set_value(5)
+    at.multiselect(key="choose-protocols").set_value(["OUE"])
+    at.multiselect(key="choose-methods").set_value(["Base", "Norm-Sub"])
+    at = at.run()
+    assert not at.exception, at.exception
+    table = frame(at, "fake users needed").dropna()
+    assert table["fake users needed"].is_monotonic_increasing
+    words = next(m.value for m in at.markdown if "fake users (" in m.value)
+    epsilon = float(re.search(r"At ε = ([0-9.]+),", words).group(1))
+    needed = int(table.set_index("ε").loc[epsilon, "fake users needed"])
+    assert f"{needed:,} fake users" in words and "easier to push" in words
+    at.number_input(key="choose-fake-k").set_value(1).run()
+    assert not at.exception, at.exception
+    more = frame(at, "fake users needed").set_index("ε").loc[epsilon, "fake users needed"]
+    assert more > needed  # the top 1 is harder to reach than the top 10

@@ -246,6 +246,58 @@ def report_check_words(check: ReportCheck) -> str:
     )
 
 
+def fake_users_to_top_k_words(
+    label: str,
+    k: int,
+    *,
+    protocol: str,
+    epsilon: float,
+    n: int,
+    by_epsilon: Sequence[tuple[float, int | None]],
+) -> str:
+    """How many fake users lift ``label`` into the top ``k`` at ``epsilon``, and across ε.
+
+    ``by_epsilon`` holds ``(ε, fake users needed)`` pairs
+    (:func:`ldpcore.attacks.reach.fakes_to_enter_top_k`), ``epsilon`` among them.
+
+    Examples
+    --------
+    >>> fake_users_to_top_k_words("kale", 10, protocol="OLH", epsilon=1.0, n=10_000,
+    ...                           by_epsilon=[(0.5, 120), (1.0, 250), (4.0, 2_100)])[:64]
+    'At ε = 1, 250 fake users (2.4% of all reports) sending the maxim'
+    """
+    found = dict(by_epsilon)
+    needed = found.get(epsilon)
+    if needed is None:
+        return (
+            f"At ε = {epsilon:g} no number of fake users sending the maximal-gain {protocol} "
+            f"report lifts {label!r} into the top {k}."
+        )
+    if needed == 0:
+        head = f"At ε = {epsilon:g}, {label!r} is already in the top {k}."
+    else:
+        head = (
+            f"At ε = {epsilon:g}, {needed:,} fake users ({needed / (n + needed):.1%} of all "
+            f"reports) sending the maximal-gain {protocol} report would lift {label!r} into "
+            f"the top {k} beside {n:,} honest users, in expectation (about half the time at "
+            "that number, more often with each one more)."
+        )
+    others = [(e, m) for e, m in by_epsilon if e != epsilon and m is not None]
+    if not others:
+        return head
+    smaller = ", ".join(f"{m:,} at ε = {e:g}" for e, m in others if e < epsilon)
+    larger = ", ".join(f"{m:,} at ε = {e:g}" for e, m in others if e > epsilon)
+    parts = [
+        *([f"fewer at a smaller ε ({smaller})"] if smaller else []),
+        *([f"more at a larger one ({larger})"] if larger else []),
+    ]
+    return (
+        f"{head} It takes {' and '.join(parts)}: a smaller ε protects each person better "
+        "and makes the collection easier to push, because the aggregator divides away the "
+        "noise that protects them, and the fake reports, sent without noise, with it."
+    )
+
+
 def attack_table(summary: Any) -> Any:
     """The Fake users page's table: per method, its gain, against Base, its top-k, its error.
 
@@ -296,6 +348,7 @@ __all__ = [
     "caveat_words",
     "caveats_note",
     "extrapolation",
+    "fake_users_to_top_k_words",
     "not_converged_words",
     "report_check_words",
     "run_in_words",

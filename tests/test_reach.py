@@ -1,0 +1,85 @@
+"""How many fake users lift a rare value into the top k (issue 56): the closed form
+against a plain search and against simulated collections."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ldpcore.attacks import AttackSpec, poison
+from ldpcore.attacks.gains import fake_rate
+from ldpcore.attacks.reach import fakes_to_enter_top_k
+from ldpcore.data.datasets import zipf
+from ldpcore.protocols import get_protocol
+
+
+def _by_search(protocol, f, n, target, k, *, kind="mga", limit=10**6) -> int | None:
+    """The slow path: the expected estimates at m = 0, 1, 2, … until the target is in."""
+    g = (fake_rate(protocol, kind, [target]) - protocol.q) / (protocol.p - protocol.q)
+    for m in range(limit):
+        expected = (n * f + m * g) / (n + m)
+        if np.sum(np.delete(expected, target) >= expected[target]) < k:
+            return m
+    return None
+
+
+@pytest.mark.parametrize("protocol", ["GRR", "OUE", "OLH", "SS", "HR"])
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_the_closed_form_is_the_search(protocol: str, epsilon: float) -> None:
+    data = zipf(32, 5_000)
+    oracle = get_protocol(protocol, epsilon=epsilon, domain_size=32)
+    f = data.frequencies()
+    for target, k in [(31, 5), (20, 1), (2, 3)]:
+        found = fakes_to_enter_top_k(oracle, f, data.n, target=target, k=k)
+        assert found == _by_search(oracle, f, data.n, target, k), (target, k)
+
+
+def test_a_smaller_epsilon_needs_fewer_fake_users() -> None:
+    data = zipf(256, 100_000)
+    f = data.frequencies()
+    for protocol in ("GRR", "OUE", "OLH"):
+        needed = [
+            fakes_to_enter_top_k(
+                get_protocol(protocol, epsilon=e, domain_size=256), f, data.n, target=200, k=10
+            )
+            for e in (0.5, 1.0, 2.0, 4.0)
+        ]
+        assert None not in needed and needed == sorted(set(needed)), needed
+
+
+def test_at_the_number_the_target_enters_about_half_the_time() -> None:
+    """In expectation means a coin flip at m*, and mostly in (out) at 2m* (m*/2): seeded
+    collections of GRR at ε = 2 (the target's chance at 2m* and m*/2 differ from ½ by
+    several sd of its estimate, so the bounds hold with room)."""
+    data = zipf(64, 20_000)
+    oracle = get_protocol("GRR", epsilon=2.0, domain_size=64)
+    f = data.frequencies()
+    needed = fakes_to_enter_top_k(oracle, f, data.n, target=50, k=5)
+    assert needed is not None and needed > 0
+    rng = np.random.default_rng(4)
+
+    def entered(fakes: int, trials: int = 200) -> float:
+        inside = 0
+        for _ in range(trials):
+            poisoned = poison(
+                oracle, data.counts, AttackSpec("mga", fakes=fakes, targets=1), rng, targets=[50]
+            )
+            estimate = oracle.estimate(poisoned.support, poisoned.users)
+            inside += int(np.sum(np.delete(estimate, 50) >= estimate[50]) < 5)
+        return inside / trials
+
+    assert 0.25 <= entered(needed) <= 0.75
+    assert entered(2 * needed) >= 0.9
+    assert entered(needed // 2) <= 0.1
+
+
+def test_already_in_or_never() -> None:
+    oracle = get_protocol("GRR", epsilon=1.0, domain_size=4)
+    assert fakes_to_enter_top_k(oracle, [0.5, 0.3, 0.15, 0.05], 1000, target=0, k=1) == 0
+    # Random perturbed values give every value the same push: the last stays last.
+    assert (
+        fakes_to_enter_top_k(oracle, [0.5, 0.3, 0.15, 0.05], 1000, target=3, k=1, kind="rpa")
+        is None
+    )
+    with pytest.raises(ValueError, match="k must be between 1 and d"):
+        fakes_to_enter_top_k(oracle, [0.5, 0.3, 0.15, 0.05], 1000, target=3, k=4)
