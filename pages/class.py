@@ -32,6 +32,7 @@ from pages.app_layer.class_views import (
     handover_entry,
     own_polls,
     plain_strong,
+    simulated_liars,
     teachers_only,
     turned_away_metric,
 )
@@ -56,7 +57,12 @@ key = teacher_key()
 
 
 #: The lesson's steps: the teacher reveals the noise before the fix (issue 36).
-STEPS = ("1 · The reports", "2 · Base: the noise", "3 · Post-processed: the fix")
+STEPS = (
+    "1 · The reports",
+    "2 · Base: the noise",
+    "3 · Post-processed: the fix",
+    "4 · If some lied (simulated)",
+)
 
 
 @st.fragment(run_every=REFRESH_S)
@@ -108,20 +114,23 @@ def live_results(code: str) -> None:
             key="class-support",
         )
         return
-    methods = default_method_names() if step == STEPS[-1] else ("Base",)
+    print_ = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
+    if step == STEPS[3]:
+        simulated_liars(poll, rows, print_, ("Base", "Norm-Sub", "Norm-Mul", "Base-Cut"))
+        return
+    methods = default_method_names() if step == STEPS[2] else ("Base",)
     consistent = [m for m in default_method_names() if m != "Base"]
     chosen = (
         st.selectbox(
             "Method drawn", consistent, index=consistent.index("Norm-Sub"), key="class-method"
         )
-        if step == STEPS[-1]
+        if step == STEPS[2]
         else "Norm-Sub"
     )
     wanted = tuple(dict.fromkeys((*methods, chosen)))
     # Cached on the poll and its reports' fingerprint: the refresh every few seconds
     # recomputes nothing until the reports change (one arrives, or the teacher removes
     # an address's).
-    print_ = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
     tables = run_or_explain(lambda: class_tables(poll, print_, wanted, rows), "Estimating…")
     if not tables or chosen not in tables:
         return

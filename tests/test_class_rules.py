@@ -323,3 +323,34 @@ def test_the_operator_runs_any_poll_from_the_command_line(tmp_path: Path) -> Non
     assert poll("delete", "--code", code).returncode == 0 and store.get(code) is None
     unknown = poll("close", "--code", "ZZZZZZ")
     assert unknown.returncode == 2 and "see 'ldpcore poll list'" in unknown.stderr
+
+
+def test_simulated_lying_students_are_said_and_never_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Step 4 adds simulated lying students to every method's answer: the words' numbers
+    are the table's, the teacher's options stay plain text, and the store keeps only the
+    class's own reports."""
+    monkeypatch.setenv("LDPCORE_DATA_DIR", str(tmp_path))
+    options = ("**A**", "$B$", "<i>C</i>")
+    store = PollStore(tmp_path)
+    poll, key = store.create("Which?", options, protocol="GRR", epsilon=2.0)
+    for i in range(12):
+        store.submit(poll.code, f"student-{i:04d}", {"value": i % 2})
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("pages/class.py")
+    at.query_params.update({"poll": poll.code, "key": key})
+    at.run()
+    at.get("button_group")[0].set_value("4 · If some lied (simulated)").run()  # type: ignore[attr-defined]
+    assert not at.exception, at.exception
+    at.number_input(key="class-liars").set_value(6).run()
+    assert not at.exception, at.exception
+    warning = next(w.value for w in at.warning if "Simulated" in w.value)
+    said = html.unescape(warning)
+    assert not any(ch in warning for ch in "*$<>")
+    assert said.startswith("Simulated, not in the poll: 6 lying students")
+    assert "<i>C</i> most" in said and "6 fake reports beside 12 real ones" in said
+    table = at.dataframe[-1].value.set_index("option")
+    lied = table.loc["<i>C</i>", "Base"].split(" ")[0]  # "estimate (low–high)"
+    assert f"to {round(float(lied.rstrip('%')))}%" in said  # the words round the table's cell
+    assert store.count(poll.code) == 12

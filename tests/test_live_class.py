@@ -179,6 +179,14 @@ def test_a_teacher_and_ten_students_end_to_end(browser: Browser, data_dir: Path)
         teacher.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
         teacher.screenshot(path=str(ARTIFACTS / "class.png"), full_page=True)
         assert PollStore(data_dir).count(code) == STUDENTS
+        # Simulated lying students: labelled on the page, never stored.
+        teacher.get_by_text("4 · If some lied (simulated)").click()
+        teacher.get_by_text(re.compile("Simulated, not in the poll: 3 lying students")).wait_for(
+            timeout=30_000
+        )
+        teacher.get_by_text(re.compile("3 fake reports beside 10 real ones")).wait_for()
+        teacher.screenshot(path=str(ARTIFACTS / "class-liars.png"), full_page=True)
+        assert PollStore(data_dir).count(code) == STUDENTS
         # The same browser again: the form is not shown, and the server refuses too.
         again = students[1]
         again.reload()

@@ -161,6 +161,39 @@ def class_collected(poll: Poll, rows: Sequence[Mapping[str, Any]]) -> Collected:
     return Collected(poll.options, protocol, len(rows), "reports", estimate)
 
 
+def with_simulated_liars(
+    poll: Poll, rows: Sequence[Mapping[str, Any]], *, target: int, liars: int
+) -> Collected:
+    """The class's reports and ``liars`` simulated lying students, in memory only.
+
+    Each lying student sends the maximal-gain report for option ``target`` (Cao, Jia and
+    Gong 2021: under GRR the target itself; under OUE its bit set and the rest padded to
+    an honest number of ones; under OLH a hash that sends the target to the reported
+    bucket), drawn exactly into the class's support counts. Nothing is written to the
+    poll's store: the teacher shows what a few fake reports would do, and the class's
+    own answer is untouched. The draw is seeded by the poll, the option and the number,
+    so the page's refresh every few seconds shows the same simulated students.
+    """
+    import hashlib  # noqa: PLC0415
+
+    import numpy as np  # noqa: PLC0415
+
+    from ldpcore.attacks.gains import fake_support  # noqa: PLC0415
+    from ldpcore.collection.estimates import Collected  # noqa: PLC0415
+
+    if not 0 <= target < len(poll.options):
+        raise InputError(f"the option pushed must be one of the {len(poll.options)} options")
+    if liars < 0:
+        raise InputError(f"the number of simulated lying students is at least 0, got {liars}")
+    protocol = poll_protocol(poll.protocol, poll.epsilon, len(poll.options))
+    seed = hashlib.sha256(f"{poll.code}:{target}:{liars}".encode()).digest()[:8]
+    rng = np.random.default_rng(int.from_bytes(seed, "little"))
+    fakes = fake_support(protocol, "mga", np.array([target]), liars, rng)
+    users = len(rows) + liars
+    estimate = protocol.estimate(class_support(poll, rows) + fakes, users)
+    return Collected(poll.options, protocol, users, "reports", estimate)
+
+
 __all__ = [
     "PRESETS",
     "browser_parameters",
@@ -172,4 +205,5 @@ __all__ = [
     "live_protocols",
     "poll_protocol",
     "reports_frame",
+    "with_simulated_liars",
 ]

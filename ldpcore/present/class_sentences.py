@@ -7,6 +7,7 @@ those numbers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ldpcore.live.lesson import HALF_WIDTH, MOST_OF_THE_RANGE
@@ -158,4 +159,37 @@ def base_readout(reading: ClassReading) -> str:
     )
 
 
-__all__ = ["base_readout", "class_advice_sentence", "class_readout"]
+def liars_words(
+    option: str, liars: int, moves: Sequence[tuple[str, float, float]], honest: int
+) -> str:
+    """What simulated lying students did to each method's estimate of one option.
+
+    ``moves`` holds ``(method, the class's estimate, with the liars)``.
+
+    Examples
+    --------
+    >>> print(liars_words("Friday", 3, [("Base", 0.1, 0.38), ("Norm-Sub", 0.09, 0.35)], 20))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Simulated, not in the poll: 3 lying students who all send the report that pushes
+    Friday most. Base's estimate of Friday goes from 10% to 38%; Norm-Sub's from 9% to 35%.
+    3 fake reports beside 20 real ones. Nothing they "sent" was stored: the class's own
+    answer is unchanged.
+    """
+    (first, before, after), *rest = moves
+    said = f"{first}'s estimate of {option} goes from {_share(before)} to {_share(after)}"
+    said += "".join(f"; {m}'s from {_share(b)} to {_share(a)}" for m, b, a in rest)
+    plural = "s" if liars != 1 else ""
+    return (
+        f"Simulated, not in the poll: {liars:,} lying student{plural} who all send the "
+        f"report that pushes {option} most. {said}. {liars:,} fake report{plural} beside "
+        f'{honest:,} real one{"s" if honest != 1 else ""}. Nothing they "sent" was '
+        "stored: the class's own answer is unchanged."
+    )
+
+
+__all__ = [
+    "base_readout",
+    "class_advice_sentence",
+    "class_readout",
+    "liars_words",
+]

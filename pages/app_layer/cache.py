@@ -48,7 +48,7 @@ from ldpcore.experiments.costs import domain_size_of, run_seconds, sweep_seconds
 from ldpcore.experiments.sweeps import sweep
 from ldpcore.learn.prior_demo import PriorDemo, prior_demo
 from ldpcore.live.poll import Poll
-from ldpcore.live.reports import class_collected
+from ldpcore.live.reports import class_collected, with_simulated_liars
 from ldpcore.postprocess import JEFFREYS, LEARNED, UNIFORM, method_class
 from ldpcore.postprocess.caveats import Caveat
 from ldpcore.present import figures
@@ -261,6 +261,26 @@ def class_tables(
     removes an address's).
     """
     collected = class_collected(poll, _rows)
+    return {
+        method: consistent_estimates_and_caveats(collected, method, simultaneous=True)[0]
+        for method in methods
+    }
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def class_tables_with_liars(
+    poll: Poll,
+    fingerprint: str,
+    methods: tuple[str, ...],
+    liars: tuple[int, int],
+    _rows: Sequence[Mapping[str, Any]],
+) -> dict[str, pd.DataFrame]:
+    """:func:`class_tables` with ``liars = (option, number)`` simulated lying students.
+
+    Never stored: :func:`ldpcore.live.reports.with_simulated_liars` adds them in memory.
+    """
+    target, number = liars
+    collected = with_simulated_liars(poll, _rows, target=target, liars=number)
     return {
         method: consistent_estimates_and_caveats(collected, method, simultaneous=True)[0]
         for method in methods

@@ -259,3 +259,62 @@ __all__ = [
     "teachers_only",
     "turned_away_metric",
 ]
+
+
+#: The most simulated lying students a teacher can add (a few show the point).
+LIARS_MAX = 30
+
+
+def simulated_liars(
+    poll: Poll, rows: list[Any], fingerprint: str, methods: tuple[str, ...]
+) -> None:
+    """Step 4: a few simulated lying students pushing one option, every method's answer.
+
+    Clearly labelled and never stored (:func:`ldpcore.live.reports.with_simulated_liars`).
+    """
+    # Late imports: the cache module loads the core's estimates, which the other views
+    # do not need.
+    from ldpcore.present.class_sentences import liars_words  # noqa: PLC0415
+    from pages.app_layer.cache import class_tables, class_tables_with_liars  # noqa: PLC0415
+    from pages.app_layer.display import run_or_explain  # noqa: PLC0415
+
+    left, right = st.columns([3, 2])
+    option = left.selectbox(
+        "The option the lying students push",
+        poll.options,
+        index=len(poll.options) - 1,
+        key="class-liar-option",
+    )
+    liars = int(
+        right.number_input(
+            "Simulated lying students",
+            1,
+            LIARS_MAX,
+            3,
+            key="class-liars",
+            help="Simulated on this page only: they are not in the poll and nothing is stored.",
+        )
+    )
+    target = poll.options.index(option)
+    honest = run_or_explain(lambda: class_tables(poll, fingerprint, methods, rows), "Estimating…")
+    lied = run_or_explain(
+        lambda: class_tables_with_liars(poll, fingerprint, methods, (target, liars), rows),
+        "Adding the simulated students…",
+    )
+    if not honest or not lied:
+        return
+    moves = [
+        (m, float(honest[m]["estimate"].iloc[target]), float(lied[m]["estimate"].iloc[target]))
+        for m in methods
+    ]
+    # The options are the teacher's words: shown as typed (no Markdown, LaTeX or colour).
+    st.warning(
+        plain_html(liars_words(option, liars, moves, len(rows))), icon=":material/person_alert:"
+    )
+    st.dataframe(every_method(poll, lied), hide_index=True, key="class-liars-table")
+    st.caption(
+        f"Every method's answer with {liars} simulated lying students added to the class's "
+        f"{len(rows):,} real reports (95% intervals for all options at once). Base takes a "
+        "fake report at face value, as it takes an honest one; the table shows how far "
+        "each method carries the lie."
+    )
