@@ -25,6 +25,7 @@ EXPECTED_IDS = (
     "mle-fig2",
     "mle-fig3",
     "ibu-table1",
+    "cao-attacks",
 )
 
 
@@ -138,6 +139,7 @@ HOLD_AT_FULL_SIZE: dict[str, tuple[int, ...]] = {
     "mle-fig2": (1, 2),
     "mle-fig3": (0, 1, 2),  # claim 0 holds since the full-report MLE (session 5)
     "ibu-table1": (0,),
+    "cao-attacks": (0, 1, 2, 3, 4, 5),
 }
 
 

@@ -35,9 +35,9 @@ from ldpcore.reproduce.recipe import (
 
 def _registry() -> dict[str, Recipe]:
     # Imported here: the recipes import the experiment engine, pandas and plotly.
-    from ldpcore.reproduce import ibu, mle, ndss  # noqa: PLC0415
+    from ldpcore.reproduce import attacks, ibu, mle, ndss  # noqa: PLC0415
 
-    recipes = [*ndss.RECIPES, *mle.RECIPES, *ibu.RECIPES]
+    recipes = [*ndss.RECIPES, *mle.RECIPES, *ibu.RECIPES, *attacks.RECIPES]
     return {recipe.id: recipe for recipe in recipes}
 
 
