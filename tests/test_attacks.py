@@ -28,8 +28,8 @@ from ldpcore.protocols.olh import hash_values
 
 CAO_PROTOCOLS = ("GRR", "OUE", "OLH")
 #: The shipped protocols (make test-toys adds a toy that describes no attack of its own).
-SHIPPED = ("GRR", "OLH", "BLH", "OUE", "SUE", "SS", "HR")
-DESCRIBED = ("GRR", "OUE", "SUE", "OLH", "BLH", "SS", "HR")
+SHIPPED = ("GRR", "OLH", "BLH", "OUE", "SUE", "THE", "SS", "HR")
+DESCRIBED = ("GRR", "OUE", "SUE", "THE", "OLH", "BLH", "SS", "HR")
 
 
 def _cao(name: str, kind: str, *, epsilon: float, d: int, r: int, f_t: float, beta: float) -> float:

@@ -77,7 +77,7 @@ def _map_guesses(name: str, oracle, reports, prior: np.ndarray) -> np.ndarray:
     d = prior.size
     if name == "GRR":
         likelihood = np.where(reports[:, None] == np.arange(d)[None, :], oracle.p, oracle.q)
-    elif name in {"OUE", "SUE"}:
+    elif name in {"OUE", "SUE", "THE"}:  # unary encodings: independent bits
         likelihood = np.where(reports, oracle.p, 1 - oracle.p) * np.where(
             reports, 1 / oracle.q, 1 / (1 - oracle.q)
         )

@@ -24,12 +24,13 @@ from ldpcore.protocols.grr import GRR
 from ldpcore.protocols.hadamard import HadamardResponse
 from ldpcore.protocols.olh import BLH, OLH, HashedReports
 from ldpcore.protocols.subset_selection import SubsetSelection
+from ldpcore.protocols.the import THE
 from ldpcore.protocols.unary import OUE, SUE, UnaryEncoding
 from ldpcore.protocols.walsh import fwht
 
 #: Canonical name → protocol class. Read-only: one registry, no runtime mutation.
 PROTOCOLS: Final = MappingProxyType(
-    {cls.name: cls for cls in (GRR, OLH, BLH, OUE, SUE, SubsetSelection, HadamardResponse)}
+    {cls.name: cls for cls in (GRR, OLH, BLH, OUE, SUE, THE, SubsetSelection, HadamardResponse)}
 )
 
 

@@ -93,6 +93,11 @@ class FrequencyOracle(ABC):
     estimates_sum_to_one: ClassVar[bool] = False
     #: Constructor parameters besides ε and d, declared for the CLI and configs.
     extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = ()
+    #: Whether the channel's worst ratio is exactly e^ε. False for a protocol whose
+    #: published form post-processes an ε-LDP mechanism (THE thresholds SHE's noisy
+    #: vector), so its reports are private at a smaller ε than the one asked for; the
+    #: privacy tests then check its ratio against its own formula instead.
+    spends_whole_budget: ClassVar[bool] = True
     #: Whether the live class's browsers run it: its randomizer is in
     #: ``ldpcore/live/web/randomizer.js``, checked by the browser tests against the exact
     #: channel; it then declares :meth:`browser_parameters` and :meth:`check_report_row`.
