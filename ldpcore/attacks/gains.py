@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ldpcore._validation import check_counts
 from ldpcore.attacks.kinds import AttackSpec
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle
@@ -179,6 +180,12 @@ def poison(
         held[chosen] = generator.multinomial(m, np.full(chosen.size, 1.0 / chosen.size))
         support = protocol.sample_support_counts(counts + held, generator)
         return Poisoned(support, n + m, n, m, chosen)
+    if m:
+        checked = check_counts(counts, name="true_counts", length=protocol.domain_size)
+        placeholder = np.zeros(0, dtype=np.int64)  # the joint draws do not use the targets
+        joint = protocol.joint_support(checked, attack.kind, placeholder, m, generator)
+        if joint is not None:  # one draw for honest and fake users (GRR's uniform reports)
+            return Poisoned(joint, n + m, n, m, chosen_targets())
     honest = protocol.sample_support_counts(counts, generator)
     chosen = chosen_targets()
     support = honest + fake_support(protocol, attack.kind, chosen, m, generator)

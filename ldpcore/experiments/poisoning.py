@@ -16,10 +16,10 @@ estimate taken over all ``n + m`` reports, and every method applied to it. Per m
 * per query (NDSS 2020, Sec. V): the **set query** over the targets (their estimated
   total, which the gain moves) and the **top-k** query (how many targets the method
   ranks among its k largest estimates, where the attack wants them seen);
-* the **honest run** beside it: the same trials without the fake users (for the
-  maximal-gain and random-value attacks the very same honest reports, which are drawn
-  first; the random-item attack draws honest and fake users in one call, so its honest
-  run draws the honest users alone from the trial's generator).
+* the **honest run** beside it: the same trials without the fake users (where the
+  honest reports are drawn first, the very same honest reports; where honest and fake
+  users are drawn in one call, the random-item attack and GRR's uniform reports, the
+  honest run draws the honest users alone from the trial's generator).
 
 The targets are drawn once per run from its seed (uniformly, as Cao et al. choose them).
 """

@@ -325,6 +325,22 @@ class FrequencyOracle(ABC):
         """``fakes`` fake reports of ``kind``: valid reports of this protocol."""
         raise self._no_attack(kind)
 
+    def joint_support(
+        self,
+        true_counts: NDArray[np.int64],
+        kind: str,
+        targets: NDArray[np.int64],
+        fakes: int,
+        rng: np.random.Generator,
+    ) -> NDArray[np.int64] | None:
+        """Honest and fake support counts in one draw, where that is cheaper (else None).
+
+        The same law as :meth:`sample_support_counts` plus :meth:`fake_support`; then the
+        honest users' own counts are not drawn apart (``ldpcore.attacks.poison``). Only
+        for attacks whose reports do not depend on the targets (``targets`` is empty).
+        """
+        return None
+
     def report_sizes(self, reports: Any) -> NDArray[np.int64] | None:
         """How many values each report supports, where that varies (None: it never does).
 

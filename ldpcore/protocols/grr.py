@@ -100,6 +100,27 @@ class GRR(ValueReports, FrequencyOracle):
             return support
         raise self._no_attack(kind)
 
+    def joint_support(
+        self,
+        true_counts: NDArray[np.int64],
+        kind: str,
+        targets: NDArray[np.int64],
+        fakes: int,
+        rng: np.random.Generator,
+    ) -> NDArray[np.int64] | None:
+        """Uniform fake reports join the honest users' uniform draw: one multinomial.
+
+        :meth:`_sample_fast` spreads the users who do not keep their value uniformly
+        over the whole domain; uniform fake reports are more of the same, and the sum of
+        two multinomials with equal cell probabilities is one multinomial of their total.
+        """
+        if kind != "rpa":
+            return None
+        kept = rng.binomial(true_counts, self.p - self.q)
+        spread = int(true_counts.sum() - kept.sum()) + fakes
+        uniform = rng.multinomial(spread, np.full(self.domain_size, 1.0 / self.domain_size))
+        return (kept + uniform).astype(np.int64)
+
     def fake_reports(
         self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
     ) -> NDArray[np.int64]:
