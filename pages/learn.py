@@ -79,7 +79,8 @@ st.write(
     f"**{protocol}**: {protocol_class(protocol).description}. A report supports its user's "
     "own value "
     f"with probability p = {oracle.p:.3f} and any other value with q = {oracle.q:.3f}; "
-    f"p/q ≤ e^ε = {np.exp(epsilon):.2f} is what protects each user."
+    f"p/q ≤ e^ε = {np.exp(epsilon):.2f} is what protects each user. When to choose it: "
+    f"{protocol_class(protocol).good_for[0].lower()}{protocol_class(protocol).good_for[1:]}."
 )
 st.dataframe(steps.reports, hide_index=True, key="reports")
 

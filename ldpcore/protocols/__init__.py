@@ -142,6 +142,7 @@ def describe_protocols(*, epsilon: float, domain_size: int, n: int) -> list[dict
             {
                 "protocol": name,
                 "description": protocol.description,
+                "good for": protocol.good_for,
                 "parameters": ", ".join(
                     f"{key}={value}"
                     for key, value in protocol.parameters().items()

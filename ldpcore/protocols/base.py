@@ -85,6 +85,8 @@ class FrequencyOracle(ABC):
     description: ClassVar[str]
     #: Where the protocol and its formulas come from.
     reference: ClassVar[str]
+    #: When to choose it, in one sentence (the Explorer's protocol table and Learn).
+    good_for: ClassVar[str] = ""
     #: What one report costs to send, for people comparing protocols.
     communication: ClassVar[str]
     #: Whether every Base estimate sums to exactly one (each report supports a fixed

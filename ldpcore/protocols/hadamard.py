@@ -49,6 +49,10 @@ class HadamardResponse(FrequencyOracle):
 
     name: ClassVar[str] = "HR"
     description: ClassVar[str] = "Hadamard response: report one row of a Hadamard matrix"
+    good_for: ClassVar[str] = (
+        "Very large domains at small ε: one number per report and a fast transform to "
+        "decode; less accurate than OLH or OUE as ε grows"
+    )
     reference: ClassVar[str] = "Acharya, Sun & Zhang, AISTATS 2019; NDSS 2020, Sec. III-C"
     communication: ClassVar[str] = "one row index (log2 K bits)"
     fake_attacks: ClassVar[frozenset[str]] = frozenset({"rpa", "mga"})

@@ -109,6 +109,10 @@ class OLH(FrequencyOracle):
         "Optimized local hashing: hash to g buckets, then randomized response"
     )
     reference: ClassVar[str] = "Wang et al., USENIX Security 2017; NDSS 2020, Sec. III-B"
+    good_for: ClassVar[str] = (
+        "Large domains on a small message: about OUE's error with a seed and one bucket "
+        "per report, at the cost of hashing every value to decode"
+    )
     communication: ClassVar[str] = "a hash seed and one bucket (log2 g bits)"
     extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = (
         ProtocolParameter("g", "OLH's hash range (default round(e^ε + 1))", 2),
@@ -449,6 +453,9 @@ class BLH(OLH):
     name: ClassVar[str] = "BLH"
     description: ClassVar[str] = "Binary local hashing: OLH with two buckets"
     reference: ClassVar[str] = "Bassily & Smith, STOC 2015; Wang et al., USENIX Security 2017"
+    good_for: ClassVar[str] = (
+        "A one-bit report; its error is above OLH's, and far above it as ε grows"
+    )
     communication: ClassVar[str] = "a hash seed and one bit"
     extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = ()  # g is fixed at 2
     # The browser's randomizer is tested as OLH only.

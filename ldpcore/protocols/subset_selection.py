@@ -60,6 +60,10 @@ class SubsetSelection(FrequencyOracle):
         "Subset selection: report k values, the true one more likely among them"
     )
     reference: ClassVar[str] = "Ye & Barg 2018; Wang et al. 2016; NDSS 2020, Sec. III-C"
+    good_for: ClassVar[str] = (
+        "Most settings: the lowest error of these protocols, or within 10% of it, with k "
+        "values per report"
+    )
     communication: ClassVar[str] = "k values (k log2 d bits)"
     extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = (
         ProtocolParameter("k", "SS's subset size, 1 <= k < d (default round(d/(e^ε + 1)))", 1),
