@@ -171,13 +171,21 @@ if lying is not None:
         key="fake-estimates",
         column_config=frequency_columns(lying.estimates.drop(columns="value")),
     )
-    st.write(
-        "Base counts every fake report at full weight and divides by p − q, so the "
-        "smaller ε is, the further each fake report pushes the target: the noise that "
-        "protects each honest user is what the aggregator must undo, and the fake "
-        f"reports are undone with it. With these {fakes} fake users among "
-        f"{values.size} honest ones:"
-    )
+    if lying.kind == "mga":
+        st.write(
+            "Base counts every fake report at full weight and divides by p − q, so the "
+            "smaller ε is, the further each fake report pushes the target: the noise that "
+            "protects each honest user is what the aggregator must undo, and the fake "
+            f"reports are undone with it. With these {fakes} fake users among "
+            f"{values.size} honest ones:"
+        )
+    else:
+        st.write(
+            f"{protocol} describes no report that pushes one value most, so these fake users "
+            "send the target through the real randomizer: the aggregator undoes their noise "
+            "as it undoes everyone's, and their push is the same at every ε. With these "
+            f"{fakes} fake users among {values.size} honest ones:"
+        )
     st.dataframe(
         lying.by_epsilon,
         hide_index=True,

@@ -2,7 +2,8 @@
 
 The honest reports are the walkthrough's (:mod:`ldpcore.learn.walkthrough`); a few fake
 users then send the maximal-gain report for one target value (Cao, Jia and Gong 2021,
-Sec. 3): real reports in the protocol's own format, each read back by the server's own
+Sec. 3; for a protocol that describes none, the target through the real randomizer):
+real reports in the protocol's own format, each read back by the server's own
 aggregation, so the page can show what every fake report supports. What a fake user
 is worth at each ε is the closed form (:func:`ldpcore.attacks.expected_gain`).
 """
@@ -35,6 +36,9 @@ class LyingClass:
 
     Attributes
     ----------
+    kind : str
+        The attack: ``"mga"`` (the maximal-gain report), or ``"ria"`` (the target through
+        the real randomizer) for a protocol that describes no maximal-gain report.
     reports : DataFrame
         One row per fake user: ``fake user, report, supports``.
     estimates : DataFrame
@@ -43,6 +47,7 @@ class LyingClass:
         Per ε: the target's expected rise in its Base estimate with these fake users.
     """
 
+    kind: str
     reports: pd.DataFrame
     estimates: pd.DataFrame
     by_epsilon: pd.DataFrame
@@ -83,11 +88,12 @@ def lying_class(
         raise InputError(f"between 0 and 100 fake users, got {fakes}")
     n = int(values.size)
     targets = np.array([target])
+    kind = "mga" if "mga" in oracle.fake_attacks else "ria"
     rng = np.random.default_rng(seed)
     rows = []
     support = np.asarray(honest_support, dtype=np.int64).copy()
     if fakes:
-        reports = fake_reports(oracle, "mga", targets, fakes, rng)
+        reports = fake_reports(oracle, kind, targets, fakes, rng)
         for user in range(fakes):
             text, single = oracle.describe_report(reports, user)
             supported = oracle.aggregate(single)
@@ -119,7 +125,7 @@ def lying_class(
             f"{labels[target]}'s expected rise (Base)": [
                 expected_gain(
                     get_protocol(oracle.name, epsilon=epsilon, domain_size=len(labels)),
-                    "mga",
+                    kind,
                     targets,
                     truth,
                     share,
@@ -128,7 +134,7 @@ def lying_class(
             ],
         }
     )
-    return LyingClass(pd.DataFrame(rows), pd.DataFrame(estimates), by_epsilon)
+    return LyingClass(kind, pd.DataFrame(rows), pd.DataFrame(estimates), by_epsilon)
 
 
 __all__ = ["EPSILONS", "SHOWN", "LyingClass", "lying_class"]

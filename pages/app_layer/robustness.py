@@ -14,7 +14,7 @@ import streamlit as st
 from ldpcore.attacks.reach import fakes_to_enter_top_k
 from ldpcore.data.datasets import Dataset
 from ldpcore.present.run_sentences import fake_users_to_top_k_words
-from ldpcore.protocols import get_protocol
+from ldpcore.protocols import get_protocol, protocol_class
 
 #: The ε the table compares with the answer's: strong privacy to weak.
 GRID = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
@@ -44,6 +44,12 @@ def fake_users_section(
     )
     target = [str(x) for x in dataset.labels].index(label)
     epsilon = answer_epsilon if answer_epsilon is not None else 1.0
+    if "mga" not in protocol_class(protocol).fake_attacks:
+        st.info(
+            f"{protocol} describes no maximal-gain report, so this question is not answered "
+            "for it here; the Fake users page runs the attacks it takes."
+        )
+        return
     grid = sorted({*GRID, epsilon})
     needed = [
         (
