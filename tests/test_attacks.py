@@ -256,20 +256,28 @@ def test_subset_selection_takes_more_targets_than_a_subset_holds_in_turn() -> No
     assert np.array_equal(ss.aggregate(reports)[targets], [6, 6, 6, 6, 6])
 
 
-def test_grr_s_uniform_fakes_in_one_draw_have_the_two_draws_law() -> None:
-    """GRR's joint draw (one multinomial for the honest spread and the uniform fakes)
-    against the slow path, honest then fake: every cell's mean and variance within k·σ
-    over 4,000 draws (the variance's σ from its fourth moment, estimated)."""
-    protocol = get_protocol("GRR", epsilon=1.0, domain_size=6)
+@pytest.mark.parametrize(
+    ("name", "kind"), [("GRR", "rpa"), ("OLH", "rpa"), ("OLH", "mga"), ("BLH", "mga")]
+)
+def test_honest_and_fake_users_in_one_draw_have_the_two_draws_law(name: str, kind: str) -> None:
+    """The joint draws (GRR: one multinomial for the honest spread and the uniform fakes;
+    OLH, BLH: one binomial of q for honest others and fakes) against the slow path,
+    honest then fake: every cell's mean and variance within k·σ over 4,000 draws (the
+    variance's σ from its fourth moment, estimated)."""
+    protocol = get_protocol(name, epsilon=1.0, domain_size=6)
     counts = np.array([500, 300, 100, 60, 30, 10])
-    attack = AttackSpec("rpa", fakes=200, targets=1)
+    attack = AttackSpec(kind, fakes=200, targets=2)
+    targets = np.array([4, 5])
+    assert protocol.joint_support(counts, kind, targets, 200, np.random.default_rng(0)) is not None
     rng = np.random.default_rng(8)
     draws = 4_000
-    joint = np.array([poison(protocol, counts, attack, rng).support for _ in range(draws)])
+    joint = np.array(
+        [poison(protocol, counts, attack, rng, targets=targets).support for _ in range(draws)]
+    )
     slow = np.array(
         [
             protocol.sample_support_counts(counts, rng)
-            + fake_support(protocol, "rpa", np.array([0]), 200, rng)
+            + fake_support(protocol, kind, targets, 200, rng)
             for _ in range(draws)
         ]
     )
@@ -278,4 +286,5 @@ def test_grr_s_uniform_fakes_in_one_draw_have_the_two_draws_law() -> None:
     fourth = np.mean((joint - joint.mean(0)) ** 4, axis=0)
     var_se = np.sqrt(2 * (fourth - joint.var(0) ** 2) / draws)  # two samples' variances
     assert np.all(np.abs(joint.var(0) - slow.var(0)) <= 4.5 * var_se)
-    assert int(joint.sum(1)[0]) == counts.sum() + 200  # every report supports one value
+    if name == "GRR":
+        assert int(joint.sum(1)[0]) == counts.sum() + 200  # every report supports one value

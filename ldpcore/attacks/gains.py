@@ -180,12 +180,12 @@ def poison(
         held[chosen] = generator.multinomial(m, np.full(chosen.size, 1.0 / chosen.size))
         support = protocol.sample_support_counts(counts + held, generator)
         return Poisoned(support, n + m, n, m, chosen)
-    if m:
+    if m and attack.kind != "ria":
         checked = check_counts(counts, name="true_counts", length=protocol.domain_size)
-        placeholder = np.zeros(0, dtype=np.int64)  # the joint draws do not use the targets
-        joint = protocol.joint_support(checked, attack.kind, placeholder, m, generator)
-        if joint is not None:  # one draw for honest and fake users (GRR's uniform reports)
-            return Poisoned(joint, n + m, n, m, chosen_targets())
+        known = None if targets is None else check_targets(targets, protocol.domain_size)
+        joint = protocol.joint_support(checked, attack.kind, known, m, generator)
+        if joint is not None:  # honest and fake users in one draw (GRR, OLH, BLH)
+            return Poisoned(joint, n + m, n, m, known if known is not None else chosen_targets())
     honest = protocol.sample_support_counts(counts, generator)
     chosen = chosen_targets()
     support = honest + fake_support(protocol, attack.kind, chosen, m, generator)

@@ -331,15 +331,16 @@ class FrequencyOracle(ABC):
         self,
         true_counts: NDArray[np.int64],
         kind: str,
-        targets: NDArray[np.int64],
+        targets: NDArray[np.int64] | None,
         fakes: int,
         rng: np.random.Generator,
     ) -> NDArray[np.int64] | None:
         """Honest and fake support counts in one draw, where that is cheaper (else None).
 
         The same law as :meth:`sample_support_counts` plus :meth:`fake_support`; then the
-        honest users' own counts are not drawn apart (``ldpcore.attacks.poison``). Only
-        for attacks whose reports do not depend on the targets (``targets`` is empty).
+        honest users' own counts are not drawn apart (``ldpcore.attacks.poison``).
+        ``targets`` is None when they are not chosen yet (an attack that needs them
+        then returns None).
         """
         return None
 

@@ -108,7 +108,7 @@ class GRR(ValueReports, FrequencyOracle):
         self,
         true_counts: NDArray[np.int64],
         kind: str,
-        targets: NDArray[np.int64],
+        targets: NDArray[np.int64] | None,
         fakes: int,
         rng: np.random.Generator,
     ) -> NDArray[np.int64] | None:

@@ -234,6 +234,34 @@ class OLH(FrequencyOracle):
             support[targets] = fakes
         return support
 
+    def joint_support(
+        self,
+        true_counts: NDArray[np.int64],
+        kind: str,
+        targets: NDArray[np.int64] | None,
+        fakes: int,
+        rng: np.random.Generator,
+    ) -> NDArray[np.int64] | None:
+        """Fake reports' ``Bin(m, q)`` per value join the honest ``Bin(n − n_v, q)``.
+
+        Under the ideal hash a fake report supports each value (each non-target, under
+        ``mga``) with probability ``1/g = q``, as an honest report supports a value that
+        is not its own; two independent binomials with one probability are one binomial
+        of their total. The maximal gain's targets are supported by every fake report.
+        """
+        if kind == "rpa":
+            extra = np.full(self.domain_size, fakes, dtype=np.int64)
+        elif kind == "mga" and targets is not None:
+            extra = np.full(self.domain_size, fakes, dtype=np.int64)
+            extra[targets] = 0
+        else:
+            return None
+        n = int(true_counts.sum())
+        support = rng.binomial(true_counts, self.p) + rng.binomial(n - true_counts + extra, self.q)
+        if kind == "mga":
+            support[targets] += fakes
+        return support.astype(np.int64)
+
     def fake_reports(
         self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
     ) -> HashedReports:
