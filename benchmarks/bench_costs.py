@@ -1,7 +1,7 @@
 """Measure what one trial costs, per protocol, domain size and method: the cost model's data.
 
-Run: ``.venv/bin/python benchmarks/bench_costs.py [--check]``. Prints the table kept in
-``ldpcore/experiments/costs.py`` (``MEASURED``), the worst-case table of
+Run: ``.venv/bin/python benchmarks/bench_costs.py [--check] [--protocols THE,OUE]``.
+Prints the table kept in ``ldpcore/experiments/costs.py`` (``MEASURED``), the worst-case table of
 ``benchmarks/README.md`` (every protocol × d ∈ SIZES: a trial with every default method,
 its dearest method, 30 trials on one core) and, with ``--check``, how far the model's
 estimate of whole runs (4 trials, every default method) is from their measured time over
@@ -59,14 +59,14 @@ def _method_seconds(method: str, built: tuple, seed: int, repeat: int = 3) -> fl
     return best
 
 
-def measure() -> dict[tuple[str, str], tuple[float, ...]]:
+def measure(protocols: tuple[str, ...]) -> dict[tuple[str, str], tuple[float, ...]]:
     """``(protocol, "trial" | method) -> seconds at each of SIZES``.
 
     "trial" is one trial with Base only (the sampler, the estimate, the metrics); each
     method is timed alone on one trial's estimate, as a trial calls it.
     """
     table: dict[tuple[str, str], list[float]] = {}
-    for protocol in protocol_names():
+    for protocol in protocols:
         for d in SIZES:
             config = ExperimentConfig(
                 dataset=f"zipf:d={d},s=1.5",
@@ -95,7 +95,7 @@ def worst_case(table: dict[tuple[str, str], tuple[float, ...]]) -> None:
         "| 30 trials, one core (s) |"
     )
     print("|---|---:|---:|---|---:|---:|")
-    for protocol in protocol_names():
+    for protocol in sorted({name for name, _ in table}, key=protocol_names().index):
         for at, d in enumerate(SIZES):
             methods = {
                 part: times[at]
@@ -141,11 +141,16 @@ def main() -> None:
     parser.add_argument(
         "--check-only", action="store_true", help="compare the kept table with whole runs"
     )
+    parser.add_argument(
+        "--protocols",
+        default=",".join(protocol_names()),
+        help="comma-separated protocols to measure (default: every registered one)",
+    )
     args = parser.parse_args()
     if args.check_only:
         check()
         return
-    table = measure()
+    table = measure(tuple(name.strip() for name in args.protocols.split(",")))
     print("\nMEASURED = {")
     for (protocol, part), times in table.items():
         print(f"    ({protocol!r}, {part!r}): ({', '.join(f'{t:.2e}' for t in times)}),")
