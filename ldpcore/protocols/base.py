@@ -124,6 +124,10 @@ class FrequencyOracle(ABC):
     def q(self) -> float:
         """Probability that a report supports a given other value."""
 
+    def spent_epsilon(self) -> float:
+        """The ε the reports are private at: ε, unless :attr:`spends_whole_budget` is False."""
+        return self.epsilon
+
     def parameters(self) -> dict[str, Any]:
         """Return the constructor arguments that reproduce this protocol."""
         return {"epsilon": self.epsilon, "domain_size": self.domain_size}

@@ -242,12 +242,9 @@ class OLH(FrequencyOracle):
         fakes: int,
         rng: np.random.Generator,
     ) -> NDArray[np.int64] | None:
-        """Fake reports' ``Bin(m, q)`` per value join the honest ``Bin(n − n_v, q)``.
+        """Fake reports join the honest ``Bin(n − n_v, q)``: under the ideal hash both are 1/g.
 
-        Under the ideal hash a fake report supports each value (each non-target, under
-        ``mga``) with probability ``1/g = q``, as an honest report supports a value that
-        is not its own; two independent binomials with one probability are one binomial
-        of their total. The maximal gain's targets are supported by every fake report.
+        Two binomials of one probability are one; every fake report supports the targets.
         """
         if kind == "rpa":
             extra = np.full(self.domain_size, fakes, dtype=np.int64)
