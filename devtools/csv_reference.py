@@ -15,12 +15,10 @@ import io
 
 import numpy as np
 
-from ldpcore import bounds
 from ldpcore.data import tables
 from ldpcore.data.tables import (
     COUNT_NAMES,
     ESTIMATE_NAMES,
-    DuplicateValuesError,
     NumberTable,
     TableError,
     TableLayout,
@@ -151,31 +149,15 @@ def read_numbers(
         labels.append(label)
         raw.append(number)
         groups.append(group)
-    if repeated and not sum_duplicates:
-        shown = ", ".join(repr(d) for d in list(repeated)[:5])
-        more = f" and {len(repeated) - 5} more" if len(repeated) > 5 else ""
-        raise DuplicateValuesError(
-            f"{source}: {len(repeated)} value(s) appear on more than one row "
-            f"({shown}{more}); sum their {what}s or remove the repeats",
-            tuple(repeated),
-        )
     array = np.array(raw, dtype=np.float64)
-    if len(labels) < bounds.DOMAIN_SIZE_MIN:
-        raise TableError(
-            f"{source} has {len(labels)} value(s); at least {bounds.DOMAIN_SIZE_MIN} are needed "
-            f"(one row per value: value, {what})"
-        )
-    if len(labels) > bounds.DOMAIN_SIZE_MAX:
-        raise TableError(
-            f"{source} has {len(labels):,} values; at most {bounds.DOMAIN_SIZE_MAX:,} are "
-            "supported (cut the rarest values or merge them into an 'other' value)"
-        )
-    if numbers == "counts":
-        if not array.any():
-            raise TableError(f"{source}: every count is 0; there are no users")
-        if users and array.sum() > bounds.N_USERS_MAX:
-            raise TableError(
-                f"{source}: the counts add up to {array.sum():,.0f} users; "
-                f"at most {bounds.N_USERS_MAX:,} are supported"
-            )
+    # What the whole table must be is one function of the product's: this reference is
+    # the row-by-row tokenising and checking, which the product does another way.
+    tables._check_table(
+        labels,
+        array,
+        repeated=() if sum_duplicates else tuple(repeated),
+        source=source,
+        numbers=numbers,
+        users=users,
+    )
     return NumberTable(tuple(labels), array, None if at_group is None else tuple(groups))

@@ -150,7 +150,7 @@ def read_grid(text: str, delimiter: str, source: str, progress: Progress | None)
         try:
             raw = _parse(text, delimiter, width, told)
             break
-        except Exception as exc:  # pandas' ParserError, or its EmptyDataError
+        except ValueError as exc:  # pandas' ParserError and EmptyDataError are ValueErrors
             message = str(exc)
             wider = _WIDER_ROW.search(message)
             if wider is not None and int(wider.group(1)) > width:

@@ -367,13 +367,38 @@ def read_numbers(
     labels, array, groups, repeated = _collect(
         rows, at, layout, source=source, numbers=numbers, sum_duplicates=sum_duplicates
     )
-    if repeated and not sum_duplicates:
+    _check_table(
+        labels,
+        array,
+        repeated=() if sum_duplicates else repeated,
+        source=source,
+        numbers=numbers,
+        users=users,
+    )
+    return NumberTable(tuple(labels), array, None if at[2] is None else tuple(groups))
+
+
+def _check_table(
+    labels: Sequence[str],
+    numbers_read: NDArray[np.float64],
+    *,
+    repeated: Sequence[str],
+    source: str,
+    numbers: str,
+    users: bool,
+) -> None:
+    """What the whole table must be, once every row is fine (the messages of both readers).
+
+    ``repeated``: the values on more than one row, when they are not to be summed.
+    """
+    what = "count" if numbers == "counts" else "number"
+    if repeated:
         shown = ", ".join(repr(d) for d in repeated[:_LIST_AT_MOST])
         more = f" and {len(repeated) - _LIST_AT_MOST} more" if len(repeated) > _LIST_AT_MOST else ""
         raise DuplicateValuesError(
             f"{source}: {len(repeated)} value(s) appear on more than one row "
             f"({shown}{more}); sum their {what}s or remove the repeats",
-            repeated,
+            tuple(repeated),
         )
     if len(labels) < bounds.DOMAIN_SIZE_MIN:
         raise TableError(
@@ -386,14 +411,13 @@ def read_numbers(
             "supported (cut the rarest values or merge them into an 'other' value)"
         )
     if numbers == "counts":
-        if not array.any():
+        if not numbers_read.any():
             raise TableError(f"{source}: every count is 0; there are no users")
-        if users and array.sum() > bounds.N_USERS_MAX:
+        if users and numbers_read.sum() > bounds.N_USERS_MAX:
             raise TableError(
-                f"{source}: the counts add up to {array.sum():,.0f} users; "
+                f"{source}: the counts add up to {numbers_read.sum():,.0f} users; "
                 f"at most {bounds.N_USERS_MAX:,} are supported"
             )
-    return NumberTable(tuple(labels), array, None if at[2] is None else tuple(groups))
 
 
 def _choose_columns(
