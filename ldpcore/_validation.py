@@ -64,6 +64,21 @@ def check_int(value: object, *, name: str, minimum: int, maximum: int | None = N
     return result
 
 
+def check_real(value: object, *, name: str, minimum: float, maximum: float | None = None) -> float:
+    """Return ``value`` as a finite float in ``[minimum, maximum]``, or raise naming ``name``."""
+    allowed = (
+        f"a number >= {minimum:g}"
+        if maximum is None
+        else (f"a number in [{minimum:g}, {maximum:g}]")
+    )
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"{name} must be {allowed}, got {value!r}")
+    result = float(value)
+    if not math.isfinite(result) or result < minimum or (maximum is not None and result > maximum):
+        raise InputError(f"{name} must be {allowed}, got {value!r}")
+    return result
+
+
 def check_domain_size(domain_size: object) -> int:
     """Return the domain size ``d`` as an int, or raise if outside the bounds."""
     return check_int(

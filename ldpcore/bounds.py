@@ -27,6 +27,11 @@ N_USERS_MAX: Final[int] = 10**12
 TRIALS_MIN: Final[int] = 1
 TRIALS_MAX: Final[int] = 10_000
 
+#: Rounds of one repeated collection (a report each): ten years of weekly reports, or
+#: nearly three of daily ones; the rounds' support counts are kept, T × d of them.
+ROUNDS_MIN: Final[int] = 1
+ROUNDS_MAX: Final[int] = 1000
+
 #: The per-user path materialises every report: keep it to sizes a laptop handles.
 PER_USER_N_MAX: Final[int] = 50_000_000
 

@@ -28,7 +28,21 @@ from ldpcore.protocols.olh import hash_values
 
 CAO_PROTOCOLS = ("GRR", "OUE", "OLH")
 #: The shipped protocols (make test-toys adds a toy that describes no attack of its own).
-SHIPPED = ("GRR", "OLH", "BLH", "OUE", "SUE", "THE", "SS", "HR")
+SHIPPED = (
+    "GRR",
+    "OLH",
+    "BLH",
+    "OUE",
+    "SUE",
+    "THE",
+    "SS",
+    "HR",
+    "L-GRR",
+    "L-OSUE",
+    "L-SUE",
+    "L-OUE",
+    "L-SOUE",
+)
 DESCRIBED = ("GRR", "OUE", "SUE", "THE", "OLH", "BLH", "SS", "HR")
 
 

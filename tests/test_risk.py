@@ -17,7 +17,7 @@ from conftest import K_SIGMA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ldpcore.protocols import get_protocol, protocol_names
+from ldpcore.protocols import GRR, UnaryEncoding, get_protocol, protocol_names
 from ldpcore.protocols.olh import hash_values
 
 ENUMERABLE = ("GRR", "OUE", "SUE", "SS", "HR")
@@ -75,9 +75,9 @@ def _map_guesses(name: str, oracle, reports, prior: np.ndarray) -> np.ndarray:
     """The MAP guess for every report, computed from the report itself (slow path)."""
     e = math.exp(oracle.epsilon)
     d = prior.size
-    if name == "GRR":
+    if isinstance(oracle, GRR):  # GRR-shaped channels (GRR, L-GRR): own p, others q
         likelihood = np.where(reports[:, None] == np.arange(d)[None, :], oracle.p, oracle.q)
-    elif name in {"OUE", "SUE", "THE"}:  # unary encodings: independent bits
+    elif isinstance(oracle, UnaryEncoding):  # unary encodings: independent bits
         likelihood = np.where(reports, oracle.p, 1 - oracle.p) * np.where(
             reports, 1 / oracle.q, 1 / (1 - oracle.q)
         )

@@ -129,16 +129,17 @@ def add_protocol_arguments(parser: argparse.ArgumentParser, *, population: str) 
 def add_protocol_parameter_arguments(parser: argparse.ArgumentParser) -> None:
     """One ``--NAME`` per extra parameter the registered protocols declare (``--g``, ``--k``)."""
     for parameter in protocol_parameters().values():
-        parser.add_argument(f"--{parameter.name}", help=parameter.help)
+        parser.add_argument(parameter.flag, dest=parameter.name, help=parameter.help)
 
 
-def protocol_params(args: argparse.Namespace) -> dict[str, int]:
-    """The declared protocol parameters given on the command line, as whole numbers."""
-    given = {}
+def protocol_params(args: argparse.Namespace) -> dict[str, int | float]:
+    """The declared protocol parameters given on the command line, each of its kind."""
+    given: dict[str, int | float] = {}
     for parameter in protocol_parameters().values():
-        value = whole(getattr(args, parameter.name, None), parameter.name, parameter.minimum)
-        if value is not None:
-            given[parameter.name] = value
+        raw = getattr(args, parameter.name, None)
+        if raw is not None:
+            flag = parameter.flag
+            given[parameter.name] = parameter.check(parse_number(raw, flag), name=flag)
     return given
 
 

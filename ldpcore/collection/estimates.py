@@ -105,7 +105,7 @@ def read_collected(
     source: str = "the file",
     value_column: str | None = None,
     number_column: str | None = None,
-    params: Mapping[str, int] | None = None,
+    params: Mapping[str, int | float] | None = None,
     progress: Callable[[int, int], None] | None = None,
     drop_total: bool = False,
 ) -> Collected:

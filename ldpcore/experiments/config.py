@@ -88,7 +88,7 @@ class ExperimentConfig:
     trials: int
     seed: int
     sampler: str
-    params: tuple[tuple[str, int], ...]
+    params: tuple[tuple[str, int | float], ...]
     true_counts: tuple[int, ...] | None
     labels: tuple[str, ...] | None
     groups: tuple[str, ...] | None
@@ -105,7 +105,7 @@ class ExperimentConfig:
         trials: int = 30,
         seed: int = 0,
         sampler: str = "fast",
-        params: tuple[tuple[str, int], ...] | Mapping[str, int] = (),
+        params: tuple[tuple[str, int | float], ...] | Mapping[str, int | float] = (),
         true_counts: Sequence[int] | None = None,
         labels: Sequence[str] | None = None,
         groups: Sequence[str] | None = None,

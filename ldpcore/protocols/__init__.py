@@ -22,6 +22,9 @@ from ldpcore.protocols.base import (
 )
 from ldpcore.protocols.grr import GRR
 from ldpcore.protocols.hadamard import HadamardResponse
+from ldpcore.protocols.lgrr import LGRR
+from ldpcore.protocols.lue import LOSUE, LOUE, LSOUE, LSUE
+from ldpcore.protocols.memoized import Memoized
 from ldpcore.protocols.olh import BLH, OLH, HashedReports
 from ldpcore.protocols.subset_selection import SubsetSelection
 from ldpcore.protocols.the import THE
@@ -30,7 +33,24 @@ from ldpcore.protocols.walsh import fwht
 
 #: Canonical name → protocol class. Read-only: one registry, no runtime mutation.
 PROTOCOLS: Final = MappingProxyType(
-    {cls.name: cls for cls in (GRR, OLH, BLH, OUE, SUE, THE, SubsetSelection, HadamardResponse)}
+    {
+        cls.name: cls
+        for cls in (
+            GRR,
+            OLH,
+            BLH,
+            OUE,
+            SUE,
+            THE,
+            SubsetSelection,
+            HadamardResponse,
+            LGRR,
+            LOSUE,
+            LSUE,
+            LOUE,
+            LSOUE,
+        )
+    }
 )
 
 
@@ -62,20 +82,15 @@ def protocol_parameters() -> dict[str, ProtocolParameter]:
     return found
 
 
-def check_protocol_parameters(name: str, params: Mapping[str, object]) -> dict[str, int]:
+def check_protocol_parameters(name: str, params: Mapping[str, object]) -> dict[str, int | float]:
     """``params`` checked against what protocol ``name`` declares (``None`` values dropped).
 
-    Only what holds whatever the domain is checked here (a whole number at least the
-    declared minimum); the protocol's constructor checks the rest against ``d``.
+    Only what holds whatever the domain is checked here (the declared kind, at least the
+    declared minimum); the protocol's constructor checks the rest against ``d`` and ε.
     """
-    from ldpcore._validation import check_int  # noqa: PLC0415
-
     canonical = resolve_protocol_name(name)
     declared = {p.name: p for p in PROTOCOLS[canonical].extra_parameters}
-    return {
-        key: check_int(value, name=key, minimum=declared[key].minimum)
-        for key, value in _declared(canonical, params).items()
-    }
+    return {key: declared[key].check(value) for key, value in _declared(canonical, params).items()}
 
 
 def _declared(canonical: str, params: Mapping[str, object]) -> dict[str, object]:
@@ -100,7 +115,7 @@ def _declared(canonical: str, params: Mapping[str, object]) -> dict[str, object]
 
 
 def get_protocol(
-    name: str, *, epsilon: float, domain_size: int, **params: int | None
+    name: str, *, epsilon: float, domain_size: int, **params: float | None
 ) -> FrequencyOracle:
     """Build a protocol from its registry name.
 
@@ -112,10 +127,11 @@ def get_protocol(
         Privacy budget ε > 0.
     domain_size : int
         Number of values ``d >= 2``.
-    **params : int, optional
+    **params : int or float, optional
         The protocol's declared extra parameters (``extra_parameters``), e.g. OLH's
-        hash range ``g`` (default ``round(e^ε + 1)``) or SS's subset size ``k``
-        (default ``round(d/(e^ε + 1))``); ``None`` means the default.
+        hash range ``g`` (default ``round(e^ε + 1)``), SS's subset size ``k``
+        (default ``round(d/(e^ε + 1))``) or THE's threshold ``theta``; ``None`` means
+        the default.
 
     Examples
     --------
@@ -162,6 +178,11 @@ def describe_protocols(*, epsilon: float, domain_size: int, n: int) -> list[dict
 __all__ = [
     "BLH",
     "GRR",
+    "LGRR",
+    "LOSUE",
+    "LOUE",
+    "LSOUE",
+    "LSUE",
     "OLH",
     "OUE",
     "PROTOCOLS",
@@ -170,6 +191,7 @@ __all__ = [
     "FrequencyOracle",
     "HadamardResponse",
     "HashedReports",
+    "Memoized",
     "ProtocolParameter",
     "Sampler",
     "SubsetSelection",

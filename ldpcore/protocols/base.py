@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ldpcore.protocols.likelihoods import LikelihoodModel
+    from ldpcore.protocols.rounds import Chain
 
 Sampler = Literal["fast", "per-user"]
 SAMPLERS: tuple[Sampler, ...] = ("fast", "per-user")
@@ -54,13 +55,30 @@ class ProtocolParameter:
         The keyword of the protocol's constructor.
     help : str
         What it is and its default, for people.
-    minimum : int
-        The smallest value that can be valid whatever the domain.
+    minimum : float
+        The smallest value that can be valid whatever the domain (and ε).
+    whole : bool
+        Whether it is a whole number (OLH's ``g``) or any real number (THE's ``θ``).
     """
 
     name: str
     help: str
-    minimum: int
+    minimum: float
+    whole: bool = True
+
+    @property
+    def flag(self) -> str:
+        """Its command-line option: ``--g``, ``--epsilon-inf``."""
+        return "--" + self.name.replace("_", "-")
+
+    def check(self, value: object, *, name: str | None = None) -> int | float:
+        """``value`` as this parameter's kind, at least :attr:`minimum`, or an InputError."""
+        from ldpcore._validation import check_int, check_real  # noqa: PLC0415
+
+        label = self.name if name is None else name
+        if self.whole:
+            return check_int(value, name=label, minimum=math.ceil(self.minimum))
+        return check_real(value, name=label, minimum=self.minimum)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -310,6 +328,69 @@ class FrequencyOracle(ABC):
     def _values(self, values: ArrayLike) -> NDArray[np.int64]:
         return check_values(values, domain_size=self.domain_size)
 
+    # ------------------------------------------------ repeated collection (issue 57)
+    def rounds_chain(self) -> Chain | None:
+        """Its reports as a permanent then a fresh round (:mod:`ldpcore.protocols.rounds`).
+
+        None where it has not been written as one: its rounds are then independent
+        draws, its ε composes over them and the averaging attack is not described.
+        """
+        return None
+
+    def lifetime_epsilon(self) -> float:
+        """ε∞: what any number of reports of one value spends (infinite unless memoized)."""
+        chain = self.rounds_chain()
+        return math.inf if chain is None else chain.permanent_epsilon()
+
+    def epsilon_after(self, rounds: int) -> float:
+        """What ``rounds`` reports of one value spend, exactly (at most ε∞ if memoized).
+
+        Without memoization ``rounds`` independent reports can each fall on their worst
+        output, so they spend ``rounds`` times one report's ε.
+        """
+        rounds = _check_rounds(rounds)
+        chain = self.rounds_chain()
+        if chain is None:
+            return rounds * self.spent_epsilon()
+        return chain.epsilon_after(rounds)
+
+    def sample_rounds(
+        self,
+        true_counts: ArrayLike,
+        rounds: int,
+        rng: RNGLike = None,
+        *,
+        sampler: Sampler = "fast",
+    ) -> NDArray[np.int64]:
+        """Support counts of ``rounds`` reports from the same users: shape ``(rounds, d)``.
+
+        A memoizing protocol's users keep their permanent answer across the rounds
+        (:meth:`Chain.sample_rounds`, exact and O(d) a round); another's rounds are
+        independent. ``sampler="per-user"`` runs every user's memo and reports.
+        """
+        rounds = _check_rounds(rounds)
+        counts, generator = self._check_sampling(true_counts, rng, sampler)
+        chain = self.rounds_chain()
+        if chain is not None and sampler == "fast":
+            return chain.sample_rounds(counts, rounds, generator)
+        if chain is not None:
+            return chain.sample_rounds_per_user(counts, rounds, generator)
+        draw = self._sample_fast if sampler == "fast" else self._sample_per_user
+        return np.stack([draw(counts, generator) for _ in range(rounds)])
+
+    def average_variance(self, frequencies: ArrayLike, n: int, rounds: int) -> NDArray[np.float64]:
+        """Per value, the variance of the average of ``rounds`` rounds' Base estimates.
+
+        Independent rounds divide NDSS Eq. 3 by ``rounds``; a memoizing protocol's
+        permanent round does not average away (:mod:`ldpcore.protocols.rounds`).
+        """
+        rounds = _check_rounds(rounds)
+        one = self.variance(frequencies, n)
+        chain = self.rounds_chain()
+        if chain is None or not chain.memoized:
+            return one / rounds
+        return chain.average_variance(frequencies, check_n_users(n), rounds)
+
     # ----------------------------------------------------- fake users (issue 56)
     #: The fake-user attacks this protocol describes besides the random item attack,
     #: which needs nothing of it (:mod:`ldpcore.attacks`): ``"rpa"``, ``"mga"``.
@@ -458,7 +539,9 @@ class FrequencyOracle(ABC):
 
     def __str__(self) -> str:
         extras = ", ".join(
-            f"{k}={v}" for k, v in self.parameters().items() if k not in {"epsilon", "domain_size"}
+            f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+            for k, v in self.parameters().items()
+            if k not in {"epsilon", "domain_size"}
         )
         tail = f", {extras}" if extras else ""
         return f"{self.name}(ε={self.epsilon:g}, d={self.domain_size}{tail})"
@@ -521,6 +604,12 @@ class ValueReports:
         """The reported value."""
         array = np.asarray(reports)
         return f"{int(array[index])}", array[index : index + 1]
+
+
+def _check_rounds(rounds: object) -> int:
+    from ldpcore._validation import check_int  # noqa: PLC0415
+
+    return check_int(rounds, name="rounds", minimum=bounds.ROUNDS_MIN, maximum=bounds.ROUNDS_MAX)
 
 
 def ratio_from_matrix(channel: NDArray[np.float64]) -> float:

@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 from ldpcore._validation import whole_number
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle, ValueReports, check_prior, ratio_from_matrix
+from ldpcore.protocols.rounds import Chain
 from ldpcore.rng import ClientRNG, as_source
 
 #: Largest domain for which ``channel_matrix`` builds the explicit d × d matrix.
@@ -59,6 +60,10 @@ class GRR(ValueReports, FrequencyOracle):
     def q(self) -> float:
         """``1 / (e^ε + d − 1)``."""
         return 1.0 / (math.exp(self.epsilon) + self.domain_size - 1)
+
+    def rounds_chain(self) -> Chain:
+        """Every round randomizes the value afresh: GRR's round on an unchanged memo."""
+        return Chain("value", self.domain_size, p1=1.0, q1=0.0, p2=self.p, q2=self.q)
 
     def randomize(self, values: ArrayLike, rng: ClientRNG = None) -> NDArray[np.int64]:
         """Keep each value with probability ``p``, else report a uniform *other* value."""

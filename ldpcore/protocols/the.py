@@ -24,17 +24,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ldpcore._validation import check_real
+from ldpcore.protocols.base import ProtocolParameter
 from ldpcore.protocols.unary import UnaryEncoding
 from ldpcore.rng import ClientRNG, as_source
 
 #: The golden-section search's stopping width on θ.
 _THETA_TOLERANCE = 1e-12
+#: The thresholds Wang et al. consider (Sec. 4.2): above ½, the noise of the other bits
+#: is kept out more than the own bit's; up to 1, the own bit's noiseless value.
+THETA_MIN, THETA_MAX = 0.5, 1.0
 
 
 def _laplace_tail(epsilon: float, above: float) -> float:
@@ -82,13 +86,20 @@ def best_theta(epsilon: float) -> float:
 
 @dataclass(frozen=True, kw_only=True)
 class THE(UnaryEncoding):
-    """Thresholding with histogram encoding, at the variance-minimising threshold.
+    """Thresholding with histogram encoding, by default at the variance-minimising threshold.
+
+    Parameters
+    ----------
+    theta : float, optional
+        The threshold ``θ`` in ``[½, 1]``; default :func:`best_theta` of ε.
 
     Examples
     --------
     >>> the = THE(epsilon=1.0, domain_size=8)
     >>> 0.5 <= the.theta <= 1.0 and the.p > 0.5 > the.q
     True
+    >>> THE(epsilon=1.0, domain_size=8, theta=0.75).theta
+    0.75
     """
 
     name: ClassVar[str] = "THE"
@@ -102,11 +113,26 @@ class THE(UnaryEncoding):
     )
     #: Thresholding is post-processing: the reports are private at a smaller ε.
     spends_whole_budget: ClassVar[bool] = False
+    extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = (
+        ProtocolParameter(
+            "theta",
+            "THE's threshold, 0.5 <= theta <= 1 (default: the one with the least error at ε)",
+            THETA_MIN,
+            whole=False,
+        ),
+    )
 
-    @cached_property
-    def theta(self) -> float:
-        """The threshold: the variance-minimising ``θ`` for this ε."""
-        return best_theta(self.epsilon)
+    theta: float = None  # type: ignore[assignment]  # None: best_theta(ε), set in __post_init__
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        theta = best_theta(self.epsilon) if self.theta is None else self.theta
+        checked = check_real(theta, name="theta", minimum=THETA_MIN, maximum=THETA_MAX)
+        object.__setattr__(self, "theta", checked)
+
+    def parameters(self) -> dict[str, object]:
+        """Constructor arguments, including ``theta``."""
+        return {**super().parameters(), "theta": self.theta}
 
     @property
     def p(self) -> float:

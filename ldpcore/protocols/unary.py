@@ -26,6 +26,7 @@ from ldpcore.protocols.base import (
     independent_support_counts,
     membership_guess_rate,
 )
+from ldpcore.protocols.rounds import Chain
 from ldpcore.rng import ClientRNG, as_source
 
 if TYPE_CHECKING:
@@ -130,6 +131,10 @@ class UnaryEncoding(FrequencyOracle):
             )
             return np.asarray(self.support_matrix().T @ histogram, dtype=np.int64)
         return super().support_from_tallies(tallies)
+
+    def rounds_chain(self) -> Chain:
+        """Every round flips the one-hot vector afresh: the bit round on an unchanged memo."""
+        return Chain("bits", self.domain_size, p1=1.0, q1=0.0, p2=self.p, q2=self.q)
 
     def randomize(self, values: ArrayLike, rng: ClientRNG = None) -> NDArray[np.bool_]:
         """Perturb each user's one-hot vector bit by bit."""

@@ -22,7 +22,7 @@ from ldpcore.collection.report_files import (
     upload_parameters,
 )
 from ldpcore.present.run_sentences import report_check_words
-from ldpcore.protocols import get_protocol, protocol_names
+from ldpcore.protocols import get_protocol, protocol_class, protocol_names
 from pages.app_layer.display import run_or_explain
 
 #: The example: OUE at ε = 1 on 256 values (where uniform reports stand out: 128 ± 8 ones
@@ -53,7 +53,7 @@ def checked_reports(
     *,
     epsilon: float,
     domain_size: int,
-    extras: dict[str, int],
+    extras: dict[str, int | float],
 ) -> ReportCheck:
     """The upload read as ``protocol``'s reports and checked (cached per file and settings)."""
     oracle = get_protocol(protocol, epsilon=epsilon, domain_size=domain_size, **extras)
@@ -65,6 +65,21 @@ def _recorded_number(recorded: dict[str, str], key: str, default: float) -> floa
         return float(recorded[key])
     except (KeyError, ValueError):
         return default
+
+
+def _recorded_extras(recorded: dict[str, str], protocol: str) -> dict[str, int | float]:
+    """The protocol's declared parameters the file records; one it cannot read is left out.
+
+    Left out, it takes its default, and the file's own parameters are compared with the
+    form's by ``check_metadata``, which names the difference.
+    """
+    extras: dict[str, int | float] = {}
+    for parameter in protocol_class(protocol).extra_parameters:
+        try:
+            extras[parameter.name] = parameter.check(float(recorded[parameter.name]))
+        except (KeyError, ValueError):  # InputError is a ValueError
+            continue
+    return extras
 
 
 def report_inputs() -> tuple[bytes, str, dict[str, object]] | None:
@@ -115,7 +130,7 @@ def report_inputs() -> tuple[bytes, str, dict[str, object]] | None:
         int(_recorded_number(recorded, "domain_size", 16)),
         key="reports-d",
     )
-    extras = {key: int(recorded[key]) for key in ("g", "k") if recorded.get(key, "").isdigit()}
+    extras = _recorded_extras(recorded, protocol)
     check = run_or_explain(
         lambda: checked_reports(
             data,
