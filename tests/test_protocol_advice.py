@@ -8,6 +8,7 @@ import math
 import pytest
 
 import ldpcore.protocols
+from ldpcore.errors import InputError
 from ldpcore.protocols import get_protocol
 
 EPSILONS = (0.5, 1.0, 2.0, 4.0)
@@ -47,3 +48,30 @@ def test_the_sentences_hold_on_the_grid(epsilon: float, d: int) -> None:
 def test_blh_falls_further_behind_olh_as_epsilon_grows() -> None:
     gaps = [_variances(e, 1024)["BLH"] / _variances(e, 1024)["OLH"] for e in EPSILONS]
     assert gaps == sorted(gaps) and gaps[-1] > 10
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize("d", DOMAINS)
+@pytest.mark.parametrize("factor", [1.25, 2.0, 4.0])
+def test_the_memoized_chains_sentences_hold_on_the_grid(
+    epsilon: float, d: int, factor: float
+) -> None:
+    """L-GRR below L-OSUE under d = 3e^ε₁ + 2 (whatever ε∞), L-OSUE the best unary chain."""
+    v = {}
+    for name in ("L-GRR", "L-OSUE", "L-SUE", "L-OUE", "L-SOUE"):
+        try:
+            protocol = get_protocol(
+                name, epsilon=epsilon, domain_size=d, epsilon_inf=factor * epsilon
+            )
+        except InputError:  # an OUE-like fresh round cannot reach this ε₁ ("cannot spend")
+            assert ldpcore.protocols.protocol_class(name).fresh_round.kind == "optimized"
+            continue
+        v[name] = protocol.approx_variance(1)
+    crossing = 3 * math.exp(epsilon) + 2
+    if d < crossing:
+        assert v["L-GRR"] < v["L-OSUE"]
+    elif d > crossing:
+        assert v["L-OSUE"] < v["L-GRR"]
+    assert min(v, key=lambda name: v[name] if name != "L-GRR" else math.inf) == "L-OSUE"
+    # RAPPOR's chain: one report is SUE's at ε₁.
+    assert v["L-SUE"] == pytest.approx(_variances(epsilon, d)["SUE"], rel=1e-9)

@@ -8,6 +8,7 @@ from typing import Any
 
 from ldpcore import bounds
 from ldpcore.cli import _args
+from ldpcore.present.rounds_sentences import PERIODS as ROUND_PERIODS
 from ldpcore.present.sentences import not_converged_sentence, settings_line
 from ldpcore.protocols import protocol_names
 from ldpcore.queries.specs import query_usage
@@ -17,6 +18,8 @@ EXAMPLE = """example:
       --dataset zipf:d=1024,s=1.5 --methods Base,Norm-Sub,PowerNS --trials 30 --format json
   ldpcore simulate --protocol OUE --epsilon 1 --n 100000 --dataset zipf:d=256 \\
       --attack mga:beta=0.05,targets=3
+  ldpcore simulate --protocol L-GRR --epsilon 1 --epsilon-inf 2 --n 10000 \\
+      --dataset zipf:d=16 --rounds 365 --methods Base,Norm-Sub --trials 20
 """
 
 
@@ -47,6 +50,19 @@ def add_parser(commands: Any) -> None:
         help="fake users join the collection: KIND:beta=B,targets=R (or fakes=M), KIND one of "
         "rpa (uniform reports), ria (random targets through the randomizer), mga (maximal "
         "gain); prints every method's gain on the targets instead of its error",
+    )
+    sim.add_argument(
+        "--rounds",
+        help="collect from the same users this many times (1 to "
+        f"{bounds.ROUNDS_MAX:,}): what each user spends and each round's and the average's "
+        "error, for the protocol, its memoized chain and its one-shot form (exact), then "
+        "every method per round and on the average (simulated)",
+    )
+    sim.add_argument(
+        "--period",
+        default="day",
+        choices=list(ROUND_PERIODS),
+        help="with --rounds: what one round is called in the words (default: day)",
     )
     sim.add_argument(
         "--top-k",
@@ -90,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
     workers = _args.whole(args.workers, "workers", 1, 64) or 1
     if args.attack is not None:
         return _attacked(config, args)
+    if args.rounds is not None:
+        return _repeated(config, args)
     with _args.ProgressLine("simulating trials") as progress:
         if workers > 1:
             from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
@@ -113,6 +131,60 @@ def run(args: argparse.Namespace) -> int:
         if record["converged"] < 1:  # never a silent cap
             sentence = not_converged_sentence(record["method"], 1 - record["converged"])
             print(f"warning: {sentence}", file=sys.stderr)
+    return 0
+
+
+def _repeated(config: Any, args: argparse.Namespace) -> int:
+    """``--rounds``: the plans for collecting again and again (exact), then the simulation."""
+    from ldpcore._json import json_value  # noqa: PLC0415
+    from ldpcore.advice.longitudinal import collection_plans  # noqa: PLC0415
+    from ldpcore.experiments.rounds import run_rounds  # noqa: PLC0415 (pandas)
+    from ldpcore.present.rounds_sentences import (  # noqa: PLC0415
+        plans_frame,
+        plans_words,
+        rounds_run_words,
+    )
+
+    rounds = _args.whole(args.rounds, "rounds", bounds.ROUNDS_MIN, bounds.ROUNDS_MAX) or 1
+    data, protocol, _ = config.build()
+    plans = collection_plans(protocol, data.frequencies(), data.n, rounds)
+    with _args.ProgressLine(f"simulating {rounds:,} rounds per trial"):
+        result = run_rounds(config, rounds)
+    if args.format == "json":
+        table = plans_frame(plans)
+        _args.print_json(
+            {
+                **result.to_json_dict(),
+                "plans": [
+                    {
+                        "plan": plan.label,
+                        "protocol": str(plan.protocol),
+                        # null where a plan has no bound (JSON has no infinity)
+                        **{
+                            key: json_value(value)
+                            for key, value in (
+                                ("epsilon_per_report", plan.per_report),
+                                ("epsilon_after_rounds", plan.spent),
+                                ("epsilon_bound", plan.bound),
+                                ("round_error", plan.round_error),
+                                ("average_error", plan.average_error),
+                            )
+                        },
+                    }
+                    for plan in plans
+                ],
+                "plans_table": table.to_dict("records"),
+            }
+        )
+    elif args.format == "csv":
+        sys.stdout.write(result.summary.to_csv(index=False, float_format="%.17g"))
+    else:
+        print(settings_line(config))
+        print("\n".join(plans_words(plans, n=data.n, period=args.period)))
+        print(plans_frame(plans).to_string(index=False))
+        print()
+        print(rounds_run_words(result))
+        print(result.summary.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     return 0
 
 

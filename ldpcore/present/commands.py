@@ -37,15 +37,25 @@ def _arguments(config: ExperimentConfig, query: str | QuerySpec) -> list[str]:
         "--seed",
         str(config.seed),
     ]
-    for name, value in dict(config.params).items():  # the protocol's own (--g, --k)
-        parts += [f"--{name}", str(value)]
+    for name, value in dict(config.params).items():  # the protocol's own (--g, --epsilon-inf)
+        parts += [
+            "--" + name.replace("_", "-"),
+            f"{value:g}" if isinstance(value, float) else str(value),
+        ]
     return parts
 
 
-def simulate_command(config: ExperimentConfig, *, query: str | None = None) -> str:
+def simulate_command(
+    config: ExperimentConfig,
+    *,
+    query: str | None = None,
+    rounds: int | None = None,
+    period: str = "day",
+) -> str:
     """The ``ldpcore simulate`` command that reproduces a configuration.
 
-    ``query`` asks another query than the configuration's.
+    ``query`` asks another query than the configuration's; ``rounds`` collects from the
+    same users that many times (``--rounds``), a round called ``period``.
 
     Examples
     --------
@@ -61,6 +71,7 @@ def simulate_command(config: ExperimentConfig, *, query: str | None = None) -> s
         "--epsilon",
         f"{config.epsilon:g}",
         *_arguments(config, query or config.query),
+        *([] if rounds is None else ["--rounds", str(rounds), "--period", period]),
         "--format",
         "json",
     ]

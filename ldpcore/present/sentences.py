@@ -463,8 +463,9 @@ def settings_line(config: ExperimentConfig) -> str:
     >>> settings_line(ExperimentConfig(dataset="zipf:d=8", n=1000, protocol="olh", epsilon=1))
     'OLH, ε = 1, n = 1,000, zipf:d=8,s=1.5, query full, 30 trials, seed 0'
     """
+    extras = "".join(f", {name} = {value:g}" for name, value in config.params)
     return (
-        f"{config.protocol}, ε = {config.epsilon:g}, n = {config.n:,}, {config.dataset}, "
+        f"{config.protocol}, ε = {config.epsilon:g}{extras}, n = {config.n:,}, {config.dataset}, "
         f"query {config.query}, {config.trials} trials, seed {config.seed}"
     )
 

@@ -31,8 +31,8 @@ class LGRR(Memoized, GRR):
         "Longitudinal GRR: a permanent GRR answer per value, re-randomized by GRR each report"
     )
     good_for: ClassVar[str] = (
-        "Collecting a small domain again and again: no number of reports reveals more "
-        "than ε∞ about a value"
+        "Collecting a small domain again and again: below d = 3e^ε + 2 values its error "
+        "is below L-OSUE's (ε per report), and no number of reports reveals more than ε∞"
     )
     reference: ClassVar[str] = "Arcolezi et al., arXiv 2111.04636, Sec. 3 (L-GRR)"
     first_round: ClassVar[type[GRR]] = GRR

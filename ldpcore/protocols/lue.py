@@ -33,7 +33,10 @@ class LSUE(Memoized, UnaryEncoding):
     description: ClassVar[str] = (
         "RAPPOR's chain: permanent then instantaneous symmetric bit flips (no Bloom filter)"
     )
-    good_for: ClassVar[str] = "Matching basic RAPPOR's repeated reports"
+    good_for: ClassVar[str] = (
+        "Matching basic RAPPOR's repeated reports; one report is SUE's at ε, with more "
+        "error than L-OSUE's"
+    )
     reference: ClassVar[str] = "Erlingsson et al., CCS 2014, Sec. 3; Arcolezi et al. 2111.04636"
     first_round: ClassVar[type[UnaryEncoding]] = SUE
     memo_shape: ClassVar[ChainShape] = "bits"
@@ -47,8 +50,8 @@ class LOSUE(Memoized, UnaryEncoding):
     name: ClassVar[str] = "L-OSUE"
     description: ClassVar[str] = "Longitudinal unary encoding: OUE memoized, SUE each report"
     good_for: ClassVar[str] = (
-        "Collecting a large domain again and again: the memoized chain with the least "
-        "error of the four unary ones (Arcolezi et al.)"
+        "Collecting a large domain again and again: beyond d = 3e^ε + 2 values its error "
+        "is below L-GRR's, and the least of the four memoized unary chains"
     )
     reference: ClassVar[str] = "Arcolezi et al., arXiv 2111.04636, Sec. 3 (L-OSUE)"
     first_round: ClassVar[type[UnaryEncoding]] = OUE
@@ -62,7 +65,10 @@ class LOUE(Memoized, UnaryEncoding):
 
     name: ClassVar[str] = "L-OUE"
     description: ClassVar[str] = "Longitudinal unary encoding: OUE memoized, OUE each report"
-    good_for: ClassVar[str] = "Comparing the memoized unary chains"
+    good_for: ClassVar[str] = (
+        "Comparing the memoized chains: its error is above L-OSUE's, and one report "
+        "cannot spend all of ε∞"
+    )
     reference: ClassVar[str] = "Arcolezi et al., arXiv 2111.04636, Sec. 3 (L-OUE)"
     first_round: ClassVar[type[UnaryEncoding]] = OUE
     memo_shape: ClassVar[ChainShape] = "bits"
@@ -75,7 +81,10 @@ class LSOUE(Memoized, UnaryEncoding):
 
     name: ClassVar[str] = "L-SOUE"
     description: ClassVar[str] = "Longitudinal unary encoding: SUE memoized, OUE each report"
-    good_for: ClassVar[str] = "Comparing the memoized unary chains"
+    good_for: ClassVar[str] = (
+        "Comparing the memoized chains: its error is above L-OSUE's, and one report "
+        "cannot spend all of ε∞"
+    )
     reference: ClassVar[str] = "Arcolezi et al., arXiv 2111.04636, Sec. 3 (L-SOUE)"
     first_round: ClassVar[type[UnaryEncoding]] = SUE
     memo_shape: ClassVar[ChainShape] = "bits"

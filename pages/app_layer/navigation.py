@@ -29,6 +29,7 @@ PAGES: Final[tuple[tuple[str, str, dict[str, Any]], ...]] = (
     ("pages/fake_users.py", "Fake users", {"icon": ":material/report:"}),
     ("pages/your_data.py", "Your data", {"icon": ":material/upload_file:"}),
     ("pages/choose_epsilon.py", "Choose ε", {"icon": ":material/shield:"}),
+    ("pages/rounds.py", "Collecting again", {"icon": ":material/event_repeat:"}),
     ("pages/learn.py", "Learn", {"icon": ":material/school:"}),
     ("pages/class.py", "Class", {"icon": ":material/groups:", "url_path": "class"}),
     ("pages/paper.py", "Paper", {"icon": ":material/article:"}),

@@ -1,0 +1,170 @@
+"""A collection repeated over T rounds, simulated: each round's error and the average's.
+
+The same users report ``T`` times with their values fixed; a memoizing protocol keeps
+each user's permanent answer across the rounds (:meth:`FrequencyOracle.sample_rounds`,
+exact, O(d) a round). Every method post-processes each round's Base estimate (a round
+is one snapshot of the generalized view, NDSS 2020 Sec. III), and the average of a
+method's ``T`` estimates is scored too. Errors are over every value (the full domain);
+each trial is drawn from its own generator, so a trial's numbers never depend on the
+trials beside it. The exact figures for Base (:mod:`ldpcore.advice.longitudinal`) stand
+beside the simulated ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ldpcore import bounds
+from ldpcore._validation import check_int
+from ldpcore.experiments.trials import trial_generator
+from ldpcore.postprocess import get_method
+from ldpcore.stats.compare import compare
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ldpcore.experiments.config import ExperimentConfig
+
+
+@dataclass(frozen=True)
+class RoundsRun:
+    """Every method's error per round and of the average over ``rounds`` rounds.
+
+    Attributes
+    ----------
+    config : ExperimentConfig
+        The settings (its query is not used: the errors are over every value).
+    rounds : int
+        ``T``.
+    methods : tuple of str
+        The methods, in the config's order.
+    round_mse : ndarray, shape (methods, trials)
+        Each trial's mean over the rounds of one round's MSE over the values.
+    average_mse : ndarray, shape (methods, trials)
+        Each trial's MSE of the method's estimates averaged over the rounds.
+    pooled_mse : ndarray, shape (methods, trials)
+        Each trial's MSE of the method applied once, to the average of the rounds' Base
+        estimates: for a one-shot protocol the rounds' counts pooled are one collection
+        from ``n·T`` reports, exactly (independent rounds), so the method is told
+        ``n·T``; a memoized chain's rounds are not independent, and the method is told
+        ``n`` (its likelihood, where it has one, is then one round's: an approximation).
+    exact_round, exact_average : float
+        Base's exact MSE of one round and of the average (mean over values).
+    """
+
+    config: ExperimentConfig
+    rounds: int
+    methods: tuple[str, ...]
+    round_mse: NDArray[np.float64]
+    average_mse: NDArray[np.float64]
+    pooled_mse: NDArray[np.float64]
+    exact_round: float
+    exact_average: float
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """One row per method: the mean MSEs with their 95% intervals over the trials."""
+        import pandas as pd  # noqa: PLC0415
+
+        base = self.methods.index("Base")
+        versus = {
+            label: {
+                c.method: c
+                for c in compare(
+                    np.vstack([self.average_mse[base], errors]),
+                    ["Base", *(f"{m} " for m in self.methods)],  # each row its own name
+                    reference="Base",
+                )
+            }
+            for label, errors in (("average", self.average_mse), ("pooled", self.pooled_mse))
+        }
+        rows: list[dict[str, Any]] = []
+        for index, method in enumerate(self.methods):
+            row: dict[str, Any] = {"method": method}
+            for label, values in (
+                ("round", self.round_mse[index]),
+                ("average", self.average_mse[index]),
+                ("pooled", self.pooled_mse[index]),
+            ):
+                mean, half = _mean_interval(values)
+                row[f"{label}_mse"] = mean
+                row[f"{label}_low"] = mean - half
+                row[f"{label}_high"] = mean + half
+                if label in versus:  # against averaging Base, on the same trials
+                    comparison = versus[label][f"{method} "]
+                    row[f"{label}_vs_base"] = comparison.outcome
+                    row[f"{label}_ratio"] = comparison.ratio
+                    row[f"{label}_ratio_low"] = comparison.low
+                    row[f"{label}_ratio_high"] = comparison.high
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The run as plain JSON values."""
+        from ldpcore._json import json_value  # noqa: PLC0415
+
+        return {
+            "config": self.config.to_dict(),
+            "rounds": self.rounds,
+            "exact_base": {"round_mse": self.exact_round, "average_mse": self.exact_average},
+            "summary": [
+                {key: json_value(value) for key, value in record.items()}
+                for record in self.summary.to_dict("records")
+            ],
+        }
+
+
+def _mean_interval(values: NDArray[np.float64]) -> tuple[float, float]:
+    """The mean and the half-width of its 95% normal interval (0 for one trial)."""
+    mean = float(np.mean(values))
+    if values.size < 2:
+        return mean, math.nan
+    return mean, 1.96 * float(np.std(values, ddof=1)) / math.sqrt(values.size)
+
+
+def run_rounds(config: ExperimentConfig, rounds: int) -> RoundsRun:
+    """Simulate ``config.trials`` collections of ``rounds`` rounds each."""
+    rounds = check_int(rounds, name="rounds", minimum=bounds.ROUNDS_MIN, maximum=bounds.ROUNDS_MAX)
+    if "Base" not in config.methods:  # every comparison is with averaging Base
+        config = dataclasses.replace(config, methods=("Base", *config.methods))
+    data, protocol, _ = config.build()
+    truth = data.frequencies()
+    n = data.n
+    methods = [get_method(name) for name in config.methods]
+    round_mse = np.empty((len(methods), config.trials))
+    average_mse = np.empty((len(methods), config.trials))
+    pooled_mse = np.empty((len(methods), config.trials))
+    chain = protocol.rounds_chain()
+    pooled_n = n if chain is not None and chain.memoized else n * rounds
+    for trial in range(config.trials):
+        rng = trial_generator(config.seed, trial)
+        counts = protocol.sample_rounds(data.counts, rounds, rng, sampler=config.sampler)  # type: ignore[arg-type]
+        estimates = (counts / n - protocol.q) / (protocol.p - protocol.q)
+        for row, method in enumerate(methods):
+            if method.rows_at_once:
+                vectors = method.apply_rows(estimates, protocol=protocol, n=n)
+            else:
+                vectors = np.stack([method(e, protocol=protocol, n=n) for e in estimates])
+            round_mse[row, trial] = float(np.mean((vectors - truth) ** 2))
+            average_mse[row, trial] = float(np.mean((vectors.mean(axis=0) - truth) ** 2))
+            pooled = method(estimates.mean(axis=0), protocol=protocol, n=pooled_n)
+            pooled_mse[row, trial] = float(np.mean((pooled - truth) ** 2))
+    return RoundsRun(
+        config=config,
+        rounds=rounds,
+        methods=tuple(config.methods),
+        round_mse=round_mse,
+        average_mse=average_mse,
+        pooled_mse=pooled_mse,
+        exact_round=float(np.mean(protocol.variance(truth, n))),
+        exact_average=float(np.mean(protocol.average_variance(truth, n, rounds))),
+    )
+
+
+__all__ = ["RoundsRun", "run_rounds"]

@@ -1,0 +1,101 @@
+"""Charts of collecting again and again (issue 57): what each plan spends and how far off.
+
+Both are exact (:mod:`ldpcore.advice.longitudinal`): ε after ``t`` reports of one value
+(the worst report sequence's, :meth:`FrequencyOracle.epsilon_after`) and the typical
+error of the average of ``t`` rounds' Base estimates, for ``t`` up to the plan's rounds.
+Built as every chart is (:func:`ldpcore.present.figures.assemble`); each plan keeps one
+colour and dash across both charts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import ArrayLike, NDArray
+
+from ldpcore.present.figures import assemble
+
+if TYPE_CHECKING:
+    from ldpcore.advice.longitudinal import CollectionPlan
+
+#: Each plan kind's line: the memoized chain solid, the one-shot forms dashed and dotted.
+STYLES: dict[str, dict[str, str]] = {
+    "memoized": {"color": "rgb(31,119,180)", "dash": "solid"},
+    "fresh": {"color": "rgb(214,39,40)", "dash": "dash"},
+    "split": {"color": "rgb(127,127,127)", "dash": "dot"},
+}
+#: Points drawn per curve at most (every round up to this many, log-spaced beyond).
+POINTS = 120
+
+
+def round_grid(rounds: int) -> NDArray[np.int64]:
+    """The rounds ``t`` a curve is drawn at: every one up to :data:`POINTS`, else log-spaced.
+
+    Examples
+    --------
+    >>> round_grid(3).tolist()
+    [1, 2, 3]
+    >>> grid = round_grid(1000); int(grid[0]), int(grid[-1]), len(grid) <= 120
+    (1, 1000, True)
+    """
+    if rounds <= POINTS:
+        return np.arange(1, rounds + 1, dtype=np.int64)
+    return np.unique(np.geomspace(1, rounds, POINTS).round().astype(np.int64))
+
+
+def _line(plan: CollectionPlan, x: NDArray[np.int64], y: Sequence[float]) -> dict[str, Any]:
+    style = STYLES[plan.kind]
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "x": x,
+        "y": np.asarray(y, dtype=np.float64),
+        "name": plan.label,
+        "line": {"color": style["color"], "dash": style["dash"], "width": 2},
+        "hovertemplate": "%{x}: %{y:.4g}<extra>" + plan.label + "</extra>",
+    }
+
+
+def spending_figure(plans: Sequence[CollectionPlan], *, period: str = "round") -> go.Figure:
+    """ε spent by one value's reports after ``t`` of them, per plan (log scale)."""
+    x = round_grid(plans[0].rounds)
+    traces = [_line(plan, x, [plan.protocol.epsilon_after(int(t)) for t in x]) for plan in plans]
+    return assemble(
+        traces,
+        title="What each user spends as the collection goes on",
+        x=f"{period}s collected",
+        y="ε spent (after t reports of one value)",
+        log_y=True,
+        legend={"title": {"text": "plan"}},
+    )
+
+
+def error_figure(
+    plans: Sequence[CollectionPlan], frequencies: ArrayLike, n: int, *, period: str = "round"
+) -> go.Figure:
+    """The typical error (±, per value) of the average of ``t`` rounds, per plan."""
+    x = round_grid(plans[0].rounds)
+    f = np.asarray(frequencies, dtype=np.float64)
+    traces = [
+        _line(
+            plan,
+            x,
+            [math.sqrt(float(np.mean(plan.protocol.average_variance(f, n, int(t))))) for t in x],
+        )
+        for plan in plans
+    ]
+    return assemble(
+        traces,
+        title="How far off the average of the rounds so far is",
+        x=f"{period}s collected",
+        y="typical error of the average (±, per value)",
+        log_y=True,
+        legend={"title": {"text": "plan"}},
+    )
+
+
+__all__ = ["POINTS", "STYLES", "error_figure", "round_grid", "spending_figure"]

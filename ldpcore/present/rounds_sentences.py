@@ -1,0 +1,159 @@
+"""Words and tables about collecting again and again (issue 57).
+
+The plans of :mod:`ldpcore.advice.longitudinal` (exact) and a simulated run of
+:mod:`ldpcore.experiments.rounds` (with intervals, compared on the same trials), for the
+"Collecting again" page, Choose ε's decision record and ``ldpcore simulate --rounds``.
+``tests/test_rounds_words.py`` checks every number the words cite against the plans.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ldpcore.formats import format_budget, format_count, format_error
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ldpcore.advice.longitudinal import CollectionPlan
+    from ldpcore.experiments.rounds import RoundsRun
+
+#: The words a period can be called by (the page's choice, the CLI's ``--period``).
+PERIODS = ("day", "week", "month", "round")
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{format_count(count)} {word}{'' if count == 1 else 's'}"
+
+
+def _bound(plan: CollectionPlan) -> str:
+    return "no bound" if math.isinf(plan.bound) else format_budget(plan.bound)
+
+
+def plans_frame(plans: Sequence[CollectionPlan]) -> pd.DataFrame:
+    """One row per plan: what a user spends and how far the estimates are off (exact).
+
+    Examples
+    --------
+    >>> from ldpcore.advice.longitudinal import collection_plans
+    >>> from ldpcore.protocols import get_protocol
+    >>> grr = get_protocol("GRR", epsilon=1.0, domain_size=4)
+    >>> list(plans_frame(collection_plans(grr, [0.25] * 4, 1000, 30)).columns)[:3]
+    ['plan', 'ε per report', 'ε after 30 reports']
+    """
+    import pandas as pd  # noqa: PLC0415
+
+    rounds = plans[0].rounds
+    return pd.DataFrame(
+        {
+            "plan": [plan.label for plan in plans],
+            "ε per report": [format_budget(plan.per_report) for plan in plans],
+            f"ε after {rounds:,} reports": [format_budget(plan.spent) for plan in plans],
+            "ε after any number": [_bound(plan) for plan in plans],
+            "error of one round (±, per value)": [format_error(p.round_error) for p in plans],
+            f"error of the {rounds:,}-round average": [
+                format_error(plan.average_error) for plan in plans
+            ],
+        }
+    )
+
+
+def plans_words(plans: Sequence[CollectionPlan], *, n: int, period: str = "day") -> list[str]:
+    """One sentence per plan, the memoized one first, in a stakeholder's words.
+
+    Examples
+    --------
+    >>> from ldpcore.advice.longitudinal import collection_plans
+    >>> from ldpcore.protocols import get_protocol
+    >>> grr = get_protocol("GRR", epsilon=1.0, domain_size=4)
+    >>> plans_words(collection_plans(grr, [0.25] * 4, 1000, 30), n=1000)[2][:60]
+    'GRR afresh every day at the same ε per report: each user spe'
+    """
+    rounds = plans[0].rounds
+    words = []
+    for plan in plans:
+        name = plan.protocol.name
+        each = (
+            f"each {period}'s estimate is off by about ±{format_error(plan.round_error)} per "
+            f"value, and the average of all {format_count(rounds)} by "
+            f"±{format_error(plan.average_error)}"
+        )
+        if plan.kind == "memoized":
+            words.append(
+                f"{name}, memoized: each user spends {format_budget(plan.per_report)} per "
+                f"report and at most {_bound(plan)} however long the collection runs "
+                f"({format_budget(plan.spent)} after {_plural(rounds, 'report')}); {each}. "
+                "The permanent answers are drawn once, so their noise never averages away."
+            )
+        elif plan.kind == "fresh":
+            words.append(
+                f"{name} afresh every {period} at the same ε per report: each user spends "
+                f"{format_budget(plan.spent)} after {_plural(rounds, 'report')} "
+                f"({format_count(rounds)} × {format_budget(plan.per_report)}), with no bound "
+                f"as the collection goes on; {each}."
+            )
+        else:
+            words.append(
+                f"{name} afresh at {format_budget(plan.per_report)} per report, so that each "
+                f"user spends {format_budget(plan.spent)} in all after "
+                f"{_plural(rounds, 'report')}: {each}."
+            )
+    header = (
+        f"Collected every {period} for {_plural(rounds, period)} from {format_count(n)} users "
+        "(exact: NDSS 2020 Eq. 3 per round; the average's variance and ε after T reports "
+        "from the chain of rounds):"
+    )
+    return [header, *words]
+
+
+def rounds_run_words(run: RoundsRun) -> str:
+    """What the simulation found about post-processing over the rounds (paired with Base).
+
+    Compares each method's two ways of using the rounds — averaging its answers, or
+    applying it once to the average of Base's — with averaging Base's, on the same
+    trials.
+    """
+    summary = run.summary
+    base = summary[summary["method"] == "Base"].iloc[0]
+    agreed = (
+        "agrees with"
+        if base["average_low"] <= run.exact_average <= base["average_high"]
+        else "is outside the 95% interval of"
+    )
+    lines = [
+        f"Averaging Base over {format_count(run.rounds)} rounds: MSE "
+        f"{format_error(base['average_mse'])} (95% interval {format_error(base['average_low'])}"
+        f"–{format_error(base['average_high'])}, {run.config.trials} trials), which {agreed} "
+        f"the exact {format_error(run.exact_average)}."
+    ]
+    for record in summary.to_dict("records"):
+        if record["method"] == "Base":
+            continue
+        lines.append(
+            f"{record['method']}: averaging its answers gives MSE "
+            f"{format_error(record['average_mse'])} ({_against(record, 'average')}); applying "
+            f"it once to the average of Base's gives {format_error(record['pooled_mse'])} "
+            f"({_against(record, 'pooled')})."
+        )
+    return "\n".join(lines)
+
+
+def _against(record: dict[str, object], label: str) -> str:
+    outcome = str(record[f"{label}_vs_base"])
+    if outcome in {"lower", "higher"}:
+        ratio, low, high = (
+            float(record[f"{label}_ratio{tail}"])  # type: ignore[arg-type]
+            for tail in ("", "_low", "_high")
+        )
+        return (
+            f"{outcome} than averaging Base's: {ratio:.3g} × its MSE, interval "
+            f"{low:.3g}–{high:.3g}, paired on the same trials"
+        )
+    if outcome == "same answers":
+        return "the same answers as averaging Base's"
+    return f"{outcome} from averaging Base's"
+
+
+__all__ = ["PERIODS", "plans_frame", "plans_words", "rounds_run_words"]

@@ -1,0 +1,85 @@
+"""Collecting again: the same users asked every day, week or month (issue 57)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.present.commands import simulate_command
+from ldpcore.present.rounds_figures import error_figure, spending_figure
+from ldpcore.present.rounds_sentences import plans_frame, plans_words
+from ldpcore.present.sentences import settings_line
+from pages.app_layer.display import run_or_explain, show_chart
+from pages.app_layer.exports import downloads
+from pages.app_layer.navigation import ensure_app
+from pages.app_layer.rounds import (
+    CHECK_METHODS,
+    plan_config,
+    rounds_check,
+    rounds_controls,
+    rounds_plans,
+)
+from pages.app_layer.widgets import require_config
+
+ensure_app()
+st.title("Collecting again")
+config: ExperimentConfig = require_config()
+st.caption(
+    "Telemetry is collected again and again from the same people. Each report spends ε, "
+    "and without memoization the reports add up. A memoized protocol (RAPPOR's chain, "
+    "L-GRR, L-OSUE) draws each user's answer once, permanently, and sends a fresh "
+    "randomization of it each round, so no number of reports spends more than ε∞. The "
+    "sidebar's ε is one report's."
+)
+rounds, period, lifetime = rounds_controls(config)
+plans = run_or_explain(lambda: rounds_plans(config, rounds, lifetime), "Working out the plans…")
+if plans is None:
+    st.stop()
+data = config.build()[0]
+words = plans_words(plans, n=config.n, period=period)
+st.markdown(words[0])
+for sentence in words[1:]:
+    st.markdown(f"- {sentence}")
+table = plans_frame(plans)
+st.table(table, hide_index=True)
+left, right = st.columns(2)
+spend = spending_figure(plans, period=period)
+show_chart(spend, key="chart-rounds-spend", where=left)
+error = error_figure(plans, data.frequencies(), data.n, period=period)
+show_chart(error, key="chart-rounds-error", where=right)
+st.caption(
+    f"{settings_line(config)}. Exact figures: one round's error is NDSS 2020 Eq. 3 with "
+    "the protocol's p and q, the average's keeps the permanent round's variance, and ε "
+    "after t reports is the worst sequence of t reports' ratio."
+)
+downloads(
+    "collecting-again",
+    table,
+    error,
+    simulate_command(plan_config(config, plans[0], config.methods), rounds=rounds, period=period),
+)
+
+st.header("Checked by simulation")
+st.caption(
+    "The same users report every round, their values fixed; each method post-processes "
+    "every round, and the rounds are averaged two ways: each method's answers, or Base's "
+    "first and the method once on that average. Each is compared with averaging Base's, "
+    "on the same trials."
+)
+chosen = st.pills(
+    "Plan to simulate",
+    [plan.label for plan in plans],
+    default=plans[0].label,
+    required=True,
+    key="rounds-plan",
+)
+methods = st.multiselect(
+    "Methods", list(config.methods), default=[m for m in CHECK_METHODS if m in config.methods]
+)
+plan = next(p for p in plans if p.label == chosen)
+check_config = plan_config(config, plan, tuple(methods) or ("Base",))
+result = run_or_explain(lambda: rounds_check(check_config, rounds), "Simulating the rounds…")
+if result is not None:
+    st.markdown(result["words"].replace("\n", "\n\n"))
+    st.dataframe(result["summary"], hide_index=True)
+    st.caption(settings_line(check_config))

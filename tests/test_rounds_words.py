@@ -1,0 +1,194 @@
+"""Collecting again (issue 57): the plans, their words, the simulation, the CLI and the page.
+
+The words are checked against the numbers they cite; the simulation against the exact
+figures; the page against the core.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+from conftest import K_SIGMA
+from test_app import app, chart, small, values
+
+from ldpcore.advice.longitudinal import collection_plans, memoized_counterpart
+from ldpcore.cli import main
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.rounds import run_rounds
+from ldpcore.formats import format_budget, format_error
+from ldpcore.present.rounds_figures import error_figure, round_grid, spending_figure
+from ldpcore.present.rounds_sentences import plans_frame, plans_words, rounds_run_words
+from ldpcore.protocols import LGRR, LOSUE, get_protocol
+
+F = np.array([0.4, 0.3, 0.2, 0.1] + [0.0] * 12)
+
+
+def test_a_one_shot_protocol_gets_its_memoized_chain_and_its_split_budget() -> None:
+    plans = collection_plans(get_protocol("OUE", epsilon=1.0, domain_size=16), F, 10_000, 365)
+    assert [p.kind for p in plans] == ["memoized", "fresh", "split"]
+    memo, fresh, split = plans
+    assert isinstance(memo.protocol, LOSUE) and memo.protocol.epsilon_inf == 2.0
+    assert fresh.spent == pytest.approx(365.0) and math.isinf(fresh.bound)
+    # The split plan spends the memoized chain's lifetime in all, ε∞/T per report.
+    assert split.per_report == pytest.approx(2.0 / 365) and split.spent == pytest.approx(2.0)
+    # At the same ε per report one round of L-OSUE is OUE's (p = ½, the same ratio), and
+    # the average of the rounds keeps the permanent noise: worse than fresh rounds' average.
+    assert memo.round_error == pytest.approx(fresh.round_error, rel=1e-12)
+    assert memo.average_error > 5 * fresh.average_error
+    assert split.round_error > 100 * memo.round_error
+    # A protocol with no memoized chain: the fresh plan and its split.
+    olh = collection_plans(get_protocol("OLH", epsilon=1.0, domain_size=16), F, 10_000, 30)
+    assert [p.kind for p in olh] == ["fresh", "split"]
+    assert memoized_counterpart(get_protocol("OLH", epsilon=1.0, domain_size=16)) is None
+    # One round: nothing to split.
+    assert [p.kind for p in collection_plans(LGRR(epsilon=1, domain_size=16), F, 100, 1)] == [
+        "memoized",
+        "fresh",
+    ]
+
+
+def test_the_words_and_the_table_cite_the_plans_numbers() -> None:
+    plans = collection_plans(get_protocol("L-GRR", epsilon=1.0, domain_size=16), F, 10_000, 365)
+    words = plans_words(plans, n=10_000, period="week")
+    assert words[0].startswith("Collected every week for 365 weeks from 10,000 users")
+    for plan, sentence in zip(plans, words[1:], strict=True):
+        assert sentence.startswith(plan.protocol.name)
+        assert f"±{format_error(plan.round_error)} per value" in sentence
+        assert f"by ±{format_error(plan.average_error)}" in sentence
+        assert format_budget(plan.spent) in sentence
+    assert "at most 2 however long" in words[1]
+    table = plans_frame(plans)
+    assert list(table["ε after 365 reports"]) == [format_budget(p.spent) for p in plans]
+    assert list(table["ε after any number"]) == ["2", "no bound", "no bound"]
+
+
+def test_the_simulated_average_matches_the_exact_one() -> None:
+    config = ExperimentConfig(
+        dataset="zipf:d=8", n=2000, protocol="L-OSUE", epsilon=1.0, methods=["Norm-Sub"], trials=60
+    )
+    result = run_rounds(config, 20)
+    assert result.methods == ("Base", "Norm-Sub")  # Base is always there to compare with
+    # The mean over trials of a squared error: its sd from the trials themselves.
+    for simulated, exact in (
+        (result.round_mse[0], result.exact_round),
+        (result.average_mse[0], result.exact_average),
+    ):
+        sigma = float(np.std(simulated, ddof=1)) / math.sqrt(simulated.size)
+        assert abs(float(np.mean(simulated)) - exact) < K_SIGMA * sigma
+    words = rounds_run_words(result)
+    assert "agrees with the exact" in words and "paired on the same trials" in words
+
+
+def test_the_cli_prints_the_plans_and_the_simulation(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "simulate",
+            "--protocol",
+            "GRR",
+            "--epsilon",
+            "1",
+            "--n",
+            "5000",
+            "--dataset",
+            "zipf:d=8",
+            "--rounds",
+            "30",
+            "--period",
+            "month",
+            "--methods",
+            "Base,Norm-Sub",
+            "--trials",
+            "4",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Collected every month for 30 months from 5,000 users" in out
+    assert "L-GRR, memoized" in out and "GRR afresh every month" in out
+    code = main(
+        [
+            "simulate",
+            "--protocol",
+            "L-GRR",
+            "--epsilon",
+            "1",
+            "--epsilon-inf",
+            "3",
+            "--n",
+            "5000",
+            "--dataset",
+            "zipf:d=8",
+            "--rounds",
+            "5",
+            "--trials",
+            "3",
+            "--format",
+            "json",
+        ]
+    )
+    record = json.loads(capsys.readouterr().out)
+    assert code == 0 and record["rounds"] == 5 and record["config"]["epsilon_inf"] == 3.0
+    assert record["plans"][0]["epsilon_bound"] == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--rounds", "0"], "--rounds must be a whole number >= 1"),
+        (["--rounds", "5000"], "at most 1,000"),
+        (["--rounds", "2", "--epsilon-inf", "0.5"], "must be at least epsilon"),
+        (["--epsilon-inf", "x"], "--epsilon-inf must be a number"),
+    ],
+)
+def test_the_cli_says_what_to_change(
+    arguments: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            *("simulate", "--protocol", "L-GRR", "--epsilon", "1", "--n", "100"),
+            *("--dataset", "zipf:d=4", "--trials", "2", *arguments),
+        ]
+    )
+    assert code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_charts_draw_each_plan_from_the_exact_figures() -> None:
+    plans = collection_plans(get_protocol("GRR", epsilon=1.0, domain_size=16), F, 10_000, 365)
+    spend = spending_figure(plans).to_dict()
+    x = round_grid(365)
+    assert [t["name"] for t in spend["data"]] == [p.label for p in plans]
+    assert values(spend["data"][1]["y"])[-1] == pytest.approx(365.0)
+    assert values(spend["data"][0]["y"]) == pytest.approx(
+        [plans[0].protocol.epsilon_after(int(t)) for t in x]
+    )
+    error = error_figure(plans, F, 10_000).to_dict()
+    assert values(error["data"][0]["y"])[0] == pytest.approx(plans[0].round_error)
+    assert values(error["data"][0]["y"])[-1] == pytest.approx(plans[0].average_error)
+
+
+def test_the_page_shows_the_plans_the_core_computes() -> None:
+    at = app({"rounds": "52", "period": "week", "protocol": "L-GRR"})
+    at.switch_page("pages/rounds.py")
+    small(at)
+    assert not at.exception, at.exception
+    table = at.table[0].value
+    from pages.app_layer.widgets import default_config  # noqa: PLC0415
+
+    config = default_config()
+    protocol = get_protocol("L-GRR", epsilon=config.epsilon, domain_size=64)
+    words = " ".join(m.value for m in at.markdown)
+    assert "Collected every week for 52 weeks from 10,000 users" in words
+    assert table["plan"].iloc[0] == f"L-GRR, memoized (ε∞ = {protocol.epsilon_inf:.3g})"
+    spend = chart(at, "chart-rounds-spend")
+    assert values(spend["data"][0]["y"])[-1] == pytest.approx(protocol.epsilon_after(52), rel=1e-9)
+    # The simulation below the plans, compared with averaging Base on the same trials.
+    assert any(m.value.startswith("Averaging Base over 52 rounds") for m in at.markdown)
+    # ε∞ below ε: said, not a traceback.
+    at.number_input(key="epsilon_inf").set_value(float(config.epsilon) * 4).run()
+    assert not at.exception
+    assert re.search(r"L-GRR, memoized \(ε∞ = [\d.]+\)", " ".join(list(at.table[0].value["plan"])))
