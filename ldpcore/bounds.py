@@ -31,6 +31,9 @@ TRIALS_MAX: Final[int] = 10_000
 #: nearly three of daily ones; the rounds' support counts are kept, T × d of them.
 ROUNDS_MIN: Final[int] = 1
 ROUNDS_MAX: Final[int] = 1000
+#: Rounds the exact figures take (ε after T reports, the average's variance): they cost
+#: O(d) whatever T is, so an hourly collection over years is answered too.
+EXACT_ROUNDS_MAX: Final[int] = 1_000_000
 
 #: The per-user path materialises every report: keep it to sizes a laptop handles.
 PER_USER_N_MAX: Final[int] = 50_000_000

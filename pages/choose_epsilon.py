@@ -198,6 +198,7 @@ downloads(
     frequencies=dataset.frequencies(),
     answer_epsilon=answer_epsilon,
     query_words=query_in_words(query),
+    protocol=winner.protocol,
 )
 
 st.subheader("The reverse question: how many users at a given ε?")
@@ -214,4 +215,4 @@ if users:
 
 
 fake_users_section(dataset, int(n), answer_epsilon, winner.protocol)
-meaning_section(answer_epsilon, int(n), dataset.frequencies(), protocols)
+meaning_section(answer_epsilon, int(n), dataset.frequencies(), protocols, winner.protocol)

@@ -371,8 +371,12 @@ def test_the_decision_record_downloads_and_opens_with_its_chart(
     shuffled.wait_for()
     repeated = page.get_by_text(re.compile(r"per day for 365 days with fresh randomization"))
     repeated.wait_for()
+    # Issue 57: the ways to collect every day for a year with the answer's protocol.
+    plans = page.get_by_text(re.compile(r"^Collected every day for 365 days from")).first
+    plans.wait_for()
     # The page's words, to set beside the record's (issue 54: the page equal to its record).
     page_shuffled, page_repeated = shuffled.inner_text(), repeated.inner_text()
+    page_plans = plans.inner_text()
     with page.expect_download(timeout=60_000) as download_info:
         button.click()
     record = ARTIFACTS / "decision-record.html"
@@ -383,6 +387,7 @@ def test_the_decision_record_downloads_and_opens_with_its_chart(
     assert page.get_by_role("heading", name=re.compile("means for one person")).count() == 1
     assert page.locator("#shuffled").inner_text().strip() == page_shuffled.strip()
     assert page.locator("#repeated").inner_text().strip() == page_repeated.strip()
+    assert page.locator("#collecting-again + p").inner_text().strip() == page_plans.strip()
     assert "ldpcore choose-epsilon" in page.locator("pre").inner_text()
     _screenshot(page, ARTIFACTS / "decision-record.png")
 

@@ -150,6 +150,14 @@ def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path
     risk = pd.DataFrame(
         [{"protocol": "OLH", "attacker guesses right": 0.25, "guessing without the report": 0.2}]
     )
+    # Collected weekly for a year with the answer's protocol (issue 57): the same words.
+    from ldpcore.advice.longitudinal import collection_plans  # noqa: PLC0415
+    from ldpcore.present.rounds_sentences import plans_words  # noqa: PLC0415
+    from ldpcore.protocols import get_protocol  # noqa: PLC0415
+
+    truth = config.build()[0].frequencies()
+    olh = get_protocol("OLH", epsilon=winner.epsilon, domain_size=truth.size)
+    plans = collection_plans(olh, truth, config.n, 52)
     page = decision_record(
         config=config,
         query_words="every value's frequency",
@@ -160,6 +168,7 @@ def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path
         risk=risk,
         risk_epsilon=winner.epsilon,
         context=epsilon_context(winner.epsilon, config.n, periods=52, period="week"),
+        plans=(plans, "week"),
     )
     sentence = epsilon_sentence(winner, config.n)
     assert sentence.replace("'", "&#x27;") in page
@@ -173,6 +182,9 @@ def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path
     # The chosen ε after shuffling among the config's users, and over a year of weeks.
     assert 'id="shuffled">Shuffled before analysis' in page and "trusted shuffler" in page
     assert "per week for 52 weeks" in page
+    said = plans_words(plans, n=config.n, period="week")
+    assert all(html.escape(sentence) in page for sentence in said)
+    assert 'id="collecting-again">Collected again and again' in page
     assert re.search(r"(larger than|smaller than|the same as) your ε after shuffling", page)
     assert "than than" not in page
     # Every term the record uses is explained in it, in plain words (issue 54).

@@ -136,7 +136,9 @@ def collection_plans(
     >>> [plan.kind for plan in collection_plans(grr, [0.4, 0.3, 0.2, 0.1], 1000, 30)]
     ['memoized', 'fresh', 'split']
     """
-    rounds = check_int(rounds, name="rounds", minimum=bounds.ROUNDS_MIN, maximum=bounds.ROUNDS_MAX)
+    rounds = check_int(
+        rounds, name="rounds", minimum=bounds.ROUNDS_MIN, maximum=bounds.EXACT_ROUNDS_MAX
+    )
     f = np.asarray(frequencies, dtype=np.float64)
     d, epsilon = protocol.domain_size, protocol.epsilon
     plans = []

@@ -63,6 +63,11 @@ GLOSSARY: dict[str, str] = {
     "100 repetitions.",
     "NDSS Eq. 3": "The exact variance of Base's estimate (Wang et al., NDSS 2020, "
     "Equation 3): used where the answer needs no simulation.",
+    "memoized": "A user's randomized answer drawn once and kept: every later report is a "
+    "fresh randomization of that answer, so however many reports are sent they reveal no "
+    "more than the kept answer does (its lifetime ε, written ε∞).",
+    "ε∞": "The lifetime ε of a memoized protocol: what any number of reports of one value "
+    "spend together at most.",
     "shuffling": "Mixing everyone's reports before analysis, by a party trusted to do "
     "only that; the collector then cannot tell whose report is whose, which lowers the "
     "effective (central) ε.",

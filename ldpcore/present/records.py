@@ -20,11 +20,13 @@ import plotly.graph_objects as go
 from ldpcore.advice import EpsilonAnswer, winning_answer
 from ldpcore.advice.deployments import UNCHECKED_NOTE, context_sentence, deployment_rows
 from ldpcore.advice.epsilon_context import EpsilonContext
+from ldpcore.advice.longitudinal import CollectionPlan
 from ldpcore.advice.shuffling import ShuffleBound
 from ldpcore.advice.targets import AccuracyTarget, accuracy_target
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present.commands import choose_epsilon_command
 from ldpcore.present.glossary import GLOSSARY, terms_in
+from ldpcore.present.rounds_sentences import plans_frame, plans_words
 from ldpcore.present.sentences import (
     SHUFFLE_TERMS,
     answers_table,
@@ -60,12 +62,14 @@ def decision_record(
     context: EpsilonContext | None = None,
     today: _dt.date | None = None,
     target: AccuracyTarget | None = None,
+    plans: tuple[Sequence[CollectionPlan], str] | None = None,
 ) -> str:
     """The record as one HTML document (UTF-8 text; the chart's script is inlined).
 
     ``context`` is ``risk_epsilon`` shuffled among the config's n users and collected at
     the page's cadence; the record then states both figures, and compares the central
-    deployments with the shuffled ε.
+    deployments with the shuffled ε. ``plans`` are the ways to collect at that cadence
+    (:func:`ldpcore.advice.longitudinal.collection_plans`) and what a round is called.
     """
     wanted = accuracy_target(target_rmse, target)
     winner = winning_answer(answers)
@@ -141,6 +145,17 @@ def decision_record(
                 f'<p id="shuffled">{html.escape(shuffle_sentence(context.shuffled))}</p>',
                 f'<p class="small">{html.escape(SHUFFLE_TERMS)}</p>',
                 f'<p id="repeated">{html.escape(repeated_sentence(context.repeated, context.period))}</p>',  # noqa: E501
+            ]
+        if plans is not None:
+            found, word = plans
+            said = plans_words(found, n=config.n, period=word)
+            parts += [
+                '<h3 id="collecting-again">Collected again and again</h3>',
+                f"<p>{html.escape(said[0])}</p>",
+                "<ul>",
+                *(f"<li>{html.escape(sentence)}</li>" for sentence in said[1:]),
+                "</ul>",
+                plans_frame(found).to_html(index=False, escape=True, border=0),
             ]
         parts += [
             "<h3>ε in context: published deployments</h3>",

@@ -368,7 +368,7 @@ class FrequencyOracle(ABC):
         (:meth:`Chain.sample_rounds`, exact and O(d) a round); another's rounds are
         independent. ``sampler="per-user"`` runs every user's memo and reports.
         """
-        rounds = _check_rounds(rounds)
+        rounds = _check_rounds(rounds, simulated=True)
         counts, generator = self._check_sampling(true_counts, rng, sampler)
         chain = self.rounds_chain()
         if chain is not None and sampler == "fast":
@@ -606,10 +606,12 @@ class ValueReports:
         return f"{int(array[index])}", array[index : index + 1]
 
 
-def _check_rounds(rounds: object) -> int:
+def _check_rounds(rounds: object, *, simulated: bool = False) -> int:
+    """Rounds a simulation keeps (``ROUNDS_MAX``) or an exact figure takes."""
     from ldpcore._validation import check_int  # noqa: PLC0415
 
-    return check_int(rounds, name="rounds", minimum=bounds.ROUNDS_MIN, maximum=bounds.ROUNDS_MAX)
+    most = bounds.ROUNDS_MAX if simulated else bounds.EXACT_ROUNDS_MAX
+    return check_int(rounds, name="rounds", minimum=bounds.ROUNDS_MIN, maximum=most)
 
 
 def ratio_from_matrix(channel: NDArray[np.float64]) -> float:

@@ -109,12 +109,14 @@ class Chain:
         """
         t = rounds
         p1, q1, p2, q2 = self.p1, self.q1, self.p2, self.q2
-        ones = (p1 * p2**t + (1 - p1) * q2**t) / (q1 * p2**t + (1 - q1) * q2**t)
+        # Divided through by p₂ᵗ (and (1 − q₂)ᵗ): the powers left are below one, so a long
+        # collection underflows to the permanent round's ratio instead of 0/0.
+        fall = (q2 / p2) ** t
+        ones = (p1 + (1 - p1) * fall) / (q1 + (1 - q1) * fall)
         if self.shape == "value":
             return ones
-        zeros = (q1 * (1 - p2) ** t + (1 - q1) * (1 - q2) ** t) / (
-            p1 * (1 - p2) ** t + (1 - p1) * (1 - q2) ** t
-        )
+        rise = ((1 - p2) / (1 - q2)) ** t
+        zeros = (q1 * rise + (1 - q1)) / (p1 * rise + (1 - p1))
         return ones * zeros
 
     def epsilon_after(self, rounds: int) -> float:

@@ -18,17 +18,20 @@ from numpy.typing import NDArray
 from ldpcore.advice import EpsilonAnswer, privacy_risk
 from ldpcore.advice.deployments import UNCHECKED_NOTE, context_sentence, deployment_rows
 from ldpcore.advice.epsilon_context import CADENCES, EpsilonContext
+from ldpcore.advice.longitudinal import CollectionPlan, collection_plans
 from ldpcore.advice.targets import AccuracyTarget
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.formats import format_delta
 from ldpcore.present.notebooks import choose_epsilon_notebook
 from ldpcore.present.records import decision_record
+from ldpcore.present.rounds_sentences import plans_frame, plans_words
 from ldpcore.present.sentences import (
     SHUFFLE_TERMS,
     odds_sentence,
     repeated_sentence,
     shuffle_sentence,
 )
+from ldpcore.protocols import get_protocol
 from pages.app_layer.cache import epsilon_in_context
 from pages.app_layer.display import run_or_explain
 from pages.app_layer.widgets import epsilon_to_inspect
@@ -67,6 +70,23 @@ def context_at(epsilon: float, n: int) -> EpsilonContext:
     )
 
 
+def repeated_plans(
+    protocol: str, epsilon: float, frequencies: NDArray[np.float64], n: int
+) -> tuple[tuple[CollectionPlan, ...], str] | None:
+    """The plans for the page's cadence at ``epsilon`` (None when it collects once).
+
+    The rounds are the cadence's reports; a round is the cadence's period when it sends
+    one report a period, else "round" (an hourly report is not a day's).
+    """
+    per_period, periods, period = cadence()
+    rounds = per_period * periods
+    if rounds == 1:
+        return None
+    built = get_protocol(protocol, epsilon=epsilon, domain_size=frequencies.size)
+    word = period if per_period == 1 else "round"
+    return collection_plans(built, frequencies, n, rounds), word
+
+
 def downloads(
     *,
     config: ExperimentConfig,
@@ -77,8 +97,12 @@ def downloads(
     frequencies: NDArray[np.float64],
     answer_epsilon: float | None,
     query_words: str,
+    protocol: str,
 ) -> None:
-    """The decision record and the notebook, each made only when its button is pressed."""
+    """The decision record and the notebook, each made only when its button is pressed.
+
+    ``protocol`` is the answer's: the record's plans for collecting again use it.
+    """
 
     def record() -> bytes:
         # It inlines Plotly (about 4.7 MB): made when asked for, never on a rerun.
@@ -98,6 +122,7 @@ def downloads(
             risk=risk,
             risk_epsilon=at,
             context=None if at is None else context_at(at, config.n),
+            plans=None if at is None else repeated_plans(protocol, at, frequencies, config.n),
         ).encode()
 
     record_column, notebook_column = st.columns(2)
@@ -134,8 +159,12 @@ def meaning_section(
     n: int,
     frequencies: NDArray[np.float64],
     protocols: Sequence[str],
+    protocol: str,
 ) -> None:
-    """What ε means for one person: the odds, shuffling, repetition, deployments, risk."""
+    """What ε means for one person: the odds, shuffling, repetition, deployments, risk.
+
+    ``protocol`` is the answer's: the plans for collecting again at the cadence use it.
+    """
     st.subheader("What ε means for one person")
     inspect = epsilon_to_inspect(answer_epsilon)
     st.markdown(odds_sentence(float(inspect)))
@@ -164,6 +193,21 @@ def meaning_section(
         st.markdown(shuffle_sentence(context.shuffled))
         st.caption(SHUFFLE_TERMS)
         st.markdown(repeated_sentence(context.repeated, context.period))
+    found = run_or_explain(
+        lambda: repeated_plans(protocol, float(inspect), frequencies, n), "Working out…"
+    )
+    if found is not None:
+        plans, word = found
+        words = plans_words(plans, n=n, period=word)
+        st.markdown(words[0])
+        for sentence in words[1:]:
+            st.markdown(f"- {sentence}")
+        st.table(plans_frame(plans), hide_index=True)
+        st.page_link(
+            "pages/rounds.py",
+            label="Collecting again: every plan with its charts, and checked by simulation",
+            icon=":material/event_repeat:",
+        )
     st.markdown(context_sentence(float(inspect)))
     st.dataframe(
         pd.DataFrame(
