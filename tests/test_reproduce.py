@@ -26,6 +26,7 @@ EXPECTED_IDS = (
     "mle-fig3",
     "ibu-table1",
     "cao-attacks",
+    "arcolezi-chains",
 )
 
 
@@ -140,6 +141,7 @@ HOLD_AT_FULL_SIZE: dict[str, tuple[int, ...]] = {
     "mle-fig3": (0, 1, 2),  # claim 0 holds since the full-report MLE (session 5)
     "ibu-table1": (0,),
     "cao-attacks": (0, 1, 2, 3, 4, 5),
+    "arcolezi-chains": (0, 1, 2, 3),
 }
 
 

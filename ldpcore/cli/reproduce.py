@@ -24,7 +24,8 @@ def add_parser(commands: Any) -> None:
         "reproduce",
         help="reproduce the papers' figures and check their claims",
         description="Run paper recipes (NDSS 2020 Figs. 1-10, the MLE paper's Figs. 2-3, the "
-        "IBU paper's Table 1). Per figure, DIR/<id>/ gets data.csv, figure.html, figure.png "
+        "IBU paper's Table 1, Cao et al.'s attacks, Arcolezi et al.'s memoized chains). "
+        "Per figure, DIR/<id>/ gets data.csv, figure.html, figure.png "
         "and report.md (each claim, the measured value, holds or not); DIR/report.md "
         "lists every claim.",
         example=EXAMPLE,

@@ -35,9 +35,15 @@ from ldpcore.reproduce.recipe import (
 
 def _registry() -> dict[str, Recipe]:
     # Imported here: the recipes import the experiment engine, pandas and plotly.
-    from ldpcore.reproduce import attacks, ibu, mle, ndss  # noqa: PLC0415
+    from ldpcore.reproduce import attacks, ibu, longitudinal, mle, ndss  # noqa: PLC0415
 
-    recipes = [*ndss.RECIPES, *mle.RECIPES, *ibu.RECIPES, *attacks.RECIPES]
+    recipes = [
+        *ndss.RECIPES,
+        *mle.RECIPES,
+        *ibu.RECIPES,
+        *attacks.RECIPES,
+        *longitudinal.RECIPES,
+    ]
     return {recipe.id: recipe for recipe in recipes}
 
 
