@@ -70,6 +70,38 @@ def ss_table(domain_sizes: list[int], n: int, repeat: int) -> None:
         )
 
 
+def rounds_table(d: int, n: int, rounds: int, repeat: int) -> None:
+    """A round of a repeated collection, per protocol with a chain, against OUE's trial.
+
+    ``sample_rounds`` draws the memo once and each round from it; a round's cost is the
+    call's over ``rounds`` (issue 57's target: within 2× OUE's one-shot trial).
+    """
+    counts = zipf_counts(d, n)
+    rng = np.random.default_rng(0)
+    oue = get_protocol("OUE", epsilon=1.0, domain_size=d)
+    one = best_of(lambda: oue.sample_support_counts(counts, rng), repeat=repeat, number=50)
+    print(
+        f"\n### A round of {rounds} from the same users, d = {d}, n = {n:.0e}, ε = 1 "
+        f"(ε∞ = 2 where memoized; ms per round, best of {repeat})\n"
+    )
+    print(f"OUE's one-shot trial: {one * 1e3:.3f} ms\n")
+    print("| protocol | memoized | ms per round | / OUE's trial | target |")
+    print("|---|---|---|---|---|")
+    for name in protocol_names():
+        protocol = get_protocol(name, epsilon=1.0, domain_size=d)
+        chain = protocol.rounds_chain()
+        if chain is None:
+            continue
+        total = best_of(
+            lambda p=protocol: p.sample_rounds(counts, rounds, rng), repeat=repeat, number=1
+        )
+        per_round = total / rounds
+        print(
+            f"| {name} | {'yes' if chain.memoized else 'no'} | {per_round * 1e3:.3f} "
+            f"| {per_round / one:.2f}× | ≤ 2× |"
+        )
+
+
 def per_user_olh(n: int, d: int) -> None:
     protocol = get_protocol("OLH", epsilon=1.0, domain_size=d)
     counts = zipf_counts(d, n)
@@ -91,11 +123,23 @@ def main() -> None:
     parser.add_argument("--d", type=int, default=1024)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--per-user-n", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=365)
+    parser.add_argument(
+        "--tables",
+        default="fast,ss,per-user,rounds",
+        help="which tables to print (comma-separated; default: all four)",
+    )
     args = parser.parse_args()
+    tables = set(args.tables.split(","))
     print(f"machine: {platform.machine()}, {platform.python_version()}, numpy {np.__version__}")
-    fast_table(args.d, [10**3, 10**6, 10**9], args.repeat)
-    ss_table([64, 1024, 10_000, 100_000], 10**6, args.repeat)
-    per_user_olh(args.per_user_n, args.d)
+    if "fast" in tables:
+        fast_table(args.d, [10**3, 10**6, 10**9], args.repeat)
+    if "ss" in tables:
+        ss_table([64, 1024, 10_000, 100_000], 10**6, args.repeat)
+    if "per-user" in tables:
+        per_user_olh(args.per_user_n, args.d)
+    if "rounds" in tables:
+        rounds_table(args.d, 10**6, args.rounds, args.repeat)
 
 
 if __name__ == "__main__":
