@@ -6,14 +6,15 @@ import streamlit as st
 
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present.commands import simulate_command
-from ldpcore.present.rounds_figures import error_figure, spending_figure
-from ldpcore.present.rounds_sentences import plans_frame, plans_words
+from ldpcore.present.rounds_figures import averaging_figure, error_figure, spending_figure
+from ldpcore.present.rounds_sentences import averaging_words, plans_frame, plans_words
 from ldpcore.present.sentences import settings_line
 from pages.app_layer.display import run_or_explain, show_chart
 from pages.app_layer.exports import downloads
 from pages.app_layer.navigation import ensure_app
 from pages.app_layer.rounds import (
     CHECK_METHODS,
+    averaging_rows,
     plan_config,
     rounds_check,
     rounds_controls,
@@ -58,6 +59,16 @@ downloads(
     error,
     simulate_command(plan_config(config, plans[0], config.methods), rounds=rounds, period=period),
 )
+
+st.header("What averaging a user's reports reveals")
+attack = run_or_explain(
+    lambda: averaging_rows(config, rounds, lifetime), "Simulating the aggregator…"
+)
+if attack:
+    st.markdown(averaging_words(attack, period=period))
+    show_chart(averaging_figure(attack, plans, period=period), key="chart-rounds-averaging")
+elif attack is not None:
+    st.info(f"{config.protocol}'s reports are not written as rounds here: no attack to show.")
 
 st.header("Checked by simulation")
 st.caption(

@@ -15,13 +15,18 @@ import pytest
 from conftest import K_SIGMA
 from test_app import app, chart, small, values
 
-from ldpcore.advice.longitudinal import collection_plans, memoized_counterpart
+from ldpcore.advice.longitudinal import averaging_attack, collection_plans, memoized_counterpart
 from ldpcore.cli import main
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.rounds import run_rounds
 from ldpcore.formats import format_budget, format_error
 from ldpcore.present.rounds_figures import error_figure, round_grid, spending_figure
-from ldpcore.present.rounds_sentences import plans_frame, plans_words, rounds_run_words
+from ldpcore.present.rounds_sentences import (
+    averaging_words,
+    plans_frame,
+    plans_words,
+    rounds_run_words,
+)
 from ldpcore.protocols import LGRR, LOSUE, get_protocol
 
 F = np.array([0.4, 0.3, 0.2, 0.1] + [0.0] * 12)
@@ -184,6 +189,8 @@ def test_the_page_shows_the_plans_the_core_computes() -> None:
     words = " ".join(m.value for m in at.markdown)
     assert "Collected every week for 52 weeks from 10,000 users" in words
     assert table["plan"].iloc[0] == f"L-GRR, memoized (ε∞ = {protocol.epsilon_inf:.3g})"
+    averaging = chart(at, "chart-rounds-averaging")
+    assert averaging["data"][0]["name"].startswith("L-GRR, memoized")
     spend = chart(at, "chart-rounds-spend")
     assert values(spend["data"][0]["y"])[-1] == pytest.approx(protocol.epsilon_after(52), rel=1e-9)
     # The simulation below the plans, compared with averaging Base on the same trials.
@@ -192,3 +199,23 @@ def test_the_page_shows_the_plans_the_core_computes() -> None:
     at.number_input(key="epsilon_inf").set_value(float(config.epsilon) * 4).run()
     assert not at.exception
     assert re.search(r"L-GRR, memoized \(ε∞ = [\d.]+\)", " ".join(list(at.table[0].value["plan"])))
+
+
+@pytest.mark.parametrize("name", ["GRR", "OUE", "SUE"])
+def test_averaging_reveals_the_value_only_without_memoization(name: str) -> None:
+    uniform = np.full(8, 1 / 8)
+    plans = collection_plans(get_protocol(name, epsilon=1.0, domain_size=8), uniform, 1000, 300)
+    rows = averaging_attack(plans, [1, 30, 300], users=20_000, seed=5)
+    for row in rows:
+        sigma = math.sqrt(row.bound * (1 - row.bound) / row.users)
+        assert row.right <= row.bound + K_SIGMA * sigma, row
+        assert row.low <= row.right <= row.high
+    by = {(row.kind, row.rounds): row for row in rows}
+    # One report: the memoized chain's is its one-shot protocol's channel (the same ε₁).
+    assert abs(by["memoized", 1].right - by["fresh", 1].right) < 0.02
+    # After 300: fresh reports reveal the value; the memoized chain stays at its bound.
+    assert by["fresh", 300].right > 0.99
+    assert by["memoized", 300].right == pytest.approx(by["memoized", 300].bound, abs=0.02)
+    words = averaging_words(rows, period="day")
+    assert f"after 300 days, {100 * by['memoized', 300].right:.3g}% of the time with" in words
+    assert f"however many reports: {100 * by['memoized', 300].bound:.3g}%" in words

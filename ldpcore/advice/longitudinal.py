@@ -16,11 +16,18 @@ Every number here is exact: one round's variance is NDSS 2020 Eq. 3 with the cha
 compound ``p`` and ``q``, the average's is :mod:`ldpcore.protocols.rounds`' formula,
 and the ε is the worst report sequence's. A simulation checks them
 (:mod:`ldpcore.experiments.rounds`).
+
+What the ε means over the rounds is measured too (:func:`averaging_attack`): an
+aggregator who keeps each user's reports and guesses the value they support most often
+(the most likely value, for values equally likely a priori) is right ever more often
+with fresh reports, and never more often than the permanent answer allows with a
+memoized chain.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -29,6 +36,7 @@ from numpy.typing import ArrayLike
 
 from ldpcore import bounds
 from ldpcore._validation import check_int
+from ldpcore.errors import InputError
 from ldpcore.protocols import PROTOCOLS, FrequencyOracle, Memoized
 
 PlanKind = Literal["memoized", "fresh", "split"]
@@ -165,6 +173,126 @@ def collection_plans(
     return tuple(plans)
 
 
+@dataclass(frozen=True)
+class AveragingRow:
+    """How often an averaging aggregator guesses a user's value, after ``rounds`` reports.
+
+    Attributes
+    ----------
+    plan : str
+        The plan's label.
+    rounds : int
+        Reports seen per user.
+    right, low, high : float
+        The share of users guessed right, with its 95% Wilson interval.
+    bound : float
+        The most any aggregator can reach from ``rounds`` reports (values equally likely):
+        ``e^{ε_t}/(e^{ε_t} + d − 1)`` for ``ε_t`` = what they spend (the best guess rate of
+        any ε_t-LDP channel), and no more than the permanent answer's own guess rate for a
+        memoized chain, whatever the rounds.
+    chance : float
+        ``1/d``: guessing with no report.
+    kind : {"memoized", "fresh", "split"}
+        The plan's kind.
+    users : int
+        Users simulated for the point.
+    """
+
+    plan: str
+    rounds: int
+    right: float
+    low: float
+    high: float
+    bound: float
+    chance: float
+    kind: PlanKind
+    users: int
+
+
+#: Users × values the averaging attack draws per point at most: each user's support
+#: counts over the d values are drawn (about 0.2 s at this size), so fewer users on a
+#: larger domain, and never fewer than :data:`ATTACK_USERS_MIN`.
+ATTACK_CELLS = 2_000_000
+ATTACK_USERS_MIN = 2_000
+#: The largest domain the averaging attack is simulated on (8 million cells a point).
+ATTACK_DOMAIN_MAX = 4096
+
+
+def attack_users(d: int, users: int | None = None) -> int:
+    """Users per point: ``users``, or as many as :data:`ATTACK_CELLS` allow (at most 50,000).
+
+    Examples
+    --------
+    >>> attack_users(16), attack_users(1024), attack_users(100_000)
+    (50000, 2000, 2000)
+    """
+    if users is not None:
+        return users
+    return max(ATTACK_USERS_MIN, min(50_000, ATTACK_CELLS // d))
+
+
+def averaging_attack(
+    plans: Sequence[CollectionPlan],
+    rounds: Sequence[int],
+    *,
+    users: int | None = None,
+    seed: int = 0,
+) -> list[AveragingRow]:
+    """Simulate the averaging aggregator on each plan with a chain, at each number of rounds.
+
+    ``users`` users (default :func:`attack_users`) with uniformly random values report
+    ``t`` times each (:meth:`ldpcore.protocols.rounds.Chain.guesses_after`: their memo
+    once, the rounds' supports exactly); the guess is the value their reports support
+    most often.
+    """
+    d = plans[0].protocol.domain_size
+    if d > ATTACK_DOMAIN_MAX:
+        raise InputError(
+            f"the averaging attack is simulated on at most {ATTACK_DOMAIN_MAX:,} values "
+            f"(each user's support counts are drawn); this domain has {d:,}"
+        )
+    generator = np.random.default_rng(seed)
+    users = attack_users(d, users)
+    rows = []
+    for plan in plans:
+        chain = plan.protocol.rounds_chain()
+        if chain is None:
+            continue
+        d = plan.protocol.domain_size
+        memo = 1.0
+        if isinstance(plan.protocol, Memoized):
+            first = plan.protocol.first_round(epsilon=plan.protocol.epsilon_inf, domain_size=d)
+            memo = first.bayes_guess_rate(np.ones(d))
+        for t in rounds:
+            values = generator.integers(0, d, size=users)
+            right = float(np.mean(chain.guesses_after(values, int(t), generator) == values))
+            low, high = _wilson(right, users)
+            bound = min(memo, _ldp_guess_bound(plan.protocol.epsilon_after(int(t)), d))
+            rows.append(
+                AveragingRow(plan.label, int(t), right, low, high, bound, 1.0 / d, plan.kind, users)
+            )
+    return rows
+
+
+def _ldp_guess_bound(epsilon: float, d: int) -> float:
+    """``e^ε/(e^ε + d − 1)``, the best guess rate of any ε-LDP channel.
+
+    A guess of one of ``d`` equally likely values is right at most this often, since each
+    output's likelihoods under the ``d`` values are within e^ε of each other.
+    """
+    if epsilon > 700:  # e^ε overflows; the bound is 1 to double precision long before
+        return 1.0
+    return math.exp(epsilon) / (math.exp(epsilon) + d - 1)
+
+
+def _wilson(share: float, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a share of ``trials``."""
+    centre = (share + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(share * (1 - share) / trials + z * z / (4 * trials * trials))
+    half /= 1 + z * z / trials
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def _lifetime(protocol: FrequencyOracle, epsilon_inf: float | None) -> float | None:
     if epsilon_inf is not None:
         return epsilon_inf
@@ -172,7 +300,11 @@ def _lifetime(protocol: FrequencyOracle, epsilon_inf: float | None) -> float | N
 
 
 __all__ = [
+    "ATTACK_DOMAIN_MAX",
+    "AveragingRow",
     "CollectionPlan",
+    "attack_users",
+    "averaging_attack",
     "collection_plans",
     "memoized_counterpart",
     "one_shot_counterpart",

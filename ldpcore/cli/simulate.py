@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from typing import Any
 
@@ -137,9 +138,15 @@ def run(args: argparse.Namespace) -> int:
 def _repeated(config: Any, args: argparse.Namespace) -> int:
     """``--rounds``: the plans for collecting again and again (exact), then the simulation."""
     from ldpcore._json import json_value  # noqa: PLC0415
-    from ldpcore.advice.longitudinal import collection_plans  # noqa: PLC0415
+    from ldpcore.advice.longitudinal import (  # noqa: PLC0415
+        ATTACK_DOMAIN_MAX,
+        averaging_attack,
+        collection_plans,
+    )
     from ldpcore.experiments.rounds import run_rounds  # noqa: PLC0415 (pandas)
     from ldpcore.present.rounds_sentences import (  # noqa: PLC0415
+        attack_rounds,
+        averaging_words,
         plans_frame,
         plans_words,
         rounds_run_words,
@@ -150,6 +157,11 @@ def _repeated(config: Any, args: argparse.Namespace) -> int:
     plans = collection_plans(protocol, data.frequencies(), data.n, rounds)
     with _args.ProgressLine(f"simulating {rounds:,} rounds per trial"):
         result = run_rounds(config, rounds)
+        attack = (
+            averaging_attack(plans, attack_rounds(rounds), seed=config.seed)
+            if protocol.domain_size <= ATTACK_DOMAIN_MAX
+            else []
+        )
     if args.format == "json":
         table = plans_frame(plans)
         _args.print_json(
@@ -174,6 +186,10 @@ def _repeated(config: Any, args: argparse.Namespace) -> int:
                     for plan in plans
                 ],
                 "plans_table": table.to_dict("records"),
+                "averaging_attack": [
+                    {key: json_value(value) for key, value in dataclasses.asdict(row).items()}
+                    for row in attack
+                ],
             }
         )
     elif args.format == "csv":
@@ -182,6 +198,13 @@ def _repeated(config: Any, args: argparse.Namespace) -> int:
         print(settings_line(config))
         print("\n".join(plans_words(plans, n=data.n, period=args.period)))
         print(plans_frame(plans).to_string(index=False))
+        if attack:
+            print(averaging_words(attack, period=args.period))
+        elif protocol.domain_size > ATTACK_DOMAIN_MAX:
+            print(
+                f"(The averaging attack is simulated on at most {ATTACK_DOMAIN_MAX:,} values; "
+                f"this domain has {protocol.domain_size:,}.)"
+            )
         print()
         print(rounds_run_words(result))
         print(result.summary.to_string(index=False, float_format=lambda x: f"{x:.4g}"))

@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 from ldpcore.present.figures import assemble
 
 if TYPE_CHECKING:
-    from ldpcore.advice.longitudinal import CollectionPlan
+    from ldpcore.advice.longitudinal import AveragingRow, CollectionPlan
 
 #: Each plan kind's line: the memoized chain solid, the one-shot forms dashed and dotted.
 STYLES: dict[str, dict[str, str]] = {
@@ -98,4 +98,66 @@ def error_figure(
     )
 
 
-__all__ = ["POINTS", "STYLES", "error_figure", "round_grid", "spending_figure"]
+def averaging_figure(
+    rows: Sequence[AveragingRow], plans: Sequence[CollectionPlan], *, period: str = "round"
+) -> go.Figure:
+    """The averaging aggregator's share of right guesses against the reports it has seen.
+
+    Each plan's line with its 95% interval as error bars, and its bound (the most any
+    aggregator reaches from that many reports) dotted in the same colour.
+    """
+    traces: list[dict[str, Any]] = []
+    for plan in plans:
+        mine = [row for row in rows if row.plan == plan.label]
+        if not mine:
+            continue
+        style = STYLES[plan.kind]
+        x = np.array([row.rounds for row in mine])
+        y = np.array([row.right for row in mine])
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "x": x,
+                "y": y,
+                "name": plan.label,
+                "line": {"color": style["color"], "dash": style["dash"], "width": 2},
+                "error_y": {
+                    "type": "data",
+                    "symmetric": False,
+                    "array": np.array([row.high for row in mine]) - y,
+                    "arrayminus": y - np.array([row.low for row in mine]),
+                },
+                "hovertemplate": "%{x}: %{y:.1%}<extra>" + plan.label + "</extra>",
+            }
+        )
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "x": x,
+                "y": np.array([row.bound for row in mine]),
+                "name": f"{plan.label}: the most any guess reaches",
+                "line": {"color": style["color"], "dash": "dot", "width": 1},
+                "hovertemplate": "%{x}: %{y:.1%}<extra>bound</extra>",
+            }
+        )
+    return assemble(
+        traces,
+        title="How often averaging a user's reports guesses their value",
+        x=f"{period}s collected (reports per user)",
+        y="users guessed right",
+        xaxis={"type": "log"},
+        yaxis={"tickformat": ".0%", "range": [0, 1.02]},
+        legend={"title": {"text": "plan"}},
+    )
+
+
+__all__ = [
+    "POINTS",
+    "STYLES",
+    "averaging_figure",
+    "error_figure",
+    "round_grid",
+    "spending_figure",
+]

@@ -17,7 +17,7 @@ from ldpcore.formats import format_budget, format_count, format_error
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ldpcore.advice.longitudinal import CollectionPlan
+    from ldpcore.advice.longitudinal import AveragingRow, CollectionPlan
     from ldpcore.experiments.rounds import RoundsRun
 
 #: The words a period can be called by (the page's choice, the CLI's ``--period``).
@@ -108,6 +108,57 @@ def plans_words(plans: Sequence[CollectionPlan], *, n: int, period: str = "day")
     return [header, *words]
 
 
+def attack_rounds(rounds: int) -> list[int]:
+    """The numbers of reports the averaging attack is shown at: 1, 3, 10, … up to ``rounds``.
+
+    Examples
+    --------
+    >>> attack_rounds(365)
+    [1, 3, 10, 30, 100, 365]
+    >>> attack_rounds(1)
+    [1]
+    """
+    steps = [t for t in (1, 3, 10, 30, 100, 300, 1000) if t < rounds]
+    return [*steps, rounds]
+
+
+def averaging_words(rows: Sequence[AveragingRow], *, period: str = "day") -> str:
+    """What an averaging aggregator guesses after the most reports, plan by plan.
+
+    Examples
+    --------
+    >>> from ldpcore.advice.longitudinal import averaging_attack, collection_plans
+    >>> from ldpcore.protocols import get_protocol
+    >>> grr = get_protocol("GRR", epsilon=1.0, domain_size=8)
+    >>> plans = collection_plans(grr, [0.125] * 8, 1000, 30)
+    >>> averaging_words(averaging_attack(plans, [30], users=2000), period="day")[:45]
+    'An aggregator who keeps every user's reports'
+    """
+    last = max(row.rounds for row in rows)
+    final = [row for row in rows if row.rounds == last]
+    parts = [
+        f"{_percent(row.right)} of the time with {row.plan} (95% interval "
+        f"{_percent(row.low)}–{_percent(row.high)}; "
+        + (
+            f"the most any guess can reach, however many reports: {_percent(row.bound)})"
+            if row.kind == "memoized"
+            else f"the most any guess can reach from these reports: {_percent(row.bound)})"
+        )
+        for row in final
+    ]
+    return (
+        "An aggregator who keeps every user's reports and guesses the value they support "
+        f"most often (the most likely value when values are equally likely; by chance "
+        f"{_percent(final[0].chance)}) is right, after {_plural(last, period)}, "
+        + "; ".join(parts)
+        + f". Simulated, {format_count(final[0].users)} users per point."
+    )
+
+
+def _percent(share: float) -> str:
+    return f"{100 * share:.3g}%"
+
+
 def rounds_run_words(run: RoundsRun) -> str:
     """What the simulation found about post-processing over the rounds (paired with Base).
 
@@ -156,4 +207,11 @@ def _against(record: dict[str, object], label: str) -> str:
     return f"{outcome} from averaging Base's"
 
 
-__all__ = ["PERIODS", "plans_frame", "plans_words", "rounds_run_words"]
+__all__ = [
+    "PERIODS",
+    "attack_rounds",
+    "averaging_words",
+    "plans_frame",
+    "plans_words",
+    "rounds_run_words",
+]

@@ -13,9 +13,15 @@ from typing import Any
 import streamlit as st
 
 from ldpcore import bounds
-from ldpcore.advice.longitudinal import CollectionPlan, collection_plans, memoized_counterpart
+from ldpcore.advice.longitudinal import (
+    AveragingRow,
+    CollectionPlan,
+    averaging_attack,
+    collection_plans,
+    memoized_counterpart,
+)
 from ldpcore.experiments.config import ExperimentConfig
-from ldpcore.present.rounds_sentences import PERIODS
+from ldpcore.present.rounds_sentences import PERIODS, attack_rounds
 from ldpcore.protocols import Memoized
 from pages.app_layer.cache import config_hash
 
@@ -103,3 +109,12 @@ def rounds_check(config: ExperimentConfig, rounds: int) -> dict[str, Any]:
 
     result = run_rounds(config, rounds)
     return {"summary": result.summary, "words": rounds_run_words(result)}
+
+
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=config_hash())
+def averaging_rows(
+    config: ExperimentConfig, rounds: int, epsilon_inf: float | None
+) -> list[AveragingRow]:
+    """The averaging aggregator on every plan with a chain (simulated; cached)."""
+    plans = rounds_plans(config, rounds, epsilon_inf)
+    return averaging_attack(plans, attack_rounds(rounds), seed=config.seed)
