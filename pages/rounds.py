@@ -7,7 +7,12 @@ import streamlit as st
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.rounds_figures import averaging_figure, error_figure, spending_figure
-from ldpcore.present.rounds_sentences import averaging_words, plans_frame, plans_words
+from ldpcore.present.rounds_sentences import (
+    averaging_words,
+    chains_words,
+    plans_frame,
+    plans_words,
+)
 from ldpcore.present.sentences import settings_line
 from pages.app_layer.display import run_or_explain, show_chart
 from pages.app_layer.exports import downloads
@@ -15,6 +20,7 @@ from pages.app_layer.navigation import ensure_app
 from pages.app_layer.rounds import (
     CHECK_METHODS,
     averaging_rows,
+    chains_at,
     plan_config,
     rounds_check,
     rounds_controls,
@@ -43,6 +49,9 @@ for sentence in words[1:]:
     st.markdown(f"- {sentence}")
 table = plans_frame(plans)
 st.table(table, hide_index=True)
+chains = run_or_explain(lambda: chains_at(config, rounds, lifetime), "Comparing the chains…")
+if chains:
+    st.markdown(chains_words(chains, period=period))
 left, right = st.columns(2)
 spend = spending_figure(plans, period=period)
 show_chart(spend, key="chart-rounds-spend", where=left)

@@ -15,7 +15,12 @@ import pytest
 from conftest import K_SIGMA
 from test_app import app, chart, small, values
 
-from ldpcore.advice.longitudinal import averaging_attack, collection_plans, memoized_counterpart
+from ldpcore.advice.longitudinal import (
+    averaging_attack,
+    collection_plans,
+    memoized_chains,
+    memoized_counterpart,
+)
 from ldpcore.cli import main
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.rounds import run_rounds
@@ -23,6 +28,7 @@ from ldpcore.formats import format_budget, format_error
 from ldpcore.present.rounds_figures import error_figure, round_grid, spending_figure
 from ldpcore.present.rounds_sentences import (
     averaging_words,
+    chains_words,
     plans_frame,
     plans_words,
     rounds_run_words,
@@ -188,6 +194,7 @@ def test_the_page_shows_the_plans_the_core_computes() -> None:
     protocol = get_protocol("L-GRR", epsilon=config.epsilon, domain_size=64)
     words = " ".join(m.value for m in at.markdown)
     assert "Collected every week for 52 weeks from 10,000 users" in words
+    assert "Of the memoized chains at ε = 1 per report" in words
     assert table["plan"].iloc[0] == f"L-GRR, memoized (ε∞ = {protocol.epsilon_inf:.3g})"
     averaging = chart(at, "chart-rounds-averaging")
     assert averaging["data"][0]["name"].startswith("L-GRR, memoized")
@@ -219,3 +226,29 @@ def test_averaging_reveals_the_value_only_without_memoization(name: str) -> None
     words = averaging_words(rows, period="day")
     assert f"after 300 days, {100 * by['memoized', 300].right:.3g}% of the time with" in words
     assert f"however many reports: {100 * by['memoized', 300].bound:.3g}%" in words
+
+
+def test_the_chains_are_ranked_by_their_exact_error_and_said_so() -> None:
+    for d, first in ((4, "L-GRR"), (64, "L-OSUE")):  # either side of d = 3e + 2
+        uniform = np.full(d, 1 / d)
+        chains = memoized_chains(uniform, 10_000, 365, epsilon=1.0, epsilon_inf=2.0)
+        assert chains[0].protocol.name == first
+        errors = [plan.round_error for plan in chains]
+        assert errors == sorted(errors)
+        assert {plan.protocol.name for plan in chains} == {
+            "L-GRR",
+            "L-OSUE",
+            "L-SUE",
+            "L-OUE",
+            "L-SOUE",
+        }
+        words = chains_words(chains, period="week")
+        assert words.startswith(f"Of the memoized chains at ε = 1 per report and ε∞ = 2, {first}")
+        for plan in chains:
+            assert f"±{format_error(plan.round_error)}" in words
+    # A chain that cannot reach this ε₁ at this ε∞ is left out, not an error.
+    names = [
+        p.protocol.name
+        for p in memoized_chains(np.full(8, 1 / 8), 100, 5, epsilon=1.0, epsilon_inf=1.0)
+    ]
+    assert "L-GRR" in names and "L-OUE" not in names

@@ -173,6 +173,40 @@ def collection_plans(
     return tuple(plans)
 
 
+def memoized_chains(
+    frequencies: ArrayLike,
+    n: int,
+    rounds: int,
+    *,
+    epsilon: float,
+    epsilon_inf: float | None = None,
+) -> tuple[CollectionPlan, ...]:
+    """Every registered memoized chain at one report's ε and the lifetime ε∞, least error first.
+
+    Which chain to run when the collection repeats: each one's plan (exact), sorted by
+    the error of one round, then of the average. A chain whose fresh round cannot bring
+    one report to ε at this ε∞ (an OUE-like round, :mod:`ldpcore.protocols.lue`) is left
+    out.
+
+    Examples
+    --------
+    >>> [p.protocol.name for p in memoized_chains([0.5, 0.5], 1000, 30, epsilon=1.0)][0]
+    'L-GRR'
+    """
+    f = np.asarray(frequencies, dtype=np.float64)
+    registered: list[type[FrequencyOracle]] = list(PROTOCOLS.values())
+    plans = []
+    for cls in registered:
+        if not issubclass(cls, Memoized):
+            continue
+        try:
+            chain = cls(epsilon=epsilon, domain_size=f.size, epsilon_inf=epsilon_inf)  # type: ignore[arg-type]  # None: default
+        except InputError:
+            continue
+        plans.append(_plan("memoized", chain, f, n, rounds))
+    return tuple(sorted(plans, key=lambda plan: (plan.round_error, plan.average_error)))
+
+
 @dataclass(frozen=True)
 class AveragingRow:
     """How often an averaging aggregator guesses a user's value, after ``rounds`` reports.
@@ -306,6 +340,7 @@ __all__ = [
     "attack_users",
     "averaging_attack",
     "collection_plans",
+    "memoized_chains",
     "memoized_counterpart",
     "one_shot_counterpart",
 ]

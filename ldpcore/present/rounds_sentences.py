@@ -108,6 +108,26 @@ def plans_words(plans: Sequence[CollectionPlan], *, n: int, period: str = "day")
     return [header, *words]
 
 
+def chains_words(chains: Sequence[CollectionPlan], *, period: str = "day") -> str:
+    """Which memoized chain to run: the one with the least error each round, and the rest.
+
+    Examples
+    --------
+    >>> from ldpcore.advice.longitudinal import memoized_chains
+    >>> chains_words(memoized_chains([0.5, 0.5], 1000, 30, epsilon=1.0))[:50]
+    'Of the memoized chains at ε = 1 per report and ε∞ '
+    """
+    best, *rest = chains
+    others = "; ".join(f"{plan.protocol.name} ±{format_error(plan.round_error)}" for plan in rest)
+    return (
+        f"Of the memoized chains at ε = {format_budget(best.per_report)} per report and "
+        f"ε∞ = {format_budget(best.bound)}, {best.protocol.name} has the least error each "
+        f"{period}: ±{format_error(best.round_error)} per value (the average of "
+        f"{format_count(best.rounds)}: ±{format_error(best.average_error)})"
+        + (f"; then {others}." if rest else ".")
+    )
+
+
 def attack_rounds(rounds: int) -> list[int]:
     """The numbers of reports the averaging attack is shown at: 1, 3, 10, … up to ``rounds``.
 
@@ -211,6 +231,7 @@ __all__ = [
     "PERIODS",
     "attack_rounds",
     "averaging_words",
+    "chains_words",
     "plans_frame",
     "plans_words",
     "rounds_run_words",

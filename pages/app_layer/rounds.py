@@ -18,6 +18,7 @@ from ldpcore.advice.longitudinal import (
     CollectionPlan,
     averaging_attack,
     collection_plans,
+    memoized_chains,
     memoized_counterpart,
 )
 from ldpcore.experiments.config import ExperimentConfig
@@ -118,3 +119,14 @@ def averaging_rows(
     """The averaging aggregator on every plan with a chain (simulated; cached)."""
     plans = rounds_plans(config, rounds, epsilon_inf)
     return averaging_attack(plans, attack_rounds(rounds), seed=config.seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=64, hash_funcs=config_hash())
+def chains_at(
+    config: ExperimentConfig, rounds: int, epsilon_inf: float | None
+) -> tuple[CollectionPlan, ...]:
+    """Every memoized chain at the sidebar's ε and this ε∞, least error first (exact)."""
+    data = config.build()[0]
+    return memoized_chains(
+        data.frequencies(), data.n, rounds, epsilon=config.epsilon, epsilon_inf=epsilon_inf
+    )
