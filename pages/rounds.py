@@ -10,6 +10,7 @@ from ldpcore.present.rounds_figures import averaging_figure, error_figure, spend
 from ldpcore.present.rounds_sentences import (
     averaging_words,
     chains_words,
+    no_attack_words,
     plans_frame,
     plans_words,
 )
@@ -77,7 +78,7 @@ if attack:
     st.markdown(averaging_words(attack, period=period))
     show_chart(averaging_figure(attack, plans, period=period), key="chart-rounds-averaging")
 elif attack is not None:
-    st.info(f"{config.protocol}'s reports are not written as rounds here: no attack to show.")
+    st.info(no_attack_words(plans))
 
 st.header("Checked by simulation")
 st.caption(

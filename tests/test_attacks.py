@@ -42,6 +42,7 @@ SHIPPED = (
     "L-SUE",
     "L-OUE",
     "L-SOUE",
+    "dBitFlipPM",
 )
 DESCRIBED = ("GRR", "OUE", "SUE", "THE", "OLH", "BLH", "SS", "HR")
 

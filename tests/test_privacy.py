@@ -40,8 +40,9 @@ def test_worst_case_ratio_on_grid(name: str, epsilon: float, d: int) -> None:
     if protocol.spends_whole_budget:
         assert ratio >= math.exp(epsilon) * (1 - RTOL)
     else:
+        # (dBitFlipPM spends it all but with one sampled value.)
         spent = protocol.spent_epsilon()
-        assert spent < epsilon and ratio == pytest.approx(math.exp(spent), rel=1e-9)
+        assert spent <= epsilon and ratio == pytest.approx(math.exp(spent), rel=1e-9)
 
 
 @given(

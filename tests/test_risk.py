@@ -17,7 +17,7 @@ from conftest import K_SIGMA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ldpcore.protocols import GRR, UnaryEncoding, get_protocol, protocol_names
+from ldpcore.protocols import GRR, DBitFlipPM, UnaryEncoding, get_protocol, protocol_names
 from ldpcore.protocols.olh import hash_values
 
 ENUMERABLE = ("GRR", "OUE", "SUE", "SS", "HR")
@@ -94,6 +94,14 @@ def _map_guesses(name: str, oracle, reports, prior: np.ndarray) -> np.ndarray:
             reports.multiplier[:, None], reports.offset[:, None], values, oracle.hash_range
         )
         likelihood = np.where(hashed == reports.bucket[:, None], e, 1.0)
+    elif isinstance(oracle, DBitFlipPM):  # sampled values weighed by e^{±ε/2}, others 1
+        m = oracle.sampled
+        picks, bits = reports[:, :m], reports[:, m:]
+        likelihood = np.ones((len(reports), d))
+        rows = np.repeat(np.arange(len(reports)), m)
+        likelihood[rows, picks.ravel()] = np.where(
+            bits.ravel() == 1, math.exp(oracle.epsilon / 2), math.exp(-oracle.epsilon / 2)
+        )
     else:
         # Any other protocol whose report is one output (a registered toy, a new one):
         # its channel row, enumerated (small d only).

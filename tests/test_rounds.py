@@ -224,3 +224,34 @@ def test_averaging_learns_no_more_than_the_memo_allows(name: str) -> None:
     one = float(np.mean(protocol.chain.guesses_after(values, 1, rng) == values))
     limit = protocol.bayes_guess_rate(np.ones(d))
     assert abs(one - limit) < K_SIGMA * math.sqrt(limit * (1 - limit) / users)
+
+
+def test_dbitflip_pm_sends_one_response_per_value_every_round() -> None:
+    """Permanent memoization: the same counts each round, ε spent once, no averaging gain."""
+    flip = get_protocol("dBitFlipPM", epsilon=1.0, domain_size=16, d_bits=3)
+    counts = np.arange(1, 17) * 10
+    rounds = flip.sample_rounds(counts, 12, 5)
+    assert np.all(rounds == rounds[0])
+    again = flip.sample_rounds(counts, 12, 5, sampler="per-user")
+    assert np.all(again == again[0]) and again.sum() > 0
+    assert flip.epsilon_after(1000) == flip.lifetime_epsilon() == 1.0
+    f = counts / counts.sum()
+    assert flip.average_variance(f, 1360, 12) == pytest.approx(flip.variance(f, 1360))
+    # Its fresh form composes and averages as independent rounds do.
+    fresh = flip.one_shot_form()(epsilon=1.0, domain_size=16, d_bits=3)
+    assert fresh.epsilon_after(30) == pytest.approx(30.0) and math.isinf(fresh.lifetime_epsilon())
+    assert fresh.average_variance(f, 1360, 12) == pytest.approx(flip.variance(f, 1360) / 12)
+    assert not np.all(fresh.sample_rounds(counts, 3, 5) == fresh.sample_rounds(counts, 3, 5)[0])
+
+
+@pytest.mark.parametrize("d_bits", [1, 2, 4])
+def test_dbitflip_pm_spends_eps_with_two_bits_and_half_with_one(d_bits: int) -> None:
+    flip = get_protocol("dBitFlipPM", epsilon=2.0, domain_size=6, d_bits=d_bits)
+    assert math.log(flip.worst_case_ratio()) == pytest.approx(flip.spent_epsilon())
+    assert flip.spent_epsilon() == (2.0 if d_bits >= 2 else 1.0)
+    from ldpcore.protocols import ratio_from_matrix  # noqa: PLC0415
+
+    assert ratio_from_matrix(flip.channel_matrix()) == pytest.approx(flip.worst_case_ratio())
+    # Ding et al.'s p and q: a sampled value's bit, times the chance it is sampled.
+    a = math.exp(1.0) / (math.exp(1.0) + 1)
+    assert (flip.p, flip.q) == pytest.approx((d_bits / 6 * a, d_bits / 6 * (1 - a)))

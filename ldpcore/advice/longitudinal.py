@@ -90,15 +90,13 @@ class CollectionPlan:
 
 
 def one_shot_counterpart(protocol: FrequencyOracle) -> type[FrequencyOracle]:
-    """The one-shot protocol a memoized chain memoizes (itself for a one-shot one)."""
-    if isinstance(protocol, Memoized):
-        return protocol.first_round
-    return type(protocol)
+    """The protocol drawn afresh at every report that ``protocol`` memoizes (or itself)."""
+    return protocol.one_shot_form()
 
 
-def memoized_counterpart(protocol: FrequencyOracle) -> type[Memoized] | None:
-    """The first registered memoized chain whose permanent round is ``protocol``'s kind."""
-    if isinstance(protocol, Memoized):
+def memoized_counterpart(protocol: FrequencyOracle) -> type[FrequencyOracle] | None:
+    """``protocol``'s own class if it memoizes, else the first registered chain over it."""
+    if math.isfinite(protocol.lifetime_epsilon()):
         return type(protocol)
     registered: list[type[FrequencyOracle]] = list(PROTOCOLS.values())
     for cls in registered:
@@ -153,15 +151,7 @@ def collection_plans(
     memoized = memoized_counterpart(protocol)
     budget = epsilon
     if memoized is not None:
-        chain = (
-            protocol
-            if isinstance(protocol, Memoized) and epsilon_inf is None
-            else memoized(
-                epsilon=epsilon,
-                domain_size=d,
-                epsilon_inf=_lifetime(protocol, epsilon_inf),  # type: ignore[arg-type]  # None: default
-            )
-        )
+        chain = _memoized_plan_protocol(protocol, memoized, epsilon_inf)
         plans.append(_plan("memoized", chain, f, n, rounds))
         budget = chain.lifetime_epsilon()
     one_shot = one_shot_counterpart(protocol)
@@ -327,10 +317,20 @@ def _wilson(share: float, trials: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _lifetime(protocol: FrequencyOracle, epsilon_inf: float | None) -> float | None:
-    if epsilon_inf is not None:
-        return epsilon_inf
-    return protocol.epsilon_inf if isinstance(protocol, Memoized) else None
+def _memoized_plan_protocol(
+    protocol: FrequencyOracle, memoized: type[FrequencyOracle], epsilon_inf: float | None
+) -> FrequencyOracle:
+    """The memoized plan's protocol: ``protocol`` itself, or the chain at ``epsilon_inf``.
+
+    A chain of rounds (:class:`Memoized`) takes ``epsilon_inf`` (None: its default); a
+    protocol that memoizes its one report (dBitFlipPM) has no ε∞ of its own to set.
+    """
+    d, epsilon = protocol.domain_size, protocol.epsilon
+    if not issubclass(memoized, Memoized):
+        return protocol
+    if memoized is type(protocol) and epsilon_inf is None:
+        return protocol
+    return memoized(epsilon=epsilon, domain_size=d, epsilon_inf=epsilon_inf)  # type: ignore[arg-type]  # None: default
 
 
 __all__ = [

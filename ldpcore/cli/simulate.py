@@ -147,6 +147,7 @@ def _repeated(config: Any, args: argparse.Namespace) -> int:
     from ldpcore.present.rounds_sentences import (  # noqa: PLC0415
         attack_rounds,
         averaging_words,
+        no_attack_words,
         plans_frame,
         plans_words,
         rounds_run_words,
@@ -200,7 +201,9 @@ def _repeated(config: Any, args: argparse.Namespace) -> int:
         print(plans_frame(plans).to_string(index=False))
         if attack:
             print(averaging_words(attack, period=args.period))
-        elif protocol.domain_size > ATTACK_DOMAIN_MAX:
+        elif protocol.domain_size <= ATTACK_DOMAIN_MAX:
+            print(no_attack_words(plans))
+        else:
             print(
                 f"(The averaging attack is simulated on at most {ATTACK_DOMAIN_MAX:,} values; "
                 f"this domain has {protocol.domain_size:,}.)"

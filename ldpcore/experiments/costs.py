@@ -213,6 +213,22 @@ MEASURED: dict[tuple[str, str], tuple[float, ...]] = {
     ("L-SOUE", "PowerNS"): (2.68e-04, 2.20e-03, 1.57e-02),
     ("L-SOUE", "MLE"): (3.56e-04, 2.06e-03, 1.65e-02),
     ("L-SOUE", "IBU"): (4.39e-04, 2.32e-03, 2.17e-02),
+    # dBitFlipPM, measured 2026-11-26 with OUE beside it, while the slow test tier ran
+    # (`bench_costs.py --protocols dBitFlipPM,OUE`); OUE's trial that run:
+    # (3.42e-04, 1.20e-03, 6.01e-03). Its sampler is two halving draws, as SS's one.
+    ("dBitFlipPM", "trial"): (8.37e-03, 2.90e-02, 1.80e-01),
+    ("dBitFlipPM", "Base-Pos"): (1.42e-05, 4.27e-05, 1.58e-04),
+    ("dBitFlipPM", "Post-Pos"): (1.46e-05, 2.86e-05, 1.08e-04),
+    ("dBitFlipPM", "Base-Cut"): (2.10e-05, 5.74e-05, 1.88e-04),
+    ("dBitFlipPM", "Norm"): (1.93e-05, 4.50e-05, 1.56e-04),
+    ("dBitFlipPM", "Norm-Mul"): (2.24e-05, 6.83e-05, 2.86e-04),
+    ("dBitFlipPM", "Norm-Cut"): (6.65e-05, 4.04e-04, 2.21e-03),
+    ("dBitFlipPM", "Norm-Sub"): (5.83e-05, 4.73e-04, 2.52e-03),
+    ("dBitFlipPM", "MLE-Apx"): (7.27e-05, 7.45e-04, 4.77e-03),
+    ("dBitFlipPM", "Power"): (7.92e-05, 5.78e-04, 3.03e-03),
+    ("dBitFlipPM", "PowerNS"): (1.35e-04, 1.06e-03, 5.27e-03),
+    ("dBitFlipPM", "MLE"): (2.73e-04, 1.54e-03, 1.32e-02),
+    ("dBitFlipPM", "IBU"): (3.55e-04, 2.31e-03, 1.94e-02),
 }
 
 #: A page's first chart: the first trials it shows before the rest cost at most this

@@ -135,10 +135,10 @@ def attack_rounds(rounds: int) -> list[int]:
     --------
     >>> attack_rounds(365)
     [1, 3, 10, 30, 100, 365]
-    >>> attack_rounds(1)
-    [1]
+    >>> attack_rounds(1), attack_rounds(2)
+    ([1], [1, 2])
     """
-    steps = [t for t in (1, 3, 10, 30, 100, 300, 1000) if t < rounds]
+    steps = [t for t in (1, 3, 10, 30, 100, 300, 1000) if 1.5 * t < rounds]
     return [*steps, rounds]
 
 
@@ -151,8 +151,8 @@ def averaging_words(rows: Sequence[AveragingRow], *, period: str = "day") -> str
     >>> from ldpcore.protocols import get_protocol
     >>> grr = get_protocol("GRR", epsilon=1.0, domain_size=8)
     >>> plans = collection_plans(grr, [0.125] * 8, 1000, 30)
-    >>> averaging_words(averaging_attack(plans, [30], users=2000), period="day")[:45]
-    'An aggregator who keeps every user's reports'
+    >>> averaging_words(averaging_attack(plans, [30], users=2000), period="day")[:44]
+    "An aggregator who keeps every user's reports"
     """
     last = max(row.rounds for row in rows)
     final = [row for row in rows if row.rounds == last]
@@ -172,6 +172,31 @@ def averaging_words(rows: Sequence[AveragingRow], *, period: str = "day") -> str
         f"{_percent(final[0].chance)}) is right, after {_plural(last, period)}, "
         + "; ".join(parts)
         + f". Simulated, {format_count(final[0].users)} users per point."
+    )
+
+
+def no_attack_words(plans: Sequence[CollectionPlan]) -> str:
+    """Why no averaging attack is drawn for these plans.
+
+    Examples
+    --------
+    >>> from ldpcore.advice.longitudinal import collection_plans
+    >>> from ldpcore.protocols import get_protocol
+    >>> flip = get_protocol("dBitFlipPM", epsilon=1.0, domain_size=8)
+    >>> no_attack_words(collection_plans(flip, [0.125] * 8, 100, 30))[:40]
+    "dBitFlipPM's reports are drawn once per "
+    """
+    first = plans[0]
+    if first.kind == "memoized" and first.protocol.rounds_chain() is None:
+        return (
+            f"{first.protocol.name}'s reports are drawn once per value and sent again every "
+            f"{'round'}: averaging them reveals no more than one report does (ε = "
+            f"{format_budget(first.per_report)}). Its fresh form's reports are not written "
+            "as rounds here, so the attack on them is not simulated."
+        )
+    return (
+        f"{first.protocol.name}'s reports are not written as rounds here: the averaging "
+        "attack is not simulated for it."
     )
 
 
@@ -232,6 +257,7 @@ __all__ = [
     "attack_rounds",
     "averaging_words",
     "chains_words",
+    "no_attack_words",
     "plans_frame",
     "plans_words",
     "rounds_run_words",

@@ -20,6 +20,7 @@ from ldpcore.protocols.base import (
     ValueReports,
     ratio_from_matrix,
 )
+from ldpcore.protocols.dbitflip import DBitFlipPM
 from ldpcore.protocols.grr import GRR
 from ldpcore.protocols.hadamard import HadamardResponse
 from ldpcore.protocols.lgrr import LGRR
@@ -49,6 +50,7 @@ PROTOCOLS: Final = MappingProxyType(
             LSUE,
             LOUE,
             LSOUE,
+            DBitFlipPM,
         )
     }
 )
@@ -188,6 +190,7 @@ __all__ = [
     "PROTOCOLS",
     "SAMPLERS",
     "SUE",
+    "DBitFlipPM",
     "FrequencyOracle",
     "HadamardResponse",
     "HashedReports",

@@ -337,6 +337,11 @@ class FrequencyOracle(ABC):
         """
         return None
 
+    @classmethod
+    def one_shot_form(cls) -> type[FrequencyOracle]:
+        """The protocol that randomizes afresh at every report (itself unless memoized)."""
+        return cls
+
     def lifetime_epsilon(self) -> float:
         """ε∞: what any number of reports of one value spends (infinite unless memoized)."""
         chain = self.rounds_chain()

@@ -94,6 +94,11 @@ class Memoized(FrequencyOracle):
         u = solve_fresh_round(ratio, target=math.exp(self.epsilon), upper=math.exp(-self.epsilon))
         return ratio.chain(u)
 
+    @classmethod
+    def one_shot_form(cls) -> type[FrequencyOracle]:
+        """The permanent round's protocol, drawn afresh at every report."""
+        return cls.first_round
+
     def rounds_chain(self) -> Chain:
         """The memoizing chain."""
         return self.chain

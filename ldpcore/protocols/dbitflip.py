@@ -1,0 +1,486 @@
+"""dBitFlipPM: d sampled bits with permanent memoization (Ding, Kulkarni, Yekhanin, NeurIPS 2017).
+
+Microsoft's telemetry collection (Ding et al., Sec. 3): each user samples ``d'`` of the
+``k`` values uniformly without replacement (independently of its own value) and sends,
+for each sampled value ``j``, one bit: 1 with ``a = e^{ε/2}/(e^{ε/2} + 1)`` if ``j`` is
+its value, with ``b = 1/(e^{ε/2} + 1)`` otherwise. Two sampled values' bits change the
+report's probability by ``(a/b)² = e^ε`` at most, so it is ε-LDP (``d' >= 2``; with one
+sampled value it is ε/2-LDP, and :meth:`DBitFlipPM.spent_epsilon` says so). *Permanent
+memoization* (Sec. 4): a user's response to a value is drawn once and sent again at
+every round while the value stays, so any number of rounds spends ε once per value.
+
+In the generalized view (NDSS 2020 Sec. III) a report supports the sampled values whose
+bit is 1: ``p = (d'/k)·a`` and ``q = (d'/k)·b``. Ding et al.'s estimator divides by the
+observed number of users who sampled each value; the Base estimate here divides by its
+expectation ``n·d'/k``, as every protocol of the tool does. Both are unbiased.
+
+Exact fast sampler, O(log k) vectorised calls: ``K_v ~ Bin(n_v, d'/k)`` users of ``v``
+sample ``v``; their other ``d' − 1`` picks, and the ``d'`` picks of the users who do not
+sample their own value, are uniform subsets of the *other* values, which is Subset
+Selection's own-user structure (``_halving.sample_support`` with every user an own
+user). Each pick's bit is independent given the picks, so
+``c_v = Bin(K_v, a) + Bin(O_v, b)`` with ``O_v`` the picks of ``v`` by the other users.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ldpcore._validation import check_int
+from ldpcore.errors import InputError
+from ldpcore.protocols._halving import SplitKernels, sample_support
+from ldpcore.protocols.base import FrequencyOracle, ProtocolParameter, check_prior
+from ldpcore.rng import ClientRNG, as_source
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: ``channel_matrix`` enumerates C(k, d')·2^d' reports only up to this many.
+_MAX_ENUMERATED = 200_000
+#: The most values a report samples (a column each in report files).
+D_BITS_MAX = 64
+
+
+def bit_probabilities(epsilon: float) -> tuple[float, float]:
+    """``(a, b)``: a sampled value's bit is 1 with ``a`` if it is the user's, else ``b``."""
+    half = math.exp(epsilon / 2.0)
+    return half / (half + 1.0), 1.0 / (half + 1.0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DBitFlipPM(FrequencyOracle):
+    """dBitFlip with permanent memoization: ``d'`` sampled values, one bit each.
+
+    Reports are an int64 array of shape ``(n_users, 2·d')``: the sampled values, then
+    their bits (0 or 1).
+
+    Parameters
+    ----------
+    d_bits : int, optional
+        ``d'``, the values each report samples, ``1 <= d' <= min(k, 64)`` (default 2: the
+        fewest that spend the whole ε).
+
+    Examples
+    --------
+    >>> flip = DBitFlipPM(epsilon=1.0, domain_size=8)
+    >>> flip.sampled, round(flip.p / flip.q, 6) == round(math.exp(0.5), 6)
+    (2, True)
+    """
+
+    name: ClassVar[str] = "dBitFlipPM"
+    description: ClassVar[str] = (
+        "Microsoft's telemetry oracle: d' sampled values, one noisy bit each, memoized"
+    )
+    reference: ClassVar[str] = "Ding, Kulkarni & Yekhanin, NeurIPS 2017, Sec. 3-4"
+    good_for: ClassVar[str] = (
+        "Collecting again and again on a tiny message: d' bits a report and ε spent once "
+        "per value, at a much higher error than the unary encodings'"
+    )
+    communication: ClassVar[str] = "d' values and d' bits"
+    #: With one sampled value a report is ε/2-LDP: its ratio is its own formula's.
+    spends_whole_budget: ClassVar[bool] = False
+    extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = (
+        ProtocolParameter(
+            "d_bits", "dBitFlipPM's sampled values per report, 1 <= d_bits <= d (default 2)", 1
+        ),
+    )
+
+    d_bits: int | None = None
+    # The halving sampler's kernels, kept between trials, one per kind of call: a kernel
+    # table grown by one kind of call would change the next call's draws of another, so
+    # a seed would not give the same counts twice.
+    _split_kernels: dict[str, SplitKernels] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        given = min(2, self.domain_size) if self.d_bits is None else self.d_bits
+        most = min(self.domain_size, D_BITS_MAX)
+        object.__setattr__(self, "d_bits", check_int(given, name="d_bits", minimum=1, maximum=most))
+
+    def _kernels(self, kind: str) -> SplitKernels:
+        """The split kernels of one kind of call (``own``, ``rest``, ``fake``), made on use."""
+        if kind not in self._split_kernels:
+            self._split_kernels[kind] = SplitKernels(self.domain_size)
+        return self._split_kernels[kind]
+
+    @property
+    def sampled(self) -> int:
+        """``d'`` as a plain int (always set after construction)."""
+        assert self.d_bits is not None  # set in __post_init__
+        return self.d_bits
+
+    def parameters(self) -> dict[str, Any]:
+        """Constructor arguments, including ``d_bits``."""
+        return {**super().parameters(), "d_bits": self.sampled}
+
+    @property
+    def p(self) -> float:
+        """``(d'/k)·e^{ε/2}/(e^{ε/2} + 1)``."""
+        return self.sampled / self.domain_size * bit_probabilities(self.epsilon)[0]
+
+    @property
+    def q(self) -> float:
+        """``(d'/k)/(e^{ε/2} + 1)``."""
+        return self.sampled / self.domain_size * bit_probabilities(self.epsilon)[1]
+
+    def spent_epsilon(self) -> float:
+        """ε, or ε/2 when a report samples one value (no two bits to tell apart)."""
+        return self.epsilon if self.sampled >= 2 else self.epsilon / 2.0
+
+    # ---------------------------------------------------------- memoization
+    def lifetime_epsilon(self) -> float:
+        """A value's response is drawn once: any number of reports spends one report's ε."""
+        return self.spent_epsilon()
+
+    def epsilon_after(self, rounds: int) -> float:
+        """The same report every round: one report's ε, whatever ``rounds`` is."""
+        super().epsilon_after(rounds)  # checks rounds
+        return self.spent_epsilon()
+
+    def sample_rounds(
+        self,
+        true_counts: ArrayLike,
+        rounds: int,
+        rng: Any = None,
+        *,
+        sampler: Any = "fast",
+    ) -> NDArray[np.int64]:
+        """The memoized responses drawn once and sent every round (values unchanged)."""
+        from ldpcore.protocols.base import _check_rounds  # noqa: PLC0415
+
+        rounds = _check_rounds(rounds, simulated=True)
+        counts, generator = self._check_sampling(true_counts, rng, sampler)
+        draw = self._sample_fast if sampler == "fast" else self._sample_per_user
+        return np.repeat(draw(counts, generator)[None, :], rounds, axis=0)
+
+    def average_variance(self, frequencies: ArrayLike, n: int, rounds: int) -> NDArray[np.float64]:
+        """Every round is the same: averaging them leaves one round's variance (NDSS Eq. 3)."""
+        from ldpcore.protocols.base import _check_rounds  # noqa: PLC0415
+
+        _check_rounds(rounds)
+        return self.variance(frequencies, n)
+
+    @classmethod
+    def one_shot_form(cls) -> type[FrequencyOracle]:
+        """Without memoization: dBitFlip drawn afresh at every report."""
+        return DBitFlip
+
+    # --------------------------------------------------------- client, server
+    def randomize(self, values: ArrayLike, rng: ClientRNG = None) -> NDArray[np.int64]:
+        """Sample ``d'`` values uniformly (keys' smallest), then one bit each.
+
+        A deployment keeps each user's response per value and sends it again; one
+        report of a new response has the same law.
+        """
+        v = self._values(values)
+        generator = as_source(rng)
+        k, m = self.domain_size, self.sampled
+        keys = np.asarray(generator.random((v.size, k)))
+        picks = np.argpartition(keys, m - 1, axis=1)[:, :m].astype(np.int64)
+        a, b = bit_probabilities(self.epsilon)
+        chance = np.where(picks == v[:, None], a, b)
+        bits = (np.asarray(generator.random((v.size, m))) < chance).astype(np.int64)
+        return np.concatenate([picks, bits], axis=1)
+
+    def _split(self, reports: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        array = np.asarray(reports)
+        m = self.sampled
+        if array.ndim != 2 or array.shape[1] != 2 * m or not np.issubdtype(array.dtype, np.integer):
+            raise InputError(
+                f"dBitFlipPM reports must be an integer array of shape (n_users, {2 * m}): "
+                f"{m} sampled values then their bits; got {array.dtype} array of shape "
+                f"{array.shape}"
+            )
+        return array[:, :m].astype(np.int64), array[:, m:].astype(np.int64)
+
+    def aggregate(self, reports: ArrayLike) -> NDArray[np.int64]:
+        """Count, per value, the reports that sampled it with bit 1."""
+        picks, bits = self._split(reports)
+        self._values(picks.ravel())
+        if np.any((bits != 0) & (bits != 1)):
+            raise InputError("dBitFlipPM bits must be 0 or 1")
+        return np.bincount(picks[bits == 1], minlength=self.domain_size).astype(np.int64)
+
+    def users_per_batch(self) -> int:
+        """About 4 million key cells a batch, whatever ``k`` is (bounded memory)."""
+        return max(1, (1 << 22) // self.domain_size)
+
+    def _sample_fast(
+        self, true_counts: NDArray[np.int64], rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        k, m = self.domain_size, self.sampled
+        a, b = bit_probabilities(self.epsilon)
+        own = rng.binomial(true_counts, m / k).astype(np.int64)
+        # Own users (in _halving's sense) with m − 1 and m picks among the other values;
+        # sample_support counts each own user at its value too, which is taken off.
+        others = sample_support(own, m, 1.0, rng, self._kernels("own")) - own
+        rest = true_counts - own
+        if m < k and rest.any():
+            others += sample_support(rest, m + 1, 1.0, rng, self._kernels("rest")) - rest
+        return (rng.binomial(own, a) + rng.binomial(others, b)).astype(np.int64)
+
+    # ------------------------------------------------------------- fake users
+    fake_attacks: ClassVar[frozenset[str]] = frozenset({"rpa", "mga"})
+
+    def fake_support_rate(self, kind: str, targets: NDArray[np.int64]) -> NDArray[np.float64]:
+        """A uniform report supports each value with ``(d'/k)·½``; the maximal-gain one the targets.
+
+        Maximal gain (our derivation, after Cao, Jia and Gong 2021, Sec. 4, as for SS): a
+        report supports at most ``d'`` values, its sampled ones with bit 1, so with
+        ``r <= d'`` targets it samples all of them with bit 1 (and other values with bit
+        0); with ``r > d'`` the fake users take the targets ``d'`` at a time in turn.
+        """
+        k, m, r = self.domain_size, self.sampled, targets.size
+        if kind == "rpa":
+            return np.full(k, m / k / 2.0)
+        if kind != "mga":
+            raise self._no_attack(kind)
+        rate = np.zeros(k)
+        rate[targets] = 1.0 if r <= m else m / r
+        return rate
+
+    def fake_support(
+        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        """Exactly: uniform subsets by halving, each pick's bit 1 with ½ (``rpa``); the targets'."""
+        k, m = self.domain_size, self.sampled
+        if kind == "rpa":
+            users = np.zeros(k, dtype=np.int64)
+            users[0] = fakes  # none keeps a value: where they sit does not matter
+            picks = sample_support(users, m, 0.0, rng, self._kernels("fake"))
+            return rng.binomial(picks, 0.5).astype(np.int64)
+        if kind != "mga":
+            raise self._no_attack(kind)
+        return self.aggregate(self.fake_reports(kind, targets, fakes, rng))
+
+    def fake_reports(
+        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        """Uniform reports (``rpa``), or reports sampling the targets with bit 1 (``mga``)."""
+        k, m, r = self.domain_size, self.sampled, targets.size
+        if kind == "rpa":
+            picks = np.argpartition(rng.random((fakes, k)), m - 1, axis=1)[:, :m]
+            bits = rng.integers(0, 2, size=(fakes, m))
+            return np.concatenate([picks, bits], axis=1).astype(np.int64)
+        if kind != "mga":
+            raise self._no_attack(kind)
+        if r >= m:  # the targets d' at a time, in turn
+            start = (np.arange(fakes) * m)[:, None] + np.arange(m)[None, :]
+            picks = targets[start % r]
+            bits = np.ones((fakes, m), dtype=np.int64)
+        else:
+            others = np.setdiff1d(np.arange(k), targets)
+            chosen = np.argpartition(rng.random((fakes, others.size)), m - r - 1, axis=1)
+            padding = others[chosen[:, : m - r]]
+            picks = np.concatenate([np.tile(targets, (fakes, 1)), padding], axis=1)
+            bits = np.concatenate(
+                [np.ones((fakes, r), dtype=np.int64), np.zeros((fakes, m - r), dtype=np.int64)],
+                axis=1,
+            )
+        return np.concatenate([picks, bits], axis=1).astype(np.int64)
+
+    # ---------------------------------------------------------------- privacy
+    def worst_case_ratio(self) -> float:
+        """``(a/b)² = e^ε`` when two sampled values' bits can differ, else ``a/b``."""
+        a, b = bit_probabilities(self.epsilon)
+        return (a / b) ** 2 if self.sampled >= 2 else a / b
+
+    def _outputs(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        k, m = self.domain_size, self.sampled
+        count = math.comb(k, m) * 2**m
+        if count > _MAX_ENUMERATED:
+            raise InputError(
+                f"channel_matrix enumerates C(k, d')·2^d' = {count:,} reports; at most "
+                f"{_MAX_ENUMERATED:,} are allowed"
+            )
+        subsets = list(itertools.combinations(range(k), m))
+        patterns = list(itertools.product((0, 1), repeat=m))
+        picks = np.array([s for s in subsets for _ in patterns], dtype=np.int64)
+        bits = np.array([p for _ in subsets for p in patterns], dtype=np.int64)
+        return picks, bits
+
+    def channel_matrix(self) -> NDArray[np.float64]:
+        """``Q[y, v]`` over every (sampled values, bits) report, subsets in lexicographic order."""
+        picks, bits = self._outputs()
+        k, m = self.domain_size, self.sampled
+        a, b = bit_probabilities(self.epsilon)
+        channel = np.empty((picks.shape[0], k))
+        for v in range(k):
+            chance = np.where(picks == v, a, b)
+            channel[:, v] = np.prod(np.where(bits == 1, chance, 1 - chance), axis=1)
+        return channel / math.comb(k, m)
+
+    def support_matrix(self) -> NDArray[np.float64]:
+        """A report supports its sampled values whose bit is 1."""
+        picks, bits = self._outputs()
+        support = np.zeros((picks.shape[0], self.domain_size))
+        rows = np.repeat(np.arange(picks.shape[0]), self.sampled)
+        support[rows, picks.ravel()] = bits.ravel()
+        return support
+
+    def distinguishing_event(self, reports: Any, v: int, w: int) -> NDArray[np.bool_]:
+        """``v`` sampled with bit 1 and, when two are sampled, ``w`` sampled with bit 0."""
+        picks, bits = self._split(reports)
+        v_one = np.any((picks == v) & (bits == 1), axis=1)
+        if self.sampled < 2:
+            return np.asarray(v_one)
+        return np.asarray(v_one & np.any((picks == w) & (bits == 0), axis=1))
+
+    def bayes_guess_rate(self, prior: ArrayLike) -> float:
+        """Exact MAP attacker success, in O(k log k + k·d').
+
+        The posterior weighs ``v`` by ``π_v e^{ε/2}`` if sampled with bit 1, ``π_v`` if
+        not sampled, ``π_v e^{−ε/2}`` if sampled with bit 0. Given the user's value ``v``
+        and its own weight, each other value ``u`` outweighs it from some level on
+        (always, from bit 0 up, or only with bit 1; ties go to the earlier of ``π``
+        sorted decreasingly): ``v`` is guessed when no value outweighs it always, every
+        value that outweighs it unless sampled with bit 0 is so, and none that outweighs
+        it with bit 1 has it. The others' sampled values are a uniform subset, so that is
+        a product of a hypergeometric factor and the bits' chances.
+        """
+        from scipy import special  # noqa: PLC0415 (loaded with the risk table only)
+
+        pi = np.sort(check_prior(prior, self.domain_size))[::-1]
+        k, m = self.domain_size, self.sampled
+        a, b = bit_probabilities(self.epsilon)
+        scale = math.exp(self.epsilon / 2.0)
+        index = np.arange(k)
+
+        def log_comb(top: NDArray[np.float64], bottom: NDArray[np.float64]) -> NDArray[np.float64]:
+            return np.asarray(
+                special.gammaln(top + 1)
+                - special.gammaln(bottom + 1)
+                - special.gammaln(top - bottom + 1)
+            )
+
+        def beaten(level: int, own: int) -> NDArray[np.int64]:
+            # How many u != v outweigh v when u's level is `level` and v's is `own`:
+            # π_u A^level > π_v A^own, or equal and u earlier (a prefix of the order).
+            target = pi * scale ** (own - level)
+            ascending = -pi  # searchsorted needs ascending order
+            strictly = np.searchsorted(ascending, -target, side="left")
+            equal_or = np.searchsorted(ascending, -target, side="right")
+            earlier_ties = np.clip(np.minimum(equal_or, index) - strictly, 0, None)
+            count = strictly + earlier_ties
+            return np.asarray(count - (strictly > index), dtype=np.int64)  # not v itself
+
+        def clear(own: int, picks: int) -> NDArray[np.float64]:
+            always = beaten(-1, own)
+            from_zero = beaten(0, own)
+            with_one = beaten(1, own)
+            g0 = (from_zero - always).astype(np.float64)
+            g1 = (with_one - from_zero).astype(np.float64)
+            others = k - 1
+            possible = (always == 0) & (g0 <= picks)
+            left = np.maximum(picks - g0, 0.0)
+            pool = others - g0
+            # Every one of g0 picked (a hypergeometric share), each with bit 0 ...
+            log_first = log_comb(pool, left) - log_comb(
+                np.full(k, float(others)), np.full(k, float(picks))
+            )
+            first = np.exp(log_first) * (1 - b) ** g0
+            # ... and of the g1 picked among the rest, each with bit 0.
+            total = np.zeros(k)
+            for h in range(m + 1):
+                hh = np.full(k, float(h))
+                ok = (hh <= g1) & (hh <= left) & (left - hh <= pool - g1)
+                log_term = (
+                    log_comb(g1, np.minimum(hh, g1))
+                    + log_comb(pool - g1, np.clip(left - hh, 0, None))
+                    - log_comb(pool, left)
+                )
+                total += np.where(ok, np.exp(log_term) * (1 - b) ** h, 0.0)
+            return np.where(possible, first * total, 0.0)
+
+        share = m / k
+        success = share * (a * clear(1, m - 1) + (1 - a) * clear(-1, m - 1))
+        if m < k:
+            success += (1 - share) * clear(0, m)
+        return float(np.dot(pi, success))
+
+    # ------------------------------------------------------------ report files
+    def report_columns(self) -> tuple[str, ...]:
+        """``value_0`` … ``value_{d'−1}`` (the sampled values), then ``bit_0`` … their bits."""
+        m = self.sampled
+        return (*(f"value_{i}" for i in range(m)), *(f"bit_{i}" for i in range(m)))
+
+    def reports_to_frame(self, reports: Any, *, text: bool) -> pd.DataFrame:
+        """One row per report: its sampled values and their bits."""
+        import pandas as pd  # noqa: PLC0415
+
+        picks, bits = self._split(reports)
+        columns = self.report_columns()
+        m = self.sampled
+        data = {columns[i]: picks[:, i] for i in range(m)}
+        data |= {columns[m + i]: bits[:, i] for i in range(m)}
+        return pd.DataFrame(data)
+
+    def frame_to_reports(self, frame: pd.DataFrame, *, source: str) -> NDArray[np.int64]:
+        """Distinct sampled values in ``[0, k)`` and bits in ``{0, 1}`` per row."""
+        from ldpcore.protocols.report_format import integer_columns  # noqa: PLC0415
+
+        m = self.sampled
+        columns = self.report_columns()
+        picks = integer_columns(frame, columns[:m], self.domain_size, source)
+        bits = integer_columns(frame, columns[m:], 2, source)
+        ordered = np.sort(picks, axis=1)
+        if m > 1 and np.any(ordered[:, 1:] == ordered[:, :-1]):
+            raise InputError(f"wrong report format in {source}: a report samples a value twice")
+        return np.concatenate([picks, bits], axis=1)
+
+    def describe_report(self, reports: Any, index: int) -> tuple[str, Any]:
+        """The sampled values with their bits."""
+        picks, bits = self._split(reports)
+        text = ", ".join(
+            f"{int(j)}→{int(bit)}" for j, bit in zip(picks[index], bits[index], strict=True)
+        )
+        return "{" + text + "}", np.asarray(reports)[index : index + 1]
+
+
+@dataclass(frozen=True, kw_only=True)
+class DBitFlip(DBitFlipPM):
+    """dBitFlip drawn afresh at every report: the one-shot form of dBitFlipPM (not registered).
+
+    Its rounds are independent draws and compose (the collecting-again plans' "afresh").
+    """
+
+    name: ClassVar[str] = "dBitFlip"
+
+    def lifetime_epsilon(self) -> float:
+        """No bound: fresh reports compose."""
+        return math.inf
+
+    def epsilon_after(self, rounds: int) -> float:
+        """``rounds`` times one report's ε."""
+        return FrequencyOracle.epsilon_after(self, rounds)
+
+    def sample_rounds(
+        self,
+        true_counts: ArrayLike,
+        rounds: int,
+        rng: Any = None,
+        *,
+        sampler: Any = "fast",
+    ) -> NDArray[np.int64]:
+        """Independent rounds."""
+        return FrequencyOracle.sample_rounds(self, true_counts, rounds, rng, sampler=sampler)
+
+    def average_variance(self, frequencies: ArrayLike, n: int, rounds: int) -> NDArray[np.float64]:
+        """One round's variance over ``rounds``."""
+        return FrequencyOracle.average_variance(self, frequencies, n, rounds)
+
+    @classmethod
+    def one_shot_form(cls) -> type[FrequencyOracle]:
+        """Itself."""
+        return cls
+
+
+__all__ = ["D_BITS_MAX", "DBitFlip", "DBitFlipPM", "bit_probabilities"]
