@@ -75,3 +75,12 @@ def test_the_memoized_chains_sentences_hold_on_the_grid(
     assert min(v, key=lambda name: v[name] if name != "L-GRR" else math.inf) == "L-OSUE"
     # RAPPOR's chain: one report is SUE's at ε₁.
     assert v["L-SUE"] == pytest.approx(_variances(epsilon, d)["SUE"], rel=1e-9)
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize("d", DOMAINS)
+def test_dbitflip_pm_is_a_tiny_message_at_a_higher_error(epsilon: float, d: int) -> None:
+    """ "At a much higher error than the unary encodings'": above SUE's and OUE's (d' < d)."""
+    flip = get_protocol("dBitFlipPM", epsilon=epsilon, domain_size=d).approx_variance(1)
+    v = _variances(epsilon, d)
+    assert flip > 1.5 * max(v["OUE"], v["SUE"])
