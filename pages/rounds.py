@@ -15,6 +15,7 @@ from ldpcore.present.rounds_sentences import (
     plans_words,
 )
 from ldpcore.present.sentences import settings_line
+from ldpcore.protocols import PROTOCOLS
 from pages.app_layer.display import run_or_explain, show_chart
 from pages.app_layer.exports import downloads
 from pages.app_layer.navigation import ensure_app
@@ -87,17 +88,26 @@ st.caption(
     "first and the method once on that average. Each is compared with averaging Base's, "
     "on the same trials."
 )
+# A plan's protocol must be registered to be simulated as a configuration (dBitFlip
+# afresh, dBitFlipPM's one-shot form, is not).
+runnable = [plan for plan in plans if plan.protocol.name in PROTOCOLS]
+if len(runnable) < len(plans):
+    st.caption(
+        "Not offered: "
+        + ", ".join(plan.label for plan in plans if plan not in runnable)
+        + " (its protocol is not one of the registered ones; its figures above are exact)."
+    )
 chosen = st.pills(
     "Plan to simulate",
-    [plan.label for plan in plans],
-    default=plans[0].label,
+    [plan.label for plan in runnable],
+    default=runnable[0].label,
     required=True,
     key="rounds-plan",
 )
 methods = st.multiselect(
     "Methods", list(config.methods), default=[m for m in CHECK_METHODS if m in config.methods]
 )
-plan = next(p for p in plans if p.label == chosen)
+plan = next(p for p in runnable if p.label == chosen)
 check_config = plan_config(config, plan, tuple(methods) or ("Base",))
 result = run_or_explain(lambda: rounds_check(check_config, rounds), "Simulating the rounds…")
 if result is not None:

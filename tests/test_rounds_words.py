@@ -252,3 +252,15 @@ def test_the_chains_are_ranked_by_their_exact_error_and_said_so() -> None:
         for p in memoized_chains(np.full(8, 1 / 8), 100, 5, epsilon=1.0, epsilon_inf=1.0)
     ]
     assert "L-GRR" in names and "L-OUE" not in names
+
+
+def test_the_page_offers_only_registered_plans_to_simulate() -> None:
+    at = app({"rounds": "30", "protocol": "dBitFlipPM"})
+    at.switch_page("pages/rounds.py")
+    small(at)
+    assert not at.exception, at.exception
+    assert at.pills(key="rounds-plan").options == ["dBitFlipPM, memoized (ε∞ = 1)"]
+    captions = " ".join(c.value for c in at.caption)
+    assert "Not offered: dBitFlip, afresh every round, dBitFlip, afresh at ε/T" in captions
+    infos = " ".join(i.value for i in at.info)
+    assert "averaging them reveals no more than one report does" in infos

@@ -60,7 +60,7 @@ def rounds_controls(config: ExperimentConfig) -> tuple[int, str, float | None]:
         else min(2 * config.epsilon, bounds.EPSILON_MAX)
     )
     lifetime = lifetime_column.number_input(
-        "Lifetime ε∞ of the memoized chain",
+        "Lifetime ε∞ of the memoized chains (L-GRR, L-OSUE, …)",
         min_value=float(config.epsilon),
         max_value=bounds.EPSILON_MAX,
         value=float(default),
@@ -69,7 +69,8 @@ def rounds_controls(config: ExperimentConfig) -> tuple[int, str, float | None]:
         key="epsilon_inf",
         bind="query-params",
         help="No number of reports spends more than this about one value. At least the "
-        "ε per report (the sidebar's ε).",
+        "ε per report (the sidebar's ε). dBitFlipPM has none to set: its one report is "
+        "memoized, so its lifetime ε is that report's.",
     )
     return int(rounds), str(period), float(lifetime)
 
