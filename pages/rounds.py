@@ -44,7 +44,7 @@ rounds, period, lifetime = rounds_controls(config)
 plans = run_or_explain(lambda: rounds_plans(config, rounds, lifetime), "Working out the plans…")
 if plans is None:
     st.stop()
-data = config.build()[0]
+data = config.dataset.build(config.n)  # the query is not needed: no build()
 words = plans_words(plans, n=config.n, period=period)
 st.markdown(words[0])
 for sentence in words[1:]:

@@ -105,6 +105,14 @@ def memoized_counterpart(protocol: FrequencyOracle) -> type[FrequencyOracle] | N
     return None
 
 
+def typical_error(protocol: FrequencyOracle, frequencies: ArrayLike, n: int, rounds: int) -> float:
+    """``√(mean_v Var f̄_v)``: how far the average of ``rounds`` Base estimates is off (exact).
+
+    At one round, NDSS Eq. 3's.
+    """
+    return math.sqrt(float(np.mean(protocol.average_variance(frequencies, n, rounds))))
+
+
 def _plan(
     kind: PlanKind, protocol: FrequencyOracle, f: np.ndarray, n: int, rounds: int
 ) -> CollectionPlan:
@@ -114,8 +122,8 @@ def _plan(
         rounds=rounds,
         spent=protocol.epsilon_after(rounds),
         bound=protocol.lifetime_epsilon(),
-        round_error=math.sqrt(float(np.mean(protocol.variance(f, n)))),
-        average_error=math.sqrt(float(np.mean(protocol.average_variance(f, n, rounds)))),
+        round_error=typical_error(protocol, f, n, 1),
+        average_error=typical_error(protocol, f, n, rounds),
     )
 
 
@@ -343,4 +351,5 @@ __all__ = [
     "memoized_chains",
     "memoized_counterpart",
     "one_shot_counterpart",
+    "typical_error",
 ]

@@ -154,7 +154,7 @@ def _repeated(config: Any, args: argparse.Namespace) -> int:
     )
 
     rounds = _args.whole(args.rounds, "rounds", bounds.ROUNDS_MIN, bounds.ROUNDS_MAX) or 1
-    data, protocol, _ = config.build()
+    data, protocol = config.dataset.build(config.n), config.oracle()  # no query needed
     plans = collection_plans(protocol, data.frequencies(), data.n, rounds)
     with _args.ProgressLine(f"simulating {rounds:,} rounds per trial"):
         result = run_rounds(config, rounds)

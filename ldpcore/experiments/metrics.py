@@ -189,3 +189,15 @@ def lower_bound(epsilon: float, n: int) -> float:
     See :data:`LOWER_BOUND_CAVEAT` for what it does and does not promise.
     """
     return 1.0 / (check_n_users(n) * math.expm1(check_epsilon(epsilon)) ** 2)
+
+
+def t_interval(values: NDArray[np.float64], level: float = 0.95) -> tuple[float, float]:
+    """The mean's Student-t interval over trials (nan for fewer than two values)."""
+    from scipy import stats  # noqa: PLC0415 (scipy loads where it is used)
+
+    count = values.size
+    if count < 2:
+        return math.nan, math.nan
+    mean = float(values.mean())
+    half = float(stats.t.ppf(0.5 + level / 2, count - 1) * values.std(ddof=1) / math.sqrt(count))
+    return mean - half, mean + half

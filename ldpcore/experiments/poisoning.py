@@ -26,7 +26,6 @@ The targets are drawn once per run from its seed (uniformly, as Cao et al. choos
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +37,7 @@ from ldpcore._json import json_value
 from ldpcore.attacks import AttackSpec, expected_gain, poison
 from ldpcore.attacks.gains import choose_targets
 from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.metrics import t_interval
 from ldpcore.experiments.trials import trial_generator
 from ldpcore.postprocess import get_method
 
@@ -109,8 +109,8 @@ class AttackResult:
         rows = []
         for k, method in enumerate(self.methods):
             gain = self.gains[k]
-            low, high = _t_interval(gain)
-            honest_low, honest_high = _t_interval(self.honest_gains[k])
+            low, high = t_interval(gain)
+            honest_low, honest_high = t_interval(self.honest_gains[k])
             row: dict[str, Any] = {
                 "method": method,
                 "gain": float(gain.mean()),
@@ -128,7 +128,7 @@ class AttackResult:
             }
             if base is not None:
                 difference = gain - self.gains[base]
-                d_low, d_high = _t_interval(difference)
+                d_low, d_high = t_interval(difference)
                 row |= {
                     "vs_base": float(difference.mean()),
                     "vs_base_low": d_low,
@@ -153,18 +153,6 @@ class AttackResult:
                 for row in self.summary.to_dict("records")
             ],
         }
-
-
-def _t_interval(values: NDArray[np.float64], level: float = 0.95) -> tuple[float, float]:
-    """The mean's Student-t interval (nan for fewer than two values)."""
-    from scipy import stats  # noqa: PLC0415 (scipy loads where it is used)
-
-    count = values.size
-    if count < 2:
-        return math.nan, math.nan
-    mean = float(values.mean())
-    half = float(stats.t.ppf(0.5 + level / 2, count - 1) * values.std(ddof=1) / math.sqrt(count))
-    return mean - half, mean + half
 
 
 def _effect(low: float, high: float, is_base: bool) -> str:

@@ -13,7 +13,6 @@ beside the simulated ones.
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +21,7 @@ from numpy.typing import NDArray
 
 from ldpcore import bounds
 from ldpcore._validation import check_int
+from ldpcore.experiments.metrics import t_interval
 from ldpcore.experiments.trials import trial_generator
 from ldpcore.postprocess import get_method
 from ldpcore.stats.compare import compare
@@ -69,7 +69,7 @@ class RoundsRun:
 
     @property
     def summary(self) -> pd.DataFrame:
-        """One row per method: the mean MSEs with their 95% intervals over the trials."""
+        """One row per method: the mean MSEs with their 95% t-intervals over the trials."""
         import pandas as pd  # noqa: PLC0415
 
         base = self.methods.index("Base")
@@ -92,10 +92,8 @@ class RoundsRun:
                 ("average", self.average_mse[index]),
                 ("pooled", self.pooled_mse[index]),
             ):
-                mean, half = _mean_interval(values)
-                row[f"{label}_mse"] = mean
-                row[f"{label}_low"] = mean - half
-                row[f"{label}_high"] = mean + half
+                row[f"{label}_mse"] = float(np.mean(values))
+                row[f"{label}_low"], row[f"{label}_high"] = t_interval(values)
                 if label in versus:  # against averaging Base, on the same trials
                     comparison = versus[label][f"{method} "]
                     row[f"{label}_vs_base"] = comparison.outcome
@@ -120,20 +118,12 @@ class RoundsRun:
         }
 
 
-def _mean_interval(values: NDArray[np.float64]) -> tuple[float, float]:
-    """The mean and the half-width of its 95% normal interval (0 for one trial)."""
-    mean = float(np.mean(values))
-    if values.size < 2:
-        return mean, math.nan
-    return mean, 1.96 * float(np.std(values, ddof=1)) / math.sqrt(values.size)
-
-
 def run_rounds(config: ExperimentConfig, rounds: int) -> RoundsRun:
     """Simulate ``config.trials`` collections of ``rounds`` rounds each."""
     rounds = check_int(rounds, name="rounds", minimum=bounds.ROUNDS_MIN, maximum=bounds.ROUNDS_MAX)
     if "Base" not in config.methods:  # every comparison is with averaging Base
         config = dataclasses.replace(config, methods=("Base", *config.methods))
-    data, protocol, _ = config.build()
+    data, protocol = config.dataset.build(config.n), config.oracle()  # no query needed
     truth = data.frequencies()
     n = data.n
     methods = [get_method(name) for name in config.methods]

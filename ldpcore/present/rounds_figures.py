@@ -9,14 +9,14 @@ colour and dash across both charts.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
+from ldpcore.advice.longitudinal import typical_error
 from ldpcore.present.figures import assemble
 
 if TYPE_CHECKING:
@@ -60,17 +60,35 @@ def _line(plan: CollectionPlan, x: NDArray[np.int64], y: Sequence[float]) -> dic
     }
 
 
-def spending_figure(plans: Sequence[CollectionPlan], *, period: str = "round") -> go.Figure:
-    """ε spent by one value's reports after ``t`` of them, per plan (log scale)."""
+def _over_rounds(
+    plans: Sequence[CollectionPlan],
+    value: Callable[[CollectionPlan, int], float],
+    *,
+    title: str,
+    y: str,
+    period: str,
+) -> go.Figure:
+    """One line per plan of ``value(plan, t)`` at the rounds of :func:`round_grid` (log y)."""
     x = round_grid(plans[0].rounds)
-    traces = [_line(plan, x, [plan.protocol.epsilon_after(int(t)) for t in x]) for plan in plans]
+    traces = [_line(plan, x, [value(plan, int(t)) for t in x]) for plan in plans]
     return assemble(
         traces,
-        title="What each user spends as the collection goes on",
+        title=title,
         x=f"{period}s collected",
-        y="ε spent (after t reports of one value)",
+        y=y,
         log_y=True,
         legend={"title": {"text": "plan"}},
+    )
+
+
+def spending_figure(plans: Sequence[CollectionPlan], *, period: str = "round") -> go.Figure:
+    """ε spent by one value's reports after ``t`` of them, per plan (log scale)."""
+    return _over_rounds(
+        plans,
+        lambda plan, t: plan.protocol.epsilon_after(t),
+        title="What each user spends as the collection goes on",
+        y="ε spent (after t reports of one value)",
+        period=period,
     )
 
 
@@ -78,23 +96,12 @@ def error_figure(
     plans: Sequence[CollectionPlan], frequencies: ArrayLike, n: int, *, period: str = "round"
 ) -> go.Figure:
     """The typical error (±, per value) of the average of ``t`` rounds, per plan."""
-    x = round_grid(plans[0].rounds)
-    f = np.asarray(frequencies, dtype=np.float64)
-    traces = [
-        _line(
-            plan,
-            x,
-            [math.sqrt(float(np.mean(plan.protocol.average_variance(f, n, int(t))))) for t in x],
-        )
-        for plan in plans
-    ]
-    return assemble(
-        traces,
+    return _over_rounds(
+        plans,
+        lambda plan, t: typical_error(plan.protocol, frequencies, n, t),
         title="How far off the average of the rounds so far is",
-        x=f"{period}s collected",
         y="typical error of the average (±, per value)",
-        log_y=True,
-        legend={"title": {"text": "plan"}},
+        period=period,
     )
 
 

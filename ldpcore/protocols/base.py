@@ -122,6 +122,11 @@ class FrequencyOracle(ABC):
     #: ``ldpcore/live/web/randomizer.js``, checked by the browser tests against the exact
     #: channel; it then declares :meth:`browser_parameters` and :meth:`check_report_row`.
     runs_in_browser: ClassVar[bool] = False
+    #: Whether a user's whole report for a value is drawn once and sent again at every
+    #: round (permanent memoization, dBitFlipPM): any number of reports then spends one
+    #: report's ε, and the rounds are one draw repeated. A memoized *chain* that
+    #: re-randomizes its memo declares :meth:`rounds_chain` instead.
+    memoizes_report: ClassVar[bool] = False
 
     epsilon: float
     domain_size: int
@@ -344,6 +349,8 @@ class FrequencyOracle(ABC):
 
     def lifetime_epsilon(self) -> float:
         """ε∞: what any number of reports of one value spends (infinite unless memoized)."""
+        if self.memoizes_report:
+            return self.spent_epsilon()
         chain = self.rounds_chain()
         return math.inf if chain is None else chain.permanent_epsilon()
 
@@ -354,6 +361,8 @@ class FrequencyOracle(ABC):
         output, so they spend ``rounds`` times one report's ε.
         """
         rounds = _check_rounds(rounds)
+        if self.memoizes_report:
+            return self.spent_epsilon()
         chain = self.rounds_chain()
         if chain is None:
             return rounds * self.spent_epsilon()
@@ -375,12 +384,14 @@ class FrequencyOracle(ABC):
         """
         rounds = _check_rounds(rounds, simulated=True)
         counts, generator = self._check_sampling(true_counts, rng, sampler)
+        draw = self._sample_fast if sampler == "fast" else self._sample_per_user
+        if self.memoizes_report:  # the same responses every round
+            return np.repeat(draw(counts, generator)[None, :], rounds, axis=0)
         chain = self.rounds_chain()
         if chain is not None and sampler == "fast":
             return chain.sample_rounds(counts, rounds, generator)
         if chain is not None:
             return chain.sample_rounds_per_user(counts, rounds, generator)
-        draw = self._sample_fast if sampler == "fast" else self._sample_per_user
         return np.stack([draw(counts, generator) for _ in range(rounds)])
 
     def average_variance(self, frequencies: ArrayLike, n: int, rounds: int) -> NDArray[np.float64]:
@@ -391,6 +402,8 @@ class FrequencyOracle(ABC):
         """
         rounds = _check_rounds(rounds)
         one = self.variance(frequencies, n)
+        if self.memoizes_report:  # every round the same: nothing to average
+            return one
         chain = self.rounds_chain()
         if chain is None or not chain.memoized:
             return one / rounds

@@ -85,6 +85,8 @@ class DBitFlipPM(FrequencyOracle):
     communication: ClassVar[str] = "d' values and d' bits"
     #: With one sampled value a report is ε/2-LDP: its ratio is its own formula's.
     spends_whole_budget: ClassVar[bool] = False
+    #: Permanent memoization: a value's response is drawn once and sent every round.
+    memoizes_report: ClassVar[bool] = True
     extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = (
         ProtocolParameter(
             "d_bits", "dBitFlipPM's sampled values per report, 1 <= d_bits <= d (default 2)", 1
@@ -134,39 +136,6 @@ class DBitFlipPM(FrequencyOracle):
     def spent_epsilon(self) -> float:
         """ε, or ε/2 when a report samples one value (no two bits to tell apart)."""
         return self.epsilon if self.sampled >= 2 else self.epsilon / 2.0
-
-    # ---------------------------------------------------------- memoization
-    def lifetime_epsilon(self) -> float:
-        """A value's response is drawn once: any number of reports spends one report's ε."""
-        return self.spent_epsilon()
-
-    def epsilon_after(self, rounds: int) -> float:
-        """The same report every round: one report's ε, whatever ``rounds`` is."""
-        super().epsilon_after(rounds)  # checks rounds
-        return self.spent_epsilon()
-
-    def sample_rounds(
-        self,
-        true_counts: ArrayLike,
-        rounds: int,
-        rng: Any = None,
-        *,
-        sampler: Any = "fast",
-    ) -> NDArray[np.int64]:
-        """The memoized responses drawn once and sent every round (values unchanged)."""
-        from ldpcore.protocols.base import _check_rounds  # noqa: PLC0415
-
-        rounds = _check_rounds(rounds, simulated=True)
-        counts, generator = self._check_sampling(true_counts, rng, sampler)
-        draw = self._sample_fast if sampler == "fast" else self._sample_per_user
-        return np.repeat(draw(counts, generator)[None, :], rounds, axis=0)
-
-    def average_variance(self, frequencies: ArrayLike, n: int, rounds: int) -> NDArray[np.float64]:
-        """Every round is the same: averaging them leaves one round's variance (NDSS Eq. 3)."""
-        from ldpcore.protocols.base import _check_rounds  # noqa: PLC0415
-
-        _check_rounds(rounds)
-        return self.variance(frequencies, n)
 
     @classmethod
     def one_shot_form(cls) -> type[FrequencyOracle]:
@@ -453,34 +422,7 @@ class DBitFlip(DBitFlipPM):
     """
 
     name: ClassVar[str] = "dBitFlip"
-
-    def lifetime_epsilon(self) -> float:
-        """No bound: fresh reports compose."""
-        return math.inf
-
-    def epsilon_after(self, rounds: int) -> float:
-        """``rounds`` times one report's ε."""
-        return FrequencyOracle.epsilon_after(self, rounds)
-
-    def sample_rounds(
-        self,
-        true_counts: ArrayLike,
-        rounds: int,
-        rng: Any = None,
-        *,
-        sampler: Any = "fast",
-    ) -> NDArray[np.int64]:
-        """Independent rounds."""
-        return FrequencyOracle.sample_rounds(self, true_counts, rounds, rng, sampler=sampler)
-
-    def average_variance(self, frequencies: ArrayLike, n: int, rounds: int) -> NDArray[np.float64]:
-        """One round's variance over ``rounds``."""
-        return FrequencyOracle.average_variance(self, frequencies, n, rounds)
-
-    @classmethod
-    def one_shot_form(cls) -> type[FrequencyOracle]:
-        """Itself."""
-        return cls
+    memoizes_report: ClassVar[bool] = False
 
 
 __all__ = ["D_BITS_MAX", "DBitFlip", "DBitFlipPM", "bit_probabilities"]

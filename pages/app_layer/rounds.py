@@ -48,7 +48,7 @@ def rounds_controls(config: ExperimentConfig) -> tuple[int, str, float | None]:
         bind="query-params",
     )
     period = period_column.selectbox("One round is a", PERIODS, key="period", bind="query-params")
-    protocol = config.build()[1]
+    protocol = config.oracle()
     if memoized_counterpart(protocol) is None:
         lifetime_column.caption(
             f"{config.protocol} has no memoized chain here: its plans are fresh reports."
@@ -80,7 +80,7 @@ def rounds_plans(
     config: ExperimentConfig, rounds: int, epsilon_inf: float | None
 ) -> tuple[CollectionPlan, ...]:
     """The plans for these settings (exact; cached per question)."""
-    data, protocol, _ = config.build()
+    data, protocol = config.dataset.build(config.n), config.oracle()
     return collection_plans(protocol, data.frequencies(), data.n, rounds, epsilon_inf=epsilon_inf)
 
 
@@ -127,7 +127,7 @@ def chains_at(
     config: ExperimentConfig, rounds: int, epsilon_inf: float | None
 ) -> tuple[CollectionPlan, ...]:
     """Every memoized chain at the sidebar's ε and this ε∞, least error first (exact)."""
-    data = config.build()[0]
+    data = config.dataset.build(config.n)
     return memoized_chains(
         data.frequencies(), data.n, rounds, epsilon=config.epsilon, epsilon_inf=epsilon_inf
     )
