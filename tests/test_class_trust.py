@@ -75,9 +75,9 @@ def _answer(browser: Browser, proxy: StudentProxy, code: str, option: str) -> Pa
     return page
 
 
-def _metric(page: Page, label: str, value: int) -> None:
+def _metric(page: Page, label: str, value: int, *, timeout: int = 20_000) -> None:
     metric = page.get_by_test_id("stMetric").filter(has_text=label)
-    metric.get_by_text(str(value), exact=True).wait_for(timeout=20_000)
+    metric.get_by_text(str(value), exact=True).wait_for(timeout=timeout)
 
 
 def _teacher_key(page: Page) -> str:
@@ -222,7 +222,18 @@ def test_only_the_teacher_runs_the_poll_and_one_student_sends_one_report(
         teacher.get_by_text(re.compile(r"Reports by network address \(4 addresses\)")).click()
         effect = teacher.get_by_text(re.compile(r"Removing address \w+'s 1 report leaves 3 of 4"))
         effect.wait_for(timeout=20_000)
-        teacher.get_by_role("button", name=re.compile(r"^Remove address \w+'s reports$")).click()
+        # The same self-refresh race as the reopening above (a click landing during the 3 s
+        # rerun is lost; seen once in CI): click again only while the button is still there
+        # and the store still holds four reports.
+        remove = teacher.get_by_role("button", name=re.compile(r"^Remove address \w+'s reports$"))
+        for _ in range(3):
+            if store.count(code) == 4 and remove.count():
+                remove.click()
+            try:
+                _metric(teacher, "reports", 3, timeout=10_000)
+                break
+            except PlaywrightTimeout:
+                continue
         _metric(teacher, "reports", 3)
         assert store.count(code) == 3
         # The chart and the phones show the teacher's words as typed.
