@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from ldpcore.learn.lying import lying_class
-from ldpcore.learn.walkthrough import walkthrough
+from ldpcore.learn.walkthrough import report_words, walkthrough
 from ldpcore.postprocess import method_class, method_names
 from ldpcore.present.sentences import prior_sentence
 from ldpcore.protocols import protocol_class, protocol_names
@@ -75,21 +75,16 @@ oracle = steps.protocol
 st.bar_chart(pd.Series(np.bincount(values, minlength=6), index=LABELS, name="users"))
 
 st.header("2. Each user sends a randomized report")
-st.write(
-    f"**{protocol}**: {protocol_class(protocol).description}. A report supports its user's "
-    "own value "
-    f"with probability p = {oracle.p:.3f} and any other value with q = {oracle.q:.3f}; "
-    f"p/q ≤ e^ε = {np.exp(epsilon):.2f} is what protects each user. When to choose it: "
-    f"{protocol_class(protocol).good_for[0].lower()}{protocol_class(protocol).good_for[1:]}."
-)
+words = report_words(oracle, protocol_class(protocol).good_for)
+st.write(words.reports)
 st.dataframe(steps.reports, hide_index=True, key="reports")
 
-st.header("3. The aggregator counts support")
-st.latex(r"c_v = \#\{\text{reports that support } v\}")
-st.bar_chart(pd.Series(steps.support_counts, index=LABELS, name="support count"))
+st.header(words.aggregate_header)
+st.latex(words.aggregate_formula)
+st.bar_chart(pd.Series(steps.support_counts, index=LABELS, name=words.aggregate_name))
 
 st.header("4. The unbiased (Base) estimate")
-st.latex(r"\tilde f_v = \frac{c_v/n - q}{p - q}")
+st.latex(words.estimate_formula)
 base = pd.DataFrame({"value": LABELS, "Base estimate": steps.base, "truth": steps.methods["truth"]})
 negatives = int((steps.base < 0).sum())
 st.dataframe(base, hide_index=True, key="base", column_config=frequency_columns(base))

@@ -57,7 +57,7 @@ K_SIGMA = 4.5
 def exact_count_moments(
     protocol: FrequencyOracle, true_counts: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and covariance of the support-count vector ``c``.
+    """Mean and covariance of the support-count vector ``c`` (SHE: of its sums).
 
     Users are independent, so ``Cov(c) = Σ_v n_v Cov_{y ~ Q[:, v]}(M[y, :])`` with ``Q``
     and ``M`` the protocol's own ``channel_matrix`` and ``support_matrix``. OLH is taken
@@ -66,6 +66,8 @@ def exact_count_moments(
     """
     d = protocol.domain_size
     n = int(true_counts.sum())
+    if protocol.real_valued_reports:  # SHE: n_v plus n Laplace(2/ε) draws, 2b² each
+        return true_counts.astype(float), np.eye(d) * n * 8.0 / protocol.epsilon**2
     if isinstance(protocol, OLH):
         p, q = protocol.p, protocol.q
         mean = true_counts * p + (n - true_counts) * q

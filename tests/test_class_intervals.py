@@ -87,6 +87,9 @@ def test_support_counts_come_back_from_every_protocols_estimate() -> None:
         protocol = get_protocol(name, epsilon=1.0, domain_size=9)
         counts = protocol.sample_support_counts(np.arange(9) * 3, 4)
         back = support_counts(protocol.estimate(counts, 108), protocol=protocol, n=108)
+        if protocol.real_valued_reports:  # SHE's sums are no counts: the score interval
+            assert back is None, name
+            continue
         assert back is not None and np.array_equal(back, counts), name
     grr = get_protocol("GRR", epsilon=1.0, domain_size=3)
     # A typed estimate is not counts (the score interval is used), nor is a large n.

@@ -27,6 +27,7 @@ EXPECTED_IDS = (
     "ibu-table1",
     "cao-attacks",
     "arcolezi-chains",
+    "wang-variances",
 )
 
 
@@ -142,6 +143,7 @@ HOLD_AT_FULL_SIZE: dict[str, tuple[int, ...]] = {
     "ibu-table1": (0,),
     "cao-attacks": (0, 1, 2, 3, 4, 5),
     "arcolezi-chains": (0, 1, 2, 3),
+    "wang-variances": (0, 1, 2, 3, 4, 5),
 }
 
 

@@ -102,6 +102,8 @@ def _map_guesses(name: str, oracle, reports, prior: np.ndarray) -> np.ndarray:
         likelihood[rows, picks.ravel()] = np.where(
             bits.ravel() == 1, math.exp(oracle.epsilon / 2), math.exp(-oracle.epsilon / 2)
         )
+    elif oracle.real_valued_reports:  # SHE: each coordinate's Laplace density, ratio form
+        likelihood = np.exp(oracle.epsilon / 2 * np.clip(2 * reports - 1, -1, 1))
     else:
         # Any other protocol whose report is one output (a registered toy, a new one):
         # its channel row, enumerated (small d only).

@@ -155,6 +155,11 @@ def test_fast_sampler_at_a_billion_users_and_beyond(name: str, n: int) -> None:
     protocol = get_protocol(name, epsilon=1.0, domain_size=d)
     counts = zipf_counts(d, n)
     c = protocol.sample_support_counts(counts, 123)
+    if protocol.real_valued_reports:  # SHE's sums: n_v plus n Laplace(2/ε) draws
+        mean, var = counts, np.full(d, n * 8.0 / protocol.epsilon**2)
+        assert c.dtype == np.float64 and np.all(np.isfinite(c))
+        assert np.abs((c - mean) / np.sqrt(var)).max() < 6
+        return
     mean = counts * protocol.p + (n - counts) * protocol.q
     var = counts * protocol.p * (1 - protocol.p) + (n - counts) * protocol.q * (1 - protocol.q)
     assert c.dtype == np.int64 and np.all((c >= 0) & (c <= n))

@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ldpcore.cli import _args
 from ldpcore.errors import InputError
 
@@ -73,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"aggregating {len(files)} file(s) on {where(client)}", file=sys.stderr)
             counts, users = aggregate_on_dask(client, protocol, files, chunk_rows=chunk_rows)
     else:
-        counts, users = np.zeros(protocol.domain_size, dtype=np.int64), 0
+        counts, users = protocol.empty_aggregate(), 0
         for file in files:
             part, rows = aggregate_file(protocol, file, chunk_rows=chunk_rows)
             counts += part

@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -34,7 +35,7 @@ from ldpcore.postprocess import (
     informed_prior,
 )
 from ldpcore.postprocess.caveats import Caveat
-from ldpcore.protocols import FrequencyOracle, get_protocol
+from ldpcore.protocols import FrequencyOracle, get_protocol, protocol_class
 
 #: Rows :func:`guess_kind` reads (the header and enough rows to tell it from data).
 _GUESS_ROWS = 200
@@ -143,13 +144,15 @@ def read_collected(
     if kind not in KINDS:
         raise InputError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
     n = check_n_users(n)
+    # SHE's aggregate is the sums of its real reports: real numbers, negative ones too.
+    sums = kind == "counts" and protocol_class(protocol).real_valued_reports
     table = read_numbers(
         data,
         source=source,
         value_column=value_column,
         number_column=number_column,
         group_column="",
-        numbers=kind,
+        numbers="estimates" if sums else kind,
         users=False,  # support counts: each at most n (below), their total unbounded
         progress=progress,
     )
@@ -169,7 +172,10 @@ def read_collected(
     oracle = get_protocol(
         protocol, epsilon=epsilon, domain_size=len(table.labels), **dict(params or {})
     )
-    if kind == "counts":
+    if sums:
+        estimate = oracle.estimate(table.numbers, n)
+        notes += plausibility_notes(oracle, n, counts=table.numbers)
+    elif kind == "counts":
         over = np.flatnonzero(table.numbers > n)
         if over.size:
             first = int(over[0])
@@ -230,6 +236,8 @@ def plausibility_notes(
     ``(1 − q)/(p − q)`` (every report does), and sum to 1 within the same spread scaled
     by ``1 / (n (p − q))``.
     """
+    if oracle.real_valued_reports:
+        return _sum_notes(oracle, n, counts=counts, estimates=estimates)
     p, q, d = float(oracle.p), float(oracle.q), oracle.domain_size
     expected = n * (p + (d - 1) * q)
     spread = PLAUSIBLE_SIGMAS * np.sqrt(n * (p * (1 - p) + (d - 1) * q * (1 - q)))
@@ -266,6 +274,39 @@ def plausibility_notes(
                 f"the estimates sum to {total:.4g}; Base estimates of {said} sum to 1 "
                 f"within ±{slack / (n * (p - q)):.2g}: check ε, n and the protocol"
             )
+    return notes
+
+
+def _sum_notes(
+    oracle: FrequencyOracle,
+    n: int,
+    *,
+    counts: NDArray[np.float64] | None,
+    estimates: NDArray[np.float64] | None,
+) -> list[str]:
+    """:func:`plausibility_notes` for SHE, whose aggregate is real sums.
+
+    Each report is the one-hot vector plus ``d`` Laplace(2/ε) draws, so the sums total
+    ``n`` within a standard deviation of ``√(8nd)/ε`` (Wang et al. 2017, Sec. 4.2), and
+    are whole numbers with probability 0: whole counts ≥ 0 are a histogram of true values.
+    """
+    d = oracle.domain_size
+    said = f"{oracle.name} at ε = {oracle.epsilon:g} with n = {n:,} users"
+    spread = PLAUSIBLE_SIGMAS * math.sqrt(8.0 * n * d) / oracle.epsilon + 0.02 * n
+    notes: list[str] = []
+    total = float((counts if counts is not None else np.asarray(estimates) * n).sum())
+    if counts is not None and np.all(counts == np.round(counts)) and np.all(counts >= 0):
+        notes.append(
+            f"every sum is a whole number ≥ 0, but {oracle.name}'s sums of real reports are "
+            "never whole: this looks like a histogram of true values. Simulate on it instead "
+            "(the tab Simulate on your histogram, or ldpcore simulate --dataset file:PATH)"
+        )
+    elif abs(total - n) > spread:
+        what = "sums" if counts is not None else "estimates times n"
+        notes.append(
+            f"the {what} total {total:,.6g}, but {said} give {n:,} within ±{spread:,.0f}: "
+            "check ε, n and the protocol"
+        )
     return notes
 
 

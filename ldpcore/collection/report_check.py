@@ -80,8 +80,8 @@ def check_report_upload(
     false_alarm : float
         The chance an honest report is flagged, at most.
     """
-    support = np.zeros(protocol.domain_size, dtype=np.int64)
-    kept = np.zeros(protocol.domain_size, dtype=np.int64)
+    support = protocol.empty_aggregate()
+    kept = protocol.empty_aggregate()
     users = flagged = 0
     for frame in upload_frames(data, name, protocol=protocol):
         if frame.empty:

@@ -208,7 +208,7 @@ def aggregate_chunk(
 ) -> NDArray[np.int64]:
     """Support counts of one chunk of reports: the per-chunk function, local or on Dask."""
     if frame.empty:
-        return np.zeros(protocol.domain_size, dtype=np.int64)
+        return protocol.empty_aggregate()
     return protocol.aggregate(frame_to_reports(protocol, frame, source=source))
 
 
@@ -216,7 +216,7 @@ def aggregate_file(
     protocol: FrequencyOracle, path: Path, *, chunk_rows: int = CHUNK_ROWS
 ) -> tuple[NDArray[np.int64], int]:
     """Support counts and number of reports of one file, streamed chunk by chunk."""
-    total = np.zeros(protocol.domain_size, dtype=np.int64)
+    total = protocol.empty_aggregate()
     users = 0
     for frame in iter_frames(path, chunk_rows=chunk_rows, protocol=protocol):
         total += aggregate_chunk(protocol, frame, str(path))

@@ -130,7 +130,7 @@ def aggregate_on_dask(
         chunk_rows=chunk_rows,
         pure=False,
     )
-    total = np.zeros(protocol.domain_size, dtype=np.int64)
+    total = protocol.empty_aggregate()
     users = 0
     for counts, count in client.gather(futures):
         total += counts

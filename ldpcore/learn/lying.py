@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from ldpcore.attacks import expected_gain
 from ldpcore.attacks.gains import fake_reports
 from ldpcore.errors import InputError
+from ldpcore.learn.walkthrough import supports_text
 from ldpcore.postprocess import get_method
 from ldpcore.protocols import get_protocol
 from ldpcore.protocols.base import FrequencyOracle
@@ -91,7 +92,7 @@ def lying_class(
     kind = "mga" if "mga" in oracle.fake_attacks else "ria"
     rng = np.random.default_rng(seed)
     rows = []
-    support = np.asarray(honest_support, dtype=np.int64).copy()
+    support = np.asarray(honest_support, dtype=oracle.empty_aggregate().dtype).copy()
     if fakes:
         reports = fake_reports(oracle, kind, targets, fakes, rng)
         for user in range(fakes):
@@ -102,7 +103,7 @@ def lying_class(
                 {
                     "fake user": user + 1,
                     "report": text,
-                    "supports": ", ".join(labels[int(v)] for v in np.flatnonzero(supported)),
+                    "supports": supports_text(oracle, supported, labels),
                 }
             )
     truth = np.bincount(values, minlength=len(labels)) / n

@@ -7,6 +7,8 @@ which values every report supports.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +44,56 @@ class Walkthrough:
     methods: pd.DataFrame
 
 
+@dataclass(frozen=True)
+class ReportWords:
+    """What the walkthrough says of a protocol's reports and their aggregate (steps 2–4)."""
+
+    reports: str
+    aggregate_header: str
+    aggregate_formula: str
+    aggregate_name: str
+    estimate_formula: str
+
+
+def report_words(oracle: FrequencyOracle, good_for: str) -> ReportWords:
+    """Steps 2–4's words: support and its counts, or SHE's noisy vectors and their sums."""
+    e = math.exp(oracle.epsilon)
+    choose = f"When to choose it: {good_for[0].lower()}{good_for[1:]}."
+    if oracle.real_valued_reports:
+        return ReportWords(
+            reports=(
+                f"**{oracle.name}**: {oracle.description}. Each report is the user's one-hot "
+                f"vector (1 at its value, 0 elsewhere) plus Laplace noise of scale "
+                f"2/ε = {2 / oracle.epsilon:.2f} on every entry; two values' reports differ "
+                f"in density by at most e^ε = {e:.2f}, which is what protects each user. " + choose
+            ),
+            aggregate_header="3. The aggregator sums the reports",
+            aggregate_formula=r"S_v = \sum_{\text{users}} y_v",
+            aggregate_name="sum of the reports",
+            estimate_formula=r"\tilde f_v = \frac{S_v}{n}",
+        )
+    return ReportWords(
+        reports=(
+            f"**{oracle.name}**: {oracle.description}. A report supports its user's own value "
+            f"with probability p = {oracle.p:.3f} and any other value with q = {oracle.q:.3f}; "
+            f"p/q ≤ e^ε = {e:.2f} is what protects each user. " + choose
+        ),
+        aggregate_header="3. The aggregator counts support",
+        aggregate_formula=r"c_v = \#\{\text{reports that support } v\}",
+        aggregate_name="support count",
+        estimate_formula=r"\tilde f_v = \frac{c_v/n - q}{p - q}",
+    )
+
+
+def supports_text(
+    oracle: FrequencyOracle, supported: NDArray[np.int64], labels: Sequence[str]
+) -> str:
+    """The values one report supports, in words (SHE's real vector supports none)."""
+    if oracle.real_valued_reports:
+        return "(none: its numbers are added to the sums)"
+    return ", ".join(labels[int(v)] for v in np.flatnonzero(supported)) or "(nothing)"
+
+
 def walkthrough(
     *,
     protocol: str,
@@ -58,7 +110,7 @@ def walkthrough(
     rng = np.random.default_rng(seed)
     reports = oracle.randomize(values, rng)
     rows = []
-    support = np.zeros(len(labels), dtype=np.int64)
+    support = oracle.empty_aggregate()
     for user in range(values.size):
         text, single = oracle.describe_report(reports, user)
         supported = oracle.aggregate(single)
@@ -68,7 +120,7 @@ def walkthrough(
                 "user": user + 1,
                 "true value": labels[values[user]],
                 "report": text,
-                "supports": ", ".join(labels[v] for v in np.flatnonzero(supported)) or "(nothing)",
+                "supports": supports_text(oracle, supported, labels),
             }
         )
     n = values.size

@@ -171,7 +171,7 @@ def support_counts(
     typed or rounded, not computed from counts, gives counts that are not whole
     numbers: the exact interval then has nothing to stand on, and the score one is used.
     """
-    if n > EXACT_MAX_N:
+    if n > EXACT_MAX_N or protocol.real_valued_reports:  # SHE's sums are not counts
         return None
     f = np.asarray(estimate, dtype=np.float64)
     raw = n * (protocol.q + f * (protocol.p - protocol.q))

@@ -27,6 +27,7 @@ from ldpcore.protocols.lgrr import LGRR
 from ldpcore.protocols.lue import LOSUE, LOUE, LSOUE, LSUE
 from ldpcore.protocols.memoized import Memoized
 from ldpcore.protocols.olh import BLH, OLH, HashedReports
+from ldpcore.protocols.she import SHE
 from ldpcore.protocols.subset_selection import SubsetSelection
 from ldpcore.protocols.the import THE
 from ldpcore.protocols.unary import OUE, SUE, UnaryEncoding
@@ -42,6 +43,7 @@ PROTOCOLS: Final = MappingProxyType(
             BLH,
             OUE,
             SUE,
+            SHE,
             THE,
             SubsetSelection,
             HadamardResponse,
@@ -189,6 +191,7 @@ __all__ = [
     "OUE",
     "PROTOCOLS",
     "SAMPLERS",
+    "SHE",
     "SUE",
     "DBitFlipPM",
     "FrequencyOracle",

@@ -127,6 +127,10 @@ class FrequencyOracle(ABC):
     #: report's ε, and the rounds are one draw repeated. A memoized *chain* that
     #: re-randomizes its memo declares :meth:`rounds_chain` instead.
     memoizes_report: ClassVar[bool] = False
+    #: Whether its reports are real vectors (SHE): its aggregate ("support counts") is then
+    #: real sums, its channel a density (no ``channel_matrix``), and its ``p`` and ``q``
+    #: those of the binomial with the same mean and variance, not probabilities of support.
+    real_valued_reports: ClassVar[bool] = False
 
     epsilon: float
     domain_size: int
@@ -300,7 +304,7 @@ class FrequencyOracle(ABC):
     def _sample_per_user(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:
-        total = np.zeros(self.domain_size, dtype=np.int64)
+        total = self.empty_aggregate()
         for values in _user_batches(true_counts, self.users_per_batch()):
             total += self.aggregate(self.randomize(values, rng))
         return total
@@ -329,6 +333,11 @@ class FrequencyOracle(ABC):
     @abstractmethod
     def aggregate(self, reports: Any) -> NDArray[np.int64]:
         """Turn a batch of reports into support counts ``c_v`` (length ``d``)."""
+
+    def empty_aggregate(self) -> NDArray[np.int64]:
+        """The aggregate of no reports: zeros of ``aggregate``'s dtype (real for SHE)."""
+        dtype = np.float64 if self.real_valued_reports else np.int64
+        return np.zeros(self.domain_size, dtype=dtype)
 
     def _values(self, values: ArrayLike) -> NDArray[np.int64]:
         return check_values(values, domain_size=self.domain_size)

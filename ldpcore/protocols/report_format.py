@@ -76,3 +76,22 @@ def unpack_bits(column: pd.Series, d: int, source: str) -> NDArray[np.bool_]:
         )
     packed = np.frombuffer(b"".join(rows), dtype=np.uint8).reshape(len(rows), width)
     return np.unpackbits(packed, axis=1, count=d, bitorder="little").astype(bool)
+
+
+def real_columns(frame: pd.DataFrame, columns: tuple[str, ...], source: str) -> NDArray[np.float64]:
+    """The named columns as an ``(n, len(columns))`` float64 array of finite numbers."""
+    found = []
+    for name in columns:
+        try:
+            array = np.asarray(pd.to_numeric(frame[name], errors="raise"), dtype=np.float64)
+        except (ValueError, TypeError):
+            raise InputError(
+                f"wrong report format in {source}: column {name} must hold numbers"
+            ) from None
+        if not np.all(np.isfinite(array)):
+            raise InputError(
+                f"wrong report format in {source}: column {name} holds NaN, inf or an empty "
+                "cell; every report has a finite number in every column"
+            )
+        found.append(array)
+    return np.column_stack(found) if found else np.empty((len(frame), 0))

@@ -35,7 +35,14 @@ from ldpcore.reproduce.recipe import (
 
 def _registry() -> dict[str, Recipe]:
     # Imported here: the recipes import the experiment engine, pandas and plotly.
-    from ldpcore.reproduce import attacks, ibu, longitudinal, mle, ndss  # noqa: PLC0415
+    from ldpcore.reproduce import (  # noqa: PLC0415
+        attacks,
+        histogram_encoding,
+        ibu,
+        longitudinal,
+        mle,
+        ndss,
+    )
 
     recipes = [
         *ndss.RECIPES,
@@ -43,6 +50,7 @@ def _registry() -> dict[str, Recipe]:
         *ibu.RECIPES,
         *attacks.RECIPES,
         *longitudinal.RECIPES,
+        *histogram_encoding.RECIPES,
     ]
     return {recipe.id: recipe for recipe in recipes}
 

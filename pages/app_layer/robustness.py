@@ -45,6 +45,13 @@ def fake_users_section(
     target = [str(x) for x in dataset.labels].index(label)
     epsilon = answer_epsilon if answer_epsilon is not None else 1.0
     if "mga" not in protocol_class(protocol).fake_attacks:
+        if protocol_class(protocol).real_valued_reports:
+            st.info(
+                f"{protocol}'s reports are real numbers: one fake user can send any number, "
+                "so a single one can lift a value into the top k unless the server clips "
+                "reports. The Fake users page runs the attacks it takes."
+            )
+            return
         st.info(
             f"{protocol} describes no maximal-gain report, so this question is not answered "
             "for it here; the Fake users page runs the attacks it takes."

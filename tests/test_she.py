@@ -1,0 +1,252 @@
+"""SHE (Wang et al., USENIX Security 2017, Sec. 4.2): privacy of its density, its sums, files.
+
+SHE's channel is a density over real vectors, so its privacy is checked on the real
+randomizer's reports against the Laplace densities computed independently (scipy), its
+sampler against the per-user path and the analytic moments, and its equivalent binomial
+(the p and q every binomial-based method uses) against the identities it must satisfy.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import K_SIGMA, zipf_counts
+from scipy import stats
+
+from ldpcore.collection.clients import randomize_file
+from ldpcore.collection.report_files import aggregate_file, frame_to_reports, reports_to_frame
+from ldpcore.errors import InputError
+from ldpcore.postprocess import get_method, method_names
+from ldpcore.protocols import SHE, get_protocol
+from ldpcore.rng import SecureRandom
+
+
+def _reports(epsilon: float, d: int, users: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, d, users)
+    return values, SHE(epsilon=epsilon, domain_size=d).randomize(values, rng)
+
+
+# ----------------------------------------------------------------- privacy (ε-LDP)
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 4.0, 10.0])
+@pytest.mark.parametrize("source", ["numpy", "secure"])
+def test_every_reports_density_ratio_is_at_most_e_eps_and_reaches_it(
+    epsilon: float, source: str
+) -> None:
+    """For every report y and values v, w: ln f(y|v) − ln f(y|w) ≤ ε, from scipy's density."""
+    d, users = 5, 4_000
+    she = SHE(epsilon=epsilon, domain_size=d)
+    values = np.random.default_rng(1).integers(0, d, users)
+    rng = SecureRandom() if source == "secure" else np.random.default_rng(2)
+    reports = she.randomize(values, rng)
+    scale = 2.0 / epsilon
+    for v in range(d):
+        for w in range(d):
+            if v == w:
+                continue
+            # Independent of the code: the two one-hot means under Laplace(2/ε) densities.
+            log_v = stats.laplace.logpdf(reports[:, v], 1, scale) + stats.laplace.logpdf(
+                reports[:, w], 0, scale
+            )
+            log_w = stats.laplace.logpdf(reports[:, v], 0, scale) + stats.laplace.logpdf(
+                reports[:, w], 1, scale
+            )
+            ratio = log_v - log_w
+            np.testing.assert_allclose(she.log_density_ratio(reports, v, w), ratio, atol=1e-9)
+            assert ratio.max() <= epsilon * (1 + 1e-9)
+            # Reached, not only bounded: y_v ≥ 1 and y_w ≤ 0 has probability about 1/4
+            # for users of v, so the worst ratio is attained on the drawn reports.
+            assert ratio.max() == pytest.approx(epsilon, rel=1e-9)
+    assert she.worst_case_ratio() == pytest.approx(math.exp(epsilon))
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_each_coordinate_is_laplace_around_the_one_hot_vector(epsilon: float) -> None:
+    values, reports = _reports(epsilon, 4, 20_000, seed=3)
+    scale = 2.0 / epsilon
+    own = reports[np.arange(values.size), values]
+    other = reports[np.arange(values.size), (values + 1) % 4]
+    assert stats.kstest(own, stats.laplace(1, scale).cdf).pvalue > 1e-3
+    assert stats.kstest(other, stats.laplace(0, scale).cdf).pvalue > 1e-3
+
+
+def test_the_distinguishing_event_has_probabilities_a_quarter_and_a_quarter_e_minus_eps() -> None:
+    epsilon, users = 1.2, 80_000
+    she = SHE(epsilon=epsilon, domain_size=3)
+    rng = np.random.default_rng(4)
+    for value, expected in ((0, 0.25), (1, 0.25 * math.exp(-epsilon))):
+        reports = she.randomize(np.full(users, value), rng)
+        rate = she.distinguishing_event(reports, 0, 1).mean()
+        assert abs(rate - expected) < K_SIGMA * math.sqrt(expected * (1 - expected) / users)
+
+
+# ---------------------------------------------------------------- sums and estimates
+@pytest.mark.parametrize("sampler,trials", [("fast", 4000), ("per-user", 400)])
+def test_the_estimate_is_unbiased_with_variance_8_over_n_eps_squared(
+    sampler: str, trials: int
+) -> None:
+    d, n, epsilon = 6, 300, 1.5
+    she = SHE(epsilon=epsilon, domain_size=d)
+    counts = zipf_counts(d, n)
+    rng = np.random.default_rng(5)
+    estimates = np.array(
+        [
+            she.estimate(she.sample_support_counts(counts, rng, sampler=sampler), n)  # type: ignore[arg-type]
+            for _ in range(trials)
+        ]
+    )
+    sigma2 = 8.0 / (n * epsilon**2)  # Wang et al. 2017, Sec. 4.2: 2b²/n with b = 2/ε
+    z = (estimates.mean(axis=0) - counts / n) / math.sqrt(sigma2 / trials)
+    assert np.abs(z).max() < K_SIGMA
+    # The variance of a sample variance of near-Gaussian draws: 2σ⁴/(trials − 1).
+    spread = (estimates.var(axis=0, ddof=1) - sigma2) / (sigma2 * math.sqrt(2 / (trials - 1)))
+    assert np.abs(spread).max() < K_SIGMA
+    np.testing.assert_allclose(she.variance(counts / n, n), sigma2, rtol=1e-12)
+
+
+def test_fast_sums_are_the_per_user_sums_in_distribution() -> None:
+    """A sum of n Laplace draws is a difference of two Gamma(n): KS of the standardised sums."""
+    d = 3
+    she = SHE(epsilon=0.8, domain_size=d)
+    counts = np.array([25, 10, 5])
+    rng = np.random.default_rng(6)
+    fast = np.array([she.sample_support_counts(counts, rng) for _ in range(3000)])
+    slow = np.array(
+        [she.sample_support_counts(counts, rng, sampler="per-user") for _ in range(3000)]
+    )
+    for v in range(d):
+        assert stats.ks_2samp(fast[:, v], slow[:, v]).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("epsilon", [0.05, 0.5, 1.0, 3.0, 8.0, 20.0])
+def test_the_equivalent_binomial_has_she_s_mean_and_variance(epsilon: float) -> None:
+    """p + q = 1 and pq/(p − q)² = 8/ε²: Eq. 3 is SHE's variance, given counts or π."""
+    she = SHE(epsilon=epsilon, domain_size=4)
+    p, q = she.p, she.q
+    assert p + q == pytest.approx(1.0, abs=1e-15) and p > q
+    assert p * q / (p - q) ** 2 == pytest.approx(8.0 / epsilon**2, rel=1e-12)
+    # Users drawn from π: Var[S_v] = n(π(1 − π) + 8/ε²); the binomial's c = nq + sS
+    # has variance n·r(1 − r) with r = q + sπ. Both, for every π.
+    for pi in (0.0, 0.1, 0.5, 0.9, 1.0):
+        r = q + (p - q) * pi
+        assert r * (1 - r) == pytest.approx((p - q) ** 2 * (pi * (1 - pi) + 8 / epsilon**2))
+
+
+def test_every_method_runs_on_she_and_returns_a_finite_vector() -> None:
+    d, n = 8, 500
+    she = SHE(epsilon=1.0, domain_size=d)
+    counts = zipf_counts(d, n)
+    sums = she.sample_support_counts(counts, 7)
+    estimate = she.estimate(sums, n)
+    for name in method_names():
+        result = get_method(name)(estimate, protocol=she, n=n, tallies=sums)
+        assert result.shape == (d,) and np.all(np.isfinite(result)), name
+
+
+# ------------------------------------------------------------------- report files
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_report_files_round_trip_exactly_and_sum_to_the_aggregate(
+    tmp_path: Path, suffix: str
+) -> None:
+    d = 5
+    she = get_protocol("SHE", epsilon=1.0, domain_size=d)
+    values = tmp_path / "values.csv"
+    pd.DataFrame({"value": np.random.default_rng(8).integers(0, d, 3_000)}).to_csv(
+        values, index=False
+    )
+    reports = tmp_path / f"reports{suffix}"
+    randomize_file(she, values, reports, rng=np.random.default_rng(9), chunk_rows=700)
+    sums, users = aggregate_file(she, reports, chunk_rows=1_000)
+    again = she.randomize(pd.read_csv(values)["value"].to_numpy(), np.random.default_rng(9))
+    assert users == 3_000 and sums.dtype == np.float64
+    # The chunks draw the same stream as one batch, so the file holds exactly `again`.
+    read = pd.read_csv(reports, comment="#") if suffix == ".csv" else pd.read_parquet(reports)
+    np.testing.assert_array_equal(frame_to_reports(she, read, source="x"), again)
+    np.testing.assert_allclose(sums, again.sum(axis=0), rtol=1e-12, atol=1e-9)
+    frame = reports_to_frame(she, again[:10], text=True)
+    np.testing.assert_array_equal(frame_to_reports(she, frame, source="x"), again[:10])
+
+
+def test_a_bad_report_cell_is_named() -> None:
+    she = SHE(epsilon=1.0, domain_size=3)
+    frame = pd.DataFrame({"y_0": ["0.5"], "y_1": ["oops"], "y_2": ["1"]})
+    with pytest.raises(InputError, match="column y_1 must hold numbers"):
+        frame_to_reports(she, frame, source="reports.csv")
+    frame = pd.DataFrame({"y_0": [0.5], "y_1": [np.nan], "y_2": [1.0]})
+    with pytest.raises(InputError, match="y_1 holds NaN"):
+        frame_to_reports(she, frame, source="reports.csv")
+
+
+def test_sums_that_are_not_a_vector_of_d_reals_are_refused() -> None:
+    she = SHE(epsilon=1.0, domain_size=3)
+    with pytest.raises(InputError, match="length 3"):
+        she.estimate([1.0, 2.0], 10)
+    with pytest.raises(InputError, match="finite"):
+        she.estimate([1.0, np.inf, 2.0], 10)
+
+
+# ------------------------------------------------------------------------- risk
+@pytest.mark.parametrize("d", [2, 10, 1_000, 1_000_000])
+def test_the_uniform_guess_rate_is_between_its_two_simple_bounds(d: int) -> None:
+    """With many ties the MAP guess is nearly a uniform pick among the coordinates ≥ 1.
+
+    That pick alone is right with ``½/(½ + (d − 1)·½e^{−ε/2})`` on average over the
+    tied count's mean (Jensen's inequality makes the exact average of 1/(1+K) larger),
+    and no attacker beats ``e^ε/d``.
+    """
+    epsilon = 2.0
+    rate = SHE(epsilon=epsilon, domain_size=d).bayes_guess_rate(np.ones(d))
+    assert 1 / d < rate <= math.exp(epsilon) / d * (1 + 1e-12)
+    if d >= 1_000:
+        tie_only = 0.5 / (0.5 + (d - 1) * 0.5 * math.exp(-epsilon / 2))
+        assert tie_only <= rate <= tie_only * 1.01
+
+
+# --------------------------------------------------------------------- fake users
+def test_noise_only_fakes_dilute_the_target_as_the_gain_formula_says() -> None:
+    """rpa: each fake adds only noise, so the target's estimate moves by −β·f_t on average."""
+    from ldpcore.attacks import expected_gain  # noqa: PLC0415
+    from ldpcore.attacks.gains import fake_reports, fake_support  # noqa: PLC0415
+
+    d, n, fakes, trials = 6, 1_000, 250, 3_000
+    she = SHE(epsilon=1.0, domain_size=d)
+    counts = zipf_counts(d, n)
+    target = np.array([2])
+    beta = fakes / (n + fakes)
+    rng = np.random.default_rng(12)
+    gains = np.array(
+        [
+            she.estimate(
+                she.sample_support_counts(counts, rng)
+                + fake_support(she, "rpa", target, fakes, rng),
+                n + fakes,
+            )[2]
+            - counts[2] / n
+            for _ in range(trials)
+        ]
+    )
+    expected = expected_gain(she, "rpa", target, counts / n, beta)
+    assert expected == pytest.approx(-beta * counts[2] / n)
+    sigma = math.sqrt(8 * (n + fakes) / 1.0**2) / (n + fakes)  # Var of S/(n + m)
+    assert abs(gains.mean() - expected) < K_SIGMA * sigma / math.sqrt(trials)
+    # The fast fake sums are the real fake reports' sums in distribution.
+    fast = np.array([fake_support(she, "rpa", target, 30, rng)[0] for _ in range(2000)])
+    slow = np.array([fake_reports(she, "rpa", target, 30, rng).sum(axis=0)[0] for _ in range(2000)])
+    assert stats.ks_2samp(fast, slow).pvalue > 1e-3
+
+
+def test_a_true_histogram_given_as_she_sums_is_said() -> None:
+    from ldpcore.collection.estimates import read_collected  # noqa: PLC0415
+
+    histogram = b"value,count\na,600\nb,300\nc,100\n"
+    said = read_collected(histogram, protocol="SHE", epsilon=1.0, n=1000).notes
+    assert any("looks like a histogram of true values" in note for note in said), said
+    she = SHE(epsilon=1.0, domain_size=3)
+    sums = she.sample_support_counts(np.array([600, 300, 100]), 3)
+    rows = "".join(f"{label},{x!r}\n" for label, x in zip("abc", sums.tolist(), strict=True))
+    honest = read_collected(f"value,count\n{rows}".encode(), protocol="SHE", epsilon=1.0, n=1000)
+    assert honest.notes == () and np.allclose(honest.estimate, sums / 1000)
