@@ -174,6 +174,14 @@ if lying is not None:
             f"reports are undone with it. With these {fakes} fake users among "
             f"{values.size} honest ones:"
         )
+    elif oracle.real_valued_reports:
+        st.write(
+            f"{protocol}'s reports are real numbers, so a fake user could send any number "
+            "and push the target without limit; the aggregator would have to clip reports. "
+            "These fake users send the target through the real randomizer instead: their "
+            f"push is the same at every ε. With these {fakes} fake users among "
+            f"{values.size} honest ones:"
+        )
     else:
         st.write(
             f"{protocol} describes no report that pushes one value most, so these fake users "

@@ -250,3 +250,14 @@ def test_a_true_histogram_given_as_she_sums_is_said() -> None:
     rows = "".join(f"{label},{x!r}\n" for label, x in zip("abc", sums.tolist(), strict=True))
     honest = read_collected(f"value,count\n{rows}".encode(), protocol="SHE", epsilon=1.0, n=1000)
     assert honest.notes == () and np.allclose(honest.estimate, sums / 1000)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.5, 5.0])
+@pytest.mark.parametrize("name", ["SHE", "THE", "OUE", "GRR"])
+def test_the_papers_var_star_is_the_codes_f_free_variance(name: str, epsilon: float) -> None:
+    """Wang et al. 2017's Var*, as the recipe writes it, against NDSS Eq. 5 with p and q."""
+    from ldpcore.reproduce.histogram_encoding import PAPER_VAR_STAR  # noqa: PLC0415
+
+    d = 64
+    protocol = get_protocol(name, epsilon=epsilon, domain_size=d)
+    assert PAPER_VAR_STAR[name](epsilon, d) == pytest.approx(protocol.approx_variance(1), rel=1e-9)

@@ -135,7 +135,7 @@ def run_rounds(config: ExperimentConfig, rounds: int) -> RoundsRun:
     for trial in range(config.trials):
         rng = trial_generator(config.seed, trial)
         counts = protocol.sample_rounds(data.counts, rounds, rng, sampler=config.sampler)  # type: ignore[arg-type]
-        estimates = (counts / n - protocol.q) / (protocol.p - protocol.q)
+        estimates = np.stack([protocol.estimate(c, n) for c in counts])
         for row, method in enumerate(methods):
             if method.rows_at_once:
                 vectors = method.apply_rows(estimates, protocol=protocol, n=n)

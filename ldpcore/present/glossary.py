@@ -32,6 +32,10 @@ GLOSSARY: dict[str, str] = {
     "BLH": "Binary local hashing: local hashing with two buckets.",
     "OUE": "Optimized unary encoding: each user sends one noisy yes/no bit per value.",
     "SUE": "Symmetric unary encoding (the RAPPOR-style bits): like OUE with symmetric noise.",
+    "SHE": "Summed histogram encoding: each user adds random (Laplace) noise to a 1 at "
+    "their value and 0 elsewhere, and sends the noisy numbers; the collector adds them up.",
+    "THE": "Thresholded histogram encoding: SHE's noisy numbers turned into yes/no bits "
+    "by keeping those above a threshold.",
     "SS": "Subset selection: each user reports a random set of values that is more likely "
     "to contain their own.",
     "HR": "Hadamard response: each user reports one bit-pattern index; compact reports "

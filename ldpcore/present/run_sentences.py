@@ -168,7 +168,8 @@ def attack_sentence(result: AttackResult) -> str:
         )
     return (
         f"{result.fakes:,} fake users ({result.attack.in_words()}) on {targets}: the targets' "
-        f"estimated share rises by {format_number(result.expected)} in expectation "
+        f"estimated share {'rises' if result.expected >= 0 else 'falls'} by "
+        f"{format_number(abs(result.expected))} in expectation "
         f"(closed form){measured}.{verdict}"
     )
 

@@ -22,7 +22,10 @@ add the same ``s²·nπ_v(1 − π_v)``. So NDSS Eq. 3 with these ``p, q`` is SH
 variance, and the methods that model the support counts as binomials (MLE-Apx, Power,
 PowerNS, MLE, IBU, Bayes and the score intervals) use the binomial with SHE's mean and
 variance: the sum of ``n`` independent terms is near-Gaussian, and so is the binomial,
-but neither is SHE's exact likelihood (a convolution of ``n`` Laplace densities).
+but neither is SHE's exact likelihood (a convolution of ``n`` Laplace densities). The
+sums are not sufficient for the reports: an aggregator that kept every report could
+weigh each with its own Laplace density, which the sums (Wang et al.'s aggregation, and
+this tool's) give up; the methods' and the lower bound's figures are for the sums.
 
 *Exact sampler, O(d) whatever n.* A sum of ``n`` Laplace(b) draws is the difference of
 two Gamma(n, b) draws (a Laplace draw is the difference of two exponentials), so

@@ -17,6 +17,7 @@ protocol's code, so the first claim checks the sampler and the estimator against
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -49,10 +50,32 @@ Z_MAX, MISSES_ALLOWED = 3.29, 1
 SAME_WITHIN = 0.10
 
 
+def _the_var_star(epsilon: float, d: int) -> float:
+    """THE's Var* at its best θ (Sec. 4.2), from the paper's closed form."""
+    theta = float(get_protocol("THE", epsilon=epsilon, domain_size=d).theta)  # type: ignore[attr-defined]
+    half = math.exp(epsilon * theta / 2)
+    return (2 * half - 1) / (1 + math.exp(epsilon * (theta - 0.5)) - 2 * half) ** 2
+
+
+#: The paper's Var* per protocol (Wang et al. 2017, Sec. 4), as ``(ε, d) -> Var*``.
+PAPER_VAR_STAR: dict[str, Callable[[float, int], float]] = {
+    "SHE": lambda epsilon, d: 8.0 / epsilon**2,
+    "THE": _the_var_star,
+    "OUE": lambda epsilon, d: 4 * math.exp(epsilon) / math.expm1(epsilon) ** 2,
+    "OLH": lambda epsilon, d: 4 * math.exp(epsilon) / math.expm1(epsilon) ** 2,
+    "GRR": lambda epsilon, d: (d - 2 + math.exp(epsilon)) / math.expm1(epsilon) ** 2,
+}
+#: Where the exact MSE comes from the mechanism's definition rather than NDSS Eq. 3 with
+#: the protocol's p and q: SHE's is 2b² per user with b = 2/ε, whatever the frequencies.
+FROM_DEFINITION: dict[str, Callable[[float], float]] = {
+    "SHE": lambda epsilon: 2.0 * (2.0 / epsilon) ** 2 / USERS,
+}
+
+
 def _exact(name: str, epsilon: float, d: int, truth: np.ndarray) -> float:
     """The exact MSE of the Base estimate: SHE's from its definition, the rest NDSS Eq. 3."""
-    if name == "SHE":
-        return 2.0 * (2.0 / epsilon) ** 2 / USERS  # 2b² per user, b = 2/ε, over n
+    if name in FROM_DEFINITION:
+        return FROM_DEFINITION[name](epsilon)
     protocol = get_protocol(name, epsilon=epsilon, domain_size=d)
     return float(np.mean(protocol.variance(truth, USERS)))
 
@@ -78,7 +101,7 @@ def variances(context: Context) -> RecipeOutput:
                 "epsilon": epsilon,
                 "mse": float(errors.mean()),
                 "exact": _exact(name, epsilon, d, truth),
-                "paper_var_star_over_n": _var_star(name, epsilon, d) / USERS,
+                "paper_var_star_over_n": PAPER_VAR_STAR[name](epsilon, d) / USERS,
                 "se": float(errors.std(ddof=1) / math.sqrt(trials)),
                 "trial_mse": errors,
             }
@@ -94,21 +117,6 @@ def variances(context: Context) -> RecipeOutput:
         "state them. Var* is the paper's variance per user where a value is rare; the "
         "exact column adds the frequency term (NDSS 2020 Eq. 3).",
     )
-
-
-def _var_star(name: str, epsilon: float, d: int) -> float:
-    """The paper's Var* (Wang et al. 2017, Sec. 4), written from its formulas."""
-    e = math.exp(epsilon)
-    if name == "SHE":
-        return 8.0 / epsilon**2
-    if name == "THE":
-        theta = get_protocol("THE", epsilon=epsilon, domain_size=d).theta  # type: ignore[attr-defined]
-        return (2 * math.exp(epsilon * theta / 2) - 1) / (
-            1 + math.exp(epsilon * (theta - 0.5)) - 2 * math.exp(epsilon * theta / 2)
-        ) ** 2
-    if name == "GRR":
-        return (d - 2 + e) / (e - 1) ** 2
-    return 4 * e / (e - 1) ** 2  # OUE, OLH
 
 
 def _cells(frame: pd.DataFrame) -> dict[tuple[str, int, float], float]:
