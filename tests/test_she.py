@@ -261,3 +261,13 @@ def test_the_papers_var_star_is_the_codes_f_free_variance(name: str, epsilon: fl
     d = 64
     protocol = get_protocol(name, epsilon=epsilon, domain_size=d)
     assert PAPER_VAR_STAR[name](epsilon, d) == pytest.approx(protocol.approx_variance(1), rel=1e-9)
+
+
+def test_wherever_she_s_numbers_are_shown_the_binomial_stand_in_is_said() -> None:
+    from ldpcore.experiments.trials import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.present.sentences import settings_line  # noqa: PLC0415
+
+    said = settings_line(ExperimentConfig(dataset="zipf:d=8", n=1000, protocol="SHE", epsilon=1))
+    assert "the binomial with the same mean and variance as its sums" in said
+    other = settings_line(ExperimentConfig(dataset="zipf:d=8", n=1000, protocol="OUE", epsilon=1))
+    assert "binomial" not in other

@@ -26,6 +26,7 @@ from ldpcore.formats import (
     format_times,
     ratio_range,
 )
+from ldpcore.protocols import protocol_class
 from ldpcore.queries.specs import QuerySpec, parse_query_spec
 
 #: What a ratio of MSEs is of, as a sentence says it.
@@ -464,10 +465,18 @@ def settings_line(config: ExperimentConfig) -> str:
     'OLH, ε = 1, n = 1,000, zipf:d=8,s=1.5, query full, 30 trials, seed 0'
     """
     extras = "".join(f", {name} = {value:g}" for name, value in config.params)
-    return (
+    line = (
         f"{config.protocol}, ε = {config.epsilon:g}{extras}, n = {config.n:,}, {config.dataset}, "
         f"query {config.query}, {config.trials} trials, seed {config.seed}"
     )
+    if protocol_class(config.protocol).real_valued_reports:
+        # Said wherever its numbers are: the binomial-based methods model its sums.
+        line += (
+            f". {config.protocol}'s reports are real numbers: MLE-Apx, Power, PowerNS, MLE, "
+            "IBU, Bayes and the intervals use the binomial with the same mean and variance "
+            "as its sums, not its exact likelihood"
+        )
+    return line
 
 
 def not_converged_sentence(method: str, share_stuck: float) -> str:
