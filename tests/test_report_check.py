@@ -119,3 +119,22 @@ def test_your_data_checks_the_example_reports_and_estimates_from_the_rest() -> N
     at.checkbox(key="reports-drop").uncheck().run()
     assert not at.exception, at.exception
     assert len(frame(at, "estimate")) == 256
+
+
+def test_she_reports_upload_to_estimates_from_their_real_sums() -> None:
+    """SHE's aggregate is real sums: the page must carry them, not their whole parts."""
+    she = get_protocol("SHE", epsilon=1.0, domain_size=5)
+    rng = np.random.default_rng(0)
+    values = rng.choice(5, size=3_000, p=[0.4, 0.3, 0.15, 0.1, 0.05])
+    reports = she.randomize(values, rng)
+    at = open_page("pages/your_data.py")
+    at.radio(key="collected-shape").set_value("The reports, one row per user").run()
+    at.file_uploader(key="reports-upload").set_value(("she.csv", _csv(she, reports), "text/csv"))
+    at = at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="reports-protocol").value == "SHE"
+    said = messages(at)
+    assert "looks like a histogram of true values" not in said, said
+    table = frame(at, "estimate")
+    base = she.estimate(reports.sum(axis=0), 3_000)
+    np.testing.assert_allclose(table["base_estimate"], base, rtol=1e-9, atol=1e-12)

@@ -152,7 +152,7 @@ def report_inputs() -> tuple[bytes, str, dict[str, object]] | None:
     )
     support = check.kept_support if drop else check.support
     users = check.users - check.flagged if drop else check.users
-    table = "value,count\n" + "".join(f"{v},{int(c)}\n" for v, c in enumerate(support))
+    table = "value,count\n" + "".join(f"{v},{c!r}\n" for v, c in enumerate(support.tolist()))
     settings: dict[str, object] = {
         "kind": "counts",
         "protocol": protocol,
