@@ -66,8 +66,11 @@ def exact_count_moments(
     """
     d = protocol.domain_size
     n = int(true_counts.sum())
-    if protocol.real_valued_reports:  # SHE: n_v plus n Laplace(2/ε) draws, 2b² each
-        return true_counts.astype(float), np.eye(d) * n * 8.0 / protocol.epsilon**2
+    if protocol.real_valued_reports:  # SHE: n_v plus n discrete Laplace draws on a 1/64 grid
+        from scipy import stats  # noqa: PLC0415
+
+        noise = stats.dlaplace(protocol.epsilon / 128).var() / 64**2  # ≈ 2b² = 8/ε²
+        return true_counts.astype(float), np.eye(d) * n * noise
     if isinstance(protocol, OLH):
         p, q = protocol.p, protocol.q
         mean = true_counts * p + (n - true_counts) * q

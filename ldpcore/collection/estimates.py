@@ -286,9 +286,10 @@ def _sum_notes(
 ) -> list[str]:
     """:func:`plausibility_notes` for SHE, whose aggregate is real sums.
 
-    Each report is the one-hot vector plus ``d`` Laplace(2/ε) draws, so the sums total
-    ``n`` within a standard deviation of ``√(8nd)/ε`` (Wang et al. 2017, Sec. 4.2), and
-    are whole numbers with probability 0: whole counts ≥ 0 are a histogram of true values.
+    Each report is the one-hot vector plus ``d`` Laplace draws of scale 2/ε (discrete, on
+    a 1/64 grid), so the sums total ``n`` within a standard deviation of about
+    ``√(8nd)/ε`` (Wang et al. 2017, Sec. 4.2), and are all whole numbers with a
+    probability of about ``64^{−d}``: whole counts ≥ 0 are a histogram of true values.
     """
     d = oracle.domain_size
     said = f"{oracle.name} at ε = {oracle.epsilon:g} with n = {n:,} users"

@@ -64,8 +64,9 @@ def report_words(oracle: FrequencyOracle, good_for: str) -> ReportWords:
             reports=(
                 f"**{oracle.name}**: {oracle.description}. Each report is the user's one-hot "
                 f"vector (1 at its value, 0 elsewhere) plus Laplace noise of scale "
-                f"2/ε = {2 / oracle.epsilon:.2f} on every entry; two values' reports differ "
-                f"in density by at most e^ε = {e:.2f}, which is what protects each user. " + choose
+                f"2/ε = {2 / oracle.epsilon:.2f} on every entry, in steps of 1/64; two "
+                f"values' reports differ in probability by at most e^ε = {e:.2f}, which is "
+                "what protects each user. " + choose
             ),
             aggregate_header="3. The aggregator sums the reports",
             aggregate_formula=r"S_v = \sum_{\text{users}} y_v",

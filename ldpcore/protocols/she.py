@@ -1,35 +1,44 @@
 """SHE: summation with histogram encoding (Wang et al., USENIX Security 2017, Sec. 4.2).
 
 Each user one-hot encodes its value and adds Laplace noise of scale ``b = 2/ε`` to every
-coordinate; it sends the ``d`` real numbers. The one-hot vector's L1 sensitivity is 2
-(two coordinates change by 1), so the Laplace mechanism makes the vector ε-LDP: for any
-report ``y`` the density ratio of values ``v`` and ``w`` is
-``exp((|y_v| − |y_v − 1| + |y_w − 1| − |y_w|)/b) ≤ e^{2/b} = e^ε`` (triangle inequality),
-with equality where ``y_v ≥ 1`` and ``y_w ≤ 0``. The aggregator sums the reports:
-``S_v = n_v + Σ_i L_iv``, so ``S_v/n`` is unbiased and its variance is
-``2b²/n = 8/(nε²)`` whatever the frequencies (Wang et al. 2017, Sec. 4.2).
+coordinate; it sends the ``d`` numbers. The one-hot vector's L1 sensitivity is 2, so the
+Laplace mechanism makes the vector ε-LDP. The aggregator sums the reports:
+``S_v = n_v + Σ_i L_iv``, so ``S_v/n`` is unbiased with variance ``2b²/n = 8/(nε²)``
+whatever the frequencies (Wang et al. 2017, Sec. 4.2).
+
+*The noise is discrete, on a grid of 1/64 (our change, for privacy).* Laplace noise drawn
+in floating point leaks through its low bits: ``1 + L`` and ``L`` round to different sets
+of numbers, so some outputs are possible under one value and not the other (Mironov,
+CCS 2012). Here each coordinate's noise is ``g·K`` with ``g = 1/64`` and ``K`` the
+discrete Laplace (two-sided geometric) law ``P(K = k) ∝ r^{|k|}``, ``r = e^{−g/b}``: every
+report lies on the grid for every value, and two values' reports have probability ratio
+``r^{|k_v| − |k_v − 64| + |k_w − 64| − |k_w|} ≤ r^{−128} = e^{2/b} = e^ε`` exactly, reached
+where ``y_v ≥ 1`` and ``y_w ≤ 0``. The variance per coordinate is
+``σ² = 2g²r/(1 − r)²``, below ``2b²`` by a relative ``(g/b)²/12`` (1.3·10⁻⁴ at ε = 5).
+The client draws ``K`` as the difference of two geometric draws by the inverse CDF of a
+53-bit uniform, so a tail beyond probability 2⁻⁵³ is cut: the bound fails only there, a
+``δ`` below ``2d·2⁻⁵³`` per report.
 
 *SHE's aggregate is real.* Its "support counts" here are the sums ``S_v``, the one
 protocol whose aggregate is not whole numbers (:attr:`FrequencyOracle.real_valued_reports`).
 
 *The equivalent binomial (our derivation).* SHE has no support sets, so its ``p`` and
 ``q`` are defined as those of the symmetric binomial with SHE's two moments:
-``s = p − q = ε/√(ε² + 32)`` and ``p + q = 1``. Then ``c_v = nq + s·S_v`` has
-``E[c_v] = nq + s·n_v``, the binomial mean, and
-``Var[c_v] = s²·8n/ε² = n·pq``, the binomial variance given the counts (because
-``pq/s² = (1 − s²)/(4s²) = 8/ε²``); and when the users are drawn from ``π`` both sides
+``s = p − q = 1/√(1 + 4σ²)`` (``ε/√(ε² + 32)`` for the continuous noise) and
+``p + q = 1``. Then ``c_v = nq + s·S_v`` has ``E[c_v] = nq + s·n_v``, the binomial mean,
+and ``Var[c_v] = s²·nσ² = n·pq``, the binomial variance given the counts (because
+``pq/s² = (1 − s²)/(4s²) = σ²``); and when the users are drawn from ``π`` both sides
 add the same ``s²·nπ_v(1 − π_v)``. So NDSS Eq. 3 with these ``p, q`` is SHE's exact
 variance, and the methods that model the support counts as binomials (MLE-Apx, Power,
 PowerNS, MLE, IBU, Bayes and the score intervals) use the binomial with SHE's mean and
 variance: the sum of ``n`` independent terms is near-Gaussian, and so is the binomial,
-but neither is SHE's exact likelihood (a convolution of ``n`` Laplace densities). The
+but neither is SHE's exact likelihood (a convolution of ``n`` noise laws). The
 sums are not sufficient for the reports: an aggregator that kept every report could
-weigh each with its own Laplace density, which the sums (Wang et al.'s aggregation, and
+weigh each with its own noise law, which the sums (Wang et al.'s aggregation, and
 this tool's) give up; the methods' and the lower bound's figures are for the sums.
 
-*Exact sampler, O(d) whatever n.* A sum of ``n`` Laplace(b) draws is the difference of
-two Gamma(n, b) draws (a Laplace draw is the difference of two exponentials), so
-``S_v = n_v + G_v − G'_v``.
+*Exact sampler, O(d) whatever n.* A sum of ``n`` geometric draws is a negative binomial,
+so ``S_v = n_v + g·(NB(n, 1 − r) − NB'(n, 1 − r))``.
 """
 
 from __future__ import annotations
@@ -49,36 +58,55 @@ from ldpcore.rng import ClientRNG, as_source
 if TYPE_CHECKING:
     import pandas as pd
 
-#: Gauss-Legendre nodes per piece of the guess rate's integral, and pieces per interval
-#: between two atoms: the integrand is smooth there, varying on a scale of ``1/ε`` in y.
-_NODES, _PIECES = 16, 4
-#: Cells of the (prior groups × nodes) table computed at once; bounds memory only.
+#: Grid points per unit of a report: the noise is ``K/GRID_STEPS`` (module docstring).
+GRID_STEPS = 64
+#: The most distinct competing priors the guess rate compares exactly; beyond, they are
+#: rounded to this many levels of ln π (within ``e^δ − 1``, ``δ`` the level's width).
+GROUPS_MAX = 2_000
+#: Cells of the (prior groups × levels) table computed at once; bounds memory only.
 _BLOCK_CELLS = 1 << 22
 
 
+def noise_ratio(epsilon: float) -> float:
+    """``r = e^{−g/b}``: the discrete Laplace noise's ratio between neighbouring grid steps."""
+    return math.exp(-epsilon / (2.0 * GRID_STEPS))
+
+
+def noise_variance(epsilon: float) -> float:
+    """``σ² = 2g²r/(1 − r)²``: one coordinate's noise variance (``≈ 8/ε²``).
+
+    Examples
+    --------
+    >>> abs(noise_variance(1.0) / 8.0 - 1) < 1e-5
+    True
+    """
+    r = noise_ratio(epsilon)
+    return 2.0 * r / (GRID_STEPS * -math.expm1(-epsilon / (2.0 * GRID_STEPS))) ** 2
+
+
 def she_pq(epsilon: float) -> tuple[float, float]:
-    """The equivalent binomial's ``(p, q)``: ``p − q = ε/√(ε² + 32)``, ``p + q = 1``.
+    """The equivalent binomial's ``(p, q)``: ``p − q = 1/√(1 + 4σ²)``, ``p + q = 1``.
 
     Examples
     --------
     >>> p, q = she_pq(2.0)
-    >>> round(q * (1 - q) / (p - q) ** 2, 12)  # 8/ε²
+    >>> round(q * (1 - q) / (p - q) ** 2, 4)  # σ² ≈ 8/ε²
     2.0
     """
-    s = epsilon / math.sqrt(epsilon * epsilon + 32.0)
+    s = 1.0 / math.sqrt(1.0 + 4.0 * noise_variance(epsilon))
     return (1.0 + s) / 2.0, (1.0 - s) / 2.0
 
 
 @dataclass(frozen=True, kw_only=True)
 class SHE(FrequencyOracle):
-    """Summation with histogram encoding: the one-hot vector plus Laplace(2/ε) noise.
+    """Summation with histogram encoding: the one-hot vector plus Laplace noise on a 1/64 grid.
 
     Reports are a float64 array of shape ``(n_users, d)``.
 
     Examples
     --------
     >>> she = SHE(epsilon=2.0, domain_size=4)
-    >>> round(float(she.approx_variance(100)), 12)  # 8/(nε²)
+    >>> round(float(she.approx_variance(100)), 6)  # σ²/n ≈ 8/(nε²)
     0.02
     >>> she.estimate(np.array([10.0, -2.5, 30.0, 62.5]), 100).tolist()
     [0.1, -0.025, 0.3, 0.625]
@@ -90,7 +118,7 @@ class SHE(FrequencyOracle):
     )
     reference: ClassVar[str] = "Wang et al., USENIX Security 2017, Sec. 4.2"
     good_for: ClassVar[str] = (
-        "Teaching the Laplace mechanism in the local model: its error 8/(nε²) is above OUE's "
+        "Teaching the Laplace mechanism in the local model: its error ≈ 8/(nε²) is above OUE's "
         "at every ε and it sends d real numbers, so THE or OUE serve better in practice"
     )
     communication: ClassVar[str] = "d real numbers"
@@ -140,11 +168,17 @@ class SHE(FrequencyOracle):
     def _sample_fast(  # type: ignore[override]  # real sums (real_valued_reports)
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.float64]:
-        """``S_v = n_v + Gamma(n, b) − Gamma(n, b)``: n Laplace draws summed, exactly."""
-        n = float(true_counts.sum())
+        """``S_v = n_v + g·(NB(n, 1 − r) − NB(n, 1 − r))``: n noise draws summed, exactly."""
+        return true_counts.astype(np.float64) + self._noise_sums(int(true_counts.sum()), rng)
+
+    def _noise_sums(self, users: int, rng: np.random.Generator) -> NDArray[np.float64]:
+        """The sum of ``users`` noise vectors: per coordinate a difference of two NB."""
         d = self.domain_size
-        noise = rng.gamma(n, self.scale, d) - rng.gamma(n, self.scale, d)
-        return true_counts.astype(np.float64) + noise
+        if users == 0:
+            return np.zeros(d)
+        success = -math.expm1(-self.epsilon / (2.0 * GRID_STEPS))  # 1 − r
+        steps = rng.negative_binomial(users, success, d) - rng.negative_binomial(users, success, d)
+        return steps / GRID_STEPS
 
     def users_per_batch(self) -> int:
         """About 4 M reals per batch (32 MiB)."""
@@ -152,20 +186,23 @@ class SHE(FrequencyOracle):
 
     # ---------------------------------------------------- client and server
     def randomize(self, values: ArrayLike, rng: ClientRNG = None) -> NDArray[np.float64]:
-        """The real algorithm: one-hot, plus Laplace(2/ε) noise on every coordinate.
+        """The real algorithm: one-hot, plus discrete Laplace noise on the 1/64 grid.
 
-        The Laplace draws come from uniforms by the inverse CDF, so the secure source
-        (:class:`ldpcore.rng.SecureRandom`) serves as well as a numpy Generator.
+        Each coordinate's ``K`` is the difference of two geometric draws, each by the
+        inverse CDF of a uniform, so the secure source (:class:`ldpcore.rng.SecureRandom`)
+        serves as well as a numpy Generator.
         """
         v = self._values(values)
         generator = as_source(rng)
-        centred = np.asarray(generator.random((v.size, self.domain_size))) - 0.5
-        # Inverse CDF of Laplace(0, b): −b·sign(u)·ln(1 − 2|u|), u uniform on (−½, ½);
-        # u = −½ exactly (probability 2^-53) would be −inf, so it is moved inside.
-        centred = np.clip(centred, -0.5 + 2.0**-54, 0.5)
-        noise = -self.scale * np.sign(centred) * np.log1p(-2.0 * np.abs(centred))
-        noise[np.arange(v.size), v] += 1.0
-        return noise
+        shape = (v.size, self.domain_size)
+        steps = self._geometric(generator, shape) - self._geometric(generator, shape)
+        steps[np.arange(v.size), v] += GRID_STEPS
+        return steps / GRID_STEPS
+
+    def _geometric(self, generator: Any, shape: tuple[int, int]) -> NDArray[np.float64]:
+        """``G`` with ``P(G >= k) = r^k``: ``floor(ln U / ln r)`` for ``U`` uniform on (0, 1]."""
+        uniform = 1.0 - np.asarray(generator.random(shape))  # (0, 1]: ln U is finite
+        return np.floor(np.log(uniform) / -(self.epsilon / (2.0 * GRID_STEPS)))
 
     def aggregate(self, reports: ArrayLike) -> NDArray[np.float64]:  # type: ignore[override]
         """The sums ``S_v = Σ_i y_iv`` (SHE's aggregate is real)."""
@@ -205,36 +242,34 @@ class SHE(FrequencyOracle):
     def fake_support(  # type: ignore[override]  # real sums (real_valued_reports)
         self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
     ) -> NDArray[np.float64]:
-        """The sums of ``fakes`` noise-only reports: a difference of two Gamma(fakes) draws."""
+        """The sums of ``fakes`` noise-only reports: a difference of two NB(fakes) draws."""
         if kind != "rpa":
             raise self._no_attack(kind)
-        if fakes == 0:
-            return np.zeros(self.domain_size)
-        d = self.domain_size
-        return rng.gamma(fakes, self.scale, d) - rng.gamma(fakes, self.scale, d)
+        return self._noise_sums(fakes, rng)
 
     def fake_reports(
         self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
     ) -> NDArray[np.float64]:
-        """Noise-only reports (``rpa``): Laplace(2/ε) on every coordinate, no one-hot."""
+        """Noise-only reports (``rpa``): the noise on every coordinate, no one-hot."""
         if kind != "rpa":
             raise self._no_attack(kind)
-        return rng.laplace(0.0, self.scale, (fakes, self.domain_size))
+        shape = (fakes, self.domain_size)
+        return (self._geometric(rng, shape) - self._geometric(rng, shape)) / GRID_STEPS
 
     # --------------------------------------------------------------- privacy
     def worst_case_ratio(self) -> float:
-        """``e^ε``: the Laplace densities' worst ratio, reached where ``y_v ≥ 1, y_w ≤ 0``."""
+        """``e^ε``: the noise laws' worst ratio, reached where ``y_v ≥ 1, y_w ≤ 0``."""
         return math.exp(self.epsilon)
 
     def log_density_ratio(self, reports: ArrayLike, v: int, w: int) -> NDArray[np.float64]:
-        """``ln f(y | v) − ln f(y | w)`` for each report (the privacy tests bound it by ε)."""
+        """``ln P(y | v) − ln P(y | w)`` for each report on the grid (the tests bound it by ε)."""
         y = np.asarray(reports, dtype=np.float64)
         gain = np.abs(y[:, v]) - np.abs(y[:, v] - 1.0) + np.abs(y[:, w] - 1.0) - np.abs(y[:, w])
         return np.asarray(gain / self.scale)
 
     def channel_matrix(self) -> NDArray[np.float64]:
-        """SHE's channel is a density over real vectors: there is no matrix to enumerate."""
-        raise ValueError("SHE's reports are real vectors: its channel is a density, not a matrix")
+        """SHE's reports are ``d`` unbounded grid numbers: there is no matrix to enumerate."""
+        raise ValueError("SHE's reports are real vectors: its channel is not enumerated")
 
     def support_matrix(self) -> NDArray[np.float64]:
         """SHE's reports support no set of values (see :meth:`channel_matrix`)."""
@@ -243,7 +278,8 @@ class SHE(FrequencyOracle):
     def distinguishing_event(self, reports: Any, v: int, w: int) -> NDArray[np.bool_]:
         """``y_v ≥ 1`` and ``y_w ≤ 0``: where the density ratio is exactly ``e^ε``.
 
-        Its probability is ``¼`` for users of ``v`` and ``¼e^{−ε}`` for users of ``w``.
+        Its probability is ``1/(1 + r)²`` for users of ``v`` and ``e^{−ε}/(1 + r)²`` for
+        users of ``w``.
         """
         y = np.asarray(reports, dtype=np.float64)
         return np.asarray((y[:, v] >= 1.0) & (y[:, w] <= 0.0))
@@ -254,7 +290,7 @@ class SHE(FrequencyOracle):
         return tuple(f"y_{v}" for v in range(self.domain_size))
 
     def reports_to_frame(self, reports: Any, *, text: bool) -> pd.DataFrame:
-        """One row per report, one column per value (full float64 precision in CSV)."""
+        """One row per report, one column per value (grid numbers, exact in CSV)."""
         import pandas as pd  # noqa: PLC0415
 
         array = np.asarray(reports, dtype=np.float64)
@@ -277,109 +313,111 @@ class SHE(FrequencyOracle):
 
     # ------------------------------------------------------------------- risk
     def bayes_guess_rate(self, prior: ArrayLike) -> float:
-        """The MAP attacker's success rate, by one-dimensional quadrature (exact to ~1e-12).
+        """The MAP attacker's success rate, exactly: a sum over the grid's 65 score levels.
 
-        The posterior of ``v`` given ``y`` is ``∝ π_v·exp(h(y_v))`` with
-        ``h(y) = (ε/2)·clip(2y − 1, −1, 1)`` (the other coordinates cancel), so the
-        attacker guesses the largest score ``Z_v = ln π_v + h(y_v)``: independent scores,
-        each continuous on ``ln π_v ± ε/2`` with an atom at either end. The rate is
-        ``Σ_u π_u P(Z_u beats every other | u)``: an integral over ``Z_u``'s continuous
-        part of the other scores' CDFs, Gauss-Legendre between the atoms, plus the two
-        atoms, where values of equal prior tie (a uniform draw among the tied wins, which
-        gives the optimal rate as any tie-break does). Equal priors are grouped, so a
-        uniform prior costs as little at d = 10⁶ as at d = 3. (Two different priors whose
-        atoms meet, ``π_w = e^ε·π_u`` exactly, would tie with positive probability; they
-        are counted as not tied.)
+        The posterior of ``v`` given ``y`` is ``∝ π_v·r^{|k_v − 64| − |k_v|}`` (the other
+        coordinates cancel), so the attacker guesses the largest score
+        ``Z_v = ln π_v + (ε/2)·clip(2y_v − 1, −1, 1)``: independent scores, each on 65
+        levels ``j = clip(64·y_v, 0, 64)``. The rate is ``Σ_u π_u P(Z_u beats every other
+        | u)``, summed over ``Z_u``'s levels; values of equal prior share the levels and
+        tie there (a uniform draw among the tied wins, which gives the optimal rate as any
+        tie-break does: ``E[1/(1 + ties)] = ∫_0^1 (A + tM)^{k−1} dt``). Equal priors are
+        grouped, so a uniform prior costs as little at d = 10⁶ as at d = 3. (Two different
+        priors whose levels meet exactly would tie too; they are counted as not tied.)
+        More than :data:`GROUPS_MAX` distinct competing priors are rounded to that many
+        levels of ``ln π`` of width ``δ`` (their range over 1,999), which moves the rate
+        by at most ``e^δ − 1``.
         """
         pi = check_prior(prior, self.domain_size)
-        half = self.epsilon / 2.0
-        values, sizes = np.unique(pi[pi > 0], return_counts=True)  # ascending
-        logs = np.log(values)
-        # No value wins below the second-best value's lower atom (counting repeats).
+        half, levels = self.epsilon / 2.0, GRID_STEPS + 1
+        values, repeats = np.unique(pi[pi > 0], return_counts=True)  # ascending
+        logs, sizes = np.log(values), repeats.astype(np.float64)
+        # No value wins below the second-best value's lowest score (counting repeats).
         second = logs[-1] if sizes[-1] >= 2 or logs.size == 1 else logs[-2]
-        low, high = second - half, logs[-1] + half
-        keep = logs + half >= low  # the rest never win and never beat a winner
-        logs, sizes, values = logs[keep], sizes[keep].astype(np.float64), values[keep]
-        cuts = np.unique(np.clip(np.concatenate([logs - half, logs + half]), low, high))
-        nodes, weights = _gauss_legendre(cuts)
-        every = self._log_cdf_sum(nodes, logs, sizes)  # Σ_g k_g ln F_g(z) at the nodes
-        # The other groups' CDFs at each group's two atoms (its own group left out: its
-        # members tie there instead).
-        above = self._others_at(logs + half, logs, sizes)
-        below = self._others_at(logs - half, logs, sizes)
-        tie_mass = 0.5 * math.exp(-half)  # another's y ≥ 1 when it is not its value
+        keep = logs + half >= second - half  # the rest never win and never beat a winner
+        logs, sizes, values = logs[keep], sizes[keep], values[keep]
+        if logs.size > GROUPS_MAX:
+            logs, sizes, values = _rounded_groups(logs, sizes, values)
+        other, own = self._level_laws()
+        below = np.concatenate([[0.0], np.cumsum(other)[:-1]])  # P(level < j), not own value
+        scores = logs[:, None] + half * (2.0 * np.arange(levels) / GRID_STEPS - 1.0)
+        beaten = self._others_below(scores, logs, sizes)  # Σ_{g ≠ u} k_g ln P(Z_g ≤ z)
         rate = 0.0
         for group in range(logs.size):
-            a, size = logs[group], sizes[group]
-            inside = np.abs(nodes - a) < half
-            z = nodes[inside]
-            own_density = 0.25 * np.exp(-half * (0.5 - (z - a) / self.epsilon))
-            others = every[inside] - self._log_cdf(z - a)  # this user's own CDF removed
-            continuous = float(np.sum(weights[inside] * own_density * np.exp(others)))
-            # The atoms: own report y ≥ 1 (probability ½) or y ≤ 0 (½e^{−ε/2}); the
-            # size − 1 others of equal prior tie there, each with its atom's mass, and
-            # E[1/(1 + ties)] over them is ∫_0^1 (A + tM)^{size−1} dt.
-            ties = size - 1.0
-            tie_top = (
-                1.0
-                if ties == 0
-                else -math.expm1((ties + 1) * math.log1p(-tie_mass)) / ((ties + 1) * tie_mass)
-            )
-            tie_bottom = math.exp(ties * math.log(0.5)) / (ties + 1)
-            correct = (
-                continuous
-                + 0.5 * math.exp(above[group]) * tie_top
-                + 0.5 * math.exp(-half) * math.exp(below[group]) * tie_bottom
-            )
-            rate += size * values[group] * correct
+            ties = sizes[group] - 1.0  # others of the same prior: same levels
+            share = _tie_share(below, other, ties)
+            correct = float(np.sum(own * np.exp(beaten[group]) * share))
+            rate += sizes[group] * values[group] * correct
         return float(min(rate, 1.0))
 
-    def _log_cdf(self, shift: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``ln P(Z_w ≤ ln π_w + shift)`` for a value ``w`` that is not the user's."""
-        half = self.epsilon / 2.0
-        y = np.clip(0.5 + shift / self.epsilon, 0.0, 1.0)
-        with np.errstate(divide="ignore"):
-            inner = np.log1p(-0.5 * np.exp(-half * y))
-            return np.where(shift < -half, -np.inf, np.where(shift >= half, 0.0, inner))
+    def _level_laws(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """P(level j) for a coordinate that is not the user's value, and for the user's."""
+        r = noise_ratio(self.epsilon)
+        m = GRID_STEPS
+        steps = np.arange(m + 1, dtype=np.float64)
+        middle = (1.0 - r) / (1.0 + r) * np.power(r, steps)  # P(K = j), 0 < j < m
+        other = middle.copy()
+        other[0], other[m] = 1.0 / (1.0 + r), r**m / (1.0 + r)  # K <= 0, K >= m
+        own = other[::-1].copy()  # y = 1 + K/m: level j is K = j − m
+        return other, own
 
-    def _others_at(
-        self, points: NDArray[np.float64], logs: NDArray[np.float64], sizes: NDArray[np.float64]
+    def _others_below(
+        self, scores: NDArray[np.float64], logs: NDArray[np.float64], sizes: NDArray[np.float64]
     ) -> NDArray[np.float64]:
-        """``Σ_{g ≠ j} k_g ln F_g(points_j)``: every group but the ``j``-th, at its point."""
-        total = np.empty(points.size)
-        step = max(1, _BLOCK_CELLS // max(1, logs.size))
-        rows = np.arange(logs.size)[:, None]
-        for start in range(0, points.size, step):
-            columns = np.arange(start, min(start + step, points.size))
-            block = self._log_cdf(points[None, columns] - logs[:, None])
-            block = np.where(rows == columns[None, :], 0.0, sizes[:, None] * block)
-            total[columns] = np.sum(block, axis=0)
+        """``Σ_{g ≠ u} k_g ln P(Z_g ≤ scores[u, j])``, every group but row ``u``'s own."""
+        other, _ = self._level_laws()
+        cumulative = np.cumsum(other)
+        half, m = self.epsilon / 2.0, GRID_STEPS
+        total = np.zeros(scores.shape)
+        step = max(1, _BLOCK_CELLS // max(1, scores.size))
+        for start in range(0, logs.size, step):
+            rows = slice(start, start + step)
+            # Group g's level at or below each score: floor of (z − ln π_g + ε/2)·m/ε.
+            level = np.floor(
+                (scores[None, :, :] - logs[rows, None, None] + half) * m / self.epsilon
+            )
+            with np.errstate(divide="ignore"):
+                cdf = np.where(level < 0, 0.0, cumulative[np.clip(level, 0, m).astype(np.int64)])
+                logged = np.log(cdf) * sizes[rows, None, None]
+            own_rows = np.arange(logs.size)[None, :, None] == np.arange(logs.size)[rows, None, None]
+            total += np.where(own_rows, 0.0, logged).sum(axis=0)
         return total
 
-    def _log_cdf_sum(
-        self, z: NDArray[np.float64], logs: NDArray[np.float64], sizes: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        """``Σ_g k_g ln F_g(z)`` at each ``z``, in blocks of bounded memory."""
-        total = np.empty(z.size)
-        step = max(1, _BLOCK_CELLS // max(1, logs.size))
-        for start in range(0, z.size, step):
-            block = self._log_cdf(z[None, start : start + step] - logs[:, None])
-            # −inf·k stays −inf (k ≥ 1), so a group below its lower atom zeroes the product.
-            total[start : start + step] = np.sum(sizes[:, None] * block, axis=0)
-        return total
+
+def _rounded_groups(
+    logs: NDArray[np.float64], sizes: NDArray[np.float64], values: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """The priors rounded to :data:`GROUPS_MAX` levels of ``ln π``, each level's mass kept.
+
+    The guess rate ``Σ_y max_v π_v P(y | v)`` moves by at most ``Σ_v |π_v − π'_v|`` when
+    ``π`` becomes ``π'`` (each max is 1-Lipschitz and ``Σ_y P(y | v) = 1``); a level of
+    width ``δ`` moves each ``π_v`` by a factor within ``e^{±δ}``, so the rate by at most
+    ``e^δ − 1`` (the docstring of :meth:`SHE.bayes_guess_rate`).
+    """
+    width = (logs[-1] - logs[0]) / (GROUPS_MAX - 1)
+    level = np.round((logs - logs[0]) / width).astype(np.int64)
+    _, index = np.unique(level, return_inverse=True)
+    counts = np.bincount(index, weights=sizes).astype(np.float64)
+    mean = np.bincount(index, weights=sizes * values) / counts  # the level's mass kept
+    return np.asarray(np.log(mean), dtype=np.float64), counts, mean
 
 
-def _gauss_legendre(cuts: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Nodes and weights on each interval between consecutive ``cuts``, split in pieces."""
-    unit_nodes, unit_weights = np.polynomial.legendre.leggauss(_NODES)
-    if cuts.size < 2:
-        return np.empty(0), np.empty(0)
-    edges = np.linspace(cuts[:-1], cuts[1:], _PIECES + 1, axis=1)  # (intervals, pieces + 1)
-    left, right = edges[:, :-1].ravel(), edges[:, 1:].ravel()
-    middle, radius = (left + right) / 2.0, (right - left) / 2.0
-    nodes = middle[:, None] + radius[:, None] * unit_nodes[None, :]
-    weights = radius[:, None] * unit_weights[None, :]
-    return nodes.ravel(), weights.ravel()
+def _tie_share(
+    below: NDArray[np.float64], mass: NDArray[np.float64], ties: float
+) -> NDArray[np.float64]:
+    """``E[1/(1 + T)·1{no tied other above}]`` per level: ``∫_0^1 (A + tM)^k dt``.
+
+    ``A = P(level < j)`` and ``M = P(level = j)`` for each of the ``k = ties`` others of
+    the same prior; ``((A + M)^{k+1} − A^{k+1}) / ((k + 1)M)``, in a cancellation-free form.
+    """
+    if ties == 0:
+        return np.ones_like(below)
+    k = ties + 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        top = np.exp(k * np.log(below + mass))
+        # (A + M)^k·(1 − (A/(A + M))^k), the second factor by expm1: no 0·inf at large k.
+        rise = top * -np.expm1(k * (np.log(below) - np.log(below + mass)))
+        return np.where(mass > 0, rise / (k * mass), 0.0)
 
 
-__all__ = ["SHE", "she_pq"]
+__all__ = ["GRID_STEPS", "SHE", "noise_ratio", "noise_variance", "she_pq"]
