@@ -12,7 +12,7 @@ import math
 import os
 import sys
 import time
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ldpcore import bounds
 from ldpcore._files import replacing
@@ -23,6 +23,9 @@ __all__ = ["InputError", "Parser"]
 from ldpcore.postprocess import default_method_names, method_names, resolve_method_name
 from ldpcore.protocols import FrequencyOracle, get_protocol, protocol_names, protocol_parameters
 from ldpcore.specs import parse_number
+
+if TYPE_CHECKING:
+    from ldpcore.data.specs import DatasetSpec
 
 #: What ``--dataset`` accepts.
 DATASET_HELP = "zipf:d=D,s=S | uniform:d=D | file:PATH | a bundled dataset name"
@@ -141,6 +144,45 @@ def protocol_params(args: argparse.Namespace) -> dict[str, int | float]:
             flag = parameter.flag
             given[parameter.name] = parameter.check(parse_number(raw, flag), name=flag)
     return given
+
+
+def add_total_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--drop-total`` / ``--keep-total``: what to do with a file's total row.
+
+    Without either, a file with a row that sums the others is refused with a message
+    naming both (:mod:`ldpcore.data.totals`), the way the pages ask.
+    """
+    total = parser.add_mutually_exclusive_group()
+    total.add_argument(
+        "--drop-total",
+        action="store_true",
+        help="drop a row whose number is the sum of all the others (a total row) in the "
+        "files this command reads",
+    )
+    total.add_argument(
+        "--keep-total",
+        action="store_true",
+        help="keep such a row as a value (it really is one: held by half of the users)",
+    )
+
+
+def total_choice(args: argparse.Namespace) -> str:
+    """``"drop"``, ``"keep"`` or ``"ask"`` (neither flag) from :func:`add_total_arguments`."""
+    if getattr(args, "drop_total", False):
+        return "drop"
+    return "keep" if getattr(args, "keep_total", False) else "ask"
+
+
+def dataset(args: argparse.Namespace) -> DatasetSpec:
+    """``--dataset`` as a typed spec, a file read as ``--drop-total``/``--keep-total`` say."""
+    import dataclasses  # noqa: PLC0415
+
+    from ldpcore.data.specs import FileData, parse_dataset_spec  # noqa: PLC0415
+
+    spec = parse_dataset_spec(args.dataset)
+    if isinstance(spec, FileData):
+        spec = dataclasses.replace(spec, total=total_choice(args))
+    return spec
 
 
 def number(raw: str, name: str) -> float:

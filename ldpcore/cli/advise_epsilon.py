@@ -29,6 +29,7 @@ def add_search_arguments(
     )
     parser.add_argument("--n", help="number of users (default: the dataset's own total)")
     parser.add_argument("--dataset", required=True, help=DATASET_HELP)
+    _args.add_total_arguments(parser)
     target = parser.add_mutually_exclusive_group(required=True) if targets else parser
     target.add_argument(
         "--target-rmse",
@@ -70,11 +71,12 @@ def run(args: argparse.Namespace) -> int:
 
     protocols = _args.protocols(args.protocol)
     target = _args.number(args.target_rmse, "target-rmse")
-    n = users_for(args.n, args.dataset)
+    dataset = _args.dataset(args)
+    n = users_for(args.n, dataset)
     methods = _args.methods(args.methods)
     configs = [
         ExperimentConfig(
-            dataset=args.dataset,
+            dataset=dataset,
             n=n,
             protocol=name,
             epsilon=1.0,  # ε: replaced by the search

@@ -71,9 +71,10 @@ def run(args: argparse.Namespace) -> int:
         wanted = parse_target(args.target)
     else:
         wanted = accuracy_target(_args.number(args.target_rmse, "target-rmse"), None)
+    dataset = _args.dataset(args)
     config = ExperimentConfig(
-        dataset=args.dataset,
-        n=users_for(args.n, args.dataset),
+        dataset=dataset,
+        n=users_for(args.n, dataset),
         protocol=protocols[0],
         epsilon=1.0,
         methods=_args.methods(args.methods),

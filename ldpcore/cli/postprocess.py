@@ -94,11 +94,7 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         choices=["estimates", "counts"],
         help="what the input holds (default: read from its header)",
     )
-    parser.add_argument(
-        "--drop-total",
-        action="store_true",
-        help="drop a row whose number is the sum of all the others (a total row)",
-    )
+    _args.add_total_arguments(parser)
 
 
 def read_input(args: argparse.Namespace, n: int) -> Collected:
@@ -127,7 +123,7 @@ def read_input(args: argparse.Namespace, n: int) -> Collected:
             source=args.input,
             params=_args.protocol_params(args),
             progress=line,
-            drop_total=args.drop_total,
+            total=_args.total_choice(args),
         )
     # What the file looks like where the protocol and n could not have made it: said,
     # and the command goes on (the person may know better).
@@ -161,7 +157,11 @@ def _with_prior(
             f"--prior {chosen!r}: give learned, jeffreys, uniform, or a histogram file "
             "(value,count) that exists"
         )
-    return method.configured(prior=prior_for(collected, read_histogram(chosen), weight=weight))
+    return method.configured(
+        prior=prior_for(
+            collected, read_histogram(chosen, total=_args.total_choice(args)), weight=weight
+        )
+    )
 
 
 def run(args: argparse.Namespace) -> int:

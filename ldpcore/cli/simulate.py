@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ldpcore import bounds
 from ldpcore.cli import _args
 from ldpcore.present.rounds_sentences import PERIODS as ROUND_PERIODS
 from ldpcore.present.sentences import not_converged_sentence, settings_line
 from ldpcore.protocols import protocol_names
+
+if TYPE_CHECKING:
+    from ldpcore.data.specs import DatasetSpec
 from ldpcore.queries.specs import query_usage
 
 EXAMPLE = """example:
@@ -39,6 +42,7 @@ def add_parser(commands: Any) -> None:
     sim.add_argument("--n", help="number of users (default: the dataset's own total)")
     _args.add_protocol_parameter_arguments(sim)
     sim.add_argument("--dataset", required=True, help=_args.DATASET_HELP)
+    _args.add_total_arguments(sim)
     sim.add_argument("--methods", default="all", help=_args.methods_help())
     sim.add_argument("--query", default="full", help=query_usage())
     sim.add_argument("--trials", default="30", help="independent repetitions (default: 30)")
@@ -73,7 +77,7 @@ def add_parser(commands: Any) -> None:
     )
 
 
-def users_for(raw: str | None, dataset: str) -> int:
+def users_for(raw: str | None, dataset: str | DatasetSpec) -> int:
     """``--n``, or the dataset's own total when it has one (a file or a bundled sample)."""
     if raw is not None:
         return _args.users(raw)
@@ -82,7 +86,8 @@ def users_for(raw: str | None, dataset: str) -> int:
     total = dataset_total(dataset)
     if total is None:
         raise _args.InputError(
-            f"--n is required for the synthetic dataset {dataset!r} (it has no total of its own)"
+            f"--n is required for the synthetic dataset {str(dataset)!r} (it has no total of "
+            "its own)"
         )
     return total
 
@@ -92,9 +97,10 @@ def run(args: argparse.Namespace) -> int:
     from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415 (pandas: only here)
     from ldpcore.experiments.trials import run  # noqa: PLC0415 (pandas: only here)
 
+    dataset = _args.dataset(args)
     config = ExperimentConfig(
-        dataset=args.dataset,
-        n=users_for(args.n, args.dataset),
+        dataset=dataset,
+        n=users_for(args.n, dataset),
         protocol=args.protocol,
         epsilon=_args.number(args.epsilon, "epsilon"),
         methods=_args.methods(args.methods),

@@ -14,7 +14,6 @@ benchmarks/README.md, "Coverage".
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
 import math
 from collections.abc import Callable, Mapping
@@ -73,7 +72,7 @@ class Collected:
         The Base estimate ``f̃`` (computed by Eq. 2 from support counts).
     notes : tuple of str
         What the file looks like where that is not what the protocol and n could have
-        produced (:func:`plausibility_notes`), and a row that looks like a total.
+        produced (:func:`plausibility_notes`).
     """
 
     labels: tuple[str, ...]
@@ -108,7 +107,7 @@ def read_collected(
     number_column: str | None = None,
     params: Mapping[str, int | float] | None = None,
     progress: Callable[[int, int], None] | None = None,
-    drop_total: bool = False,
+    total: str = "ask",
 ) -> Collected:
     r"""Read collected LDP output (support counts or Base estimates) from CSV/TSV bytes.
 
@@ -128,9 +127,11 @@ def read_collected(
         frequencies and may be negative.
     source, value_column, number_column, progress
         As for :func:`ldpcore.data.tables.read_numbers`.
-    drop_total : bool
-        Drop a row whose number is the sum of all the others (a spreadsheet's total
-        row, :func:`total_row`); without it, such a row is kept and said in ``notes``.
+    total : {"ask", "drop", "keep"}
+        What to do with a row whose number is the sum of all the others (a
+        spreadsheet's total row, :mod:`ldpcore.data.totals`): refuse the file (with
+        :class:`~ldpcore.data.totals.TotalRowError`, before any check of the counts
+        against n could blame n), drop the row, or keep it as a value.
 
     Examples
     --------
@@ -155,20 +156,9 @@ def read_collected(
         numbers="estimates" if sums else kind,
         users=False,  # support counts: each at most n (below), their total unbounded
         progress=progress,
+        total=total,
     )
-    labels, numbers = table.labels, table.numbers
     notes: list[str] = []
-    total = total_row(numbers)
-    if total is not None and drop_total:
-        keep = np.arange(numbers.size) != total
-        labels, numbers = tuple(np.asarray(labels, dtype=object)[keep]), numbers[keep]
-    elif total is not None:
-        notes.append(
-            f"the row {labels[total]!r} holds {numbers[total]:,.6g}, the sum of all the other "
-            "rows: it looks like a total, not a value. Drop it (Drop the total row, or "
-            "--drop-total) unless it really is a value"
-        )
-    table = dataclasses.replace(table, labels=labels, numbers=numbers)
     oracle = get_protocol(
         protocol, epsilon=epsilon, domain_size=len(table.labels), **dict(params or {})
     )
@@ -199,21 +189,6 @@ def read_collected(
 
 #: How many standard deviations from what the protocol gives make a file implausible.
 PLAUSIBLE_SIGMAS = 6.0
-
-
-def total_row(numbers: NDArray[np.float64]) -> int | None:
-    """The index of a row whose number is the sum of all the others, if one is.
-
-    Examples
-    --------
-    >>> total_row(np.array([3.0, 5.0, 8.0])), total_row(np.array([3.0, 5.0, 9.0]))
-    (2, None)
-    """
-    if numbers.size < 3:
-        return None
-    top = int(np.argmax(numbers))
-    rest = float(numbers.sum() - numbers[top])
-    return top if rest > 0 and abs(numbers[top] - rest) <= 1e-9 * rest else None
 
 
 def plausibility_notes(

@@ -7,6 +7,7 @@ always sum to exactly ``n``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,12 +38,16 @@ class Dataset:
         ``n_v`` per value; ``counts.sum()`` is the number of users.
     groups : tuple of str, optional
         The group of each value (for group queries), when the data has them.
+    total : {"drop", "keep"}, optional
+        What was done with its file's total row, when it had one
+        (:mod:`ldpcore.data.totals`): a command that reads the file again says the same.
     """
 
     name: str
     labels: tuple[str, ...]
     counts: NDArray[np.int64]
     groups: tuple[str, ...] | None = None
+    total: str | None = None
 
     @property
     def n(self) -> int:
@@ -105,7 +110,7 @@ def _index_labels(d: int) -> tuple[str, ...]:
 def rescale(dataset: Dataset, n: int) -> Dataset:
     """The same shape with ``n`` users (largest-remainder rounding)."""
     counts = round_to_total(dataset.counts.astype(float), n)
-    return Dataset(dataset.name, dataset.labels, counts, dataset.groups)
+    return dataclasses.replace(dataset, counts=counts)
 
 
 def parse_histogram(
@@ -117,13 +122,15 @@ def parse_histogram(
     group_column: str | None = None,
     sum_duplicates: bool = False,
     header: bool | None = None,
+    total: str = "ask",
 ) -> Dataset:
     r"""A :class:`Dataset` from the bytes of a histogram CSV/TSV (an upload).
 
     Columns are guessed from the header when it is obvious (see
     :func:`ldpcore.data.tables.inspect_table`) and can be chosen, as can whether the first
     row is a header; every problem raises :class:`ldpcore.data.tables.TableError` with a
-    message that says what to change.
+    message that says what to change. A total row is refused, dropped or kept as
+    ``total`` says (:func:`ldpcore.data.tables.read_numbers`).
 
     Examples
     --------
@@ -139,16 +146,18 @@ def parse_histogram(
         numbers="counts",
         sum_duplicates=sum_duplicates,
         header=header,
+        total=total,
     )
-    return Dataset(source, table.labels, table.numbers.astype(np.int64), table.groups)
+    counts = table.numbers.astype(np.int64)
+    return Dataset(source, table.labels, counts, table.groups, table.total)
 
 
-def read_histogram(path: str | Path) -> Dataset:
+def read_histogram(path: str | Path, *, total: str = "ask") -> Dataset:
     """Read a histogram file (``value,count[,group]`` CSV or TSV) into a :class:`Dataset`.
 
     Raises ``ValueError`` (a :class:`~ldpcore.data.tables.TableError`) with a message that
     says what to fix for a missing, empty, oversized or unreadable file and for every
-    problem :func:`parse_histogram` finds.
+    problem :func:`parse_histogram` finds; ``total`` as there.
     """
     file = Path(path)
     if not file.is_file():
@@ -161,8 +170,8 @@ def read_histogram(path: str | Path) -> Dataset:
         data = file.read_bytes()
     except OSError as exc:
         raise TableError(f"cannot read {str(file)!r}: {exc.strerror}") from None
-    dataset = parse_histogram(data, source=repr(str(file)))
-    return Dataset(file.name, dataset.labels, dataset.counts, dataset.groups)
+    dataset = parse_histogram(data, source=repr(str(file)), total=total)
+    return dataclasses.replace(dataset, name=file.name)
 
 
 def bundled_names() -> tuple[str, ...]:

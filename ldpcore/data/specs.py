@@ -30,6 +30,7 @@ from ldpcore.data.datasets import (
     uniform,
     zipf,
 )
+from ldpcore.data.totals import TOTAL_FLAGS, check_total_choice
 from ldpcore.errors import InputError
 from ldpcore.specs import format_spec_number, parse_number, parse_spec
 
@@ -196,12 +197,18 @@ class BundledData(_LoadedData):
 
 @dataclass(frozen=True)
 class FileData(_LoadedData):
-    """A ``value,count[,group]`` CSV/TSV file on disk."""
+    """A ``value,count[,group]`` CSV/TSV file on disk.
+
+    ``total`` says what to do with a total row (:mod:`ldpcore.data.totals`); it is the
+    command line's ``--drop-total`` / ``--keep-total``, not part of the text form.
+    """
 
     path: str
+    total: str = "ask"
     kind: ClassVar[str] = "file"
 
     def __post_init__(self) -> None:
+        check_total_choice(self.total)
         if not self.path:
             raise InputError("file: needs a path, e.g. file:counts.csv")
         if not Path(self.path).is_file():
@@ -211,7 +218,7 @@ class FileData(_LoadedData):
         return f"file:{self.path}"
 
     def _load(self) -> Dataset:
-        return read_histogram(self.path)
+        return read_histogram(self.path, total=self.total)
 
     def in_words(self) -> str:
         """E.g. "the file counts.csv"."""
@@ -222,13 +229,16 @@ class FileData(_LoadedData):
 class ExplicitCounts(DatasetSpec):
     """Counts given as numbers (an upload, an API call): a name, no text form.
 
-    ``str`` is the name, which :func:`parse_dataset_spec` does not read back.
+    ``str`` is the name, which :func:`parse_dataset_spec` does not read back. ``total``
+    is what was done with the file's total row when it had one (``"drop"`` or
+    ``"keep"``), so that the command reproducing it reads the file the same way.
     """
 
     name: str
     counts: tuple[int, ...]
     labels: tuple[str, ...] | None = None
     groups: tuple[str, ...] | None = None
+    total: str | None = None
     # The checked array, made once; not part of the value.
     _array: NDArray[np.int64] | None = field(
         default=None, init=False, repr=False, compare=False, hash=False
@@ -244,6 +254,8 @@ class ExplicitCounts(DatasetSpec):
                 raise InputError(
                     f"{what} must have one entry per value of true_counts ({d}), got {len(given)}"
                 )
+        if self.total is not None and self.total not in TOTAL_FLAGS:
+            raise InputError(f"total must be one of {', '.join(TOTAL_FLAGS)}; got {self.total!r}")
         array = check_counts(self.counts, name="true_counts", length=d)
         if array.sum() == 0:
             raise InputError("true_counts must hold at least one user (they are all 0)")
@@ -256,7 +268,7 @@ class ExplicitCounts(DatasetSpec):
         """The counts with their labels and groups, rescaled to ``n`` when it differs."""
         assert self._array is not None  # set in __post_init__
         labels = self.labels or tuple(str(i) for i in range(len(self.counts)))
-        data = Dataset(self.name, labels, self._array, self.groups)
+        data = Dataset(self.name, labels, self._array, self.groups, self.total)
         return data if n is None or data.n == n else rescale(data, check_n_users(n))
 
     @property

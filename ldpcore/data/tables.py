@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 
 from ldpcore import bounds
 from ldpcore.data.cells import Grid, Progress, as_numbers, read_grid
+from ldpcore.data.totals import TotalRowError, resolve_total
 from ldpcore.errors import InputError, TableError
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "Progress",
     "TableError",
     "TableLayout",
+    "TotalRowError",
     "inspect_table",
     "read_numbers",
 ]
@@ -106,11 +108,14 @@ class NumberTable:
         The number of each value.
     groups : tuple of str, optional
         Each value's group, when a group column was chosen.
+    total : {"drop", "keep"}, optional
+        What was done with the file's total row, when it had one.
     """
 
     labels: tuple[str, ...]
     numbers: NDArray[np.float64]
     groups: tuple[str, ...] | None
+    total: str | None = None
 
 
 def decode(data: bytes, *, source: str) -> str:
@@ -305,6 +310,7 @@ def read_numbers(
     header: bool | None = None,
     users: bool = True,
     progress: Progress | None = None,
+    total: str = "ask",
 ) -> NumberTable:
     r"""One number per value from a CSV/TSV, validated.
 
@@ -331,6 +337,12 @@ def read_numbers(
         report about d/(e^ε + 1)), so their total can exceed n many times over.
     progress : callable, optional
         ``progress(characters read, characters)`` while the rows are read.
+    total : {"ask", "drop", "keep"}
+        What to do with a row whose number is the sum of all the others (a
+        spreadsheet's total row, :mod:`ldpcore.data.totals`): refuse the file with
+        :class:`TotalRowError` (the default), drop the row, or keep it as a value. It is
+        looked for before the totals are checked, so the message names the row rather
+        than the number of users it doubled.
 
     Returns
     -------
@@ -367,6 +379,11 @@ def read_numbers(
     labels, array, groups, repeated = _collect(
         rows, at, layout, source=source, numbers=numbers, sum_duplicates=sum_duplicates
     )
+    total_done = None
+    if sum_duplicates or not repeated:  # else the repeats are said first, below
+        labels, array, groups, total_done = resolve_total(
+            labels, array, groups, choice=total, source=source, frequencies=numbers == "estimates"
+        )
     _check_table(
         labels,
         array,
@@ -375,7 +392,7 @@ def read_numbers(
         numbers=numbers,
         users=users,
     )
-    return NumberTable(tuple(labels), array, None if at[2] is None else tuple(groups))
+    return NumberTable(tuple(labels), array, None if at[2] is None else tuple(groups), total_done)
 
 
 def _check_table(

@@ -134,6 +134,7 @@ class ExperimentConfig:
                 _tuple(true_counts),
                 None if labels is None else _tuple(labels),
                 None if groups is None else _tuple(groups),
+                dataset.total if isinstance(dataset, ExplicitCounts) else None,
             )
             setting(self, "dataset", explicit)
             setting(self, "true_counts", explicit.counts)
@@ -178,8 +179,10 @@ class ExperimentConfig:
         seed: int = 0,
     ) -> ExperimentConfig:
         """An experiment on a dataset's own counts (rescaled to ``n``), labels and groups."""
+        counts = tuple(int(c) for c in dataset.counts)
         return cls(
-            dataset=dataset.name,
+            # The file's name, and what was done with its total row, for the command.
+            dataset=ExplicitCounts(dataset.name, counts, total=dataset.total),
             n=n,
             protocol=protocol,
             epsilon=epsilon,
@@ -187,7 +190,7 @@ class ExperimentConfig:
             query=query,
             trials=trials,
             seed=seed,
-            true_counts=tuple(int(c) for c in dataset.counts),
+            true_counts=counts,
             labels=dataset.labels,
             groups=dataset.groups,
         )

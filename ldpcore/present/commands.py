@@ -10,7 +10,8 @@ import shlex
 from collections.abc import Sequence
 
 from ldpcore.advice.targets import AccuracyTarget, accuracy_target
-from ldpcore.data.specs import ExplicitCounts
+from ldpcore.data.specs import ExplicitCounts, FileData
+from ldpcore.data.totals import TOTAL_FLAGS
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.postprocess import default_method_names
 from ldpcore.queries.specs import QuerySpec
@@ -23,9 +24,12 @@ def _arguments(config: ExperimentConfig, query: str | QuerySpec) -> list[str]:
     dataset = str(config.dataset)
     if isinstance(config.dataset, ExplicitCounts):
         dataset = f"file:{dataset}"
+    # What was done with the file's total row, so the command reads the file the same way.
+    total = config.dataset.total if isinstance(config.dataset, ExplicitCounts | FileData) else None
     parts = [
         "--dataset",
         dataset,
+        *([TOTAL_FLAGS[total]] if total in TOTAL_FLAGS else []),
         "--n",
         str(config.n),
         "--query",

@@ -303,6 +303,7 @@ def parsed_upload(
     group: str | None,
     sum_duplicates: bool,
     header: bool | None = None,
+    total: str = "ask",
 ) -> Dataset:
     """An uploaded histogram, parsed (cached on the bytes and the column choice)."""
     return parse_histogram(
@@ -313,6 +314,7 @@ def parsed_upload(
         group_column=group,
         sum_duplicates=sum_duplicates,
         header=header,
+        total=total,
     )
 
 

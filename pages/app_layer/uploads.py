@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable
+from typing import TypeVar
+
 import streamlit as st
 
 from ldpcore import bounds
 from ldpcore.data.datasets import Dataset, bundled_names, parse_histogram
 from ldpcore.data.tables import DuplicateValuesError, TableError
+from ldpcore.data.totals import TotalRowError
 from pages.app_layer.cache import (
     bundled_dataset,
     collected_notes,
@@ -102,14 +107,18 @@ def _uploaded_histogram(key: str) -> Dataset | None:
         )
     sum_duplicates = st.session_state.get(f"{key}-sum", False)
     try:
-        return parsed_upload(
-            data,
-            source=upload.name,
-            value=value,
-            count=count,
-            group="" if group == "(none)" else group,
-            sum_duplicates=sum_duplicates,
-            header=header,
+        return with_total_choice(
+            lambda total: parsed_upload(
+                data,
+                source=upload.name,
+                value=value,
+                count=count,
+                group="" if group == "(none)" else group,
+                sum_duplicates=sum_duplicates,
+                header=header,
+                total=total,
+            ),
+            f"{key}-total-{upload.file_id}",
         )
     except DuplicateValuesError as exc:
         st.warning(str(exc))
@@ -124,19 +133,59 @@ def _position(options: list[str], wanted: str | None) -> int:
     return options.index(wanted) if wanted in options else 0
 
 
+Read = TypeVar("Read")
+#: The answers to a total row, in the words of the message that asks.
+TOTAL_OPTIONS = {"drop": "Drop the total row", "keep": "Keep it as a value"}
+
+
+def with_total_choice(read: Callable[[str], Read], key: str) -> Read | None:
+    """``read(total)``, asking first what a row that sums the others is, if there is one.
+
+    ``read`` takes :mod:`ldpcore.data.totals`' choice. Until the person answers, the page
+    shows the question and nothing computed from the file (None); the answer is kept
+    per file (``key`` names the file), so a new file is asked about afresh. Other
+    problems propagate, as ``read`` raises them.
+    """
+    try:
+        return read("ask")
+    except TotalRowError as exc:
+        choice = st.radio(
+            "A row sums the others",
+            list(TOTAL_OPTIONS),
+            index=None,
+            format_func=TOTAL_OPTIONS.__getitem__,
+            key=key,
+            horizontal=True,
+        )
+        if choice is None:
+            st.warning(str(exc), icon=":material/functions:")
+            return None
+        st.caption(
+            f"The row {exc.label!r} ({exc.number:,.6g}, the sum of the others) is "
+            + ("dropped." if choice == "drop" else "kept as a value.")
+        )
+        return read(choice)
+
+
 def checked_collected(data: bytes, name: str, settings: dict[str, object]) -> bool:
     """Say what a collected file looks like if its settings could not have made it.
 
-    Said before any method runs (issue 54); a total row can be dropped here, which
-    adds ``drop_total`` to ``settings``. False: the file cannot be read (said once).
+    Said before any method runs; a row that sums the others is asked about first (before
+    a count above n could blame n), and the answer is added to ``settings`` as
+    ``total``. False: the file cannot be read yet (said once).
     """
-    notes = run_or_explain(lambda: collected_notes(data, name, settings), "Reading…")
+    settings["total"] = "ask"
+
+    def read(total: str) -> tuple[str, ...]:
+        settings["total"] = total
+        return collected_notes(data, name, settings)
+
+    file_key = hashlib.sha1(data, usedforsecurity=False).hexdigest()[:16]
+    notes = run_or_explain(
+        lambda: with_total_choice(read, f"collected-total-{file_key}"), "Reading…"
+    )
     if notes is None:
         return False
-    if any("looks like a total" in note for note in notes):
-        settings["drop_total"] = st.checkbox("Drop the total row", key="collected-drop-total")
-        if settings["drop_total"]:
-            notes = collected_notes(data, name, settings)
     for note in notes:
         st.warning(f"{name}: {note}", icon=":material/rule:")
     return True
