@@ -264,3 +264,17 @@ def test_frequencies_are_a_total_only_near_one() -> None:
         read_numbers(b"value,count\nyes,50\nno,30\nmaybe,20\n")
     kept = read_numbers(b"value,count\nyes,50\nno,30\nmaybe,20\n", total="keep")
     assert kept.numbers.tolist() == [50, 30, 20] and kept.total == "keep"
+
+
+def test_a_sweep_over_a_file_with_a_total_asks_too(tmp_path: Path) -> None:
+    data, sweep, out = tmp_path / "flights.csv", tmp_path / "sweep.toml", tmp_path / "out.csv"
+    data.write_bytes(table(position="first"))
+    sweep.write_text(
+        f'dataset = "file:{data}"\nprotocols = ["GRR"]\nepsilons = [1.0]\nns = [10000]\n'
+        'methods = ["Base"]\ntrials = 3\n'
+    )
+    code, _, err = _cli("sweep", "--config", str(sweep), "--out", str(out))
+    assert code == 2 and "the row 'Total' holds 10,200" in err, err
+    code, _, err = _cli("sweep", "--config", str(sweep), "--out", str(out), "--drop-total")
+    assert code == 0, err
+    assert out.exists()

@@ -26,6 +26,7 @@ from ldpcore.specs import parse_number
 
 if TYPE_CHECKING:
     from ldpcore.data.specs import DatasetSpec
+    from ldpcore.experiments.config import ExperimentConfig
 
 #: What ``--dataset`` accepts.
 DATASET_HELP = "zipf:d=D,s=S | uniform:d=D | file:PATH | a bundled dataset name"
@@ -183,6 +184,18 @@ def dataset(args: argparse.Namespace) -> DatasetSpec:
     if isinstance(spec, FileData):
         spec = dataclasses.replace(spec, total=total_choice(args))
     return spec
+
+
+def with_total(config: ExperimentConfig, args: argparse.Namespace) -> ExperimentConfig:
+    """``config`` with its file dataset read as ``--drop-total``/``--keep-total`` say."""
+    import dataclasses  # noqa: PLC0415
+
+    from ldpcore.data.specs import FileData  # noqa: PLC0415
+
+    if not isinstance(config.dataset, FileData):
+        return config
+    spec = dataclasses.replace(config.dataset, total=total_choice(args))
+    return dataclasses.replace(config, dataset=spec)
 
 
 def number(raw: str, name: str) -> float:

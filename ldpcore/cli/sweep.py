@@ -37,6 +37,7 @@ def add_parser(commands: Any) -> None:
     )
     swp.add_argument("--config", required=True, help="sweep file (TOML)")
     swp.add_argument("--out", required=True, help="results, .parquet or .csv")
+    _args.add_total_arguments(swp)
     add_dask_arguments(swp)
 
 
@@ -45,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from ldpcore.experiments.sweeps import read_sweep, run_sweep, write_table  # noqa: PLC0415
 
     points = read_sweep(Path(args.config))  # builds every point's config: all checked here
+    points = [_args.with_total(point, args) for point in points]
     out = Path(args.out)
     if out.suffix.lower() not in {".parquet", ".csv"}:
         raise InputError(f"--out {args.out!r} must end in .parquet or .csv")
