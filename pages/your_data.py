@@ -40,7 +40,7 @@ from pages.app_layer.navigation import ensure_app
 from pages.app_layer.report_uploads import report_inputs
 from pages.app_layer.staging import Staged, staged_run, trials_shown
 from pages.app_layer.uploads import PRIORS, checked_collected, histogram_picker, prior_choice
-from pages.app_layer.widgets import EPSILONS, query_picker
+from pages.app_layer.widgets import EPSILONS, follow, query_picker
 
 ensure_app()
 st.title("Your data")
@@ -72,11 +72,11 @@ def _simulate_section(dataset: Dataset) -> None:
     row = st.columns(4)
     protocol = row[0].selectbox("Protocol", protocol_names(), index=1, key="yours-protocol")
     epsilon = row[1].select_slider("Privacy budget ε", EPSILONS, value=1.0, key="yours-epsilon")
+    follow("yours-n", dataset.fingerprint, min(dataset.n, SURVEY_USERS))
     n = row[2].number_input(
         "Users n",
         bounds.N_USERS_MIN,
         bounds.N_USERS_MAX,
-        min(dataset.n, SURVEY_USERS),
         key="yours-n",
         help=f"The file holds {dataset.n:,}. The default is at most {SURVEY_USERS:,}, the size "
         "of a large survey: at billions of users every method is nearly exact and the "

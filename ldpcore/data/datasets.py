@@ -8,6 +8,7 @@ always sum to exactly ``n``.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +63,19 @@ class Dataset:
     def frequencies(self) -> NDArray[np.float64]:
         """``f_v = n_v / n``."""
         return self.counts / self.n
+
+    @property
+    def fingerprint(self) -> str:
+        """A short digest of the name, labels, counts and groups: equal data, equal digest.
+
+        What a form keys its data-dependent defaults on (its n, its k), so that another
+        file starts them afresh and the same file keeps a person's choices.
+        """
+        digest = hashlib.sha1(usedforsecurity=False)
+        for part in (self.name, *self.labels, *(self.groups or ())):
+            digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+        digest.update(np.ascontiguousarray(self.counts, dtype=np.int64).tobytes())
+        return digest.hexdigest()[:16]
 
 
 def round_to_total(weights: NDArray[np.float64], total: int) -> NDArray[np.int64]:

@@ -47,8 +47,15 @@ def downloads(
         key=f"cmd-{name}",
         on_click="ignore",
     )
-    if figure is None:
-        return
+    # The command in view too, to copy: made from the same configuration as the run
+    # above it, so what is copied is what was computed.
+    with st.expander("The command that computes this", icon=":material/terminal:"):
+        st.code(command, language="bash", wrap_lines=True)
+    if figure is not None:
+        _figure_downloads(columns, name, figure, command)
+
+
+def _figure_downloads(columns: Any, name: str, figure: go.Figure, command: str) -> None:
     columns[2].download_button(
         "Chart (HTML)",
         data=lambda: figure.to_html(include_plotlyjs=True).encode(),

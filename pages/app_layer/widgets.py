@@ -165,6 +165,23 @@ def with_query(config: ExperimentConfig, query: str) -> ExperimentConfig:
     return dataclasses.replace(config, query=parse_query_spec(query))
 
 
+def follow(key: str, source: object, default: object) -> None:
+    """Start the widget ``key`` at ``default`` whenever ``source`` changes.
+
+    For a default that depends on the data (its n, its number of values): passed as the
+    widget's ``value``, a new file's default would be drawn in the browser while the
+    session kept the previous file's number, and the run, its command and its record
+    used that one. Set here instead, the session and the browser hold one value; the
+    widget is then drawn without ``value``. A person's own choice stays while the source
+    is the same and the widget is drawn (Streamlit forgets a widget's value on a run
+    that does not draw it; it starts at ``default`` again).
+    """
+    marker = f"{key}--follows"
+    if st.session_state.get(marker) != source or key not in st.session_state:
+        st.session_state[marker] = source
+        st.session_state[key] = default
+
+
 def query_picker(key: str, dataset: Dataset) -> str:
     """The query that matters, as an ``ldpcore.queries.query`` spec."""
     kinds = ["The most frequent values", "Every value", "A set of values"]
@@ -172,11 +189,11 @@ def query_picker(key: str, dataset: Dataset) -> str:
         kinds.append("Group totals")
     kind = st.radio("Query that matters", kinds, horizontal=True, key=f"{key}-query")
     if kind == "The most frequent values":
+        follow(f"{key}-k", dataset.fingerprint, min(10, dataset.domain_size - 1))
         k = st.number_input(
             "How many (k)",
             1,
             max(1, dataset.domain_size - 1),
-            min(10, dataset.domain_size - 1),
             key=f"{key}-k",
         )
         return f"topk:k={int(k)}"

@@ -1,0 +1,191 @@
+"""One-way state: what a page shows, offers as a command and tabulates is a fresh run of
+its current widgets, after any sequence of uploads and widget moves.
+
+Your data's simulation is driven through Streamlit's AppTest by a Hypothesis state
+machine: uploads of files of other sizes, and moves of n, the protocol, ε, the query and
+k, in any order. After every step the page's command and its method table must equal
+those of a configuration built here, afresh, from the model of what the person did (a
+new file starts n and k at its own defaults; a person's own n stays until then).
+"""
+
+from __future__ import annotations
+
+import re
+
+import hypothesis.strategies as st
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from streamlit.testing.v1 import AppTest
+from test_app import app
+
+from ldpcore.data.datasets import parse_histogram
+from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.trials import run
+from ldpcore.present.commands import simulate_command
+from pages.app_layer.display import method_table
+
+
+def _histogram(prefix: str, counts: list[int]) -> bytes:
+    rows = "".join(f"{prefix}{i},{c}\n" for i, c in enumerate(counts))
+    return f"value,count\n{rows}".encode()
+
+
+#: Files of other domain sizes and totals (one above the page's survey size of 10⁶).
+FILES = {
+    "ten.csv": _histogram("v", [(i + 1) * 1000 for i in range(10)]),
+    "big.csv": _histogram("w", [700_000, 400_000, 300_000, 150_000, 50_000, 20_000]),
+    "four.csv": _histogram("x", [480, 320, 150, 50]),
+}
+TRIALS = 5
+SURVEY_USERS = 1_000_000
+
+
+def shown_command(at: AppTest) -> str:
+    commands = [c.value for c in at.code if c.value.startswith("ldpcore simulate")]
+    assert len(commands) == 1, [c.value for c in at.code]
+    return commands[0]
+
+
+def shown_table(at: AppTest):
+    return next(t.value for t in at.table if "vs Base" in t.value.columns)
+
+
+class YourDataPage(RuleBasedStateMachine):
+    """The person's moves on Your data's simulate tab, and what the page must show."""
+
+    @initialize(name=st.sampled_from(sorted(FILES)))
+    def open_with(self, name: str) -> None:
+        self.open_page()
+        self.upload(name)
+
+    def open_page(self) -> None:
+        at = app()
+        at.run()
+        at.switch_page("pages/your_data.py")
+        at.run()
+        at.radio(key="yours-source").set_value("Upload a file").run()
+        self.at = at
+        self.file: str | None = None
+        self.n: int | None = None  # the person's own n, until the next file
+        self.protocol, self.epsilon, self.kind, self.k = "OLH", 1.0, "top", None
+
+    def _run(self) -> None:
+        self.at.run()
+        assert not self.at.exception, self.at.exception
+
+    @rule(name=st.sampled_from(sorted(FILES)))
+    def upload(self, name: str) -> None:
+        self.at.file_uploader(key="yours-upload").set_value((name, FILES[name], "text/csv"))
+        self._run()
+        if self.file is None:  # the first file: fewer trials, so each step stays quick
+            self.at.slider(key="yours-trials").set_value(TRIALS)
+            self._run()
+        if name != self.file:
+            self.n, self.k = None, None
+        self.file = name
+
+    @rule(n=st.sampled_from([1_000, 20_000, 300_000]))
+    def set_n(self, n: int) -> None:
+        self.at.number_input(key="yours-n").set_value(n)
+        self._run()
+        self.n = n
+
+    @rule(protocol=st.sampled_from(["GRR", "OUE", "OLH"]))
+    def set_protocol(self, protocol: str) -> None:
+        self.at.selectbox(key="yours-protocol").set_value(protocol)
+        self._run()
+        self.protocol = protocol
+
+    @rule(epsilon=st.sampled_from([0.5, 1.0, 2.0]))
+    def set_epsilon(self, epsilon: float) -> None:
+        self.at.select_slider(key="yours-epsilon").set_value(epsilon)
+        self._run()
+        self.epsilon = epsilon
+
+    @rule(kind=st.sampled_from(["top", "full"]))
+    def set_query(self, kind: str) -> None:
+        label = "The most frequent values" if kind == "top" else "Every value"
+        self.at.radio(key="yours-query").set_value(label)
+        self._run()
+        if kind != self.kind:
+            self.k = None  # k is drawn again at its default when the kind comes back
+        self.kind = kind
+
+    @precondition(lambda self: self.kind == "top")
+    @rule(k=st.sampled_from([1, 2, 3]))
+    def set_k(self, k: int) -> None:
+        self.at.number_input(key="yours-k").set_value(k)
+        self._run()
+        self.k = k
+
+    def expected(self) -> ExperimentConfig:
+        """The configuration the person's moves describe, built afresh."""
+        assert self.file is not None
+        data = parse_histogram(FILES[self.file], source=self.file)
+        n = self.n if self.n is not None else min(data.n, SURVEY_USERS)
+        k = self.k if self.k is not None else min(10, data.domain_size - 1)
+        return ExperimentConfig.from_dataset(
+            data,
+            n=n,
+            protocol=self.protocol,
+            epsilon=self.epsilon,
+            query=f"topk:k={k}" if self.kind == "top" else "full",
+            trials=TRIALS,
+        )
+
+    @invariant()
+    def the_page_shows_a_fresh_run_of_its_widgets(self) -> None:
+        if self.file is None:  # before the first file (the invariant runs after open)
+            return
+        expected = self.expected()
+        command = shown_command(self.at)
+        assert command == simulate_command(expected), (command, simulate_command(expected))
+        field = self.at.number_input(key="yours-n").value
+        assert f"--n {field} " in command  # the field and the run hold one n
+        n_metric = self.at.metric[1].value
+        assert re.sub(r"\D", "", n_metric) == str(expected.dataset.build().n)
+        fresh = method_table(run(expected).summary)
+        assert shown_table(self.at).equals(fresh)
+
+
+#: A few sequences in the quick tier; many in the slow one, where the search found the
+#: stale n of a second upload on the page as it was (a few sequences did not).
+TestYourDataPage = YourDataPage.TestCase
+TestYourDataPage.settings = settings(
+    max_examples=6,
+    stateful_step_count=8,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
+
+
+@pytest.mark.slow
+class TestYourDataPageAtLength(YourDataPage.TestCase):  # type: ignore[misc,valid-type]
+    """Many more sequences (the slow tier)."""
+
+    settings = settings(
+        max_examples=30,
+        stateful_step_count=10,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
+
+
+def test_a_second_upload_runs_with_its_own_n() -> None:
+    """Upload one file, then another: the field, the run and the command hold the new n."""
+    machine = YourDataPage()
+    machine.open_page()
+    machine.upload("ten.csv")
+    assert machine.at.number_input(key="yours-n").value == 55_000
+    machine.the_page_shows_a_fresh_run_of_its_widgets()
+    machine.upload("big.csv")
+    assert machine.at.number_input(key="yours-n").value == SURVEY_USERS
+    machine.the_page_shows_a_fresh_run_of_its_widgets()
+    machine.set_n(20_000)
+    machine.upload("four.csv")
+    assert machine.at.number_input(key="yours-n").value == 1_000
+    assert machine.at.number_input(key="yours-k").value == 3
+    machine.the_page_shows_a_fresh_run_of_its_widgets()
