@@ -426,3 +426,36 @@ def test_the_first_menu_painted_on_a_fresh_server_is_the_app_s(browser_page: Pag
             line.strip() for line in menu.splitlines()
         }, menus
     assert all(title in menus[-1] for title in titles), menus
+
+
+def _shown_command(page: Page) -> str:
+    """The command in view under the downloads (its expander opened)."""
+    code = page.locator("code").filter(has_text="ldpcore simulate")
+    if code.count() == 0 or not code.first.is_visible():
+        page.get_by_text("The command that computes this").first.click()
+    code.first.wait_for(timeout=60_000)
+    return code.first.inner_text()
+
+
+def test_a_second_upload_runs_with_its_own_n(
+    server: str, browser_page: Page, tmp_path: Path
+) -> None:
+    """Your data: upload one histogram, then another. The "Users n" field, the run and
+    the command hold the second file's n (the field once showed one n, the run another)."""
+    page = browser_page
+    first, second = tmp_path / "first.csv", tmp_path / "second.csv"
+    first.write_text("value,count\n" + "".join(f"v{i},{(i + 1) * 1000}\n" for i in range(10)))
+    second.write_text("value,count\na,700000\nb,400000\nc,300000\nd,150000\ne,50000\nf,20000\n")
+    page.goto(server)
+    page.get_by_role("link", name="Your data").click()
+    page.get_by_text("Upload a file").first.click()
+    uploads = page.locator("input[type='file']")
+    expect(uploads).to_have_count(2, timeout=60_000)  # the histogram's, then the collected tab's
+    field = page.get_by_role("spinbutton", name="Users n")
+    for path, n in ((first, 55_000), (second, 1_000_000)):
+        uploads.first.set_input_files(str(path))
+        expect(field).to_have_value(str(n), timeout=60_000)
+        expect(page.locator("code").filter(has_text=f"--n {n} ")).to_have_count(1, timeout=60_000)
+        command = _shown_command(page)
+        assert f"--n {field.input_value()} " in command, command
+    assert page.locator("[data-testid='stException']").count() == 0
