@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import math
+from statistics import NormalDist
 
 from ldpcore.bounds import EPSILON_RANGE
 
@@ -96,6 +97,28 @@ def format_error(value: float) -> str:
     if not exponent:
         return mantissa
     return f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+def format_margin(sd: float, level: float = 0.95) -> str:
+    """A frequency's standard deviation as a ± margin in percentage points.
+
+    The margin the estimate stays within ``level`` of the time: ``±z·sd`` (normal
+    approximation, as the accuracy targets are stated), to three significant digits.
+
+    The unit of an accuracy target ("within ±0.5 pp, 95% of the time"), so an error said
+    beside a target reads in the target's terms, not as a share's standard deviation.
+
+    Examples
+    --------
+    >>> format_margin(0.00254), format_margin(0.00254, level=0.68), format_margin(1e-7)
+    ('±0.498 pp', '±0.253 pp', '±1.96×10⁻⁵ pp')
+    >>> format_margin(0.485)
+    '±95.1 pp'
+    """
+    if not math.isfinite(sd):
+        return "—"
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    return f"±{format_error(100 * z * sd)} pp"
 
 
 def read_error(text: str) -> float:

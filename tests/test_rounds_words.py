@@ -24,7 +24,7 @@ from ldpcore.advice.longitudinal import (
 from ldpcore.cli import main
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.rounds import run_rounds
-from ldpcore.formats import format_budget, format_error
+from ldpcore.formats import format_budget, format_margin, read_error
 from ldpcore.present.rounds_figures import error_figure, round_grid, spending_figure
 from ldpcore.present.rounds_sentences import (
     averaging_words,
@@ -68,8 +68,11 @@ def test_the_words_and_the_table_cite_the_plans_numbers() -> None:
     assert words[0].startswith("Collected every week for 365 weeks from 10,000 users")
     for plan, sentence in zip(plans, words[1:], strict=True):
         assert sentence.startswith(plan.protocol.name)
-        assert f"±{format_error(plan.round_error)} per value" in sentence
-        assert f"by ±{format_error(plan.average_error)}" in sentence
+        # In the target's unit: percentage points, 95% of the time (1.96 σ).
+        assert f"within {format_margin(plan.round_error)} of the truth 95% of the time" in sentence
+        assert f"within {format_margin(plan.average_error)}" in sentence
+        margin = read_error(format_margin(plan.round_error).split()[0].lstrip("±"))
+        assert margin == pytest.approx(100 * 1.959964 * plan.round_error, rel=5e-3)
         assert format_budget(plan.spent) in sentence
     assert "at most 2 however long" in words[1]
     table = plans_frame(plans)
@@ -246,7 +249,7 @@ def test_the_chains_are_ranked_by_their_exact_error_and_said_so() -> None:
         words = chains_words(chains, period="week")
         assert words.startswith(f"Of the memoized chains at ε = 1 per report and ε∞ = 2, {first}")
         for plan in chains:
-            assert f"±{format_error(plan.round_error)}" in words
+            assert format_margin(plan.round_error) in words
     # A chain that cannot reach this ε₁ at this ε∞ is left out, not an error.
     names = [
         p.protocol.name

@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ldpcore.formats import format_budget, format_count, format_error
+from ldpcore.formats import format_budget, format_count, format_error, format_margin
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,9 +52,11 @@ def plans_frame(plans: Sequence[CollectionPlan]) -> pd.DataFrame:
             "ε per report": [format_budget(plan.per_report) for plan in plans],
             f"ε after {rounds:,} reports": [format_budget(plan.spent) for plan in plans],
             "ε after any number": [_bound(plan) for plan in plans],
-            "error of one round (±, per value)": [format_error(p.round_error) for p in plans],
-            f"error of the {rounds:,}-round average": [
-                format_error(plan.average_error) for plan in plans
+            "one round: a typical value within (95%)": [
+                format_margin(p.round_error) for p in plans
+            ],
+            f"the {rounds:,}-round average within (95%)": [
+                format_margin(plan.average_error) for plan in plans
             ],
         }
     )
@@ -76,9 +78,9 @@ def plans_words(plans: Sequence[CollectionPlan], *, n: int, period: str = "day")
     for plan in plans:
         name = plan.protocol.name
         each = (
-            f"each {period}'s estimate is off by about ±{format_error(plan.round_error)} per "
-            f"value, and the average of all {format_count(rounds)} by "
-            f"±{format_error(plan.average_error)}"
+            f"a typical value's estimate each {period} is within "
+            f"{format_margin(plan.round_error)} of the truth 95% of the time, and the "
+            f"average of all {format_count(rounds)} within {format_margin(plan.average_error)}"
         )
         if plan.kind == "memoized":
             words.append(
@@ -118,12 +120,12 @@ def chains_words(chains: Sequence[CollectionPlan], *, period: str = "day") -> st
     'Of the memoized chains at ε = 1 per report and ε∞ '
     """
     best, *rest = chains
-    others = "; ".join(f"{plan.protocol.name} ±{format_error(plan.round_error)}" for plan in rest)
+    others = "; ".join(f"{plan.protocol.name} {format_margin(plan.round_error)}" for plan in rest)
     return (
         f"Of the memoized chains at ε = {format_budget(best.per_report)} per report and "
         f"ε∞ = {format_budget(best.bound)}, {best.protocol.name} has the least error each "
-        f"{period}: ±{format_error(best.round_error)} per value (the average of "
-        f"{format_count(best.rounds)}: ±{format_error(best.average_error)})"
+        f"{period}: a typical value within {format_margin(best.round_error)}, 95% of the time "
+        f"(the average of {format_count(best.rounds)}: {format_margin(best.average_error)})"
         + (f"; then {others}." if rest else ".")
     )
 
