@@ -274,7 +274,8 @@ def context_sentence(epsilon: float) -> str:
         where = f"lies within the published local range {span}"
     return (
         f"ε = {epsilon:g} {where}; the units differ: Apple's ε is spent again every day, "
-        "while an ε chosen here is spent once, for one report per person, and a central ε "
+        "while an ε chosen here is what one report spends (a collection repeated T times "
+        "spends more, as 'Collecting again' counts), and a central ε "
         "(the Census Bureau's, LinkedIn's, Google's search datasets') protects a person in a "
         "whole release, with no noise on the device: compare those with your ε after "
         "shuffling, not with your local ε."

@@ -334,7 +334,7 @@ def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
         "needed for this query."
     )
     if answer.consistent_option is not None:
-        text += f" If you need a proper distribution: {option_words(answer.consistent_option)}."
+        text += f" For a proper distribution: {option_words(answer.consistent_option)}."
     return text
 
 
@@ -376,7 +376,12 @@ def epsilon_reason(answer: EpsilonAnswer) -> str:
             f"{c.method} has {comparison_words(c)} at ε = {answer.compared_at:.3g}, "
             "and needs a smaller ε than Base with both intervals apart."
         )
-    return verdict_headline(answer.verdict)
+    # Base is the answer: say so first, so that a method the comparison at Base's ε
+    # favours is not read as the recommendation this row makes.
+    return (
+        f"Base: no method needs a smaller ε with both intervals apart. At Base's ε: "
+        f"{verdict_headline(answer.verdict)}"
+    )
 
 
 def answers_table(answers: Sequence[EpsilonAnswer]) -> pd.DataFrame:
