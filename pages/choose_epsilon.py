@@ -211,7 +211,11 @@ reverse_config = dataclasses.replace(
 users = run_or_explain(lambda: users_needed(reverse_config, wanted), "Searching n…")
 if users:
     for advice in users:
-        st.write(users_needed_sentence(winner.protocol, advice.method, fixed, advice.value))
+        exact = advice.value is not None and advice.low == advice.value == advice.high
+        between = None if exact else (advice.low, advice.high)
+        st.write(
+            users_needed_sentence(winner.protocol, advice.method, fixed, advice.value, between)
+        )
 
 
 fake_users_section(dataset, int(n), answer_epsilon, winner.protocol)

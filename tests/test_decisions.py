@@ -156,8 +156,9 @@ def test_choose_epsilon_simulates_nothing_above_base_s_exact_epsilon_when_base_w
     limit = float(f"{answer.base_epsilon:.4g}")
     if option is not None and option.meets_target is False:
         assert option.epsilon_for_target is not None
-        assert option.epsilon_for_target > answer.base_epsilon
-        limit = option.epsilon_for_target * 1.2**2
+        if option.error > 0.005:  # above the target at Base's ε: it needs more
+            assert option.epsilon_for_target > answer.base_epsilon
+        limit = max(limit, (option.epsilon_high or option.epsilon_for_target) * 1.2**2)
     assert max(evaluated) <= limit
     # Base alone: its exact crossing needs no bracket at all.
     (alone,) = choose_epsilon(
@@ -260,18 +261,27 @@ def test_choose_epsilon_command_json_contract() -> None:
             "mse_ratio_to_base",
             "ratio_low",
             "ratio_high",
+            "error_high",
             "meets_target",
             "epsilon_for_target",
+            "epsilon_for_target_low",
+            "epsilon_for_target_high",
         }
         assert option["rmse_at_epsilon"] > 0
         # An RMSE target's measure is the RMSE.
         assert option["error_at_epsilon"] == option["rmse_at_epsilon"]
-        # Whether it meets the target, and if not from about which ε (issue 54).
-        assert option["meets_target"] == (option["rmse_at_epsilon"] <= payload["target_rmse"])
+        # Whether it surely meets the target (the upper end of its band), and if not
+        # from about which ε, with that ε's interval.
+        assert option["error_high"] >= option["error_at_epsilon"]
+        assert option["meets_target"] == (option["error_high"] <= payload["target_rmse"])
         if option["meets_target"]:
             assert option["epsilon_for_target"] is None
         else:
-            assert option["epsilon_for_target"] > answer["epsilon"]
+            low, high = option["epsilon_for_target_low"], option["epsilon_for_target_high"]
+            assert low is None or low <= option["epsilon_for_target"]
+            assert high is None or option["epsilon_for_target"] <= high
+            if option["error_at_epsilon"] > payload["target_rmse"]:
+                assert option["epsilon_for_target"] > answer["epsilon"]
         # The ε as every place prints it: rounded up to three significant digits.
         shown = answer["epsilon_as_shown"]
         assert answer["epsilon"] <= shown < answer["epsilon"] * 1.01
@@ -295,7 +305,7 @@ def test_choose_epsilon_takes_a_target_in_people_s_words() -> None:
         (answer,) = payload["answers"]
         found[spec] = answer["base_epsilon"]
         option = answer["consistent_option"]
-        assert option["meets_target"] == (option["error_at_epsilon"] <= 0.005)
+        assert option["meets_target"] == (option["error_high"] <= 0.005)
     assert found["rmse:0.005"] < found["each:0.005"] < found["all:0.005"]
     bad = ldpcore("choose-epsilon", "--dataset", "countries", "--target", "within 0.5")
     assert bad.returncode == 2 and "kind:size" in bad.stderr and "Traceback" not in bad.stderr

@@ -139,6 +139,8 @@ def _advise(
         return math.sqrt(mse), se / (2 * math.sqrt(mse)) if mse > 0 else 0.0
 
     target = wanted.size
+    if parameter == "n" and method == "Base" and exact_base_variances(single) is not None:
+        return _exact_users(single, wanted, bounds_)
     value, rmse = smallest_meeting(lambda v: at(v)[0], target, bounds_, integer=parameter == "n")
     width = t_quantile(config.trials)
     low, _ = smallest_meeting(
@@ -148,6 +150,38 @@ def _advise(
         lambda v: _shift(at(v), width), target, bounds_, integer=parameter == "n"
     )
     return Advice(single.protocol, method, value, low, high, rmse)
+
+
+def _exact_users(
+    config: ExperimentConfig, wanted: AccuracyTarget, bounds_: tuple[float, float]
+) -> Advice:
+    """Base's users needed, solved rather than searched.
+
+    Every variance of NDSS Eq. 3 is proportional to 1/n at fixed frequencies, so its
+    margin (or RMSE) is proportional to 1/√n and n = n₀ (m(n₀) / target)² exactly. The
+    dataset's counts are rounded to each n, which moves its frequencies by 1/n; the
+    solve is repeated at its own answer until it stands, and the answer is checked to
+    meet the target with one user fewer not meeting it.
+    """
+
+    def measure(n: int) -> float:
+        variances = exact_base_variances(dataclasses.replace(config, n=n))
+        assert variances is not None  # single-value queries, checked by the caller
+        return wanted.scale(wanted.exact_base(variances))
+
+    low, high = math.ceil(bounds_[0]), int(bounds_[1])
+    n = config.n
+    for _ in range(4):
+        solved = min(max(math.ceil(n * (measure(n) / wanted.size) ** 2), low), high)
+        if solved == n:
+            break
+        n = solved
+    while n < high and measure(n) > wanted.size:  # rounding's last user
+        n += 1
+    met = measure(n)
+    if met > wanted.size:
+        return Advice(config.protocol, "Base", None, None, None, None)
+    return Advice(config.protocol, "Base", float(n), float(n), float(n), met)
 
 
 def _shift(pair: tuple[float, float], width: float) -> float:

@@ -33,11 +33,19 @@ class ConsistentOption:
     target : float or None
         The target's size asked for (the RMSE, or the ±x; None: not known to this record).
     epsilon_for_target : float or None
-        Where it does not meet the target at that ε: about the ε from which its mean
-        measure does, read off the evaluated points (None: beyond the range searched).
+        Where it does not surely meet the target at that ε: about the ε from which its
+        mean measure does, read off the evaluated points (None: beyond the range
+        searched).
     error_at_epsilon : float or None
         Its measure at that ε in the target's terms (the RMSE for an RMSE target, the
         margin for a "within" one; None: the RMSE is the measure).
+    error_high : float or None
+        The upper end of that measure's 95% band (mean + t·SE over the trials): it
+        meets the target at that ε only when this does, as the main answer's method is
+        credited only where its band says so.
+    epsilon_low, epsilon_high : float or None
+        ``epsilon_for_target``'s 95% interval: where the band's lower and upper edges
+        cross the target (None: not crossed in range).
     kind : str
         The target's kind (:data:`ldpcore.advice.targets.TARGET_KINDS`).
     level : float
@@ -52,6 +60,9 @@ class ConsistentOption:
     error_at_epsilon: float | None = None
     kind: str = "rmse"
     level: float = 0.95
+    error_high: float | None = None
+    epsilon_low: float | None = None
+    epsilon_high: float | None = None
 
     @property
     def error(self) -> float:
@@ -60,8 +71,10 @@ class ConsistentOption:
 
     @property
     def meets_target(self) -> bool | None:
-        """Whether its measure at that ε is within the target (None: no target known)."""
-        return None if self.target is None else self.error <= self.target
+        """Whether its band's upper end at that ε is within the target (None: no target)."""
+        if self.target is None:
+            return None
+        return (self.error if self.error_high is None else self.error_high) <= self.target
 
     def to_json_dict(self) -> dict[str, object]:
         """The ``consistent_option`` record of ``choose-epsilon --format json``."""
@@ -72,8 +85,11 @@ class ConsistentOption:
             "mse_ratio_to_base": json_value(self.comparison.ratio),
             "ratio_low": json_value(self.comparison.low),
             "ratio_high": json_value(self.comparison.high),
+            "error_high": json_value(self.error_high),
             "meets_target": self.meets_target,
             "epsilon_for_target": json_value(self.epsilon_for_target),
+            "epsilon_for_target_low": json_value(self.epsilon_low),
+            "epsilon_for_target_high": json_value(self.epsilon_high),
         }
 
 

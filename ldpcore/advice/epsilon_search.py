@@ -428,18 +428,28 @@ class _Search:
             comparison = by_name.get(name)
             if comparison is not None and not comparison.no_op:
                 row = self.names.index(name)
-                rmse = math.sqrt(float(self.points[where].mse[row]))
-                error = self.wanted.scale(float(self.points[where].stat[row]))
-                reach = None if error <= self.target else self._reach(row)
+                point = self.points[where]
+                rmse = math.sqrt(float(point.mse[row]))
+                error = self.wanted.scale(float(point.stat[row]))
+                # Its band's upper end, as the main answer's method is judged.
+                upper = float(point.stat[row] + self.quantile * point.stat_se[row])
+                error_high = self.wanted.scale(upper)
+                reach: tuple[float | None, float | None, float | None] = (None, None, None)
+                if error_high > self.target:
+                    value = self._reach(row)
+                    reach = (value, *(self.crossing(row, band)[0] for band in (-1.0, 1.0)))
                 return ConsistentOption(
                     name,
                     rmse,
                     comparison,
                     self.target,
-                    reach,
+                    reach[0],
                     error_at_epsilon=error,
                     kind=self.wanted.kind,
                     level=self.wanted.level,
+                    error_high=error_high,
+                    epsilon_low=reach[1],
+                    epsilon_high=reach[2],
                 )
         return None
 

@@ -292,12 +292,28 @@ def option_words(option: ConsistentOption) -> str:
     elif option.meets_target is False and option.target is not None:
         where = (
             f"it meets it from about ε = {format_epsilon(option.epsilon_for_target)}"
+            + _reach_interval(option)
             if option.epsilon_for_target is not None
             else f"it does not meet it for any ε up to {EPSILON_RANGE[1]:g}"
         )
         asked = f"±{100 * option.target:g} percentage points" if within else f"{option.target:.2g}"
-        text += f"; that is above your target of {asked}, so it does not meet it at this ε: {where}"
+        if option.error > option.target:
+            text += f"; that is above your target of {asked}, so it does not meet it at this ε: "
+        else:
+            text += (
+                f"; that is within your target of {asked}, but not by more than the "
+                "simulation can tell (the upper end of its 95% band is above it): "
+            )
+        text += where
     return text
+
+
+def _reach_interval(option: ConsistentOption) -> str:
+    """ " (95% interval 0.8–1.1)" for the option's ε, or "" where it was not crossed."""
+    low, high = option.epsilon_low, option.epsilon_high
+    if low is None or high is None:
+        return ""
+    return f" (95% interval {format_epsilon(low)}–{format_epsilon(high)})"
 
 
 def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
@@ -498,16 +514,41 @@ def not_converged_sentence(method: str, share_stuck: float) -> str:
     )
 
 
-def users_needed_sentence(protocol: str, method: str, epsilon: float, users: float | None) -> str:
+def users_needed_sentence(
+    protocol: str,
+    method: str,
+    epsilon: float,
+    users: float | None,
+    between: tuple[float | None, float | None] | None = None,
+) -> str:
     """The reverse search's answer: users needed at a fixed ε (markdown, bold count).
+
+    ``between`` is a simulated answer's range (the search cannot tell within it), said
+    with "about"; without it the count is exact (Base's, from NDSS Eq. 3).
 
     Examples
     --------
-    >>> users_needed_sentence("OLH", "Norm-Sub", 1.0, 12_345.2)
-    'OLH + Norm-Sub at ε = 1: **12,346 users**.'
+    >>> users_needed_sentence("OLH", "Base", 1.0, 560_301.0)
+    'OLH + Base at ε = 1: **560,301 users** (exact, NDSS Eq. 3).'
+    >>> users_needed_sentence("OLH", "Norm-Sub", 1.0, 12_345.2, (11_000.0, 13_900.2))
+    'OLH + Norm-Sub at ε = 1: **about 12,346 users** (simulated: between 11,000 and 13,901).'
     """
-    needed = "more than 10⁹" if users is None else f"{math.ceil(users):,}"
-    return f"{protocol} + {method} at ε = {epsilon:g}: **{needed} users**."
+    if users is None:
+        return f"{protocol} + {method} at ε = {epsilon:g}: **more than 10⁹ users**."
+    if between is None:
+        return (
+            f"{protocol} + {method} at ε = {epsilon:g}: **{math.ceil(users):,} users** "
+            "(exact, NDSS Eq. 3)."
+        )
+    low, high = between
+    spread = (
+        f" (simulated: between {math.ceil(low):,} and {math.ceil(high):,})"
+        if low is not None and high is not None
+        else " (simulated)"
+    )
+    return (
+        f"{protocol} + {method} at ε = {epsilon:g}: **about {math.ceil(users):,} users**{spread}."
+    )
 
 
 def odds_sentence(epsilon: float) -> str:
