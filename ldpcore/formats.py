@@ -323,13 +323,22 @@ _MARKUP = {
 
 
 def format_percent_change(share: float) -> str:
-    """A relative change as people read it: "−48%", "+3%", "−0.2%".
+    """A relative change as people read it: "−48%", "+3%", "−0.2%", "−0.004%".
+
+    A change below 1% keeps two significant digits, so a small change never reads
+    "−0.0%"; no change at all reads "0%".
 
     Examples
     --------
     >>> format_percent_change(-0.4812), format_percent_change(0.0021)
     ('−48%', '+0.2%')
+    >>> format_percent_change(-0.0000412), format_percent_change(0.0)
+    ('−0.0041%', '0%')
     """
+    if share == 0:
+        return "0%"
     sign = "−" if share < 0 else "+"
     size = abs(share) * 100
-    return f"{sign}{size:.0f}%" if size >= 1 else f"{sign}{size:.1f}%"
+    if size >= 1:
+        return f"{sign}{size:.0f}%"
+    return f"{sign}{float(f'{size:.2g}'):g}%" if size < 0.1 else f"{sign}{size:.1f}%"

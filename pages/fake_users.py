@@ -6,7 +6,6 @@ import streamlit as st
 
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.costs import run_seconds, within_budget
-from ldpcore.formats import format_count
 from ldpcore.present.attack_figures import attack_gains, attack_top_k
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.run_sentences import attack_table, attack_top_k_words
@@ -46,8 +45,8 @@ if tables is None:
 st.markdown(tables["sentence"])
 st.markdown(attack_top_k_words(tables["summary"], tables["top_k"], attack.targets))
 st.caption(
-    f"{settings_line(config)}; {format_count(tables['fakes'])} fake users beside "
-    f"{format_count(config.n)} honest ones. The targets' true total is "
+    f"{settings_line(config)}; {tables['fakes']:,} fake users beside "
+    f"{config.n:,} honest ones. The targets' true total is "
     f"{tables['truth']:.3g}. Gains are the mean over the trials with their 95% interval; "
     "against Base, the paired difference on the same trials."
 )

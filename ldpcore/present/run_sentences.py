@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ldpcore.formats import format_number, format_percent_change
+from ldpcore.formats import format_error, format_number, format_percent_change
 from ldpcore.postprocess.caveats import Caveat, PriorShapes, Unsettled, Widened
 
 if TYPE_CHECKING:
@@ -237,8 +237,9 @@ def report_check_words(check: ReportCheck) -> str:
     return (
         f"{check.flagged:,} of {check.users:,} reports have a number of ones outside "
         f"{span}, which an honest {check.protocol} report has with probability "
-        f"{check.rate:.1g}: an honest collection of this size would show "
-        f"{chance:.2g} such report{'s' if chance != 1 else ''} on average, so these are "
+        f"{format_error(float(f'{check.rate:.1g}'))}: an honest collection of this size "
+        f"would show {format_error(float(f'{chance:.2g}'))} such "
+        f"report{'s' if chance != 1 else ''} on average, so these are "
         "almost surely not honest users' randomized reports (a uniformly random report "
         "has about half its bits set). Dropping them leaves the other "
         f"{check.users - check.flagged:,}; an honest report is dropped with the same small "
@@ -336,7 +337,7 @@ def attack_table(summary: Any) -> Any:
                 "targets in the top k (honest)": (
                     f"{row.in_top_k:.2g} ({row.honest_in_top_k:.2g})"
                 ),
-                "MSE on the other values": f"{row.collateral_mse:.3g}",
+                "MSE on the other values": format_error(row.collateral_mse),
             }
         )
     return pd.DataFrame(rows)

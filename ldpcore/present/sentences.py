@@ -309,7 +309,7 @@ def option_words(option: ConsistentOption) -> str:
 
 
 def _reach_interval(option: ConsistentOption) -> str:
-    """ " (95% interval 0.8–1.1)" for the option's ε, or "" where it was not crossed."""
+    """The option's ε interval as " (95% interval 0.8–1.1)", or "" if not crossed."""
     low, high = option.epsilon_low, option.epsilon_high
     if low is None or high is None:
         return ""
