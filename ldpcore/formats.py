@@ -99,6 +99,19 @@ def format_error(value: float) -> str:
     return f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
+def format_share(share: float) -> str:
+    """A share as a percentage to three significant digits: ``5.45%``, ``0.0123%``.
+
+    The one way a share is written on the pages and in the decision record.
+
+    Examples
+    --------
+    >>> format_share(0.05449), format_share(0.000123), format_share(1.0)
+    ('5.45%', '0.0123%', '100%')
+    """
+    return f"{format_number(100 * share)}%"
+
+
 def format_margin(sd: float, level: float = 0.95) -> str:
     """A frequency's standard deviation as a ± margin in percentage points.
 

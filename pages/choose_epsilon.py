@@ -188,18 +188,9 @@ if frame is not None:
         )
 
 
-# The record and the notebook, made when asked for; then what ε means for one person.
-downloads(
-    config=config,
-    target=wanted,
-    protocols=protocols,
-    answers=answers,
-    figure=figure,
-    frequencies=dataset.frequencies(),
-    answer_epsilon=answer_epsilon,
-    query_words=query_in_words(query),
-    protocol=winner.protocol,
-)
+# The record and the notebook, made when asked for; drawn in this place once the
+# fake-user question further down is answered, as the record files it too.
+record_slot = st.container()
 
 st.subheader("The reverse question: how many users at a given ε?")
 fixed = st.select_slider("ε", EPSILONS, value=1.0, key="choose-fixed-epsilon")
@@ -218,5 +209,18 @@ if users:
         )
 
 
-fake_users_section(dataset, int(n), answer_epsilon, winner.protocol)
+fakes = fake_users_section(dataset, int(n), answer_epsilon, winner.protocol)
+with record_slot:
+    downloads(
+        config=config,
+        target=wanted,
+        protocols=protocols,
+        answers=answers,
+        figure=figure,
+        frequencies=dataset.frequencies(),
+        answer_epsilon=answer_epsilon,
+        query_words=query_in_words(query),
+        protocol=winner.protocol,
+        fakes=fakes,
+    )
 meaning_section(answer_epsilon, int(n), dataset.frequencies(), protocols, winner.protocol)

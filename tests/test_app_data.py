@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from test_app import app, chart, values
 
+from ldpcore.present.tables import RISK_SHARES
 from ldpcore.protocols import get_protocol
 
 HISTOGRAM = b"value,count,group\napple,480,fruit\npear,320,fruit\nleek,150,veg\nkale,50,veg\n"
@@ -191,7 +192,11 @@ def test_choose_epsilon_answers_in_one_sentence_with_risk() -> None:
     curve = chart(at, "chart-choose")
     assert any(shape.get("type") == "line" for shape in curve["layout"].get("shapes", []))
     risk = frame(at, "attacker guesses right")
-    assert (risk["attacker guesses right"] >= risk["guessing without the report"] - 1e-12).all()
+    # Written as the decision record writes it (three significant digits, in percent).
+    right, blind = (risk[c].str.rstrip("%").astype(float) for c in RISK_SHARES)
+    assert (right >= blind - 1e-9).all()
+    fakes = frame(at, "fake users needed")
+    assert "(the answer)" in " ".join(fakes["ε"])
     assert "e^ε" in " ".join(m.value for m in at.markdown)
     # ε in context: every published deployment beside the inspected ε, with its source.
     from ldpcore.advice.deployments import DEPLOYMENTS, context_sentence  # noqa: PLC0415

@@ -172,7 +172,7 @@ def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path
     )
     sentence = epsilon_sentence(winner, config.n)
     assert sentence.replace("'", "&#x27;") in page
-    assert 'id="error-against-epsilon"' in page and "25.0%" in page
+    assert 'id="error-against-epsilon"' in page and "25%" in page
     # ε read as certainty, as on the page: a 50% belief becomes at most e^ε/(1 + e^ε).
     certain = math.exp(winner.epsilon) / (1 + math.exp(winner.epsilon))
     assert f"at most {certain:.0%} sure after one report" in page
@@ -240,3 +240,60 @@ def test_the_record_and_its_command_carry_a_target_in_people_s_words() -> None:
     payload = json.loads(done.stdout)
     assert payload["target"]["spec"] == "all:0.02"
     assert payload["answers"][0]["epsilon"] == answers[0].epsilon
+
+
+def test_the_record_files_the_fake_user_question_and_the_risk_as_the_page_shows_them() -> None:
+    """The fake-user section the page shows is in the record, cell for cell, and the risk
+    table reads the same in both (the page once said 5.45% where the record said 5.5%)."""
+    import html  # noqa: PLC0415
+
+    import pandas as pd  # noqa: PLC0415
+
+    from ldpcore.attacks.reach import top_k_question  # noqa: PLC0415
+    from ldpcore.present.run_sentences import top_k_question_words  # noqa: PLC0415
+    from ldpcore.present.tables import fake_users_table, risk_table  # noqa: PLC0415
+
+    config = dataclasses.replace(SMALL, methods=("Base", "Norm-Sub"), trials=5)
+    answers = choose_epsilon(config, target_rmse=0.02, protocols=["OLH"])
+    winner = winning_answer(answers)
+    data = config.build()[0]
+    question = top_k_question(
+        "OLH",
+        data.frequencies(),
+        config.n,
+        labels=data.labels,
+        target=data.domain_size - 1,
+        k=3,
+        epsilon=float(winner.epsilon or 1.0),
+    )
+    risk = pd.DataFrame(
+        [
+            {
+                "protocol": "OLH",
+                "attacker guesses right": 0.05449,
+                "guessing without the report": 0.02,
+            }
+        ]
+    )
+    page = decision_record(
+        config=config,
+        query_words="every value's frequency",
+        target_rmse=0.02,
+        protocols=["OLH"],
+        answers=answers,
+        figure=None,
+        risk=risk,
+        risk_epsilon=winner.epsilon,
+        fakes=question,
+    )
+    assert html.escape(top_k_question_words(question)) in page
+    assert fake_users_table(question).to_html(index=False, escape=True, border=0) in page
+    shown = risk_table(risk.to_dict("records"))
+    assert list(shown.iloc[0]) == ["OLH", "5.45%", "2%"]
+    assert shown.to_html(index=False, escape=True, border=0) in page
+    # Each count in the table is the closed form's, exactly.
+    needed = dict(question.by_epsilon)
+    table = fake_users_table(question)
+    for cell, (epsilon, count) in zip(table["fake users needed"], question.by_epsilon, strict=True):
+        assert cell == ("no number" if count is None else f"{count:,}")
+        assert needed[epsilon] == count

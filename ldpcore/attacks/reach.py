@@ -21,12 +21,15 @@ reports, sent without noise, are divided by the same small number.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ldpcore.attacks.gains import check_targets, fake_rate
 from ldpcore.errors import InputError
+from ldpcore.protocols import get_protocol
 from ldpcore.protocols.base import FrequencyOracle
 
 
@@ -92,4 +95,74 @@ def fakes_to_enter_top_k(
     return None if math.isinf(needed) else int(needed)
 
 
-__all__ = ["fakes_to_enter_top_k"]
+#: The ε a question about fake users is answered at besides the chosen one: strong
+#: privacy to weak.
+EPSILON_GRID = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+
+
+@dataclass(frozen=True)
+class TopKQuestion:
+    """How many fake users lift one value into the top k, at an ε and around it.
+
+    Attributes
+    ----------
+    label : str
+        The value pushed up.
+    share : float
+        Its true frequency.
+    k : int
+    protocol : str
+    epsilon : float
+        The ε asked about (the answer's), among ``by_epsilon``'s.
+    n : int
+        Honest users.
+    by_epsilon : tuple of (float, int or None)
+        Fake users needed at each ε (None: no number of them does it).
+    """
+
+    label: str
+    share: float
+    k: int
+    protocol: str
+    epsilon: float
+    n: int
+    by_epsilon: tuple[tuple[float, int | None], ...]
+
+
+def top_k_question(
+    protocol: str,
+    frequencies: ArrayLike,
+    n: int,
+    *,
+    labels: Sequence[str],
+    target: int,
+    k: int,
+    epsilon: float,
+    grid: Sequence[float] = EPSILON_GRID,
+) -> TopKQuestion:
+    """:func:`fakes_to_enter_top_k` at ``epsilon`` and at each ε of ``grid``.
+
+    One value that the page, its decision record and the command line all show, so
+    they cannot differ.
+    """
+    frequencies = np.asarray(frequencies, dtype=float)
+    d = frequencies.size
+    needed = tuple(
+        (
+            float(e),
+            fakes_to_enter_top_k(
+                get_protocol(protocol, epsilon=float(e), domain_size=d),
+                frequencies,
+                n,
+                target=target,
+                k=k,
+            ),
+        )
+        for e in sorted({*grid, epsilon})
+    )
+    return TopKQuestion(
+        str(labels[target]), float(frequencies[target]), k, protocol, float(epsilon), n, needed
+    )
+
+
+__all__ = ["EPSILON_GRID", "TopKQuestion", "fakes_to_enter_top_k", "top_k_question"]

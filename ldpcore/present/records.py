@@ -23,10 +23,12 @@ from ldpcore.advice.epsilon_context import EpsilonContext
 from ldpcore.advice.longitudinal import CollectionPlan
 from ldpcore.advice.shuffling import ShuffleBound
 from ldpcore.advice.targets import AccuracyTarget, accuracy_target
+from ldpcore.attacks.reach import TopKQuestion
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present.commands import choose_epsilon_command
 from ldpcore.present.glossary import GLOSSARY, terms_in
 from ldpcore.present.rounds_sentences import plans_frame, plans_words
+from ldpcore.present.run_sentences import fake_users_caption, top_k_question_words
 from ldpcore.present.sentences import (
     SHUFFLE_TERMS,
     answers_table,
@@ -36,6 +38,7 @@ from ldpcore.present.sentences import (
     repeated_sentence,
     shuffle_sentence,
 )
+from ldpcore.present.tables import fake_users_table, risk_table
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; color: #222;
@@ -63,6 +66,7 @@ def decision_record(
     today: _dt.date | None = None,
     target: AccuracyTarget | None = None,
     plans: tuple[Sequence[CollectionPlan], str] | None = None,
+    fakes: TopKQuestion | None = None,
 ) -> str:
     """The record as one HTML document (UTF-8 text; the chart's script is inlined).
 
@@ -70,6 +74,7 @@ def decision_record(
     the page's cadence; the record then states both figures, and compares the central
     deployments with the shuffled ε. ``plans`` are the ways to collect at that cadence
     (:func:`ldpcore.advice.longitudinal.collection_plans`) and what a round is called.
+    ``fakes`` is the page's fake-user question, filed with its words and table as shown.
     """
     wanted = accuracy_target(target_rmse, target)
     winner = winning_answer(answers)
@@ -125,11 +130,16 @@ def decision_record(
             "<h2>Error against ε</h2>",
             figure.to_html(full_html=False, include_plotlyjs=True, div_id="error-against-epsilon"),
         ]
+    if fakes is not None:
+        parts += [
+            '<h2 id="fake-users">How many fake users would push a rare value into the top '
+            f"{fakes.k}?</h2>",
+            f"<p>{html.escape(top_k_question_words(fakes))}</p>",
+            fake_users_table(fakes).to_html(index=False, escape=True, border=0),
+            f'<p class="small">{html.escape(fake_users_caption(fakes))}</p>',
+        ]
     if risk is not None and risk_epsilon is not None:
-        shown = risk.copy()
-        for column in ("attacker guesses right", "guessing without the report"):
-            if column in shown:
-                shown[column] = [f"{100 * value:.1f}%" for value in shown[column]]
+        shown = risk_table(risk.to_dict("records"))
         # The same words as the page, markdown bold turned into HTML.
         odds = html.escape(odds_sentence(risk_epsilon)).replace("**", "")
         parts += [

@@ -11,12 +11,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ldpcore.formats import format_error, format_number, format_percent_change
+from ldpcore.formats import format_error, format_number, format_percent_change, format_share
 from ldpcore.postprocess.caveats import Caveat, PriorShapes, Unsettled, Widened
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from ldpcore.attacks.reach import TopKQuestion
     from ldpcore.collection.report_check import ReportCheck
     from ldpcore.experiments.config import ExperimentConfig
     from ldpcore.experiments.poisoning import AttackResult
@@ -266,7 +267,7 @@ def fake_users_to_top_k_words(
     --------
     >>> fake_users_to_top_k_words("kale", 10, protocol="OLH", epsilon=1.0, n=10_000,
     ...                           by_epsilon=[(0.5, 120), (1.0, 250), (4.0, 2_100)])[:64]
-    'At ε = 1, 250 fake users (2.4% of all reports) sending the maxim'
+    'At ε = 1, 250 fake users (2.44% of all reports) sending the maxi'
     """
     found = dict(by_epsilon)
     needed = found.get(epsilon)
@@ -279,10 +280,11 @@ def fake_users_to_top_k_words(
         head = f"At ε = {epsilon:g}, {label!r} is already in the top {k}."
     else:
         head = (
-            f"At ε = {epsilon:g}, {needed:,} fake users ({needed / (n + needed):.1%} of all "
-            f"reports) sending the maximal-gain {protocol} report would lift {label!r} into "
-            f"the top {k} beside {n:,} honest users, in expectation (about half the time at "
-            "that number, more often with each one more)."
+            f"At ε = {epsilon:g}, {needed:,} fake users "
+            f"({format_share(needed / (n + needed))} of all reports) sending the "
+            f"maximal-gain {protocol} report would lift {label!r} into the top {k} beside "
+            f"{n:,} honest users, in expectation (about half the time at that number, more "
+            "often with each one more)."
         )
     others = [(e, m) for e, m in by_epsilon if e != epsilon and m is not None]
     if not others:
@@ -297,6 +299,28 @@ def fake_users_to_top_k_words(
         f"{head} It takes {' and '.join(parts)}: a smaller ε protects each person better "
         "and makes the collection easier to push, because the aggregator divides away the "
         "noise that protects them, and the fake reports, sent without noise, with it."
+    )
+
+
+def top_k_question_words(question: TopKQuestion) -> str:
+    """:func:`fake_users_to_top_k_words` for a :class:`~ldpcore.attacks.reach.TopKQuestion`."""
+    return fake_users_to_top_k_words(
+        question.label,
+        question.k,
+        protocol=question.protocol,
+        epsilon=question.epsilon,
+        n=question.n,
+        by_epsilon=question.by_epsilon,
+    )
+
+
+def fake_users_caption(question: TopKQuestion) -> str:
+    """What the fake-user numbers assume, under their table (page and record)."""
+    return (
+        f"{question.label!r} holds {format_share(question.share)} of the {question.n:,} "
+        "users. The fake users send the maximal-gain report (Cao, Jia and Gong 2021): the "
+        f"report that raises the target's {question.protocol} estimate most; the numbers are "
+        "in expectation. The Fake users page simulates every attack against every method."
     )
 
 
@@ -350,8 +374,10 @@ __all__ = [
     "caveat_words",
     "caveats_note",
     "extrapolation",
+    "fake_users_caption",
     "fake_users_to_top_k_words",
     "not_converged_words",
     "report_check_words",
     "run_in_words",
+    "top_k_question_words",
 ]

@@ -20,6 +20,7 @@ from ldpcore.advice.deployments import UNCHECKED_NOTE, context_sentence, deploym
 from ldpcore.advice.epsilon_context import CADENCES, EpsilonContext
 from ldpcore.advice.longitudinal import CollectionPlan, collection_plans
 from ldpcore.advice.targets import AccuracyTarget
+from ldpcore.attacks.reach import TopKQuestion
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.formats import format_delta
 from ldpcore.present.notebooks import choose_epsilon_notebook
@@ -31,6 +32,7 @@ from ldpcore.present.sentences import (
     repeated_sentence,
     shuffle_sentence,
 )
+from ldpcore.present.tables import risk_table
 from ldpcore.protocols import get_protocol
 from pages.app_layer.cache import epsilon_in_context
 from pages.app_layer.display import run_or_explain
@@ -98,6 +100,7 @@ def downloads(
     answer_epsilon: float | None,
     query_words: str,
     protocol: str,
+    fakes: TopKQuestion | None = None,
 ) -> None:
     """The decision record and the notebook, each made only when its button is pressed.
 
@@ -123,6 +126,7 @@ def downloads(
             risk_epsilon=at,
             context=None if at is None else context_at(at, config.n),
             plans=None if at is None else repeated_plans(protocol, at, frequencies, config.n),
+            fakes=fakes,
         ).encode()
 
     record_column, notebook_column = st.columns(2)
@@ -229,15 +233,8 @@ def meaning_section(
         "Computing…",
     )
     if risk is not None:
-        st.dataframe(
-            risk,
-            hide_index=True,
-            key="risk-table",
-            column_config={
-                c: st.column_config.NumberColumn(format="percent")
-                for c in ("attacker guesses right", "guessing without the report")
-            },
-        )
+        # The record's table, cell for cell.
+        st.dataframe(risk_table(risk.to_dict("records")), hide_index=True, key="risk-table")
         st.caption(
             "The best possible attacker knows this dataset's distribution and the protocol "
             "and guesses the most likely value given one report (Bayes-optimal; computed "
