@@ -192,7 +192,7 @@ if frame is not None:
 # fake-user question further down is answered, as the record files it too.
 record_slot = st.container()
 
-st.subheader("The reverse question: how many users at a given ε?")
+st.header("The reverse question: how many users at a given ε?")
 fixed = st.select_slider("ε", EPSILONS, value=1.0, key="choose-fixed-epsilon")
 
 

@@ -204,6 +204,8 @@ def test_settings_in_the_popover_come_from_the_link_and_survive_reruns(
         ("Choose ε", "choose-epsilon", r"meets your target from ε [≈=] [0-9.]+ \("),
         ("Your data", "your-data", r"Recommended:"),
         ("Paper", "paper", None),
+        ("Fake users", "fake-users", r"fake users"),
+        ("Collecting again", "rounds", None),
     ],
 )
 def test_each_page_opens(
@@ -229,11 +231,13 @@ def test_each_page_opens(
     assert page.locator("[data-testid='stException']").count() == 0
     if says is not None:
         assert page.get_by_text(re.compile(says)).count() >= 1
-    assert_accessible(page, shot)
+    # These pages pass with no violation of any impact; the rest with none serious.
+    assert_accessible(page, shot, every=title in {"Choose ε", "Fake users", "Collecting again"})
 
 
-def assert_accessible(page: Page, name: str) -> None:
-    """No serious or critical WCAG violation that axe-core finds on the page as drawn.
+def assert_accessible(page: Page, name: str, *, every: bool = False) -> None:
+    """No serious or critical WCAG violation that axe-core finds on the page as drawn
+    (``every``: none at all, moderate and minor included).
 
     The full report goes to test-artifacts/axe-NAME.json (every impact, for the record).
     """
@@ -244,7 +248,7 @@ def assert_accessible(page: Page, name: str) -> None:
     blocking = [
         f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes'][:3]]}"
         for v in violations
-        if v["impact"] in {"serious", "critical"}
+        if every or v["impact"] in {"serious", "critical"}
     ]
     assert not blocking, "\n".join(blocking)
 

@@ -169,7 +169,7 @@ def meaning_section(
 
     ``protocol`` is the answer's: the plans for collecting again at the cadence use it.
     """
-    st.subheader("What ε means for one person")
+    st.header("What ε means for one person")
     inspect = epsilon_to_inspect(answer_epsilon)
     st.markdown(odds_sentence(float(inspect)))
     shuffle_column, cadence_column, distinct_column = st.columns(3)

@@ -28,7 +28,7 @@ def fake_users_section(
     Returns the question answered (the decision record files the same), or None where
     the protocol has no maximal-gain report to count with.
     """
-    st.subheader("How many fake users would push a rare value into the top k?")
+    st.header("How many fake users would push a rare value into the top k?")
     d = dataset.domain_size
     frequencies = dataset.frequencies()
     order = np.argsort(-frequencies, kind="stable")
