@@ -24,7 +24,8 @@ cost of estimating "each" from few trials. Taken answer by answer, the largest o
 per-value margins is pulled up by their noise (1.2–1.7× the 2,000-trial margin at 10
 trials); so each answer's bias and variance are pooled with the answers nearest it in
 truth (:mod:`ldpcore.stats.pooling`), which brings the 10-trial margin to within about
-10% of the 2,000-trial one on average.
+15% of the 2,000-trial one on average, still on the high side (benchmarks/README.md,
+"The consistent option's ε").
 
 An earlier version read "each" as the share of answers within ±x averaged over the
 values; measured, Base-Cut then met "each value within ±0.5 pp" on a Zipf domain of

@@ -313,7 +313,12 @@ def _reach_interval(option: ConsistentOption) -> str:
     low, high = option.epsilon_low, option.epsilon_high
     if low is None or high is None:
         return ""
-    return f" (95% interval {format_epsilon(low)}–{format_epsilon(high)})"
+    # The point is where the mean crosses: about half the time the truth lies above it.
+    # The interval's upper end is the ε to copy when the target must hold.
+    return (
+        f" (95% interval {format_epsilon(low)}–{format_epsilon(high)}; to be sure of it, "
+        f"ε = {format_epsilon(high)})"
+    )
 
 
 def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:

@@ -4,7 +4,8 @@ A "within ±x" target is decided by the worst of many answers' margins, each fro
 bias and spread measured over a few trials. Taken answer by answer, the largest of
 those margins is pulled up by the noise of the many estimates it is the largest of:
 with 10 trials over 248 values, Base's "each" margin came out 1.3–1.7× its value
-from 2,000 trials (``benchmarks/bench_target_coverage.py``, "Pooled margins"). The
+from 2,000 trials (``benchmarks/bench_option_epsilon.py`` and benchmarks/README.md,
+"The consistent option's ε"). The
 answers of an LDP query are not unrelated, though: under a symmetric frequency oracle
 a value's Base estimate has a variance that is linear in its true frequency (NDSS 2020
 Eq. 3), and post-processing biases and spreads values of similar frequency alike. So
