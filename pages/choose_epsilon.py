@@ -12,15 +12,15 @@ from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.formats import round_up
 from ldpcore.postprocess import method_names
 from ldpcore.present import figures
-from ldpcore.present.glossary import glossary_markdown, terms_help, terms_in
-from ldpcore.present.sentences import (
+from ldpcore.present.epsilon_sentences import (
     answers_table,
     epsilon_reason,
     epsilon_sentence,
     interval_note,
-    query_in_words,
     users_needed_sentence,
 )
+from ldpcore.present.glossary import glossary_markdown, terms_help, terms_in
+from ldpcore.present.sentences import query_in_words
 from ldpcore.protocols import protocol_names
 from pages.app_layer.cache import (
     choose_epsilon_seconds,

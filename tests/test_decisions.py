@@ -15,12 +15,8 @@ from ldpcore.advice.verdicts import verdict
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.trials import run
 from ldpcore.postprocess import METHODS, get_method
-from ldpcore.present.sentences import (
-    comparison_words,
-    epsilon_sentence,
-    sweep_headline,
-    verdict_headline,
-)
+from ldpcore.present.epsilon_sentences import epsilon_sentence
+from ldpcore.present.sentences import comparison_words, sweep_headline, verdict_headline
 from ldpcore.protocols import PROTOCOLS, get_protocol
 from ldpcore.stats.compare import compare
 

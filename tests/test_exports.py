@@ -30,6 +30,7 @@ from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.sweeps import sweep
 from ldpcore.formats import format_error, read_error
 from ldpcore.present.commands import choose_epsilon_command
+from ldpcore.present.epsilon_sentences import epsilon_sentence
 from ldpcore.present.notebooks import (
     choose_epsilon_notebook,
     config_source,
@@ -37,7 +38,7 @@ from ldpcore.present.notebooks import (
     sweep_notebook,
 )
 from ldpcore.present.records import decision_record
-from ldpcore.present.sentences import epsilon_sentence, sweep_headline
+from ldpcore.present.sentences import sweep_headline
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SMALL = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH", epsilon=1.0, trials=5)

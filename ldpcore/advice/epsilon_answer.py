@@ -122,7 +122,7 @@ class EpsilonAnswer:
         The method against Base at Base's ε (None when the method is Base).
     verdict : Verdict
         The paired verdict at ``compared_at`` (why this method:
-        :func:`ldpcore.present.sentences.epsilon_reason` says it in words).
+        :func:`ldpcore.present.epsilon_sentences.epsilon_reason` says it in words).
     compared_at : float
         The ε at which the methods were compared (Base's, or the nearest point).
     curve : tuple of dict
@@ -134,6 +134,10 @@ class EpsilonAnswer:
         Whether Base's ε is exact (Eq. 3), not simulated.
     target : AccuracyTarget or None
         The target searched for (None: an RMSE target of a record that did not keep it).
+    same_as : str or None
+        The protocol whose search this answer is, when one report of ``protocol`` is
+        one report of that protocol (a memoized chain's first round at the same ε): the
+        same law gives the same answer, searched once.
     """
 
     protocol: str
@@ -152,6 +156,7 @@ class EpsilonAnswer:
     consistent_option: ConsistentOption | None = None
     base_exact: bool = False
     target: AccuracyTarget | None = None
+    same_as: str | None = None
 
     def to_json_dict(self) -> dict[str, object]:
         """The ``choose-epsilon --format json`` record."""
@@ -165,6 +170,7 @@ class EpsilonAnswer:
             "base_epsilon_low",
             "base_epsilon_high",
             "post_processing_helps",
+            "same_as",
         )
         record: dict[str, object] = {key: getattr(self, key) for key in keys}
         # The ε as the page, the record and the table print it: rounded up to three

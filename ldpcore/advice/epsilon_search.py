@@ -19,6 +19,7 @@ from ldpcore.advice.bisection import smallest_meeting, t_quantile
 from ldpcore.advice.epsilon_answer import ConsistentOption, EpsilonAnswer
 from ldpcore.advice.ranking import consistent_methods, no_op_methods
 from ldpcore.advice.targets import AccuracyTarget, accuracy_target
+from ldpcore.advice.twins import display_name, same_reports
 from ldpcore.advice.verdicts import Verdict, verdict
 from ldpcore.bounds import EPSILON_RANGE
 from ldpcore.errors import InputError
@@ -94,7 +95,9 @@ def choose_epsilon(
         raise InputError("name at least one protocol to search")
     check_int(point_threads, name="point_threads", minimum=1, maximum=64)
     point = dataclasses.replace(config, methods=tuple(dict.fromkeys(("Base", *config.methods))))
-    answers: list[EpsilonAnswer] = []
+    twins = same_reports(point, names)
+    searched = [name for name in names if name not in twins]
+    found: dict[str, EpsilonAnswer] = {}
     if executor is not None:
         futures = [
             executor.submit(
@@ -104,22 +107,27 @@ def choose_epsilon(
                 epsilon_range,
                 point_threads,
             )
-            for p in names
+            for p in searched
         ]
-        for position, future in enumerate(futures):
-            answers.append(future.result())
+        for position, (name, future) in enumerate(zip(searched, futures, strict=True)):
+            found[name] = future.result()
             if progress is not None:
-                progress((position + 1) / len(names), answers[-1].protocol)
-        return answers
-    for position, name in enumerate(names):
-        answers.append(
-            _search_protocol(
+                progress((position + 1) / len(searched), found[name].protocol)
+    else:
+        for position, name in enumerate(searched):
+            found[name] = _search_protocol(
                 dataclasses.replace(point, protocol=name), wanted, epsilon_range, point_threads
             )
+            if progress is not None:
+                progress((position + 1) / len(searched), found[name].protocol)
+    return [
+        dataclasses.replace(
+            found[twins[name]], protocol=display_name(point, name), same_as=twins[name]
         )
-        if progress is not None:
-            progress((position + 1) / len(names), answers[-1].protocol)
-    return answers
+        if name in twins
+        else found[name]
+        for name in names
+    ]
 
 
 @dataclass

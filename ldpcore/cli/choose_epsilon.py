@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     from ldpcore.advice.targets import accuracy_target, parse_target  # noqa: PLC0415
     from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
     from ldpcore.formats import epsilon_interval  # noqa: PLC0415
-    from ldpcore.present.sentences import interval_note, option_words  # noqa: PLC0415
+    from ldpcore.present.epsilon_sentences import interval_note, option_words  # noqa: PLC0415
 
     protocols = _args.protocols(args.protocol)
     if args.target is not None:

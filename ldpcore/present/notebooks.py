@@ -217,7 +217,7 @@ def choose_epsilon_notebook(
         "from ldpcore.advice import winning_answer\n"
         "from ldpcore.advice.targets import parse_target\n"
         "from ldpcore.formats import round_up\n"
-        "from ldpcore.present.sentences import answers_table, epsilon_sentence\n\n"
+        "from ldpcore.present.epsilon_sentences import answers_table, epsilon_sentence\n\n"
         + config_source(config)
         + f"\n# {wanted.in_words()}\ntarget = parse_target({wanted.spec()!r})"
         + f"\nprotocols = {list(protocols)!r}"

@@ -14,13 +14,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ldpcore.bounds import EPSILON_RANGE
 from ldpcore.formats import (
-    epsilon_interval,
     format_budget,
     format_count,
     format_delta,
-    format_epsilon,
     format_number,
     format_ratio,
     format_times,
@@ -33,12 +30,11 @@ from ldpcore.queries.specs import QuerySpec, parse_query_spec
 BASES, JEFFREYS = "Base's", "Jeffreys'"
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Mapping
 
     import pandas as pd
 
     from ldpcore.advice.composition import RepeatedCost
-    from ldpcore.advice.epsilon_answer import ConsistentOption, EpsilonAnswer
     from ldpcore.advice.shuffling import ShuffleBound
     from ldpcore.advice.sweeps import SweepVerdict
     from ldpcore.advice.verdicts import Verdict
@@ -258,186 +254,6 @@ def query_in_words(query: str | QuerySpec) -> str:
     return parse_query_spec(query).in_words()
 
 
-def option_words(option: ConsistentOption) -> str:
-    """A consistent method offered at Base's ε, with what its paired interval allows.
-
-    Examples
-    --------
-    >>> from ldpcore.advice.epsilon_answer import ConsistentOption
-    >>> from ldpcore.stats.compare import Comparison
-    >>> c = Comparison("Norm-Sub", "Base", 1.12, 0.97, 1.33, False, False, False, 10)
-    >>> option_words(ConsistentOption("Norm-Sub", 0.0049, c))
-    "Norm-Sub gives a proper distribution; at this ε its MSE is between 0.97× and 1.33× Base's (RMSE 0.0049; paired 95% interval)"
-    >>> option_words(ConsistentOption("Norm-Sub", 0.0053, c, 0.005, 0.4123)).split("; ")[-1]
-    'that is above your target of 0.005, so it does not meet it at this ε: it meets it from about ε = 0.413'
-    """  # noqa: E501
-    c = option.comparison
-    text = (
-        f"{option.method} gives a proper distribution; at this ε its MSE is "
-        f"{ratio_range(c.low, c.high, BASES)} (RMSE {option.rmse_at_epsilon:.2g}; "
-        "paired 95% interval)"
-    )
-    if c.worse:
-        text += ", significantly more than Base's"
-    within = option.kind != "rmse" and option.error_at_epsilon is not None
-    if within:
-        # A "within ±x" target: say its margin, in the target's own words.
-        together = " all at once" if option.kind == "all" else ""
-        text += (
-            f"; its answers are within ±{100 * option.error:.2g} percentage points{together} "
-            f"{100 * option.level:g}% of the time"
-        )
-    if option.meets_target is True:
-        text += "; that meets your target"
-    elif option.meets_target is False and option.target is not None:
-        where = (
-            f"it meets it from about ε = {format_epsilon(option.epsilon_for_target)}"
-            + _reach_interval(option)
-            if option.epsilon_for_target is not None
-            else f"it does not meet it for any ε up to {EPSILON_RANGE[1]:g}"
-        )
-        asked = f"±{100 * option.target:g} percentage points" if within else f"{option.target:.2g}"
-        if option.error > option.target:
-            text += f"; that is above your target of {asked}, so it does not meet it at this ε: "
-        else:
-            text += (
-                f"; that is within your target of {asked}, but not by more than the "
-                "simulation can tell (the upper end of its 95% band is above it): "
-            )
-        text += where
-    return text
-
-
-def _reach_interval(option: ConsistentOption) -> str:
-    """The option's ε interval as " (95% interval 0.8–1.1)", or "" if not crossed."""
-    low, high = option.epsilon_low, option.epsilon_high
-    if low is None or high is None:
-        return ""
-    # The point is where the mean crosses: about half the time the truth lies above it.
-    # The interval's upper end is the ε to copy when the target must hold.
-    return (
-        f" (95% interval {format_epsilon(low)}–{format_epsilon(high)}; to be sure of it, "
-        f"ε = {format_epsilon(high)})"
-    )
-
-
-def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
-    """The Choose ε answer in one sentence, with its intervals (the page and the record).
-
-    It follows from ``post_processing_helps``: the gain over Base is claimed only when
-    the paired comparison and the two ε intervals both say so; otherwise the ε is
-    Base's and a consistent method is offered at it with its cost.
-    """
-    if answer.epsilon is None:
-        return (
-            f"With {n_users:,} users no protocol meets the target for ε up to "
-            f"{EPSILON_RANGE[1]:g}; relax the target or collect from more users."
-        )
-    if answer.post_processing_helps and answer.comparison is not None:
-        reach = epsilon_interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
-        base = epsilon_interval(
-            answer.base_epsilon,
-            answer.base_epsilon_low,
-            answer.base_epsilon_high,
-            exact=answer.base_exact,
-        )
-        return (
-            f"With {n_users:,} users, {answer.protocol} + {answer.method} meets your target "
-            f"from {reach}; without post-processing you would need {base} "
-            f"({answer.method}: {comparison_words(answer.comparison)})."
-        )
-    reach = epsilon_interval(
-        answer.epsilon, answer.epsilon_low, answer.epsilon_high, exact=answer.base_exact
-    )
-    text = (
-        f"With {n_users:,} users, {answer.protocol} without post-processing (Base) meets "
-        f"your target from {reach}; no post-processing method measurably lowers the ε "
-        "needed for this query."
-    )
-    if answer.consistent_option is not None:
-        text += f" For a proper distribution: {option_words(answer.consistent_option)}."
-    return text
-
-
-#: Where Choose ε's stated 95% ε interval was measured to cover materially less than
-#: 95% (benchmarks/README.md, "Choose ε's ε intervals"; 200 searches per row, the true
-#: crossing from 400 trials per point): a method recommended over Base for a set query.
-SET_QUERY_INTERVAL_NOTE = (
-    "Measured: for a set query, a method's stated 95% ε interval held the true crossing "
-    "in only 60% of searches (48–70%; Zipf d = 256, OLH, PowerNS recommended), against "
-    "93–99% for Base and for single-value queries (benchmarks/README.md). A method is "
-    "recommended when its trials look good, and its interval then leans low: read it as "
-    "a rough range, and check the method at that ε with more trials."
-)
-
-
-def interval_note(answer: EpsilonAnswer, query: str | QuerySpec) -> str:
-    """The measured caveat to put next to ``answer``'s ε interval, or "" where it covers.
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace
-    >>> helps = SimpleNamespace(post_processing_helps=True)
-    >>> interval_note(helps, "set:rho=0.1") == SET_QUERY_INTERVAL_NOTE
-    True
-    >>> interval_note(helps, "full"), interval_note(helps, "topk:k=10")
-    ('', '')
-    """
-    spec = parse_query_spec(query) if isinstance(query, str) else query
-    if answer.post_processing_helps and not spec.single_values:
-        return SET_QUERY_INTERVAL_NOTE
-    return ""
-
-
-def epsilon_reason(answer: EpsilonAnswer) -> str:
-    """Why Choose ε recommends this method for this protocol, in one sentence."""
-    if answer.post_processing_helps and answer.comparison is not None:
-        c = answer.comparison
-        return (
-            f"{c.method} has {comparison_words(c)} at ε = {answer.compared_at:.3g}, "
-            "and needs a smaller ε than Base with both intervals apart."
-        )
-    # Base is the answer: say so first, so that a method the comparison at Base's ε
-    # favours is not read as the recommendation this row makes.
-    return (
-        f"Base: no method needs a smaller ε with both intervals apart. At Base's ε: "
-        f"{verdict_headline(answer.verdict)}"
-    )
-
-
-def answers_table(answers: Sequence[EpsilonAnswer]) -> pd.DataFrame:
-    """One row per protocol: the smallest ε with and without post-processing, in words."""
-    import pandas as pd  # noqa: PLC0415 (the command line's help loads this module, not pandas)
-
-    return pd.DataFrame(
-        {
-            "protocol": [a.protocol for a in answers],
-            "recommended method": [a.method for a in answers],
-            "smallest ε": [
-                epsilon_interval(
-                    a.epsilon,
-                    a.epsilon_low,
-                    a.epsilon_high,
-                    exact=a.base_exact and not a.post_processing_helps,
-                )
-                for a in answers
-            ],
-            "without post-processing (Base)": [
-                epsilon_interval(
-                    a.base_epsilon, a.base_epsilon_low, a.base_epsilon_high, exact=a.base_exact
-                )
-                for a in answers
-            ],
-            "post-processing helps": ["yes" if a.post_processing_helps else "no" for a in answers],
-            "a proper distribution at this ε": [
-                "—" if a.consistent_option is None else option_words(a.consistent_option)
-                for a in answers
-            ],
-            "why": [epsilon_reason(a) for a in answers],
-        }
-    )
-
-
 def prior_sentence(label: str, found: Comparison) -> str:
     """One informed prior's paired comparison with Jeffreys' (the Learn page's demo)."""
     if found.better:
@@ -516,43 +332,6 @@ def not_converged_sentence(method: str, share_stuck: float) -> str:
     return (
         f"{method} stopped at its iteration cap without converging in {share_stuck:.0%} of "
         "the trials; its numbers are those of its last iterate, not of the method."
-    )
-
-
-def users_needed_sentence(
-    protocol: str,
-    method: str,
-    epsilon: float,
-    users: float | None,
-    between: tuple[float | None, float | None] | None = None,
-) -> str:
-    """The reverse search's answer: users needed at a fixed ε (markdown, bold count).
-
-    ``between`` is a simulated answer's range (the search cannot tell within it), said
-    with "about"; without it the count is exact (Base's, from NDSS Eq. 3).
-
-    Examples
-    --------
-    >>> users_needed_sentence("OLH", "Base", 1.0, 560_301.0)
-    'OLH + Base at ε = 1: **560,301 users** (exact, NDSS Eq. 3).'
-    >>> users_needed_sentence("OLH", "Norm-Sub", 1.0, 12_345.2, (11_000.0, 13_900.2))
-    'OLH + Norm-Sub at ε = 1: **about 12,346 users** (simulated: between 11,000 and 13,901).'
-    """
-    if users is None:
-        return f"{protocol} + {method} at ε = {epsilon:g}: **more than 10⁹ users**."
-    if between is None:
-        return (
-            f"{protocol} + {method} at ε = {epsilon:g}: **{math.ceil(users):,} users** "
-            "(exact, NDSS Eq. 3)."
-        )
-    low, high = between
-    spread = (
-        f" (simulated: between {math.ceil(low):,} and {math.ceil(high):,})"
-        if low is not None and high is not None
-        else " (simulated)"
-    )
-    return (
-        f"{protocol} + {method} at ε = {epsilon:g}: **about {math.ceil(users):,} users**{spread}."
     )
 
 
