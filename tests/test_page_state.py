@@ -189,3 +189,43 @@ def test_a_second_upload_runs_with_its_own_n() -> None:
     assert machine.at.number_input(key="yours-n").value == 1_000
     assert machine.at.number_input(key="yours-k").value == 3
     machine.the_page_shows_a_fresh_run_of_its_widgets()
+
+
+def test_choose_epsilon_follows_a_second_upload() -> None:
+    """Choose ε: k set on one file, then a file of fewer values. k starts afresh at the new
+    file's default, and the answers shown are a fresh search of what the widgets say."""
+    from ldpcore.advice import choose_epsilon  # noqa: PLC0415
+    from ldpcore.advice.targets import parse_target  # noqa: PLC0415
+    from ldpcore.present.epsilon_sentences import answers_table  # noqa: PLC0415
+
+    at = app()
+    at.run()
+    at.switch_page("pages/choose_epsilon.py")
+    at.run()
+    at.radio(key="choose-source").set_value("Upload a file").run()
+    at.file_uploader(key="choose-upload").set_value(("ten.csv", FILES["ten.csv"], "text/csv"))
+    at.run()
+    at.slider(key="choose-trials").set_value(5)
+    at.multiselect(key="choose-protocols").set_value(["GRR", "OUE"])
+    at.run()
+    at.number_input(key="choose-k").set_value(8).run()
+    assert not at.exception, at.exception
+    at.file_uploader(key="choose-upload").set_value(("four.csv", FILES["four.csv"], "text/csv"))
+    at.run()
+    assert not at.exception, at.exception
+    assert at.number_input(key="choose-k").value == 3
+    data = parse_histogram(FILES["four.csv"], source="four.csv")
+    config = ExperimentConfig.from_dataset(
+        data,
+        n=10**6,
+        protocol="GRR",
+        epsilon=1.0,
+        query="topk:k=3",
+        methods=("Base", "Base-Cut", "Norm", "Norm-Sub", "MLE-Apx", "PowerNS"),
+        trials=5,
+    )
+    fresh = answers_table(
+        choose_epsilon(config, target=parse_target("each:0.005"), protocols=["GRR", "OUE"])
+    )
+    shown = next(d.value for d in at.dataframe if "why" in d.value.columns)
+    assert shown.equals(fresh), (shown, fresh)
