@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ldpcore.experiments.clock import busy_now, clock_seconds
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.costs import run_seconds, within_budget
+from ldpcore.formats import format_duration
 from ldpcore.present.attack_figures import attack_gains, attack_top_k
 from ldpcore.present.commands import simulate_command
-from ldpcore.present.run_sentences import attack_table, attack_top_k_words
+from ldpcore.present.run_sentences import attack_table, attack_top_k_words, clock_words
 from ldpcore.present.sentences import settings_line
 from pages.app_layer.attacks import attack_controls, attack_tables
 from pages.app_layer.display import run_or_explain, show_chart
@@ -28,12 +30,16 @@ attack, top_k = attack_controls()
 
 # An attack runs every trial twice (with and without the fake users).
 seconds = 2 * run_seconds(config)
+busy = busy_now()
+clock = clock_seconds(seconds, busy)  # one process, beside whatever else runs now
 if not within_budget(seconds) and not st.button(
-    f"Run it (about {seconds:.0f} s)", key="attack-anyway", type="primary"
+    f"Run it (about {format_duration(clock)} by the clock)", key="attack-anyway", type="primary"
 ):
     st.info(
-        f"With and without the fake users, this setting takes about {seconds:.0f} s, more "
-        "than a page should wait for unasked. Lower d or the trials in the sidebar, or run it."
+        f"With and without the fake users, this setting takes about {format_duration(seconds)} "
+        "of computing, more than a page should wait for unasked."
+        + clock_words(seconds, clock, busy)
+        + " Lower d or the trials in the sidebar, or run it."
     )
     st.stop()
 tables = run_or_explain(

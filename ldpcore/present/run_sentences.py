@@ -11,7 +11,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ldpcore.formats import format_error, format_number, format_percent_change, format_share
+from ldpcore.formats import (
+    format_duration,
+    format_error,
+    format_number,
+    format_percent_change,
+    format_share,
+)
 from ldpcore.postprocess.caveats import Caveat, PriorShapes, Unsettled, Widened
 
 if TYPE_CHECKING:
@@ -19,6 +25,7 @@ if TYPE_CHECKING:
 
     from ldpcore.attacks.reach import TopKQuestion
     from ldpcore.collection.report_check import ReportCheck
+    from ldpcore.experiments.clock import Busy
     from ldpcore.experiments.config import ExperimentConfig
     from ldpcore.experiments.poisoning import AttackResult
     from ldpcore.postprocess.ibu import NotConverged
@@ -302,6 +309,26 @@ def fake_users_to_top_k_words(
     )
 
 
+def clock_words(cpu_seconds: float, clock: float, busy: Busy) -> str:
+    """What a run's estimate means by the clock here now, or "" when the machine is quiet.
+
+    Examples
+    --------
+    >>> from ldpcore.experiments.clock import Busy
+    >>> clock_words(2.2, 4.4, Busy(3.0, 2))
+    ' With this machine as busy as it is now (3 processes waiting for its 2 cores), that is about 4.4 s by the clock.'
+    >>> clock_words(2.2, 2.2, Busy(0.0, 2))
+    ''
+    """  # noqa: E501
+    if clock <= cpu_seconds * 1.05:
+        return ""
+    return (
+        f" With this machine as busy as it is now ({busy.load:.3g} processes waiting for its "
+        f"{busy.cores} core{'s' * (busy.cores != 1)}), that is about {format_duration(clock)} "
+        "by the clock."
+    )
+
+
 def top_k_question_words(question: TopKQuestion) -> str:
     """:func:`fake_users_to_top_k_words` for a :class:`~ldpcore.attacks.reach.TopKQuestion`."""
     return fake_users_to_top_k_words(
@@ -373,6 +400,7 @@ __all__ = [
     "attack_top_k_words",
     "caveat_words",
     "caveats_note",
+    "clock_words",
     "extrapolation",
     "fake_users_caption",
     "fake_users_to_top_k_words",

@@ -19,8 +19,11 @@ from __future__ import annotations
 import streamlit as st
 
 from ldpcore.errors import InputError
+from ldpcore.experiments.clock import busy_now, clock_seconds
 from ldpcore.experiments.costs import BUDGET_VARIABLE, run_budget_s
-from ldpcore.formats import format_durations_apart
+from ldpcore.formats import format_duration, format_durations_apart
+from ldpcore.present.run_sentences import clock_words
+from pages.app_layer.executors import worker_count
 
 
 def approved(
@@ -81,6 +84,11 @@ def approved(
         if seconds > budget
         else f"within this server's budget of {limit} per run"
     )
+    # What the visitor will wait, by the clock: the run's processes (all workers but one)
+    # share the cores with whatever else is running now.
+    busy = busy_now()
+    clock = clock_seconds(seconds, busy, processes=max(1, worker_count() - 1))
+    caveat += clock_words(seconds, clock, busy)
     if reason:
         st.info(reason, icon=":material/groups:")
     else:
@@ -90,7 +98,7 @@ def approved(
             "Or make it smaller: fewer trials, a smaller d, fewer methods.",
             icon=":material/hourglass_top:",
         )
-    label = action or f"Run it (about {estimate})"
+    label = action or f"Run it (about {format_duration(clock)} by the clock)"
     if st.button(label, key=f"budget-run-{key}", type="primary"):
         st.session_state[state] = True
         st.rerun()
