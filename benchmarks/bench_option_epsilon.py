@@ -22,7 +22,7 @@ import math
 from unittest import mock
 
 import numpy as np
-from bench_target_coverage import wilson
+from bench_target_coverage import METHODS, SEARCH_TRIALS, wilson
 
 from ldpcore.advice import choose_epsilon
 from ldpcore.advice import targets as target_module
@@ -31,8 +31,6 @@ from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.trials import run
 from ldpcore.formats import round_up
 
-METHODS = ("Base", "Base-Cut", "Norm", "Norm-Sub", "MLE-Apx", "PowerNS")
-SEARCH_TRIALS = 10
 #: (dataset, protocol, query, ±x) on two bundled datasets, n = 10⁶.
 WORKLOADS = (
     ("countries", "GRR", "full", 0.005),

@@ -445,7 +445,7 @@ class _Search:
                 reach: tuple[float | None, float | None, float | None] = (None, None, None)
                 if error_high > self.target:
                     value = self._reach(row)
-                    reach = (value, *(self.crossing(row, band)[0] for band in (-1.0, 1.0)))
+                    reach = (value, self.crossing(row, -1.0)[0], self.crossing(row, 1.0)[0])
                 return ConsistentOption(
                     name,
                     rmse,
