@@ -606,3 +606,25 @@ def test_the_resamples_are_made_once_per_size_and_cannot_be_changed() -> None:
     assert abs(weights.mean() - 1) < 0.01 and abs(weights.var() - 29 / 30) < 0.02
     with pytest.raises(ValueError, match="read-only"):
         weights[0, 0] = 5.0
+
+
+def test_a_chain_whose_report_is_a_listed_protocol_s_has_its_answer() -> None:
+    """L-GRR beside GRR is answered from GRR's search (one report of L-GRR is one of GRR
+    at the same ε), and says so; searched alone it reaches the same ε, so nothing is
+    lost by searching once. L-OUE's report is not OUE's: it is searched on its own."""
+    config = ExperimentConfig(
+        dataset="zipf:d=16", n=10_000, protocol="GRR", epsilon=1.0,
+        methods=("Base", "Norm-Sub"), trials=5,
+    )  # fmt: skip
+    both = choose_epsilon(config, target_rmse=0.02, protocols=["GRR", "L-GRR", "OUE", "L-OUE"])
+    by_name = {a.protocol: a for a in both}
+    assert by_name["L-GRR"].same_as == "GRR" and by_name["L-OUE"].same_as is None
+    (alone,) = choose_epsilon(config, target_rmse=0.02, protocols=["L-GRR"])
+    assert alone.same_as is None
+    assert by_name["L-GRR"].epsilon == pytest.approx(alone.epsilon, rel=1e-9)
+    assert by_name["L-GRR"].epsilon == by_name["GRR"].epsilon
+    from ldpcore.present.epsilon_sentences import epsilon_reason  # noqa: PLC0415
+
+    assert epsilon_reason(by_name["L-GRR"]).startswith(
+        "One report of L-GRR is one report of GRR at the same ε"
+    )

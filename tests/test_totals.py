@@ -58,6 +58,9 @@ def test_total_row_is_found_at_any_position_and_only_there() -> None:
     assert total_row(np.array([3.0, 5.0, 9.0])) is None
     assert total_row(np.array([4.0, 4.0])) is None  # two equal rows: neither is a total
     assert total_row(np.array([0.0, 0.0, 0.0])) is None
+    # One other row above 0: the two are equal values, not a value and its total.
+    assert total_row(np.array([1.0, 0.0, 0.0, 1.0])) is None
+    assert total_row(np.array([0.0, 5.0, 0.0, 5.0, 0.0])) is None
     # Base estimates that sum to 1 with a total of 1: a float sum, not bit-exact.
     estimates = np.array([0.1, 0.2, 0.3, 0.4])
     assert total_row(np.append(estimates, estimates.sum() + 1e-12)) == 4

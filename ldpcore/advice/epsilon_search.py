@@ -19,7 +19,7 @@ from ldpcore.advice.bisection import smallest_meeting, t_quantile
 from ldpcore.advice.epsilon_answer import ConsistentOption, EpsilonAnswer
 from ldpcore.advice.ranking import consistent_methods, no_op_methods
 from ldpcore.advice.targets import AccuracyTarget, accuracy_target
-from ldpcore.advice.twins import display_name, same_reports
+from ldpcore.advice.twins import same_reports
 from ldpcore.advice.verdicts import Verdict, verdict
 from ldpcore.bounds import EPSILON_RANGE
 from ldpcore.errors import InputError
@@ -122,7 +122,9 @@ def choose_epsilon(
                 progress((position + 1) / len(searched), found[name].protocol)
     return [
         dataclasses.replace(
-            found[twins[name]], protocol=display_name(point, name), same_as=twins[name]
+            found[twins[name]],
+            protocol=dataclasses.replace(point, protocol=name).protocol,
+            same_as=found[twins[name]].protocol,
         )
         if name in twins
         else found[name]

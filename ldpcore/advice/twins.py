@@ -15,11 +15,6 @@ from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.protocols import get_protocol, protocol_class
 
 
-def display_name(config: ExperimentConfig, name: str) -> str:
-    """How the protocol ``name`` calls itself with ``config``'s parameters."""
-    return get_protocol(name, epsilon=1.0, domain_size=2, **_params_for(config, name)).name
-
-
 def _params_for(config: ExperimentConfig, name: str) -> dict[str, int | float]:
     """The config's protocol parameters that ``name`` declares (a chain's ε∞, OLH's g)."""
     declared = {parameter.name for parameter in protocol_class(name).extra_parameters}
@@ -73,4 +68,4 @@ def _same_channel(name: str, other: str, epsilon: float, d: int, config: Experim
     )
 
 
-__all__ = ["display_name", "same_reports"]
+__all__ = ["same_reports"]

@@ -58,8 +58,9 @@ def check_total_choice(choice: object) -> str:
 def total_row(numbers: NDArray[np.float64], *, frequencies: bool = False) -> int | None:
     """The index of a row whose number is the sum of all the others, if one is.
 
-    At least three rows are needed (of two equal rows, neither is a total), and the
-    others must sum to more than 0. With ``frequencies`` (Base estimates, which sum to
+    At least two of the other rows must be above 0: a total of one value is that value,
+    so a row equal to a single other (support counts 1, 0, 0, 1 from a class of one) is
+    two equal values, not a total. With ``frequencies`` (Base estimates, which sum to
     about 1) the row must also be above 3/4: a total of frequencies is about 1, while a
     value that holds half of the users has 0.5, the sum of the others, too.
 
@@ -67,12 +68,14 @@ def total_row(numbers: NDArray[np.float64], *, frequencies: bool = False) -> int
     --------
     >>> total_row(np.array([3.0, 5.0, 8.0])), total_row(np.array([3.0, 5.0, 9.0]))
     (2, None)
-    >>> total_row(np.array([8.0, 3.0, 5.0]))
-    0
+    >>> total_row(np.array([8.0, 3.0, 5.0])), total_row(np.array([1.0, 0.0, 0.0, 1.0]))
+    (0, None)
     """
     if numbers.size < 3:
         return None
     top = int(np.argmax(numbers))
+    if np.count_nonzero(numbers > 0) < 3:  # the row and at least two others
+        return None
     rest = float(numbers.sum() - numbers[top])
     close = abs(float(numbers[top]) - rest) <= _RELATIVE_TOLERANCE * rest
     about_one = not frequencies or numbers[top] > _FREQUENCY_TOTAL_ABOVE
