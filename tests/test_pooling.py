@@ -63,7 +63,7 @@ def _zipf(d: int) -> np.ndarray:
 @pytest.mark.parametrize("shape", ["flat", "linear in f"])
 def test_each_margin_from_ten_trials_is_near_the_truth_when_pooled(shape: str) -> None:
     """Errors normal with variance a + b f (Base's form under NDSS Eq. 3), 10 trials,
-    200 collections. Answer by answer the margin comes out well above the true one (the
+    100 collections. Answer by answer the margin comes out well above the true one (the
     largest of 248 noisy margins); pooled, it stays conservative but within 20% of it,
     less than half the excess (the largest of many estimates still leans high)."""
     rng = np.random.default_rng(2026)
@@ -73,7 +73,7 @@ def test_each_margin_from_ten_trials_is_near_the_truth_when_pooled(shape: str) -
     true_margin = float(margin(np.zeros((1, 248)), sd[None], kind="each", level=0.95)[0])
     target = AccuracyTarget("each", 0.01)
     pooled, raw = [], []
-    for _ in range(200):
+    for _ in range(100):
         errors = rng.normal(0.0, sd, size=(1, 10, 248))
         pooled.append(float(target.statistic(errors + truth, truth)[0][0]))
         raw.append(
