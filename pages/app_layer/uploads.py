@@ -149,6 +149,7 @@ def with_total_choice(read: Callable[[str], Read], key: str) -> Read | None:
     try:
         return read("ask")
     except TotalRowError as exc:
+        said = st.container()  # the message above the question it asks
         choice = st.radio(
             "A row sums the others",
             list(TOTAL_OPTIONS),
@@ -158,9 +159,9 @@ def with_total_choice(read: Callable[[str], Read], key: str) -> Read | None:
             horizontal=True,
         )
         if choice is None:
-            st.warning(str(exc), icon=":material/functions:")
+            said.warning(str(exc), icon=":material/functions:")
             return None
-        st.caption(
+        said.caption(
             f"The row {exc.label!r} ({exc.number:,.6g}, the sum of the others) is "
             + ("dropped." if choice == "drop" else "kept as a value.")
         )
