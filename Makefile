@@ -22,10 +22,10 @@ $(VENV)/.stamp-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $@ $(VENV)/.stamp-run
 
-# `streamlit run app.py`, after importing the app's libraries (pages/app_layer/launch.py):
+# `streamlit run app.py`, after importing the app's libraries (pages/app_layer/serving/launch.py):
 # the first visitor to a fresh server then does not wait for them.
 run: $(VENV)/.stamp-run
-	$(BIN)/python -m pages.app_layer.launch --server.address $(HOST) --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(BIN)/python -m pages.app_layer.serving.launch --server.address $(HOST) --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
 lint: $(VENV)/.stamp-test
 	$(BIN)/ruff check .

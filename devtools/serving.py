@@ -74,7 +74,7 @@ def streamlit_server(
         "none",
     ]
     if Path(script).resolve() == ROOT / "app.py":
-        command = [sys.executable, "-m", "pages.app_layer.launch", *options]
+        command = [sys.executable, "-m", "pages.app_layer.serving.launch", *options]
     else:
         command = [streamlit, "run", str(script), *options]
     log.parent.mkdir(parents=True, exist_ok=True)

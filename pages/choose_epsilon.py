@@ -22,24 +22,20 @@ from ldpcore.present.epsilon_sentences import (
 from ldpcore.present.glossary import glossary_markdown, terms_help, terms_in
 from ldpcore.present.sentences import query_in_words
 from ldpcore.protocols import protocol_names
-from pages.app_layer.cache import (
+from ldpcore.serving.settings import EPSILONS, USERS
+from pages.app_layer.controls.navigation import ensure_app
+from pages.app_layer.controls.uploads import histogram_picker
+from pages.app_layer.controls.widgets import accuracy_target_picker, query_picker
+from pages.app_layer.features.epsilon_meaning import downloads, meaning_section
+from pages.app_layer.features.robustness import fake_users_section
+from pages.app_layer.serving.answers import (
     choose_epsilon_seconds,
     epsilon_answers,
     epsilon_curve,
     users_needed,
 )
-from pages.app_layer.display import run_or_explain, show_chart
-from pages.app_layer.epsilon_meaning import downloads, meaning_section
-from pages.app_layer.executors import search_executor
-from pages.app_layer.navigation import ensure_app
-from pages.app_layer.robustness import fake_users_section
-from pages.app_layer.uploads import histogram_picker
-from pages.app_layer.widgets import (
-    EPSILONS,
-    USERS,
-    accuracy_target_picker,
-    query_picker,
-)
+from pages.app_layer.serving.executors import search_executor
+from pages.app_layer.views.display import run_or_explain, show_chart
 
 #: Protocols compared by default (BLH is OLH with g = 2, never better; left as an option).
 DEFAULT_PROTOCOLS = ("GRR", "OLH", "OUE", "SS", "HR")

@@ -23,9 +23,8 @@ from ldpcore.live.reports import (
 from ldpcore.postprocess import default_method_names
 from ldpcore.present.class_sentences import base_readout, class_readout
 from ldpcore.present.figures import poll_estimates
-from pages.app_layer.cache import class_tables
-from pages.app_layer.class_form import creation_form, links
-from pages.app_layer.class_views import (
+from pages.app_layer.classroom.class_form import creation_form, links
+from pages.app_layer.classroom.class_views import (
     address_panel,
     controls,
     every_method,
@@ -36,13 +35,14 @@ from pages.app_layer.class_views import (
     teachers_only,
     turned_away_metric,
 )
-from pages.app_layer.display import run_or_explain, show_chart
-from pages.app_layer.live_class import (
+from pages.app_layer.classroom.live_class import (
     REFRESH_S,
     current_store,
 )
-from pages.app_layer.navigation import ensure_app
-from pages.app_layer.teacher import may_start_polls, teacher_key
+from pages.app_layer.classroom.teacher import may_start_polls, teacher_key
+from pages.app_layer.controls.navigation import ensure_app
+from pages.app_layer.serving.answers import class_tables
+from pages.app_layer.views.display import run_or_explain, show_chart
 
 ensure_app()
 st.title("Class: a live poll")

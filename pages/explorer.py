@@ -13,7 +13,9 @@ from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook, sweep_notebook
 from ldpcore.present.sentences import settings_line
 from ldpcore.protocols import protocol_names
-from pages.app_layer.cache import (
+from pages.app_layer.controls.navigation import ensure_app
+from pages.app_layer.controls.widgets import require_config
+from pages.app_layer.serving.cache import (
     bias_variance_figure,
     by_rank_figure,
     mse_figure,
@@ -21,7 +23,8 @@ from pages.app_layer.cache import (
     simulate,
     simulate_summary,
 )
-from pages.app_layer.display import (
+from pages.app_layer.serving.staging import Staged, staged_sweep, trials_shown
+from pages.app_layer.views.display import (
     PAIRED_NOTE,
     convergence_warning,
     run_or_explain,
@@ -29,10 +32,7 @@ from pages.app_layer.display import (
     show_method_table,
     verdict_banner,
 )
-from pages.app_layer.exports import downloads
-from pages.app_layer.navigation import ensure_app
-from pages.app_layer.staging import Staged, staged_sweep, trials_shown
-from pages.app_layer.widgets import require_config
+from pages.app_layer.views.exports import downloads
 
 ensure_app()
 st.title("Explorer")
@@ -43,7 +43,7 @@ relative = left.toggle("MSE relative to Base", key="relative", bind="query-param
 compare = right.toggle("Compare protocols", key="compare", bind="query-params")
 
 # A dear run is drawn first from its first trials, then from all of them once the
-# page is drawn; above the server's budget only when asked (pages/app_layer/staging.py).
+# page is drawn; above the server's budget only when asked (pages/app_layer/serving/staging.py).
 staged = Staged()
 shown = staged.run(config)
 if shown.config is None:

@@ -12,10 +12,10 @@ from ldpcore.present.attack_figures import attack_gains, attack_top_k
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.run_sentences import attack_table, attack_top_k_words, clock_words
 from ldpcore.present.sentences import settings_line
-from pages.app_layer.attacks import attack_controls, attack_tables
-from pages.app_layer.display import run_or_explain, show_chart
-from pages.app_layer.navigation import ensure_app
-from pages.app_layer.widgets import require_config
+from pages.app_layer.controls.navigation import ensure_app
+from pages.app_layer.controls.widgets import require_config
+from pages.app_layer.features.attacks import attack_controls, attack_tables
+from pages.app_layer.views.display import run_or_explain, show_chart
 
 ensure_app()
 st.title("Fake users")

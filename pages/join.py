@@ -12,9 +12,9 @@ import streamlit as st
 from ldpcore.errors import InputError
 from ldpcore.live.reports import browser_parameters, poll_protocol
 from ldpcore.live.store import normalize_code
-from pages.app_layer.live_class import answer_form, current_store
-from pages.app_layer.navigation import ensure_app
-from pages.app_layer.teacher import connection_address
+from pages.app_layer.classroom.live_class import answer_form, current_store
+from pages.app_layer.classroom.teacher import connection_address
+from pages.app_layer.controls.navigation import ensure_app
 
 ensure_app()
 st.title("Answer your class's poll")

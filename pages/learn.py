@@ -11,9 +11,9 @@ from ldpcore.learn.walkthrough import report_words, walkthrough
 from ldpcore.postprocess import method_class, method_names
 from ldpcore.present.sentences import prior_sentence
 from ldpcore.protocols import protocol_class, protocol_names
-from pages.app_layer.cache import prior_demo_table
-from pages.app_layer.display import frequency_columns, run_or_explain
-from pages.app_layer.navigation import ensure_app
+from pages.app_layer.controls.navigation import ensure_app
+from pages.app_layer.serving.answers import prior_demo_table
+from pages.app_layer.views.display import frequency_columns, run_or_explain
 
 ensure_app()
 st.title("Learn: what happens to 20 users' answers")

@@ -16,9 +16,9 @@ from ldpcore.reproduce import (
 )
 from ldpcore.reproduce import run_recipe as run_paper_recipe
 from ldpcore.reproduce.differences import DIFFERENCES
-from pages.app_layer.display import show_chart
-from pages.app_layer.executors import executor
-from pages.app_layer.navigation import ensure_app
+from pages.app_layer.controls.navigation import ensure_app
+from pages.app_layer.serving.executors import executor
+from pages.app_layer.views.display import show_chart
 
 ensure_app()
 st.title("Paper")

@@ -10,18 +10,18 @@ from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook, sweep_notebook
-from pages.app_layer.cache import bundled_dataset
-from pages.app_layer.display import (
+from pages.app_layer.controls.navigation import ensure_app
+from pages.app_layer.controls.widgets import require_config, with_query
+from pages.app_layer.serving.answers import bundled_dataset
+from pages.app_layer.serving.staging import Staged, staged_run, staged_sweep, trials_shown
+from pages.app_layer.views.display import (
     PAIRED_NOTE,
     show_chart,
     sweep_banner,
     sweep_details,
     verdict_banner,
 )
-from pages.app_layer.exports import downloads
-from pages.app_layer.navigation import ensure_app
-from pages.app_layer.staging import Staged, staged_run, staged_sweep, trials_shown
-from pages.app_layer.widgets import require_config, with_query
+from pages.app_layer.views.exports import downloads
 
 ensure_app()
 st.title("Queries")

@@ -16,10 +16,9 @@ from ldpcore.present.rounds_sentences import (
 )
 from ldpcore.present.sentences import settings_line
 from ldpcore.protocols import PROTOCOLS
-from pages.app_layer.display import run_or_explain, show_chart
-from pages.app_layer.exports import downloads
-from pages.app_layer.navigation import ensure_app
-from pages.app_layer.rounds import (
+from pages.app_layer.controls.navigation import ensure_app
+from pages.app_layer.controls.widgets import require_config
+from pages.app_layer.features.rounds import (
     CHECK_METHODS,
     averaging_rows,
     chains_at,
@@ -28,7 +27,8 @@ from pages.app_layer.rounds import (
     rounds_controls,
     rounds_plans,
 )
-from pages.app_layer.widgets import require_config
+from pages.app_layer.views.display import run_or_explain, show_chart
+from pages.app_layer.views.exports import downloads
 
 ensure_app()
 st.title("Collecting again")

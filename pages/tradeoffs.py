@@ -10,11 +10,11 @@ from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import sweep_notebook
 from ldpcore.present.sentences import users_saved_sentence
-from pages.app_layer.display import show_chart
-from pages.app_layer.exports import downloads
-from pages.app_layer.navigation import ensure_app
-from pages.app_layer.staging import Staged, staged_sweep
-from pages.app_layer.widgets import require_config
+from pages.app_layer.controls.navigation import ensure_app
+from pages.app_layer.controls.widgets import require_config
+from pages.app_layer.serving.staging import Staged, staged_sweep
+from pages.app_layer.views.display import show_chart
+from pages.app_layer.views.exports import downloads
 
 ensure_app()
 st.title("ε trade-offs")

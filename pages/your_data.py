@@ -19,14 +19,20 @@ from ldpcore.present.sentences import (
     INTERVAL_NOTE,
 )
 from ldpcore.protocols import protocol_names
-from pages.app_layer.cache import (
-    by_rank_figure,
-    collected_example,
-    consistent,
-    guessed_kind,
-    mse_figure,
+from ldpcore.serving.settings import EPSILONS
+from pages.app_layer.controls.navigation import ensure_app
+from pages.app_layer.controls.report_uploads import report_inputs
+from pages.app_layer.controls.uploads import (
+    PRIORS,
+    checked_collected,
+    histogram_picker,
+    prior_choice,
 )
-from pages.app_layer.display import (
+from pages.app_layer.controls.widgets import follow, query_picker
+from pages.app_layer.serving.answers import collected_example, consistent, guessed_kind
+from pages.app_layer.serving.cache import by_rank_figure, mse_figure
+from pages.app_layer.serving.staging import Staged, staged_run, trials_shown
+from pages.app_layer.views.display import (
     PAIRED_NOTE,
     convergence_warning,
     frequency_columns,
@@ -35,12 +41,7 @@ from pages.app_layer.display import (
     show_method_table,
     verdict_banner,
 )
-from pages.app_layer.exports import downloads
-from pages.app_layer.navigation import ensure_app
-from pages.app_layer.report_uploads import report_inputs
-from pages.app_layer.staging import Staged, staged_run, trials_shown
-from pages.app_layer.uploads import PRIORS, checked_collected, histogram_picker, prior_choice
-from pages.app_layer.widgets import EPSILONS, follow, query_picker
+from pages.app_layer.views.exports import downloads
 
 ensure_app()
 st.title("Your data")

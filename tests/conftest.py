@@ -137,7 +137,7 @@ def alone_on_the_server() -> Iterator[None]:
     is its own session: without this, one test's runs would make the next test's page a
     crowded one for three seconds. A test that wants a crowd builds one (``test_crowd``).
     """
-    from pages.app_layer import staging  # noqa: PLC0415 (streamlit, once per process)
+    from pages.app_layer.serving import staging  # noqa: PLC0415 (streamlit, once per process)
 
     crowd = staging.server_crowd()
     crowd.clear()

@@ -14,8 +14,8 @@ from streamlit.testing.v1 import AppTest
 from ldpcore.postprocess import default_method_names
 from ldpcore.present.sentences import settings_line
 from ldpcore.protocols import protocol_names
-from pages.app_layer.navigation import page_files
-from pages.app_layer.widgets import default_config
+from ldpcore.serving.settings import default_config
+from pages.app_layer.controls.navigation import page_files
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGES = list(page_files())
@@ -296,7 +296,7 @@ def test_pages_leave_the_shared_cached_figures_unchanged(monkeypatch: pytest.Mon
     figures must equal freshly built ones."""
     from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
     from ldpcore.present import figures  # noqa: PLC0415
-    from pages.app_layer import cache  # noqa: PLC0415
+    from pages.app_layer.serving import cache  # noqa: PLC0415
 
     at = app({"d": "64", "n": "10000", "trials": "5"})
     at.run()

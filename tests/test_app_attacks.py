@@ -29,7 +29,7 @@ def test_the_page_shows_the_core_s_gain_with_the_honest_run_beside_it() -> None:
     gains = chart(at, "chart-attack-gain")
     assert [t["name"] for t in gains["data"]] == ["with the fake users", "honest run"]
     # The page equals its record: the same run through the core gives the same numbers.
-    from pages.app_layer.widgets import default_config  # noqa: PLC0415
+    from ldpcore.serving.settings import default_config  # noqa: PLC0415
 
     config = dataclasses.replace(
         default_config(),

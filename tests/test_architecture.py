@@ -97,13 +97,13 @@ def test_the_check_finds_a_switch(tmp_path: Path) -> None:
 
 
 def test_only_the_launcher_uses_streamlit_internals_and_on_the_version_tested() -> None:
-    """Issue 55: the app is written against Streamlit's public API. The launcher's few
+    """The app is written against Streamlit's public API. The launcher's few
     internals (no public API runs the server in-process after a preload) are listed
     in ``launch.PRIVATE_STREAMLIT``, tested on ``launch.STREAMLIT_TESTED``, which the
     installed Streamlit must be and ``pyproject.toml`` pins."""
     import importlib.metadata  # noqa: PLC0415
 
-    from pages.app_layer import launch  # noqa: PLC0415
+    from pages.app_layer.serving import launch  # noqa: PLC0415
 
     root = Path(__file__).resolve().parent.parent
     private = re.compile(
@@ -123,10 +123,43 @@ def test_only_the_launcher_uses_streamlit_internals_and_on_the_version_tested() 
     for path in [*(root / "pages").rglob("*.py"), root / "app.py"]:
         if re.search(r"^\s*from streamlit import (runtime|web)\b", path.read_text(), re.M):
             found.setdefault(str(path.relative_to(root)), set()).add("streamlit.runtime")
-    assert set(found) <= {"pages/app_layer/launch.py"}, found
-    assert found.get("pages/app_layer/launch.py", set()) <= set(launch.PRIVATE_STREAMLIT)
+    assert set(found) <= {"pages/app_layer/serving/launch.py"}, found
+    assert found.get("pages/app_layer/serving/launch.py", set()) <= set(launch.PRIVATE_STREAMLIT)
     installed = importlib.metadata.version("streamlit")
     assert installed.startswith(launch.STREAMLIT_TESTED + "."), installed
     pyproject = (root / "pyproject.toml").read_text()
     major, minor = launch.STREAMLIT_TESTED.split(".")
     assert f'"streamlit>={major}.{minor},<{major}.{int(minor) + 1}"' in pyproject
+
+
+APP_LAYER = Path(__file__).resolve().parent.parent / "pages" / "app_layer"
+STREAMLIT_IMPORT = re.compile(r"^\s*(?:import streamlit\b|from streamlit[\w.]* import )", re.M)
+
+
+def _app_modules() -> list[Path]:
+    return sorted(p for p in APP_LAYER.rglob("*.py") if p.name != "__init__.py")
+
+
+@pytest.mark.parametrize("path", _app_modules(), ids=lambda p: str(p.relative_to(APP_LAYER)))
+def test_every_app_layer_module_binds_streamlit_and_stays_short(path: Path) -> None:
+    """The app layer binds the core to Streamlit: a module that needs no Streamlit
+    belongs in the core (``ldpcore.serving`` and the rest), where it is tested alone."""
+    text = path.read_text(encoding="utf-8")
+    assert STREAMLIT_IMPORT.search(text), f"{path.name} imports no Streamlit: move it to the core"
+    assert len(text.splitlines()) <= 300, f"{path.name} is over 300 lines: split it by concept"
+
+
+def test_the_app_layer_s_size_beside_the_pages_is_the_one_stated() -> None:
+    """ARCHITECTURE.md states the app layer's lines against the pages'; growth is said."""
+    root = APP_LAYER.parent.parent
+    app = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in APP_LAYER.rglob("*.py"))
+    pages = sum(
+        len(p.read_text(encoding="utf-8").splitlines()) for p in (root / "pages").glob("*.py")
+    )
+    text = " ".join((root / "ARCHITECTURE.md").read_text(encoding="utf-8").split())
+    found = re.search(r"The app layer \(`pages/app_layer/`\) is ([\d,]+) lines, ([\d.]+)×", text)
+    assert found, "ARCHITECTURE.md no longer states the app layer's size"
+    stated = int(found.group(1).replace(",", ""))
+    # Stated to the nearest 50 lines, so a small edit does not need the document edited.
+    assert abs(app - stated) <= 50, (app, stated)
+    assert abs(app / pages - float(found.group(2))) <= 0.05, (app, pages)

@@ -26,7 +26,7 @@ from ldpcore.experiments.costs import (
 )
 from ldpcore.postprocess import default_method_names
 from ldpcore.protocols import protocol_names
-from pages.app_layer.executors import Bounded
+from ldpcore.serving.workers import Bounded
 
 #: The toys ``make test-toys`` registers (tests/toy_registry.py): never measured.
 TOYS = {"PadRR", "Shrink"}

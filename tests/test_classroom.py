@@ -80,7 +80,8 @@ def test_concurrent_requests_for_one_configuration_compute_it_once(
 ) -> None:
     """Thirty students at the same ε cost one simulation: the others wait for it."""
     from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
-    from pages.app_layer import cache, executors  # noqa: PLC0415
+    from ldpcore.serving import workers  # noqa: PLC0415
+    from pages.app_layer.serving import cache, executors  # noqa: PLC0415
 
     calls = []
     real = cache.simulate_tables
@@ -90,7 +91,7 @@ def test_concurrent_requests_for_one_configuration_compute_it_once(
         time.sleep(0.5)  # long enough for every thread to ask while it runs
         return real(config)
 
-    monkeypatch.setenv(executors.WORKERS_VARIABLE, "0")  # in-thread, so the count is visible
+    monkeypatch.setenv(workers.WORKERS_VARIABLE, "0")  # in-thread, so the count is visible
     monkeypatch.setattr(cache, "simulate_tables", counted)
     executors.simulation_processes.clear()
     cache.simulate.clear()
@@ -120,7 +121,10 @@ def test_simulation_workers_get_one_blas_thread_and_the_server_keeps_its_own(
     import multiprocessing.forkserver  # noqa: PLC0415
     import os  # noqa: PLC0415
 
-    from pages.app_layer import BLAS_THREAD_VARIABLES, executors  # noqa: PLC0415
+    from ldpcore.serving import BLAS_THREAD_VARIABLES, workers  # noqa: PLC0415
+    from pages.app_layer import BLAS_THREAD_VARIABLES as LAUNCHER_VARIABLES  # noqa: PLC0415
+
+    assert LAUNCHER_VARIABLES == BLAS_THREAD_VARIABLES  # the launcher pins the same ones
 
     seen: dict[str, str | None] = {}
 
@@ -130,7 +134,7 @@ def test_simulation_workers_get_one_blas_thread_and_the_server_keeps_its_own(
     monkeypatch.setattr(multiprocessing.forkserver, "ensure_running", record)
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
-    executors.fork_server()
+    workers.fork_server()
     assert seen == dict.fromkeys(BLAS_THREAD_VARIABLES, "1")
     assert os.environ["OMP_NUM_THREADS"] == "3" and "OPENBLAS_NUM_THREADS" not in os.environ
 
@@ -144,7 +148,7 @@ def test_make_run_s_server_has_one_blas_thread_before_numpy_loads() -> None:
 
     probe = (
         "import builtins, os, sys\n"
-        "import pages.app_layer.launch as launch\n"
+        "import pages.app_layer.serving.launch as launch\n"
         "seen = {}\n"
         "real = builtins.__import__\n"
         "def spy(name, *args, **kwargs):\n"
@@ -175,8 +179,8 @@ def test_the_fork_server_preloads_what_a_first_simulation_would_import() -> None
 
     probe = (
         "import importlib, sys\n"
-        "from pages.app_layer.executors import WORKER_PRELOAD\n"
-        "import pages.app_layer.simulations as simulations\n"
+        "from ldpcore.serving.workers import WORKER_PRELOAD\n"
+        "import ldpcore.serving.tables as simulations\n"
         "for name in WORKER_PRELOAD: importlib.import_module(name)\n"
         "from ldpcore.experiments.trials import ExperimentConfig\n"
         "before = set(sys.modules)\n"

@@ -16,10 +16,11 @@ import pytest
 from conftest import app_page
 
 from ldpcore.experiments.crowd import REMEMBERED, WINDOW_S, Crowd
-from pages.app_layer.display import method_table
-from pages.app_layer.simulations import simulate_tables
-from pages.app_layer.staging import CROWDED_TRIALS, server_crowd
-from pages.app_layer.widgets import DEFAULTS
+from ldpcore.present.tables import method_table
+from ldpcore.serving.settings import DEFAULTS
+from ldpcore.serving.staging import CROWDED_TRIALS
+from ldpcore.serving.tables import simulate_tables
+from pages.app_layer.serving.staging import server_crowd
 
 
 def test_only_other_sessions_new_runs_within_the_window_count() -> None:

@@ -167,7 +167,7 @@ WORDS = {
 
 def test_the_readme_s_counts_of_pages_and_default_methods_are_the_code_s() -> None:
     import ldpcore.postprocess  # noqa: PLC0415
-    from pages.app_layer.navigation import PAGES  # noqa: PLC0415
+    from pages.app_layer.controls.navigation import PAGES  # noqa: PLC0415
 
     menu = [page for page in PAGES if page[2].get("visibility") != "hidden"]
     found = re.search(r"`make run` serves (\w+) pages, .*?\(and an? (\w+), the students'", README)

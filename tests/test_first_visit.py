@@ -1,7 +1,7 @@
 """A fresh server computes its first visitor's view ahead (``make run``'s launcher).
 
 The launcher computes the default Explorer configuration in the background once the
-server runs (``pages.app_layer.launch.compute_default_view_once_serving``). This checks,
+server runs (``pages.app_layer.serving.launch.compute_default_view_once_serving``). This checks,
 on the real server, that it happened and that the first visitor's page then computed
 nothing: Streamlit's own cache counters (``/_stcore/metrics``) show every cached call of
 that page as a hit. No timing is asserted (benchmarks/bench_first_visit.py times it).
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from devtools.serving import ROOT, Session, streamlit_server
-from pages.app_layer.launch import READY
+from pages.app_layer.serving.launch import READY
 
 pytestmark = pytest.mark.browser  # a real server, like the browser tests
 

@@ -73,7 +73,7 @@ def test_a_loopback_server_is_told_what_to_restart_with() -> None:
         addresses=("10.0.0.5",),
     )
     assert CLASS_COMMAND in found.warning
-    assert "python -m pages.app_layer.launch --server.address 0.0.0.0" in found.warning
+    assert "python -m pages.app_layer.serving.launch --server.address 0.0.0.0" in found.warning
 
 
 def test_no_network_address_is_said_and_the_link_is_not_presented_as_working() -> None:

@@ -23,7 +23,7 @@ from ldpcore.data.datasets import parse_histogram
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.trials import run
 from ldpcore.present.commands import simulate_command
-from pages.app_layer.display import method_table
+from ldpcore.present.tables import method_table
 
 
 def _histogram(prefix: str, counts: list[int]) -> bytes:

@@ -10,7 +10,7 @@ from test_app_data import frame, messages, open_page
 
 from ldpcore.attacks.detection import size_bounds
 from ldpcore.attacks.gains import fake_reports
-from ldpcore.collection.report_check import check_report_upload
+from ldpcore.collection.report_check import EXAMPLE_FAKES, EXAMPLE_HONEST, check_report_upload
 from ldpcore.collection.report_files import (
     csv_parameter_line,
     reports_to_frame,
@@ -18,7 +18,7 @@ from ldpcore.collection.report_files import (
 )
 from ldpcore.errors import InputError
 from ldpcore.protocols import get_protocol
-from pages.app_layer.report_uploads import EXAMPLE_FAKES, EXAMPLE_HONEST, example_reports
+from pages.app_layer.controls.report_uploads import example_reports
 
 
 def _csv(protocol, reports, *, recorded: bool = True) -> bytes:

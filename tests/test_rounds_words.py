@@ -192,7 +192,7 @@ def test_the_page_shows_the_plans_the_core_computes() -> None:
     small(at)
     assert not at.exception, at.exception
     table = at.table[0].value
-    from pages.app_layer.widgets import default_config  # noqa: PLC0415
+    from ldpcore.serving.settings import default_config  # noqa: PLC0415
 
     config = default_config()
     protocol = get_protocol("L-GRR", epsilon=config.epsilon, domain_size=64)

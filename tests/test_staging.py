@@ -18,9 +18,9 @@ from streamlit.testing.v1 import AppTest
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.costs import FIRST_CHART_S, first_trials, fixed_seconds, run_seconds
 from ldpcore.experiments.trials import _run_trials, run
-from pages.app_layer.display import method_table
-from pages.app_layer.executors import Bounded
-from pages.app_layer.simulations import simulate_tables
+from ldpcore.present.tables import method_table
+from ldpcore.serving.tables import simulate_tables
+from ldpcore.serving.workers import Bounded
 
 #: Within the default budget but too dear to draw whole at once (about 3 s of one core).
 HR_16384 = ExperimentConfig(dataset="zipf:d=16384,s=1.5", n=10**6, protocol="HR", epsilon=1.0)
@@ -131,7 +131,7 @@ def test_beyond_the_measured_sizes_nothing_runs_until_asked(
     with that caveat and computes nothing, not even first trials. (Here the measured
     sizes are made to stop at 1,024; the shipped table reaches the d slider's end.)"""
     from ldpcore.experiments import costs  # noqa: PLC0415
-    from pages.app_layer import staging  # noqa: PLC0415
+    from ldpcore.serving import staging  # noqa: PLC0415
 
     monkeypatch.setattr(staging, "measured_up_to", lambda: 1024)
     monkeypatch.setattr(costs, "measured_up_to", lambda: 1024)

@@ -26,8 +26,8 @@ from ldpcore.advice.verdicts import verdict
 from ldpcore.formats import format_ratio, ratio_range
 from ldpcore.postprocess import get_method, method_class, method_names
 from ldpcore.present.sentences import ranking_note
+from ldpcore.present.tables import ENFORCEMENT_WORDS, method_table
 from ldpcore.protocols import get_protocol
-from pages.app_layer.display import ENFORCEMENT_WORDS, method_table
 
 DOUBLED = re.compile(r"\b(\w+) \1\b")
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,8 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import MappingProxyType
 
+import numpy as np
+from numpy.typing import NDArray
+
 from ldpcore.advice.composition import RepeatedCost, repeated_cost
+from ldpcore.advice.longitudinal import CollectionPlan, collection_plans
 from ldpcore.advice.shuffling import ShuffleBound, shuffled_epsilon
+from ldpcore.protocols import get_protocol
 
 #: Cadences offered on the page: name → (reports per period, periods, period).
 CADENCES: MappingProxyType[str, tuple[int, int, str]] = MappingProxyType(
@@ -74,4 +79,25 @@ def epsilon_context(
     )
 
 
-__all__ = ["CADENCES", "EpsilonContext", "epsilon_context"]
+def cadence_plans(
+    protocol: str,
+    epsilon: float,
+    frequencies: NDArray[np.float64],
+    n: int,
+    cadence: tuple[int, int, str],
+) -> tuple[tuple[CollectionPlan, ...], str] | None:
+    """The plans for collecting at ``cadence`` (one of :data:`CADENCES`), or None once.
+
+    The rounds are the cadence's reports; a round is the cadence's period when it sends
+    one report a period, else "round" (an hourly report is not a day's).
+    """
+    per_period, periods, period = cadence
+    rounds = per_period * periods
+    if rounds == 1:
+        return None
+    built = get_protocol(protocol, epsilon=epsilon, domain_size=frequencies.size)
+    word = period if per_period == 1 else "round"
+    return collection_plans(built, frequencies, n, rounds), word
+
+
+__all__ = ["CADENCES", "EpsilonContext", "cadence_plans", "epsilon_context"]

@@ -9,15 +9,22 @@ means, in words, is :func:`ldpcore.present.run_sentences.report_check_words`.
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ldpcore.attacks.detection import FALSE_ALARM, size_bounds, suspicious
-from ldpcore.collection.report_files import frame_to_reports, upload_frames
+from ldpcore.attacks.gains import fake_reports
+from ldpcore.collection.report_files import (
+    csv_parameter_line,
+    frame_to_reports,
+    reports_to_frame,
+    upload_frames,
+)
 from ldpcore.errors import InputError
-from ldpcore.protocols import FrequencyOracle
+from ldpcore.protocols import FrequencyOracle, get_protocol
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,23 @@ class ReportCheck:
     def expected_by_chance(self) -> float:
         """How many of the file's reports an honest collection would have flagged."""
         return self.users * (self.rate or 0.0)
+
+    def counts_table(self, *, drop: bool) -> tuple[bytes, int]:
+        r"""The support counts as a ``value,count`` table, and the users they count.
+
+        ``drop``: without the flagged reports. What the collected-output estimates read,
+        so a report file and a counts file go through the same methods.
+
+        Examples
+        --------
+        >>> one = np.array([3, 1])
+        >>> check = ReportCheck("OUE", 4, one, 1, one - 1, 0, 2, 0.01)
+        >>> check.counts_table(drop=True)
+        (b'value,count\n0,2\n1,0\n', 3)
+        """
+        support = self.kept_support if drop else self.support
+        rows = "".join(f"{v},{c!r}\n" for v, c in enumerate(support.tolist()))
+        return ("value,count\n" + rows).encode(), self.users - self.flagged if drop else self.users
 
 
 def check_report_upload(
@@ -111,4 +135,33 @@ def check_report_upload(
     )
 
 
-__all__ = ["ReportCheck", "check_report_upload"]
+#: The example report file: OUE at ε = 1 on 256 values (where uniform reports stand out:
+#: 128 ± 8 ones against an honest 69 ± 7), 2,000 honest users and 60 uniform fake reports.
+EXAMPLE_HONEST, EXAMPLE_FAKES = 2_000, 60
+
+
+def example_report_file() -> bytes:
+    """An OUE report file with a few fake users among the honest ones (seeded).
+
+    The fake users send uniform reports (the random perturbed-value attack of Cao, Jia
+    and Gong, Sec. 3), which the ones-count check flags.
+    """
+    protocol = get_protocol("OUE", epsilon=1.0, domain_size=256)
+    rng = np.random.default_rng(2021)
+    values = rng.zipf(1.5, EXAMPLE_HONEST) % protocol.domain_size
+    honest = protocol.randomize(values, rng)
+    fake = fake_reports(protocol, "rpa", [protocol.domain_size - 1], EXAMPLE_FAKES, rng)
+    reports = np.concatenate([honest, fake])[rng.permutation(len(honest) + len(fake))]
+    buffer = io.StringIO()
+    buffer.write(csv_parameter_line(protocol) + "\n")
+    reports_to_frame(protocol, reports, text=True).to_csv(buffer, index=False)
+    return buffer.getvalue().encode()
+
+
+__all__ = [
+    "EXAMPLE_FAKES",
+    "EXAMPLE_HONEST",
+    "ReportCheck",
+    "check_report_upload",
+    "example_report_file",
+]

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -43,7 +43,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from ldpcore.errors import InputError
-from ldpcore.protocols import FrequencyOracle
+from ldpcore.protocols import FrequencyOracle, protocol_class
 
 #: Rows per chunk when streaming (bounded memory whatever the file size).
 CHUNK_ROWS = 1 << 18
@@ -235,3 +235,26 @@ def report_files(path: Path) -> list[Path]:
     if not path.exists():
         raise InputError(f"report file {str(path)!r} does not exist")
     return [path]
+
+
+def recorded_number(recorded: Mapping[str, str], key: str, default: float) -> float:
+    """A number the file's parameter line records (``default`` if absent or unreadable)."""
+    try:
+        return float(recorded[key])
+    except (KeyError, ValueError):
+        return default
+
+
+def recorded_extras(recorded: Mapping[str, str], protocol: str) -> dict[str, int | float]:
+    """The protocol's declared parameters the file records; one it cannot read is left out.
+
+    Left out, it takes its default, and the file's own parameters are compared with the
+    form's by ``check_metadata``, which names the difference.
+    """
+    extras: dict[str, int | float] = {}
+    for parameter in protocol_class(protocol).extra_parameters:
+        try:
+            extras[parameter.name] = parameter.check(float(recorded[parameter.name]))
+        except (KeyError, ValueError):  # InputError is a ValueError
+            continue
+    return extras

@@ -213,6 +213,24 @@ class ExperimentConfig:
             self.protocol, epsilon=self.epsilon, domain_size=data.domain_size, **dict(self.params)
         )
 
+    def with_oracle(self, protocol: FrequencyOracle) -> ExperimentConfig:
+        """The same experiment with a built protocol: its name, ε and other parameters.
+
+        For a plan whose protocol was chosen by the advice (a memoized chain with its
+        lifetime ε∞, say): the run then builds that protocol again, exactly.
+        """
+        params = {
+            key: value
+            for key, value in protocol.parameters().items()
+            if key not in {"epsilon", "domain_size"}
+        }
+        return dataclasses.replace(
+            self,
+            protocol=protocol.name,
+            epsilon=protocol.epsilon,
+            params=tuple(sorted(params.items())),
+        )
+
     @cached_property
     def fingerprint(self) -> str:
         """A digest that differs whenever any field does (SHA-256 of the pickled fields).

@@ -5,7 +5,7 @@ each costs the server about 0.2 CPU s, and the last phone waits for all the othe
 the server runs at most one whole new run per simulation worker in any few seconds for
 other visitors: when that many were asked for by others within :data:`WINDOW_S`, a page
 draws its new run from its first trials (0.20 → 0.15 CPU s at the defaults) and runs
-the rest when its visitor asks (:mod:`pages.app_layer.staging`). Once the window has
+the rest when its visitor asks (:mod:`pages.app_layer.serving.staging`). Once the window has
 passed, whole runs start again by themselves.
 
 What counts: a run asked for by another session, for a configuration nobody had asked

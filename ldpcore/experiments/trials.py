@@ -279,6 +279,7 @@ def run(
     executor: Executor | None = None,
     workers: int = 1,
     progress: Progress | None = None,
+    built: tuple[Dataset, FrequencyOracle, Query] | None = None,
 ) -> ExperimentResult:
     """Run every trial of ``config`` and summarise.
 
@@ -292,8 +293,12 @@ def run(
         How many chunks to split the trials into for the executor.
     progress : callable, optional
         Called as ``progress(done, total)`` after each chunk.
+    built : tuple, optional
+        ``config.build()`` when the caller already has it (it needs the protocol too):
+        the protocol is then built once per run in this process.
     """
-    data, protocol, query = config.build()  # validate before any work is sent out
+    # Built before any work is sent out: a bad setting is said before a trial runs.
+    data, protocol, query = config.build() if built is None else built
     pieces = max(1, workers) if executor is not None else 1
     if progress is not None:
         # Report as trials finish, in about ten steps; each trial has its own seed, so

@@ -1,7 +1,7 @@
 """Who may run a class: the operator's settings, the client's address, the teacher's key.
 
 Streamlit-free, so the rules are tested on their own; the Class and Join pages apply
-them (``pages/app_layer/teacher.py``).
+them (``pages/app_layer/classroom/teacher.py``).
 
 The rules (README, "Running a live class")
 ------------------------------------------

@@ -33,7 +33,7 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "::"})
 #: The command that serves a class on every interface (README, "Running a live class").
 CLASS_COMMAND = "make run HOST=0.0.0.0"
 #: The same without make (a Windows laptop): what ``make run`` runs.
-CLASS_COMMAND_PLAIN = "python -m pages.app_layer.launch --server.address 0.0.0.0"
+CLASS_COMMAND_PLAIN = "python -m pages.app_layer.serving.launch --server.address 0.0.0.0"
 
 
 @dataclass(frozen=True)

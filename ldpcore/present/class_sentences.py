@@ -1,4 +1,4 @@
-"""The live class's sentences: what the form promises, and what the teacher reads out.
+"""The live class's words and tables: what the form promises, what the teacher reads.
 
 Split from :mod:`ldpcore.present.sentences` by concept (the class's words, read from
 :mod:`ldpcore.live.lesson`'s numbers); ``tests/test_class_rules.py`` holds them to
@@ -7,10 +7,17 @@ those numbers.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
+from ldpcore.formats import plain_html
 from ldpcore.live.lesson import HALF_WIDTH, MOST_OF_THE_RANGE
+from ldpcore.live.poll import Poll
+from ldpcore.live.reports import class_collected
+from ldpcore.live.store import BURST_REPORTS, BURST_SECONDS, REFUSAL_REASONS
+from ldpcore.present.figures import percent_label
 
 if TYPE_CHECKING:
     from ldpcore.live.lesson import ClassAdvice, ClassReading
@@ -187,9 +194,113 @@ def liars_words(
     )
 
 
+#: What anyone but a poll's teacher sees on the Class page.
+TEACHERS_ONLY = (
+    "This page is for teachers: it runs a class's poll. If you are a student, open the "
+    "link or scan the QR code your teacher shows, or type the code on the join page."
+)
+
+
+def turned_away_help(poll: Poll) -> str:
+    """What the count of browsers turned away counts, and the rule that turned them away."""
+    rule = "shared addresses are allowed." if poll.shared_addresses else "one per address."
+    return (
+        "Reports refused, each browser counted once per poll. The class size is "
+        f"{poll.max_reports:,}; {rule}"
+    )
+
+
+def turned_away_words(reasons: Mapping[str, int]) -> str:
+    """Each reason browsers were turned away, with its count (empty when none were).
+
+    Examples
+    --------
+    >>> turned_away_words({"full": 2, "closed": 0})
+    'Turned away: 2 because the poll was full.'
+    """
+    said = [f"{n} because {REFUSAL_REASONS[r]}" for r, n in reasons.items() if n]
+    return "Turned away: " + "; ".join(said) + "." if said else ""
+
+
+def burst_words(label: str, reports: int) -> str:
+    """The warning about a burst of reports from one network address."""
+    return (
+        f"Address {label} sent {reports} reports in a burst ({BURST_REPORTS} or more within "
+        f"{BURST_SECONDS:g} s): one person answering again and again, or a lab answering "
+        "together. You can remove its reports below."
+    )
+
+
+def handover_words(code: str) -> str:
+    """How to take a poll to another device with its handover code."""
+    return (
+        f"On the other device, open the Class page and type **{code}** under *Continue a "
+        "poll from another device*, within ten minutes. It works once. Anyone who types it "
+        "gets this poll's controls: do not show it to the class."
+    )
+
+
+def removal_effect(poll: Poll, rows: list[Any], kept: list[Any], label: str) -> str:
+    """What removing one address's reports does to the count and to Base's estimates.
+
+    The options are the teacher's words, shown as typed (no Markdown, LaTeX or colour).
+    """
+    gone = len(rows) - len(kept)
+    head = (
+        f"Removing address {label}'s {gone} report{'' if gone == 1 else 's'} leaves "
+        f"{len(kept):,} of {len(rows):,}."
+    )
+    if not kept:
+        return head + " No estimate is left."
+    before = class_collected(poll, rows).estimate
+    after = class_collected(poll, kept).estimate
+    moves = sorted(zip(poll.options, before, after, strict=True), key=lambda m: -abs(m[2] - m[1]))[
+        :3
+    ]
+    said = ", ".join(
+        f"{plain_html(o)} {_rounded_percent(b)} → {_rounded_percent(a)}" for o, b, a in moves
+    )
+    return f"{head} Base's estimates move most for {said}."
+
+
+def _rounded_percent(share: float) -> str:
+    # Rounded first: a share of -0.001 reads "0%", not "-0%".
+    return f"{round(share, 2) + 0.0:.0%}"
+
+
+def every_method(poll: Poll, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One row per option, one column per method: "estimate (low–high)"."""
+    frame = pd.DataFrame({"option": list(poll.options)})
+    for method, table in tables.items():
+        frame[method] = [
+            f"{percent_label(round(e, 3))} ({percent_label(round(lo, 3))}–"
+            f"{percent_label(round(hi, 3))})"
+            for e, lo, hi in zip(table["estimate"], table["low"], table["high"], strict=True)
+        ]
+    return frame
+
+
+def liars_caption(liars: int, honest: int) -> str:
+    """Under the table of every method's answer with simulated lying students."""
+    return (
+        f"Every method's answer with {liars} simulated lying students added to the class's "
+        f"{honest:,} real reports (95% intervals for all options at once). Base takes a "
+        "fake report at face value, as it takes an honest one; the table shows how far "
+        "each method carries the lie."
+    )
+
+
 __all__ = [
+    "TEACHERS_ONLY",
     "base_readout",
+    "burst_words",
     "class_advice_sentence",
     "class_readout",
+    "every_method",
+    "handover_words",
+    "liars_caption",
     "liars_words",
+    "removal_effect",
+    "turned_away_help",
+    "turned_away_words",
 ]

@@ -13,6 +13,7 @@ import dataclasses
 import math
 from typing import TYPE_CHECKING
 
+from ldpcore.advice.targets import Kind
 from ldpcore.bounds import EPSILON_RANGE
 from ldpcore.formats import epsilon_interval, format_epsilon, ratio_range
 from ldpcore.present.sentences import BASES, comparison_words, verdict_headline
@@ -247,6 +248,24 @@ def users_needed_sentence(
     return (
         f"{protocol} + {method} at ε = {epsilon:g}: **about {math.ceil(users):,} users**{spread}."
     )
+
+
+#: The accuracy targets Choose ε offers, in the words people use, with what
+#: each means exactly (the help under the control).
+TARGET_CHOICES: dict[Kind, str] = {
+    "each": "Each value within ±x, 95% of the time",
+    "all": "All values within ±x at once, 95% of the time",
+    "rmse": "Root-mean-square error at most x",
+}
+TARGET_HELP = (
+    "**Each value within ±x**: every value asked about, on its own, is within ±x "
+    "percentage points of the truth in at least 95% of collections; the value whose "
+    "estimate varies most (for most protocols the most frequent) decides. "
+    "**All values within ±x at once**: in 95% of collections every value asked about is "
+    "within ±x together; needs more ε, and is the promise to make when a whole table "
+    "will be published. **Root-mean-square error**: the typical error over the values "
+    "asked about; an estimate is within ±x only about 68% of the time, not 95%."
+)
 
 
 __all__ = [

@@ -11,8 +11,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from ldpcore.experiments.costs import BUDGET_VARIABLE
 from ldpcore.formats import (
     format_duration,
+    format_durations_apart,
     format_error,
     format_number,
     format_percent_change,
@@ -326,6 +328,37 @@ def clock_words(cpu_seconds: float, clock: float, busy: Busy) -> str:
         f" With this machine as busy as it is now ({busy.load:.3g} processes waiting for its "
         f"{busy.cores} core{'s' * (busy.cores != 1)}), that is about {format_duration(clock)} "
         "by the clock."
+    )
+
+
+def budget_question(what: str, seconds: float, budget: float, more: str = "") -> str:
+    """Why a run waits to be asked for: its estimate against the server's budget.
+
+    ``more`` is said after the estimate (an extrapolation, the clock's time now).
+
+    Examples
+    --------
+    >>> budget_question("This run", 40.0, 20.0)[:60]
+    'This run is estimated at about **40 s** of computing, above '
+    """
+    estimate, limit = format_durations_apart(seconds, budget)
+    where = f"within this server's budget of {limit} per run"
+    if seconds > budget:
+        where = f"above this server's budget of {limit} per run (set by whoever runs it, "
+        where += f"{BUDGET_VARIABLE})"
+    return (
+        f"{what} is estimated at about **{estimate}** of computing, {where}.{more} It starts "
+        "only when you ask, uses at most all workers but one, and can be stopped. Or make it "
+        "smaller: fewer trials, a smaller d, fewer methods."
+    )
+
+
+def stopped_words(what: str, seconds: float, budget: float) -> str:
+    """What a visitor who stopped a run reads: what it would have cost, and what to change."""
+    estimate, _ = format_durations_apart(seconds, budget)
+    return (
+        f"Stopped. {what} would take about {estimate}; make it smaller (fewer trials, a "
+        "smaller d, fewer methods) or run it again."
     )
 
 

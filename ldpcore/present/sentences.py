@@ -202,6 +202,34 @@ def sweep_headline(found: SweepVerdict) -> str:
     return text[0].upper() + text[1:] + "."
 
 
+#: Said where a page's methods leave out Base, the reference every comparison needs.
+ADD_BASE = (
+    "Add Base to the methods (sidebar, *Methods, trials and seed*) to compare the others with it."
+)
+
+
+def recommendation_words(
+    verdict: Verdict, *, explain: bool = False, users: int | None = None
+) -> str:
+    """A paired comparison's recommendation, as a page's banner says it.
+
+    With ``users`` (full-domain queries, where Base's MSE falls as 1/n) a gain is also
+    said in users: as accurate as Base with n / ratio of them, with the interval.
+    ``explain`` adds what the recommended method does; its caveat, if any, closes it.
+    """
+    from ldpcore.postprocess import method_class  # noqa: PLC0415 (as method_caveat)
+
+    text = f"Recommended: **{verdict.recommended}**. {verdict_headline(verdict)}"
+    chosen = next((c for c in verdict.against_base if c.method == verdict.recommended), None)
+    if users and verdict.helps and chosen is not None:
+        text += " " + in_users(users, chosen)
+    if explain:
+        text += f" {method_class(verdict.recommended).explanation}"
+    if caveat := method_caveat(verdict.recommended):
+        text += f" **{caveat}**"
+    return text
+
+
 def in_users(n: int, comparison: Comparison) -> str:
     """A significant gain at ``n`` users said in users, with the paired interval.
 

@@ -1,20 +1,79 @@
-"""The tables Choose ε shows and its decision record files, written once.
+"""The tables pages show and the decision record files, written once.
 
 A page formatted a number one way (a percent column, 5.45%) and the record another
 (5.5%); a person who files the record and reads the page aloud then quotes two numbers
-for one. Each table here is made of the text both show, so they cannot differ.
+for one. Each table here is made of the text both show, so they cannot differ: the
+method table, the privacy risk per protocol and the fake users needed.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+
+import pandas as pd
 
 from ldpcore.attacks.reach import TopKQuestion
-from ldpcore.formats import format_share
+from ldpcore.formats import format_count, format_error, format_ratio, format_share
+from ldpcore.postprocess import method_class
 
-if TYPE_CHECKING:
-    import pandas as pd
+#: Where an undefined cell of the method table links to (its section's anchor).
+METHOD_TABLE_ANCHOR = "every-method"
+
+#: What the method table's columns mean, said under it.
+METHOD_TABLE_NOTE = (
+    "MSE, bias² and variance: of the query's answers, in frequency units squared, to three "
+    "significant digits. Equivalent users n': how many users Base would need for this MSE "
+    "(NDSS Sec. V-C), to three significant digits; — where it is not defined (the query is "
+    "not every value's frequency, or the method has no error at all)."
+)
+
+_NO_USERS = (
+    "Not defined here: equivalent users compare with Base over every value's frequency, "
+    "and need an error above zero"
+)
+
+
+#: How the method table says what a method enforces (``PostProcessor.nonnegative`` and
+#: ``sums_to_one``).
+ENFORCEMENT_WORDS = {"yes": "yes", "no": "no", "almost": "at most 1"}
+
+
+def method_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """Measured numbers, the paired comparison with Base, and what each method enforces.
+
+    Every cell is display text in the app's one number format (``ldpcore.stats.compare``):
+    errors to three significant digits, ratios with their interval, equivalent users as
+    whole numbers, and "—" (with a tooltip) where a number is not defined.
+    """
+    rows = []
+    for record in summary.to_dict("records"):
+        meta = method_class(record["method"])
+        users = record["equivalent_users"]
+        rows.append(
+            {
+                "method": record["method"],
+                "MSE ÷ Base (95%)": format_ratio(
+                    record["mse_ratio_to_base"], record["ratio_low"], record["ratio_high"]
+                ),
+                "vs Base": record["mse_vs_base"] or "—",
+                "MSE": format_error(record["mse"]),
+                "equivalent users n'": (
+                    format_count(users)
+                    if pd.notna(users) and math.isfinite(users) and abs(users) < 1e18
+                    else f'[—](#{METHOD_TABLE_ANCHOR} "{_NO_USERS}")'
+                ),
+                "bias²": format_error(record["bias_sq"]),
+                "variance": format_error(record["variance"]),
+                # The registry's own word ("yes", "no", "almost"): a string is always
+                # true, so testing it as a flag had called every method "yes".
+                "non-negative": ENFORCEMENT_WORDS[meta.nonnegative],
+                "sums to one": ENFORCEMENT_WORDS[meta.sums_to_one],
+                "complexity": meta.complexity,
+            }
+        )
+    return pd.DataFrame(rows)
+
 
 #: The risk table's share columns (:func:`ldpcore.advice.privacy_risk`).
 RISK_SHARES = ("attacker guesses right", "guessing without the report")
@@ -29,8 +88,6 @@ def risk_table(rows: Sequence[Mapping[str, object]]) -> pd.DataFrame:
     ...              "guessing without the report": 0.0312}]).iloc[0].tolist()
     ['GRR', '5.45%', '3.12%']
     """
-    import pandas as pd  # noqa: PLC0415
-
     frame = pd.DataFrame(list(rows))
     for column in RISK_SHARES:
         if column in frame:
@@ -47,7 +104,6 @@ def fake_users_table(question: TopKQuestion) -> pd.DataFrame:
     >>> fake_users_table(q).values.tolist()
     [['0.5', '120', '1.19%'], ['1 (the answer)', 'no number', '—']]
     """
-    import pandas as pd  # noqa: PLC0415
 
     def at(epsilon: float) -> str:
         return f"{epsilon:g} (the answer)" if epsilon == question.epsilon else f"{epsilon:g}"
@@ -66,4 +122,12 @@ def fake_users_table(question: TopKQuestion) -> pd.DataFrame:
     )
 
 
-__all__ = ["RISK_SHARES", "fake_users_table", "risk_table"]
+__all__ = [
+    "ENFORCEMENT_WORDS",
+    "METHOD_TABLE_ANCHOR",
+    "METHOD_TABLE_NOTE",
+    "RISK_SHARES",
+    "fake_users_table",
+    "method_table",
+    "risk_table",
+]

@@ -16,7 +16,8 @@ The core (``ldpcore``) never imports streamlit; pages only lay out widgets and c
 the core, ``ldpcore.present.figures`` and these modules.
 """
 
-#: The thread counts of the BLAS libraries numpy may use. The server (``launch``) and its
-#: simulation workers (``executors.fork_server``) pin them to 1, before numpy loads:
-#: here, in a module that loads nothing, so that ``launch`` can read them first.
+#: The thread counts of the BLAS libraries numpy may use, which the launcher pins to 1
+#: before numpy loads: here, in a module that loads nothing (importing ``ldpcore`` loads
+#: numpy), so ``launch`` reads them first. The same names as
+#: ``ldpcore.serving.BLAS_THREAD_VARIABLES``, which the workers use (a test checks).
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")

@@ -1,4 +1,4 @@
-"""The Collecting again page's controls and its cached plans and runs (issue 57).
+"""The Collecting again page's controls and its cached plans and runs.
 
 Streamlit-free work is :mod:`ldpcore.advice.longitudinal` (exact) and
 :func:`ldpcore.experiments.rounds.run_rounds` (simulated); this keeps one cached answer per
@@ -24,7 +24,7 @@ from ldpcore.advice.longitudinal import (
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present.rounds_sentences import PERIODS, attack_rounds
 from ldpcore.protocols import Memoized
-from pages.app_layer.cache import config_hash
+from pages.app_layer.serving.cache import config_hash
 
 #: The rounds a person picks from: a week, a month, a quarter, a year of days; a year
 #: and two of weeks; five years of months; the most the core takes.
@@ -88,19 +88,8 @@ def plan_config(
     config: ExperimentConfig, plan: CollectionPlan, methods: tuple[str, ...]
 ) -> ExperimentConfig:
     """The sidebar's settings with the plan's protocol, the check's methods and trials."""
-    params = {
-        key: value
-        for key, value in plan.protocol.parameters().items()
-        if key not in {"epsilon", "domain_size"}
-    }
-    return dataclasses.replace(
-        config,
-        protocol=plan.protocol.name,
-        epsilon=plan.protocol.epsilon,
-        params=tuple(sorted(params.items())),
-        methods=methods,
-        trials=min(config.trials, CHECK_TRIALS),
-    )
+    checked = config.with_oracle(plan.protocol)
+    return dataclasses.replace(checked, methods=methods, trials=min(config.trials, CHECK_TRIALS))
 
 
 @st.cache_data(show_spinner=False, max_entries=32, hash_funcs=config_hash())

@@ -124,7 +124,7 @@ def qr_markdown(text: str, name: str) -> str:
     """A QR code of ``text`` as a markdown image whose alternative text names it.
 
     Markdown, not ``st.image``: an image drawn there gets no alternative text, and its
-    caption's link fell below AA contrast (axe, issue 25). ``st.html`` strips SVG.
+    caption's link fell below AA contrast (axe). ``st.html`` strips SVG.
     """
     import segno  # noqa: PLC0415 (only the teacher page draws one)
 

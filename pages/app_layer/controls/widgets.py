@@ -7,70 +7,30 @@ import dataclasses
 import streamlit as st
 
 from ldpcore import bounds
-from ldpcore.advice.targets import AccuracyTarget, parse_target
+from ldpcore.advice.targets import AccuracyTarget
 from ldpcore.data.datasets import Dataset, bundled_names
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.postprocess import default_method_names, method_names
+from ldpcore.present.epsilon_sentences import TARGET_CHOICES, TARGET_HELP
 from ldpcore.protocols import protocol_names
-from ldpcore.queries.specs import parse_query_spec
-
-# The slider grids, from ldpcore.bounds (the ranges the CLI and the tests check too).
-EPSILONS = bounds.EPSILON_STEPS
-#: 1-2-5 steps across USERS_RANGE.
-USERS = tuple(
-    m * 10**e
-    for e in range(10)
-    for m in (1, 2, 5)
-    if bounds.USERS_RANGE[0] <= m * 10**e <= bounds.USERS_RANGE[1]
+from ldpcore.queries.specs import (
+    FullQuery,
+    GroupsQuery,
+    QuerySpec,
+    SetQuery,
+    TopKQuery,
+    parse_query_spec,
 )
-#: Powers of two from the smallest domain, then the largest a slider offers.
-DOMAINS = (
-    *(2**k for k in range(1, 20) if bounds.DOMAIN_SIZE_MIN <= 2**k < bounds.DOMAIN_SLIDER_MAX),
-    bounds.DOMAIN_SLIDER_MAX,
+from ldpcore.serving.settings import (
+    DEFAULTS,
+    DOMAINS,
+    EPSILONS,
+    SAMPLE_PREFIX,
+    USERS,
+    Settings,
+    methods_shown,
 )
-
-
-@dataclasses.dataclass(frozen=True)
-class Sidebar:
-    """What the shared sidebar's widgets say: the defaults, or a person's choices."""
-
-    protocol: str = "OLH"
-    epsilon: float = 1.0
-    n: int = 10**6
-    d: int = 1024
-    shape: str = "Zipf"  # "Zipf", "uniform" or "sample: NAME"
-    s: float = 1.5
-    methods: tuple[str, ...] | None = None  # None: every method
-    trials: int = 30
-    seed: int = 0
-
-    def config(self) -> ExperimentConfig:
-        """The experiment these settings describe (:class:`InputError` if there is none)."""
-        if self.shape == "Zipf":
-            dataset = f"zipf:d={self.d},s={self.s:g}"
-        elif self.shape == "uniform":
-            dataset = f"uniform:d={self.d}"
-        else:
-            dataset = self.shape.removeprefix("sample: ")
-        methods = default_method_names() if self.methods is None else self.methods
-        return ExperimentConfig(
-            dataset=dataset,
-            n=int(self.n),
-            protocol=self.protocol,
-            epsilon=float(self.epsilon),
-            methods=tuple(methods),
-            trials=int(self.trials),
-            seed=int(self.seed),
-        )
-
-
-DEFAULTS = Sidebar()
-
-
-def default_config() -> ExperimentConfig:
-    """The configuration a first visitor sees (what the launcher computes ahead)."""
-    return DEFAULTS.config()
 
 
 def sidebar() -> ExperimentConfig | None:
@@ -97,14 +57,14 @@ def sidebar() -> ExperimentConfig | None:
     # No format_func: the URL carries the option's label, and plain digits keep links clean.
     n = bar.select_slider("Users n", USERS, value=default.n, key="n", bind="query-params")
     d = bar.select_slider("Domain size d", DOMAINS, value=default.d, key="d", bind="query-params")
-    shapes = ("Zipf", "uniform", *(f"sample: {name}" for name in bundled_names()))
+    shapes = ("Zipf", "uniform", *(SAMPLE_PREFIX + name for name in bundled_names()))
     shape = bar.pills(
         "Dataset", shapes, default=default.shape, required=True, key="dataset", bind="query-params"
     )
     s = default.s
     if shape == "Zipf":
         s = bar.slider("Zipf exponent s", 0.0, 3.0, default.s, 0.1, key="s", bind="query-params")
-    elif shape.startswith("sample: "):
+    elif shape.startswith(SAMPLE_PREFIX):
         bar.caption("A bundled sample keeps its own domain; d does not apply.")
     # Methods, trials and seed sit in a popover, with what they are set to said below it.
     # A popover's widgets are drawn only when it opens (270 ms of a first visit for the
@@ -123,17 +83,12 @@ def sidebar() -> ExperimentConfig | None:
         bind="query-params",
     )
     seed = more.number_input("Seed", 0, 2**31 - 1, default.seed, key="seed", bind="query-params")
-    if len(methods) == len(every):
-        shown = "all"
-    elif set(methods) == set(default_method_names()):
-        shown = "all but " + ", ".join(m for m in every if m not in methods)
-    else:
-        shown = f"{len(methods)} of {len(every)}"
+    shown = methods_shown(tuple(methods), tuple(every), tuple(default_method_names()))
     bar.caption(f"Methods: {shown}. Trials: {trials}. Seed: {seed}.")
     if not methods:
         bar.error("Pick at least one method (under *Methods, trials and seed*).")
         return None
-    chosen = Sidebar(
+    chosen = Settings(
         protocol=str(protocol),
         epsilon=float(epsilon),
         n=int(n),
@@ -160,7 +115,7 @@ def require_config() -> ExperimentConfig:
     return config
 
 
-def with_query(config: ExperimentConfig, query: str) -> ExperimentConfig:
+def with_query(config: ExperimentConfig, query: str | QuerySpec) -> ExperimentConfig:
     """The same configuration asking another query."""
     return dataclasses.replace(config, query=parse_query_spec(query))
 
@@ -182,8 +137,8 @@ def follow(key: str, source: object, default: object) -> None:
         st.session_state[key] = default
 
 
-def query_picker(key: str, dataset: Dataset) -> str:
-    """The query that matters, as an ``ldpcore.queries.query`` spec."""
+def query_picker(key: str, dataset: Dataset) -> QuerySpec:
+    """The query that matters, as a typed spec (its numbers as picked, never text)."""
     kinds = ["The most frequent values", "Every value", "A set of values"]
     if dataset.groups is not None:
         kinds.append("Group totals")
@@ -196,13 +151,13 @@ def query_picker(key: str, dataset: Dataset) -> str:
             max(1, dataset.domain_size - 1),
             key=f"{key}-k",
         )
-        return f"topk:k={int(k)}"
+        return TopKQuery(int(k))
     if kind == "A set of values":
         rho = st.slider(
             "Set size, as a share of the values", 0.01, 0.9, 0.1, 0.01, key=f"{key}-rho"
         )
-        return f"set:rho={rho:g}"
-    return "groups" if kind == "Group totals" else "full"
+        return SetQuery(float(rho))
+    return GroupsQuery() if kind == "Group totals" else FullQuery()
 
 
 def epsilon_to_inspect(answer: float | None) -> float:
@@ -210,7 +165,7 @@ def epsilon_to_inspect(answer: float | None) -> float:
 
     A new answer moves the control to it (a person's own choice stays otherwise), and a
     control moved away from the answer says that the decision record describes the
-    answer's ε (issue 54).
+    answer's ε.
     """
     choices = tuple(sorted({*EPSILONS, *([answer] if answer else [])}))
     if st.session_state.get("choose-risk-answer") != answer:
@@ -230,24 +185,6 @@ def epsilon_to_inspect(answer: float | None) -> float:
             "record describes the answer's."
         )
     return inspect
-
-
-#: The accuracy targets Choose ε offers, in the words people use (issue 54), with what
-#: each means exactly (the help under the control).
-TARGET_CHOICES = {
-    "each": "Each value within ±x, 95% of the time",
-    "all": "All values within ±x at once, 95% of the time",
-    "rmse": "Root-mean-square error at most x",
-}
-TARGET_HELP = (
-    "**Each value within ±x**: every value asked about, on its own, is within ±x "
-    "percentage points of the truth in at least 95% of collections; the value whose "
-    "estimate varies most (for most protocols the most frequent) decides. "
-    "**All values within ±x at once**: in 95% of collections every value asked about is "
-    "within ±x together; needs more ε, and is the promise to make when a whole table "
-    "will be published. **Root-mean-square error**: the typical error over the values "
-    "asked about; an estimate is within ±x only about 68% of the time, not 95%."
-)
 
 
 def accuracy_target_picker(prefix: str) -> AccuracyTarget:
@@ -270,4 +207,4 @@ def accuracy_target_picker(prefix: str) -> AccuracyTarget:
         key=f"{prefix}-target",
         help="0.5 means half a percentage point: a true 12.0% may be read as 11.5% to 12.5%.",
     )
-    return parse_target(f"{kind}:{float(size) / 100!r}")
+    return AccuracyTarget(kind, float(size) / 100)

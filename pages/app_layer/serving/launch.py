@@ -7,7 +7,7 @@ before the server listens, moves that wait to start-up. Once the server runs, a 
 computes the default view into the caches while the first visitor's browser loads the
 app. Everything else is plain ``streamlit run app.py`` with the same arguments.
 
-Usage: ``python -m pages.app_layer.launch [streamlit run options]``.
+Usage: ``python -m pages.app_layer.serving.launch [streamlit run options]``.
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ APP = Path(__file__).resolve().parents[2] / "app.py"
 
 #: What the pages import on a first visit (their own modules run per visit, not here).
 PRELOAD = (
-    "pages.app_layer.cache",
-    "pages.app_layer.display",
-    "pages.app_layer.exports",
-    "pages.app_layer.navigation",
-    "pages.app_layer.uploads",
-    "pages.app_layer.widgets",
+    "pages.app_layer.serving.cache",
+    "pages.app_layer.views.display",
+    "pages.app_layer.views.exports",
+    "pages.app_layer.controls.navigation",
+    "pages.app_layer.controls.uploads",
+    "pages.app_layer.controls.widgets",
     "ldpcore.present.notebooks",
     "ldpcore.present.records",
     "ldpcore.present.figures",
@@ -65,36 +65,15 @@ def preload() -> None:
             importlib.import_module(module)
     finally:
         caching.setLevel(level)
+    from ldpcore.serving.tables import warm_code_paths  # noqa: PLC0415
+    from ldpcore.serving.workers import worker_count  # noqa: PLC0415
+
     warm_code_paths()
-    from pages.app_layer.executors import worker_count  # noqa: PLC0415
 
     # A bad LDPCORE_APP_WORKERS is said now, in one line. The worker processes start at
     # the first simulation a visitor asks for (cache.simulate): started here, their
     # imports took a core from the first visitor's browser (0.2 s of its first chart).
     worker_count()
-
-
-def warm_code_paths() -> None:
-    """Run a tiny experiment and build the Explorer's charts from it (about 0.3 s).
-
-    Plotly loads a validator module per figure property on first use, and each method
-    and scipy routine has first-call costs; paying them here took the Explorer's first
-    chart on a fresh server from 4.0 s to the figures in benchmarks/README.md.
-    """
-    from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
-    from ldpcore.present import figures  # noqa: PLC0415
-    from pages.app_layer.simulations import simulate_tables  # noqa: PLC0415
-
-    tiny = ExperimentConfig(
-        dataset="zipf:d=16,s=1.5", n=1_000, protocol="OLH", epsilon=1.0, trials=2
-    )
-    tables = simulate_tables(tiny)
-    figures.estimates_by_rank(tables["per_item"], featured=figures.FEATURED)
-    figures.mse_bars(
-        tables["summary"],
-        base_mse=tables["analytic"]["base_mse"],
-        lower_bound=tables["analytic"]["lower_bound"],
-    ).to_json()
 
 
 #: What the launcher says once the first visitor's view is computed.
@@ -129,8 +108,9 @@ def _default_view(timeout: float) -> None:
         time.sleep(0.05)
     import streamlit as st  # noqa: PLC0415
 
-    from pages.app_layer import cache, staging  # noqa: PLC0415
-    from pages.app_layer.widgets import default_config  # noqa: PLC0415
+    from ldpcore.serving.settings import default_config  # noqa: PLC0415
+    from ldpcore.serving.staging import run_key  # noqa: PLC0415
+    from pages.app_layer.serving import cache, staging  # noqa: PLC0415
 
     # Outside a page's run Streamlit warns once per cached call that there is no page
     # context; here that is expected, so those warnings are not shown (for these half
@@ -150,7 +130,7 @@ def _default_view(timeout: float) -> None:
         cache.mse_figure(config, False)
         cache.bias_variance_figure(config)
         # Computed: a class arriving at once joins it rather than crowding the server.
-        staging.server_crowd().know(staging.run_key(config, None, ()))
+        staging.server_crowd().know(run_key(config, None, ()))
         # A process's first page element makes Streamlit walk the whole call stack (to
         # warn a REPL user, inspect.stack: 0.09 s here); paid now, not in the first run.
         st.empty()
@@ -159,80 +139,6 @@ def _default_view(timeout: float) -> None:
         logging.getLogger(__name__).exception("computing the default view ahead failed")
     finally:
         context.setLevel(level)
-
-
-#: Streamlit options a served app always gets unless the command line sets them: nothing
-#: leaves the machine and nothing watches the files (issue 53). The file watcher, on by
-#: default, reloads pages a developer edits; serving a class it only filled one log with
-#: 21,515 "Inotify queue overflowed" lines in 22 minutes.
-SERVING_DEFAULTS = {
-    "--server.fileWatcherType": "none",
-    "--server.runOnSave": "false",
-    "--browser.gatherUsageStats": "false",
-    "--server.headless": "true",
-}
-WILDCARDS = ("0.0.0.0", "::", "[::]")
-
-
-def serving_arguments(arguments: Sequence[str], addresses: Sequence[str]) -> list[str]:
-    """``arguments`` with :data:`SERVING_DEFAULTS` added, and an address to print.
-
-    On every interface (``0.0.0.0``) and headless, Streamlit looks up the machine's
-    external address with a request to an outside service, to print it. Naming the
-    address to print (``browser.serverAddress``: this machine's first network address,
-    else ``localhost``) is Streamlit's own setting that skips that lookup, so nothing
-    leaves the room.
-
-    Examples
-    --------
-    >>> serving_arguments(["--server.address", "0.0.0.0"], ["10.0.0.5"])[-2:]
-    ['--browser.serverAddress', '10.0.0.5']
-    >>> "--browser.serverAddress" in serving_arguments(["--server.address", "localhost"], [])
-    False
-    """
-    given = {word.split("=", 1)[0] for word in arguments if word.startswith("--")}
-    found = list(arguments)
-    for option, value in SERVING_DEFAULTS.items():
-        if option not in given:
-            found += [option, value]
-    address = _option(arguments, "--server.address")
-    if address in WILDCARDS and "--browser.serverAddress" not in given:
-        found += ["--browser.serverAddress", next(iter(addresses), "localhost")]
-    return found
-
-
-def _option(arguments: Sequence[str], name: str) -> str | None:
-    for i, word in enumerate(arguments):
-        if word == name and i + 1 < len(arguments):
-            return arguments[i + 1]
-        if word.startswith(name + "="):
-            return word.split("=", 1)[1]
-    return None
-
-
-def class_settings() -> str:
-    """What the person running the server needs to know about the live class, one line.
-
-    Raises
-    ------
-    ValueError
-        A passcode too short, or a trusted proxy that is not an address.
-    """
-    from ldpcore.live.access import (  # noqa: PLC0415
-        PASSCODE_VARIABLE,
-        teacher_passcode,
-        trusted_proxies,
-    )
-    from ldpcore.live.store import default_data_dir  # noqa: PLC0415
-
-    proxies = trusted_proxies()
-    who = (
-        "this machine's browsers and those given the passcode"
-        if teacher_passcode()
-        else f"this machine's browsers only (set {PASSCODE_VARIABLE} for others)"
-    )
-    behind = f"; addresses forwarded by {', '.join(sorted(proxies))}" if proxies else ""
-    return f"  Live class: polls started by {who}; stored in {default_data_dir()}{behind}."
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -246,6 +152,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     from ldpcore.errors import InputError  # noqa: PLC0415 (ldpcore loads numpy)
     from ldpcore.live.network import network_addresses  # noqa: PLC0415
+    from ldpcore.serving.arguments import class_settings, serving_arguments  # noqa: PLC0415
 
     try:
         preload()

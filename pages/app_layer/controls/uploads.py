@@ -12,13 +12,13 @@ from ldpcore import bounds
 from ldpcore.data.datasets import Dataset, bundled_names, parse_histogram
 from ldpcore.data.tables import DuplicateValuesError, TableError
 from ldpcore.data.totals import TotalRowError
-from pages.app_layer.cache import (
+from pages.app_layer.serving.answers import (
     bundled_dataset,
     collected_notes,
     inspected_upload,
     parsed_upload,
 )
-from pages.app_layer.display import run_or_explain
+from pages.app_layer.views.display import run_or_explain
 
 
 def histogram_picker(key: str, *, allow_bundled: bool = True) -> Dataset | None:

@@ -1,5 +1,5 @@
 """The Class page's first view and its projected view: the form that starts a poll, and
-the join link with its QR code (issue 53: the form says what the class will see first).
+the join link with its QR code (the form says what the class will see first).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from ldpcore.live.poll import CLASS_SIZE_MAX, Poll
 from ldpcore.live.reports import PRESETS, live_protocols
 from ldpcore.live.store import OPTIONS_MAX, OPTIONS_MIN, PollStore
 from ldpcore.present.class_sentences import class_advice_sentence
-from pages.app_layer.class_views import plain_heading
-from pages.app_layer.live_class import join_address, join_link, qr_markdown
+from pages.app_layer.classroom.class_views import plain_heading
+from pages.app_layer.classroom.live_class import join_address, join_link, qr_markdown
 
 #: ε offered to a class (a lecture shows the trade-off at a glance at these).
 CLASS_EPSILONS = (0.5, 1.0, 2.0, 3.0, 4.0, 6.0)

@@ -1,8 +1,11 @@
-"""Where the app's work runs: simulation processes, search threads and the Dask client.
+"""The simulation processes of a server: how many, where they fork from, how they end.
 
-Each is one per server process (``st.cache_resource``), started on first use, and
-shared by every browser session; ``cache.py`` decides what is computed, this module
-where. No executor is built at import.
+A class moving sliders at once asks for many configurations; in one process their
+Python parts take turns on one lock (the GIL), so on 2 cores the server used 1.3 cores
+and a class of 30 waited 41 s at the 95th percentile (benchmarks/README.md,
+classroom). The workers are forked from a fork server that has already imported numpy
+and ldpcore, never from the threaded server itself. The app layer keeps one
+:class:`Workers` per server (``pages/app_layer/serving/executors.py``).
 """
 
 from __future__ import annotations
@@ -12,17 +15,16 @@ import multiprocessing
 import multiprocessing.context
 import multiprocessing.forkserver
 import os
+import select
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Any
 
-import streamlit as st
-
 from ldpcore.errors import InputError
-from ldpcore.experiments.cluster import ENVIRONMENT, configured, open_client, where
-from pages.app_layer import BLAS_THREAD_VARIABLES
+from ldpcore.serving import BLAS_THREAD_VARIABLES
 
 #: Worker processes for the simulations, one per core unless this variable says how many
 #: (0: simulate in the session's own thread).
@@ -56,15 +58,18 @@ def worker_count() -> int:
 
 
 def uses_workers() -> bool:
-    """Whether simulations run in worker processes: some are asked for, and the system has
-    a fork server to start them from (Windows has none: the sessions' threads then)."""
+    """Whether simulations run in worker processes.
+
+    Some are asked for, and the system has a fork server to start them from (Windows
+    has none: the sessions' threads then).
+    """
     return worker_count() > 0 and "forkserver" in multiprocessing.get_all_start_methods()
 
 
 class Workers:
     """The simulation processes, used once the first of them has answered.
 
-    Nothing starts until :meth:`warm`, which :func:`simulate` calls at the first
+    Nothing starts until :meth:`warm`, which the app calls at the first
     simulation a visitor asks for: on a fresh server the fork server's imports (a core
     for about a second) would otherwise compete with the first visitor's browser. Until
     a worker answers, simulations run in the session's own thread.
@@ -90,8 +95,6 @@ class Workers:
         threading.Thread(target=self._first_task, name="ldpcore-warm", daemon=True).start()
 
     def _first_task(self) -> None:
-        from pages.app_layer.simulations import end_with  # noqa: PLC0415
-
         # Each worker ends with this server, however it ends (end_with).
         pool = ProcessPoolExecutor(
             max_workers=self._count,
@@ -140,11 +143,13 @@ class Bounded(Executor):
         self._width = width
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        """Run ``fn(*args)`` in a worker (no keyword arguments: they are not sent)."""
         if kwargs:
             raise TypeError("Bounded.submit takes positional arguments only")
         return self._workers.submit(fn, *args)
 
     def map(self, fn: Callable[..., Any], *iterables: Iterable[Any], **_: Any) -> Iterator[Any]:
+        """``fn`` over the arguments' rows, at most the width at a time, in order."""
         calls = iter(list(zip(*iterables, strict=True)))
         pending: deque[Future[Any]] = deque()
         try:
@@ -163,21 +168,6 @@ class Bounded(Executor):
                 future.cancel()
 
 
-@st.cache_resource(show_spinner=False)
-def simulation_processes() -> Workers | None:
-    """One pool of worker processes per server for the simulations (None: in-thread).
-
-    Why processes: a class moving sliders at once asks for many configurations, and in
-    one process their Python parts take turns on one lock (the GIL), so on 2 cores the
-    server used 1.3 cores and a class of 30 waited 41 s at the 95th percentile
-    (benchmarks/README.md, classroom). The workers are forked from a fork server that has
-    already imported numpy and ldpcore, never from the threaded server itself.
-    """
-    if not uses_workers():
-        return None
-    return Workers(worker_count())
-
-
 def fork_server() -> multiprocessing.context.ForkServerContext:
     """The context the workers are forked from, its server started (once per process).
 
@@ -187,7 +177,7 @@ def fork_server() -> multiprocessing.context.ForkServerContext:
     context = multiprocessing.get_context("forkserver")
     # A worker also imports the main module the server ran (multiprocessing's rule): under
     # Streamlit that is app.py, whose __main__ guard keeps it to an import.
-    context.set_forkserver_preload(["pages.app_layer.simulations", *WORKER_PRELOAD])
+    context.set_forkserver_preload(["ldpcore.serving.tables", *WORKER_PRELOAD])
     # One BLAS thread per worker: there is already a worker per core, and OpenBLAS's
     # threads spin while they wait, so the bootstrap's small matrix products made each
     # simulation cost 1.6–2.0 CPU s per second of work (0.9–1.5 with one thread). The
@@ -206,60 +196,33 @@ def fork_server() -> multiprocessing.context.ForkServerContext:
     return context
 
 
-@st.cache_resource(show_spinner=False)
-def cluster() -> tuple[Any, int, str]:
-    """The Dask client long runs use (``$LDPCORE_DASK``), its worker count, and where that is.
+def end_with(server: int) -> None:
+    """A worker's initializer: end this process when the server process ``server`` ends.
 
-    One per server process, opened on first use; without the variable, work runs in
-    the app's own process.
+    The workers are forked from a fork server, not from the server, and each holds both
+    ends of its task queue, so a server killed outright (SIGKILL, out of memory) left
+    them waiting for tasks forever (measured: a forkserver, two workers and the resource
+    tracker, about 790 MB, a minute after). A thread here waits on the server's process
+    (a pidfd where the system has one; else a check each half second) and exits.
     """
-    spec = configured()
-    if spec is None:
-        return (
-            None,
-            1,
-            (
-                "this machine (start the app with LDPCORE_DASK=local:N or "
-                "tcp://HOST:PORT to use a Dask cluster)"
-            ),
-        )
+    threading.Thread(target=_wait_for, args=(server,), name="ldpcore-end-with", daemon=True).start()
+
+
+def _wait_for(server: int) -> None:
     try:
-        client = open_client(spec)
-    except ValueError as exc:
-        return None, 1, f"this machine, because {ENVIRONMENT}={spec} failed: {exc}"
-    workers = max(1, len(client.scheduler_info().get("workers", {})))
-    return client, workers, where(client)
-
-
-def executor() -> tuple[Any, int, str]:
-    """``(executor or None, workers, where)`` for long runs."""
-    client, workers, place = cluster()
-    return (None if client is None else client.get_executor()), workers, place
-
-
-@st.cache_resource(show_spinner=False)
-def search_threads() -> ThreadPoolExecutor:
-    """One pool of threads per server, one per core, for the Choose ε search.
-
-    Threads rather than processes: numpy's samplers release the GIL, nothing is
-    pickled, and a shared pool caps the server's search work at one thread per core
-    however many sessions ask at once (they queue; identical searches hit the cache).
-    Measured on 2 cores (benchmarks/README.md): words 10.1 s in one thread, 6.9 s here.
-    """
-    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="ldpcore-search")
-
-
-def search_point_threads() -> int:
-    """Threads for each Choose ε search's own points and timing probes: this machine's
-    cores when the search runs here, 1 on a Dask cluster (its workers already share the
-    protocols out)."""
-    return (os.cpu_count() or 1) if executor()[0] is None else 1
-
-
-def search_executor() -> tuple[Executor, int, str]:
-    """``(executor, workers, where)`` for Choose ε: the Dask cluster if any, else threads."""
-    pool, workers, place = executor()
-    if pool is not None:
-        return pool, workers, place
-    cores = os.cpu_count() or 1
-    return search_threads(), cores, f"this machine ({cores} thread{'s' if cores > 1 else ''})"
+        handle = os.pidfd_open(server)
+    except (AttributeError, OSError):
+        handle = -1
+    if handle >= 0:
+        # Readable once the process has ended (Linux 5.3 and later).
+        select.select([handle], [], [])
+    else:
+        while True:
+            try:
+                os.kill(server, 0)
+            except ProcessLookupError:
+                break
+            except PermissionError:  # someone else's process now holds the number
+                break
+            time.sleep(0.5)
+    os._exit(0)

@@ -2,7 +2,7 @@
 
 Drawn by ``pages/choose_epsilon.py`` once the answer is known. The section and the
 decision record describe the same ε (the answer's, rounded up as printed) with the same
-δ, cadence and distinct values, read from the same widgets (issue 54).
+δ, cadence and distinct values, read from the same widgets.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from numpy.typing import NDArray
 
 from ldpcore.advice import EpsilonAnswer, privacy_risk
 from ldpcore.advice.deployments import UNCHECKED_NOTE, context_sentence, deployment_rows
-from ldpcore.advice.epsilon_context import CADENCES, EpsilonContext
-from ldpcore.advice.longitudinal import CollectionPlan, collection_plans
+from ldpcore.advice.epsilon_context import CADENCES, EpsilonContext, cadence_plans
+from ldpcore.advice.longitudinal import CollectionPlan
 from ldpcore.advice.targets import AccuracyTarget
 from ldpcore.attacks.reach import TopKQuestion
 from ldpcore.experiments.config import ExperimentConfig
@@ -33,10 +33,9 @@ from ldpcore.present.sentences import (
     shuffle_sentence,
 )
 from ldpcore.present.tables import risk_table
-from ldpcore.protocols import get_protocol
-from pages.app_layer.cache import epsilon_in_context
-from pages.app_layer.display import run_or_explain
-from pages.app_layer.widgets import epsilon_to_inspect
+from pages.app_layer.controls.widgets import epsilon_to_inspect
+from pages.app_layer.serving.answers import epsilon_in_context
+from pages.app_layer.views.display import run_or_explain
 
 #: The δ offered for the central ε after shuffling, and the default (FMT's example's).
 DELTAS = (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10)
@@ -75,18 +74,8 @@ def context_at(epsilon: float, n: int) -> EpsilonContext:
 def repeated_plans(
     protocol: str, epsilon: float, frequencies: NDArray[np.float64], n: int
 ) -> tuple[tuple[CollectionPlan, ...], str] | None:
-    """The plans for the page's cadence at ``epsilon`` (None when it collects once).
-
-    The rounds are the cadence's reports; a round is the cadence's period when it sends
-    one report a period, else "round" (an hourly report is not a day's).
-    """
-    per_period, periods, period = cadence()
-    rounds = per_period * periods
-    if rounds == 1:
-        return None
-    built = get_protocol(protocol, epsilon=epsilon, domain_size=frequencies.size)
-    word = period if per_period == 1 else "round"
-    return collection_plans(built, frequencies, n, rounds), word
+    """The plans for the page's cadence at ``epsilon`` (None when it collects once)."""
+    return cadence_plans(protocol, epsilon, frequencies, n, cadence())
 
 
 def downloads(

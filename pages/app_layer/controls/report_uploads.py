@@ -1,4 +1,4 @@
-"""Your data's report files: upload, the ones-count check, and support counts (issue 56).
+"""Your data's report files: upload, the ones-count check, and support counts.
 
 The reading and the check are :func:`ldpcore.collection.report_check.check_report_upload`;
 the words are :func:`ldpcore.present.run_sentences.report_check_words`. What comes out
@@ -8,41 +8,20 @@ the rest of the tab (methods, intervals, downloads) is the same for both.
 
 from __future__ import annotations
 
-import io
-
-import numpy as np
 import streamlit as st
 
 from ldpcore import bounds
-from ldpcore.attacks.gains import fake_reports
-from ldpcore.collection.report_check import ReportCheck, check_report_upload
-from ldpcore.collection.report_files import (
-    csv_parameter_line,
-    reports_to_frame,
-    upload_parameters,
-)
+from ldpcore.collection.report_check import ReportCheck, check_report_upload, example_report_file
+from ldpcore.collection.report_files import recorded_extras, recorded_number, upload_parameters
 from ldpcore.present.run_sentences import report_check_words
-from ldpcore.protocols import get_protocol, protocol_class, protocol_names
-from pages.app_layer.display import run_or_explain
-
-#: The example: OUE at ε = 1 on 256 values (where uniform reports stand out: 128 ± 8 ones
-#: against an honest 69 ± 7), 2,000 honest users and 60 uniform fake reports.
-EXAMPLE_HONEST, EXAMPLE_FAKES = 2_000, 60
+from ldpcore.protocols import get_protocol, protocol_names
+from pages.app_layer.views.display import run_or_explain
 
 
 @st.cache_data(show_spinner=False, max_entries=1)
 def example_reports() -> bytes:
-    """An OUE report file with a few fake users among the honest ones (seeded)."""
-    protocol = get_protocol("OUE", epsilon=1.0, domain_size=256)
-    rng = np.random.default_rng(2021)
-    values = rng.zipf(1.5, EXAMPLE_HONEST) % protocol.domain_size
-    honest = protocol.randomize(values, rng)
-    fake = fake_reports(protocol, "rpa", [protocol.domain_size - 1], EXAMPLE_FAKES, rng)
-    reports = np.concatenate([honest, fake])[rng.permutation(len(honest) + len(fake))]
-    buffer = io.StringIO()
-    buffer.write(csv_parameter_line(protocol) + "\n")
-    reports_to_frame(protocol, reports, text=True).to_csv(buffer, index=False)
-    return buffer.getvalue().encode()
+    """The example report file, with a few fake users among the honest ones."""
+    return example_report_file()
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -58,28 +37,6 @@ def checked_reports(
     """The upload read as ``protocol``'s reports and checked (cached per file and settings)."""
     oracle = get_protocol(protocol, epsilon=epsilon, domain_size=domain_size, **extras)
     return check_report_upload(oracle, data, name)
-
-
-def _recorded_number(recorded: dict[str, str], key: str, default: float) -> float:
-    try:
-        return float(recorded[key])
-    except (KeyError, ValueError):
-        return default
-
-
-def _recorded_extras(recorded: dict[str, str], protocol: str) -> dict[str, int | float]:
-    """The protocol's declared parameters the file records; one it cannot read is left out.
-
-    Left out, it takes its default, and the file's own parameters are compared with the
-    form's by ``check_metadata``, which names the difference.
-    """
-    extras: dict[str, int | float] = {}
-    for parameter in protocol_class(protocol).extra_parameters:
-        try:
-            extras[parameter.name] = parameter.check(float(recorded[parameter.name]))
-        except (KeyError, ValueError):  # InputError is a ValueError
-            continue
-    return extras
 
 
 def report_inputs() -> tuple[bytes, str, dict[str, object]] | None:
@@ -118,7 +75,7 @@ def report_inputs() -> tuple[bytes, str, dict[str, object]] | None:
         "ε used",
         bounds.EPSILON_MIN,
         bounds.EPSILON_MAX,
-        _recorded_number(recorded, "epsilon", 1.0),
+        recorded_number(recorded, "epsilon", 1.0),
         step=0.1,
         format="%.3f",
         key="reports-epsilon",
@@ -127,10 +84,10 @@ def report_inputs() -> tuple[bytes, str, dict[str, object]] | None:
         "Values d",
         bounds.DOMAIN_SIZE_MIN,
         bounds.DOMAIN_SIZE_MAX,
-        int(_recorded_number(recorded, "domain_size", 16)),
+        int(recorded_number(recorded, "domain_size", 16)),
         key="reports-d",
     )
-    extras = _recorded_extras(recorded, protocol)
+    extras = recorded_extras(recorded, protocol)
     check = run_or_explain(
         lambda: checked_reports(
             data,
@@ -150,9 +107,7 @@ def report_inputs() -> tuple[bytes, str, dict[str, object]] | None:
     drop = check.flagged > 0 and st.checkbox(
         f"Drop the {check.flagged:,} flagged reports", value=True, key="reports-drop"
     )
-    support = check.kept_support if drop else check.support
-    users = check.users - check.flagged if drop else check.users
-    table = "value,count\n" + "".join(f"{v},{c!r}\n" for v, c in enumerate(support.tolist()))
+    table, users = check.counts_table(drop=drop)
     settings: dict[str, object] = {
         "kind": "counts",
         "protocol": protocol,
@@ -160,7 +115,7 @@ def report_inputs() -> tuple[bytes, str, dict[str, object]] | None:
         "n": users,
         "params": extras,
     }
-    return table.encode(), f"{name} (aggregated)", settings
+    return table, f"{name} (aggregated)", settings
 
 
 __all__ = ["checked_reports", "example_reports", "report_inputs"]

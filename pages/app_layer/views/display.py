@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pandas as pd
@@ -12,20 +12,35 @@ import streamlit as st
 
 from ldpcore.advice import Recommendation, SweepVerdict
 from ldpcore.errors import InputError
-from ldpcore.formats import format_count, format_error, format_ratio
-from ldpcore.postprocess import method_class
 from ldpcore.present import figures, sentences
 from ldpcore.present.sentences import (
-    in_users,
-    method_caveat,
     not_converged_sentence,
+    recommendation_words,
     sweep_headline,
-    verdict_headline,
 )
+from ldpcore.present.tables import METHOD_TABLE_ANCHOR, METHOD_TABLE_NOTE, method_table
 
 #: Said under every paired comparison shown.
 # The sentence lives in ldpcore.present.sentences; re-exported for the pages that import it here.
 PAIRED_NOTE = sentences.PAIRED_NOTE
+
+
+@contextlib.contextmanager
+def progress_bar(text: str) -> Iterator[Callable[[float, str], None]]:
+    """A progress bar, and ``update(share, text)``; emptied when the work is done.
+
+    Made inside the cached call it reports on: Streamlit replays what a cached call
+    drew, and an element drawn on a block made outside could not be replayed.
+    """
+    bar = st.progress(0.0, text=text)
+
+    def update(share: float, said: str) -> None:
+        bar.progress(min(1.0, share), text=said)
+
+    try:
+        yield update
+    finally:
+        bar.empty()
 
 
 def run_or_explain(action: Callable[[], Any], what: str) -> Any:
@@ -53,26 +68,14 @@ def verdict_banner(
     """The recommendation of a paired comparison, at the top of a page, in words.
 
     Green only when post-processing measurably helps; otherwise a neutral note that
-    says so. Without Base among the methods there is nothing to compare with. With
-    ``users`` (full-domain queries, where Base's MSE falls as 1/n) a gain is also said
-    in users: as accurate as Base with n / ratio of them, with the interval.
+    says so (:func:`ldpcore.present.sentences.recommendation_words`). Without Base among
+    the methods there is nothing to compare with.
     """
     if ranking is None:
-        st.info(
-            "Add Base to the methods (sidebar, *Methods, trials and seed*) to compare the "
-            "others with it."
-        )
+        st.info(sentences.ADD_BASE)
         return
     found = ranking.verdict
-    text = f"Recommended: **{found.recommended}**. {verdict_headline(found)}"
-    chosen = next((c for c in found.against_base if c.method == found.recommended), None)
-    if users and found.helps and chosen is not None:
-        text += " " + in_users(users, chosen)
-    if explain:
-        text += f" {method_class(found.recommended).explanation}"
-    if caveat := method_caveat(found.recommended):
-        text += f" **{caveat}**"
-    _banner(text, helps=found.helps)
+    _banner(recommendation_words(found, explain=explain, users=users), helps=found.helps)
 
 
 def _banner(text: str, *, helps: bool) -> None:
@@ -104,64 +107,6 @@ def convergence_warning(summary: pd.DataFrame) -> None:
         st.warning(not_converged_sentence(record["method"], 1 - record["converged"]))
 
 
-#: Where an undefined cell of the method table links to (its section's anchor).
-METHOD_TABLE_ANCHOR = "every-method"
-
-#: What the method table's columns mean, said under it.
-METHOD_TABLE_NOTE = (
-    "MSE, bias² and variance: of the query's answers, in frequency units squared, to three "
-    "significant digits. Equivalent users n': how many users Base would need for this MSE "
-    "(NDSS Sec. V-C), to three significant digits; — where it is not defined (the query is "
-    "not every value's frequency, or the method has no error at all)."
-)
-
-_NO_USERS = (
-    "Not defined here: equivalent users compare with Base over every value's frequency, "
-    "and need an error above zero"
-)
-
-
-#: How the method table says what a method enforces (``PostProcessor.nonnegative`` and
-#: ``sums_to_one``).
-ENFORCEMENT_WORDS = {"yes": "yes", "no": "no", "almost": "at most 1"}
-
-
-def method_table(summary: pd.DataFrame) -> pd.DataFrame:
-    """Measured numbers, the paired comparison with Base, and what each method enforces.
-
-    Every cell is display text in the app's one number format (``ldpcore.stats.compare``):
-    errors to three significant digits, ratios with their interval, equivalent users as
-    whole numbers, and "—" (with a tooltip) where a number is not defined.
-    """
-    rows = []
-    for record in summary.to_dict("records"):
-        meta = method_class(record["method"])
-        users = record["equivalent_users"]
-        rows.append(
-            {
-                "method": record["method"],
-                "MSE ÷ Base (95%)": format_ratio(
-                    record["mse_ratio_to_base"], record["ratio_low"], record["ratio_high"]
-                ),
-                "vs Base": record["mse_vs_base"] or "—",
-                "MSE": format_error(record["mse"]),
-                "equivalent users n'": (
-                    format_count(users)
-                    if pd.notna(users) and math.isfinite(users) and abs(users) < 1e18
-                    else f'[—](#{METHOD_TABLE_ANCHOR} "{_NO_USERS}")'
-                ),
-                "bias²": format_error(record["bias_sq"]),
-                "variance": format_error(record["variance"]),
-                # The registry's own word ("yes", "no", "almost"): a string is always
-                # true, so testing it as a flag had called every method "yes".
-                "non-negative": ENFORCEMENT_WORDS[meta.nonnegative],
-                "sums to one": ENFORCEMENT_WORDS[meta.sums_to_one],
-                "complexity": meta.complexity,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
 def show_method_table(summary: pd.DataFrame) -> None:
     """The method table under its heading, with what its columns mean.
 
@@ -185,7 +130,7 @@ def frequency_columns(table: pd.DataFrame) -> dict[str, Any]:
 
 
 def show_chart(figure: go.Figure, *, key: str, where: Any = None) -> None:
-    """A chart with its text alternative (WCAG 1.1.1; issue 25).
+    """A chart with its text alternative (WCAG 1.1.1).
 
     Below it, one sentence says what it shows (:func:`ldpcore.present.figures.describe`), and
     a toggle opens the data behind it as a table a screen reader can read. ``where`` is a column or

@@ -1,5 +1,5 @@
 """The Class page's views: the teacher's words as plain text, who was turned away, what
-each network address sent, the teacher's controls, and what everyone else sees (issue 53).
+each network address sent, the teacher's controls, and what everyone else sees.
 """
 
 from __future__ import annotations
@@ -14,15 +14,19 @@ from ldpcore.errors import InputError
 from ldpcore.formats import plain_html
 from ldpcore.live.access import passcode_matches
 from ldpcore.live.poll import CLASS_SIZE_MAX, Poll
-from ldpcore.live.reports import class_collected, export_text, poll_protocol
-from ldpcore.live.store import (
-    BURST_REPORTS,
-    BURST_SECONDS,
-    HANDOVER_SECONDS,
-    REFUSAL_REASONS,
-    PollStore,
+from ldpcore.live.reports import export_text, poll_protocol
+from ldpcore.live.store import HANDOVER_SECONDS, PollStore
+from ldpcore.present.class_sentences import (
+    TEACHERS_ONLY,
+    burst_words,
+    every_method,
+    handover_words,
+    liars_caption,
+    liars_words,
+    removal_effect,
+    turned_away_help,
+    turned_away_words,
 )
-from ldpcore.present.figures import percent_label
 
 
 def plain_heading(text: str) -> None:
@@ -37,17 +41,9 @@ def plain_strong(text: str) -> None:
 
 def turned_away_metric(where: Any, reasons: dict[str, int], poll: Poll) -> None:
     """The count of browsers turned away, with each reason in its help and below it."""
-    total = sum(reasons.values())
-    said = [f"{n} because {REFUSAL_REASONS[r]}" for r, n in reasons.items() if n]
-    where.metric(
-        "turned away",
-        total,
-        help=f"Reports refused, each browser counted once per poll. The class size is "
-        f"{poll.max_reports:,}; "
-        + ("shared addresses are allowed." if poll.shared_addresses else "one per address."),
-    )
-    if said:
-        where.caption("Turned away: " + "; ".join(said) + ".")
+    where.metric("turned away", sum(reasons.values()), help=turned_away_help(poll))
+    if said := turned_away_words(reasons):
+        where.caption(said)
 
 
 def address_panel(store: PollStore, poll: Poll, key: str) -> None:
@@ -58,12 +54,7 @@ def address_panel(store: PollStore, poll: Poll, key: str) -> None:
     activity = store.addresses(poll.code)
     bursts = [a for a in activity if a.burst]
     for each in bursts:
-        st.warning(
-            f"Address {each.label} sent {each.reports + each.turned_away} reports in a burst "
-            f"({BURST_REPORTS} or more within {BURST_SECONDS:g} s): one person answering "
-            "again and again, or a lab answering together. You can remove its reports below.",
-            icon=":material/bolt:",
-        )
+        st.warning(burst_words(each.label, each.reports + each.turned_away), icon=":material/bolt:")
     if not activity:
         return
     with st.expander(
@@ -87,7 +78,7 @@ def address_panel(store: PollStore, poll: Poll, key: str) -> None:
         label = st.selectbox("Remove every report from", removable, key="class-remove-which")
         rows = store.reports(poll.code)
         kept = store.reports(poll.code, without=label)
-        st.write(_effect(poll, rows, kept, label))
+        st.write(removal_effect(poll, rows, kept, label))
         if st.button(f"Remove address {label}'s reports", key="class-remove"):
             removed = store.remove_address(poll.code, key, label)
             st.success(
@@ -95,41 +86,6 @@ def address_panel(store: PollStore, poll: Poll, key: str) -> None:
                 "The browsers that sent them cannot answer again."
             )
             st.rerun()
-
-
-def _effect(poll: Poll, rows: list[Any], kept: list[Any], label: str) -> str:
-    """What removing one address's reports does to the count and to Base's estimates."""
-    gone = len(rows) - len(kept)
-    head = (
-        f"Removing address {label}'s {gone} report{'' if gone == 1 else 's'} leaves "
-        f"{len(kept):,} of {len(rows):,}."
-    )
-    if not kept:
-        return head + " No estimate is left."
-    before = class_collected(poll, rows).estimate
-    after = class_collected(poll, kept).estimate
-    moves = sorted(zip(poll.options, before, after, strict=True), key=lambda m: -abs(m[2] - m[1]))[
-        :3
-    ]
-    said = ", ".join(f"{plain_html(o)} {_percent(b)} → {_percent(a)}" for o, b, a in moves)
-    return f"{head} Base's estimates move most for {said}."
-
-
-def _percent(share: float) -> str:
-    # Rounded first: a share of -0.001 reads "0%", not "-0%".
-    return f"{round(share, 2) + 0.0:.0%}"
-
-
-def every_method(poll: Poll, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """One row per option, one column per method: "estimate (low–high)"."""
-    frame = pd.DataFrame({"option": list(poll.options)})
-    for method, table in tables.items():
-        frame[method] = [
-            f"{percent_label(round(e, 3))} ({percent_label(round(lo, 3))}–"
-            f"{percent_label(round(hi, 3))})"
-            for e, lo, hi in zip(table["estimate"], table["low"], table["high"], strict=True)
-        ]
-    return frame
 
 
 def controls(store: PollStore, poll: Poll, key: str) -> None:
@@ -185,12 +141,7 @@ def controls(store: PollStore, poll: Poll, key: str) -> None:
         handed, until = st.session_state.get("class-handover-code", ("", 0.0))
         # Shown while it can still be used, and only in this browser's own session.
         if handed and time.time() < until:
-            st.info(
-                f"On the other device, open the Class page and type **{handed}** under "
-                "*Continue a poll from another device*, within ten minutes. It works once. "
-                "Anyone who types it gets this poll's controls: do not show it to the class.",
-                icon=":material/devices:",
-            )
+            st.info(handover_words(handed), icon=":material/devices:")
         sure = st.checkbox("Delete it for good", key="class-delete-sure")
         if st.button("Delete the poll and its reports", key="class-delete", disabled=not sure):
             store.delete(poll.code, key)
@@ -201,11 +152,7 @@ def controls(store: PollStore, poll: Poll, key: str) -> None:
 
 def teachers_only(store: PollStore, key: str, passcode: str | None) -> None:
     """What a student (or anyone not running a poll) sees: nothing of any poll."""
-    st.info(
-        "This page is for teachers: it runs a class's poll. If you are a student, open the "
-        "link or scan the QR code your teacher shows, or type the code on the join page.",
-        icon=":material/school:",
-    )
+    st.info(TEACHERS_ONLY, icon=":material/school:")
     st.page_link("pages/join.py", label="Answer a poll", icon=":material/how_to_vote:")
     if passcode is not None:
         given = st.text_input("Teacher passcode", type="password", key="class-passcode")
@@ -274,9 +221,8 @@ def simulated_liars(
     """
     # Late imports: the cache module loads the core's estimates, which the other views
     # do not need.
-    from ldpcore.present.class_sentences import liars_words  # noqa: PLC0415
-    from pages.app_layer.cache import class_tables, class_tables_with_liars  # noqa: PLC0415
-    from pages.app_layer.display import run_or_explain  # noqa: PLC0415
+    from pages.app_layer.serving.answers import class_tables, class_tables_with_liars  # noqa: PLC0415
+    from pages.app_layer.views.display import run_or_explain  # noqa: PLC0415
 
     left, right = st.columns([3, 2])
     option = left.selectbox(
@@ -312,9 +258,4 @@ def simulated_liars(
         plain_html(liars_words(option, liars, moves, len(rows))), icon=":material/person_alert:"
     )
     st.dataframe(every_method(poll, lied), hide_index=True, key="class-liars-table")
-    st.caption(
-        f"Every method's answer with {liars} simulated lying students added to the class's "
-        f"{len(rows):,} real reports (95% intervals for all options at once). Base takes a "
-        "fake report at face value, as it takes an honest one; the table shows how far "
-        "each method carries the lie."
-    )
+    st.caption(liars_caption(liars, len(rows)))

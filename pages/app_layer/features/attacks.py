@@ -1,4 +1,4 @@
-"""The Fake users page's controls and its cached run (issue 56).
+"""The Fake users page's controls and its cached run.
 
 Streamlit-free work is :func:`ldpcore.experiments.poisoning.run_attack`; this keeps
 one cached table per (configuration, attack, k), so every session of a class asking the
@@ -14,7 +14,7 @@ import streamlit as st
 from ldpcore.attacks import ATTACKS, AttackSpec, parse_attack
 from ldpcore.attacks.kinds import BETA_MAX
 from ldpcore.experiments.config import ExperimentConfig
-from pages.app_layer.cache import config_hash
+from pages.app_layer.serving.cache import config_hash
 
 #: The β slider's stops: up to a fifth of all reports (the papers' range), in 0.5% steps.
 BETAS = tuple(round(0.005 * i, 3) for i in range(int(0.2 / 0.005) + 1))

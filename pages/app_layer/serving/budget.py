@@ -1,6 +1,6 @@
 """A server one visitor cannot stall: every simulation's cost is estimated before it runs.
 
-Every page that simulates stages its runs (:mod:`pages.app_layer.staging`), which asks
+Every page that simulates stages its runs (:mod:`pages.app_layer.serving.staging`), which asks
 :func:`approved` with the run's estimated seconds (:mod:`ldpcore.experiments.costs`).
 Up to the server's budget the run starts at once. Above it the page shows the estimate
 and a button, and the rest of the run starts only when the visitor asks; it then runs
@@ -20,10 +20,10 @@ import streamlit as st
 
 from ldpcore.errors import InputError
 from ldpcore.experiments.clock import busy_now, clock_seconds
-from ldpcore.experiments.costs import BUDGET_VARIABLE, run_budget_s
-from ldpcore.formats import format_duration, format_durations_apart
-from ldpcore.present.run_sentences import clock_words
-from pages.app_layer.executors import worker_count
+from ldpcore.experiments.costs import run_budget_s
+from ldpcore.formats import format_duration
+from ldpcore.present.run_sentences import budget_question, clock_words, stopped_words
+from ldpcore.serving.workers import worker_count
 
 
 def approved(
@@ -69,35 +69,21 @@ def approved(
     if seconds <= budget and not ask:
         return True
     state = f"budget-approved-{key}"
-    estimate, limit = format_durations_apart(seconds, budget)
     if st.session_state.get(state):
         if st.button("Stop this run", key=f"budget-stop-{key}", icon=":material/stop:"):
             st.session_state[state] = False
-            st.info(
-                f"Stopped. {what} would take about {estimate}; make it smaller (fewer "
-                "trials, a smaller d, fewer methods) or run it again."
-            )
+            st.info(stopped_words(what, seconds, budget))
             return False
         return True
-    where = (
-        f"above this server's budget of {limit} per run (set by whoever runs it, {BUDGET_VARIABLE})"
-        if seconds > budget
-        else f"within this server's budget of {limit} per run"
-    )
     # What the visitor will wait, by the clock: the run's processes (all workers but one)
     # share the cores with whatever else is running now.
     busy = busy_now()
     clock = clock_seconds(seconds, busy, processes=max(1, worker_count() - 1))
-    caveat += clock_words(seconds, clock, busy)
     if reason:
         st.info(reason, icon=":material/groups:")
     else:
-        st.warning(
-            f"{what} is estimated at about **{estimate}** of computing, {where}.{caveat} It "
-            "starts only when you ask, uses at most all workers but one, and can be stopped. "
-            "Or make it smaller: fewer trials, a smaller d, fewer methods.",
-            icon=":material/hourglass_top:",
-        )
+        more = caveat + clock_words(seconds, clock, busy)
+        st.warning(budget_question(what, seconds, budget, more), icon=":material/hourglass_top:")
     label = action or f"Run it (about {format_duration(clock)} by the clock)"
     if st.button(label, key=f"budget-run-{key}", type="primary"):
         st.session_state[state] = True
