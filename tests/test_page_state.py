@@ -1,6 +1,10 @@
 """One-way state: what a page shows, offers as a command and tabulates is a fresh run of
 its current widgets, after any sequence of uploads and widget moves.
 
+The Explorer's sidebar is driven the same way: every widget it has, in any order, and
+after each move the widgets must show what the person set, and the command, the caption
+and the method table must be a fresh run of what they show.
+
 Your data's simulation is driven through Streamlit's AppTest by a Hypothesis state
 machine: uploads of files of other sizes, and moves of n, the protocol, ε, the query and
 k, in any order. After every step the page's command and its method table must equal
@@ -10,6 +14,7 @@ new file starts n and k at its own defaults; a person's own n stays until then).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import hypothesis.strategies as st
@@ -22,8 +27,11 @@ from test_app import app
 from ldpcore.data.datasets import parse_histogram
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.trials import run
+from ldpcore.postprocess import default_method_names
 from ldpcore.present.commands import simulate_command
+from ldpcore.present.sentences import settings_line
 from ldpcore.present.tables import method_table
+from ldpcore.serving.settings import DEFAULTS, Settings
 
 
 def _histogram(prefix: str, counts: list[int]) -> bytes:
@@ -229,3 +237,127 @@ def test_choose_epsilon_follows_a_second_upload() -> None:
     )
     shown = next(d.value for d in at.dataframe if "why" in d.value.columns)
     assert shown.equals(fresh), (shown, fresh)
+
+
+def shown_widgets(at: AppTest) -> Settings:
+    """What the Explorer's sidebar shows now, as the settings a person reads off it."""
+    shape = at.session_state["dataset"]
+    return Settings(
+        protocol=str(at.session_state["protocol"]),
+        epsilon=float(at.select_slider(key="epsilon").value),
+        n=int(at.select_slider(key="n").value),
+        d=int(at.select_slider(key="d").value),
+        shape=str(shape),
+        s=float(at.slider(key="s").value) if shape == "Zipf" else DEFAULTS.s,
+        methods=tuple(at.multiselect(key="methods").value),
+        trials=int(at.slider(key="trials").value),
+        seed=int(at.number_input(key="seed").value),
+    )
+
+
+#: Cheap settings for every step (each run well under a second).
+SMALL = {"n": 10_000, "d": 64, "trials": 3}
+
+
+class ExplorerSidebar(RuleBasedStateMachine):
+    """Moves of the Explorer's sidebar in any order, and what the page must show."""
+
+    @initialize()
+    def open_small(self) -> None:
+        self.at = app({key: str(value) for key, value in SMALL.items()})
+        self._run()
+        self.model = dataclasses.replace(DEFAULTS, **SMALL)
+
+    def _run(self) -> None:
+        self.at.run()
+        assert not self.at.exception, self.at.exception
+
+    @rule(protocol=st.sampled_from(["GRR", "OLH", "OUE", "HR", "SS"]))
+    def set_protocol(self, protocol: str) -> None:
+        self.at.session_state["protocol"] = protocol
+        self._run()
+        self.model = dataclasses.replace(self.model, protocol=protocol)
+
+    @rule(epsilon=st.sampled_from([0.5, 1.0, 4.0]))
+    def set_epsilon(self, epsilon: float) -> None:
+        self.at.select_slider(key="epsilon").set_value(epsilon)
+        self._run()
+        self.model = dataclasses.replace(self.model, epsilon=epsilon)
+
+    @rule(n=st.sampled_from([1_000, 10_000, 100_000]))
+    def set_n(self, n: int) -> None:
+        self.at.select_slider(key="n").set_value(n)
+        self._run()
+        self.model = dataclasses.replace(self.model, n=n)
+
+    @rule(d=st.sampled_from([16, 64, 256]))
+    def set_d(self, d: int) -> None:
+        self.at.select_slider(key="d").set_value(d)
+        self._run()
+        self.model = dataclasses.replace(self.model, d=d)
+
+    @rule(shape=st.sampled_from(["Zipf", "uniform", "sample: countries"]))
+    def set_dataset(self, shape: str) -> None:
+        self.at.session_state["dataset"] = shape
+        self._run()
+        self.model = dataclasses.replace(self.model, shape=shape)
+
+    @precondition(lambda self: self.model.shape == "Zipf")
+    @rule(s=st.sampled_from([0.5, 1.5, 2.5]))
+    def set_s(self, s: float) -> None:
+        self.at.slider(key="s").set_value(s)
+        self._run()
+        self.model = dataclasses.replace(self.model, s=s)
+
+    @rule(methods=st.sampled_from([("Base", "Norm-Sub"), ("Base", "Base-Pos", "Norm", "PowerNS")]))
+    def set_methods(self, methods: tuple[str, ...]) -> None:
+        self.at.multiselect(key="methods").set_value(list(methods))
+        self._run()
+        self.model = dataclasses.replace(self.model, methods=methods)
+
+    @rule(seed=st.sampled_from([0, 7]))
+    def set_seed(self, seed: int) -> None:
+        self.at.number_input(key="seed").set_value(seed)
+        self._run()
+        self.model = dataclasses.replace(self.model, seed=seed)
+
+    @invariant()
+    def the_page_shows_a_fresh_run_of_its_sidebar(self) -> None:
+        shown = shown_widgets(self.at)
+        # What the widgets show is what the person set (an exponent hidden with its
+        # slider, while the dataset is not Zipf, is not read).
+        expected = (
+            self.model
+            if self.model.shape == "Zipf"
+            else dataclasses.replace(self.model, s=DEFAULTS.s)
+        )
+        if expected.methods is None:
+            expected = dataclasses.replace(expected, methods=tuple(default_method_names()))
+        assert shown == expected, (shown, expected)
+        config = shown.config()
+        assert shown_command(self.at) == simulate_command(config)
+        assert settings_line(config) in " ".join(c.value for c in self.at.caption)
+        assert shown_table(self.at).equals(method_table(run(config).summary))
+
+
+TestExplorerSidebar = ExplorerSidebar.TestCase
+TestExplorerSidebar.settings = settings(
+    max_examples=4,
+    stateful_step_count=8,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
+
+
+@pytest.mark.slow
+class TestExplorerSidebarAtLength(ExplorerSidebar.TestCase):  # type: ignore[misc,valid-type]
+    """Many more sequences (the slow tier)."""
+
+    settings = settings(
+        max_examples=25,
+        stateful_step_count=10,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ldpcore.experiments.costs import BUDGET_VARIABLE
 from ldpcore.formats import (
     format_duration,
     format_durations_apart,
@@ -341,6 +340,10 @@ def budget_question(what: str, seconds: float, budget: float, more: str = "") ->
     >>> budget_question("This run", 40.0, 20.0)[:60]
     'This run is estimated at about **40 s** of computing, above '
     """
+    # Here, not at the top: the command line reads these sentences and answers --help
+    # without loading the experiments (scipy).
+    from ldpcore.experiments.costs import BUDGET_VARIABLE  # noqa: PLC0415
+
     estimate, limit = format_durations_apart(seconds, budget)
     where = f"within this server's budget of {limit} per run"
     if seconds > budget:
