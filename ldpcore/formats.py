@@ -24,16 +24,24 @@ def format_number(value: float) -> str:
 
     A significant 0.1% gain must not read "1× lower", nor a bound just below 1 read "1".
 
+    Very small and very large values are written as :func:`format_error` writes them
+    (``-9.09×10⁻⁵``), never in e-notation: one number, one way, on every page.
+
     Examples
     --------
     >>> format_number(0.3432), format_number(0.99996), format_number(1.0), format_number(0)
     ('0.343', '0.99996', '1', '0')
+    >>> format_number(-9.0912e-5), format_number(2.5e7)
+    ('-9.09×10⁻⁵', '2.5×10⁷')
     """
     digits = 3
     text = f"{value:.{digits}g}"
     while text == "1" and value != 1 and digits < 12:
         digits += 1
         text = f"{value:.{digits}g}"
+    mantissa, _, exponent = text.partition("e")
+    if exponent:
+        return f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
     return text
 
 

@@ -7,7 +7,7 @@ import streamlit as st
 from ldpcore.experiments.clock import busy_now, clock_seconds
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.costs import run_seconds, within_budget
-from ldpcore.formats import format_duration
+from ldpcore.formats import format_duration, format_number
 from ldpcore.present.attack_figures import attack_gains, attack_top_k
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.run_sentences import attack_table, attack_top_k_words, clock_words
@@ -53,8 +53,8 @@ st.markdown(attack_top_k_words(tables["summary"], tables["top_k"], attack.target
 st.caption(
     f"{settings_line(config)}; {tables['fakes']:,} fake users beside "
     f"{config.n:,} honest ones. The targets' true total is "
-    f"{tables['truth']:.3g}. Gains are the mean over the trials with their 95% interval; "
-    "against Base, the paired difference on the same trials."
+    f"{format_number(tables['truth'])}. Gains are the mean over the trials with their 95% "
+    "interval; against Base, the paired difference on the same trials."
 )
 show_chart(attack_gains(tables["summary"], tables["expected"]), key="chart-attack-gain")
 show_chart(

@@ -183,9 +183,11 @@ def test_settings_in_the_popover_come_from_the_link_and_survive_reruns(
         timeout=30_000
     )
     page.keyboard.press("Escape")
+    # Read before the move: read after it, a quick rerun may already show the new value.
+    before = _base_mse(page)
     _epsilon_slider(page).focus()
     _epsilon_slider(page).press("ArrowLeft")
-    _wait_for_change(page, _base_mse(page))
+    _wait_for_change(page, before)
     page.get_by_text(f"Methods: 2 of {len(method_names())}. Trials: 4. Seed: 8.").wait_for(
         timeout=30_000
     )

@@ -153,3 +153,9 @@ def test_the_launcher_pins_the_same_blas_threads_as_the_workers() -> None:
     from pages.app_layer import BLAS_THREAD_VARIABLES as LAUNCHER  # noqa: PLC0415
 
     assert LAUNCHER == BLAS_THREAD_VARIABLES
+
+
+def test_the_launcher_serves_the_app_file_the_readme_names() -> None:
+    from pages.app_layer.serving import launch  # noqa: PLC0415
+
+    assert launch.APP.name == "app.py" and launch.APP.is_file()

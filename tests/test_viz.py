@@ -260,7 +260,7 @@ def test_a_chart_is_described_and_tabulated_with_its_real_values() -> None:
     result = _per_item(("Base", "Norm-Sub"))
     figure = figures.estimates_by_rank(result.per_item)  # log_y: drawn values are transformed
     sentence = figures.describe(figure)
-    assert sentence.startswith('Chart "Estimates vs truth, by true rank": lines of truth, Base')
+    assert sentence.startswith('Chart "Estimates vs truth, by true rank": lines of "truth", "Base"')
     assert "(16 points)" in sentence and "against rank of the value" in sentence
     table = figures.figure_table(figure)
     assert set(table["series"]) == {"truth", "Base", "Norm-Sub"}  # bands left out

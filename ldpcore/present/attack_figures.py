@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ldpcore.formats import format_number
 from ldpcore.present.figures import assemble, method_style, reference_line
 
 #: The honest run's bars: one grey for every method, so the eye reads "with / without".
@@ -73,7 +74,11 @@ def attack_gains(summary: pd.DataFrame, expected: float) -> go.Figure:
         legend={"title": {"text": ""}},
     )
     reference_line(
-        figure, expected, f"Base, closed form: {expected:.3g}", log_y=False, where="top right"
+        figure,
+        expected,
+        f"Base, closed form: {format_number(expected)}",
+        log_y=False,
+        where="top right",
     )
     return figure
 

@@ -36,15 +36,16 @@ def option_words(option: ConsistentOption) -> str:
     >>> from ldpcore.stats.compare import Comparison
     >>> c = Comparison("Norm-Sub", "Base", 1.12, 0.97, 1.33, False, False, False, 10)
     >>> option_words(ConsistentOption("Norm-Sub", 0.0049, c))
-    "Norm-Sub gives a proper distribution; at this ε its MSE is between 0.97× and 1.33× Base's (RMSE 0.0049; paired 95% interval)"
+    "Norm-Sub gives a proper distribution; at this ε its MSE is between 0.97× and 1.33× Base's (RMSE 0.49 percentage points; paired 95% interval)"
     >>> option_words(ConsistentOption("Norm-Sub", 0.0053, c, 0.005, 0.4123)).split("; ")[-1]
-    'that is above your target of 0.005, so it does not meet it at this ε: it meets it from about ε = 0.413'
+    'that is above your target of 0.5 percentage points (RMSE), so it does not meet it at this ε: it meets it from about ε = 0.413'
     """  # noqa: E501
     c = option.comparison
     text = (
         f"{option.method} gives a proper distribution; at this ε its MSE is "
-        f"{ratio_range(c.low, c.high, BASES)} (RMSE {option.rmse_at_epsilon:.2g}; "
-        "paired 95% interval)"
+        # In percentage points, the target's unit (0.0049 in share units read as a share).
+        f"{ratio_range(c.low, c.high, BASES)} (RMSE {100 * option.rmse_at_epsilon:.2g} "
+        "percentage points; paired 95% interval)"
     )
     if c.worse:
         text += ", significantly more than Base's"
@@ -65,7 +66,11 @@ def option_words(option: ConsistentOption) -> str:
             if option.epsilon_for_target is not None
             else f"it does not meet it for any ε up to {EPSILON_RANGE[1]:g}"
         )
-        asked = f"±{100 * option.target:g} percentage points" if within else f"{option.target:.2g}"
+        asked = (
+            f"±{100 * option.target:g} percentage points"
+            if within
+            else f"{100 * option.target:g} percentage points (RMSE)"
+        )
         if option.error > option.target:
             text += f"; that is above your target of {asked}, so it does not meet it at this ε: "
         else:
@@ -124,7 +129,9 @@ def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
         "needed for this query."
     )
     if answer.consistent_option is not None:
-        text += f" For a proper distribution: {option_words(answer.consistent_option)}."
+        # The option's words say what it gives ("For a proper distribution: Norm-Sub gives
+        # a proper distribution" said it twice).
+        text += f" {option_words(answer.consistent_option)}."
     return text
 
 

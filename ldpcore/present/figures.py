@@ -862,14 +862,17 @@ def describe(figure: go.Figure) -> str:
     >>> figure = go.Figure(go.Bar(x=["a", "b"], y=[1, 2], name="count"))
     >>> _ = figure.update_layout(title="Counts", xaxis_title="value", yaxis_title="users")
     >>> describe(figure)
-    'Chart "Counts": bars of count (2 points), users against value.'
+    'Chart "Counts": bars of "count" (2 points), users against value.'
     """
     title = figure.layout.title.text if figure.layout.title.text else "untitled"
     series = _series(figure)
     kinds = {"bar": "bars", "scatter": "lines"}
     kind = kinds.get(series[0].type, "marks") if series else "no data"
     names = [str(trace.name) for trace in series if trace.name]
-    shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+    # Quoted: a series is named as its legend says, and a name such as "with the fake
+    # users" read unquoted after "bars of" is not a sentence.
+    quoted = [f'"{name}"' for name in names[:6]]
+    shown = ", ".join(quoted) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
     lengths = [len(trace.x) for trace in series if trace.x is not None]
     # Bars: every bar counts; lines: the points along one line.
     points = sum(lengths) if kind == "bars" else max(lengths, default=0)

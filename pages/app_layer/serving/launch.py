@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pages.app_layer import BLAS_THREAD_VARIABLES
 
-APP = Path(__file__).resolve().parents[2] / "app.py"
+APP = Path(__file__).resolve().parents[3] / "app.py"
 
 
 #: What the pages import on a first visit (their own modules run per visit, not here).
