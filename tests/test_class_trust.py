@@ -111,7 +111,7 @@ def test_only_the_teacher_runs_the_poll_and_one_student_sends_one_report(
         assert key not in shown
     assert key not in _qr_text(teacher)
     # The teacher's words, as typed, in the heading.
-    assert teacher.locator("h3.ldp-question").inner_text() == QUESTION
+    assert teacher.locator("h2.ldp-question").inner_text() == QUESTION
     with student_proxies(port, 4) as (phone_a, phone_b, phone_c, phone_d):
         # A phone that opens the teacher's address or the Class page sees nothing of it.
         snoop = browser.new_context().new_page()

@@ -31,7 +31,7 @@ from ldpcore.present.class_sentences import (
 
 def plain_heading(text: str) -> None:
     """The teacher's question as a heading, shown as typed (no Markdown, LaTeX or colour)."""
-    st.html(f'<h3 class="ldp-question">{plain_html(text)}</h3>')
+    st.html(f'<h2 class="ldp-question">{plain_html(text)}</h2>')
 
 
 def plain_strong(text: str) -> None:
