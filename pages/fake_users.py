@@ -1,4 +1,4 @@
-"""Fake users: what lying users do to each method's answer (issue 56)."""
+"""Fake users: what lying users do to each method's answer."""
 
 from __future__ import annotations
 
@@ -42,9 +42,7 @@ if not within_budget(seconds) and not st.button(
         + " Lower d or the trials in the sidebar, or run it."
     )
     st.stop()
-tables = run_or_explain(
-    lambda: attack_tables(config, str(attack), top_k), "Simulating the fake users…"
-)
+tables = run_or_explain(lambda: attack_tables(config, attack, top_k), "Simulating the fake users…")
 if tables is None:
     st.stop()
 

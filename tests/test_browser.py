@@ -465,3 +465,25 @@ def test_a_second_upload_runs_with_its_own_n(
         command = _shown_command(page)
         assert f"--n {field.input_value()} " in command, command
     assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_the_sidebar_s_settings_go_with_the_link_to_fake_users(
+    server: str, browser_page: Page
+) -> None:
+    """The Explorer's link says "Fake users against every method, at these settings":
+    the next page's URL has none of them, and its sidebar once started at the defaults
+    (n = 1,000,000, d = 1,024, 30 trials), so the attack ran on other settings than the
+    ones the person had moved to."""
+    page = browser_page
+    page.goto(f"{server}/?n=10000&d=64&trials=3&seed=5")
+    _wait_for_change(page, None)
+    page.get_by_text("What if some users lie?").click()
+    page.wait_for_url(re.compile(r"/fake_users"), timeout=30_000)
+    command = page.locator("code", has_text="ldpcore simulate")
+    command.wait_for(timeout=120_000)
+    text = command.inner_text()
+    assert "--dataset zipf:d=64,s=1.5 --n 10000" in text and "--trials 3 --seed 5" in text
+    assert (
+        page.get_by_role("slider", name=re.compile("Users n")).get_attribute("aria-valuetext")
+        == "10000"
+    )

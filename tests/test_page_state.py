@@ -24,11 +24,14 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from streamlit.testing.v1 import AppTest
 from test_app import app
 
+from ldpcore.attacks import AttackSpec
 from ldpcore.data.datasets import parse_histogram
 from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.poisoning import run_attack
 from ldpcore.experiments.trials import run
 from ldpcore.postprocess import default_method_names
 from ldpcore.present.commands import simulate_command
+from ldpcore.present.run_sentences import attack_table
 from ldpcore.present.sentences import settings_line
 from ldpcore.present.tables import method_table
 from ldpcore.serving.settings import DEFAULTS, Settings
@@ -357,6 +360,109 @@ class TestExplorerSidebarAtLength(ExplorerSidebar.TestCase):  # type: ignore[mis
     settings = settings(
         max_examples=25,
         stateful_step_count=10,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
+
+
+@pytest.mark.parametrize(
+    "page", ["pages/fake_users.py", "pages/queries.py", "pages/tradeoffs.py", "pages/rounds.py"]
+)
+def test_the_sidebar_s_settings_go_with_the_person_to_every_page(page: str) -> None:
+    """Set on the Explorer, the sidebar's settings are the next page's: its widgets show
+    them and its command uses them (they once started at the defaults there)."""
+    at = app({"d": "64", "trials": "3"})
+    at.run()
+    at.select_slider(key="n").set_value(10_000)
+    at.number_input(key="seed").set_value(5)
+    at.run()
+    at.switch_page(page)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.select_slider(key="n").value == 10_000 and at.number_input(key="seed").value == 5
+    expected = dataclasses.replace(DEFAULTS, n=10_000, d=64, trials=3, seed=5).config()
+    commands = [c.value for c in at.code if c.value.startswith("ldpcore simulate")]
+    assert commands and all(c.startswith(simulate_command(expected)[:60]) for c in commands)
+    assert all("--n 10000 " in c and "--seed 5 " in c for c in commands), commands
+
+
+class FakeUsersPage(RuleBasedStateMachine):
+    """The sidebar and the attack's controls moved in any order on Fake users."""
+
+    @initialize()
+    def open_small(self) -> None:
+        self.at = app({key: str(value) for key, value in SMALL.items()})
+        self.at.run()
+        self.at.switch_page("pages/fake_users.py")
+        self._run()
+        self.settings = dataclasses.replace(DEFAULTS, **SMALL)
+        self.attack = AttackSpec("mga", beta=0.05, targets=3)
+        self.top_k = 10
+
+    def _run(self) -> None:
+        self.at.run()
+        assert not self.at.exception, self.at.exception
+
+    @rule(protocol=st.sampled_from(["GRR", "OUE", "OLH"]))
+    def set_protocol(self, protocol: str) -> None:
+        self.at.session_state["protocol"] = protocol
+        self._run()
+        self.settings = dataclasses.replace(self.settings, protocol=protocol)
+
+    @rule(epsilon=st.sampled_from([0.5, 2.0]))
+    def set_epsilon(self, epsilon: float) -> None:
+        self.at.select_slider(key="epsilon").set_value(epsilon)
+        self._run()
+        self.settings = dataclasses.replace(self.settings, epsilon=epsilon)
+
+    @rule(kind=st.sampled_from(["rpa", "ria", "mga"]))
+    def set_attack(self, kind: str) -> None:
+        self.at.selectbox(key="attack").set_value(kind)
+        self._run()
+        self.attack = dataclasses.replace(self.attack, kind=kind)
+
+    @rule(beta=st.sampled_from([0.01, 0.1]))
+    def set_beta(self, beta: float) -> None:
+        self.at.select_slider(key="beta").set_value(beta)
+        self._run()
+        self.attack = dataclasses.replace(self.attack, beta=beta)
+
+    @rule(count=st.sampled_from([1, 2]), top_k=st.sampled_from([3, 10]))
+    def set_targets_and_k(self, count: int, top_k: int) -> None:
+        self.at.number_input(key="targets").set_value(count)
+        self.at.number_input(key="top_k").set_value(top_k)
+        self._run()
+        self.attack = dataclasses.replace(self.attack, targets=count)
+        self.top_k = top_k
+
+    @invariant()
+    def the_page_shows_a_fresh_attack_of_its_controls(self) -> None:
+        config = self.settings.config()
+        expected = f"{simulate_command(config)} --attack {self.attack} --top-k {self.top_k}"
+        assert shown_command(self.at) == expected
+        fresh = attack_table(run_attack(config, self.attack, top_k=self.top_k).summary)
+        shown = next(t.value for t in self.at.table if "against Base, same trials" in t.value)
+        assert shown.equals(fresh)
+
+
+TestFakeUsersPage = FakeUsersPage.TestCase
+TestFakeUsersPage.settings = settings(
+    max_examples=3,
+    stateful_step_count=6,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
+
+
+@pytest.mark.slow
+class TestFakeUsersPageAtLength(FakeUsersPage.TestCase):  # type: ignore[misc,valid-type]
+    """Many more sequences (the slow tier)."""
+
+    settings = settings(
+        max_examples=20,
+        stateful_step_count=8,
         deadline=None,
         derandomize=True,
         suppress_health_check=list(HealthCheck),

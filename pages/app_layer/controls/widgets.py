@@ -32,6 +32,38 @@ from ldpcore.serving.settings import (
     methods_shown,
 )
 
+#: Where the sidebar's settings wait for the next page this session opens.
+CARRIED = "sidebar-settings"
+#: Each setting's key in the URL (the widget's key).
+URL_KEYS = {
+    "protocol": "protocol",
+    "epsilon": "epsilon",
+    "n": "n",
+    "d": "d",
+    "shape": "dataset",
+    "s": "s",
+    "methods": "methods",
+    "trials": "trials",
+    "seed": "seed",
+}
+
+
+def _carry_to_this_page() -> None:
+    """Start this page's sidebar at the settings last drawn when its URL has none of them.
+
+    Set through the session, as Streamlit asks for a widget bound to the URL; the widgets
+    then write into the URL the settings that differ from the defaults, so a link to the
+    page reproduces it. A URL that names any setting is the person's (a link): kept.
+    """
+    carried: Settings | None = st.session_state.get(CARRIED)
+    if carried is None or any(key in st.query_params for key in URL_KEYS.values()):
+        return
+    defaults = dataclasses.replace(DEFAULTS, methods=tuple(default_method_names()))
+    for field, key in URL_KEYS.items():
+        value = getattr(carried, field)
+        if value != getattr(defaults, field):
+            st.session_state[key] = list(value) if isinstance(value, tuple) else value
+
 
 def sidebar() -> ExperimentConfig | None:
     """Draw the shared sidebar; return the configuration it describes (None if invalid).
@@ -40,7 +72,15 @@ def sidebar() -> ExperimentConfig | None:
     dataset are pills and the rarely changed settings sit in a popover: a first visit
     loads the code of fewer widget kinds before its first chart (benchmarks/README.md,
     "A first visit"), and every protocol and dataset is in view at once.
+
+    The settings go with the person from page to page ("Fake users, at these
+    settings"): another page's URL has none of them, and its widgets are new ones to
+    Streamlit, which once started them at the defaults there while the link said "at
+    these settings". :func:`_carry_to_this_page` writes the settings this session last
+    drew into the new page's URL first, so the widgets start from them and a link to the
+    page reproduces it.
     """
+    _carry_to_this_page()
     bar, default = st.sidebar, DEFAULTS
     bar.header("Simulation")
     protocol = bar.pills(
@@ -99,6 +139,7 @@ def sidebar() -> ExperimentConfig | None:
         trials=int(trials),
         seed=int(seed),
     )
+    st.session_state[CARRIED] = chosen
     try:
         return chosen.config()
     except InputError as exc:

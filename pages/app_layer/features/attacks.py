@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from ldpcore.attacks import ATTACKS, AttackSpec, parse_attack
+from ldpcore.attacks import ATTACKS, AttackSpec
 from ldpcore.attacks.kinds import BETA_MAX
 from ldpcore.experiments.config import ExperimentConfig
 from pages.app_layer.serving.cache import config_hash
@@ -67,13 +67,16 @@ def attack_controls() -> tuple[AttackSpec, int]:
 
 
 @st.cache_data(show_spinner=False, max_entries=32, hash_funcs=config_hash())
-def attack_tables(config: ExperimentConfig, attack: str, top_k: int) -> dict[str, Any]:
-    """The attack's run as plain tables and words (cached per configuration and attack)."""
+def attack_tables(config: ExperimentConfig, attack: AttackSpec, top_k: int) -> dict[str, Any]:
+    """The attack's run as plain tables and words (cached per configuration and attack).
+
+    The attack arrives as the controls made it, never written as text and read back.
+    """
     # pandas and scipy load with the run, not with the page.
     from ldpcore.experiments.poisoning import run_attack  # noqa: PLC0415
     from ldpcore.present.run_sentences import attack_sentence  # noqa: PLC0415
 
-    result = run_attack(config, parse_attack(attack), top_k=top_k)
+    result = run_attack(config, attack, top_k=top_k)
     return {
         "summary": result.summary,
         "expected": result.expected,
