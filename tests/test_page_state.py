@@ -52,6 +52,19 @@ TRIALS = 5
 SURVEY_USERS = 1_000_000
 
 
+def sequences(examples: int, steps: int) -> settings:
+    """Hypothesis's settings for a page's state machine: ``examples`` sequences of up to
+    ``steps`` moves, the same ones each run (derandomized), no deadline (a page's run
+    takes its time)."""
+    return settings(
+        max_examples=examples,
+        stateful_step_count=steps,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
+
+
 def shown_command(at: AppTest) -> str:
     commands = [c.value for c in at.code if c.value.startswith("ldpcore simulate")]
     assert len(commands) == 1, [c.value for c in at.code]
@@ -163,26 +176,14 @@ class YourDataPage(RuleBasedStateMachine):
 #: A few sequences in the quick tier; many in the slow one, where the search found the
 #: stale n of a second upload on the page as it was (a few sequences did not).
 TestYourDataPage = YourDataPage.TestCase
-TestYourDataPage.settings = settings(
-    max_examples=6,
-    stateful_step_count=8,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=list(HealthCheck),
-)
+TestYourDataPage.settings = sequences(6, 8)
 
 
 @pytest.mark.slow
 class TestYourDataPageAtLength(YourDataPage.TestCase):  # type: ignore[misc,valid-type]
     """Many more sequences (the slow tier)."""
 
-    settings = settings(
-        max_examples=30,
-        stateful_step_count=10,
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=list(HealthCheck),
-    )
+    settings = sequences(30, 10)
 
 
 def test_a_second_upload_runs_with_its_own_n() -> None:
@@ -344,26 +345,14 @@ class ExplorerSidebar(RuleBasedStateMachine):
 
 
 TestExplorerSidebar = ExplorerSidebar.TestCase
-TestExplorerSidebar.settings = settings(
-    max_examples=4,
-    stateful_step_count=8,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=list(HealthCheck),
-)
+TestExplorerSidebar.settings = sequences(4, 8)
 
 
 @pytest.mark.slow
 class TestExplorerSidebarAtLength(ExplorerSidebar.TestCase):  # type: ignore[misc,valid-type]
     """Many more sequences (the slow tier)."""
 
-    settings = settings(
-        max_examples=25,
-        stateful_step_count=10,
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=list(HealthCheck),
-    )
+    settings = sequences(25, 10)
 
 
 @pytest.mark.parametrize(
@@ -447,23 +436,11 @@ class FakeUsersPage(RuleBasedStateMachine):
 
 
 TestFakeUsersPage = FakeUsersPage.TestCase
-TestFakeUsersPage.settings = settings(
-    max_examples=3,
-    stateful_step_count=6,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=list(HealthCheck),
-)
+TestFakeUsersPage.settings = sequences(3, 6)
 
 
 @pytest.mark.slow
 class TestFakeUsersPageAtLength(FakeUsersPage.TestCase):  # type: ignore[misc,valid-type]
     """Many more sequences (the slow tier)."""
 
-    settings = settings(
-        max_examples=20,
-        stateful_step_count=8,
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=list(HealthCheck),
-    )
+    settings = sequences(20, 8)

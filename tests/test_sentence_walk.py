@@ -162,26 +162,21 @@ def test_every_sentence_on_choose_epsilon_reads_in_its_units(choose_page: AppTes
         assert "for one report per person" not in words or "days" not in words
 
 
-def test_every_sentence_on_collecting_again_reads_in_its_units() -> None:
+@pytest.mark.parametrize(
+    ("page", "name", "least"),
+    [("pages/rounds.py", "Collecting again", 10), ("pages/fake_users.py", "Fake users", 5)],
+)
+def test_every_sentence_on_a_sidebar_page_reads_in_its_units(
+    page: str, name: str, least: int
+) -> None:
     at = app({"n": "10000", "d": "64", "trials": "3"})
     at.run()
-    at.switch_page("pages/rounds.py")
+    at.switch_page(page)
     at.run()
     assert not at.exception, at.exception
     texts = page_texts(at)
-    assert len(texts) > 10
-    check_sentences(texts, "Collecting again")
-
-
-def test_every_sentence_on_fake_users_reads_in_its_units() -> None:
-    at = app({"n": "10000", "d": "64", "trials": "3"})
-    at.run()
-    at.switch_page("pages/fake_users.py")
-    at.run()
-    assert not at.exception, at.exception
-    texts = page_texts(at)
-    assert len(texts) > 5
-    check_sentences(texts, "Fake users")
+    assert len(texts) > least
+    check_sentences(texts, name)
 
 
 def test_every_sentence_in_the_record_reads_in_its_units_and_says_exact_where_true() -> None:
