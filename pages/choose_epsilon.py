@@ -44,7 +44,7 @@ DEFAULT_METHODS = ("Base", "Base-Cut", "Norm", "Norm-Sub", "MLE-Apx", "PowerNS")
 #: Searches expected to take longer than this wait for a click.
 LONG_SEARCH_SECONDS = 60
 
-ensure_app()
+ensure_app(__file__)
 st.title("Choose ε")
 st.caption(
     "For a dataset like yours, a number of users and the query that matters: the smallest "

@@ -44,7 +44,7 @@ from pages.app_layer.controls.navigation import ensure_app
 from pages.app_layer.serving.answers import class_tables
 from pages.app_layer.views.display import run_or_explain, show_chart
 
-ensure_app()
+ensure_app(__file__)
 st.title("Class: a live poll")
 
 try:

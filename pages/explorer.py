@@ -34,7 +34,7 @@ from pages.app_layer.views.display import (
 )
 from pages.app_layer.views.exports import downloads
 
-ensure_app()
+ensure_app(__file__)
 st.title("Explorer")
 config: ExperimentConfig = require_config()
 

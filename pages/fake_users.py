@@ -17,7 +17,7 @@ from pages.app_layer.controls.widgets import require_config
 from pages.app_layer.features.attacks import attack_controls, attack_tables
 from pages.app_layer.views.display import run_or_explain, show_chart
 
-ensure_app()
+ensure_app(__file__)
 st.title("Fake users")
 config: ExperimentConfig = require_config()
 st.caption(

@@ -16,7 +16,7 @@ from pages.app_layer.classroom.live_class import answer_form, current_store
 from pages.app_layer.classroom.teacher import connection_address
 from pages.app_layer.controls.navigation import ensure_app
 
-ensure_app()
+ensure_app(__file__)
 st.title("Answer your class's poll")
 
 try:

@@ -15,7 +15,7 @@ from pages.app_layer.controls.navigation import ensure_app
 from pages.app_layer.serving.answers import prior_demo_table
 from pages.app_layer.views.display import frequency_columns, run_or_explain
 
-ensure_app()
+ensure_app(__file__)
 st.title("Learn: what happens to 20 users' answers")
 
 LABELS = ("A", "B", "C", "D", "E", "F")

@@ -20,7 +20,7 @@ from pages.app_layer.controls.navigation import ensure_app
 from pages.app_layer.serving.executors import executor
 from pages.app_layer.views.display import show_chart
 
-ensure_app()
+ensure_app(__file__)
 st.title("Paper")
 st.caption(
     "Each figure of the NDSS 2020 consistency paper, the MLE paper's Section 5 and the IBU "

@@ -30,7 +30,7 @@ from pages.app_layer.features.rounds import (
 from pages.app_layer.views.display import run_or_explain, show_chart
 from pages.app_layer.views.exports import downloads
 
-ensure_app()
+ensure_app(__file__)
 st.title("Collecting again")
 config: ExperimentConfig = require_config()
 st.caption(

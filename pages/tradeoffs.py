@@ -16,7 +16,7 @@ from pages.app_layer.serving.staging import Staged, staged_sweep
 from pages.app_layer.views.display import show_chart
 from pages.app_layer.views.exports import downloads
 
-ensure_app()
+ensure_app(__file__)
 st.title("ε trade-offs")
 config: ExperimentConfig = require_config()
 # The page's answer comes first (issue 25: a headline where a reader starts); it is

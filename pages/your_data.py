@@ -43,7 +43,7 @@ from pages.app_layer.views.display import (
 )
 from pages.app_layer.views.exports import downloads
 
-ensure_app()
+ensure_app(__file__)
 st.title("Your data")
 simulate_tab, collected_tab = st.tabs(
     ["Simulate on your histogram", "Make collected LDP output consistent"]

@@ -376,6 +376,21 @@ def test_the_sidebar_s_settings_go_with_the_person_to_every_page(page: str) -> N
     assert all("--n 10000 " in c and "--seed 5 " in c for c in commands), commands
 
 
+def test_a_move_on_the_same_page_is_never_undone_by_the_carried_settings() -> None:
+    """The carried settings start a page just reached, and only that page's first run: a
+    session whose address names no setting (a protocol client, as in the classroom test)
+    once had each move undone by the last run's value."""
+    at = app()
+    at.run()
+    for n, seed in ((10_000, 3), (1_000, 4)):
+        at.select_slider(key="n").set_value(n)
+        at.select_slider(key="d").set_value(64)
+        at.number_input(key="seed").set_value(seed)
+        at.run()
+        assert not at.exception, at.exception
+        assert f"--n {n} " in shown_command(at) and f"--seed {seed} " in shown_command(at)
+
+
 class FakeUsersPage(RuleBasedStateMachine):
     """The sidebar and the attack's controls moved in any order on Fake users."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Final
 
 import streamlit as st
@@ -55,8 +56,22 @@ def run_app() -> None:
     st.navigation(app_pages(), position=MENU_POSITION).run()
 
 
-def ensure_app() -> None:
-    """Give a page that was reached without app.py the app's layout and menu.
+#: Session-state keys: the page this run draws, and the one the run before drew.
+PAGE_NOW, PAGE_BEFORE = "_ldp_page_now", "_ldp_page_before"
+
+
+def page_switched() -> bool:
+    """Whether this run is a page's first after another page (or the session's first)."""
+    return st.session_state.get(PAGE_BEFORE) != st.session_state.get(PAGE_NOW)
+
+
+def ensure_app(page: str) -> None:
+    """Note which page runs (``page``: its ``__file__``); give a page reached without
+    app.py the app's layout and menu.
+
+    The page is noted for :func:`page_switched`: the sidebar starts a page reached from
+    another at the settings the person last drew, and only then (a move on the same page
+    is the person's own).
 
     When a server's first request is a deep link (``/choose_epsilon``) and a ``pages/``
     folder exists, Streamlit runs the page file on its own with a sidebar listing every
@@ -65,6 +80,8 @@ def ensure_app() -> None:
     replaces that menu and switches the mode off for the server; the page then carries
     on in the same run, so no widget event is lost.
     """
+    st.session_state[PAGE_BEFORE] = st.session_state.get(PAGE_NOW)
+    st.session_state[PAGE_NOW] = Path(page).name
     if st.session_state.get(THROUGH_APP, False):
         return
     if not st.runtime.exists():

@@ -31,6 +31,7 @@ from ldpcore.serving.settings import (
     Settings,
     methods_shown,
 )
+from pages.app_layer.controls.navigation import page_switched
 
 #: Where the sidebar's settings wait for the next page this session opens.
 CARRIED = "sidebar-settings"
@@ -49,14 +50,18 @@ URL_KEYS = {
 
 
 def _carry_to_this_page() -> None:
-    """Start this page's sidebar at the settings last drawn when its URL has none of them.
+    """On a page just reached from another, start the sidebar at the settings last drawn.
 
-    Set through the session, as Streamlit asks for a widget bound to the URL; the widgets
-    then write into the URL the settings that differ from the defaults, so a link to the
-    page reproduces it. A URL that names any setting is the person's (a link): kept.
+    Only on the page's first run, and only when its URL names none of them (a URL that
+    names any setting is the person's: a link). On any later run the widgets hold what
+    the person moved them to: carried again, a move would be undone by the last run's
+    value. Set through the session, as Streamlit asks for a widget bound to the URL; the
+    widgets then write the settings into the URL, so a link to the page reproduces it.
     """
     carried: Settings | None = st.session_state.get(CARRIED)
-    if carried is None or any(key in st.query_params for key in URL_KEYS.values()):
+    if carried is None or not page_switched():
+        return
+    if any(key in st.query_params for key in URL_KEYS.values()):
         return
     defaults = dataclasses.replace(DEFAULTS, methods=tuple(default_method_names()))
     for field, key in URL_KEYS.items():
