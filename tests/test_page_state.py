@@ -24,6 +24,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from streamlit.testing.v1 import AppTest
 from test_app import app
 
+from ldpcore.advice.longitudinal import collection_plans
 from ldpcore.attacks import AttackSpec
 from ldpcore.data.datasets import parse_histogram
 from ldpcore.experiments.config import ExperimentConfig
@@ -31,10 +32,12 @@ from ldpcore.experiments.poisoning import run_attack
 from ldpcore.experiments.trials import run
 from ldpcore.postprocess import default_method_names
 from ldpcore.present.commands import simulate_command
+from ldpcore.present.rounds_sentences import plans_frame
 from ldpcore.present.run_sentences import attack_table
 from ldpcore.present.sentences import settings_line
 from ldpcore.present.tables import method_table
 from ldpcore.serving.settings import DEFAULTS, Settings
+from pages.app_layer.features.rounds import plan_config
 
 
 def _histogram(prefix: str, counts: list[int]) -> bytes:
@@ -456,6 +459,77 @@ TestFakeUsersPage.settings = sequences(3, 6)
 
 @pytest.mark.slow
 class TestFakeUsersPageAtLength(FakeUsersPage.TestCase):  # type: ignore[misc,valid-type]
+    """Many more sequences (the slow tier)."""
+
+    settings = sequences(20, 8)
+
+
+class CollectingAgainPage(RuleBasedStateMachine):
+    """The sidebar and Collecting again's own controls moved in any order."""
+
+    @initialize()
+    def open_small(self) -> None:
+        self.at = app({key: str(value) for key, value in SMALL.items()})
+        self.at.run()
+        self.at.switch_page("pages/rounds.py")
+        self._run()
+        self.settings = dataclasses.replace(DEFAULTS, **SMALL)
+
+    def _run(self) -> None:
+        self.at.run()
+        assert not self.at.exception, self.at.exception
+
+    @rule(protocol=st.sampled_from(["GRR", "OUE", "OLH"]))
+    def set_protocol(self, protocol: str) -> None:
+        self.at.session_state["protocol"] = protocol
+        self._run()
+        self.settings = dataclasses.replace(self.settings, protocol=protocol)
+
+    @rule(epsilon=st.sampled_from([0.5, 1.0, 4.0]))
+    def set_epsilon(self, epsilon: float) -> None:
+        self.at.select_slider(key="epsilon").set_value(epsilon)
+        self._run()
+        self.settings = dataclasses.replace(self.settings, epsilon=epsilon)
+
+    @rule(rounds=st.sampled_from([7, 30, 365]), period=st.sampled_from(["day", "week"]))
+    def set_rounds(self, rounds: int, period: str) -> None:
+        self.at.select_slider(key="rounds").set_value(rounds)
+        self.at.selectbox(key="period").set_value(period)
+        self._run()
+
+    @precondition(lambda self: self.settings.protocol != "OLH")  # OLH has no chain here
+    @rule(lifetime=st.sampled_from([2.0, 6.0]))
+    def set_lifetime(self, lifetime: float) -> None:
+        self.at.number_input(key="epsilon_inf").set_value(lifetime)
+        self._run()
+
+    @invariant()
+    def the_page_shows_the_plans_of_its_controls(self) -> None:
+        config = self.settings.config()
+        rounds = int(self.at.select_slider(key="rounds").value)
+        period = str(self.at.selectbox(key="period").value)
+        fields = [f for f in self.at.number_input if f.key == "epsilon_inf"]
+        lifetime = float(fields[0].value) if fields else None
+        # What the lifetime field shows is a lifetime the chains can have.
+        assert lifetime is None or lifetime >= config.epsilon, (lifetime, config.epsilon)
+        data = config.dataset.build(config.n)
+        plans = collection_plans(
+            config.oracle(), data.frequencies(), data.n, rounds, epsilon_inf=lifetime
+        )
+        shown = next(t.value for t in self.at.table if "plan" in " ".join(t.value.columns))
+        assert shown.equals(plans_frame(plans))
+        command = simulate_command(
+            plan_config(config, plans[0], config.methods), rounds=rounds, period=period
+        )
+        assert shown_command(self.at) == command
+
+
+TestCollectingAgainPage = CollectingAgainPage.TestCase
+TestCollectingAgainPage.settings = sequences(3, 6)
+
+
+@pytest.mark.slow
+class TestCollectingAgainPageAtLength(CollectingAgainPage.TestCase):  # type: ignore[misc,valid-type]
     """Many more sequences (the slow tier)."""
 
     settings = sequences(20, 8)
