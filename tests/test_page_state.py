@@ -10,33 +10,52 @@ machine: uploads of files of other sizes, and moves of n, the protocol, ε, the 
 k, in any order. After every step the page's command and its method table must equal
 those of a configuration built here, afresh, from the model of what the person did (a
 new file starts n and k at its own defaults; a person's own n stays until then).
+
+Every other page that takes a slider or an upload has its machine too: Fake users,
+Collecting again, Queries and ε trade-offs under the shared sidebar (``SidebarPage``) with
+their own controls, and Choose ε with its upload, target, query, protocols and reverse
+question. Each checks what is drawn (a chart's numbers, a table, a sentence, the command)
+against the core run afresh here.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 
 import hypothesis.strategies as st
+import plotly.graph_objects as go
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 from streamlit.testing.v1 import AppTest
-from test_app import app
+from test_app import app, chart, values
 
+from ldpcore.advice import choose_epsilon, winning_answer
+from ldpcore.advice.bisection import advise_users
 from ldpcore.advice.longitudinal import collection_plans
+from ldpcore.advice.targets import AccuracyTarget
 from ldpcore.attacks import AttackSpec
 from ldpcore.data.datasets import parse_histogram
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.poisoning import run_attack
+from ldpcore.experiments.sweeps import sweep
 from ldpcore.experiments.trials import run
 from ldpcore.postprocess import default_method_names
+from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
+from ldpcore.present.epsilon_sentences import (
+    answers_table,
+    epsilon_sentence,
+    users_needed_sentence,
+)
 from ldpcore.present.rounds_sentences import plans_frame
 from ldpcore.present.run_sentences import attack_table
-from ldpcore.present.sentences import settings_line
+from ldpcore.present.sentences import settings_line, users_saved_sentence
 from ldpcore.present.tables import method_table
 from ldpcore.serving.settings import DEFAULTS, Settings
+from pages.app_layer.controls.widgets import with_query
 from pages.app_layer.features.rounds import plan_config
 
 
@@ -510,6 +529,257 @@ TestCollectingAgainPage.settings = sequences(3, 6)
 
 @pytest.mark.slow
 class TestCollectingAgainPageAtLength(CollectingAgainPage.TestCase):  # type: ignore[misc,valid-type]
+    """Many more sequences (the slow tier)."""
+
+    settings = sequences(20, 8)
+
+
+def chart_lines(at: AppTest, key: str) -> list[tuple[str, list, list]]:
+    """The chart's traces as (name, x, y): the numbers a person reads off it."""
+    return figure_lines(chart(at, key))
+
+
+def figure_lines(spec: dict) -> list[tuple[str, list, list]]:
+    return [
+        (str(t.get("name")), values(t.get("x", [])), values(t.get("y", []))) for t in spec["data"]
+    ]
+
+
+def fresh_lines(figure: go.Figure) -> list[tuple[str, list, list]]:
+    return figure_lines(json.loads(figure.to_json()))
+
+
+#: The grids the Queries page sweeps, and what each kind of query offers as a command.
+SWEPT_QUERIES = {
+    "Sets of values": (
+        "chart-sets",
+        "rho",
+        (0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9),
+        "set:rho=0.5",
+    ),
+    "Most frequent values": ("chart-topk", "topk", (2, 4, 8, 16, 32), "topk:k=8"),
+}
+RUN_QUERIES = {
+    "Groups": ("chart-groups", "groups"),
+    "Intervals": ("chart-intervals", "interval:samples=20"),
+}
+
+
+class QueriesPage(SidebarPage):
+    """The sidebar and the Queries page's kind of query moved in any order."""
+
+    PAGE = "pages/queries.py"
+
+    def opened(self) -> None:
+        self.kind = "Sets of values"
+
+    @rule(kind=st.sampled_from([*SWEPT_QUERIES, *RUN_QUERIES]))
+    def set_kind(self, kind: str) -> None:
+        self.at.radio(key="query").set_value(kind)
+        self._run()
+        self.kind = kind
+
+    @rule(shape=st.sampled_from(["Zipf", "sample: countries"]))
+    def set_dataset(self, shape: str) -> None:
+        self.at.session_state["dataset"] = shape
+        self._run()
+        self.settings = dataclasses.replace(self.settings, shape=shape)
+
+    @invariant()
+    def the_chart_and_command_are_a_fresh_run_of_the_controls(self) -> None:
+        config = self.settings.config()
+        assert self.at.radio(key="query").value == self.kind
+        if self.kind in SWEPT_QUERIES:
+            key, parameter, grid, query = SWEPT_QUERIES[self.kind]
+            frame = sweep(config, parameter, list(grid))
+            figure = figures.curves(frame, parameter, title="", x_title="", y_title="")
+        elif self.kind == "Groups" and self.settings.shape == "Zipf":
+            # No groups in a Zipf shape: the page says so and draws nothing.
+            assert not self.at.get("plotly_chart") and not self.at.code
+            assert "Group queries need values with groups" in self.at.info[0].value
+            return
+        else:
+            key, query = RUN_QUERIES[self.kind]
+            summary = run(with_query(config, query)).summary
+            figure = figures.mse_bars(summary, base_mse=None, lower_bound=None)
+        assert chart_lines(self.at, key) == fresh_lines(figure)
+        assert shown_command(self.at) == simulate_command(config, query=query)
+
+
+TestQueriesPage = QueriesPage.TestCase
+TestQueriesPage.settings = sequences(3, 6)
+
+
+@pytest.mark.slow
+class TestQueriesPageAtLength(QueriesPage.TestCase):  # type: ignore[misc,valid-type]
+    """Many more sequences (the slow tier)."""
+
+    settings = sequences(20, 8)
+
+
+#: The grids the ε trade-offs page sweeps.
+TRADEOFF_EPSILONS = (0.2, 0.4, 0.7, 1.0, 1.5, 2.0, 3.0, 4.0)
+TRADEOFF_USERS = (10**4, 10**5, 10**6, 10**7, 10**8)
+
+
+class TradeoffsPage(SidebarPage):
+    """The sidebar moved in any order on ε trade-offs: both sweeps and the headline follow."""
+
+    PAGE = "pages/tradeoffs.py"
+
+    @rule(d=st.sampled_from([16, 64]))
+    def set_d(self, d: int) -> None:
+        self.at.select_slider(key="d").set_value(d)
+        self._run()
+        self.settings = dataclasses.replace(self.settings, d=d)
+
+    @invariant()
+    def both_sweeps_and_the_headline_are_fresh(self) -> None:
+        config = self.settings.config()
+        frame = sweep(config, "epsilon", list(TRADEOFF_EPSILONS))
+        figure = figures.curves(frame, "epsilon", title="", x_title="", y_title="")
+        shown = chart_lines(self.at, "chart-mse-epsilon")
+        # The two reference lines (Eq. 3 and the bound) come after the methods' lines.
+        assert shown[: len(fresh_lines(figure))] == fresh_lines(figure)
+        users = sweep(config, "n", list(TRADEOFF_USERS))
+        figure = figures.curves(
+            users, "n", y="equivalent_users", band=None, title="", x_title="", y_title=""
+        )
+        assert chart_lines(self.at, "chart-equivalent-users")[: len(fresh_lines(figure))] == (
+            fresh_lines(figure)
+        )
+        assert self.at.info[0].value == users_saved_sentence(users, TRADEOFF_USERS[2])
+        assert all(c.value.startswith(simulate_command(config)) for c in self.at.code)
+
+
+TestTradeoffsPage = TradeoffsPage.TestCase
+TestTradeoffsPage.settings = sequences(3, 5)
+
+
+@pytest.mark.slow
+class TestTradeoffsPageAtLength(TradeoffsPage.TestCase):  # type: ignore[misc,valid-type]
+    """Many more sequences (the slow tier)."""
+
+    settings = sequences(15, 8)
+
+
+class ChooseEpsilonPage(RuleBasedStateMachine):
+    """Choose ε's own controls moved in any order, after any upload: the answer, its
+    sentence, its table and the reverse question are a fresh search of what they show."""
+
+    @initialize()
+    def open_with_a_file(self) -> None:
+        self.at = app()
+        self.at.run()
+        self.at.switch_page("pages/choose_epsilon.py")
+        self.at.run()
+        self.at.radio(key="choose-source").set_value("Upload a file").run()
+        self.upload("ten.csv")
+        self.at.multiselect(key="choose-protocols").set_value(["GRR", "OUE"])
+        self.at.slider(key="choose-trials").set_value(5)
+        self._run()
+
+    def _run(self) -> None:
+        self.at.run()
+        assert not self.at.exception, self.at.exception
+
+    @rule(name=st.sampled_from(["ten.csv", "four.csv", "big.csv"]))
+    def upload(self, name: str) -> None:
+        self.at.file_uploader(key="choose-upload").set_value((name, FILES[name], "text/csv"))
+        self._run()
+        self.file = name
+
+    @rule(kind=st.sampled_from(["each", "all", "rmse"]), size=st.sampled_from([0.2, 1.0]))
+    def set_target(self, kind: str, size: float) -> None:
+        self.at.selectbox(key="choose-target-kind").set_value(kind)
+        self.at.number_input(key="choose-target").set_value(size)
+        self._run()
+
+    @rule(n=st.sampled_from([10_000, 1_000_000]), trials=st.sampled_from([5, 8]))
+    def set_n_and_trials(self, n: int, trials: int) -> None:
+        self.at.select_slider(key="choose-n").set_value(n)
+        self.at.slider(key="choose-trials").set_value(trials)
+        self._run()
+
+    @rule(kind=st.sampled_from(["The most frequent values", "Every value", "A set of values"]))
+    def set_query(self, kind: str) -> None:
+        self.at.radio(key="choose-query").set_value(kind)
+        self._run()
+
+    @precondition(lambda self: self.at.radio(key="choose-query").value.startswith("The most"))
+    @rule(k=st.sampled_from([1, 3]))
+    def set_k(self, k: int) -> None:
+        self.at.number_input(key="choose-k").set_value(k)
+        self._run()
+
+    @rule(protocols=st.sampled_from([("GRR", "OUE"), ("OUE",), ("OLH", "GRR")]))
+    def set_protocols(self, protocols: tuple[str, ...]) -> None:
+        self.at.multiselect(key="choose-protocols").set_value(list(protocols))
+        self._run()
+
+    @rule(epsilon=st.sampled_from([0.5, 2.0]))
+    def set_reverse_epsilon(self, epsilon: float) -> None:
+        self.at.select_slider(key="choose-fixed-epsilon").set_value(epsilon)
+        self._run()
+
+    @invariant()
+    def the_answer_is_a_fresh_search_of_the_controls(self) -> None:
+        # What the controls show, read off the page, is the whole of what was asked.
+        at = self.at
+        data = parse_histogram(FILES[self.file], source=self.file)
+        kind = at.radio(key="choose-query").value
+        query = {
+            "The most frequent values": f"topk:k={at.number_input(key='choose-k').value}"
+            if kind.startswith("The most")
+            else "",
+            "Every value": "full",
+            "A set of values": f"set:rho={at.slider(key='choose-rho').value:g}"
+            if kind == "A set of values"
+            else "",
+        }[kind]
+        n = int(at.select_slider(key="choose-n").value)
+        protocols = tuple(at.multiselect(key="choose-protocols").value)
+        config = ExperimentConfig.from_dataset(
+            data,
+            n=n,
+            protocol=protocols[0],
+            epsilon=1.0,
+            query=query,
+            methods=tuple(at.multiselect(key="choose-methods").value),
+            trials=int(at.slider(key="choose-trials").value),
+        )
+        target = AccuracyTarget(
+            at.selectbox(key="choose-target-kind").value,
+            float(at.number_input(key="choose-target").value) / 100,
+        )
+        answers = choose_epsilon(config, target=target, protocols=protocols)
+        shown = next(d.value for d in at.dataframe if "why" in d.value.columns)
+        assert shown.equals(answers_table(answers)), (shown, answers_table(answers))
+        winner = winning_answer(answers)
+        assert at.success[0].value == epsilon_sentence(winner, n)
+        fixed = float(at.select_slider(key="choose-fixed-epsilon").value)
+        reverse = dataclasses.replace(
+            config,
+            protocol=winner.protocol,
+            epsilon=fixed,
+            methods=tuple(dict.fromkeys(("Base", winner.method))),
+        )
+        said = " ".join(m.value for m in at.markdown)
+        for advice in advise_users(reverse, target=target):
+            exact = advice.value is not None and advice.low == advice.value == advice.high
+            between = None if exact else (advice.low, advice.high)
+            sentence = users_needed_sentence(
+                winner.protocol, advice.method, fixed, advice.value, between
+            )
+            assert sentence in said, sentence
+
+
+TestChooseEpsilonPage = ChooseEpsilonPage.TestCase
+TestChooseEpsilonPage.settings = sequences(3, 6)
+
+
+@pytest.mark.slow
+class TestChooseEpsilonPageAtLength(ChooseEpsilonPage.TestCase):  # type: ignore[misc,valid-type]
     """Many more sequences (the slow tier)."""
 
     settings = sequences(20, 8)
