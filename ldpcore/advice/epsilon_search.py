@@ -69,10 +69,13 @@ def choose_epsilon(
        with a few trials over the whole range finds it.
     2. Every method of ``config`` (Base always among them) is simulated with
        ``config.trials`` trials on the same trials (common random numbers, the same
-       seed at every ε) at points around Base's crossing and around where each
-       method's measured MSE ratio to Base predicts its own.
+       seed at every ε) at Base's crossing (and just below it, where that crossing is
+       simulated) and around where each method's measured MSE ratio to Base predicts
+       its own.
     3. Points are added until Base's and the best method's crossings (and their
-       bands, mean ± t·SE) are bracketed by points at most :data:`_FINE_SPACING` apart.
+       bands, mean ± t·SE) are bracketed by points at most :data:`_FINE_SPACING` apart:
+       toward a crossing beyond the grid's end in growing steps (:func:`_gallop`), then
+       halving the bracket.
 
     The target is ``target_rmse`` (an RMSE) or ``target`` (any
     :class:`~ldpcore.advice.targets.AccuracyTarget`, e.g. each value within ±x, 95% of
@@ -154,7 +157,10 @@ def _search_protocol(
     threads: int = 1,
 ) -> EpsilonAnswer:
     search = _Search(config, target, epsilon_range, threads)
-    search.evaluate([search.anchor() / _FINE_SPACING, search.anchor()])
+    # Base's exact crossing needs no simulated bracket: one point there gives the methods'
+    # ratios to Base, and the refinement adds the points a method's crossing needs.
+    first = [search.anchor()] if search.exact else [search.anchor() / _FINE_SPACING]
+    search.evaluate([*first, search.anchor()])
     search.follow_prediction()
     search.refine()
     return search.answer()
@@ -280,20 +286,17 @@ class _Search:
             guess = anchor * math.sqrt(best_ratio)
             self.evaluate([guess, guess * _FINE_SPACING])
 
+    def measure(self, epsilon: float, method: int, band: float) -> float:
+        """The target's measure of ``method`` at an evaluated ε, on ``mean + band·t·SE``."""
+        point = self.points[epsilon]
+        return self.wanted.scale(
+            float(point.stat[method] + band * self.quantile * point.stat_se[method])
+        )
+
     def crossing(self, method: int, band: float) -> tuple[float | None, int]:
         """ε where ``mean + band·t·SE`` reaches the target; state −1 below the grid, +1 above."""
         grid = sorted(self.points)
-        rmse = np.array(
-            [
-                self.wanted.scale(
-                    float(
-                        self.points[e].stat[method]
-                        + band * self.quantile * self.points[e].stat_se[method]
-                    )
-                )
-                for e in grid
-            ]
-        )
+        rmse = np.array([self.measure(e, method, band) for e in grid])
         value = _crossing(np.array(grid), rmse, self.target)
         if math.isinf(value):
             return None, 1
@@ -322,8 +325,13 @@ class _Search:
             # curve serves only the comparison at its ε, which answer() evaluates.
             methods = {0, self.best_method(), *also} - ({0} if self.exact else set())
             for method in methods:
+                mean_beyond = self.crossing(method, 0.0)[1] != 0
                 for band in (-1.0, 0.0, 1.0):
                     value, state = self.crossing(method, band)
+                    if band and state and mean_beyond:
+                        # The mean's crossing is not bracketed yet: its gallop moves the
+                        # grid's end first (a band's fine step would halve the gallop).
+                        continue
                     if (
                         method
                         and state > 0
@@ -344,10 +352,13 @@ class _Search:
     def _wanted(
         self, grid: list[float], value: float | None, state: int, *, band: float
     ) -> list[float]:
-        if state < 0:
-            return [grid[0] / _FINE_SPACING**2]
-        if state > 0:
-            return [grid[-1] * _FINE_SPACING**2] if grid[-1] < self.high_end else []
+        if state != 0:
+            if state > 0 and grid[-1] >= self.high_end:
+                return []
+            # The mean's crossing beyond the grid gallops there; a band's end, a fine step.
+            ends = grid[:2] if state < 0 else grid[-2:]
+            step = _gallop(ends) if band == 0.0 else _FINE_SPACING**2
+            return [grid[0] / step] if state < 0 else [grid[-1] * step]
         if value is None or band != 0.0:
             return []
         above = [e for e in grid if e >= value]
@@ -544,6 +555,18 @@ class _Search:
                     }
                 )
         return tuple(rows)
+
+
+def _gallop(ends: list[float]) -> float:
+    """The step beyond a grid's end toward a crossing it does not bracket yet.
+
+    The square of the gap just crossed there, at least :data:`_FINE_SPACING` squared
+    (1.2 → 1.44 → 2.07 → 4.3 → 18.5): a crossing far from the first points (a method that
+    needs a tenth of Base's ε) is reached in a few rounds, not after the rounds run out.
+    The bracket found is then halved to :data:`_FINE_SPACING`.
+    """
+    gap = ends[-1] / ends[0] if len(ends) == 2 else 1.0
+    return max(_FINE_SPACING**2, gap**2)
 
 
 def _crossing(epsilons: np.ndarray, rmse: np.ndarray, target: float) -> float:
