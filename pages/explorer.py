@@ -52,12 +52,12 @@ if shown.config is None:
     staged.finish()
     st.stop()
 drawn_config = shown.config
+if shown.note:  # before the first trials are computed: a move is answered at once
+    st.info(shown.note, icon=":material/hourglass_top:")
 result = run_or_explain(lambda: simulate_summary(drawn_config), "Simulating…")
 if result is None:
     st.stop()
 summary: pd.DataFrame = result["summary"]
-if shown.note:
-    st.info(shown.note, icon=":material/hourglass_top:")
 
 verdict_banner(result["ranking"], users=config.n if config.query.whole_domain else None)
 convergence_warning(result["summary"])

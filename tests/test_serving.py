@@ -15,8 +15,10 @@ import pytest
 from ldpcore.advice.epsilon_context import CADENCES, cadence_plans
 from ldpcore.data.specs import BundledData, UniformData, ZipfData
 from ldpcore.experiments import config as config_module
+from ldpcore.experiments.clock import Busy
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.costs import ASK_FIRST_ABOVE, WHOLE_AT_ONCE_S
+from ldpcore.formats import format_duration
 from ldpcore.protocols import get_protocol
 from ldpcore.serving import BLAS_THREAD_VARIABLES
 from ldpcore.serving.settings import DEFAULTS, DOMAINS, EPSILONS, USERS, Settings, methods_shown
@@ -77,10 +79,18 @@ def test_a_cheap_run_is_drawn_whole_and_a_dear_one_from_its_first_trials() -> No
     assert 2 <= dear.first < CONFIG.trials
     shown = dear.shown(going=True)
     assert shown.config is not None and shown.config.trials == dear.first
-    assert (
-        shown.note
-        == f"Showing the first {dear.first} of {CONFIG.trials} trials; the rest are running."
+    # The first trials' and the rest's seconds, by the clock on an idle machine.
+    first = dear.fixed + dear.first * (6.0 - dear.fixed) / CONFIG.trials
+    assert shown.note == (
+        f"Showing the first {dear.first} of {CONFIG.trials} trials (about "
+        f"{format_duration(first)} by the clock); the rest are running, about "
+        f"{format_duration(6.0 - first)} more."
     )
+    # Three processes already running on two cores: the first trials' one process gets
+    # 2/4 of a core (twice as long); the rest's two get 2/5 each, 0.8 of a core (1.25×).
+    busy = dear.shown(going=True, busy=Busy(3.0, 2), processes=2)
+    assert f"(about {format_duration(2 * first)} by the clock)" in busy.note
+    assert busy.note.endswith(f"about {format_duration(1.25 * (6.0 - first))} more.")
     assert trials_shown(shown) == f" Drawn from the first {dear.first} of {CONFIG.trials} trials."
     waiting = dear.shown(going=False)
     assert waiting.note.endswith("the rest run when you ask, above.")

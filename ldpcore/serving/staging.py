@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ldpcore.experiments.clock import Busy, clock_seconds
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.costs import (
     ASK_FIRST_ABOVE,
@@ -107,12 +108,29 @@ class Stage:
         """Whether the rest runs without the visitor asking (within the budget)."""
         return within_budget(self.seconds) and not (self.beyond or self.large or crowded)
 
-    def shown(self, going: bool) -> Shown:
-        """What the page draws now; ``going``: the rest runs (asked for, or unasked)."""
+    def shown(self, going: bool, busy: Busy | None = None, processes: int = 1) -> Shown:
+        """What the page draws now; ``going``: the rest runs (asked for, or unasked).
+
+        The note is on the page before the first trials are computed, with what they
+        take by the clock on a machine as ``busy`` as it is now (idle when not given),
+        and the rest on its ``processes``: a slider's move is answered at once, by an
+        estimate when not yet by a chart.
+        """
         trials = self.config.trials
         if self.first:
-            rest = "the rest are running" if going else "the rest run when you ask, above"
-            note = f"Showing the first {self.first} of {trials} trials; {rest}."
+            busy = busy or Busy(0.0, 1)
+            per_trial = (self.seconds - self.fixed) / trials
+            first = clock_seconds(self.fixed + self.first * per_trial, busy)
+            more = clock_seconds((trials - self.first) * per_trial, busy, processes=processes)
+            rest = (
+                f"the rest are running, about {format_duration(more)} more"
+                if going
+                else "the rest run when you ask, above"
+            )
+            note = (
+                f"Showing the first {self.first} of {trials} trials (about "
+                f"{format_duration(first)} by the clock); {rest}."
+            )
             return Shown(dataclasses.replace(self.config, trials=self.first), note, trials)
         if self.beyond:
             note = "Nothing to show yet: this run's cost is an extrapolation (above)."

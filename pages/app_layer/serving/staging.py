@@ -21,6 +21,7 @@ import pandas as pd
 import streamlit as st
 
 from ldpcore.errors import InputError
+from ldpcore.experiments.clock import busy_now
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.crowd import Crowd
 from ldpcore.present.run_sentences import extrapolation, run_in_words
@@ -104,7 +105,7 @@ class Staged:
                 st.session_state[finished] = True
 
             self._pending.append(complete)
-        return plan.shown(go)
+        return plan.shown(go, busy_now(), processes=max(1, worker_count() - 1))
 
 
 def server_crowd() -> Crowd:
