@@ -159,7 +159,10 @@ lying = run_or_explain(
     "Adding the fake users…",
 )
 if lying is not None:
-    st.dataframe(lying.reports, hide_index=True, key="fake-reports")
+    if fakes:
+        st.dataframe(lying.reports, hide_index=True, key="fake-reports")
+    else:
+        st.write("No fake users: move the slider to add some.")
     st.dataframe(
         lying.estimates,
         hide_index=True,

@@ -13,9 +13,9 @@ new file starts n and k at its own defaults; a person's own n stays until then).
 
 Every other page that takes a slider or an upload has its machine too: Fake users,
 Collecting again, Queries and ε trade-offs under the shared sidebar (``SidebarPage``) with
-their own controls, and Choose ε with its upload, target, query, protocols and reverse
-question. Each checks what is drawn (a chart's numbers, a table, a sentence, the command)
-against the core run afresh here.
+their own controls, Learn with its presets, and Choose ε with its upload, target, query,
+protocols and reverse question. Each checks what is drawn (a chart's numbers, a table, a
+sentence, the command) against the core run afresh here.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import json
 import re
 
 import hypothesis.strategies as st
+import numpy as np
 import plotly.graph_objects as go
 import pytest
 from hypothesis import HealthCheck, settings
@@ -42,6 +43,8 @@ from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.poisoning import run_attack
 from ldpcore.experiments.sweeps import sweep
 from ldpcore.experiments.trials import run
+from ldpcore.learn.lying import lying_class
+from ldpcore.learn.walkthrough import walkthrough
 from ldpcore.postprocess import default_method_names
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
@@ -783,3 +786,134 @@ class TestChooseEpsilonPageAtLength(ChooseEpsilonPage.TestCase):  # type: ignore
     """Many more sequences (the slow tier)."""
 
     settings = sequences(20, 8)
+
+
+#: Learn's presets: (protocol, ε) each starts at.
+LEARN_PRESETS = {
+    "Class default: GRR, ε = 1": ("GRR", 1.0),
+    "The paper's headline: OLH, ε = 1": ("OLH", 1.0),
+    "Strong privacy: OUE, ε = 0.5": ("OUE", 0.5),
+    "Weak privacy: GRR, ε = 4": ("GRR", 4.0),
+}
+LEARN_LABELS = ("A", "B", "C", "D", "E", "F")
+LEARN_CLASS = np.array([LEARN_LABELS.index(v) for v in "AAAAAAAABBBBBCCCDDEF"])
+
+
+class LearnPage(RuleBasedStateMachine):
+    """Learn's preset, protocol, ε, seed and fake users moved in any order: every step
+    shown is the walk-through of what the controls say, afresh.
+
+    Picking a preset loads its protocol and ε (a person's own choice under it lasts
+    until another preset is picked).
+    """
+
+    @initialize()
+    def open_learn(self) -> None:
+        self.at = app()
+        self.at.run()
+        self.at.switch_page("pages/learn.py")
+        self._run()
+        self.preset = next(iter(LEARN_PRESETS))
+        self.chosen = dict(LEARN_PRESETS)
+        self.seed, self.fakes = 0, 2
+
+    def _run(self) -> None:
+        self.at.run()
+        assert not self.at.exception, self.at.exception
+
+    @rule(preset=st.sampled_from(list(LEARN_PRESETS)))
+    def set_preset(self, preset: str) -> None:
+        self.at.selectbox(key="preset").set_value(preset)
+        self._run()
+        if preset != self.preset:  # a preset picked loads its own protocol and ε
+            self.chosen[preset] = LEARN_PRESETS[preset]
+        self.preset = preset
+
+    @rule(protocol=st.sampled_from(["GRR", "OUE", "OLH", "SS", "HR"]))
+    def set_protocol(self, protocol: str) -> None:
+        self.at.selectbox(key=f"learn-protocol-{self.preset}").set_value(protocol)
+        self._run()
+        self.chosen[self.preset] = (protocol, self.chosen[self.preset][1])
+
+    @rule(epsilon=st.sampled_from([0.1, 2.5, 6.0]))
+    def set_epsilon(self, epsilon: float) -> None:
+        self.at.slider(key=f"learn-epsilon-{self.preset}").set_value(epsilon)
+        self._run()
+        self.chosen[self.preset] = (self.chosen[self.preset][0], epsilon)
+
+    @rule(seed=st.sampled_from([9, 10_000]), fakes=st.sampled_from([0, 10]))
+    def set_seed_and_fakes(self, seed: int, fakes: int) -> None:
+        self.at.number_input(key="learn-seed").set_value(seed)
+        self.at.slider(key="lie-fakes").set_value(fakes)
+        self._run()
+        self.seed, self.fakes = seed, fakes
+
+    @invariant()
+    def every_step_is_the_walkthrough_of_the_controls(self) -> None:
+        protocol, epsilon = self.chosen[self.preset]
+        at = self.at
+        assert at.selectbox(key=f"learn-protocol-{self.preset}").value == protocol
+        assert at.slider(key=f"learn-epsilon-{self.preset}").value == pytest.approx(epsilon)
+        steps = walkthrough(
+            protocol=protocol,
+            epsilon=epsilon,
+            values=LEARN_CLASS,
+            labels=LEARN_LABELS,
+            seed=self.seed,
+        )
+        # Each table by its first columns (AppTest does not expose a table's key).
+        firsts = {"user": "reports", "fake user": "fake-reports"}
+        shown = {firsts.get(str(d.value.columns[0]), ""): d.value for d in at.dataframe}
+        shown["methods"] = next(d.value for d in at.dataframe if "Base-Pos" in d.value.columns)
+        shown["fake-estimates"] = next(
+            d.value for d in at.dataframe if "Base, honest" in d.value.columns
+        )
+        assert shown["reports"].equals(steps.reports)
+        assert shown["methods"].equals(steps.methods)
+        lying = lying_class(
+            steps.protocol,
+            steps.support_counts,
+            LEARN_CLASS,
+            LEARN_LABELS,
+            target=len(LEARN_LABELS) - 1,
+            fakes=self.fakes,
+            seed=self.seed,
+        )
+        if self.fakes:
+            assert shown["fake-reports"].equals(lying.reports)
+        else:  # no empty table: a sentence says there are none
+            assert "fake-reports" not in shown
+            assert "No fake users" in " ".join(m.value for m in at.markdown)
+        assert shown["fake-estimates"].equals(lying.estimates)
+
+
+TestLearnPage = LearnPage.TestCase
+TestLearnPage.settings = sequences(3, 6)
+
+
+@pytest.mark.slow
+class TestLearnPageAtLength(LearnPage.TestCase):  # type: ignore[misc,valid-type]
+    """Many more sequences (the slow tier)."""
+
+    settings = sequences(25, 10)
+
+
+def test_learn_answers_each_of_its_controls_in_turn() -> None:
+    """Every rule of Learn's machine once, in one fixed order (the random sequences of
+    the quick tier may miss one): a preset, its protocol and ε, fake users and a seed,
+    none at all, and back to a preset, which loads its own protocol and ε again."""
+    machine = LearnPage()
+    machine.open_learn()
+    machine.every_step_is_the_walkthrough_of_the_controls()
+    for step in (
+        lambda: machine.set_preset("Strong privacy: OUE, ε = 0.5"),
+        lambda: machine.set_protocol("SS"),
+        lambda: machine.set_epsilon(6.0),
+        lambda: machine.set_seed_and_fakes(9, 10),
+        lambda: machine.set_seed_and_fakes(10_000, 0),
+        lambda: machine.set_preset("Class default: GRR, ε = 1"),
+        lambda: machine.set_epsilon(2.5),
+        lambda: machine.set_preset("Strong privacy: OUE, ε = 0.5"),
+    ):
+        step()
+        machine.every_step_is_the_walkthrough_of_the_controls()
