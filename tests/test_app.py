@@ -369,12 +369,12 @@ def test_the_class_page_starts_a_poll_or_says_what_to_change() -> None:
     at.run()
     at.switch_page("pages/class.py")
     at.run()
-    at.text_area(key="class-options-Which day of the week were you born?").set_value("Only")
+    at.text_area(key="class-options-How did you get here today?").set_value("Only")
     at.button(key="class-start").click()
     at = at.run()
     assert not at.exception, at.exception
     assert "a poll needs 2 to 50 options; got 1" in at.error[0].value
-    at.text_area(key="class-options-Which day of the week were you born?").set_value("Yes\nNo")
+    at.text_area(key="class-options-How did you get here today?").set_value("Yes\nNo")
     at.button(key="class-start").click()
     at = at.run()
     assert not at.exception, at.exception

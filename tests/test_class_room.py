@@ -49,11 +49,11 @@ def test_a_full_poll_refuses_in_words_and_the_teacher_sees_it(
         teacher.get_by_role("button", name="Start the poll").click()
         teacher.get_by_text("up to 2 reports").wait_for(timeout=60_000)
         code = re.search(r"poll=([A-Z0-9]+)", teacher.url).group(1)  # type: ignore[union-attr]
-        for option in ("Monday", "Friday"):
+        for option in ("Walk", "Car"):
             student = _open(browser, url, code, option)
             student.get_by_role("button", name="Send my answer").click()
             student.get_by_text(SENT).wait_for(timeout=30_000)
-        late = _open(browser, url, code, "Sunday")
+        late = _open(browser, url, code, "Other")
         late.get_by_role("button", name="Send my answer").click()
         late.get_by_text(re.compile(r"is full: it takes 2 reports")).wait_for(timeout=30_000)
         assert late.locator("[data-testid='stException']").count() == 0

@@ -80,7 +80,7 @@ def test_the_served_class_stays_in_the_room_and_ends_with_its_server(
         assert code
         student = browser.new_context().new_page()
         student.goto(f"{url}/join?code={code.group(1)}")
-        student.get_by_label("Monday").check(timeout=60_000)
+        student.get_by_label("Walk").check(timeout=60_000)
         student.get_by_role("button", name="Send my answer").click()
         student.get_by_text(SENT).wait_for(timeout=30_000)
         # A simulation nobody asked for yet starts the worker processes.

@@ -230,3 +230,37 @@ def test_a_teacher_and_ten_students_end_to_end(browser: Browser, data_dir: Path)
         late.goto(f"{url}/join?code={code}")
         late.get_by_text(f"Poll {code} is closed").wait_for(timeout=60_000)
         assert late.locator("[data-testid='stException']").count() == 0
+
+
+@pytest.mark.parametrize(
+    ("protocol", "epsilon", "gives_away"),
+    [
+        ("GRR", 1.0, False),
+        ("GRR", 6.0, True),
+        ("OUE", 1.0, False),
+        ("OUE", 6.0, True),
+        ("OLH", 1.0, False),
+        ("OLH", 6.0, True),
+    ],
+)
+def test_the_phone_says_what_a_report_reveals_at_its_epsilon(
+    browser: Browser, protocol: str, epsilon: float, gives_away: bool
+) -> None:
+    """The shipped JavaScript's words after a send follow ε: where what the report points
+    at is the student's answer nine times in ten or more (every option equally likely
+    beforehand: GRR's p; OUE's p / (p + (d − 1)q); OLH's p / (p + (d − 1)/g)), it says
+    the report almost always shows it; below, that no one can tell for sure. At ε = 6 and
+    five options those chances are 99%, 98% and 98%; at ε = 1, 40%, 32% and 32%."""
+    options = ["Walk", "Bicycle", "Bus or train", "Car", "Other"]
+    chosen = poll_protocol(protocol, epsilon, len(options))
+    params = browser_parameters(chosen)
+    page = browser.new_page()
+    page.add_script_tag(content=randomizer_source())
+    words = page.evaluate(
+        "([params, options]) => ldpDescribe(params, ldpRandomize(params, 0), options)",
+        [params, options],
+    )
+    almost = "almost always" in words
+    assert almost == gives_away, words
+    if not gives_away:
+        assert "no one can tell" in words or "without saying" in words or "not an answer" in words

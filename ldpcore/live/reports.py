@@ -54,6 +54,9 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "Which season do you like best?": ("Spring", "Summer", "Autumn", "Winter"),
     "Have you ever cheated in an exam?": ("Yes", "No"),
 }
+#: The form's first question: five options, few enough for the fix to show at the
+#: lesson's ε and enough for the noise to (``ldpcore.live.outlook.LESSON_EPSILON``).
+LESSON_PRESET = "How did you get here today?"
 
 
 def poll_protocol(name: str, epsilon: float, options: int) -> FrequencyOracle:
@@ -195,6 +198,7 @@ def with_simulated_liars(
 
 
 __all__ = [
+    "LESSON_PRESET",
     "PRESETS",
     "browser_parameters",
     "check_report",

@@ -14,6 +14,7 @@ import pandas as pd
 
 from ldpcore.formats import plain_html
 from ldpcore.live.lesson import HALF_WIDTH, MOST_OF_THE_RANGE
+from ldpcore.live.outlook import STEP_THREE_METHOD, VISIBLE_CHANGE
 from ldpcore.live.poll import Poll
 from ldpcore.live.reports import class_collected
 from ldpcore.live.store import BURST_REPORTS, BURST_SECONDS, REFUSAL_REASONS
@@ -21,6 +22,7 @@ from ldpcore.present.figures import percent_label
 
 if TYPE_CHECKING:
     from ldpcore.live.lesson import ClassAdvice, ClassReading
+    from ldpcore.live.outlook import LessonOutlook
 
 
 def _share(x: float) -> str:
@@ -119,6 +121,57 @@ def class_advice_sentence(advice: ClassAdvice) -> str:
     if advice.fewest_options_fit is not None:
         offer += f"; so would {advice.fewest_options_fit} options at ε = {advice.epsilon:g}"
     return f"{seen} {offer}."
+
+
+def outlook_sentence(outlook: LessonOutlook) -> str:
+    """What the lesson will show at these settings: the noise in Base, and the fix.
+
+    Examples
+    --------
+    >>> from ldpcore.live.outlook import LessonOutlook
+    >>> print(outlook_sentence(LessonOutlook("GRR", 1.0, 5, 30, 0.87, 0.86, 400)))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    The lesson at these settings: in about 87% of classes like this one Base shows an
+    option below 0% or above 100% (the noise), and in about 86% Norm-Sub moves an estimate
+    by 5 points or more (the fix).
+    >>> print(outlook_sentence(LessonOutlook("GRR", 6.0, 5, 30, 0.0, 0.0, 400)))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    The lesson at these settings: in fewer than 1% of classes like this one Base shows an
+    option below 0% or above 100% (the noise), and in fewer than 1% Norm-Sub moves an
+    estimate by 5 points or more (the fix). The class will see little noise and little to
+    fix: a smaller ε or more options show both.
+    """
+    said = (
+        f"The lesson at these settings: in {_often(outlook.noise_shown)} of classes like "
+        "this one Base shows an option below 0% or above 100% (the noise), and in "
+        f"{_often(outlook.fix_shown)} {STEP_THREE_METHOD} moves an estimate by "
+        f"{VISIBLE_CHANGE * 100:.0f} points or more (the fix)."
+    )
+    if outlook.noise_shown < 0.5 and outlook.fix_shown < 0.5:
+        said += (
+            " The class will see little noise and little to fix: a smaller ε or more "
+            "options show both."
+        )
+    return said
+
+
+def separating_label(outlook: LessonOutlook) -> str:
+    """The form's offer of the ε at which a majority stands apart, with what it costs.
+
+    Examples
+    --------
+    >>> from ldpcore.live.outlook import LessonOutlook
+    >>> separating_label(LessonOutlook("GRR", 6.0, 5, 30, 0.0, 0.0, 400))
+    'Use ε = 6: a 60% majority stands apart, and Base shows the noise in fewer than 1% of classes'
+    """
+    return (
+        f"Use ε = {outlook.epsilon:g}: a 60% majority stands apart, and Base shows the "
+        f"noise in {_often(outlook.noise_shown)} of classes"
+    )
+
+
+def _often(share: float) -> str:
+    return "fewer than 1%" if share < 0.01 else f"about {_rounded_percent(share)}"
 
 
 def _base_flaws(reading: ClassReading) -> list[str]:
@@ -300,7 +353,9 @@ __all__ = [
     "handover_words",
     "liars_caption",
     "liars_words",
+    "outlook_sentence",
     "removal_effect",
+    "separating_label",
     "turned_away_help",
     "turned_away_words",
 ]

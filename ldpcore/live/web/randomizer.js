@@ -77,12 +77,20 @@ function ldpRandomize(params, value) {
   throw new RangeError("a browser runs GRR, OUE or OLH; got " + params.protocol);
 }
 
-// What a report reveals, in words, for the student who sent it.
+// At or above this chance that what a report points at is the sender's answer (every
+// option equally likely beforehand), it all but gives the answer away, and says so.
+const LDP_ALMOST_ALWAYS = 0.9;
+
+// What a report reveals, in words, for the student who sent it (it follows ε).
 function ldpDescribe(params, report, options) {
+  const percent = (x) => (100 * x).toFixed(0) + "%";
   if (params.protocol === "GRR") {
-    return "Your report names \u201c" + options[report.value] + "\u201d. It is your answer " +
-      "with probability " + (100 * params.p).toFixed(0) + "% and otherwise one of the " +
-      "other options chosen at random, so it cannot show what you answered.";
+    const start = "Your report names \u201c" + options[report.value] + "\u201d. It is your " +
+      "answer with probability " + percent(params.p) + " and otherwise one of the other " +
+      "options chosen at random, ";
+    return start + (params.p >= LDP_ALMOST_ALWAYS
+      ? "so at this \u03b5 it almost always shows what you answered."
+      : "so no one can tell for sure from it what you answered.");
   }
   if (params.protocol === "OLH") {
     const fits = [];
@@ -93,16 +101,24 @@ function ldpDescribe(params, report, options) {
     }
     return "Your report is a random hash function and bucket " + report.bucket + " of " +
       params.g + ". The options in that bucket are: " + (fits.join(", ") || "none") +
-      ". Your true answer\u2019s bucket was kept with probability " +
-      (100 * params.p).toFixed(0) + "%, so the report supports these options without " +
-      "saying which, or whether, one is yours.";
+      ". Your true answer\u2019s bucket was kept with probability " + percent(params.p) +
+      // An option in the bucket is the sender's with this chance (each other option's
+      // hash lands in it with 1/g), every option equally likely beforehand.
+      (params.p / (params.p + (params.d - 1) / params.g) >= LDP_ALMOST_ALWAYS
+        ? ", so at this \u03b5 an option in that bucket is almost always yours."
+        : ", so the report supports these options without saying which, or whether, one " +
+          "is yours.");
   }
   const ones = [];
   for (let i = 0; i < params.d; i++) {
     if ((parseInt(report.bits.substr(2 * (i >> 3), 2), 16) >> (i & 7)) & 1) ones.push(options[i]);
   }
   return "Your report is one bit per option; the bits set are: " + (ones.join(", ") || "none") +
-    ". Your own option\u2019s bit was set with probability " + (100 * params.p).toFixed(0) +
-    "% and every other bit with probability " + (100 * params.q).toFixed(0) + "%, so a set " +
-    "bit is not an answer.";
+    ". Your own option\u2019s bit was set with probability " + percent(params.p) +
+    " and every other bit with probability " + percent(params.q) +
+    // How often a set bit is the sender's answer, every option equally likely beforehand.
+    (params.p / (params.p + (params.d - 1) * params.q) >= LDP_ALMOST_ALWAYS
+      ? ", so at this \u03b5 another option\u2019s bit is rarely set: a set bit is " +
+        "almost always your answer."
+      : ", so a set bit is not an answer.");
 }

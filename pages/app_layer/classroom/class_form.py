@@ -8,10 +8,15 @@ import streamlit as st
 
 from ldpcore.errors import InputError
 from ldpcore.live.lesson import class_advice
+from ldpcore.live.outlook import LESSON_EPSILON, LessonOutlook, lesson_outlook
 from ldpcore.live.poll import CLASS_SIZE_MAX, Poll
-from ldpcore.live.reports import PRESETS, live_protocols
+from ldpcore.live.reports import LESSON_PRESET, PRESETS, live_protocols
 from ldpcore.live.store import OPTIONS_MAX, OPTIONS_MIN, PollStore
-from ldpcore.present.class_sentences import class_advice_sentence
+from ldpcore.present.class_sentences import (
+    class_advice_sentence,
+    outlook_sentence,
+    separating_label,
+)
 from pages.app_layer.classroom.class_views import plain_heading
 from pages.app_layer.classroom.live_class import join_address, join_link, qr_markdown
 
@@ -25,14 +30,18 @@ OWN_QUESTION = "Write your own question"
 def creation_form(store: PollStore, key: str) -> None:
     """The teacher writes a question and its options, picks a protocol and ε, and starts.
 
-    Before it starts, the form says what this class will be able to see, and offers the
-    smallest ε at which it separates a clear majority.
+    Before it starts, the form says what this class will see at the chosen ε: how often
+    the noise and the fix show, and whether a clear majority will stand apart (with the
+    smallest ε at which it would, as a choice, not a default).
     """
     st.write(
         "Each student answers from their own browser, which randomizes the answer before "
         "anything is sent: the class then post-processes its own noisy reports."
     )
-    preset = st.selectbox("Start from", [*PRESETS, OWN_QUESTION], key="class-preset")
+    choices = [*PRESETS, OWN_QUESTION]
+    preset = st.selectbox(
+        "Start from", choices, index=choices.index(LESSON_PRESET), key="class-preset"
+    )
     question = st.text_input(
         "Question", value="" if preset == OWN_QUESTION else preset, key=f"class-q-{preset}"
     )
@@ -58,17 +67,17 @@ def creation_form(store: PollStore, key: str) -> None:
         "words, counting each one it turned away. You can raise it during the poll.",
     )
     count = max(len(lines), OPTIONS_MIN)
-    if "class-epsilon" not in st.session_state:
-        # The first ε shown is the smallest that lets this class see a clear majority.
-        first = class_advice(protocol, 1.0, count, int(size), epsilons=CLASS_EPSILONS)
-        st.session_state["class-epsilon"] = first.smallest_epsilon or 1.0
-    epsilon = middle.select_slider("ε", CLASS_EPSILONS, key="class-epsilon")
+    # The lesson's ε: the class sees the noise and the fix (not the ε at which a majority
+    # separates, which at 30 students hides both); the form says what each ε shows.
+    epsilon = middle.select_slider("ε", CLASS_EPSILONS, value=LESSON_EPSILON, key="class-epsilon")
+    outlook = _outlook(protocol, float(epsilon), count, int(size))
+    st.info(outlook_sentence(outlook), icon=":material/school:")
     advice = class_advice(protocol, float(epsilon), count, int(size), epsilons=CLASS_EPSILONS)
-    shown = st.success if advice.separates else st.warning
-    shown(class_advice_sentence(advice), icon=":material/visibility:")
+    st.caption(class_advice_sentence(advice))
     if not advice.separates and advice.smallest_epsilon is not None:
+        other = _outlook(protocol, advice.smallest_epsilon, count, int(size))
         st.button(
-            f"Use ε = {advice.smallest_epsilon:g}",
+            separating_label(other),
             key="class-use-epsilon",
             on_click=st.session_state.__setitem__,
             args=("class-epsilon", advice.smallest_epsilon),
@@ -102,6 +111,11 @@ def creation_form(store: PollStore, key: str) -> None:
             return
         st.query_params.from_dict({"poll": poll.code})
         st.rerun()
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _outlook(protocol: str, epsilon: float, options: int, size: int) -> LessonOutlook:
+    return lesson_outlook(protocol, epsilon, options, size)
 
 
 def links(poll: Poll) -> None:

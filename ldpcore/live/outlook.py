@@ -1,0 +1,139 @@
+"""What a class will see before its poll starts: the noise in Base, and the fix.
+
+A live poll teaches two things at once: the noise each browser adds shows in Base's
+estimate (an option below 0% or above 100%: NDSS Sec. IV's unbiased estimate is not a
+distribution), and post-processing visibly changes it (Norm-Sub, NDSS Sec. V-B, the
+Class page's method). Whether a class of ``size`` students sees either depends on ε, the
+number of options and chance. :func:`lesson_outlook` says how often, over simulated
+classes drawn exactly (each class's support counts from the protocol's own channel,
+``FrequencyOracle.sample_support_counts``), so the form can say which of the two this
+class will see, at any ε, without steering the teacher to one.
+
+The simulated classes answer unevenly: shares falling linearly from the first option to
+the last (4 options: 40%, 30%, 20%, 10%). A real class's answers are unknown before the
+poll; an even spread shows the noise about as often (its estimates sit nearer 0% on
+every option).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ldpcore.live.reports import poll_protocol
+from ldpcore.postprocess import get_method
+
+#: Simulated classes per outlook: each share is then within about ±5 points (95%).
+CLASSES = 400
+#: A change by post-processing the class sees on a bar chart of shares: 5 points.
+VISIBLE_CHANGE = 0.05
+#: The method the Class page's third step shows.
+STEP_THREE_METHOD = "Norm-Sub"
+#: The form's first ε, with its five-option question (``reports.LESSON_PRESET``), in
+#: GRR, the protocol a class reads most easily: of the ε offered it is the one at which a
+#: class of 30 sees both the noise (about 90% of classes) and the fix (about 90%); at
+#: ε = 2 they fall to about 31% and 7% (``benchmarks/bench_lesson_outlook.py``).
+LESSON_EPSILON = 1.0
+
+
+@dataclass(frozen=True)
+class LessonOutlook:
+    """How often a class of this kind sees the noise and the fix.
+
+    Attributes
+    ----------
+    protocol, epsilon, options, size
+        The poll's settings and the class size simulated.
+    noise_shown : float
+        Share of classes whose Base estimate has an option below 0% or above 100%.
+    fix_shown : float
+        Share of classes in which Norm-Sub moves some option's estimate by at least
+        :data:`VISIBLE_CHANGE`.
+    classes : int
+        Classes simulated.
+    """
+
+    protocol: str
+    epsilon: float
+    options: int
+    size: int
+    noise_shown: float
+    fix_shown: float
+    classes: int
+
+
+def uneven_class(options: int, size: int) -> NDArray[np.int64]:
+    """A class's answers, falling linearly from the first option to the last.
+
+    Examples
+    --------
+    >>> uneven_class(4, 30).tolist()
+    [12, 9, 6, 3]
+    """
+    weights = np.arange(options, 0, -1, dtype=float)
+    exact = size * weights / weights.sum()
+    counts = np.floor(exact).astype(np.int64)
+    # The students left by rounding down go to the largest remainders.
+    short = size - int(counts.sum())
+    counts[np.argsort(counts - exact, kind="stable")[:short]] += 1
+    return counts
+
+
+def lesson_outlook(
+    protocol: str,
+    epsilon: float,
+    options: int,
+    size: int,
+    *,
+    classes: int = CLASSES,
+    seed: int = 0,
+) -> LessonOutlook:
+    """Simulate ``classes`` classes of ``size`` students and count what they see.
+
+    Parameters
+    ----------
+    protocol : str
+        A protocol the browsers run (GRR, OUE, OLH).
+    epsilon : float
+        The poll's ε.
+    options : int
+        Number of options.
+    size : int
+        Students who answer (at least 1).
+    classes : int
+        Classes simulated (each drawn exactly, in O(options)).
+    seed : int
+        The simulation's seed: the same outlook for the same settings.
+    """
+    oracle = poll_protocol(protocol, epsilon, options)
+    truth = uneven_class(options, max(1, size))
+    n = int(truth.sum())
+    rng = np.random.default_rng(seed)
+    base = np.array(
+        [oracle.estimate(oracle.sample_support_counts(truth, rng), n) for _ in range(classes)]
+    )
+    fixed = get_method(STEP_THREE_METHOD).apply_rows(base, protocol=oracle, n=n)
+    noise = np.any((base < 0) | (base > 1), axis=1)
+    moved = np.max(np.abs(fixed - base), axis=1) >= VISIBLE_CHANGE
+    return LessonOutlook(
+        protocol=protocol,
+        epsilon=epsilon,
+        options=options,
+        size=n,
+        noise_shown=float(noise.mean()),
+        fix_shown=float(moved.mean()),
+        classes=classes,
+    )
+
+
+__all__ = [
+    "CLASSES",
+    "LESSON_EPSILON",
+    "STEP_THREE_METHOD",
+    "VISIBLE_CHANGE",
+    "LessonOutlook",
+    "lesson_outlook",
+    "uneven_class",
+]
