@@ -21,6 +21,8 @@ EXAMPLE = """examples:
   ldpcore poll close --code ABC234
   ldpcore poll set-size --code ABC234 --size 40
   ldpcore poll handover --code ABC234   # a one-use code: type it on the Class page
+  ldpcore poll locked                  # addresses locked out after too many wrong tries
+  ldpcore poll unlock --address 10.0.0.7
 """
 
 
@@ -43,6 +45,15 @@ def add_parser(commands: Any) -> None:
     export.add_argument("--code", required=True, help="the poll's code")
     export.add_argument("--output", required=True, help="the CSV file to write")
     export.add_argument("--data-dir", help="the data directory (default: LDPCORE_DATA_DIR)")
+    locked = actions.add_parser(
+        "locked", help="the addresses locked out of the passcode or handover codes"
+    )
+    locked.add_argument("--data-dir", help="the data directory (default: LDPCORE_DATA_DIR)")
+    unlock = actions.add_parser(
+        "unlock", help="let an address try the passcode and handover codes again"
+    )
+    unlock.add_argument("--address", required=True, help="the address, as 'poll locked' lists it")
+    unlock.add_argument("--data-dir", help="the data directory (default: LDPCORE_DATA_DIR)")
     for action, said in OPERATOR_ACTIONS.items():
         command = actions.add_parser(action, help=said)
         command.add_argument("--code", required=True, help="the poll's code")
@@ -69,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
     from ldpcore.live.store import PollError, PollStore, normalize_code  # noqa: PLC0415
 
     store = PollStore(args.data_dir)
+    if args.action in {"locked", "unlock"}:
+        return _doors(store, args)
     if args.action == "list":
         polls = store.polls()
         if not polls:
@@ -95,6 +108,26 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"wrote {written} reports of poll {found.code} to {args.output} "
         f"({found.protocol}, epsilon={found.epsilon:g}, domain size {len(found.options)})"
+    )
+    return 0
+
+
+def _doors(store: Any, args: argparse.Namespace) -> int:
+    from ldpcore.live.doors import LOCKOUT_FAILURES, Doors  # noqa: PLC0415
+
+    doors = Doors(store.path)
+    if args.action == "locked":
+        found = doors.locked()
+        if not found:
+            print(f"no address is locked out (it takes {LOCKOUT_FAILURES} wrong tries)")
+        for door, address, failures in found:
+            print(f"{address}  locked out of the {door} after {failures} wrong tries")
+        return 0
+    lifted = doors.unlock(args.address.strip())
+    print(
+        f"{args.address.strip()} may try again ({lifted} count{'' if lifted == 1 else 's'} lifted)"
+        if lifted
+        else f"{args.address.strip()} had no wrong tries counted; nothing to lift"
     )
     return 0
 

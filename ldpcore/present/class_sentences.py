@@ -7,6 +7,7 @@ those numbers.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ from ldpcore.live.store import BURST_REPORTS, BURST_SECONDS, REFUSAL_REASONS
 from ldpcore.present.figures import percent_label
 
 if TYPE_CHECKING:
+    from ldpcore.live.doors import DoorState
     from ldpcore.live.lesson import ClassAdvice, ClassReading
     from ldpcore.live.outlook import LessonOutlook
 
@@ -284,6 +286,29 @@ def burst_words(label: str, reports: int) -> str:
     )
 
 
+def door_words(state: DoorState, door: str) -> str:
+    """Why a try at the passcode or a handover code was not checked, and what to do.
+
+    Examples
+    --------
+    >>> from ldpcore.live.doors import DoorState
+    >>> door_words(DoorState(False, 3.2, False, 5), "passcode")
+    'Too many wrong passcodes from this address: wait 4 s before the next try.'
+    >>> door_words(DoorState(False, float("inf"), True, 20), "handover")
+    ... # doctest: +NORMALIZE_WHITESPACE
+    'Too many wrong handover codes from this address: it is locked out. Whoever runs the
+    server can let it try again (ldpcore poll unlock).'
+    """
+    what = "passcodes" if door == "passcode" else "handover codes"
+    if state.locked:
+        return (
+            f"Too many wrong {what} from this address: it is locked out. Whoever runs the "
+            "server can let it try again (ldpcore poll unlock)."
+        )
+    wait = max(1, math.ceil(state.wait_s))
+    return f"Too many wrong {what} from this address: wait {wait} s before the next try."
+
+
 def handover_words(code: str) -> str:
     """How to take a poll to another device with its handover code."""
     return (
@@ -349,6 +374,7 @@ __all__ = [
     "burst_words",
     "class_advice_sentence",
     "class_readout",
+    "door_words",
     "every_method",
     "handover_words",
     "liars_caption",

@@ -19,6 +19,7 @@ from ldpcore.live.store import HANDOVER_SECONDS, PollStore
 from ldpcore.present.class_sentences import (
     TEACHERS_ONLY,
     burst_words,
+    door_words,
     every_method,
     handover_words,
     liars_caption,
@@ -27,6 +28,8 @@ from ldpcore.present.class_sentences import (
     turned_away_help,
     turned_away_words,
 )
+from pages.app_layer.classroom.live_class import current_doors
+from pages.app_layer.classroom.teacher import connection_address
 
 
 def plain_heading(text: str) -> None:
@@ -157,10 +160,17 @@ def teachers_only(store: PollStore, key: str, passcode: str | None) -> None:
     if passcode is not None:
         given = st.text_input("Teacher passcode", type="password", key="class-passcode")
         if st.button("Start as a teacher", key="class-passcode-go") and given:
-            if passcode_matches(given, passcode):
+            doors, address = current_doors(store), connection_address()
+            state = doors.attempt("passcode", address)
+            if not state.allowed:
+                st.error(door_words(state, "passcode"))
+            elif passcode_matches(given, passcode):
+                doors.succeeded("passcode", address)
                 store.admit_teacher(key)
                 st.rerun()
-            st.error("That passcode is not this server's. Ask whoever runs the server.")
+            else:
+                doors.failed("passcode", address)
+                st.error("That passcode is not this server's. Ask whoever runs the server.")
     else:
         st.caption(
             "Polls are started on the server's own machine, or with a passcode its "
@@ -173,11 +183,18 @@ def handover_entry(store: PollStore, key: str) -> None:
     with st.expander("Continue a poll from another device"):
         typed = st.text_input("Handover code", key="class-redeem-code")
         if st.button("Continue the poll here", key="class-redeem") and typed.strip():
+            doors, address = current_doors(store), connection_address()
+            state = doors.attempt("handover", address)
+            if not state.allowed:
+                st.error(door_words(state, "handover"))
+                return
             try:
                 poll = store.redeem(typed, key)
             except InputError as exc:
+                doors.failed("handover", address)
                 st.error(str(exc))
             else:
+                doors.succeeded("handover", address)
                 st.query_params.from_dict({"poll": poll.code})
                 st.rerun()
 

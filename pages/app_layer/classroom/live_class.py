@@ -12,6 +12,7 @@ from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
+from ldpcore.live.doors import Doors
 from ldpcore.live.network import (
     JoinOrigin,
     check_public_url,
@@ -53,6 +54,16 @@ def poll_store(directory: str) -> PollStore:
 def current_store() -> PollStore:
     """The store under ``LDPCORE_DATA_DIR`` (read on every call: tests point it elsewhere)."""
     return poll_store(str(default_data_dir()))
+
+
+@st.cache_resource(show_spinner=False)
+def _doors(path: str) -> Doors:
+    return Doors(path)
+
+
+def current_doors(store: PollStore) -> Doors:
+    """The wrong tries at the passcode and handover codes, in ``store``'s file."""
+    return _doors(str(store.path))
 
 
 @st.cache_resource(show_spinner=False)
