@@ -11,7 +11,7 @@ import streamlit as st
 
 from ldpcore.errors import InputError
 from ldpcore.live.reports import browser_parameters, poll_protocol
-from ldpcore.live.store import normalize_code
+from ldpcore.live.store import Refused, normalize_code
 from pages.app_layer.classroom.live_class import answer_form, current_store
 from pages.app_layer.classroom.teacher import connection_address
 from pages.app_layer.controls.navigation import ensure_app
@@ -54,7 +54,9 @@ st.info(
     icon=":material/lock:",
 )
 status_key = f"join-status-{poll.code}"
-confirmed, refused = st.session_state.get(status_key, (None, None))
+confirmed, refused, may_pass = st.session_state.get(status_key, (None, None, False))
+if refused:  # the refusal reads first, above the form
+    st.error(refused)
 result = answer_form()(
     key=f"answer-{poll.code}",
     data={
@@ -64,6 +66,10 @@ result = answer_form()(
         "params": browser_parameters(protocol),
         "confirmed": confirmed,
         "refused": refused,
+        "retry": may_pass,
+        # Each answer of the server draws the form anew (ending its resends), even one
+        # that says what it said before.
+        "answers": st.session_state.get(f"{status_key}-answers", 0),
     },
     on_report_change=lambda: None,
 )
@@ -76,11 +82,14 @@ if message:
         stored = store.submit(
             poll.code, client, message.get("report") or {}, address=connection_address()
         )
+    except Refused as exc:
+        st.session_state[status_key] = (None, str(exc), exc.may_pass)
     except InputError as exc:
-        st.session_state[status_key] = (None, str(exc))
+        st.session_state[status_key] = (None, str(exc), False)
     else:
-        st.session_state[status_key] = (client, None)
+        st.session_state[status_key] = (client, None, False)
         st.session_state[f"{status_key}-count"] = stored
+    st.session_state[f"{status_key}-answers"] = st.session_state.get(f"{status_key}-answers", 0) + 1
     st.rerun()
 if confirmed:
     so_far = st.session_state.get(f"{status_key}-count")
@@ -90,5 +99,3 @@ if confirmed:
         + " Your teacher's screen shows the class's estimates, never your answer.",
         icon=":material/check_circle:",
     )
-elif refused:
-    st.error(refused)

@@ -153,11 +153,17 @@ def test_only_the_teacher_runs_the_poll_and_one_student_sends_one_report(
             }""",
             code,
         )
+        # Reloaded, the pending report is sent again by itself, and refused: the refusal
+        # reads first, with nothing to send again.
         first.reload()
-        first.get_by_role("button", name="Send the same report again").click(timeout=60_000)
         first.get_by_text("someone on this network address has already answered").wait_for(
-            timeout=30_000
+            timeout=60_000
         )
+        first.get_by_text("there is nothing to send again").wait_for(timeout=30_000)
+        assert first.get_by_role("button", name="Send the same report again").count() == 0
+        refusal = first.get_by_text("someone on this network address has already answered")
+        nothing = first.get_by_text("there is nothing to send again")
+        assert refusal.bounding_box()["y"] < nothing.bounding_box()["y"]  # type: ignore[index]
         _answer(browser, phone_b, code, "<i>free</i>").get_by_text(SENT).wait_for(timeout=30_000)
         late = _answer(browser, phone_c, code, "$5")
         late.get_by_text(re.compile(r"is full: it takes 2 reports")).wait_for(timeout=30_000)
@@ -309,3 +315,53 @@ def test_a_phone_with_the_passcode_or_a_handover_code_runs_a_poll(
         own.get_by_role("button", name="Start the poll").wait_for(timeout=30_000)
         new_code = _start(own, phone.url, size=5)
     assert PollStore(data).get(new_code) is not None
+
+
+def test_guessed_passcodes_are_slowed_and_logged_and_another_address_gets_in(
+    browser: Browser, served: tuple[str, int, Path]
+) -> None:
+    """A phone guessing the passcode: three wrong tries are answered as wrong, then it
+    must wait (a try sent sooner is refused unchecked); each wrong try is in the server's
+    log with the phone's address. A teacher on another address is not slowed by it."""
+    _url, port, _data = served
+    with student_proxies(port, 2, first=40) as (guesser, teacher):
+        page = browser.new_context().new_page()
+        page.goto(f"{guesser.url}/class")
+        box = page.get_by_label("Teacher passcode")
+        box.wait_for(timeout=60_000)
+        slowed = False
+        for attempt in range(8):
+            box.fill(f"guess-{attempt:04d}")
+            page.get_by_role("button", name="Start as a teacher").click()
+            said = page.get_by_text(re.compile("That passcode is not this server's|wait"))
+            said.first.wait_for(timeout=20_000)
+            if page.get_by_text("Too many wrong passcodes from this address").count():
+                slowed = True
+                break
+            page.wait_for_selector(
+                "[data-testid='stStatusWidget']", state="detached", timeout=20_000
+            )
+        assert slowed and attempt >= 3, attempt
+        log = (ARTIFACTS / "streamlit-trust.log").read_text()
+        assert log.count(f"a wrong passcode from {guesser.source}") >= 3
+        assert f"refused a try at the passcode from {guesser.source}" in log
+        own = browser.new_context(viewport=WIDE).new_page()
+        own.goto(f"{teacher.url}/class")
+        own.get_by_label("Teacher passcode").fill(PASSCODE, timeout=60_000)
+        own.get_by_role("button", name="Start as a teacher").click()
+        own.get_by_role("button", name="Start the poll").wait_for(timeout=30_000)
+
+
+def test_your_polls_lists_the_teacher_s_question_as_typed(
+    browser: Browser, served: tuple[str, int, Path]
+) -> None:
+    """The "Your polls" list shows the question's Markdown, LaTeX, colour and HTML as the
+    characters the teacher typed, as the heading does."""
+    url, _port, _data = served
+    teacher = browser.new_context(viewport=WIDE).new_page()
+    code = _start(teacher, url, size=3)
+    teacher.goto(f"{url}/class")
+    teacher.get_by_text(re.compile(r"Your polls \(\d+\)")).first.click(timeout=60_000)
+    link = teacher.get_by_role("link", name=re.compile(code)).first
+    link.wait_for(timeout=20_000)
+    assert link.inner_text().strip() == f"{code}: {QUESTION}"

@@ -171,6 +171,22 @@ class PollError(InputError):
     """A poll action refused for a reason the person can act on (shown as is)."""
 
 
+class Refused(PollError):
+    """A report turned away, with its reason (a key of ``REFUSAL_REASONS``)."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+    @property
+    def may_pass(self) -> bool:
+        """Whether the teacher can lift it: the same report may then be sent again.
+
+        A full poll made larger, a closed one reopened.
+        """
+        return self.reason in {"full", "closed"}
+
+
 class PollStore:
     """Polls and their reports in one SQLite file (created on first use).
 
@@ -651,7 +667,7 @@ class PollStore:
                 "SELECT max_reports FROM polls WHERE code = ?", (poll.code,)
             ).fetchone()
         if reason:
-            raise PollError(_refusal_message(reason, poll.code, size))
+            raise Refused(_refusal_message(reason, poll.code, size), reason)
         return count
 
     def _verdict(
@@ -833,6 +849,7 @@ __all__ = [
     "Operator",
     "PollError",
     "PollStore",
+    "Refused",
     "default_data_dir",
     "normalize_code",
 ]

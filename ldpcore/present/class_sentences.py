@@ -359,10 +359,18 @@ def every_method(poll: Poll, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
 
 
 def liars_caption(liars: int, honest: int) -> str:
-    """Under the table of every method's answer with simulated lying students."""
+    """Under the table of every method's answer with simulated lying students.
+
+    Examples
+    --------
+    >>> liars_caption(1, 1).split(" (")[0]
+    "Every method's answer with 1 simulated lying student added to the class's 1 real report"
+    """
+    students = f"{liars:,} simulated lying student{'' if liars == 1 else 's'}"
     return (
-        f"Every method's answer with {liars} simulated lying students added to the class's "
-        f"{honest:,} real reports (95% intervals for all options at once). Base takes a "
+        f"Every method's answer with {students} added to the class's "
+        f"{honest:,} real report{'' if honest == 1 else 's'} (95% intervals for all options "
+        "at once). Base takes a "
         "fake report at face value, as it takes an honest one; the table shows how far "
         "each method carries the lie."
     )

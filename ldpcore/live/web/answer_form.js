@@ -2,8 +2,10 @@
 // here, not with a Streamlit widget, because a widget would send the choice to the
 // server; only the randomized report is sent (setTriggerValue), never the answer.
 //
-// data: { code, question, options, params, confirmed, refused } where `confirmed` is the
-// client identifier whose report the server has committed (it then says "sent").
+// data: { code, question, options, params, confirmed, refused, retry } where `confirmed`
+// is the client identifier whose report the server has committed (it then says "sent"),
+// `refused` why it turned the report away (said above the form), and `retry` whether
+// the teacher can lift that refusal (the same report may then be sent again).
 //
 // Exactly once: the randomized report is kept in localStorage until the server confirms
 // it. If the confirmation never arrives (the connection dropped, the server restarted),
@@ -30,8 +32,27 @@ function ldpClientId(code) {
   return id;
 }
 
+// Seconds before a send with no answer from the server is tried again, then doubled:
+// while the server is away the page keeps trying, saying so, and needs no reload.
+const LDP_RETRY_FIRST_S = 3;
+const LDP_RETRY_MAX_S = 30;
+// The pending resend of this page, cancelled whenever the server answers (a new render).
+let ldpRetry = null;
+
+// Send `message`, and again after a growing wait until the server answers (the page
+// is then drawn anew, which cancels the wait). The same report each time: stored once.
+function ldpSendUntilAnswered(setTriggerValue, message, status, wait) {
+  setTriggerValue("report", message);
+  ldpRetry = setTimeout(() => {
+    status.textContent = "Reconnecting to the server\u2026 your report is kept in this " +
+      "browser and sent again (the same report, stored once).";
+    ldpSendUntilAnswered(setTriggerValue, message, status, Math.min(2 * wait, LDP_RETRY_MAX_S));
+  }, wait * 1000);
+}
+
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
+  clearTimeout(ldpRetry);
   if (!data) return;
   const root = parentElement.querySelector(".ldp-answer");
   root.replaceChildren();
@@ -55,26 +76,52 @@ export default function (component) {
     return;
   }
   const pending = localStorage.getItem(pendingKey);
+  if (pending && data.refused) {
+    // The page says why above the form. A refusal the teacher can lift (a full poll
+    // made larger, a closed one reopened) offers the same report again; no other does.
+    if (!data.retry) {
+      root.append(ldpText("p", "Nothing was stored for this browser, and there is " +
+        "nothing to send again.", "ldp-done"));
+      return;
+    }
+    const message = JSON.parse(pending);
+    root.append(ldpText("p", "Nothing was stored yet. If your teacher makes room, send " +
+      "the same report again (no new randomization is made).", "ldp-done"));
+    const retry = ldpText("button", "Send the same report again");
+    retry.type = "button";
+    const status = ldpText("p", "", "ldp-status");
+    status.setAttribute("role", "status");
+    status.setAttribute("aria-live", "polite");
+    retry.addEventListener("click", () => {
+      retry.disabled = true;
+      status.textContent = "Sending the report\u2026";
+      ldpSendUntilAnswered(setTriggerValue, message, status, LDP_RETRY_FIRST_S);
+    });
+    root.append(retry, status);
+    return;
+  }
   if (pending) {
+    // Sent before, never confirmed (the server was away, or restarted): sent again by
+    // itself, the same report, with no new randomization and no click or reload.
     const message = JSON.parse(pending);
     root.append(ldpText("p",
-      "Your answer was randomized in this browser, but the server has not confirmed " +
-      "that it arrived. Send the same report again: it is stored once, and no new " +
-      "randomization is made.", "ldp-done"));
+      "Your answer was randomized in this browser; its report is being sent again " +
+      "(the same report: it is stored once, and no new randomization is made).", "ldp-done"));
     if (message && message.report) {
       root.append(ldpText("p", ldpDescribe(data.params, message.report, data.options)));
     }
     const again = ldpText("button", "Send the same report again");
     again.type = "button";
-    const status = ldpText("p", "", "ldp-status");
+    const status = ldpText("p", "Sending the report\u2026", "ldp-status");
     status.setAttribute("role", "status");
     status.setAttribute("aria-live", "polite");
     again.addEventListener("click", () => {
-      again.disabled = true;
+      clearTimeout(ldpRetry);
       status.textContent = "Sending the report\u2026";
-      setTriggerValue("report", message);
+      ldpSendUntilAnswered(setTriggerValue, message, status, LDP_RETRY_FIRST_S);
     });
-    root.append(again, status);
+    root.append(status, again);
+    ldpSendUntilAnswered(setTriggerValue, message, status, LDP_RETRY_FIRST_S);
     return;
   }
   const form = document.createElement("form");
@@ -111,7 +158,7 @@ export default function (component) {
     form.querySelectorAll("input, button").forEach((element) => { element.disabled = true; });
     status.textContent = "Randomized in this browser; sending the report\u2026 " +
       ldpDescribe(data.params, report, data.options);
-    setTriggerValue("report", message);
+    ldpSendUntilAnswered(setTriggerValue, message, status, LDP_RETRY_FIRST_S);
   });
   root.append(form);
 }

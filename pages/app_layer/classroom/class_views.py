@@ -207,7 +207,9 @@ def own_polls(store: PollStore, key: str) -> None:
             for poll in mine[:20]:
                 st.page_link(
                     "pages/class.py",
-                    label=f"{poll.code}: {poll.question}" + (" (closed)" if poll.closed else ""),
+                    # The teacher's words as typed: no Markdown, LaTeX or colour.
+                    label=f"{poll.code}: {plain_html(poll.question)}"
+                    + (" (closed)" if poll.closed else ""),
                     query_params={"poll": poll.code},
                 )
 
