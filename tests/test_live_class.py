@@ -23,7 +23,7 @@ from scipy import stats
 from test_browser import ARTIFACTS, ROOT, assert_accessible
 
 from devtools.serving import streamlit_server
-from ldpcore.live.reports import browser_parameters, poll_protocol
+from ldpcore.live.reports import LESSON_PRESET, PRESETS, browser_parameters, poll_protocol
 from ldpcore.live.store import PollStore
 from ldpcore.live.web import randomizer_source
 from ldpcore.protocols.olh import hash_values
@@ -34,7 +34,8 @@ pytestmark = pytest.mark.browser
 DRAWS = 100_000
 LEVEL = 1e-4
 STUDENTS = 10
-OPTIONS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+#: The Class form's first question's options (the lesson it opens on).
+OPTIONS = PRESETS[LESSON_PRESET]
 
 
 def _draw(page: Page, params: dict[str, Any], value: int, keep: int = 0) -> dict[str, Any]:
@@ -159,7 +160,7 @@ def test_a_teacher_and_ten_students_end_to_end(browser: Browser, data_dir: Path)
         assert "key=" not in teacher_url  # the teacher's key is in a cookie, not the address
         teacher.get_by_role("img", name=re.compile("QR code of the join link")).wait_for()
         assert_accessible(teacher, "class")
-        answers = [OPTIONS[i % 7] for i in range(STUDENTS)]
+        answers = [OPTIONS[i % len(OPTIONS)] for i in range(STUDENTS)]
         frames: list[bytes] = []
         students = []
         for option in answers:
