@@ -13,9 +13,9 @@ new file starts n and k at its own defaults; a person's own n stays until then).
 
 Every other page that takes a slider or an upload has its machine too: Fake users,
 Collecting again, Queries and ε trade-offs under the shared sidebar (``SidebarPage``) with
-their own controls, Learn with its presets, and Choose ε with its upload, target, query,
-protocols and reverse question. Each checks what is drawn (a chart's numbers, a table, a
-sentence, the command) against the core run afresh here.
+their own controls, Learn with its presets, the Class form, and Choose ε with its upload,
+target, query, protocols and reverse question. Each checks what is drawn (a chart's
+numbers, a table, a sentence, the command) against the core run afresh here.
 """
 
 from __future__ import annotations
@@ -45,8 +45,16 @@ from ldpcore.experiments.sweeps import sweep
 from ldpcore.experiments.trials import run
 from ldpcore.learn.lying import lying_class
 from ldpcore.learn.walkthrough import walkthrough
+from ldpcore.live.lesson import class_advice
+from ldpcore.live.outlook import lesson_outlook
+from ldpcore.live.reports import PRESETS
 from ldpcore.postprocess import default_method_names
 from ldpcore.present import figures
+from ldpcore.present.class_sentences import (
+    class_advice_sentence,
+    outlook_sentence,
+    separating_label,
+)
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.epsilon_sentences import (
     answers_table,
@@ -58,6 +66,7 @@ from ldpcore.present.run_sentences import attack_table
 from ldpcore.present.sentences import settings_line, users_saved_sentence
 from ldpcore.present.tables import method_table
 from ldpcore.serving.settings import DEFAULTS, Settings
+from pages.app_layer.classroom.class_form import CLASS_EPSILONS
 from pages.app_layer.controls.widgets import with_query
 from pages.app_layer.features.rounds import plan_config
 
@@ -917,3 +926,90 @@ def test_learn_answers_each_of_its_controls_in_turn() -> None:
     ):
         step()
         machine.every_step_is_the_walkthrough_of_the_controls()
+
+
+class ClassFormPage(RuleBasedStateMachine):
+    """The Class form's question, protocol, ε and class size moved in any order: what it
+    says the lesson will show, and whether a majority stands apart, is the core's for
+    what the controls show."""
+
+    @initialize()
+    def open_the_form(self) -> None:
+        self.at = app()
+        self.at.run()
+        self.at.switch_page("pages/class.py")
+        self._run()
+
+    def _run(self) -> None:
+        self.at.run()
+        assert not self.at.exception, self.at.exception
+
+    @rule(preset=st.sampled_from(list(PRESETS)))
+    def set_preset(self, preset: str) -> None:
+        self.at.selectbox(key="class-preset").set_value(preset)
+        self._run()
+
+    @rule(protocol=st.sampled_from(["GRR", "OUE", "OLH"]))
+    def set_protocol(self, protocol: str) -> None:
+        self.at.selectbox(key="class-protocol").set_value(protocol)
+        self._run()
+
+    @rule(epsilon=st.sampled_from([0.5, 2.0, 6.0]))
+    def set_epsilon(self, epsilon: float) -> None:
+        self.at.select_slider(key="class-epsilon").set_value(epsilon)
+        self._run()
+
+    @rule(size=st.sampled_from([1, 12, 200]))
+    def set_size(self, size: int) -> None:
+        self.at.number_input(key="class-size").set_value(size)
+        self._run()
+
+    @invariant()
+    def the_form_says_what_its_controls_will_show(self) -> None:
+        at = self.at
+        preset = at.selectbox(key="class-preset").value
+        options = len(
+            [x for x in at.text_area(key=f"class-options-{preset}").value.splitlines() if x.strip()]
+        )
+        protocol = at.selectbox(key="class-protocol").value
+        epsilon = float(at.select_slider(key="class-epsilon").value)
+        size = int(at.number_input(key="class-size").value)
+        outlook = lesson_outlook(protocol, epsilon, max(options, 2), size)
+        assert outlook_sentence(outlook) in " ".join(i.value for i in at.info)
+        advice = class_advice(protocol, epsilon, max(options, 2), size, epsilons=CLASS_EPSILONS)
+        assert class_advice_sentence(advice) in " ".join(c.value for c in at.caption)
+        offers = [b.label for b in at.button if b.key == "class-use-epsilon"]
+        if advice.separates or advice.smallest_epsilon is None:
+            assert not offers
+        else:
+            other = lesson_outlook(protocol, advice.smallest_epsilon, max(options, 2), size)
+            assert offers == [separating_label(other)]
+
+
+TestClassFormPage = ClassFormPage.TestCase
+TestClassFormPage.settings = sequences(3, 6)
+
+
+@pytest.mark.slow
+class TestClassFormPageAtLength(ClassFormPage.TestCase):  # type: ignore[misc,valid-type]
+    """Many more sequences (the slow tier)."""
+
+    settings = sequences(25, 10)
+
+
+def test_the_class_form_answers_each_of_its_controls_in_turn() -> None:
+    """Every rule of the Class form's machine once, in a fixed order."""
+    machine = ClassFormPage()
+    machine.open_the_form()
+    machine.the_form_says_what_its_controls_will_show()
+    for step in (
+        lambda: machine.set_size(12),
+        lambda: machine.set_protocol("OUE"),
+        lambda: machine.set_epsilon(6.0),
+        lambda: machine.set_preset("Which day of the week were you born?"),
+        lambda: machine.set_size(200),
+        lambda: machine.set_epsilon(0.5),
+        lambda: machine.set_size(1),
+    ):
+        step()
+        machine.the_form_says_what_its_controls_will_show()
