@@ -70,8 +70,10 @@ def live_results(code: str) -> None:
     """The count and the estimates, refreshed every few seconds without a click."""
     poll = store.get(code)
     if poll is None or not store.check_key(code, key):
-        st.warning("This poll has been deleted, or this browser no longer runs it.")
-        return
+        # Moved or deleted meanwhile: the whole page is drawn again, without the
+        # controls this browser no longer has.
+        st.session_state["class-lost"] = code
+        st.rerun(scope="app")
     rows = store.reports(code)
     left, right = st.columns(2)
     left.metric("reports", len(rows))
@@ -173,6 +175,11 @@ if poll is not None and store.check_key(poll.code, key):
     st.stop()
 if code:
     st.query_params.clear()
+if st.session_state.pop("class-lost", None):
+    st.warning(
+        "This browser no longer runs that poll: it was moved to another device with a "
+        "handover code, or deleted."
+    )
 if not may_start_polls(store.is_teacher(key)):
     teachers_only(store, key, passcode)
     handover_entry(store, key)

@@ -138,9 +138,13 @@ def test_only_a_key_that_runs_the_poll_acts_and_a_handover_works_once(
     assert len(handover) == 8 and handover not in key
     assert store.redeem(handover.lower(), tablet).code == code
     assert store.check_key(code, tablet) and store.owned(tablet)[0].code == code
+    # The poll moved: the browser that handed it over runs it no longer.
+    assert not store.check_key(code, key) and not store.owned(key)
+    with pytest.raises(PollError, match="does not open poll"):
+        store.close(code, key)
     with pytest.raises(PollError, match="opens no poll"):
         store.redeem(handover, stranger)  # used once
-    late = store.handover(code, key)
+    late = store.handover(code, tablet)
     later = time.time() + 601
     monkeypatch.setattr(store_module.time, "time", lambda: later)
     with pytest.raises(PollError, match="older than ten minutes"):

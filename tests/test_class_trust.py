@@ -300,6 +300,9 @@ def test_a_phone_with_the_passcode_or_a_handover_code_runs_a_poll(
         other.get_by_role("button", name="Continue the poll here").click()
         other.get_by_text("Students open").wait_for(timeout=60_000)
         assert code in other.url
+        # The poll moved: the browser that handed it over loses its controls.
+        teacher.get_by_text("This browser no longer runs that poll").wait_for(timeout=30_000)
+        assert teacher.get_by_role("button", name="Close the poll").count() == 0
         # Used once: a second device cannot take it again.
         third = browser.new_context().new_page()
         third.goto(f"{tablet.url}/class")

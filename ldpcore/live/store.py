@@ -387,7 +387,12 @@ class PollStore:
         return text
 
     def redeem(self, handover: str, key: str) -> Poll:
-        """Take a handover code: ``key`` then runs its poll. The code is used up."""
+        """Take a handover code: the poll moves to ``key``. The code is used up.
+
+        Every browser that ran the poll before stops running it (the operator still
+        can): a code read off a projected screen gives the poll away, not a second pair
+        of controls the teacher does not know about.
+        """
         text = normalize_code(handover)
         with self._write() as connection:
             row = connection.execute(
@@ -402,6 +407,15 @@ class PollStore:
                     "that handover code opens no poll: it was mistyped, used already, or "
                     "older than ten minutes. Ask for a new one on the device that runs the poll"
                 )
+            # The creator's key too: the poll's own key becomes one nobody holds.
+            (salt,) = connection.execute(
+                "SELECT key_salt FROM polls WHERE code = ?", (row[0],)
+            ).fetchone()
+            connection.execute(
+                "UPDATE polls SET key_hash = ? WHERE code = ?",
+                (_key_hash(salt, secrets.token_urlsafe(24)), row[0]),
+            )
+            connection.execute("DELETE FROM owners WHERE code = ?", (row[0],))
             connection.execute(
                 "INSERT OR IGNORE INTO owners (code, key_hash) VALUES (?, ?)",
                 (row[0], _token_hash(key)),
