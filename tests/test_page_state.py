@@ -904,7 +904,7 @@ TestLearnPage.settings = sequences(3, 6)
 class TestLearnPageAtLength(LearnPage.TestCase):  # type: ignore[misc,valid-type]
     """Many more sequences (the slow tier)."""
 
-    settings = sequences(25, 10)
+    settings = sequences(10, 8)
 
 
 def test_learn_answers_each_of_its_controls_in_turn() -> None:
@@ -994,7 +994,7 @@ TestClassFormPage.settings = sequences(3, 6)
 class TestClassFormPageAtLength(ClassFormPage.TestCase):  # type: ignore[misc,valid-type]
     """Many more sequences (the slow tier)."""
 
-    settings = sequences(25, 10)
+    settings = sequences(15, 8)
 
 
 def test_the_class_form_answers_each_of_its_controls_in_turn() -> None:
