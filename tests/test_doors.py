@@ -23,6 +23,15 @@ from ldpcore.live.doors import (
 from ldpcore.live.store import PollStore
 
 
+def _class_page():
+    """The Class page, opened as a browser opens it."""
+    at = app()
+    at.run()
+    at.switch_page("pages/class.py")
+    at.run()
+    return at
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 1_000.0
@@ -91,10 +100,7 @@ def test_the_class_page_slows_a_guessed_passcode_and_refuses_even_the_right_one_
     monkeypatch.setattr(
         "pages.app_layer.classroom.teacher.on_this_machine", lambda: False, raising=True
     )
-    at = app()
-    at.run()
-    at.switch_page("pages/class.py")
-    at.run()
+    at = _class_page()
     for guess in ("guess-0001", "guess-0002", "guess-0003", "guess-0004"):
         at.text_input(key="class-passcode").set_value(guess)
         at.button(key="class-passcode-go").click().run()
@@ -142,10 +148,7 @@ def test_the_class_page_slows_guessed_handover_codes(
     store = PollStore(tmp_path)
     poll, key = store.create("Q?", ["A", "B"], protocol="GRR", epsilon=1.0)
     real = store.handover(poll.code, key)
-    at = app()
-    at.run()
-    at.switch_page("pages/class.py")
-    at.run()
+    at = _class_page()
     for guess in ("AAAA2222", "BBBB3333", "CCCC4444", "DDDD5555"):
         at.text_input(key="class-redeem-code").set_value(guess)
         at.button(key="class-redeem").click().run()

@@ -22,19 +22,23 @@ from ldpcore.experiments.config import ExperimentConfig
 TARGET = 0.005  # an RMSE
 
 
+def _config(dataset: str, n: int, protocol: str) -> ExperimentConfig:
+    return ExperimentConfig(
+        dataset=parse_dataset_spec(dataset),
+        n=n,
+        protocol=protocol,
+        epsilon=1.0,
+        methods=("Base", "PowerNS"),
+        query="full",
+        trials=10,
+    )
+
+
 class _OnCurves(_Search):
     """The search, each point's RMSE read off ``rmse(ε)`` per method, not simulated."""
 
     def __init__(self, curves, anchor: float) -> None:
-        config = ExperimentConfig(
-            dataset=parse_dataset_spec("zipf:d=16,s=1"),
-            n=1000,
-            protocol="GRR",
-            epsilon=1.0,
-            methods=("Base", "PowerNS"),
-            query="full",
-            trials=10,
-        )
+        config = _config("zipf:d=16,s=1", 1000, "GRR")
         super().__init__(config, parse_target(f"rmse:{TARGET}"), EPSILON_RANGE)
         self.curves = curves
         self._anchor = anchor
@@ -109,15 +113,7 @@ def test_an_exact_base_starts_from_one_point() -> None:
         calls.append(sorted({self.key(e) for e in epsilons} - set(self.points)))
         original(self, epsilons)
 
-    config = ExperimentConfig(
-        dataset=parse_dataset_spec("zipf:d=256,s=1.5"),
-        n=10_000,
-        protocol="OUE",
-        epsilon=1.0,
-        methods=("Base", "PowerNS"),
-        query="full",
-        trials=10,
-    )
+    config = _config("zipf:d=256,s=1.5", 10_000, "OUE")
     _Search.evaluate = counting  # type: ignore[method-assign]
     try:
         answer = _search_protocol(config, parse_target("rmse:0.01"), EPSILON_RANGE)

@@ -20,6 +20,14 @@ function ldpText(tag, text, className) {
   return element;
 }
 
+// A line that says how the send goes, read out by screen readers as it changes.
+function ldpStatus(text) {
+  const status = ldpText("p", text, "ldp-status");
+  status.setAttribute("role", "status");
+  status.setAttribute("aria-live", "polite");
+  return status;
+}
+
 function ldpClientId(code) {
   const name = "ldpcore-poll-client-" + code;
   let id = localStorage.getItem(name);
@@ -89,9 +97,7 @@ export default function (component) {
       "the same report again (no new randomization is made).", "ldp-done"));
     const retry = ldpText("button", "Send the same report again");
     retry.type = "button";
-    const status = ldpText("p", "", "ldp-status");
-    status.setAttribute("role", "status");
-    status.setAttribute("aria-live", "polite");
+    const status = ldpStatus("");
     retry.addEventListener("click", () => {
       retry.disabled = true;
       status.textContent = "Sending the report\u2026";
@@ -112,9 +118,7 @@ export default function (component) {
     }
     const again = ldpText("button", "Send the same report again");
     again.type = "button";
-    const status = ldpText("p", "Sending the report\u2026", "ldp-status");
-    status.setAttribute("role", "status");
-    status.setAttribute("aria-live", "polite");
+    const status = ldpStatus("Sending the report\u2026");
     again.addEventListener("click", () => {
       clearTimeout(ldpRetry);
       status.textContent = "Sending the report\u2026";
@@ -140,9 +144,7 @@ export default function (component) {
   const button = ldpText("button", "Send my answer");
   button.type = "submit";
   form.append(button);
-  const status = ldpText("p", "", "ldp-status");
-  status.setAttribute("role", "status");
-  status.setAttribute("aria-live", "polite");
+  const status = ldpStatus("");
   form.append(status);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
