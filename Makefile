@@ -50,15 +50,16 @@ test-browser: $(VENV)/.stamp-test
 	$(BIN)/python -m pytest -m browser
 
 # The slow tier: full-size reproductions of the papers' claims and the long statistical
-# checks (.ci/run runs it too).
+# checks (.ci/run runs it too), on every core like the quick tier: CI's whole run
+# (quick, browser, slow and toys) must end within 90 minutes.
 test-slow: $(VENV)/.stamp-test
-	$(BIN)/python -m pytest -m slow
+	$(BIN)/python -m pytest -m slow -n auto
 
 # The suite (without the browser and slow tiers) with the toy protocol, method and query
 # kind in the real registries of every process (tests/toy_registry.py): it passes only
 # if nothing else keeps a list of them.
 test-toys: $(VENV)/.stamp-test
-	LDPCORE_TEST_TOYS=1 PYTHONPATH=$(CURDIR)/tests/toys_site $(BIN)/python -m pytest -m "not browser and not slow" -q
+	LDPCORE_TEST_TOYS=1 PYTHONPATH=$(CURDIR)/tests/toys_site $(BIN)/python -m pytest -m "not browser and not slow" -q -n auto
 
 bench: $(VENV)/.stamp-test
 	$(BIN)/python benchmarks/bench_samplers.py

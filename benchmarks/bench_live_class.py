@@ -151,6 +151,9 @@ def measure(url: str, data_dir: Path, students: int, browsers: int) -> dict[str,
         ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
         protocol="GRR",
         epsilon=1.0,
+        # Every simulated phone connects from this machine: one address, a seat each.
+        max_reports=max(students, 30),
+        seats=max(students, 1),
     )
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])

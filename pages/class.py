@@ -1,48 +1,39 @@
 """Class: a live poll. Students answer from their own browsers; the class sees what every
 post-processing method makes of its own randomized reports (issues 24, 36 and 53).
 
-Only the teacher runs a poll: the browser that started it (its key is in a cookie, never
+A projector view (``?view=projector``) shows the class what the teacher chooses, with
+no control. Only the teacher runs a poll: the browser that started it (its key is in a cookie, never
 in an address), a device it was handed to, and the server's operator. Students who open
 this page see that it is for teachers, and nothing of any poll.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-
-import pandas as pd
 import streamlit as st
 
 from ldpcore.errors import InputError
 from ldpcore.live.access import teacher_passcode
-from ldpcore.live.lesson import read_class
-from ldpcore.live.reports import (
-    class_support,
-)
-from ldpcore.postprocess import default_method_names
-from ldpcore.present.class_sentences import base_readout, class_readout
-from ldpcore.present.figures import poll_estimates
+from ldpcore.present.class_sentences import seats_words
+from pages.app_layer.classroom.addresses import address_panel
 from pages.app_layer.classroom.class_form import creation_form, links
 from pages.app_layer.classroom.class_views import (
-    address_panel,
     controls,
-    every_method,
     handover_entry,
     own_polls,
-    plain_strong,
     simulated_liars,
     teachers_only,
-    turned_away_metric,
 )
-from pages.app_layer.classroom.live_class import (
-    REFRESH_S,
-    current_store,
+from pages.app_layer.classroom.lesson_steps import (
+    CONSISTENT,
+    STEPS,
+    fingerprint,
+    lesson_step,
+    live_count,
 )
+from pages.app_layer.classroom.live_class import REFRESH_S, current_store, projector_path
+from pages.app_layer.classroom.projector import projector_view
 from pages.app_layer.classroom.teacher import may_start_polls, teacher_key
 from pages.app_layer.controls.navigation import ensure_app
-from pages.app_layer.serving.answers import class_tables
-from pages.app_layer.views.display import run_or_explain, show_chart
 
 ensure_app(__file__)
 st.title("Class: a live poll")
@@ -56,18 +47,9 @@ except (InputError, ValueError) as exc:
 key = teacher_key()
 
 
-#: The lesson's steps: the teacher reveals the noise before the fix (issue 36).
-STEPS = (
-    "1 · The reports",
-    "2 · Base: the noise",
-    "3 · Post-processed: the fix",
-    "4 · If some lied (simulated)",
-)
-
-
 @st.fragment(run_every=REFRESH_S)
 def live_results(code: str) -> None:
-    """The count and the estimates, refreshed every few seconds without a click."""
+    """The estimates and what each address sent, refreshed every few seconds."""
     poll = store.get(code)
     if poll is None or not store.check_key(code, key):
         # Moved or deleted meanwhile: the whole page is drawn again, without the
@@ -75,88 +57,42 @@ def live_results(code: str) -> None:
         st.session_state["class-lost"] = code
         st.rerun(scope="app")
     rows = store.reports(code)
-    left, right = st.columns(2)
-    left.metric("reports", len(rows))
-    turned_away_metric(right, store.turned_away(code), poll)
     address_panel(store, poll, key)
     st.caption(
         "What no server can check: a randomized report cannot be told from a lie. The "
-        "poll takes one report per browser and per address; what a student chose to send "
-        "is theirs."
+        f"poll takes one report per browser, {seats_words(poll)}; what a student chose "
+        "to send is theirs."
     )
     if not rows:
         st.info("Waiting for the first report. Share the link or the code.")
         return
-    step = (
+    step = STEPS.index(
         st.segmented_control(
             "Show the class",
             STEPS,
-            default=STEPS[0],
+            # A reload resumes the step the class was shown.
+            default=STEPS[min(poll.step, len(STEPS) - 1)],
             key="class-step",
             help="Reveal Base first, so the class sees the noise before post-processing fixes it.",
         )
         or STEPS[0]
     )
-    if step == STEPS[0]:
-        arrived = (
-            "1 randomized report arrived"
-            if len(rows) == 1
-            else (f"{len(rows):,} randomized reports arrived")
-        )
-        st.write(
-            f"{arrived}. Each one is a student's answer after their browser randomized "
-            "it: the server never saw a true answer. Next: what the reports say when taken "
-            "at face value (Base)."
-        )
-        st.dataframe(
-            pd.DataFrame(
-                {"option": list(poll.options), "reports supporting it": class_support(poll, rows)}
-            ),
-            hide_index=True,
-            key="class-support",
-        )
-        return
-    print_ = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
-    if step == STEPS[3]:
-        simulated_liars(poll, rows, print_, ("Base", "Norm-Sub", "Norm-Mul", "Base-Cut"))
-        return
-    methods = default_method_names() if step == STEPS[2] else ("Base",)
-    consistent = [m for m in default_method_names() if m != "Base"]
     chosen = (
         st.selectbox(
-            "Method drawn", consistent, index=consistent.index("Norm-Sub"), key="class-method"
+            "Method drawn",
+            CONSISTENT,
+            index=CONSISTENT.index(poll.shown_method) if poll.shown_method in CONSISTENT else 0,
+            key="class-method",
         )
-        if step == STEPS[2]
-        else "Norm-Sub"
+        if step == 2
+        else poll.shown_method
     )
-    wanted = tuple(dict.fromkeys((*methods, chosen)))
-    # Cached on the poll and its reports' fingerprint: the refresh every few seconds
-    # recomputes nothing until the reports change (one arrives, or the teacher removes
-    # an address's).
-    tables = run_or_explain(lambda: class_tables(poll, print_, wanted, rows), "Estimating…")
-    if not tables or chosen not in tables:
+    if (step, chosen) != (poll.step, poll.shown_method):
+        store.show(code, key, step, chosen)  # the projector view follows
+    if step == len(STEPS) - 1:
+        simulated_liars(poll, rows, fingerprint(rows), ("Base", "Norm-Sub", "Norm-Mul", "Base-Cut"))
         return
-    reading = read_class(tables[chosen], poll=poll, method=chosen, reports=len(rows))
-    if step == STEPS[1]:
-        plain_strong(base_readout(reading))
-        show_chart(poll_estimates(tables[chosen], chosen, base_only=True), key="chart-class")
-        st.dataframe(
-            every_method(poll, {"Base": tables["Base"]}), hide_index=True, key="class-table"
-        )
-        return
-    plain_strong(class_readout(reading))
-    show_chart(poll_estimates(tables[chosen], chosen), key="chart-class")
-    st.dataframe(every_method(poll, tables), hide_index=True, key="class-table")
-    st.caption(
-        f"Each cell: the method's estimate of the share of the class, with a 95% "
-        f"interval for the true share, from {len(rows):,} randomized "
-        f"report{'' if len(rows) == 1 else 's'}. The "
-        "intervals hold for all options at once, and are exact however small the class "
-        '(never a normal approximation; benchmarks/README.md, "Intervals for a '
-        'class"). Base is unbiased but noisy (it can be negative, and the column need '
-        "not sum to 100%); the other methods trade a little bias for a proper "
-        "distribution. With few reports every interval is wide: that is the lesson."
-    )
+    lesson_step(poll, rows, step, chosen, projected=False)
 
 
 code = st.query_params.get("poll", "")
@@ -169,8 +105,17 @@ if code and legacy:
     del st.query_params["key"]
 poll = store.get(code) if code else None
 if poll is not None and store.check_key(poll.code, key):
+    if st.query_params.get("view") == "projector":
+        projector_view(store, poll, key)
+        st.stop()
     links(poll)
+    st.markdown(
+        f"[Open the projector view]({projector_path(poll.code)}): the question, the link, "
+        "the count and the step you show, large, with no control and no secret: put that "
+        "window on the wall and keep this one on your own screen."
+    )
     controls(store, poll, key)
+    live_count(store, poll.code, teacher=True)
     live_results(poll.code)
     st.stop()
 if code:

@@ -11,7 +11,7 @@ import streamlit as st
 
 from ldpcore.errors import InputError
 from ldpcore.live.reports import browser_parameters, poll_protocol
-from ldpcore.live.store import Refused, normalize_code
+from ldpcore.live.store import Held, Refused, normalize_code
 from pages.app_layer.classroom.live_class import answer_form, current_store
 from pages.app_layer.classroom.teacher import connection_address
 from pages.app_layer.controls.navigation import ensure_app
@@ -49,8 +49,7 @@ protocol = poll_protocol(poll.protocol, poll.epsilon, len(poll.options))
 st.info(
     f"**Your answer stays on this device.** This browser randomizes it ({poll.protocol}, "
     f"ε = {poll.epsilon:g}) and sends only the randomized report; the server never sees "
-    "what you chose. You can answer once"
-    + ("." if poll.shared_addresses else ", and one answer is taken per network address."),
+    "what you chose. You can answer once.",
     icon=":material/lock:",
 )
 status_key = f"join-status-{poll.code}"
@@ -82,6 +81,10 @@ if message:
         stored = store.submit(
             poll.code, client, message.get("report") or {}, address=connection_address()
         )
+    except Held as exc:
+        # Stored, so this browser has answered: it sends nothing again.
+        st.session_state[status_key] = (client, None, False)
+        st.session_state[f"{status_key}-held"] = str(exc)
     except Refused as exc:
         st.session_state[status_key] = (None, str(exc), exc.may_pass)
     except InputError as exc:
@@ -91,7 +94,9 @@ if message:
         st.session_state[f"{status_key}-count"] = stored
     st.session_state[f"{status_key}-answers"] = st.session_state.get(f"{status_key}-answers", 0) + 1
     st.rerun()
-if confirmed:
+if confirmed and (held := st.session_state.get(f"{status_key}-held")):
+    st.info(held, icon=":material/hourglass_top:")
+elif confirmed:
     so_far = st.session_state.get(f"{status_key}-count")
     st.success(
         "Your report was **sent** and stored"

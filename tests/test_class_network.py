@@ -66,10 +66,10 @@ def test_a_class_joins_through_the_address_the_teacher_used(
         classroom = url.replace("127.0.0.1", "127.0.0.2")
         teacher = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
         teacher.goto(f"{classroom}/class")
-        # Both students' browsers are on this machine: one address (issue 53's rule).
-        teacher.get_by_text("Several students share one network address").first.click(
-            timeout=60_000
-        )
+        # Both students' browsers are on this machine: one address, two seats.
+        seats = teacher.get_by_label("Reports counted per network address", exact=True)
+        seats.fill("2", timeout=60_000)
+        seats.press("Enter")
         teacher.get_by_role("button", name="Start the poll").click(timeout=60_000)
         link = _join_link(teacher)
         assert link.startswith(f"{classroom}/join?code=")

@@ -45,7 +45,9 @@ def test_a_full_poll_refuses_in_words_and_the_teacher_sees_it(
         size.fill("2", timeout=60_000)
         size.press("Enter")
         # The students' browsers are all on this machine: one address, as in a lab.
-        teacher.get_by_text("Several students share one network address").first.click()
+        seats = teacher.get_by_label("Reports counted per network address", exact=True)
+        seats.fill("2")
+        seats.press("Enter")
         teacher.get_by_role("button", name="Start the poll").click()
         teacher.get_by_text("up to 2 reports").wait_for(timeout=60_000)
         code = re.search(r"poll=([A-Z0-9]+)", teacher.url).group(1)  # type: ignore[union-attr]
@@ -70,7 +72,7 @@ def test_a_server_killed_while_students_send_keeps_each_confirmed_report_once(
 ) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     store = PollStore(tmp_path)
-    poll, _ = store.create("Season?", OPTIONS, protocol="OUE", epsilon=1.0, shared_addresses=True)
+    poll, _ = store.create("Season?", OPTIONS, protocol="OUE", epsilon=1.0, seats=8)
     env = {"LDPCORE_DATA_DIR": str(tmp_path)}
     port = free_port()
     students: list[Page] = []

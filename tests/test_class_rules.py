@@ -6,6 +6,7 @@ that never names a leader it cannot separate.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import math
 import sqlite3
@@ -30,7 +31,7 @@ from ldpcore.live.access import (
 )
 from ldpcore.live.lesson import class_advice, read_class, reports_to_separate
 from ldpcore.live.reports import class_collected, poll_protocol
-from ldpcore.live.store import OPERATOR, PollError, PollStore
+from ldpcore.live.store import OPERATOR, Held, PollError, PollStore, Refused
 from ldpcore.postprocess.intervals import reports_for_half_width
 from ldpcore.present.class_sentences import class_advice_sentence, class_readout
 
@@ -46,21 +47,29 @@ def _poll(tmp_path: Path, **kwargs: object) -> tuple[PollStore, str, str]:
     return store, poll.code, key
 
 
-def test_one_report_per_address_unless_shared_and_every_refusal_has_its_reason(
+def test_an_address_past_its_seats_waits_for_the_teacher_and_every_refusal_has_its_reason(
     tmp_path: Path,
 ) -> None:
     store, code, key = _poll(tmp_path, max_reports=3)
     assert store.submit(code, "phone-aaaa", {"value": 1}, address="10.0.0.7") == 1
-    # A fresh private window on the same phone: a new browser id, the same address.
-    with pytest.raises(PollError, match="someone on this network address has already"):
+    # A fresh private window on the same phone: a new browser id, the same address. It
+    # is stored, uncounted, until the teacher decides.
+    with pytest.raises(Held, match="waits for your teacher"):
         store.submit(code, "phone-bbbb", {"value": 2}, address="10.0.0.7")
-    # The same browser with another report.
+    # Sent again (a lost confirmation): the same answer, nothing new stored.
+    with pytest.raises(Held):
+        store.submit(code, "phone-bbbb", {"value": 2}, address="10.0.0.7")
+    assert store.count(code) == 1 and store.waiting(code) == 1
+    # The same browser with another report, counted or waiting.
     with pytest.raises(PollError, match="this browser has already answered"):
         store.submit(code, "phone-aaaa", {"value": 3}, address="10.0.0.9")
+    with pytest.raises(PollError, match="this browser has already answered"):
+        store.submit(code, "phone-bbbb", {"value": 3}, address="10.0.0.9")
     with pytest.raises(InputError, match="a GRR report is a value"):
         store.submit(code, "phone-cccc", {"value": 99}, address="10.0.0.8")
     assert store.submit(code, "phone-dddd", {"value": 0}, address="10.0.0.10") == 2
-    store.share_addresses(code, key, True)  # a lab: one address, many students
+    store.set_seats(code, key, 5)  # a lab: one address, up to five students
+    assert store.get(code).seats == 5  # type: ignore[union-attr]
     assert store.submit(code, "lab-00001", {"value": 0}, address="10.0.0.7") == 3
     with pytest.raises(PollError, match="is full"):
         store.submit(code, "lab-00002", {"value": 0}, address="10.0.0.7")
@@ -69,20 +78,69 @@ def test_one_report_per_address_unless_shared_and_every_refusal_has_its_reason(
         store.submit(code, "phone-eeee", {"value": 0}, address="10.0.0.11")
     assert store.turned_away(code) == {
         "full": 1,
-        "address": 1,
-        "device": 1,
+        "address": 0,
+        "removed": 0,
+        "device": 2,
         "closed": 1,
         "invalid": 1,
     }
     assert store.refused(code) == 5
     # Addresses are stored hashed, never as typed.
     with sqlite3.connect(store.path) as connection:
-        kept = connection.execute("SELECT address FROM reports").fetchall()
+        kept = connection.execute(
+            "SELECT address FROM reports UNION ALL SELECT address FROM held"
+        ).fetchall()
     assert all("10.0.0" not in str(a) for (a,) in kept)
+    with pytest.raises(PollError, match="a whole number from 1"):
+        store.set_seats(code, key, 0)
+
+
+def test_the_teacher_counts_or_discards_what_waits_and_a_removed_address_stays_out(
+    tmp_path: Path,
+) -> None:
+    store, code, key = _poll(tmp_path, max_reports=4)
+    for i in range(4):  # a burst of private windows from one address
+        with pytest.raises(Held) if i else contextlib.nullcontext():
+            store.submit(code, f"prank-{i:04d}", {"value": 6}, address="10.0.0.66")
+    store.submit(code, "honest-01", {"value": 1}, address="10.0.0.2")
+    activity = {a.label: a for a in store.addresses(code)}
+    prank = next(label for label, a in activity.items() if a.waiting)
+    assert (activity[prank].reports, activity[prank].waiting) == (1, 3)
+    # Discarded: gone, and those browsers stay answered.
+    assert store.discard_waiting(code, key, prank) == 3
+    assert store.waiting(code) == 0 and store.count(code) == 2
+    with pytest.raises(PollError, match="already answered"):
+        store.submit(code, "prank-0002", {"value": 6}, address="10.0.0.66")
+    # A lab the teacher did not announce: counted as far as the class size allows.
+    for i in range(4):
+        with pytest.raises(Held):
+            store.submit(code, f"lab-{i:05d}", {"value": i}, address="10.0.0.66")
+    assert store.count_waiting(code, key, prank) == (2, 2)
+    assert store.count(code) == 4 and store.waiting(code) == 2
+    store.resize(code, key, 10)
+    assert store.count_waiting(code, key, prank) == (2, 0)
+    assert store.count(code) == 6
+    # Removed: every report from it goes, and it is refused from then on, in a lab too.
+    store.set_seats(code, key, 30)
+    assert store.remove_address(code, key, prank) == 5
+    assert store.count(code) == 1
+    with pytest.raises(Refused, match="your teacher removed") as refused:
+        store.submit(code, "fresh-window", {"value": 6}, address="10.0.0.66")
+    assert refused.value.reason == "removed" and not refused.value.may_pass
+    assert next(a for a in store.addresses(code) if a.label == prank).removed
+    # An address may keep at most a class size of reports waiting.
+    store.resize(code, key, 2)
+    store.set_seats(code, key, 1)
+    store.submit(code, "other-001", {"value": 0}, address="10.0.0.3")
+    for i in range(2):
+        with pytest.raises(Held):
+            store.submit(code, f"other-{i + 2:03d}", {"value": 0}, address="10.0.0.3")
+    with pytest.raises(Refused, match="too many answers from this network address"):
+        store.submit(code, "other-004", {"value": 0}, address="10.0.0.3")
 
 
 def test_the_teacher_raises_the_size_reopens_and_removes_one_address(tmp_path: Path) -> None:
-    store, code, key = _poll(tmp_path, max_reports=2, shared_addresses=True)
+    store, code, key = _poll(tmp_path, max_reports=2, seats=2)
     store.submit(code, "lab-00001", {"value": 0}, address="10.0.0.7")
     store.submit(code, "lab-00002", {"value": 0}, address="10.0.0.7")
     with pytest.raises(PollError, match="is full"):
@@ -107,7 +165,7 @@ def test_the_teacher_raises_the_size_reopens_and_removes_one_address(tmp_path: P
 
 
 def test_a_burst_from_one_address_is_flagged_and_a_trickle_is_not(tmp_path: Path) -> None:
-    store, code, _ = _poll(tmp_path, shared_addresses=True)
+    store, code, _ = _poll(tmp_path, seats=30)
     for i in range(10):
         store.submit(code, f"lab-{i:05d}", {"value": i % 7}, address="10.0.0.7")
     store.submit(code, "phone-aaaa", {"value": 1}, address="10.0.0.8")
@@ -136,7 +194,7 @@ def test_only_a_key_that_runs_the_poll_acts_and_a_handover_works_once(
     tablet = "t" * 32
     handover = store.handover(code, key)
     assert len(handover) == 8 and handover not in key
-    assert store.redeem(handover.lower(), tablet).code == code
+    assert store.redeem(handover.lower(), tablet) == code
     assert store.check_key(code, tablet) and store.owned(tablet)[0].code == code
     # The poll moved: the browser that handed it over runs it no longer.
     assert not store.check_key(code, key) and not store.owned(key)
@@ -179,7 +237,18 @@ def test_a_database_from_before_reasons_keeps_its_refusals(tmp_path: Path) -> No
         )
     store = PollStore(tmp_path)
     assert store.turned_away("ABCDEF")["full"] == 1 and store.count("ABCDEF") == 1
-    assert not store.get("ABCDEF").shared_addresses  # type: ignore[union-attr]
+    assert store.get("ABCDEF").seats == 1  # type: ignore[union-attr]
+
+
+def test_a_poll_that_shared_addresses_before_seats_keeps_a_seat_per_student(
+    tmp_path: Path,
+) -> None:
+    store, code, _ = _poll(tmp_path, max_reports=25)
+    with sqlite3.connect(store.path) as connection:
+        # The table as it was: a shared-addresses switch and no seats.
+        connection.execute("ALTER TABLE polls DROP COLUMN seats")
+        connection.execute("UPDATE polls SET shared_addresses = 1")
+    assert PollStore(tmp_path).get(code).seats == 25  # type: ignore[union-attr]
 
 
 def test_the_address_counted_and_who_may_start_polls() -> None:
@@ -319,11 +388,15 @@ def test_the_operator_runs_any_poll_from_the_command_line(tmp_path: Path) -> Non
     assert not store.get(code).closed  # type: ignore[union-attr]
     assert poll("set-size", "--code", code, "--size", "40").returncode == 0
     assert store.get(code).max_reports == 40  # type: ignore[union-attr]
+    assert poll("set-seats", "--code", code, "--seats", "12").returncode == 0
+    assert store.get(code).seats == 12  # type: ignore[union-attr]
+    refused = poll("set-seats", "--code", code, "--seats", "0")
+    assert refused.returncode == 2 and "seats per network address" in refused.stderr
     refused = poll("set-size", "--code", code, "--size", "0")
     assert refused.returncode == 2 and "a whole number from 1" in refused.stderr
     handed = poll("handover", "--code", code)
     assert handed.returncode == 0
-    assert store.redeem(handed.stdout.split(":")[0], "t" * 32).code == code
+    assert store.redeem(handed.stdout.split(":")[0], "t" * 32) == code
     assert poll("delete", "--code", code).returncode == 0 and store.get(code) is None
     unknown = poll("close", "--code", "ZZZZZZ")
     assert unknown.returncode == 2 and "see 'ldpcore poll list'" in unknown.stderr

@@ -11,11 +11,13 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Locator, Page
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from student_proxy import StudentProxy, student_proxies
 from test_browser import ARTIFACTS, ROOT
@@ -31,6 +33,7 @@ PASSCODE = "maple-syrup-42"
 QUESTION = "Which **price** is fair? $x^2$ :red[now] <b>bold</b>"
 OPTIONS = ("$5", "$10", "<i>free</i>")
 SENT = re.compile(r"Your report was sent and stored")
+HELD = re.compile(r"Your report is stored, and waits for your teacher")
 WIDE = {"width": 1300, "height": 1100}
 
 
@@ -50,7 +53,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int,
         yield url, int(url.rsplit(":", 1)[1]), data
 
 
-def _start(page: Page, url: str, *, size: int, shared: bool = False) -> str:
+def _start(page: Page, url: str, *, size: int, seats: int = 1) -> str:
     """Start a poll from the Class page's form; returns its code."""
     page.goto(f"{url}/class")
     page.get_by_label("Question").fill(QUESTION, timeout=60_000)
@@ -58,8 +61,10 @@ def _start(page: Page, url: str, *, size: int, shared: bool = False) -> str:
     box = page.get_by_label("Class size (most reports taken)", exact=True)
     box.fill(str(size))
     box.press("Enter")
-    if shared:
-        page.get_by_text("Several students share one network address").first.click()
+    if seats != 1:
+        box = page.get_by_label("Reports counted per network address", exact=True)
+        box.fill(str(seats))
+        box.press("Enter")
     page.get_by_role("button", name="Start the poll").click()
     page.get_by_text("Students open").wait_for(timeout=60_000)
     found = re.search(r"poll=([A-Z0-9]+)", page.url)
@@ -137,17 +142,15 @@ def test_only_the_teacher_runs_the_poll_and_one_student_sends_one_report(
         first = _answer(browser, phone_a, code, "$10")
         first.get_by_text(SENT).wait_for(timeout=30_000)
         assert first.get_by_role("group").get_by_text(QUESTION).count() in (0, 1)
-        # The same phone in a fresh private window: refused, its address answered.
+        # The same phone in a fresh private window: its address has answered, so the
+        # report waits, uncounted, for the teacher.
         again = _answer(browser, phone_a, code, "$5")
-        again.get_by_text("someone on this network address has already answered").wait_for(
-            timeout=30_000
-        )
-        # The same phone forging a new client id for its stored report: refused too.
+        again.get_by_text(HELD).wait_for(timeout=30_000)
+        # The same phone forging another report under its stored browser id: refused.
         first.evaluate(
             """code => {
                 const sent = JSON.parse(localStorage.getItem('ldpcore-poll-sent-' + code));
-                sent.client = 'f'.repeat(32);
-                localStorage.setItem('ldpcore-poll-client-' + code, sent.client);
+                sent.report.value = (sent.report.value + 1) % 3;
                 localStorage.setItem('ldpcore-poll-pending-' + code, JSON.stringify(sent));
                 localStorage.removeItem('ldpcore-poll-sent-' + code);
             }""",
@@ -156,29 +159,31 @@ def test_only_the_teacher_runs_the_poll_and_one_student_sends_one_report(
         # Reloaded, the pending report is sent again by itself, and refused: the refusal
         # reads first, with nothing to send again.
         first.reload()
-        first.get_by_text("someone on this network address has already answered").wait_for(
-            timeout=60_000
-        )
-        first.get_by_text("there is nothing to send again").wait_for(timeout=30_000)
-        assert first.get_by_role("button", name="Send the same report again").count() == 0
-        refusal = first.get_by_text("someone on this network address has already answered")
+        refusal = first.get_by_text("this browser has already answered this poll")
+        refusal.wait_for(timeout=60_000)
         nothing = first.get_by_text("there is nothing to send again")
+        nothing.wait_for(timeout=30_000)
+        assert first.get_by_role("button", name="Send the same report again").count() == 0
         assert refusal.bounding_box()["y"] < nothing.bounding_box()["y"]  # type: ignore[index]
         _answer(browser, phone_b, code, "<i>free</i>").get_by_text(SENT).wait_for(timeout=30_000)
         late = _answer(browser, phone_c, code, "$5")
         late.get_by_text(re.compile(r"is full: it takes 2 reports")).wait_for(timeout=30_000)
-        assert store.count(code) == 2
+        assert store.count(code) == 2 and store.waiting(code) == 1
         assert store.turned_away(code) == {
             "full": 1,
-            "address": 2,
-            "device": 0,
+            "address": 0,
+            "removed": 0,
+            "device": 1,
             "closed": 0,
             "invalid": 0,
         }
-        _metric(teacher, "turned away", 3)
+        _metric(teacher, "turned away", 2)
         teacher.get_by_text(
-            "1 because the poll was full; 2 because their network address had already answered"
+            "1 because the poll was full; 1 because their browser had already answered"
         ).wait_for(timeout=20_000)
+        teacher.get_by_text(re.compile(r"1 report waits from address \w+, uncounted")).wait_for(
+            timeout=20_000
+        )
 
         # The teacher raises the class size; the refused student sends the same report.
         teacher.get_by_text("Run the poll").click()
@@ -225,21 +230,16 @@ def test_only_the_teacher_runs_the_poll_and_one_student_sends_one_report(
         _metric(teacher, "reports", 4)
 
         # Remove one address's reports: the page says what that does, and it does it.
-        teacher.get_by_text(re.compile(r"Reports by network address \(4 addresses\)")).click()
         effect = teacher.get_by_text(re.compile(r"Removing address \w+'s 1 report leaves 3 of 4"))
-        effect.wait_for(timeout=20_000)
-        # The same self-refresh race as the reopening above (a click landing during the 3 s
-        # rerun is lost; seen once in CI): click again only while the button is still there
-        # and the store still holds four reports.
-        remove = teacher.get_by_role("button", name=re.compile(r"^Remove address \w+'s reports$"))
-        for _ in range(3):
-            if store.count(code) == 4 and remove.count():
-                remove.click()
-            try:
-                _metric(teacher, "reports", 3, timeout=10_000)
-                break
-            except PlaywrightTimeout:
-                continue
+        _open_until(teacher, re.compile(r"Reports by network address \(4 addresses\)"), effect)
+        # The address preselected is the one whose report waits; removing it asks first.
+        label = re.search(r"address (\w+)'s", effect.inner_text()).group(1)  # type: ignore[union-attr]
+        remove = teacher.get_by_role("button", name=f"Remove address {label}")
+        assert remove.is_disabled()
+        teacher.get_by_text(
+            f"Yes: delete address {label}'s 1 report and 1 waiting, and take nothing"
+        ).click()
+        _click_until(teacher, f"Remove address {label}", lambda: store.count(code) == 3)
         _metric(teacher, "reports", 3)
         assert store.count(code) == 3
         # The chart and the phones show the teacher's words as typed.
@@ -263,21 +263,91 @@ def test_only_the_teacher_runs_the_poll_and_one_student_sends_one_report(
     (ARTIFACTS / "class-trust.json").write_text(json.dumps(store.turned_away(code)))
 
 
-def test_a_lab_behind_one_address_answers_once_each_and_a_burst_is_flagged(
+def _click_until(page: Page, name: str, done: Callable[[], bool]) -> None:
+    """Click a button until ``done()``: the teacher's page refreshes itself every 3 s,
+    and a click that lands while that rerun is in flight is lost."""
+    for _ in range(5):
+        if done():
+            return
+        button = page.get_by_role("button", name=name)
+        if button.count() and button.is_enabled():
+            button.click()
+        try:
+            _wait(done, 8.0)
+            return
+        except TimeoutError:
+            continue
+    assert done(), f"clicking {name!r} did not take"
+
+
+def _open_until(page: Page, header: re.Pattern[str], inside: Locator) -> None:
+    """Open an expander until what it holds shows (the same race as :func:`_click_until`:
+    a click during the self-refresh is lost)."""
+    for _ in range(5):
+        try:
+            if not inside.is_visible():
+                # While a rerun replaces the page, the old expander may still be there.
+                page.get_by_text(header).last.click()
+            inside.wait_for(timeout=8_000)
+            return
+        except PlaywrightError:
+            continue
+    inside.wait_for(timeout=10_000)
+
+
+def _wait(done: Callable[[], bool], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() > deadline:
+            raise TimeoutError
+        time.sleep(0.2)
+
+
+def test_a_burst_from_one_address_waits_for_the_teacher_who_counts_discards_or_removes_it(
     browser: Browser, served: tuple[str, int, Path]
 ) -> None:
     url, port, data = served
     teacher = browser.new_context(viewport=WIDE).new_page()
-    code = _start(teacher, url, size=30, shared=True)
+    code = _start(teacher, url, size=30, seats=4)
     store = PollStore(data)
-    assert store.get(code).shared_addresses  # type: ignore[union-attr]
-    with student_proxies(port, 1, first=20) as (lab,):
+    assert store.get(code).seats == 4  # type: ignore[union-attr]
+    with student_proxies(port, 2, first=20) as (lab, honest):
+        _answer(browser, honest, code, OPTIONS[0]).get_by_text(SENT).wait_for(timeout=30_000)
+        # A lab of four seats; ten private windows from it in a minute.
         for i in range(10):
             page = _answer(browser, lab, code, OPTIONS[i % 3])
-            page.get_by_text(SENT).wait_for(timeout=30_000)
+            page.get_by_text(SENT if i < 4 else HELD).wait_for(timeout=30_000)
             page.context.close()
-    assert store.count(code) == 10 and store.refused(code) == 0
-    teacher.get_by_text(re.compile(r"sent 10 reports in a burst")).wait_for(timeout=20_000)
+        assert store.count(code) == 5 and store.waiting(code) == 6 and store.refused(code) == 0
+        teacher.get_by_text(re.compile(r"sent 10 reports in a burst")).wait_for(timeout=20_000)
+        notice = teacher.get_by_text(re.compile(r"6 reports wait from address (\w+), uncounted"))
+        notice.wait_for(timeout=20_000)
+        label = re.search(r"address (\w+),", notice.inner_text()).group(1)  # type: ignore[union-attr]
+        teacher.screenshot(path=str(ARTIFACTS / "class-trust-burst.png"), full_page=True)
+        _click_until(teacher, f"Discard {label}'s waiting reports", lambda: not store.waiting(code))
+        assert store.count(code) == 5
+        for i in range(2):  # two more that wait; this time the teacher counts them
+            page = _answer(browser, lab, code, OPTIONS[i])
+            page.get_by_text(HELD).wait_for(timeout=30_000)
+            page.context.close()
+        _click_until(teacher, f"Count {label}'s waiting reports", lambda: not store.waiting(code))
+        assert store.count(code) == 7
+        # Removing: the flagged address is the one preselected, and it asks first.
+        _open_until(
+            teacher,
+            re.compile(r"Reports by network address \(2 addresses\)"),
+            teacher.get_by_text(re.compile(rf"Removing address {label}'s 6 reports leaves 1 of 7")),
+        )
+        remove = teacher.get_by_role("button", name=f"Remove address {label}")
+        assert remove.is_disabled()
+        teacher.get_by_text(f"Yes: delete address {label}'s 6 reports and take nothing").click()
+        _click_until(teacher, f"Remove address {label}", lambda: store.count(code) == 1)
+        # The lab's next private window is turned away: a removed address stays out.
+        after = _answer(browser, lab, code, OPTIONS[1])
+        after.get_by_text("your teacher removed the answers from this network address").wait_for(
+            timeout=30_000
+        )
+        assert store.turned_away(code)["removed"] == 1 and store.count(code) == 1
     teacher.screenshot(path=str(ARTIFACTS / "class-trust-lab.png"), full_page=True)
 
 
@@ -368,3 +438,50 @@ def test_your_polls_lists_the_teacher_s_question_as_typed(
     link = teacher.get_by_role("link", name=re.compile(code)).first
     link.wait_for(timeout=20_000)
     assert link.inner_text().strip() == f"{code}: {QUESTION}"
+
+
+def test_the_projector_view_follows_the_teacher_with_no_control_and_no_secret(
+    browser: Browser, served: tuple[str, int, Path]
+) -> None:
+    """The wall's window: the question, the link, the count within about a second and the
+    step the teacher shows; no button, no address panel, no handover code, no key."""
+    url, port, data = served
+    context = browser.new_context(viewport=WIDE)
+    teacher = context.new_page()
+    code = _start(teacher, url, size=5)
+    store = PollStore(data)
+    # The teacher asks for a handover code on their own screen: it must not reach the wall.
+    teacher.get_by_text("Run the poll").click()
+    teacher.get_by_role("button", name="Move this poll to another device").click()
+    said = teacher.get_by_text(re.compile(r"On the other device, open the Class page"))
+    said.wait_for(timeout=20_000)
+    handed = re.search(r"type (\w{8}) under", said.inner_text()).group(1)  # type: ignore[union-attr]
+    wall = context.new_page()  # a second window of the teacher's browser, on the projector
+    wall.goto(f"{url}/class?poll={code}&view=projector")
+    wall.locator("h2.ldp-question").wait_for(timeout=60_000)
+    wall.get_by_text("Waiting for the first report").wait_for(timeout=30_000)
+    with student_proxies(port, 2, first=60) as phones:
+        for i, phone in enumerate(phones):
+            _answer(browser, phone, code, OPTIONS[i]).get_by_text(SENT).wait_for(timeout=30_000)
+            # The count reads every second (the benchmark measures it; this only waits).
+            _metric(wall, "reports", i + 1, timeout=10_000)
+    teacher.get_by_text("2 · Base: the noise").click()
+    wall.get_by_role("heading", name="2 · Base: the noise").wait_for(timeout=30_000)
+    assert store.get(code).step == 1  # type: ignore[union-attr]
+    wall.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+    body = wall.inner_text("body")
+    key = _teacher_key(teacher)
+    secrets_shown = [
+        shown for shown in (key, handed) if shown in wall.content() or shown in wall.url
+    ]
+    assert not secrets_shown
+    for control in (
+        "Close the poll",
+        "Move this poll to another device",
+        "Delete the poll and its reports",
+        "Reports (.csv)",
+    ):
+        assert wall.get_by_role("button", name=control).count() == 0
+    assert "Run the poll" not in body and "Reports by network address" not in body
+    assert "turned away" not in body
+    wall.screenshot(path=str(ARTIFACTS / "class-projector.png"), full_page=True)

@@ -206,6 +206,9 @@ def test_an_export_is_a_report_file_aggregate_reads(tmp_path: Path, protocol: st
     assert done.returncode == 0, done.stderr
     assert f"wrote 40 reports of poll {poll.code}" in done.stdout
     assert output.read_text().startswith(f"# ldpcore protocol={protocol} epsilon=1.0")
+    # Which option each value is: the question and the options' text, as # lines.
+    assert "\n# question: Day?\n" in output.read_text()
+    assert f"\n# option 6: {DAYS[6]}\n" in output.read_text()
     command = [sys.executable, "-m", "ldpcore.cli", "aggregate", "--input", str(output),
                "--protocol", protocol, "--epsilon", "1", "--domain-size", "7"]  # fmt: skip
     aggregated = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)

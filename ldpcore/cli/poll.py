@@ -20,6 +20,7 @@ EXAMPLE = """examples:
   ldpcore aggregate --input class.csv --protocol GRR --epsilon 1 --domain-size 7
   ldpcore poll close --code ABC234
   ldpcore poll set-size --code ABC234 --size 40
+  ldpcore poll set-seats --code ABC234 --seats 25   # a lab: 25 students behind one address
   ldpcore poll handover --code ABC234   # a one-use code: type it on the Class page
   ldpcore poll locked                  # addresses locked out after too many wrong tries
   ldpcore poll unlock --address 10.0.0.7
@@ -61,6 +62,13 @@ def add_parser(commands: Any) -> None:
             command.add_argument(
                 "--size", required=True, type=int, help="the class size: most reports taken"
             )
+        if action == "set-seats":
+            command.add_argument(
+                "--seats",
+                required=True,
+                type=int,
+                help="reports counted per network address (1, or a lab's seats)",
+            )
         command.add_argument("--data-dir", help="the data directory (default: LDPCORE_DATA_DIR)")
 
 
@@ -69,6 +77,7 @@ OPERATOR_ACTIONS = {
     "close": "take no more reports",
     "reopen": "take reports again",
     "set-size": "change the class size (never below the reports stored)",
+    "set-seats": "change the reports counted per network address (past them, reports wait)",
     "delete": "delete the poll and its reports",
     "handover": "print a one-use code (ten minutes) that gives a device the poll's controls",
 }
@@ -144,6 +153,9 @@ def _operate(store: Any, code: str, args: argparse.Namespace) -> int:
     elif args.action == "set-size":
         store.resize(code, OPERATOR, args.size)
         print(f"poll {code} takes up to {args.size:,} reports")
+    elif args.action == "set-seats":
+        store.set_seats(code, OPERATOR, args.seats)
+        print(f"poll {code} counts up to {args.seats:,} reports per network address")
     elif args.action == "delete":
         store.delete(code, OPERATOR)
         print(f"poll {code} and its reports are deleted")

@@ -180,20 +180,19 @@ def _frames(
         try:
             if isinstance(source, Path):
                 with source.open("rb") as handle:
-                    line = handle.readline()
+                    lines = _leading_comments(handle)
             else:
-                line = source.readline()
+                lines = _leading_comments(source)
                 source.seek(0)
-            first = line.decode("utf-8", errors="replace").strip()
-            recorded = first.startswith(CSV_PARAMETERS)
-            if recorded and protocol is not None:
+            first = lines[0] if lines else ""
+            if first.startswith(CSV_PARAMETERS) and protocol is not None:
                 check_metadata(_csv_metadata(first), protocol, label)
             yield from pd.read_csv(
                 source,
                 chunksize=chunk_rows,
                 dtype=str,
                 keep_default_na=False,
-                skiprows=1 if recorded else 0,
+                skiprows=len(lines),
             )
         except (pd.errors.ParserError, UnicodeDecodeError, csv.Error) as exc:
             raise InputError(f"cannot read {label} as CSV: {exc}") from None
@@ -201,6 +200,17 @@ def _frames(
             raise InputError(f"{label} is empty; expected a header line") from None
         return
     raise InputError(f"{label}: report files must end in .parquet or .csv")
+
+
+def _leading_comments(handle: BinaryIO) -> list[str]:
+    """The lines before the header that start with ``#``.
+
+    The parameter line, and notes such as a live poll's option texts (``# option 0: Walk``).
+    """
+    found: list[str] = []
+    while (line := handle.readline()).startswith(b"#"):
+        found.append(line.decode("utf-8", errors="replace").strip())
+    return found
 
 
 def aggregate_chunk(

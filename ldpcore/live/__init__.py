@@ -1,7 +1,12 @@
 """The live class: a poll students answer from their phones, randomized in the browser.
 
 * :mod:`~ldpcore.live.poll` — a poll as stored (question, options, protocol, ε);
-* :mod:`~ldpcore.live.store` — polls and reports in SQLite, safe under many writers;
+* :mod:`~ldpcore.live.database` — the SQLite file: its tables, durability, what is hashed;
+* :mod:`~ldpcore.live.keys` — who runs a poll: the teacher's key, handovers, the operator;
+* :mod:`~ldpcore.live.admission` — who is counted: seats per address, reports held for
+  the teacher, refusals and bursts;
+* :mod:`~ldpcore.live.store` — what a teacher and a student do with a poll;
+* :mod:`~ldpcore.live.doors` — tries at a secret, slowed and locked per address;
 * :mod:`~ldpcore.live.reports` — the report space a browser may send, the export file
   and the class's estimates;
 * :mod:`ldpcore.live.web` — the browser's randomizer and answer form (JavaScript).

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ldpcore.errors import InputError
+
 #: The most reports a poll takes unless the teacher sets its class size (issue 36): a
 #: generous class; the poll refuses more, in words, and counts the browsers it refused.
 CLASS_SIZE_DEFAULT = 200
@@ -37,9 +39,15 @@ class Poll:
         No more reports are taken.
     max_reports : int
         The class size the teacher set: reports beyond it are refused.
-    shared_addresses : bool
-        Several students may answer from one network address (a lab); otherwise one
-        report per address.
+    seats : int
+        Reports counted from one network address: 1 unless the teacher says a lab (or
+        a school proxy) puts several students behind one. Reports past an address's
+        seats wait, uncounted, for the teacher to count or discard them.
+    step : int
+        The lesson's step the teacher shows now (0 = the reports); the projector view
+        shows the same.
+    shown_method : str
+        The post-processing method the teacher draws at the fix's step.
     """
 
     code: str
@@ -50,7 +58,42 @@ class Poll:
     created: float
     closed: bool
     max_reports: int = CLASS_SIZE_DEFAULT
-    shared_addresses: bool = False
+    seats: int = 1
+    step: int = 0
+    shown_method: str = "Norm-Sub"
+
+    @property
+    def shared_addresses(self) -> bool:
+        """Several students may answer from one network address (a lab)."""
+        return self.seats > 1
 
 
-__all__ = ["CLASS_SIZE_DEFAULT", "CLASS_SIZE_MAX", "Poll"]
+class PollError(InputError):
+    """A poll action refused for a reason the person can act on (shown as is)."""
+
+
+class Refused(PollError):
+    """A report turned away, with its reason (a key of ``REFUSAL_REASONS``)."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+    @property
+    def may_pass(self) -> bool:
+        """Whether the teacher can lift it: the same report may then be sent again.
+
+        A full poll made larger, a closed one reopened.
+        """
+        return self.reason in {"full", "closed"}
+
+
+class Held(PollError):
+    """A report stored but not counted: its address has used its seats.
+
+    It waits for the teacher, who counts or discards it; the student's browser has
+    answered either way (it sends nothing again).
+    """
+
+
+__all__ = ["CLASS_SIZE_DEFAULT", "CLASS_SIZE_MAX", "Held", "Poll", "PollError", "Refused"]

@@ -128,8 +128,7 @@ def export_reports(poll: Poll, rows: Sequence[Mapping[str, Any]], output: str | 
     Returns the number of reports written. ``ldpcore aggregate --input FILE`` reads it
     with ``--protocol``, ``--epsilon`` and ``--domain-size`` as the first line records.
     """
-    protocol = poll_protocol(poll.protocol, poll.epsilon, len(poll.options))
-    text = export_text(protocol, rows)
+    text = poll_export_text(poll, rows)
     path = Path(output)
     try:
         path.write_text(text, encoding="utf-8")
@@ -144,6 +143,32 @@ def export_text(protocol: FrequencyOracle, rows: Sequence[Mapping[str, Any]]) ->
 
     body = reports_frame(protocol, rows).to_csv(index=False, lineterminator="\n")
     return csv_parameter_line(protocol) + "\n" + body
+
+
+def poll_export_text(poll: Poll, rows: Sequence[Mapping[str, Any]]) -> str:
+    """A poll's report file: :func:`export_text` with the question and each option's text.
+
+    They follow the parameter line as ``#`` lines, which every report reader skips: a
+    report says ``value = 1``; the file says which option value 1 is.
+
+    Examples
+    --------
+    >>> from ldpcore.live.poll import Poll
+    >>> poll = Poll("ABCDEF", "Day?", ("Mon", "Tue"), "GRR", 1.0, 0.0, False)
+    >>> print(poll_export_text(poll, [{"value": 1}]))  # doctest: +ELLIPSIS
+    # ldpcore protocol=GRR ...
+    # question: Day?
+    # option 0: Mon
+    # option 1: Tue
+    value
+    1
+    <BLANKLINE>
+    """
+    protocol = poll_protocol(poll.protocol, poll.epsilon, len(poll.options))
+    head, _, body = export_text(protocol, rows).partition("\n")
+    notes = [f"# question: {poll.question}"]
+    notes += [f"# option {i}: {option}" for i, option in enumerate(poll.options)]
+    return "\n".join([head, *notes, body])
 
 
 def class_support(poll: Poll, rows: Sequence[Mapping[str, Any]]) -> NDArray[np.int64]:
@@ -207,6 +232,7 @@ __all__ = [
     "export_reports",
     "export_text",
     "live_protocols",
+    "poll_export_text",
     "poll_protocol",
     "reports_frame",
     "with_simulated_liars",

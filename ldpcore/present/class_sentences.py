@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ldpcore.formats import plain_html
+from ldpcore.live.admission import BURST_REPORTS, BURST_SECONDS, REFUSAL_REASONS
 from ldpcore.live.lesson import HALF_WIDTH, MOST_OF_THE_RANGE
 from ldpcore.live.outlook import STEP_THREE_METHOD, VISIBLE_CHANGE
 from ldpcore.live.poll import Poll
 from ldpcore.live.reports import class_collected
-from ldpcore.live.store import BURST_REPORTS, BURST_SECONDS, REFUSAL_REASONS
 from ldpcore.present.figures import percent_label
 
 if TYPE_CHECKING:
@@ -256,13 +256,79 @@ TEACHERS_ONLY = (
 )
 
 
+#: The projector at the lesson's last step, whose simulation runs on the teacher's screen.
+STEP_LIARS_PROJECTED = (
+    "The teacher's screen adds simulated lying students; here is what the class's own "
+    "reports say, post-processed."
+)
+
+#: What the seats per network address are, for the control that sets them.
+SEATS_HELP = (
+    "1: one report per network address (and per browser), so a student cannot answer "
+    "again from a private window. In a computer lab or behind a school proxy several "
+    "students share one address: set how many. Reports past an address's seats are "
+    "stored but not counted; you count or discard them."
+)
+
+
+def seats_words(poll: Poll) -> str:
+    """The poll's rule for one network address, as a clause.
+
+    Examples
+    --------
+    >>> from ldpcore.live.poll import Poll
+    >>> seats_words(Poll("ABCDEF", "Day?", ("a", "b"), "GRR", 1.0, 0.0, False, 30, 1))
+    'one report counted per network address'
+    >>> seats_words(Poll("ABCDEF", "Day?", ("a", "b"), "GRR", 1.0, 0.0, False, 30, 12))
+    'up to 12 reports counted per network address (a lab)'
+    """
+    if poll.seats == 1:
+        return "one report counted per network address"
+    return f"up to {poll.seats:,} reports counted per network address (a lab)"
+
+
 def turned_away_help(poll: Poll) -> str:
-    """What the count of browsers turned away counts, and the rule that turned them away."""
-    rule = "shared addresses are allowed." if poll.shared_addresses else "one per address."
+    """What the count of browsers turned away counts, and the rules that turned them away."""
     return (
         "Reports refused, each browser counted once per poll. The class size is "
-        f"{poll.max_reports:,}; {rule}"
+        f"{poll.max_reports:,}; {seats_words(poll)}, and reports past that wait for you "
+        "to count or discard them."
     )
+
+
+def waiting_words(label: str, waiting: int, poll: Poll) -> str:
+    """The notice of reports held for the teacher from one address, and what to do.
+
+    Examples
+    --------
+    >>> from ldpcore.live.poll import Poll
+    >>> waiting_words("df144f", 1, Poll("ABCDEF", "Day?", ("a", "b"), "GRR", 1.0, 0.0, False))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    '1 report waits from address df144f, uncounted: that address has used its 1 seat.
+    Count it if several students share that connection; discard it if one person
+    answered again.'
+    """
+    them = "it" if waiting == 1 else "them"
+    return (
+        f"{_reports(waiting)} {'waits' if waiting == 1 else 'wait'} from address {label}, "
+        f"uncounted: that address has used its {poll.seats:,} "
+        f"seat{'' if poll.seats == 1 else 's'}. Count {them} if several students share "
+        f"that connection; discard {them} if one person answered again."
+    )
+
+
+def removal_confirmation(label: str, reports: int, waiting: int) -> str:
+    """The box a teacher ticks before removing an address: what removing it does.
+
+    Examples
+    --------
+    >>> removal_confirmation("df144f", 10, 0)
+    "Yes: delete address df144f's 10 reports and take nothing more from it"
+    >>> removal_confirmation("df144f", 1, 2)
+    "Yes: delete address df144f's 1 report and 2 waiting, and take nothing more from it"
+    """
+    held = f" and {waiting:,} waiting," if waiting else ""
+    return f"Yes: delete address {label}'s {_reports(reports)}{held} and take nothing more from it"
 
 
 def turned_away_words(reasons: Mapping[str, int]) -> str:

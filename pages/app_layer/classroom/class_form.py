@@ -13,8 +13,10 @@ from ldpcore.live.poll import CLASS_SIZE_MAX, Poll
 from ldpcore.live.reports import LESSON_PRESET, PRESETS, live_protocols
 from ldpcore.live.store import OPTIONS_MAX, OPTIONS_MIN, PollStore
 from ldpcore.present.class_sentences import (
+    SEATS_HELP,
     class_advice_sentence,
     outlook_sentence,
+    seats_words,
     separating_label,
 )
 from pages.app_layer.classroom.class_views import plain_heading
@@ -82,19 +84,15 @@ def creation_form(store: PollStore, key: str) -> None:
             on_click=st.session_state.__setitem__,
             args=("class-epsilon", advice.smallest_epsilon),
         )
-    shared = st.toggle(
-        "Several students share one network address (a computer lab, a school proxy)",
-        key="class-shared",
-        help="Off: one report per network address and per browser, so one student "
-        "cannot answer again from a private window. On: one per browser only; a student "
-        "opening private windows can then answer several times, and you see it only as a "
-        "burst from one address.",
+    seats = st.number_input(
+        "Reports counted per network address",
+        min_value=1,
+        max_value=CLASS_SIZE_MAX,
+        value=1,
+        step=1,
+        key="class-seats",
+        help=SEATS_HELP,
     )
-    if shared:
-        st.caption(
-            "Shared addresses: one report per browser only. A student who opens private "
-            "windows can answer again; you will see it only as a burst from one address."
-        )
     if st.button("Start the poll", type="primary", key="class-start"):
         try:
             poll, _ = store.create(
@@ -104,7 +102,7 @@ def creation_form(store: PollStore, key: str) -> None:
                 epsilon=float(epsilon),
                 max_reports=int(size),
                 key=key,
-                shared_addresses=shared,
+                seats=int(seats),
             )
         except InputError as exc:
             st.error(str(exc))
@@ -142,7 +140,8 @@ def links(poll: Poll) -> None:
         st.caption(
             f"{poll.protocol}, ε = {poll.epsilon:g}, {len(poll.options)} options, up to "
             f"{poll.max_reports:,} report{'' if poll.max_reports == 1 else 's'}, "
-            + ("shared addresses allowed." if poll.shared_addresses else "one per address.")
+            + seats_words(poll)
+            + "."
             + (" Closed: no more reports are taken." if poll.closed else "")
         )
     right.markdown(qr_markdown(link, f"QR code of the join link for poll {poll.code}"))

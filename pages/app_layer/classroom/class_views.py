@@ -1,5 +1,5 @@
-"""The Class page's views: the teacher's words as plain text, who was turned away, what
-each network address sent, the teacher's controls, and what everyone else sees.
+"""The Class page's views: the teacher's words as plain text, the teacher's controls,
+and what everyone else sees (who sent what is :mod:`.addresses`).
 """
 
 from __future__ import annotations
@@ -7,26 +7,22 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from ldpcore.errors import InputError
 from ldpcore.formats import plain_html
 from ldpcore.live.access import passcode_matches
 from ldpcore.live.poll import CLASS_SIZE_MAX, Poll
-from ldpcore.live.reports import export_text, poll_protocol
+from ldpcore.live.reports import poll_export_text
 from ldpcore.live.store import HANDOVER_SECONDS, PollStore
 from ldpcore.present.class_sentences import (
+    SEATS_HELP,
     TEACHERS_ONLY,
-    burst_words,
     door_words,
     every_method,
     handover_words,
     liars_caption,
     liars_words,
-    removal_effect,
-    turned_away_help,
-    turned_away_words,
 )
 from pages.app_layer.classroom.live_class import current_doors
 from pages.app_layer.classroom.teacher import connection_address
@@ -42,64 +38,14 @@ def plain_strong(text: str) -> None:
     st.markdown(f"**{plain_html(text)}**")
 
 
-def turned_away_metric(where: Any, reasons: dict[str, int], poll: Poll) -> None:
-    """The count of browsers turned away, with each reason in its help and below it."""
-    where.metric("turned away", sum(reasons.values()), help=turned_away_help(poll))
-    if said := turned_away_words(reasons):
-        where.caption(said)
-
-
-def address_panel(store: PollStore, poll: Poll, key: str) -> None:
-    """Bursts from one address, what each address sent, and removing one address's reports.
-
-    Addresses are shown by a label (six characters of a salted hash), never themselves.
-    """
-    activity = store.addresses(poll.code)
-    bursts = [a for a in activity if a.burst]
-    for each in bursts:
-        st.warning(burst_words(each.label, each.reports + each.turned_away), icon=":material/bolt:")
-    if not activity:
-        return
-    with st.expander(
-        f"Reports by network address ({len(activity)} address{'es' if len(activity) > 1 else ''})"
-    ):
-        st.dataframe(
-            pd.DataFrame(
-                {
-                    "address": [a.label for a in activity],
-                    "reports": [a.reports for a in activity],
-                    "turned away": [a.turned_away for a in activity],
-                    "burst": ["yes" if a.burst else "" for a in activity],
-                }
-            ),
-            hide_index=True,
-            key="class-addresses",
-        )
-        removable = [a.label for a in activity if a.reports]
-        if not removable:
-            return
-        label = st.selectbox("Remove every report from", removable, key="class-remove-which")
-        rows = store.reports(poll.code)
-        kept = store.reports(poll.code, without=label)
-        st.write(removal_effect(poll, rows, kept, label))
-        if st.button(f"Remove address {label}'s reports", key="class-remove"):
-            removed = store.remove_address(poll.code, key, label)
-            st.success(
-                f"Removed {removed} report{'' if removed == 1 else 's'} from address {label}. "
-                "The browsers that sent them cannot answer again."
-            )
-            st.rerun()
-
-
 def controls(store: PollStore, poll: Poll, key: str) -> None:
     """The teacher's controls: export, close or reopen, class size, addresses, handover,
     delete. Drawn only for a browser that runs the poll."""
-    protocol = poll_protocol(poll.protocol, poll.epsilon, len(poll.options))
     with st.expander("Run the poll", expanded=False, icon=":material/settings:"):
         one, two, three = st.columns(3)
         one.download_button(
             "Reports (.csv)",
-            data=lambda: export_text(protocol, store.reports(poll.code)),
+            data=lambda: poll_export_text(poll, store.reports(poll.code)),
             file_name=f"poll-{poll.code}.csv",
             mime="text/csv",
             key="class-export",
@@ -128,15 +74,17 @@ def controls(store: PollStore, poll: Poll, key: str) -> None:
                 st.error(str(exc))
             else:
                 st.rerun()
-        shared = st.toggle(
-            "Several students share one network address (a computer lab, a school proxy)",
-            value=poll.shared_addresses,
-            key=f"class-shared-{poll.code}",
-            help="On: one report per browser only; a student opening private windows can "
-            "then answer several times, and you see it only as a burst from one address.",
+        seats = st.number_input(
+            "Reports counted per network address",
+            min_value=1,
+            max_value=CLASS_SIZE_MAX,
+            value=poll.seats,
+            step=1,
+            key=f"class-seats-{poll.code}",
+            help=SEATS_HELP,
         )
-        if shared != poll.shared_addresses:
-            store.share_addresses(poll.code, key, shared)
+        if int(seats) != poll.seats and st.button("Set the seats", key="class-set-seats"):
+            store.set_seats(poll.code, key, int(seats))
             st.rerun()
         if st.button("Move this poll to another device", key="class-handover"):
             until = time.time() + HANDOVER_SECONDS
@@ -189,13 +137,13 @@ def handover_entry(store: PollStore, key: str) -> None:
                 st.error(door_words(state, "handover"))
                 return
             try:
-                poll = store.redeem(typed, key)
+                code = store.redeem(typed, key)
             except InputError as exc:
                 doors.failed("handover", address)
                 st.error(str(exc))
             else:
                 doors.succeeded("handover", address)
-                st.query_params.from_dict({"poll": poll.code})
+                st.query_params.from_dict({"poll": code})
                 st.rerun()
 
 
@@ -215,7 +163,6 @@ def own_polls(store: PollStore, key: str) -> None:
 
 
 __all__ = [
-    "address_panel",
     "controls",
     "every_method",
     "handover_entry",
@@ -223,7 +170,6 @@ __all__ = [
     "plain_heading",
     "plain_strong",
     "teachers_only",
-    "turned_away_metric",
 ]
 
 

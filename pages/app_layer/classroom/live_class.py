@@ -131,6 +131,12 @@ def join_link(code: str) -> str:
     return f"{app_origin()}/{JOIN_PATH}?{urlencode({'code': code})}"
 
 
+def projector_path(code: str) -> str:
+    """The projector view's address, relative to the Class page (the teacher's own
+    origin: the view is for the browser that runs the poll, in a second window)."""
+    return f"{CLASS_PATH}?{urlencode({'poll': code, 'view': 'projector'})}"
+
+
 def qr_markdown(text: str, name: str) -> str:
     """A QR code of ``text`` as a markdown image whose alternative text names it.
 
@@ -155,5 +161,6 @@ __all__ = [
     "join_address",
     "join_link",
     "poll_store",
+    "projector_path",
     "qr_markdown",
 ]

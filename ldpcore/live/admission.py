@@ -1,0 +1,253 @@
+"""Who is counted: the live class's rule for each report that arrives.
+
+A server cannot tell a device from a private window, so a poll counts one report per
+browser (the identifier the browser keeps) and, from each network address, as many as
+the address has *seats*: one unless the teacher says a lab or a school proxy puts
+several students behind one address. The rule, in order:
+
+1. the same report again from a browser already stored (counted or waiting) is not an
+   error: a student whose confirmation was lost may send again; another report from
+   that browser, or from one whose reports the teacher removed, is refused ("device");
+2. a closed poll takes nothing ("closed");
+3. an address the teacher removed is refused from then on, in a lab too ("removed");
+4. a report from an address that has used its seats *waits*, stored but uncounted,
+   until the teacher counts or discards it: a prankster's private windows and a lab the
+   teacher did not announce look the same to a server, and only the teacher can tell
+   them apart. An address may keep at most a class size of reports waiting; past that
+   it is refused ("address");
+5. a full poll (its class size reached) refuses ("full").
+
+Every refusal is counted with its reason (:data:`REFUSAL_REASONS`), and an address that
+sends :data:`BURST_REPORTS` or more within :data:`BURST_SECONDS` is flagged, so the
+teacher sees a prank as it happens.
+
+The sentences a refused student reads are here, beside the rule they explain: they are
+the error messages of :class:`~ldpcore.live.poll.Refused` and
+:class:`~ldpcore.live.poll.Held`, like every other input error the core raises.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ldpcore.live.database import address_label
+
+#: Why a report was turned away, as the teacher reads it (in this order).
+REFUSAL_REASONS: dict[str, str] = {
+    "full": "the poll was full",
+    "address": "their network address had too many answers waiting",
+    "removed": "the teacher had removed their network address",
+    "device": "their browser had already answered",
+    "closed": "the poll was closed",
+    "invalid": "the report was not one the protocol can send",
+}
+#: Reports (sent, waiting or turned away) from one address within this many seconds that
+#: make a burst: faster than students pass one phone around, slower than any one click.
+BURST_REPORTS, BURST_SECONDS = 5, 60.0
+
+#: What :func:`verdict` returns besides a refusal reason.
+COUNT, AGAIN, HOLD, HELD_AGAIN = "", "again", "hold", "held again"
+
+
+def verdict(
+    connection: sqlite3.Connection,
+    code: str,
+    client: str,
+    row: Mapping[str, Any],
+    hashed: str | None,
+) -> str:
+    """What to do with one checked report (the rule in this module's docstring).
+
+    Parameters
+    ----------
+    connection : sqlite3.Connection
+        Inside the submitting transaction: the teacher may close the poll meanwhile,
+        and two students may send the last report the class size allows at once.
+    code, client : str
+    row : mapping
+        The report, checked against the protocol.
+    hashed : str or None
+        The sender's address as stored; None: not known (a script), not checked.
+
+    Returns
+    -------
+    str
+        :data:`COUNT`, :data:`AGAIN`, :data:`HOLD`, :data:`HELD_AGAIN`, or a key of
+        :data:`REFUSAL_REASONS`.
+    """
+    for table, same in (("reports", AGAIN), ("held", HELD_AGAIN)):
+        stored = connection.execute(
+            f"SELECT report FROM {table} WHERE code = ? AND client = ?", (code, client)
+        ).fetchone()
+        if stored is not None:
+            return same if json.loads(stored[0]) == row else "device"
+    if connection.execute(
+        "SELECT 1 FROM removed WHERE code = ? AND client = ?", (code, client)
+    ).fetchone():
+        return "device"  # its reports were removed or discarded: it stays answered
+    closed, size, seats = connection.execute(
+        "SELECT closed, max_reports, seats FROM polls WHERE code = ?", (code,)
+    ).fetchone()
+    if closed:
+        return "closed"
+    if hashed is not None:
+        if connection.execute(
+            "SELECT 1 FROM blocked WHERE code = ? AND address = ?", (code, hashed)
+        ).fetchone():
+            return "removed"
+        if _rows_from(connection, "reports", code, hashed) >= seats:
+            return "address" if _rows_from(connection, "held", code, hashed) >= size else HOLD
+    return "full" if count_reports(connection, code) >= size else COUNT
+
+
+def _rows_from(connection: sqlite3.Connection, table: str, code: str, hashed: str) -> int:
+    # ``table`` is one of this module's own table names, never a caller's text.
+    (found,) = connection.execute(
+        f"SELECT COUNT(*) FROM {table} WHERE code = ? AND address = ?", (code, hashed)
+    ).fetchone()
+    return int(found)
+
+
+def count_reports(connection: sqlite3.Connection, code: str) -> int:
+    """Reports counted for the poll (waiting ones are not)."""
+    (found,) = connection.execute("SELECT COUNT(*) FROM reports WHERE code = ?", (code,)).fetchone()
+    return int(found)
+
+
+def refusal_message(reason: str, code: str, size: int) -> str:
+    """What a student turned away reads: why, and whether anything can change it."""
+    return {
+        "full": f"poll {code} is full: it takes {size:,} reports (the class size your teacher "
+        "set), and it has them all. Your answer was not sent; your teacher sees that "
+        "someone was turned away.",
+        "address": "too many answers from this network address are already waiting for "
+        "your teacher. Your answer was not sent.",
+        "removed": "your teacher removed the answers from this network address, and it "
+        "takes no more. Your answer was not sent.",
+        "device": "this browser has already answered this poll; a second answer would "
+        "spend your privacy budget twice (2ε), so it is not taken",
+        "closed": f"poll {code} is closed: your teacher takes no more answers",
+    }[reason]
+
+
+#: What a student whose report waits reads.
+HELD_MESSAGE = (
+    "Your report is stored, and waits for your teacher: someone on this network address "
+    "has already answered, so your teacher decides whether to count it (several of you "
+    "may share one connection, as in a computer lab). There is nothing more to do here."
+)
+
+
+@dataclass(frozen=True)
+class AddressActivity:
+    """What one network address sent to a poll (the teacher's view).
+
+    Attributes
+    ----------
+    label : str
+        Six hex characters standing for the address (never the address itself).
+    reports, waiting, turned_away : int
+        Counted, waiting for the teacher, refused.
+    burst : bool
+        :data:`BURST_REPORTS` or more sendings within :data:`BURST_SECONDS`.
+    removed : bool
+        The teacher removed it: it is refused from then on.
+    """
+
+    label: str
+    reports: int
+    waiting: int
+    turned_away: int
+    burst: bool
+    removed: bool = False
+
+
+def address_activity(
+    sent: Iterable[tuple[str, float]],
+    waiting: Iterable[tuple[str, float]],
+    refused: Iterable[tuple[str, float]],
+    removed: Iterable[str] = (),
+) -> list[AddressActivity]:
+    """Each address's reports, most counted first, from (stored address, time) rows.
+
+    Examples
+    --------
+    >>> rows = [("ab12cd99", t) for t in (0.0, 1.0, 2.0, 3.0)]
+    >>> [a.label for a in address_activity(rows[:1], rows[1:], [("ffee00", 9.0)])]
+    ['ab12cd', 'ffee00']
+    """
+    times: dict[str, list[float]] = {}
+    tallies: dict[str, list[int]] = {}
+    for column, rows in enumerate((sent, waiting, refused)):
+        for hashed, received in rows:
+            label = address_label(hashed)
+            times.setdefault(label, []).append(received)
+            tallies.setdefault(label, [0, 0, 0])[column] += 1
+    gone = {address_label(h) for h in removed}
+    activity = [
+        AddressActivity(
+            label,
+            reports=tallies[label][0],
+            waiting=tallies[label][1],
+            turned_away=tallies[label][2],
+            burst=is_burst(sorted(when)),
+            removed=label in gone,
+        )
+        for label, when in times.items()
+    ]
+    return sorted(activity, key=lambda a: (-a.reports, -a.waiting, -a.turned_away, a.label))
+
+
+def most_suspect(activity: Sequence[AddressActivity]) -> int:
+    """The index of the address a teacher removing one most likely means.
+
+    A flagged one (a burst, or reports waiting), the most reports first; else the first.
+    A teacher acting fast then removes the prank, not whichever address has the most
+    reports (an honest lab's).
+
+    Examples
+    --------
+    >>> lab = AddressActivity("aaaaaa", reports=20, waiting=0, turned_away=0, burst=False)
+    >>> prank = AddressActivity("bbbbbb", reports=1, waiting=5, turned_away=0, burst=True)
+    >>> most_suspect([lab, prank]), most_suspect([lab])
+    (1, 0)
+    """
+    flagged = [i for i, a in enumerate(activity) if a.burst or a.waiting]
+    return max(flagged, key=lambda i: activity[i].reports + activity[i].waiting, default=0)
+
+
+def is_burst(times: Sequence[float]) -> bool:
+    """:data:`BURST_REPORTS` or more of the sorted ``times`` within :data:`BURST_SECONDS`.
+
+    Examples
+    --------
+    >>> is_burst([0.0, 10.0, 20.0, 30.0, 40.0]), is_burst([0.0, 61.0, 122.0, 183.0, 244.0])
+    (True, False)
+    """
+    return any(
+        times[i + BURST_REPORTS - 1] - times[i] <= BURST_SECONDS
+        for i in range(len(times) - BURST_REPORTS + 1)
+    )
+
+
+__all__ = [
+    "AGAIN",
+    "BURST_REPORTS",
+    "BURST_SECONDS",
+    "COUNT",
+    "HELD_AGAIN",
+    "HELD_MESSAGE",
+    "HOLD",
+    "REFUSAL_REASONS",
+    "AddressActivity",
+    "address_activity",
+    "count_reports",
+    "is_burst",
+    "most_suspect",
+    "refusal_message",
+    "verdict",
+]

@@ -1,0 +1,126 @@
+"""The lesson's steps as the class sees them, on the teacher's screen and the projector.
+
+The teacher chooses the step; the poll store keeps it (``Poll.step``), so the projector
+view, another browser, shows the same step without any control of its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from ldpcore.live.lesson import read_class
+from ldpcore.live.poll import Poll
+from ldpcore.live.reports import class_support
+from ldpcore.live.store import PollStore
+from ldpcore.postprocess import default_method_names
+from ldpcore.present.class_sentences import base_readout, class_readout
+from ldpcore.present.figures import poll_estimates
+from pages.app_layer.classroom.addresses import turned_away_metric
+from pages.app_layer.classroom.class_views import every_method, plain_strong
+from pages.app_layer.serving.answers import class_tables
+from pages.app_layer.views.display import run_or_explain, show_chart
+
+#: The lesson's steps: the teacher reveals the noise before the fix.
+STEPS = (
+    "1 · The reports",
+    "2 · Base: the noise",
+    "3 · Post-processed: the fix",
+    "4 · If some lied (simulated)",
+)
+#: Seconds between two readings of the count: a report shows within about a second.
+COUNT_REFRESH_S = 1.0
+#: Methods that give a proper distribution, one of which the fix's step draws.
+CONSISTENT = tuple(m for m in default_method_names() if m != "Base")
+
+
+@st.fragment(run_every=COUNT_REFRESH_S)
+def live_count(store: PollStore, code: str, *, teacher: bool) -> None:
+    """The count of reports (and, for the teacher, the browsers turned away), read every
+    second: a count is one indexed SQLite query, the estimates refresh apart from it."""
+    poll = store.get(code)
+    if poll is None:
+        return
+    left, right = st.columns(2)
+    left.metric("reports", store.count(code))
+    if teacher:
+        turned_away_metric(right, store.turned_away(code), poll)
+
+
+def fingerprint(rows: list[Any]) -> str:
+    """The reports' fingerprint: the estimates are cached on it."""
+    return hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
+
+
+def lesson_step(poll: Poll, rows: list[Any], step: int, chosen: str, *, projected: bool) -> None:
+    """Draw step ``step`` (0–2) of the lesson for ``rows``; ``chosen`` is the fix's method.
+
+    The projector shows the readout and the chart, large; the teacher's screen adds the
+    table of every method.
+    """
+    if step == 0:
+        arrived = (
+            "1 randomized report arrived"
+            if len(rows) == 1
+            else f"{len(rows):,} randomized reports arrived"
+        )
+        st.write(
+            f"{arrived}. Each one is a student's answer after their browser randomized "
+            "it: the server never saw a true answer. Next: what the reports say when taken "
+            "at face value (Base)."
+        )
+        st.dataframe(
+            pd.DataFrame(
+                {"option": list(poll.options), "reports supporting it": class_support(poll, rows)}
+            ),
+            hide_index=True,
+            key="class-support",
+        )
+        return
+    methods = default_method_names() if step == 2 else ("Base",)
+    wanted = tuple(dict.fromkeys((*methods, chosen)))
+    # Cached on the poll and its reports' fingerprint: the refresh every few seconds
+    # recomputes nothing until the reports change (one arrives, or the teacher removes
+    # an address's).
+    print_ = fingerprint(rows)
+    tables = run_or_explain(lambda: class_tables(poll, print_, wanted, rows), "Estimating…")
+    if not tables or chosen not in tables:
+        return
+    reading = read_class(tables[chosen], poll=poll, method=chosen, reports=len(rows))
+    if step == 1:
+        plain_strong(base_readout(reading))
+        show_chart(poll_estimates(tables[chosen], chosen, base_only=True), key="chart-class")
+        if not projected:
+            st.dataframe(
+                every_method(poll, {"Base": tables["Base"]}), hide_index=True, key="class-table"
+            )
+        return
+    plain_strong(class_readout(reading))
+    show_chart(poll_estimates(tables[chosen], chosen), key="chart-class")
+    if projected:
+        return
+    st.dataframe(every_method(poll, tables), hide_index=True, key="class-table")
+    st.caption(
+        f"Each cell: the method's estimate of the share of the class, with a 95% "
+        f"interval for the true share, from {len(rows):,} randomized "
+        f"report{'' if len(rows) == 1 else 's'}. The "
+        "intervals hold for all options at once, and are exact however small the class "
+        '(never a normal approximation; benchmarks/README.md, "Intervals for a '
+        'class"). Base is unbiased but noisy (it can be negative, and the column need '
+        "not sum to 100%); the other methods trade a little bias for a proper "
+        "distribution. With few reports every interval is wide: that is the lesson."
+    )
+
+
+__all__ = [
+    "CONSISTENT",
+    "COUNT_REFRESH_S",
+    "STEPS",
+    "fingerprint",
+    "lesson_step",
+    "live_count",
+]

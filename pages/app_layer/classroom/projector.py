@@ -1,0 +1,63 @@
+"""The projector view: one page for the wall, the question, the join link and QR code,
+the count and the step the teacher shows, large.
+
+It holds no control and no secret: no passcode, no handover code, no address panel, no
+button. Only a browser that runs the poll opens it (the teacher's, in a second window);
+it follows the step the teacher chooses on their own screen, through the poll store.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ldpcore.live.poll import Poll
+from ldpcore.live.store import PollStore
+from ldpcore.present.class_sentences import STEP_LIARS_PROJECTED
+from pages.app_layer.classroom.class_views import plain_heading
+from pages.app_layer.classroom.lesson_steps import STEPS, lesson_step, live_count
+from pages.app_layer.classroom.live_class import REFRESH_S, join_link, qr_markdown
+
+#: Larger type for a room: the wall is read from the back row.
+_WALL_CSS = """<style>
+.stApp [data-testid="stMarkdownContainer"] p { font-size: 1.45rem; }
+.stApp h2.ldp-question { font-size: 2.6rem; }
+.stApp [data-testid="stMetricValue"] { font-size: 4rem; }
+</style>"""
+
+
+def projector_view(store: PollStore, poll: Poll, key: str) -> None:
+    """The wall's page for ``poll`` (drawn only for a browser that runs it)."""
+    st.html(_WALL_CSS)
+    left, right = st.columns([2, 1])
+    with left:
+        plain_heading(poll.question)
+        st.markdown(f"Open **{join_link(poll.code)}** or type the code:")
+        st.markdown(f"# {' '.join(poll.code)}")
+    right.markdown(
+        qr_markdown(join_link(poll.code), f"QR code of the join link for poll {poll.code}")
+    )
+    live_count(store, poll.code, teacher=False)
+    projected_step(store, poll.code, key)
+
+
+@st.fragment(run_every=REFRESH_S)
+def projected_step(store: PollStore, code: str, key: str) -> None:
+    """The step the teacher shows now, read from the store at every refresh."""
+    poll = store.get(code)
+    if poll is None or not store.check_key(code, key):
+        st.info("This poll is no longer run from this browser.")
+        return
+    if poll.closed:
+        st.caption("The poll is closed: no more reports are taken.")
+    rows = store.reports(code)
+    if not rows:
+        st.info("Waiting for the first report.")
+        return
+    step = min(poll.step, len(STEPS) - 1)
+    st.subheader(STEPS[step])
+    if step == len(STEPS) - 1:
+        st.caption(STEP_LIARS_PROJECTED)
+    lesson_step(poll, rows, min(step, 2), poll.shown_method, projected=True)
+
+
+__all__ = ["projected_step", "projector_view"]
