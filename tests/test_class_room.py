@@ -49,7 +49,7 @@ def test_a_full_poll_refuses_in_words_and_the_teacher_sees_it(
         seats.fill("2")
         seats.press("Enter")
         teacher.get_by_role("button", name="Start the poll").click()
-        teacher.get_by_text("up to 2 reports").wait_for(timeout=60_000)
+        teacher.get_by_text("options, up to 2 reports").wait_for(timeout=60_000)
         code = re.search(r"poll=([A-Z0-9]+)", teacher.url).group(1)  # type: ignore[union-attr]
         for option in ("Walk", "Car"):
             student = _open(browser, url, code, option)

@@ -129,14 +129,19 @@ def test_the_teacher_counts_or_discards_what_waits_and_a_removed_address_stays_o
     assert refused.value.reason == "removed" and not refused.value.may_pass
     assert next(a for a in store.addresses(code) if a.label == prank).removed
     # An address may keep at most a class size of reports waiting.
-    store.resize(code, key, 2)
+    store.resize(code, key, 3)
     store.set_seats(code, key, 1)
     store.submit(code, "other-001", {"value": 0}, address="10.0.0.3")
-    for i in range(2):
+    for i in range(3):
         with pytest.raises(Held):
             store.submit(code, f"other-{i + 2:03d}", {"value": 0}, address="10.0.0.3")
     with pytest.raises(Refused, match="too many answers from this network address"):
-        store.submit(code, "other-004", {"value": 0}, address="10.0.0.3")
+        store.submit(code, "other-005", {"value": 0}, address="10.0.0.3")
+    # A full poll refuses before anything waits: the teacher may make room for it.
+    store.submit(code, "last-0001", {"value": 0}, address="10.0.0.4")
+    with pytest.raises(Refused, match="is full: it takes 3 reports") as full:
+        store.submit(code, "other-006", {"value": 0}, address="10.0.0.3")
+    assert full.value.may_pass
 
 
 def test_the_teacher_raises_the_size_reopens_and_removes_one_address(tmp_path: Path) -> None:

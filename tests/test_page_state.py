@@ -626,7 +626,7 @@ TestQueriesPage.settings = sequences(3, 6)
 class TestQueriesPageAtLength(QueriesPage.TestCase):  # type: ignore[misc,valid-type]
     """Many more sequences (the slow tier)."""
 
-    settings = sequences(20, 8)
+    settings = sequences(10, 8)
 
 
 #: The grids the ε trade-offs page sweeps.
@@ -794,7 +794,7 @@ TestChooseEpsilonPage.settings = sequences(3, 6)
 class TestChooseEpsilonPageAtLength(ChooseEpsilonPage.TestCase):  # type: ignore[misc,valid-type]
     """Many more sequences (the slow tier)."""
 
-    settings = sequences(20, 8)
+    settings = sequences(10, 8)
 
 
 #: Learn's presets: (protocol, ε) each starts at.
@@ -904,7 +904,7 @@ TestLearnPage.settings = sequences(3, 6)
 class TestLearnPageAtLength(LearnPage.TestCase):  # type: ignore[misc,valid-type]
     """Many more sequences (the slow tier)."""
 
-    settings = sequences(10, 8)
+    settings = sequences(5, 8)
 
 
 def test_learn_answers_each_of_its_controls_in_turn() -> None:

@@ -10,12 +10,13 @@ several students behind one address. The rule, in order:
    that browser, or from one whose reports the teacher removed, is refused ("device");
 2. a closed poll takes nothing ("closed");
 3. an address the teacher removed is refused from then on, in a lab too ("removed");
-4. a report from an address that has used its seats *waits*, stored but uncounted,
+4. a full poll (its class size reached) refuses ("full"): the teacher may make room,
+   and the same report may then be sent again;
+5. a report from an address that has used its seats *waits*, stored but uncounted,
    until the teacher counts or discards it: a prankster's private windows and a lab the
    teacher did not announce look the same to a server, and only the teacher can tell
    them apart. An address may keep at most a class size of reports waiting; past that
-   it is refused ("address");
-5. a full poll (its class size reached) refuses ("full").
+   it is refused ("address").
 
 Every refusal is counted with its reason (:data:`REFUSAL_REASONS`), and an address that
 sends :data:`BURST_REPORTS` or more within :data:`BURST_SECONDS` is flagged, so the
@@ -79,29 +80,43 @@ def verdict(
         :data:`COUNT`, :data:`AGAIN`, :data:`HOLD`, :data:`HELD_AGAIN`, or a key of
         :data:`REFUSAL_REASONS`.
     """
+    answered = _browser_verdict(connection, code, client, row)
+    if answered:
+        return answered
+    closed, size, seats = connection.execute(
+        "SELECT closed, max_reports, seats FROM polls WHERE code = ?", (code,)
+    ).fetchone()
+    if closed:
+        return "closed"
+    if (
+        hashed is not None
+        and connection.execute(
+            "SELECT 1 FROM blocked WHERE code = ? AND address = ?", (code, hashed)
+        ).fetchone()
+    ):
+        return "removed"
+    if count_reports(connection, code) >= size:
+        return "full"
+    if hashed is None or _rows_from(connection, "reports", code, hashed) < seats:
+        return COUNT
+    return "address" if _rows_from(connection, "held", code, hashed) >= size else HOLD
+
+
+def _browser_verdict(
+    connection: sqlite3.Connection, code: str, client: str, row: Mapping[str, Any]
+) -> str:
+    """What the browser's earlier answer decides: "" when it has none."""
     for table, same in (("reports", AGAIN), ("held", HELD_AGAIN)):
         stored = connection.execute(
             f"SELECT report FROM {table} WHERE code = ? AND client = ?", (code, client)
         ).fetchone()
         if stored is not None:
             return same if json.loads(stored[0]) == row else "device"
-    if connection.execute(
+    removed = connection.execute(
         "SELECT 1 FROM removed WHERE code = ? AND client = ?", (code, client)
-    ).fetchone():
-        return "device"  # its reports were removed or discarded: it stays answered
-    closed, size, seats = connection.execute(
-        "SELECT closed, max_reports, seats FROM polls WHERE code = ?", (code,)
     ).fetchone()
-    if closed:
-        return "closed"
-    if hashed is not None:
-        if connection.execute(
-            "SELECT 1 FROM blocked WHERE code = ? AND address = ?", (code, hashed)
-        ).fetchone():
-            return "removed"
-        if _rows_from(connection, "reports", code, hashed) >= seats:
-            return "address" if _rows_from(connection, "held", code, hashed) >= size else HOLD
-    return "full" if count_reports(connection, code) >= size else COUNT
+    # Its reports were removed or discarded: it stays answered.
+    return "device" if removed else ""
 
 
 def _rows_from(connection: sqlite3.Connection, table: str, code: str, hashed: str) -> int:
@@ -121,8 +136,9 @@ def count_reports(connection: sqlite3.Connection, code: str) -> int:
 def refusal_message(reason: str, code: str, size: int) -> str:
     """What a student turned away reads: why, and whether anything can change it."""
     return {
-        "full": f"poll {code} is full: it takes {size:,} reports (the class size your teacher "
-        "set), and it has them all. Your answer was not sent; your teacher sees that "
+        "full": f"poll {code} is full: it takes {size:,} report{'' if size == 1 else 's'} "
+        "(the class size your teacher set), and has no room left. Your answer was not "
+        "sent; your teacher sees that "
         "someone was turned away.",
         "address": "too many answers from this network address are already waiting for "
         "your teacher. Your answer was not sent.",

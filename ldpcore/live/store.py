@@ -199,7 +199,8 @@ class PollStore(TeacherKeys):
             have = admission.count_reports(connection, normalize_code(code))
             if size < have:
                 raise PollError(
-                    f"the poll already holds {have:,} reports: the class size can go down "
+                    f"the poll already holds {have:,} report{'' if have == 1 else 's'}: the "
+                    "class size can go down "
                     f"to {have:,}, not to {size:,}"
                 )
             connection.execute(
