@@ -12,8 +12,8 @@ report drawn by the Python protocol), each starting at a uniform random moment o
 
 - **Send → sent**: from the click (or the trigger sent) until the page says the report
   was "sent and stored" (the store has committed it).
-- **teacher count**: from the last confirmation until the teacher's page, which
-  refreshes by itself every 3 s, shows N reports.
+- **teacher count**: from the last confirmation until the teacher's page, which reads
+  the count every second by itself, shows N reports.
 - **stored**: the reports in the database at the end (every confirmed one must be).
 """
 

@@ -91,6 +91,12 @@ def _teacher_key(page: Page) -> str:
     return keys[0]
 
 
+def _holds_no_control(page: Page, *more: str) -> None:
+    """The page has none of the teacher's buttons (nor ``more``)."""
+    for control in ("Close the poll", "Delete the poll", "Reports (.csv)", *more):
+        assert page.get_by_role("button", name=control).count() == 0, control
+
+
 def _qr_text(page: Page) -> str:
     zxingcpp = pytest.importorskip("zxingcpp")
     image_module = pytest.importorskip("PIL.Image")
@@ -125,13 +131,7 @@ def test_only_the_teacher_runs_the_poll_and_one_student_sends_one_report(
             snoop.get_by_text("This page is for teachers").wait_for(timeout=60_000)
             body = snoop.inner_text("body")
             assert "price" not in body and " ".join(code) not in body and code not in body
-            for control in (
-                "Close the poll",
-                "Delete the poll",
-                "Reports (.csv)",
-                "Start the poll",
-            ):
-                assert snoop.get_by_role("button", name=control).count() == 0
+            _holds_no_control(snoop, "Start the poll")
         # A wrong passcode is refused in words.
         snoop.get_by_label("Teacher passcode").fill("guess-guess")
         snoop.get_by_role("button", name="Start as a teacher").click()
@@ -475,13 +475,7 @@ def test_the_projector_view_follows_the_teacher_with_no_control_and_no_secret(
         shown for shown in (key, handed) if shown in wall.content() or shown in wall.url
     ]
     assert not secrets_shown
-    for control in (
-        "Close the poll",
-        "Move this poll to another device",
-        "Delete the poll and its reports",
-        "Reports (.csv)",
-    ):
-        assert wall.get_by_role("button", name=control).count() == 0
+    _holds_no_control(wall, "Move this poll to another device")
     assert "Run the poll" not in body and "Reports by network address" not in body
     assert "turned away" not in body
     wall.screenshot(path=str(ARTIFACTS / "class-projector.png"), full_page=True)

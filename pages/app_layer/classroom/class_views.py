@@ -5,6 +5,7 @@ and what everyone else sees (who sent what is :mod:`.addresses`).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -38,6 +39,30 @@ def plain_strong(text: str) -> None:
     st.markdown(f"**{plain_html(text)}**")
 
 
+def number_setting(
+    where: Any,
+    label: str,
+    current: int,
+    button: str,
+    apply: Callable[[int], None],
+    *,
+    key: str,
+    help: str | None = None,
+) -> None:
+    """A whole number the teacher changes during the poll, applied by a button (a number
+    typed halfway must not reach the poll); a refusal is said, the page redrawn after."""
+    value = where.number_input(
+        label, min_value=1, max_value=CLASS_SIZE_MAX, value=current, step=1, key=key, help=help
+    )
+    if int(value) != current and where.button(button, key=f"{key}-set"):
+        try:
+            apply(int(value))
+        except InputError as exc:
+            where.error(str(exc))
+        else:
+            st.rerun()
+
+
 def controls(store: PollStore, poll: Poll, key: str) -> None:
     """The teacher's controls: export, close or reopen, class size, addresses, handover,
     delete. Drawn only for a browser that runs the poll."""
@@ -57,35 +82,23 @@ def controls(store: PollStore, poll: Poll, key: str) -> None:
         if poll.closed and two.button("Reopen the poll", key="class-reopen"):
             store.reopen(poll.code, key)
             st.rerun()
-        size = three.number_input(
+        number_setting(
+            three,
             "Class size",
-            min_value=1,
-            max_value=CLASS_SIZE_MAX,
-            value=poll.max_reports,
-            step=1,
+            poll.max_reports,
+            "Set the class size",
+            lambda size: store.resize(poll.code, key, size),
             key=f"class-resize-{poll.code}",
         )
-        if int(size) != poll.max_reports and three.button(
-            "Set the class size", key="class-set-size"
-        ):
-            try:
-                store.resize(poll.code, key, int(size))
-            except InputError as exc:
-                st.error(str(exc))
-            else:
-                st.rerun()
-        seats = st.number_input(
+        number_setting(
+            st,
             "Reports counted per network address",
-            min_value=1,
-            max_value=CLASS_SIZE_MAX,
-            value=poll.seats,
-            step=1,
+            poll.seats,
+            "Set the seats",
+            lambda seats: store.set_seats(poll.code, key, seats),
             key=f"class-seats-{poll.code}",
             help=SEATS_HELP,
         )
-        if int(seats) != poll.seats and st.button("Set the seats", key="class-set-seats"):
-            store.set_seats(poll.code, key, int(seats))
-            st.rerun()
         if st.button("Move this poll to another device", key="class-handover"):
             until = time.time() + HANDOVER_SECONDS
             st.session_state["class-handover-code"] = (store.handover(poll.code, key), until)
