@@ -6,6 +6,7 @@ then the consistent estimates.
 from __future__ import annotations
 
 import html
+import os
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +59,15 @@ def test_five_reports_name_no_leader_and_say_how_many_would(five: tuple[str, str
     assert "From 5 randomized reports (GRR, ε = 1), the class cannot tell yet" in text
     assert "puts" not in text  # no leader is named
     assert "reports would narrow each interval to about ±10 points" in text
+    # Where the room cannot tell, a simulated class of 1,000 answering the same shows
+    # what the same answers would show at scale, labelled as simulated.
+    larger = next(e for e in at.expander if "class of 1,000" in e.label)
+    assert "Simulated, not stored: 1,000 students" in " ".join(c.value for c in larger.caption)
+    assert "From 1,000 randomized reports" in html.unescape(
+        " ".join(m.value for m in larger.markdown)
+    )
+    # The projector follows the step the teacher shows.
+    assert PollStore(Path(os.environ["LDPCORE_DATA_DIR"])).get(five[0]).step == 2  # type: ignore[union-attr]
     assert [m.value for m in at.metric] == ["5", "2"]  # reports, turned away
     assert "2 because the poll was full" in " ".join(c.value for c in at.caption)
     assert set(at.query_params) == {"poll"}  # the old link's key left the address

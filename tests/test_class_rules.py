@@ -30,9 +30,11 @@ from ldpcore.live.access import (
     trusted_proxies,
 )
 from ldpcore.live.lesson import class_advice, read_class, reports_to_separate
-from ldpcore.live.reports import class_collected, poll_protocol
+from ldpcore.live.poll import Poll
+from ldpcore.live.reports import LARGER_CLASS, class_collected, larger_class, poll_protocol
 from ldpcore.live.store import OPERATOR, Held, PollError, PollStore, Refused
 from ldpcore.postprocess.intervals import reports_for_half_width
+from ldpcore.postprocess.normalization import project_to_simplex
 from ldpcore.present.class_sentences import class_advice_sentence, class_readout
 
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -436,3 +438,23 @@ def test_simulated_lying_students_are_said_and_never_stored(
     lied = table.loc["<i>C</i>", "Base"].split(" ")[0]  # "estimate (low–high)"
     assert f"to {round(float(lied.rstrip('%')))}%" in said  # the words round the table's cell
     assert store.count(poll.code) == 12
+
+
+def test_a_larger_class_is_drawn_from_the_class_s_own_shares() -> None:
+    """The simulated class of 1,000: its students hold the class's Norm-Sub shares, and
+    its Base estimate falls within 4σ of them (NDSS Eq. 2's variance at n = 1,000) for
+    each option of 40 seeded polls, with z-scores centred on 0."""
+    rows = [{"value": v} for v in (0, 0, 0, 1, 2, 0, 1, 0, 3, 4, 0, 2)]
+    zs = []
+    for i in range(40):
+        poll = Poll(f"CODE{i:02d}", "Day?", tuple("ABCDE"), "GRR", 1.0, 0.0, False)
+        shares = project_to_simplex(class_collected(poll, rows).estimate)
+        simulated = larger_class(poll, rows)
+        assert simulated.n == LARGER_CLASS and simulated.options == poll.options
+        sigma = np.sqrt(poll_protocol("GRR", 1.0, 5).variance(shares, LARGER_CLASS))
+        zs.append((simulated.estimate - shares) / sigma)
+    z = np.concatenate(zs)
+    assert np.all(np.abs(z) < 4), z
+    assert abs(z.mean()) < 4 / np.sqrt(z.size)
+    # The same poll and reports: the same simulated class (a refresh redraws nothing).
+    np.testing.assert_array_equal(larger_class(poll, rows).estimate, simulated.estimate)

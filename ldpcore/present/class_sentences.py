@@ -256,6 +256,25 @@ TEACHERS_ONLY = (
 )
 
 
+def larger_class_note(size: int, reports: int, method: str) -> str:
+    """What the simulated larger class is, said before what it shows.
+
+    Examples
+    --------
+    >>> larger_class_note(1000, 12, "Norm-Sub")  # doctest: +NORMALIZE_WHITESPACE
+    'Simulated, not stored: 1,000 students holding the answers in the shares this
+    class's 12 reports estimate (Norm-Sub), each report randomized as your phones did.
+    It shows what the same answers would show in a larger class; it says nothing new
+    about this one.'
+    """
+    return (
+        f"Simulated, not stored: {size:,} students holding the answers in the shares this "
+        f"class's {reports:,} report{'' if reports == 1 else 's'} estimate ({method}), "
+        "each report randomized as your phones did. It shows what the same answers would "
+        "show in a larger class; it says nothing new about this one."
+    )
+
+
 #: The projector at the lesson's last step, whose simulation runs on the teacher's screen.
 STEP_LIARS_PROJECTED = (
     "The teacher's screen adds simulated lying students; here is what the class's own "

@@ -15,14 +15,14 @@ import streamlit as st
 
 from ldpcore.live.lesson import read_class
 from ldpcore.live.poll import Poll
-from ldpcore.live.reports import class_support
+from ldpcore.live.reports import LARGER_CLASS, class_support
 from ldpcore.live.store import PollStore
 from ldpcore.postprocess import default_method_names
-from ldpcore.present.class_sentences import base_readout, class_readout
+from ldpcore.present.class_sentences import base_readout, class_readout, larger_class_note
 from ldpcore.present.figures import poll_estimates
 from pages.app_layer.classroom.addresses import turned_away_metric
 from pages.app_layer.classroom.class_views import every_method, plain_strong
-from pages.app_layer.serving.answers import class_tables
+from pages.app_layer.serving.answers import class_tables, larger_class_tables
 from pages.app_layer.views.display import run_or_explain, show_chart
 
 #: The lesson's steps: the teacher reveals the noise before the fix.
@@ -103,6 +103,8 @@ def lesson_step(poll: Poll, rows: list[Any], step: int, chosen: str, *, projecte
     show_chart(poll_estimates(tables[chosen], chosen), key="chart-class")
     if projected:
         return
+    if len(rows) < LARGER_CLASS and not reading.leads:
+        larger_class_view(poll, rows, chosen, print_)
     st.dataframe(every_method(poll, tables), hide_index=True, key="class-table")
     st.caption(
         f"Each cell: the method's estimate of the share of the class, with a 95% "
@@ -116,11 +118,27 @@ def lesson_step(poll: Poll, rows: list[Any], step: int, chosen: str, *, projecte
     )
 
 
+def larger_class_view(poll: Poll, rows: list[Any], chosen: str, print_: str) -> None:
+    """A small room's answers at scale: a simulated class of :data:`LARGER_CLASS`
+    answering in the same shares, its readout and chart (the teacher's screen only)."""
+    with st.expander(f"What a class of {LARGER_CLASS:,} answering like this one would see"):
+        st.caption(larger_class_note(LARGER_CLASS, len(rows), "Norm-Sub"))
+        tables = run_or_explain(
+            lambda: larger_class_tables(poll, print_, (chosen,), rows), "Simulating…"
+        )
+        if not tables:
+            return
+        reading = read_class(tables[chosen], poll=poll, method=chosen, reports=LARGER_CLASS)
+        plain_strong(class_readout(reading))
+        show_chart(poll_estimates(tables[chosen], chosen), key="chart-larger-class")
+
+
 __all__ = [
     "CONSISTENT",
     "COUNT_REFRESH_S",
     "STEPS",
     "fingerprint",
+    "larger_class_view",
     "lesson_step",
     "live_count",
 ]
