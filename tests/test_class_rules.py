@@ -450,7 +450,7 @@ def test_a_larger_class_is_drawn_from_the_class_s_own_shares() -> None:
         poll = Poll(f"CODE{i:02d}", "Day?", tuple("ABCDE"), "GRR", 1.0, 0.0, False)
         shares = project_to_simplex(class_collected(poll, rows).estimate)
         simulated = larger_class(poll, rows)
-        assert simulated.n == LARGER_CLASS and simulated.options == poll.options
+        assert simulated.n == LARGER_CLASS and simulated.labels == poll.options
         sigma = np.sqrt(poll_protocol("GRR", 1.0, 5).variance(shares, LARGER_CLASS))
         zs.append((simulated.estimate - shares) / sigma)
     z = np.concatenate(zs)

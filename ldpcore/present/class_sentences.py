@@ -261,11 +261,11 @@ def larger_class_note(size: int, reports: int, method: str) -> str:
 
     Examples
     --------
-    >>> larger_class_note(1000, 12, "Norm-Sub")  # doctest: +NORMALIZE_WHITESPACE
-    'Simulated, not stored: 1,000 students holding the answers in the shares this
+    >>> print(larger_class_note(1000, 12, "Norm-Sub"))  # doctest: +NORMALIZE_WHITESPACE
+    Simulated, not stored: 1,000 students holding the answers in the shares this
     class's 12 reports estimate (Norm-Sub), each report randomized as your phones did.
     It shows what the same answers would show in a larger class; it says nothing new
-    about this one.'
+    about this one.
     """
     return (
         f"Simulated, not stored: {size:,} students holding the answers in the shares this "
