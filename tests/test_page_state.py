@@ -217,7 +217,7 @@ TestYourDataPage.settings = sequences(6, 8)
 class TestYourDataPageAtLength(YourDataPage.TestCase):  # type: ignore[misc,valid-type]
     """Many more sequences (the slow tier)."""
 
-    settings = sequences(30, 10)
+    settings = sequences(15, 10)
 
 
 def test_a_second_upload_runs_with_its_own_n() -> None:
@@ -408,7 +408,7 @@ TestExplorerSidebar.settings = sequences(4, 8)
 class TestExplorerSidebarAtLength(ExplorerSidebar.TestCase):  # type: ignore[misc,valid-type]
     """Many more sequences (the slow tier)."""
 
-    settings = sequences(25, 10)
+    settings = sequences(12, 10)
 
 
 @pytest.mark.parametrize(
@@ -494,7 +494,7 @@ TestFakeUsersPage.settings = sequences(3, 6)
 class TestFakeUsersPageAtLength(FakeUsersPage.TestCase):  # type: ignore[misc,valid-type]
     """Many more sequences (the slow tier)."""
 
-    settings = sequences(20, 8)
+    settings = sequences(10, 8)
 
 
 class CollectingAgainPage(SidebarPage):
@@ -543,7 +543,7 @@ TestCollectingAgainPage.settings = sequences(3, 6)
 class TestCollectingAgainPageAtLength(CollectingAgainPage.TestCase):  # type: ignore[misc,valid-type]
     """Many more sequences (the slow tier)."""
 
-    settings = sequences(20, 8)
+    settings = sequences(10, 8)
 
 
 def chart_lines(at: AppTest, key: str) -> list[tuple[str, list, list]]:
@@ -672,7 +672,7 @@ TestTradeoffsPage.settings = sequences(3, 5)
 class TestTradeoffsPageAtLength(TradeoffsPage.TestCase):  # type: ignore[misc,valid-type]
     """Many more sequences (the slow tier)."""
 
-    settings = sequences(15, 8)
+    settings = sequences(8, 8)
 
 
 class ChooseEpsilonPage(RuleBasedStateMachine):
