@@ -62,11 +62,6 @@ class Poll:
     step: int = 0
     shown_method: str = "Norm-Sub"
 
-    @property
-    def shared_addresses(self) -> bool:
-        """Several students may answer from one network address (a lab)."""
-        return self.seats > 1
-
 
 class PollError(InputError):
     """A poll action refused for a reason the person can act on (shown as is)."""
