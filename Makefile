@@ -14,8 +14,9 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# `make run` installs the app's extra; the bare `pip install ldpcore` is the engine alone.
 $(VENV)/.stamp-run: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e ".[app]"
 	touch $@
 
 $(VENV)/.stamp-test: pyproject.toml | $(BIN)/python

@@ -163,3 +163,39 @@ def test_the_app_layer_s_size_beside_the_pages_is_the_one_stated() -> None:
     # Stated to the nearest 50 lines, so a small edit does not need the document edited.
     assert abs(app - stated) <= 50, (app, stated)
     assert abs(app / pages - float(found.group(2))) <= 0.05, (app, pages)
+
+
+def test_the_bare_install_is_the_engine_and_each_extra_is_named() -> None:
+    """``pip install ldpcore`` brings numpy, scipy and pandas; every optional module the
+    code names (``ldpcore.extras``) comes with the extra its install line says, and a
+    missing one reads as that install line."""
+    import tomllib  # noqa: PLC0415
+
+    from ldpcore.extras import OPTIONAL_MODULES, install_hint, missing_extra  # noqa: PLC0415
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = {re.split(r"[<>=\[ ]", spec)[0] for spec in project["dependencies"]}
+    assert names == {"numpy", "scipy", "pandas"}
+    extras = project["optional-dependencies"]
+
+    def brings(extra: str) -> set[str]:
+        """The distributions an extra installs, its own ``ldpcore[...]`` expanded."""
+        found: set[str] = set()
+        for spec in extras[extra]:
+            name, _, rest = re.split(r"[<>= ]", spec)[0].partition("[")
+            if name == "ldpcore":
+                found |= set().union(*(brings(e) for e in rest.rstrip("]").split(",")))
+            else:
+                found |= {name, *rest.rstrip("]").split(",")} - {""}
+        return found
+
+    for module, (extra, _purpose) in OPTIONAL_MODULES.items():
+        assert module in brings(extra), (module, extra)
+    assert set(OPTIONAL_MODULES) <= brings("app") | brings("cluster")
+    missing = ModuleNotFoundError("No module named 'plotly.graph_objects'")
+    missing.name = "plotly.graph_objects"
+    assert missing_extra(missing) == install_hint("plotly")
+    assert "pip install 'ldpcore[plots]'" in install_hint("plotly")
+    unknown = ModuleNotFoundError("No module named 'numpyy'")
+    unknown.name = "numpyy"
+    assert missing_extra(unknown) is None

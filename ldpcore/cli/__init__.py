@@ -35,6 +35,7 @@ from ldpcore.cli import (
     sweep,
 )
 from ldpcore.errors import InputError
+from ldpcore.extras import missing_extra
 
 #: Subcommand name → its module, in the order ``--help`` lists them.
 COMMANDS: Final = MappingProxyType(
@@ -96,22 +97,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return EXIT_BROKEN_PIPE
-    except MemoryError:
-        print(
-            "error: out of memory; try a smaller domain, fewer samples or fewer trials",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
+    except (ImportError, MemoryError) as exc:
+        return _short_of(exc)
     except Exception as exc:  # a bug: say so plainly instead of a traceback
-        if os.environ.get("LDPCORE_TRACEBACK"):
-            traceback.print_exc()
-        print(
-            f"error: internal error in ldpcore ({type(exc).__name__}: {_one_line(exc)}). "
-            "This is a bug; please report it with the command you ran "
-            "(LDPCORE_TRACEBACK=1 shows the details).",
-            file=sys.stderr,
-        )
-        return EXIT_BUG
+        return _bug(exc)
+
+
+def _short_of(exc: ImportError | MemoryError) -> int:
+    """The machine lacks something the command needs: a module or memory."""
+    if isinstance(exc, MemoryError):
+        hint: str | None = "out of memory; try a smaller domain, fewer samples or fewer trials"
+    else:
+        # The bare install leaves drawing, clusters and Parquet out: name the extra.
+        hint = missing_extra(exc)
+    if hint is None:
+        return _bug(exc)
+    print(f"error: {hint}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _bug(exc: BaseException) -> int:
+    if os.environ.get("LDPCORE_TRACEBACK"):
+        traceback.print_exc()
+    print(
+        f"error: internal error in ldpcore ({type(exc).__name__}: {_one_line(exc)}). "
+        "This is a bug; please report it with the command you ran "
+        "(LDPCORE_TRACEBACK=1 shows the details).",
+        file=sys.stderr,
+    )
+    return EXIT_BUG
 
 
 def _one_line(exc: BaseException) -> str:

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from ldpcore.collection.report_files import CHUNK_ROWS, aggregate_file
 from ldpcore.errors import InputError
+from ldpcore.extras import install_hint
 from ldpcore.protocols import FrequencyOracle
 
 #: Seconds to wait for a scheduler before saying it cannot be reached.
@@ -51,9 +52,7 @@ def _import_distributed() -> Any:
     try:
         import distributed  # noqa: PLC0415 (optional dependency)
     except ImportError:
-        raise InputError(
-            "Dask is not installed; install the cluster extra: pip install -e '.[cluster]'"
-        ) from None
+        raise InputError(install_hint("distributed")) from None
     return distributed
 
 
