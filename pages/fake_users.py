@@ -8,8 +8,8 @@ from ldpcore.experiments.clock import busy_now, clock_seconds
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.costs import run_seconds, within_budget
 from ldpcore.formats import format_duration, format_number
-from ldpcore.present.attack_figures import attack_gains, attack_top_k
 from ldpcore.present.commands import simulate_command
+from ldpcore.present.figures.attacks import attack_gains, attack_top_k
 from ldpcore.present.run_sentences import attack_table, attack_top_k_words, clock_words
 from ldpcore.present.sentences import settings_line
 from pages.app_layer.controls.navigation import ensure_app

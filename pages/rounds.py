@@ -6,7 +6,7 @@ import streamlit as st
 
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present.commands import simulate_command
-from ldpcore.present.rounds_figures import averaging_figure, error_figure, spending_figure
+from ldpcore.present.figures.rounds import averaging_figure, error_figure, spending_figure
 from ldpcore.present.rounds_sentences import (
     averaging_words,
     chains_words,

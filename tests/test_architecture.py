@@ -199,3 +199,17 @@ def test_the_bare_install_is_the_engine_and_each_extra_is_named() -> None:
     unknown = ModuleNotFoundError("No module named 'numpyy'")
     unknown.name = "numpyy"
     assert missing_extra(unknown) is None
+
+
+#: The most lines a module of the core may have: past it, split it by concept.
+MODULE_LINES = 600
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(ROOT.joinpath("ldpcore").rglob("*.py")),
+    ids=lambda p: str(p.relative_to(ROOT / "ldpcore")),
+)
+def test_no_core_module_is_over_the_limit(path: Path) -> None:
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MODULE_LINES, f"{path.name} has {lines} lines: split it by concept"

@@ -25,7 +25,7 @@ from ldpcore.cli import main
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.rounds import run_rounds
 from ldpcore.formats import format_budget, format_margin, read_error
-from ldpcore.present.rounds_figures import error_figure, round_grid, spending_figure
+from ldpcore.present.figures.rounds import error_figure, round_grid, spending_figure
 from ldpcore.present.rounds_sentences import (
     averaging_words,
     chains_words,

@@ -81,7 +81,7 @@ def test_a_method_keeps_its_colour_and_dash_on_every_chart() -> None:
     colours = {t.name: t.line.color for t in lines.data}
     assert {t.name: t.marker.color for t in bars.data} == colours
     # Distinct colours up to the palette's size (then the dash and marker tell them apart).
-    assert len(set(colours.values())) == min(len(ALL), len(figures._COLOURS))
+    assert len(set(colours.values())) == min(len(ALL), len(figures.style.COLOURS))
     triples = {tuple(figures.method_style(m).values()) for m in ALL}
     assert len(triples) == len(ALL)
     assert {t.name: t.line.dash for t in lines.data} == {
@@ -329,7 +329,7 @@ def test_reference_lines_have_legend_entries() -> None:
         y_title="MSE",
         references=[("lower bound", np.array([1e-4, 5e-5]), "dot")],
     )
-    named = [trace.name for trace in figures._series(figure)]
+    named = [trace.name for trace in figures.text.legend_traces(figure)]
     assert figure.layout.showlegend is not False
     assert "lower bound" in named and "Base" in named
 

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore.advice.longitudinal import typical_error
-from ldpcore.present.figures import assemble
+from ldpcore.present.figures.style import assemble
 
 if TYPE_CHECKING:
     from ldpcore.advice.longitudinal import AveragingRow, CollectionPlan

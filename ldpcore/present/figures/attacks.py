@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ldpcore.formats import format_number
-from ldpcore.present.figures import assemble, method_style, reference_line
+from ldpcore.present.figures.style import assemble, method_style, reference_line
 
 #: The honest run's bars: one grey for every method, so the eye reads "with / without".
 HONEST_COLOUR = "rgb(170,170,170)"

@@ -1,0 +1,135 @@
+"""Charts of one collection's frequencies.
+
+The top values of a histogram, estimates with their intervals, and the class poll's
+answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+from numpy.typing import NDArray
+
+from ldpcore.formats import plain_html
+from ldpcore.present.figures.style import (
+    COLOURS,
+    method_style,
+    on_white,
+)
+
+#: The most values the histogram chart draws.
+TOP_VALUES = 50
+
+
+def top_values(labels: Sequence[str], counts: Sequence[float] | NDArray[Any]) -> go.Figure:
+    """The 50 most frequent values of a histogram, as bars (Your data).
+
+    The title says how many are drawn: every value when there are 50 or fewer.
+    """
+    top = pd.DataFrame({"value": list(labels), "count": list(counts)})
+    shown = min(TOP_VALUES, len(top))
+    top = top.sort_values("count", ascending=False, kind="stable").head(shown)
+    figure = go.Figure(go.Bar(x=top["value"], y=top["count"], marker_color=COLOURS[0]))
+    on_white(figure)
+    figure.update_layout(
+        title=(
+            f"The {shown} most frequent values"
+            if shown < len(labels)
+            else f"All {shown} value{'s' * (shown != 1)}, most frequent first"
+        ),
+        xaxis_title="value",
+        yaxis_title="count",
+        height=320,
+        margin={"t": 40, "b": 40},
+    )
+    return figure
+
+
+def _interval_error_y(table: pd.DataFrame) -> dict[str, Any]:
+    """Error bars from each ``estimate`` down to ``low`` and up to ``high``."""
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": table["high"] - table["estimate"],
+        "arrayminus": table["estimate"] - table["low"],
+    }
+
+
+def estimates_with_intervals(table: pd.DataFrame) -> go.Figure:
+    """The 50 largest ``estimate`` values with their ``low``–``high`` intervals (Your data)."""
+    top = table.sort_values("estimate", ascending=False, kind="stable").head(50)
+    figure = go.Figure(
+        go.Bar(
+            x=top["value"],
+            y=top["estimate"],
+            marker_color=COLOURS[6],
+            error_y=_interval_error_y(top),
+        )
+    )
+    on_white(figure)
+    figure.update_layout(
+        title="Consistent estimates (50 largest) with 95% intervals",
+        xaxis_title="value",
+        yaxis_title="frequency",
+        yaxis_tickformat=".2~%",
+        height=360,
+    )
+    return figure
+
+
+def poll_estimates(table: pd.DataFrame, method: str, *, base_only: bool = False) -> go.Figure:
+    """A live poll's answer shares: ``method``'s estimate with its interval, and Base.
+
+    ``table`` is :func:`ldpcore.collection.estimates.consistent_estimates_and_caveats`'s
+    (``value, base_estimate, estimate, low, high``), drawn in option order: Base as
+    markers (unbiased, possibly negative), the method as bars with their intervals.
+    ``base_only``: Base alone, with the 0% and 100% lines it crosses (the lesson's
+    second step: the noise before the fix).
+    """
+    style = method_style(method)
+    base = method_style("Base")
+    figure = go.Figure()
+    # The options are the teacher's words, shown as typed: Plotly reads tags such as
+    # <b> in labels and hover text, so those are given escaped (Plotly shows entities
+    # as their characters) while the data keeps the text itself.
+    shown = [plain_html(str(v)) for v in table["value"]]
+    hover = "%{hovertext}: %{y:.0%}<extra>%{fullData.name}</extra>"
+    if not base_only:
+        figure.add_bar(
+            x=table["value"],
+            y=table["estimate"],
+            name=f"{method} (with its 95% interval)",
+            marker_color=style["color"],
+            error_y=_interval_error_y(table),
+            hovertext=shown,
+            hovertemplate=hover,
+        )
+    figure.add_scatter(
+        x=table["value"],
+        y=table["base_estimate"],
+        name="Base (unbiased; can be negative)",
+        mode="markers",
+        marker={"color": base["color"], "symbol": "diamond", "size": 11},
+        hovertext=shown,
+        hovertemplate=hover,
+    )
+    figure.update_xaxes(tickvals=list(table["value"]), ticktext=shown)
+    if base_only:
+        for edge in (0.0, 1.0):
+            figure.add_hline(y=edge, line={"color": "#5F6B7A", "dash": "dot", "width": 1})
+    on_white(figure)
+    figure.update_layout(
+        title="The class's answers: Base, before post-processing"
+        if base_only
+        else f"The class's answers: {method} and Base",
+        xaxis_title="option",
+        yaxis_title="share of the class",
+        yaxis_tickformat=".0%",
+        height=380,
+        legend={"orientation": "h", "y": -0.2},
+        showlegend=True,
+    )
+    return figure
