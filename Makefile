@@ -39,8 +39,9 @@ format: $(VENV)/.stamp-test
 	$(BIN)/ruff check --fix .
 
 # The quick tier: lint, then every test that needs no browser, no server and no long
-# statistical run, on every core (pytest-xdist; about 5 minutes here from a clean
-# clone). pytest exits 5 when it collects nothing; a suite that runs no test fails here.
+# statistical run, on every core (pytest-xdist; its time here: benchmarks/README.md,
+# "The test tiers"). pytest exits 5 when it collects nothing; a suite that runs no test
+# fails here.
 test: lint
 	$(BIN)/python -m pytest -m "not browser and not slow" -n auto; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests"; exit 1; fi; exit $$rc

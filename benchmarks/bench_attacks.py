@@ -1,4 +1,4 @@
-"""A poisoned trial against an honest one: the cost of fake users (issue 56).
+"""A poisoned trial against an honest one: the cost of fake users.
 
 Target: a trial with fake users (any attack, β = 0.05, 3 targets) costs within 1.5× an
 honest trial of the same protocol at d = 1,024 (n = 10⁶, ε = 1, Zipf s = 1.5): the fake

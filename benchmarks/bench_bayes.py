@@ -1,4 +1,4 @@
-"""Bayes: time, effective sample size and split R̂ per protocol (issue 23, part 6).
+"""Bayes: time, effective sample size and split R̂ per protocol.
 
 Targets: countries (d = 248, n = 10⁶) within 1 s and Zipf(1.5) at d = 1,024 (n = 10⁶)
 within 3 s, each with an effective sample size of at least 400 for every value.

@@ -1,4 +1,4 @@
-"""Choose ε search time per bundled dataset, at the page's defaults (issue 13).
+"""Choose ε search time per bundled dataset, at the page's defaults.
 
 Five protocols (GRR, OLH, OUE, SS, HR), six methods, n = 1e6, top-10, target 0.5 pp,
 10 trials per point; one run per dataset: each protocol alone, their sum, and the wall

@@ -1,4 +1,4 @@
-"""Do the Class page's intervals hold the class's true shares at class sizes? (issue 36)
+"""Do the Class page's intervals hold the class's true shares at class sizes?
 
 Run: ``.venv/bin/python -m benchmarks.bench_class_intervals [--classes 200]``.
 Prints Markdown tables for benchmarks/README.md, "Intervals for a class".

@@ -1,5 +1,5 @@
-"""Wall time of the `ldpcore simulate` command, interpreter start included (issue 4),
-and of `ldpcore --help` (issue 26).
+"""Wall time of the `ldpcore simulate` command, interpreter start included,
+and of `ldpcore --help`.
 
 Run: ``.venv/bin/python benchmarks/bench_cli.py [--repeat 5]``.
 Targets: n = 1e6 within 1.5 s; n = 1e9 no slower than 1.2× that; ``--help`` within 0.3 s.

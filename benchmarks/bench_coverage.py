@@ -15,7 +15,7 @@ Usage::
     .venv/bin/python -m benchmarks.bench_coverage --values   # the per-value intervals
     .venv/bin/python -m benchmarks.bench_coverage --credible --blocks 100  # Bayes's
 
-The two configurations are issue 23's: OLH, ε = 1, n = 1e5, Zipf(1.5) d = 256, the full
+The two configurations: OLH, ε = 1, n = 1e5, Zipf(1.5) d = 256, the full
 query; and GRR, ε = 2, n = 1e4, d = 64, top-10; 30 trials per block (the Explorer's).
 """
 

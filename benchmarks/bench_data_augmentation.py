@@ -1,4 +1,4 @@
-"""Data augmentation (the Bayesian twin of IBU) against the tool's HMC, for GRR (issue 55).
+"""Data augmentation (the Bayesian twin of IBU) against the tool's HMC, for GRR.
 
 Run: ``.venv/bin/python -m benchmarks.bench_data_augmentation``. The posterior of GRR's
 frequencies under a Jeffreys prior, Dirichlet(½), from one collection (Zipf s = 1.5), by

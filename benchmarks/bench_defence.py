@@ -1,4 +1,4 @@
-"""The ones-count defence against fake users, for unary encoding, report by report (issue 56).
+"""The ones-count defence against fake users, for unary encoding, report by report.
 
 Run: ``.venv/bin/python -m benchmarks.bench_defence [--trials 20]``. Cao, Jia and Gong
 (USENIX Security 2021, Sec. 6) detect fake OUE reports by their number of ones; the

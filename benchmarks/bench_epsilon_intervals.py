@@ -1,7 +1,7 @@
 """How often Choose ε's stated 95% interval for the smallest ε holds the true crossing.
 
 Run: ``.venv/bin/python benchmarks/bench_epsilon_intervals.py [--repeats 100]
-[--truth-trials 400]`` (issue 39, item 5).
+[--truth-trials 400]``.
 
 For each workload (a bundled dataset or a Zipf set, one protocol, n = 10⁶, the page's
 default methods and trials) the Choose ε search runs ``--repeats`` times, each with its

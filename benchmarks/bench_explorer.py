@@ -1,4 +1,4 @@
-"""The Explorer's default simulation: the whole run and each method's share (issue 26).
+"""The Explorer's default simulation: the whole run and each method's share.
 
 Target: the default run (OLH, ε = 1, n = 10⁶, Zipf(1.5) d = 1,024, 30 trials, the
 default methods) in process within 0.12 s.

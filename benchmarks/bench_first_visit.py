@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python -m benchmarks.bench_first_visit [--rounds 6] [--query Q]``.
 With ``--query "?protocol=OUE&d=100000"`` the app is opened at that address (the
-slider's edge, issue 54): the minimal app is then skipped and the table gives the
+slider's edge): the minimal app is then skipped and the table gives the
 app's seconds alone.
 
 For each round it starts two fresh ``streamlit run`` servers in turn (127.0.0.1, free

@@ -1,4 +1,4 @@
-"""Bayes with a prior that learns (issue 39): its MSE against the MLE's, its intervals' coverage.
+"""Bayes with a prior that learns: its MSE against the MLE's, its intervals' coverage.
 
 For every protocol, ε ∈ {0.5, 2} and n ∈ {10², 10⁴, 10⁶} on Zipf(1.5), d = 64 (the
 regimes of the credible-interval table in benchmarks/README.md), and at d = 1,024 on
@@ -20,7 +20,7 @@ Printed per regime:
 * in how many collections the sampler warned that it had not converged, and in how many
   the pages and the CLI said, next to the interval, that the prior shapes the answer
   (:attr:`Posterior.prior_shapes_answer`): where the coverage falls short that note is
-  what item 3 of issue 39 asks for.
+  what a learned prior must show.
 
 Usage::
 

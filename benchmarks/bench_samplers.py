@@ -17,7 +17,7 @@ from _common import best_of, zipf_counts
 
 from ldpcore import get_protocol, protocol_names
 
-TARGET_MS = {"SS": 20.0, "HR": 20.0}  # the rest: 1 ms (issue 2)
+TARGET_MS = {"SS": 20.0, "HR": 20.0}  # the rest: 1 ms
 
 
 def fast_table(d: int, sizes: list[int], repeat: int) -> None:
@@ -74,7 +74,7 @@ def rounds_table(d: int, n: int, rounds: int, repeat: int) -> None:
     """A round of a repeated collection, per protocol with a chain, against OUE's trial.
 
     ``sample_rounds`` draws the memo once and each round from it; a round's cost is the
-    call's over ``rounds`` (issue 57's target: within 2× the protocol's one-shot trial; OUE's
+    call's over ``rounds`` (the target: within 2× the protocol's one-shot trial; OUE's
     is the common yardstick).
     """
     counts = zipf_counts(d, n)

@@ -1,4 +1,4 @@
-"""How long the central ε after shuffling takes, over the sliders' range (issue 38).
+"""How long the central ε after shuffling takes, over the sliders' range.
 
 Run: ``.venv/bin/python benchmarks/bench_shuffling.py``. For each local ε₀ and n the
 Choose ε page and ``ldpcore epsilon-context`` can ask (n from 100 to 10⁹; above 10⁹ the

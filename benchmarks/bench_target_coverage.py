@@ -1,6 +1,6 @@
 """How often Choose ε's answer meets a "within ±x, 95% of the time" target, measured.
 
-Run: ``.venv/bin/python benchmarks/bench_target_coverage.py [--trials 2000]`` (issue 54).
+Run: ``.venv/bin/python benchmarks/bench_target_coverage.py [--trials 2000]``.
 
 For each workload and each target kind ("each": a value asked about within ±x 95% of
 the time; "all": every value asked about within ±x at once, 95% of the time) the

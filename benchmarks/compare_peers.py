@@ -1,6 +1,6 @@
 """The same LDP workload in ldpcore and in two public libraries, in one run.
 
-Workload (issue 2): Zipf s = 1.5, d = 1024, ε = 1, one trial of randomize +
+Workload: Zipf s = 1.5, d = 1024, ε = 1, one trial of randomize +
 aggregate + estimate, n = 1e5 and 1e6, for GRR, OLH and OUE.
 
 Peers: pure-ldp and multi-freq-ldpy, installed by the optional extra

@@ -1,6 +1,6 @@
 """The slow path for ``ldpcore.data.tables``: Python's ``csv`` reader, one row at a time.
 
-This was the product's reader until pandas' C parser replaced it (issue 55: one
+This was the product's reader until pandas' C parser replaced it (one
 reader); it stays here, independent of the product's tokenising and checks, so the
 tests can say that the product reads every file as ``csv`` does and writes the same
 message about the same line. Its one change from the old product: line ends are made

@@ -90,7 +90,7 @@ def format_error(value: float) -> str:
 
     ``3.69×10⁻⁶`` rather than ``3.69e-6``: it reads as a number to people who do not write
     code, and it holds no break opportunity, so a narrow table cell never splits it into
-    "3.69e-" and "6" (issue 25). :func:`read_error` reads it back.
+    "3.69e-" and "6". :func:`read_error` reads it back.
 
     Examples
     --------
@@ -254,7 +254,7 @@ def round_up(value: float, digits: int = 3) -> float:
 
     The smallest ε that meets a target, shown rounded to nearest, can be just below it
     (0.39043 shown as 0.39): a specification copied from the page would miss the
-    target. Rounded up, the ε a person copies meets it (issue 54).
+    target. Rounded up, the ε a person copies meets it.
 
     Examples
     --------
@@ -325,7 +325,7 @@ def plain_html(text: str) -> str:
     Every character that starts markup (``<``, ``&``, ``*``, ``_``, ``$``, ``:``, ``[``,
     backquotes and the like) becomes an HTML entity, which both HTML and Streamlit's
     Markdown show as the character itself (a teacher's ``**bold**``, ``$x^2$`` or
-    ``:red[...]`` stays those characters; issue 53).
+    ``:red[...]`` stays those characters).
 
     Examples
     --------

@@ -130,7 +130,7 @@ st.caption(f"Searched on {search_executor()[2]}, protocols in parallel.")
 
 winner = winning_answer(answers)
 # The answer's ε as printed everywhere (rounded up): the page's section and the
-# decision record describe this one (issue 54).
+# decision record describe this one.
 answer_epsilon = None if winner.epsilon is None else round_up(winner.epsilon)
 st.success(epsilon_sentence(winner, int(n)))
 caveat = interval_note(winner, config.query)
@@ -138,8 +138,8 @@ if caveat:
     st.warning(caveat)
 table = answers_table(answers)
 # The long cells (why, the consistent option) get wide columns, and the reasons are
-# also given in full below: a table cell cuts a sentence off where it runs out (issue 25).
-# Every column's header explains the terms its cells use, where they are read (issue 54).
+# also given in full below: a table cell cuts a sentence off where it runs out.
+# Every column's header explains the terms its cells use, where they are read.
 wide = {"why", "a proper distribution at this ε"}
 st.dataframe(
     table,
@@ -155,7 +155,7 @@ st.dataframe(
 )
 with st.expander("Why, for each protocol, in full"):
     st.markdown("\n".join(f"- **{a.protocol}**: {epsilon_reason(a)}" for a in answers))
-# Every term the answer uses, in plain words, where it is read (issue 54).
+# Every term the answer uses, in plain words, where it is read.
 said = " ".join([epsilon_sentence(winner, int(n)), caveat, table.to_string()])
 with st.expander("What these words mean", icon=":material/menu_book:"):
     st.markdown(glossary_markdown(terms_in(said)))

@@ -1,5 +1,5 @@
 """Class: a live poll. Students answer from their own browsers; the class sees what every
-post-processing method makes of its own randomized reports (issues 24, 36 and 53).
+post-processing method makes of its own randomized reports.
 
 A projector view (``?view=projector``) shows the class what the teacher chooses, with
 no control. Only the teacher runs a poll: the browser that started it (its key is in a cookie, never
@@ -98,7 +98,7 @@ def live_results(code: str) -> None:
 code = st.query_params.get("poll", "")
 legacy = st.query_params.get("key", "")
 if code and legacy:
-    # A link from before issue 53 carried the key in the address: it moves to this
+    # A link from an earlier version carried the key in the address: it moves to this
     # browser's own key, and leaves the address bar.
     if store.check_key(code, legacy):
         store.adopt(code, legacy, key)

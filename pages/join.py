@@ -1,4 +1,4 @@
-"""Join a live class poll: the question, the options and "Send my answer" (issue 24).
+"""Join a live class poll: the question, the options and "Send my answer".
 
 The answer never reaches this server: the form is a custom component whose JavaScript
 randomizes it in the browser (``ldpcore/live/web/randomizer.js``) and sends only the report,

@@ -1,4 +1,4 @@
-"""Collecting again: the same users asked every day, week or month (issue 57)."""
+"""Collecting again: the same users asked every day, week or month."""
 
 from __future__ import annotations
 

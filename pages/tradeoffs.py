@@ -19,7 +19,7 @@ from pages.app_layer.views.exports import downloads
 ensure_app(__file__)
 st.title("ε trade-offs")
 config: ExperimentConfig = require_config()
-# The page's answer comes first (issue 25: a headline where a reader starts); it is
+# The page's answer comes first (a headline where a reader starts); it is
 # filled in once the users sweep below has run.
 headline = st.empty()
 

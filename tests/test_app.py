@@ -349,7 +349,7 @@ def test_learn_compares_a_good_and_a_wrong_prior() -> None:
 
 
 def test_every_chart_has_a_text_alternative_and_its_data() -> None:
-    """Issue 25 (WCAG 1.1.1): under each chart a sentence says what it shows, and a
+    """(WCAG 1.1.1) under each chart a sentence says what it shows, and a
     toggle opens the data behind it as a table."""
     at = small(app())
     sentences = [c.value for c in at.caption if c.value.startswith('Chart "')]
@@ -364,7 +364,7 @@ def test_every_chart_has_a_text_alternative_and_its_data() -> None:
 def test_the_class_page_starts_a_poll_or_says_what_to_change() -> None:
     """The Class page: a poll with one option is refused in words; a good one starts with
     no key in its address, and the browser that started it (its session's key) runs it;
-    another browser opening the same address sees nothing of it (issues 24 and 53)."""
+    another browser opening the same address sees nothing of it."""
     at = app()
     at.run()
     at.switch_page("pages/class.py")

@@ -1,4 +1,4 @@
-"""The Fake users page through AppTest (issue 56): it runs the attack the controls name,
+"""The Fake users page through AppTest: it runs the attack the controls name,
 shows the same numbers as the core, and restores from the URL."""
 
 from __future__ import annotations

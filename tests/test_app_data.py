@@ -205,7 +205,7 @@ def test_choose_epsilon_answers_in_one_sentence_with_risk() -> None:
     # The section describes the answer's ε as the sentence prints it (rounded up).
     printed = re.search(r"from ε [=≈] ([0-9.]+)", sentence)
     assert printed and float(printed.group(1)) == inspected
-    # The words of the answer, each explained where it is read (issue 54).
+    # The words of the answer, each explained where it is read.
     from ldpcore.present.glossary import GLOSSARY  # noqa: PLC0415
 
     listed = " ".join(m.value for m in at.markdown)
@@ -216,7 +216,7 @@ def test_choose_epsilon_answers_in_one_sentence_with_risk() -> None:
     assert {"local", "central"} <= set(context["model"])
     assert context["link"].str.startswith("https://").all()
     assert context_sentence(inspected) in " ".join(m.value for m in at.markdown)
-    # Issue 38: the inspected ε after shuffling among the page's n users, and over a year.
+    # the inspected ε after shuffling among the page's n users, and over a year.
     from ldpcore.advice.shuffling import numerical_epsilon  # noqa: PLC0415
     from ldpcore.formats import format_budget  # noqa: PLC0415
 
@@ -363,7 +363,7 @@ def test_collected_output_with_bayes_and_a_prior_from_a_bundled_histogram() -> N
 
 def test_an_unsettled_bayes_sampler_is_said_on_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
     """Python warnings do not reach a page: a sampler that stopped before its checks
-    passed is said in the warning next to the intervals (issue 39)."""
+    passed is said in the warning next to the intervals."""
     from ldpcore.collection.estimates import example_collected  # noqa: PLC0415
     from ldpcore.postprocess import Bayes  # noqa: PLC0415
 
@@ -385,7 +385,7 @@ def test_an_unsettled_bayes_sampler_is_said_on_the_page(monkeypatch: pytest.Monk
 
 
 def test_choose_epsilon_asks_all_at_once_in_people_s_words() -> None:
-    """Issue 54: the target "all values within ±x at once, 95% of the time" gives a
+    """the target "all values within ±x at once, 95% of the time" gives a
     larger ε than "each value", the chart measures that margin against the target line,
     and the table's headers explain the terms their cells use."""
     at = open_page("pages/choose_epsilon.py")

@@ -213,3 +213,21 @@ MODULE_LINES = 600
 def test_no_core_module_is_over_the_limit(path: Path) -> None:
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MODULE_LINES, f"{path.name} has {lines} lines: split it by concept"
+
+
+ISSUE_NUMBER = re.compile(r"\bissues? \d+|\bissue-\d+", re.IGNORECASE)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [*SOURCES, ROOT / "app.py", *ROOT.joinpath("ldpcore").rglob("*.js")],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_the_code_gives_reasons_not_issue_numbers(path: Path) -> None:
+    """A reader of the code has no issue tracker: a comment says why, not which issue."""
+    found = [
+        f"{path.name}:{number}"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if ISSUE_NUMBER.search(line)
+    ]
+    assert found == []

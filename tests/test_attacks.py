@@ -1,4 +1,4 @@
-"""Fake users (issue 56): the attacks' gains against Cao, Jia and Gong's formulas and by
+"""Fake users: the attacks' gains against Cao, Jia and Gong's formulas and by
 simulation, the fast draws against the fake reports themselves, and the reports' validity.
 
 * Closed forms: Cao, Jia and Gong, USENIX Security 2021, Sec. 4 (GRR, OUE, OLH), written

@@ -371,16 +371,16 @@ def test_the_decision_record_downloads_and_opens_with_its_chart(
     button = page.get_by_role("button", name="Decision record (HTML)")
     button.wait_for(timeout=120_000)
     answer = page.get_by_text(re.compile(r"meets your target from ε [≈=]")).first.inner_text()
-    # Issue 38: beside what ε means for one person, its central ε after shuffling among
+    # beside what ε means for one person, its central ε after shuffling among
     # the page's users and what a year of daily reports costs, each in one sentence.
     shuffled = page.get_by_text(re.compile(r"are together central ε = [\d.]+ at δ = 10⁻⁶"))
     shuffled.wait_for()
     repeated = page.get_by_text(re.compile(r"per day for 365 days with fresh randomization"))
     repeated.wait_for()
-    # Issue 57: the ways to collect every day for a year with the answer's protocol.
+    # the ways to collect every day for a year with the answer's protocol.
     plans = page.get_by_text(re.compile(r"^Collected every day for 365 days from")).first
     plans.wait_for()
-    # The page's words, to set beside the record's (issue 54: the page equal to its record).
+    # The page's words, to set beside the record's (the page equal to its record).
     page_shuffled, page_repeated = shuffled.inner_text(), repeated.inner_text()
     page_plans = plans.inner_text()
     with page.expect_download(timeout=60_000) as download_info:

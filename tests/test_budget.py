@@ -1,4 +1,4 @@
-"""A class server one visitor cannot stall (issue 36, part 4): the cost model, the
+"""A class server one visitor cannot stall: the cost model, the
 budget, the chunked runs that leave a worker free and stop when asked.
 """
 
@@ -61,7 +61,7 @@ def test_costs_grow_with_the_domain_the_trials_and_the_methods() -> None:
 
 def test_the_dearest_settings_are_above_the_default_budget_and_the_defaults_below() -> None:
     """Subset Selection at the d slider's end is the dearest setting (about 40 s of one
-    core for 30 trials); HR at d = 16,384, 66 s before issue 37, is now within the
+    core for 30 trials); HR at d = 16,384, 66 s before its row sampler, is now within the
     budget (about 3 s); the Explorer's default about 0.1 s."""
     dearest = ExperimentConfig(dataset="zipf:d=100000,s=1.5", n=10**6, protocol="SS", epsilon=1.0)
     hr = ExperimentConfig(dataset="zipf:d=16384,s=1.5", n=10**6, protocol="HR", epsilon=1.0)
@@ -149,7 +149,7 @@ def test_the_explorer_asks_before_a_run_above_the_budget(monkeypatch: pytest.Mon
 def test_a_cheap_protocol_at_the_slider_s_end_asks_too(monkeypatch: pytest.MonkeyPatch) -> None:
     """OUE at d = 100,000 is within the budget, but its first chart took 2.4 s after the
     slider moved (3.2 s at 65,536; measured, ``ASK_FIRST_ABOVE``): the page asks first,
-    says why, and draws every trial once asked (issue 54, item 7)."""
+    says why, and draws every trial once asked."""
     at = app_page(
         monkeypatch, "pages/explorer.py", {"protocol": "OUE", "d": "100000", "trials": "3"}
     )

@@ -1,4 +1,4 @@
-"""Intervals a class of five can trust (issue 36, part 3).
+"""Intervals a class of five can trust.
 
 The exact interval (ldpcore.postprocess.intervals.exact_intervals) is checked against
 an independent slow path (each k's distribution by direct convolution, no FFT), its

@@ -1,4 +1,4 @@
-"""A live class served on the network, as the README's class command serves it (issue 36).
+"""A live class served on the network, as the README's class command serves it.
 
 The server listens on every interface (``make run HOST=0.0.0.0``). The teacher opens the
 Class page through ``127.0.0.2``, a loopback address standing in for the laptop's

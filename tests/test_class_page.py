@@ -1,4 +1,4 @@
-"""The Class page's lesson (issue 36, part 5), drawn by AppTest on a poll with reports:
+"""The Class page's lesson, drawn by AppTest on a poll with reports:
 the sentence a teacher reads out leads, and the steps reveal the reports, then Base,
 then the consistent estimates.
 """

@@ -1,5 +1,5 @@
 """A class server that one visitor cannot stall or flood, and that a crash cannot cheat
-(issue 36): the report cap from real browsers, and the Streamlit server itself SIGKILLed
+: the report cap from real browsers, and the Streamlit server itself SIGKILLed
 while students send (every report a student saw confirmed is stored exactly once, and a
 student whose send never completed can still send, the same report).
 """
@@ -135,8 +135,8 @@ def _complete(page: Page) -> bool:
 def test_a_run_above_the_budget_asks_first_runs_beside_others_and_stops(
     browser: Browser, tmp_path: Path
 ) -> None:
-    """A run above the budget (HR at d = 16,384: 66 s of both cores in issue 36, about
-    3 s since issue 37, here with a budget of 1 s) draws its first trials, asks before
+    """A run above the budget (HR at d = 16,384: 66 s of both cores once, about
+    3 s since its row sampler, here with a budget of 1 s) draws its first trials, asks before
     the rest, and leaves the server idle; two visitors' runs above the budget proceed
     side by side; Stop stops."""
     ARTIFACTS.mkdir(exist_ok=True)

@@ -1,4 +1,4 @@
-"""A class the teacher can trust (issue 53), below the browser: the store's rules for
+"""A class the teacher can trust, below the browser: the store's rules for
 one report per student, the teacher's controls, the handover, the addresses; who may
 start polls; the form's advice against the users-needed computation; and a read-out
 that never names a leader it cannot separate.

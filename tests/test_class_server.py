@@ -1,4 +1,4 @@
-"""A class server that stays in the room (issue 53): served as the README serves a class,
+"""A class server that stays in the room: served as the README serves a class,
 it opens no connection beyond this machine, at start-up or during a class; its log says
 what its operator needs and is not flooded; and nothing it started outlives it, SIGKILL
 included.

@@ -1,4 +1,4 @@
-"""A class the teacher can trust (issue 53), with real browsers on their own addresses.
+"""A class the teacher can trust, with real browsers on their own addresses.
 
 The app is served as the README serves a class (every interface). The teacher's browser
 is on the server's machine (``127.0.0.1``); each phone reaches the server through its

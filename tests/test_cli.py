@@ -305,7 +305,7 @@ def test_postprocess_unreadable_file(tmp_path) -> None:
 
 
 def test_a_progress_line_counts_down_and_ends_its_line(capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 28: long runs say how far they are (on stderr), and quick ones stay quiet."""
+    """long runs say how far they are (on stderr), and quick ones stay quiet."""
     from ldpcore.cli._args import ProgressLine  # noqa: PLC0415
 
     with ProgressLine("simulating trials", quiet_seconds=0.0) as line:
@@ -344,7 +344,7 @@ HELP_AND_USAGE_ERRORS = [
 
 @pytest.mark.parametrize("arguments", HELP_AND_USAGE_ERRORS, ids=" ".join)
 def test_help_and_usage_errors_load_neither_pandas_nor_scipy(arguments: list[str]) -> None:
-    """Issue 26: the command line answers --help and a usage error at once; pandas and
+    """the command line answers --help and a usage error at once; pandas and
     scipy (about a second between them) load only when a command runs.
 
     Measured against a bare interpreter's start: the toy run (``make test-toys``) loads
@@ -418,7 +418,7 @@ PROGRESS_CASES = {
 
 @pytest.mark.parametrize("label", list(PROGRESS_CASES))
 def test_every_long_command_draws_a_progress_line(label: str) -> None:
-    """Issue 28: with the quiet second set to 0, each command's progress line shows on a
+    """with the quiet second set to 0, each command's progress line shows on a
     small case, on stderr, and ends its line before anything else is printed."""
     import os  # noqa: PLC0415
 
@@ -435,7 +435,7 @@ def test_every_long_command_draws_a_progress_line(label: str) -> None:
 
 
 def test_sweep_and_reproduce_draw_the_same_progress_line(tmp_path: Path) -> None:
-    """Issue 55: one progress printer (``_args.ProgressLine``) for every command; the
+    """one progress printer (``_args.ProgressLine``) for every command; the
     sweep's and the reproduction's lines read like the others and end before the
     summary is printed."""
     import os  # noqa: PLC0415
@@ -523,7 +523,7 @@ def test_recommend_and_bayes_draw_progress_lines(tmp_path, label: str, extra: li
 
 
 def test_choose_epsilon_uses_the_cores_by_default_with_the_same_answers() -> None:
-    """Issue 26: the command searches protocols in parallel as the page does; the
+    """the command searches protocols in parallel as the page does; the
     answers are those of one process (each protocol's search is seeded on its own)."""
     search = [*SMALL_SEARCH, "--format", "json"]
     search[search.index("GRR")] = "GRR,OUE"
@@ -531,7 +531,7 @@ def test_choose_epsilon_uses_the_cores_by_default_with_the_same_answers() -> Non
     single = ldpcore("choose-epsilon", *search, "--workers", "1")
     assert parallel.returncode == 0 == single.returncode, parallel.stderr + single.stderr
     assert json.loads(parallel.stdout) == json.loads(single.stdout)
-    # Issue 39: each answer carries the measured caveat on its ε interval ("" where the
+    # each answer carries the measured caveat on its ε interval ("" where the
     # interval was measured to cover: single-value queries and Base).
     for answer in json.loads(single.stdout)["answers"]:
         assert answer["interval_note"] == ""

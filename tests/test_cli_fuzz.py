@@ -1,4 +1,4 @@
-"""A property-based fuzz of the command line's arguments (issue 17).
+"""A property-based fuzz of the command line's arguments.
 
 Every command is run in this process with arguments drawn from valid values, edge
 values and garbage. Whatever comes in, the outcome is a result (exit 0) or one

@@ -210,7 +210,7 @@ def test_audit_passes_every_shipped_protocol(name: str, epsilon: float) -> None:
 
 
 def test_audit_reports_progress_and_the_same_verdict() -> None:
-    """Issue 28: the audit tells a callback how many reports it has randomized."""
+    """the audit tells a callback how many reports it has randomized."""
     protocol = get_protocol("OUE", epsilon=1.0, domain_size=2000)
     seen: list[tuple[int, int]] = []
     watched = audit(protocol, runs=3000, rng=2, progress=lambda *step: seen.append(step))
@@ -513,7 +513,7 @@ def test_a_task_that_kills_every_worker_ends_in_one_clear_error() -> None:
 
 
 def test_the_default_audit_is_bounded_at_large_d_and_says_so() -> None:
-    """Issue 26: at d = 20,000 a SUE report is 20,000 cells; the default runs shrink to
+    """at d = 20,000 a SUE report is 20,000 cells; the default runs shrink to
     the cell budget (the randomizer still runs whole), and the verdict says so. Asking
     for runs is honoured; a small protocol keeps the full default."""
     from ldpcore.collection.audit import (  # noqa: PLC0415

@@ -1,4 +1,4 @@
-"""A class moving its sliders together is served first trials first (issue 37).
+"""A class moving its sliders together is served first trials first.
 
 The record of who asked for new runs (:mod:`ldpcore.experiments.crowd`) with a clock of the
 test's own, then the Explorer on a crowded server: drawn from its first trials with a

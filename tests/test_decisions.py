@@ -139,9 +139,9 @@ def test_choose_epsilon_where_post_processing_cannot_help(protocol: str) -> None
 def test_choose_epsilon_simulates_nothing_above_base_s_exact_epsilon_when_base_wins() -> None:
     """Where Base is exact (Eq. 3) and no method can need less ε, points above Base's ε
     would only extend curves that cannot change the answer: the search stops there
-    (issue 26: words took 6.0 s, 4.6 s without them, the same answers). The one
+    (words took 6.0 s, 4.6 s without them, the same answers). The one
     exception: a consistent option that misses the target at Base's ε is followed up
-    to where it meets it (issue 54), and no further than one step beyond."""
+    to where it meets it, and no further than one step beyond."""
     (answer,) = choose_epsilon(
         _config("countries", 10**6, "topk:k=10"), target_rmse=0.005, protocols=["OLH"]
     )
@@ -286,7 +286,7 @@ def test_choose_epsilon_command_json_contract() -> None:
 
 
 def test_choose_epsilon_takes_a_target_in_people_s_words() -> None:
-    """``--target each:X`` and ``all:X`` (issue 54): all at once needs more ε than each,
+    """``--target each:X`` and ``all:X``: all at once needs more ε than each,
     which needs more than an RMSE of X; the JSON says which target was searched."""
     found = {}
     for spec in ("rmse:0.005", "each:0.005", "all:0.005"):
@@ -503,7 +503,7 @@ def test_users_saved_follow_the_paired_interval() -> None:
 def test_the_epsilon_to_use_never_costs_more_than_bases(
     dataset: str, protocol: str, query: str, seed: int
 ) -> None:
-    """Issue 23: the ε advised is never above Base's, and reachable wherever Base's is."""
+    """the ε advised is never above Base's, and reachable wherever Base's is."""
     config = dataclasses.replace(_config(dataset, 10**6, query), seed=seed)
     (answer,) = choose_epsilon(config, target_rmse=0.005, protocols=[protocol])
     # Single-value queries: Base's ε is Eq. 3's crossing, exactly (no interval).
@@ -567,7 +567,7 @@ def _zero_inflated_block(rng: np.random.Generator, trials: int) -> np.ndarray:
 
 @pytest.mark.parametrize(("interval", "covers"), [("bootstrap", True), ("fieller", False)])
 def test_ratio_intervals_cover_zero_inflated_differences(interval: str, covers: bool) -> None:
-    """Issue 23: a 95% interval must cover 95% of the time on skewed, mostly-zero
+    """a 95% interval must cover 95% of the time on skewed, mostly-zero
     differences. The old Fieller/t interval is run too, to show the check can fail."""
     truth = 1 - 0.26 * 0.6 * 0.5
     rng = np.random.default_rng(7)
@@ -595,7 +595,7 @@ def test_a_significant_difference_within_the_margin_reads_about_the_same() -> No
 
 def test_the_resamples_are_made_once_per_size_and_cannot_be_changed() -> None:
     """Each row draws ``trials`` trials with replacement; the cached matrix is shared by
-    every comparison of that size (issue 37), so it must be read-only."""
+    every comparison of that size, so it must be read-only."""
     from ldpcore.stats.compare import BOOTSTRAP_RESAMPLES, _resample_weights  # noqa: PLC0415
 
     weights = _resample_weights(30)

@@ -1,4 +1,4 @@
-"""The ones-count test against fake users (issue 56): its false alarms exactly, what it
+"""The ones-count test against fake users: its false alarms exactly, what it
 catches and what it cannot see."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Docs a test keeps true (issue 55, item 3): what ARCHITECTURE.md and the README state
+"""Docs a test keeps true: what ARCHITECTURE.md and the README state
 about the code is checked against the code, so a change that makes them wrong fails."""
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def test_every_command_s_own_example_parses() -> None:
 
 
 def test_no_test_imports_the_benchmarks() -> None:
-    """Issue 55: what tests and benchmarks share is in ``devtools/``; a benchmark is a
+    """what tests and benchmarks share is in ``devtools/``; a benchmark is a
     script that prints results, never a library a test depends on."""
     offenders = [
         path.name
@@ -108,7 +108,7 @@ def test_no_test_imports_the_benchmarks() -> None:
 
 
 def test_the_readme_quotes_benchmark_rows_that_exist() -> None:
-    """Issue 55: the README quotes a timing by naming its row of the benchmarks' results
+    """the README quotes a timing by naming its row of the benchmarks' results
     table, not by repeating a figure that goes stale; each named row must exist."""
     table = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
     targets = [

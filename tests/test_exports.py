@@ -125,12 +125,12 @@ def test_choose_epsilon_notebook_gives_the_search_s_answer() -> None:
     answers = choose_epsilon(config, target_rmse=0.02, protocols=["GRR", "OLH"])
     assert epsilons == [answer.epsilon for answer in answers]
     assert printed[0].strip() == epsilon_sentence(winning_answer(answers), config.n)
-    # Then the chosen ε in context (issue 38): shuffled among the config's n, over a year.
+    # Then the chosen ε in context: shuffled among the config's n, over a year.
     from ldpcore.advice.epsilon_context import epsilon_context  # noqa: PLC0415
     from ldpcore.formats import round_up  # noqa: PLC0415
     from ldpcore.present.sentences import repeated_sentence, shuffle_sentence  # noqa: PLC0415
 
-    # The ε as the page prints it, rounded up (issue 54).
+    # The ε as the page prints it, rounded up.
     context = epsilon_context(round_up(winning_answer(answers).epsilon or 1.0), config.n)
     assert printed[1].strip().splitlines() == [
         shuffle_sentence(context.shuffled),
@@ -151,7 +151,7 @@ def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path
     risk = pd.DataFrame(
         [{"protocol": "OLH", "attacker guesses right": 0.25, "guessing without the report": 0.2}]
     )
-    # Collected weekly for a year with the answer's protocol (issue 57): the same words.
+    # Collected weekly for a year with the answer's protocol: the same words.
     from ldpcore.advice.longitudinal import collection_plans  # noqa: PLC0415
     from ldpcore.present.rounds_sentences import plans_words  # noqa: PLC0415
     from ldpcore.protocols import get_protocol  # noqa: PLC0415
@@ -188,7 +188,7 @@ def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path
     assert 'id="collecting-again">Collected again and again' in page
     assert re.search(r"(larger than|smaller than|the same as) your ε after shuffling", page)
     assert "than than" not in page
-    # Every term the record uses is explained in it, in plain words (issue 54).
+    # Every term the record uses is explained in it, in plain words.
     from ldpcore.present.glossary import GLOSSARY, terms_in  # noqa: PLC0415
 
     readable = re.sub(r"<script.*?</script>", " ", page, flags=re.S)
@@ -211,7 +211,7 @@ def test_decision_record_holds_the_answer_and_its_command_reproduces_it(tmp_path
 
 
 def test_the_record_and_its_command_carry_a_target_in_people_s_words() -> None:
-    """Issue 54: a target "all within ±0.5 pp at once" is said in the record's inputs,
+    """a target "all within ±0.5 pp at once" is said in the record's inputs,
     and its command asks the same (--target all:0.005), read back by the CLI."""
     from ldpcore.advice.targets import AccuracyTarget  # noqa: PLC0415
 

@@ -107,9 +107,7 @@ def test_hr_likelihood_methods_converge_at_a_tiny_epsilon() -> None:
         methods=("Base", "MLE", "IBU"),
         trials=4,
     )
-    start = time.monotonic()
     summary = run(config).summary.set_index("method")
-    assert time.monotonic() - start < 30
     assert (summary["converged"] == 1).all()
     # The exact MLE is at least as accurate as Base here, up to trial noise.
     assert summary.loc["MLE", "mse"] < 3 * summary.loc["Base", "mse"]
@@ -257,7 +255,7 @@ def test_csv_reports_carry_their_parameters(
 
 
 def test_an_output_link_stays_a_link_and_its_file_is_replaced(tmp_path: Path) -> None:
-    """Issue 28: --output through a symbolic link replaced the link by a file."""
+    """--output through a symbolic link replaced the link by a file."""
     from ldpcore._files import replacing  # noqa: PLC0415
 
     real = tmp_path / "data" / "out.csv"
@@ -272,7 +270,7 @@ def test_an_output_link_stays_a_link_and_its_file_is_replaced(tmp_path: Path) ->
 
 
 def test_an_output_pipe_is_written_into_not_replaced(tmp_path: Path) -> None:
-    """Issue 28: a named pipe (or /dev/stdout) was renamed over, not written into."""
+    """a named pipe (or /dev/stdout) was renamed over, not written into."""
     import threading  # noqa: PLC0415
 
     from ldpcore._files import replacing  # noqa: PLC0415
@@ -307,7 +305,7 @@ def test_the_command_line_writes_to_dev_stdout(tmp_path: Path) -> None:
 def test_reproduce_stopped_before_any_recipe_leaves_no_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 28: `reproduce` killed early left an empty folder behind."""
+    """`reproduce` killed early left an empty folder behind."""
     import ldpcore.reproduce as reproducing  # noqa: PLC0415
 
     def stopped(*_args: object, **_kwargs: object) -> None:

@@ -1,4 +1,4 @@
-"""HR's row-likelihood MLE with Newton steps by conjugate gradients (issue 37).
+"""HR's row-likelihood MLE with Newton steps by conjugate gradients.
 
 Above d = 64 HR's rows are climbed with a Newton step solved by conjugate gradients on
 Hessian products (two FWHTs each). These tests hold it to references that share none
@@ -111,7 +111,7 @@ def test_ibu_on_the_rows_equals_the_mle_at_large_d() -> None:
 def test_the_mle_from_the_projected_base_estimate_is_the_mle_from_uniform(
     d: int, epsilon: float
 ) -> None:
-    """MLE starts EM at the projected Base estimate (issue 37: fewer Newton steps at large
+    """MLE starts EM at the projected Base estimate (fewer Newton steps at large
     d); the likelihood is concave, so the top it reaches is the one from uniform."""
     from ldpcore.postprocess.base import Context  # noqa: PLC0415
     from ldpcore.postprocess.mle import context_model, maximum_likelihood  # noqa: PLC0415

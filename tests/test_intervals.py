@@ -1,4 +1,4 @@
-"""An interval on every estimate (issue 23, part 4): coverage, bounds, the CLI contract.
+"""An interval on every estimate: coverage, bounds, the CLI contract.
 
 The intervals (ldpcore.postprocess.intervals) are score intervals for the true frequency from the
 Base estimate's exact variance, widened to hold the method's estimate. They are checked

@@ -1,4 +1,4 @@
-"""The Learn page's fake users (issue 56): real reports, their effect, the words' claim."""
+"""The Learn page's fake users: real reports, their effect, the words' claim."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Which address the join link uses, in every case the page can meet (issue 36).
+"""Which address the join link uses, in every case the page can meet.
 
 The browser test (tests/test_class_network.py) serves the app on every interface and
 reads the links; these cover the cases a test machine cannot produce (a proxy's base

@@ -1,4 +1,4 @@
-"""Fake users against every method (issue 56): the run, its closed form, its words and
+"""Fake users against every method: the run, its closed form, its words and
 the command line."""
 
 from __future__ import annotations

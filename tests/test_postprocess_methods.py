@@ -160,7 +160,7 @@ def test_invariants_from_metadata(name: str, case: tuple[str, float, int, np.nda
 def test_a_stack_of_estimates_gives_each_estimate_s_answer_bit_for_bit(
     name: str, case: tuple[str, float, int, np.ndarray], rows: int
 ) -> None:
-    # A simulation post-processes its trials as one stack (issue 37): each row's answer
+    # A simulation post-processes its trials as one stack: each row's answer
     # must be the one a call on that row alone gives, whatever else is in the stack, or
     # a run's numbers would depend on how its trials were chunked.
     protocol_name, epsilon, n, estimate = case
@@ -434,7 +434,7 @@ def test_ibu_warm_started_at_the_exact_maximum_confirms_it(protocol_name: str) -
     [("GRR", False), ("OLH", False), ("OUE", True), ("HR", True), ("HR", False)],
 )
 def test_ibu_from_mle_output_is_ibu_bit_for_bit(protocol_name: str, tallies: bool) -> None:
-    """A run of MLE and IBU hands MLE's maximiser to IBU (issue 37): the answer is IBU's
+    """A run of MLE and IBU hands MLE's maximiser to IBU: the answer is IBU's
     own, bit for bit, with or without an exact maximiser (HR's rows and OUE's reports
     have none, and IBU then climbs from uniform either way)."""
     from ldpcore.errors import InputError  # noqa: PLC0415
@@ -463,7 +463,7 @@ def test_ibu_from_mle_output_is_ibu_bit_for_bit(protocol_name: str, tallies: boo
 def test_diagonal_newton_step_sends_values_without_curvature_to_zero(seed: int) -> None:
     """Values the likelihood is linear in (GRR's values no report names: curvature 0)
     go to 0 when their slope is below λ; the others solve the curved values' model,
-    against bisection on Σ δ = 0. Such values used to make the step None (issue 37)."""
+    against bisection on Σ δ = 0. Such values used to make the step None."""
     from ldpcore.protocols.simplex_newton import diagonal_newton  # noqa: PLC0415
 
     rng = np.random.default_rng(seed)
@@ -672,7 +672,7 @@ def test_norm_cut_keeps_the_top_group_when_it_alone_exceeds_one(
 
 @pytest.mark.parametrize("name", ALL)
 def test_an_absurd_estimate_is_refused_not_turned_into_nan(name: str) -> None:
-    """Issue 28: 1e308 everywhere made MLE-Apx return NaN and Norm-Sub raise IndexError."""
+    """1e308 everywhere made MLE-Apx return NaN and Norm-Sub raise IndexError."""
     protocol = get_protocol("GRR", epsilon=5.0, domain_size=16)
     with pytest.raises(ValueError, match="frequency estimates, at most"):
         get_method(name)(np.ones(16) * 1e308, protocol=protocol, n=10**12)

@@ -215,7 +215,7 @@ def test_secure_olh_buckets_are_grr_over_g() -> None:
 
 
 def test_the_audit_refuses_a_confidence_that_is_no_evidence() -> None:
-    """Issue 28: at 0.5 a correct randomizer was reported as a violation half the time."""
+    """at 0.5 a correct randomizer was reported as a violation half the time."""
     from ldpcore.collection.audit import audit  # noqa: PLC0415
     from ldpcore.protocols import get_protocol  # noqa: PLC0415
 

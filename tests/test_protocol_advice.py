@@ -1,4 +1,4 @@
-"""Each protocol's "good for" sentence (issue 57) against the variances it summarises
+"""Each protocol's "good for" sentence against the variances it summarises
 (NDSS 2020 Eq. 5, each protocol's own p and q) on a grid of ε and d."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""How many fake users lift a rare value into the top k (issue 56): the closed form
+"""How many fake users lift a rare value into the top k: the closed form
 against a plain search and against simulated collections."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Report files uploaded to Your data, checked for fake users' reports (issue 56)."""
+"""Report files uploaded to Your data, checked for fake users' reports."""
 
 from __future__ import annotations
 

@@ -289,7 +289,7 @@ def test_a_claim_is_judged_by_its_interval(ratio: float, noise: float, status: s
     "label", ["OLH ε=1 n=1e5 zipf d=256 full", "GRR ε=2 n=1e4 zipf d=64 top-10"]
 )
 def test_joint_coverage_of_the_ratio_intervals(label: str) -> None:
-    """Issue 23: all methods' paired intervals hold together in ≥ 93% of 200 experiments
+    """all methods' paired intervals hold together in ≥ 93% of 200 experiments
     of 30 trials (claimed ≥ 95%), the truth from the 6,000 trials' means."""
     from devtools.coverage import CONFIGURATIONS, measure, pooled_errors  # noqa: PLC0415
 

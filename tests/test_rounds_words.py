@@ -1,4 +1,4 @@
-"""Collecting again (issue 57): the plans, their words, the simulation, the CLI and the page.
+"""Collecting again: the plans, their words, the simulation, the CLI and the page.
 
 The words are checked against the numbers they cite; the simulation against the exact
 figures; the page against the core.

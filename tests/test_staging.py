@@ -1,4 +1,4 @@
-"""A first chart within about two seconds anywhere on the sliders (issue 37).
+"""A first chart within about two seconds anywhere on the sliders.
 
 A dear run is drawn first from its first trials, then from all of them; these tests
 hold the staging to its promises: the first chart says how many trials it shows, a run

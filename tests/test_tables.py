@@ -319,7 +319,7 @@ def test_support_counts_may_add_up_to_more_than_the_users() -> None:
 
 
 def test_a_long_read_reports_its_progress() -> None:
-    """Issue 28: reading a large file tells a callback how far it has got."""
+    """reading a large file tells a callback how far it has got."""
     rows = "".join(f"v{i},{i % 7}\n" for i in range(200_000))
     data = ("value,count\n" + rows).encode()
     seen: list[tuple[int, int]] = []
@@ -330,7 +330,7 @@ def test_a_long_read_reports_its_progress() -> None:
     assert guess_kind(data) == "counts"  # from the first rows alone
 
 
-# --- one reader (issue 55): as Python's csv reads, with the same messages ------------------
+# --- one reader: as Python's csv reads, with the same messages ------------------
 
 GOOD_UPLOADS = [
     b"value,count\na,3\nb,4\n",

@@ -1,4 +1,4 @@
-"""Accuracy targets in people's words (issue 54): the margin, checked by simulation.
+"""Accuracy targets in people's words: the margin, checked by simulation.
 
 The margin of :mod:`ldpcore.advice.targets` is computed from a normal model of each
 answer's error. These tests hold it to closed forms where they exist, and to the

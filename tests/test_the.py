@@ -1,4 +1,4 @@
-"""THE (issue 57): its p and q against the Laplace law, its θ against a grid, its real
+"""THE: its p and q against the Laplace law, its θ against a grid, its real
 randomizer against the channel, and the ε its reports spend."""
 
 from __future__ import annotations

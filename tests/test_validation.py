@@ -119,7 +119,7 @@ def test_inputs_are_not_mutated(name: str) -> None:
 
 
 def test_wrong_types_are_input_errors_not_type_errors() -> None:
-    """Issue 28: these raised a bare TypeError."""
+    """these raised a bare TypeError."""
     from ldpcore.advice import choose_epsilon  # noqa: PLC0415
     from ldpcore.collection.estimates import read_collected  # noqa: PLC0415
     from ldpcore.errors import InputError  # noqa: PLC0415

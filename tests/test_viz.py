@@ -228,7 +228,7 @@ def _rgb(colour: str) -> tuple[int, int, int]:
 
 @pytest.mark.parametrize("vision", list(CVD))
 def test_methods_stay_apart_for_colour_blind_readers(vision: str) -> None:
-    """Issue 25: two methods drawn with the same dash differ in colour by ΔE ≥ 15 (CIELAB)
+    """two methods drawn with the same dash differ in colour by ΔE ≥ 15 (CIELAB)
     as a protanope or deuteranope sees them; markers are not counted, since long lines
     are drawn without them."""
     styles = {name: figures.method_style(name) for name in ALL}
@@ -273,7 +273,7 @@ def test_a_chart_is_described_and_tabulated_with_its_real_values() -> None:
 
 
 def test_table_numbers_never_break_and_read_back() -> None:
-    """Issue 25: "3.69e-" / "6" in a narrow cell. The ×10 form holds no break opportunity
+    """"3.69e-" / "6" in a narrow cell. The ×10 form holds no break opportunity
     (no hyphen, space or slash, by Unicode's line-breaking classes) and reads back."""
     from ldpcore.formats import format_error, read_error  # noqa: PLC0415
 
@@ -285,7 +285,7 @@ def test_table_numbers_never_break_and_read_back() -> None:
 
 
 def test_sweep_bands_are_trial_quantiles_positive_on_a_log_axis() -> None:
-    """Issue 25: ± one SD plunged to 10⁻⁶ on Queries' log axes; the band is now the middle
+    """± one SD plunged to 10⁻⁶ on Queries' log axes; the band is now the middle
     80% of trials, checked against the per-trial MSEs recomputed from the raw answers."""
     from ldpcore.experiments.sweeps import sweep  # noqa: PLC0415
 
@@ -388,7 +388,7 @@ def _every_chart() -> dict[str, go.Figure]:
 
 
 def test_every_chart_has_a_title_axis_titles_and_a_legend_for_its_series() -> None:
-    """The figure walk (issue 54): a reader can tell what every chart shows and whose
+    """The figure walk: a reader can tell what every chart shows and whose
     line is whose, one line included."""
     for name, figure in _every_chart().items():
         assert figure.layout.title.text, name

@@ -1,4 +1,4 @@
-"""Words checked against the numbers they stand for (issue 54, part 3).
+"""Words checked against the numbers they stand for.
 
 Each test holds one kind of mistake a reader found: a doubled word in a comparison, a
 method table that called every method non-negative, an unbounded interval printed as

@@ -1,4 +1,4 @@
-"""ε in context: the privacy parameters public deployments have reported (issues 25, 38).
+"""ε in context: the privacy parameters public deployments have reported.
 
 Stakeholders ask "is ε = 0.4 a lot?". The only honest comparison is with what others
 published, each figure with its unit, its model and its source. Every figure below was

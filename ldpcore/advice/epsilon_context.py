@@ -1,4 +1,4 @@
-"""An ε in context (issue 38): its central ε after shuffling and what repeated collection costs.
+"""An ε in context: its central ε after shuffling and what repeated collection costs.
 
 One bundle for the Choose ε page, the decision record, the notebook and
 ``ldpcore epsilon-context``, so all four state the same figures.

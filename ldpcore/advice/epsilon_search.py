@@ -478,8 +478,8 @@ class _Search:
         """The ε from which method ``row``'s mean measure meets the target, refined.
 
         Points are added above the grid until it is crossed, then between the points
-        around the crossing until they are :data:`_FINE_SPACING` apart (the issue-54
-        promise: an option that misses the target says where it meets it). None when
+        around the crossing until they are :data:`_FINE_SPACING` apart (the promise
+        that an option that misses the target says where it meets it). None when
         it is not met up to the range's end.
         """
         for _ in range(4 * _MAX_ROUNDS):

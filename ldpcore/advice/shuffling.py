@@ -1,4 +1,4 @@
-"""Amplification by shuffling: the central ε of n shuffled ε₀-LDP reports (issue 38).
+"""Amplification by shuffling: the central ε of n shuffled ε₀-LDP reports.
 
 Source: V. Feldman, A. McMillan and K. Talwar, "Hiding Among the Clones: A Simple and
 Nearly Optimal Analysis of Privacy Amplification by Shuffling", FOCS 2021

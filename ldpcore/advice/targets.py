@@ -1,4 +1,4 @@
-"""Accuracy targets in the words people use, and how each is measured (issue 54).
+"""Accuracy targets in the words people use, and how each is measured.
 
 Three targets, each a number in frequency units (0.005 = 0.5 percentage points):
 

@@ -1,4 +1,4 @@
-"""Fake users: data-poisoning attacks on the frequency oracles and their gain (issue 56).
+"""Fake users: data-poisoning attacks on the frequency oracles and their gain.
 
 Some reports may come from fake accounts crafted to push chosen *target* values up
 (Cao, Jia and Gong, "Data Poisoning Attacks to Local Differential Privacy Protocols",

@@ -1,4 +1,4 @@
-"""How many fake users it takes to lift one value into the top k (issue 56).
+"""How many fake users it takes to lift one value into the top k.
 
 With ``m`` fake users among ``n`` honest ones, value ``v``'s Base estimate has expectation
 

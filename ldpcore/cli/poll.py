@@ -1,6 +1,6 @@
 """``ldpcore poll``: the live class's polls, listed, exported and run by the operator.
 
-Issues 24 and 53. Whoever can run this command on the server can read and write the
+Whoever can run this command on the server can read and write the
 poll database, so it acts on any poll without a teacher's key: the operator's way to
 close a poll, reopen it, change its class size, delete it, or give a teacher a handover
 code for a device.

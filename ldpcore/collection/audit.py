@@ -44,7 +44,7 @@ CONFIDENCE_MIN = 0.9
 DEFAULT_RUNS = 200_000
 #: Report cells the default audit randomizes at most (2^28, about 20 s on this project's
 #: machine). Unary encodings and Subset Selection write about d cells a report, so at
-#: d = 10,000 the default 200,000 runs were 8·10⁹ cells and 4.5 minutes (issue 26). The
+#: d = 10,000 the default 200,000 runs were 8·10⁹ cells and 4.5 minutes. The
 #: randomizer is still the real one, whole; only the number of runs shrinks, and the
 #: result says so. Asking for runs explicitly is never capped.
 CELLS_MAX = 1 << 28
@@ -187,7 +187,7 @@ def audit(
         raise InputError(f"runs must be a whole number in [1000, 50000000], got {runs!r}")
     if not (CONFIDENCE_MIN <= confidence < 1):
         # A one-sided bound at 50% is the estimate itself: a correct randomizer would be
-        # reported as a violation about half the time, which is no evidence (issue 28).
+        # reported as a violation about half the time, which is no evidence.
         raise InputError(
             f"confidence must be in [{CONFIDENCE_MIN}, 1) for a violation to be evidence, "
             f"got {confidence!r}"

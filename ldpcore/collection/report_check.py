@@ -1,4 +1,4 @@
-"""An uploaded report file, aggregated and checked for fake users' reports (issue 56).
+"""An uploaded report file, aggregated and checked for fake users' reports.
 
 The check is the ones-count test of :mod:`ldpcore.attacks.detection` (Cao, Jia and
 Gong, USENIX Security 2021, Sec. 6): under unary encoding an honest report's number of

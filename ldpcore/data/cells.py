@@ -2,7 +2,7 @@
 
 pandas reads quotes as Python's ``csv`` module does (a quote opens a cell only at its
 start; ``""`` inside a quoted cell is one quote), a million rows in about a second where
-the ``csv`` module's row-by-row reader took six (issue 37). What pandas does not keep, a
+the ``csv`` module's row-by-row reader took six. What pandas does not keep, a
 row's width (it fills a short row with blank cells) and the line a row ends on (a quoted
 cell may span lines), is counted here, so a message can say "line 7: expected 3 columns,
 got 2" as the row-by-row reader did. ``devtools/csv_reference.py`` keeps that reader as the

@@ -1,4 +1,4 @@
-"""What a simulation will cost before it starts: measured seconds per trial (issues 36, 37).
+"""What a simulation will cost before it starts: measured seconds per trial.
 
 A trial costs the protocol's sampler with its Base estimate, plus each method on top;
 a run adds its own cost per value and method (:data:`RUN_S_PER_ANSWER`). The fast
@@ -7,9 +7,9 @@ domain size and the methods, not on n (README, "The fast samplers"). :data:`MEAS
 holds one trial's seconds at each of :data:`SIZES` on the machine the project is
 developed on (``benchmarks/bench_costs.py`` measures them and prints the table); between
 them the cost follows the power law through the neighbouring points, up to the d
-slider's end (100,000). :func:`first_trials` says how many trials a page draws first
-(issue 37). Beyond :func:`measured_up_to`
-an estimate is an extrapolation (before issue 37, IBU at GRR, d = 100,000 ran for
+slider's end (100,000). :func:`first_trials` says how many trials a page draws first.
+Beyond :func:`measured_up_to`
+an estimate is an extrapolation (once, IBU at GRR, d = 100,000 ran for
 minutes where the law through the first two sizes said 0.1 s), and the pages ask
 before any such run.
 
@@ -35,7 +35,8 @@ SIZES = (1024, 16384, 100_000)
 
 #: ``(protocol, "trial" | method) -> seconds at each of :data:`SIZES```: one trial
 #: at n = 10⁶, ε = 1, Zipf s = 1.5 (``benchmarks/bench_costs.py``, 2026-11-24, this
-#: 2-core machine, after issue 37's HR, SS and IBU work; all three sizes).
+#: 2-core machine, with SS's halving sampler, HR's row sampler and IBU's Newton start;
+#: all three sizes).
 #: "trial" is one trial with Base only (sampler, estimate, metrics); a method's figure
 #: is one call of it on a trial's estimate.
 MEASURED: dict[tuple[str, str], tuple[float, ...]] = {
@@ -250,14 +251,14 @@ MEASURED: dict[tuple[str, str], tuple[float, ...]] = {
 
 #: A page's first chart: the first trials it shows before the rest cost at most this
 #: (seconds of one core), so that a chart is up within about two seconds of a slider
-#: move wherever the sliders are (issue 37).
+#: move wherever the sliders are.
 FIRST_CHART_S = 1.0
 #: Above this many values a page asks before it runs anything, whatever the protocol:
 #: there the first chart took longer than the two seconds promised. Measured alone on
 #: this 2-core machine (2026-11-25; the d slider moved in a browser on a warm server,
 #: seconds until the new settings' chart): OUE 1.0 s, GRR 0.7 s at 16,384; OUE 2.0 s,
 #: GRR 1.6 s, OLH 1.7 s at 32,768; OUE 3.2 s, GRR 3.2 s at 65,536; OUE 2.4 s, GRR 3.6 s
-#: at 100,000 (issue 54; under load OUE at 100,000 had taken 14-19 s). The fixed part of
+#: at 100,000 (under load OUE at 100,000 had taken 14-19 s). The fixed part of
 #: a run grows with d (per-value tables, pickles, figures), so fewer first trials do
 #: not bring it back under.
 ASK_FIRST_ABOVE = 32_768

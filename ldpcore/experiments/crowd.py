@@ -1,4 +1,4 @@
-"""A class moving its sliders together: who else asked for a new run just now (issue 37).
+"""A class moving its sliders together: who else asked for a new run just now.
 
 Thirty phones moving ε at once each ask for a configuration nobody computed. Run whole,
 each costs the server about 0.2 CPU s, and the last phone waits for all the others. So

@@ -42,7 +42,7 @@ class ErrorSummary:
         The 10% and 90% quantiles over trials of that per-trial MSE: the band the charts
         draw. A ± one-SD band leaves the positive axis where the SD exceeds the mean (a
         skewed per-trial MSE, common for small sets), and on a log axis it plunges to the
-        axis floor; quantiles stay inside the values trials actually took (issue 25).
+        axis floor; quantiles stay inside the values trials actually took.
     bias_sq : float
         Mean over answers of the squared bias (mean error over trials).
     variance : float
@@ -138,7 +138,7 @@ def kl_divergence_rows(
     """:func:`kl_divergence` of every row of ``estimates`` (shape ``(k, d)``) at once.
 
     One computation for a whole chunk of trials: called per trial and method, the checks
-    around a d-element sum cost more than the sum (issue 37).
+    around a d-element sum cost more than the sum.
     """
     f = np.asarray(truth, dtype=np.float64)
     g = np.asarray(estimates, dtype=np.float64)

@@ -1,4 +1,4 @@
-"""Fake users against every method: the targets' gain after post-processing (issue 56).
+"""Fake users against every method: the targets' gain after post-processing.
 
 One run of a configuration with an attack (:class:`ldpcore.attacks.AttackSpec`): the
 same trials as :func:`ldpcore.experiments.trials.run` draws (one generator per trial),

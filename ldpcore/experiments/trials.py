@@ -129,7 +129,7 @@ class ExperimentResult:
         import pandas as pd  # noqa: PLC0415
 
         # One frame from whole arrays: a frame per method, then concatenated, took a
-        # third of a two-trial run at d = 100,000 (issue 37). The statistics reduce over
+        # third of a two-trial run at d = 100,000. The statistics reduce over
         # the trials exactly as per_answer does for one method.
         methods, _, items = self.answers.shape
         stats = per_answer(self.answers, self.truth, axis=1)
@@ -227,7 +227,7 @@ def _run_trials(
     trials = len(indices)
     # Every trial's draw first (each from its own generator, so the draws are the same
     # in any order), then each method over all of them: the element-wise methods and
-    # the scoring run once per chunk, not once per trial (issue 37).
+    # the scoring run once per chunk, not once per trial.
     all_tallies = []
     estimates = np.empty((trials, protocol.domain_size))
     for column, index in enumerate(indices):

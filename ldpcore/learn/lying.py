@@ -1,4 +1,4 @@
-"""Fake users in the Learn page's small class: their reports and what they move (issue 56).
+"""Fake users in the Learn page's small class: their reports and what they move.
 
 The honest reports are the walkthrough's (:mod:`ldpcore.learn.walkthrough`); a few fake
 users then send the maximal-gain report for one target value (Cao, Jia and Gong 2021,

@@ -1,6 +1,6 @@
 """What a prior adds: Bayes with a weak, a good and a wrong prior on the same reports.
 
-For the Learn page (issue 23): a small population reports many times over (each trial
+For the Learn page: a small population reports many times over (each trial
 a fresh randomization of the same true values); Bayes's posterior mean is computed under
 three priors, each worth as many users as the population:
 

@@ -1,4 +1,4 @@
-"""What a class's poll says, as numbers a teacher can read out (issue 36, part 5).
+"""What a class's poll says, as numbers a teacher can read out.
 
 :func:`read_class` turns the Class page's tables (one per method, from
 :func:`ldpcore.collection.estimates.consistent_estimates_and_caveats`) into a

@@ -1,4 +1,4 @@
-"""Which address students can open: the join link of a live class (issue 36).
+"""Which address students can open: the join link of a live class.
 
 A teacher's browser often shows the app as ``localhost``: the server runs on the
 teacher's own laptop. A phone on the classroom Wi-Fi cannot open that address (on the

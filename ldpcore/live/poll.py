@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ldpcore.errors import InputError
 
-#: The most reports a poll takes unless the teacher sets its class size (issue 36): a
+#: The most reports a poll takes unless the teacher sets its class size: a
 #: generous class; the poll refuses more, in words, and counts the browsers it refused.
 CLASS_SIZE_DEFAULT = 200
 #: The largest class size a teacher may set (a lecture hall; the exact intervals run to

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 def live_protocols() -> tuple[str, ...]:
-    """The protocols a browser runs (issue 24), from the registry.
+    """The protocols a browser runs, from the registry.
 
     Small reports, randomized in a few lines of JavaScript whose distribution the
     browser tests check against the exact channel (``runs_in_browser``).

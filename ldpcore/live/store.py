@@ -1,4 +1,4 @@
-"""The live class's polls and reports, in SQLite (issue 24).
+"""The live class's polls and reports, in SQLite.
 
 A teacher creates a poll (a question, its options, a protocol and ε); each student's
 browser randomizes the answer and sends only the report, which is stored here. No true

@@ -27,7 +27,7 @@ Vector = NDArray[np.float64]
 Rows = NDArray[np.float64]
 #: Largest |f̃| accepted. A Base estimate lies within 1/(p − q) of [0, 1], and p − q is
 #: at least about 1e-9 within the bounds (GRR, ε = 0.001, d = 10⁶); beyond this a value
-#: is not an estimate, and squaring it would overflow to inf and NaN (issue 28).
+#: is not an estimate, and squaring it would overflow to inf and NaN.
 ESTIMATE_MAGNITUDE_MAX = 1e12
 
 
@@ -103,7 +103,7 @@ class PostProcessor(ABC):
     #: One paragraph for people meeting the method for the first time.
     explanation: ClassVar[str] = ""
     #: A warning that goes wherever the method is recommended ("" for none): what its
-    #: measured MSE can hide (issue 54: Norm-Mul won on all values while shrinking the
+    #: measured MSE can hide (Norm-Mul once won on all values while shrinking the
     #: most frequent ones).
     caveat: ClassVar[str] = ""
     #: True for Post-Pos: it clamps query answers, not the vector.
@@ -128,7 +128,7 @@ class PostProcessor(ABC):
     takes_prior: ClassVar[bool] = False
     #: Whether :meth:`_apply_rows` transforms a stack of estimates in one computation
     #: (the element-wise and sort-based rules). A simulation's trials then cost one
-    #: array operation per method, not one Python call per trial (issue 37).
+    #: array operation per method, not one Python call per trial.
     rows_at_once: ClassVar[bool] = False
 
     def configured(

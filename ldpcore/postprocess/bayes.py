@@ -174,7 +174,7 @@ class Bayes(PostProcessor):
         (:func:`~ldpcore.postprocess.intervals.frequency_intervals`). There the prior
         decides: with 5 GRR reports at ε = 1, 7 options and 4 students on one option,
         the 95% credible interval under Jeffreys' prior held that option's share in 0 of
-        60 classes (issue 36), and no symmetric Dirichlet the sampler takes (α ≥ ½)
+        60 classes, and no symmetric Dirichlet the sampler takes (α ≥ ½)
         pulls less. The union covers at least the exact interval's level whatever the
         prior; the note says when it widened anything.
         """

@@ -239,7 +239,7 @@ class IBU(PostProcessor):
         point, and so the answer within the stopping tolerance, is the same either way:
         at the Explorer's defaults (OLH, d = 1,024) EM took 8 steps a trial from uniform,
         a third of a new configuration's computing, and HR's rows at d = 16,384 took 5–6
-        Newton steps from uniform and 3–4 from the projected estimate (issue 37).
+        Newton steps from uniform and 3–4 from the projected estimate.
     """
 
     name: ClassVar[str] = "IBU"
@@ -257,7 +257,7 @@ class IBU(PostProcessor):
 
     #: With a warm start IBU begins at the likelihood's exact maximiser, which is MLE's
     #: output on the same input: a run of both hands it over (:meth:`from_parent`)
-    #: instead of solving it twice (a tenth of a class's new configuration, issue 37).
+    #: instead of solving it twice (a tenth of a class's new configuration).
     derived_from: ClassVar[str | None] = "MLE"
 
     tolerance: float = 1e-13

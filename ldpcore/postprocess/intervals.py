@@ -17,7 +17,7 @@ protocol, ε, n and value frequency in benchmarks/README.md, "Coverage".
 
 At class sizes the normal approximation behind the score interval fails: with one GRR
 report at ε = 1 and 7 options it put the reported option's share in [52%, 100%],
-although the report is someone else's with probability 0.69 (issue 36). Up to
+although the report is someone else's with probability 0.69. Up to
 :data:`EXACT_MAX_N` users the interval is therefore *exact*: the true share is
 ``k / n`` for a whole number ``k`` of users, and ``c_v`` has exactly the distribution
 of ``Bin(k, p) + Bin(n − k, q)``; the interval holds every ``k`` that a two-sided test
@@ -30,7 +30,7 @@ level for every truth and every ``n``; measured at class sizes in benchmarks/REA
 each at ``1 − (1 − level) / d``). The Class page uses it: a class reads its options
 together, and at ``n = 1`` it excludes a share only when the report has less than a
 ``(1 − level) / 2`` chance of being another option's, which is the chance the report
-was randomized away from the truth (issue 36).
+was randomized away from the truth.
 """
 
 from __future__ import annotations

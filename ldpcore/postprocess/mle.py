@@ -52,7 +52,7 @@ class MLE(PostProcessor):
     def _apply(self, estimate: Vector, context: Context) -> Vector:
         # Where EM must climb (HR's rows, UE's reports), it starts at the projected Base
         # estimate, near the top already: 5–6 Newton steps from uniform became 3–4 at
-        # d = 16,384 (issue 37); the likelihood is concave, so the top is the same.
+        # d = 16,384; the likelihood is concave, so the top is the same.
         return maximum_likelihood(context_model(estimate, context), start=estimate)
 
 

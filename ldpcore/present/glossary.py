@@ -1,7 +1,7 @@
 """The words a stakeholder meets, in plain words: one glossary for the pages and the record.
 
 Every page and file that says "Base", "SS", "paired" or "NDSS Eq. 3" to a person who
-does not read the papers says, beside it, what it means (issue 54). :func:`terms_in`
+does not read the papers says, beside it, what it means. :func:`terms_in`
 finds the glossary's terms in a text, so a page or the decision record lists exactly
 the ones it used.
 """

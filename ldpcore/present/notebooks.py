@@ -205,7 +205,7 @@ def choose_epsilon_notebook(
 ) -> bytes:
     """The Choose ε search: per protocol, the smallest ε that meets the target.
 
-    Then the chosen ε in context (issue 38): its central ε after shuffling among the
+    Then the chosen ε in context: its central ε after shuffling among the
     config's n users at ``delta``, and what one user spends at ``cadence`` (reports per
     period, periods, the period's name) holding ``distinct_values`` values.
     """

@@ -172,7 +172,7 @@ def decision_record(
             f'<p class="small">{html.escape(UNCHECKED_NOTE)}</p>',
         ]
     # The terms the record uses, in plain words: a record is read by people who were
-    # not at the page (issue 54). The chart's script is left out of the search.
+    # not at the page. The chart's script is left out of the search.
     readable = "\n".join(part for part in parts if "<script" not in part)
     words = terms_in(html.unescape(re.sub(r"<[^>]+>", " ", readable)))
     if words:

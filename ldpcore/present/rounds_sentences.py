@@ -1,4 +1,4 @@
-"""Words and tables about collecting again and again (issue 57).
+"""Words and tables about collecting again and again.
 
 The plans of :mod:`ldpcore.advice.longitudinal` (exact) and a simulated run of
 :mod:`ldpcore.experiments.rounds` (with intervals, compared on the same trials), for the

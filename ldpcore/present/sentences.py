@@ -87,7 +87,7 @@ def ranking_note(verdict: Verdict, ranks: Mapping[str, int]) -> str:
 
     A table ranked by mean MSE on these trials and a recommendation that rests on paired
     intervals can name different methods; said, the order no longer reads as a
-    contradiction (issue 54).
+    contradiction.
 
     Examples
     --------
@@ -367,7 +367,7 @@ def odds_sentence(epsilon: float) -> str:
     """What ε-LDP means for one person, in odds and in certainty (markdown).
 
     Posterior odds are at most ``e^ε`` times the prior odds, so a belief ``b`` becomes at
-    most ``e^ε b / (1 − b + e^ε b)`` (issue 25: "is 0.4 a lot?" answered in certainty).
+    most ``e^ε b / (1 − b + e^ε b)`` ("is 0.4 a lot?" answered in certainty).
 
     Examples
     --------

@@ -342,7 +342,7 @@ class FrequencyOracle(ABC):
     def _values(self, values: ArrayLike) -> NDArray[np.int64]:
         return check_values(values, domain_size=self.domain_size)
 
-    # ------------------------------------------------ repeated collection (issue 57)
+    # ------------------------------------------------ repeated collection
     def rounds_chain(self) -> Chain | None:
         """Its reports as a permanent then a fresh round (:mod:`ldpcore.protocols.rounds`).
 
@@ -418,7 +418,7 @@ class FrequencyOracle(ABC):
             return one / rounds
         return chain.average_variance(frequencies, check_n_users(n), rounds)
 
-    # ----------------------------------------------------- fake users (issue 56)
+    # ----------------------------------------------------- fake users
     #: The fake-user attacks this protocol describes besides the random item attack,
     #: which needs nothing of it (:mod:`ldpcore.attacks`): ``"rpa"``, ``"mga"``.
     fake_attacks: ClassVar[frozenset[str]] = frozenset()

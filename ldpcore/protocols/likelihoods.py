@@ -242,13 +242,13 @@ class HadamardRowModel(LikelihoodModel):
         """A Newton step on the simplex: dense for ``d <= 64``, else by conjugate gradients.
 
         At small ε the rows barely depend on ``π`` and EM needs tens of thousands of
-        steps (issue 17: HR at ε = 0.001 stopped at its cap); Newton's needs a few.
+        steps (HR at ε = 0.001 stopped at its cap); Newton's needs a few.
         Above ``d = 64`` the ``d × d`` Hessian ``−Qᵀ diag(h/(Qπ)²) Q`` is never formed:
         each product with it is two FWHTs, and a preconditioned conjugate-gradient
         solve takes a few (:func:`~ldpcore.protocols.simplex_newton.projected_newton_cg`).
         The diagonal-curvature step alone converges only linearly, at a rate set by how
         unequal the rows' weights are (up to ``e^ε``): it took about 100 steps at
-        d = 16,384 where this takes 5 (issue 37).
+        d = 16,384 where this takes 5.
         """
         weights = self.rows / self._cells(pi) ** 2
         if self._columns is not None:

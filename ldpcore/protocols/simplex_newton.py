@@ -37,7 +37,7 @@ def diagonal_newton(
 
     A value without curvature (the model is linear in it) goes to 0 when its gradient
     is below ``λ``; were it above, the model would rise without bound along it, and the
-    step is ``None``. (Before issue 37 any such value made the step ``None``: GRR at
+    step is ``None``. (An earlier version made the step ``None`` for any such value: GRR at
     d = 100,000, where most values have no report, then crawled by plain EM, 3,000
     steps without converging.)
     """

@@ -54,7 +54,7 @@ def sylvester_factors(order: int) -> tuple[NDArray[np.float64], ...]:
     The entries of ``H`` are ``(−1)^popcount(i & j)``, which factors over groups of
     index bits: ``H_{AB} = H_A ⊗ H_B``. The groups are as equal as they can be, of at
     most six bits up to ``K = 2^11`` and five above: measured for one row and for
-    eight (issue 37), ``2^15`` takes 0.21 ms as 5+5+5 against 0.32 ms as 6+6+3 and
+    eight, ``2^15`` takes 0.21 ms as 5+5+5 against 0.32 ms as 6+6+3 and
     0.71 ms as 8+7 (wider factors cost more multiplications than the passes they save).
     """
     bits = order.bit_length() - 1

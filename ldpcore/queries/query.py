@@ -128,7 +128,7 @@ class Query:
 def full_domain(domain_size: int) -> Query:
     """Every value on its own."""
     # Row views of one array and map(str): a tenth of building them one by one, which
-    # at d = 100,000 was a fifth of a two-trial run (issue 37).
+    # at d = 100,000 was a fifth of a two-trial run.
     return Query(
         "full",
         "full",

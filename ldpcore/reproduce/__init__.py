@@ -204,7 +204,7 @@ def reproduce(
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {str(out)!r} is a file; give a folder")
     # The folder is made by the first recipe's files, not before: a run stopped before
-    # any recipe finished leaves nothing behind (issue 28: it left an empty folder).
+    # any recipe finished leaves nothing behind (an earlier version left an empty folder).
     context = Context(mode, executor=executor, workers=workers)
     results = []
     for position, recipe_id in enumerate(ids):

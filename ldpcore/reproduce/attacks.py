@@ -1,4 +1,4 @@
-"""Cao, Jia and Gong (USENIX Security 2021): the three poisoning attacks compared (issue 56).
+"""Cao, Jia and Gong (USENIX Security 2021): the three poisoning attacks compared.
 
 Their headline comparison, on the tool's own data: the random perturbed-value (RPA),
 random-item (RIA) and maximal-gain (MGA) attacks against GRR, OUE and OLH, with 5% fake

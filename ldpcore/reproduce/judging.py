@@ -1,4 +1,4 @@
-"""Claims judged with the uncertainty of what was measured (issue 16).
+"""Claims judged with the uncertainty of what was measured.
 
 A paper's claim is checked as a statistic of our runs (a ratio of MSEs, a share of
 points where a method wins, ...) against the region the claim allows (``≤ 0.05``,

@@ -13,7 +13,7 @@ delta-method standard error of ``X_t/X̄ − Y_t/Ȳ``, and its critical value th
 quantile of ``|t*|`` for that method, resampling the trials. Per-trial MSEs are skewed
 and, for methods that change few trials (Base-Pos on a frequent-valued dataset), mostly
 equal to the reference's; the bootstrap learns each method's own tail where the
-t-based Fieller interval assumed Student's. Measured on issue 23's two configurations
+t-based Fieller interval assumed Student's. Measured on two configurations
 (200 blocks of 30 trials, benchmarks/README.md "Coverage"): joint coverage 98.0% and
 98.0% where Fieller gave 97.5% and 94.0%, and Base-Pos's own 99.0% where Fieller's
 was 94.5% (claimed 99.6%).
@@ -291,7 +291,7 @@ def _resample_weights(trials: int) -> NDArray[np.float64]:
     So every resampled sum is one matrix product (counted with one bincount: three times
     faster than ``rng.multinomial``). The resamples have a fixed seed, so they depend on
     the number of trials alone: made once per size, not once per comparison (two per
-    new configuration of the Explorer, issue 37). The cache is of a pure function.
+    new configuration of the Explorer). The cache is of a pure function.
     """
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(_BOOTSTRAP_SEED)))
     drawn = rng.integers(0, trials, size=(BOOTSTRAP_RESAMPLES, trials))

@@ -1,4 +1,4 @@
-"""Every outgoing connection and name lookup of a process, recorded (issue 53's test).
+"""Every outgoing connection and name lookup of a process, recorded.
 
 On ``PYTHONPATH`` with ``LDPCORE_RECORD_CONNECTS=FILE``, each Python process started
 (the server, its fork server and workers) appends one JSON line per ``socket.connect``

@@ -1,5 +1,5 @@
 // The live class's randomizer: it runs in the student's browser, so only the report
-// leaves the device (issue 24). Plain functions, no module syntax: the Streamlit
+// leaves the device. Plain functions, no module syntax: the Streamlit
 // component prepends this file to its own code, and the browser tests load this same
 // file into a page and draw 100,000 reports from it per protocol.
 //

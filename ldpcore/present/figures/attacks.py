@@ -1,4 +1,4 @@
-"""Charts of fake users' effect (issue 56): each method's gain and top-k, honest beside.
+"""Charts of fake users' effect: each method's gain and top-k, honest beside.
 
 Both read :attr:`ldpcore.experiments.poisoning.AttackResult.summary` (plain columns, so
 the page's cache keeps a table, not the result), and are built as every chart is

@@ -1,4 +1,4 @@
-"""Charts of collecting again and again (issue 57): what each plan spends and how far off.
+"""Charts of collecting again and again: what each plan spends and how far off.
 
 Both are exact (:mod:`ldpcore.advice.longitudinal`): ε after ``t`` reports of one value
 (the worst report sequence's, :meth:`FrequencyOracle.epsilon_after`) and the typical
