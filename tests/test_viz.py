@@ -273,7 +273,7 @@ def test_a_chart_is_described_and_tabulated_with_its_real_values() -> None:
 
 
 def test_table_numbers_never_break_and_read_back() -> None:
-    """"3.69e-" / "6" in a narrow cell. The ×10 form holds no break opportunity
+    """Numbers split as "3.69e-" / "6" in a narrow cell. The ×10 form holds no break opportunity
     (no hyphen, space or slash, by Unicode's line-breaking classes) and reads back."""
     from ldpcore.formats import format_error, read_error  # noqa: PLC0415
 
