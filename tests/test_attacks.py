@@ -19,7 +19,7 @@ import math
 import numpy as np
 import pytest
 
-from ldpcore.attacks import AttackSpec, expected_gain, fake_rate, parse_attack, poison
+from ldpcore.attacks import AttackSpec, expected_gain, fake_rate, fakes, parse_attack, poison
 from ldpcore.attacks.gains import fake_reports, fake_support
 from ldpcore.collection.report_files import aggregate_file, csv_parameter_line, reports_to_frame
 from ldpcore.errors import InputError
@@ -247,7 +247,7 @@ def test_every_registered_protocol_takes_every_attack() -> None:
 def test_an_attack_a_protocol_does_not_describe_is_said() -> None:
     grr = get_protocol("GRR", epsilon=1.0, domain_size=16)
     with pytest.raises(InputError, match="does not describe the 'xyz' attack; it takes ria, mga"):
-        grr.fake_support("xyz", np.array([1]), 5, np.random.default_rng(0))
+        fakes.support(grr, "xyz", np.array([1]), 5, np.random.default_rng(0))
     olh = get_protocol("BLH", epsilon=1.0, domain_size=64)
     with pytest.raises(InputError, match="use at most 17 targets"):
         fake_reports(olh, "mga", np.arange(30), 5, np.random.default_rng(0))
@@ -288,7 +288,10 @@ def test_honest_and_fake_users_in_one_draw_have_the_two_draws_law(name: str, kin
     counts = np.array([500, 300, 100, 60, 30, 10])
     attack = AttackSpec(kind, fakes=200, targets=2)
     targets = np.array([4, 5])
-    assert protocol.joint_support(counts, kind, targets, 200, np.random.default_rng(0)) is not None
+    joint = fakes.joint_support(
+        protocol, counts, kind, targets, fakes=200, rng=np.random.default_rng(0)
+    )
+    assert joint is not None
     rng = np.random.default_rng(8)
     draws = 4_000
     joint = np.array(

@@ -9,11 +9,14 @@ Differential Privacy", IEEE S&P 2021). This package holds
   random item, maximal gain) and the text spec that names one
   (``mga:beta=0.05,targets=3``), parsed once into an :class:`AttackSpec`;
 * :mod:`~ldpcore.attacks.gains` — a poisoned collection's support counts, drawn exactly
-  in O(d) like the honest ones, and the targets' expected gain in closed form.
-
-What a fake report *is* for a protocol (a uniformly random report, or the report that
-supports every target) is the protocol's own: its ``fake_*`` hooks
-(:class:`~ldpcore.protocols.base.FrequencyOracle`).
+  in O(d) like the honest ones, and the targets' expected gain in closed form;
+* :mod:`~ldpcore.attacks.fakes` — what a fake report *is* for each protocol family (a
+  uniformly random report, or the report that supports every target), its support
+  drawn exactly, and the reports themselves: a feature of its own, registered per
+  protocol, so that the protocols hold only the mechanism;
+* :mod:`~ldpcore.attacks.detection` and :mod:`~ldpcore.attacks.reach` — the
+  ones-count check of a report file, and how many fake users lift a value into the
+  top k.
 """
 
 from __future__ import annotations

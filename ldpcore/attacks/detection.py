@@ -1,7 +1,7 @@
 """A sign one report can give of a fake user, and the defence that drops such reports.
 
 Under unary encoding an honest report's number of ones has a known law, the same for
-every user (``FrequencyOracle.report_size_law``); a fake report sent without the
+every user (:func:`ldpcore.attacks.fakes.report_size_law`); a fake report sent without the
 randomizer often has a number no honest user is likely to send: a uniformly random
 report has ``d/2`` ones where an honest OUE report has about ``d/(e^ε + 1)``. Cao, Jia
 and Gong (USENIX Security 2021, Sec. 6) count ones to detect fake users; an attacker who
@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ldpcore.attacks.fakes import report_size_law, report_sizes
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle
 
@@ -45,7 +46,7 @@ def size_bounds(protocol: FrequencyOracle, false_alarm: float = FALSE_ALARM) -> 
     """
     if not 0.0 < false_alarm < 1.0:
         raise InputError(f"false_alarm is a probability in (0, 1), got {false_alarm!r}")
-    law = protocol.report_size_law()
+    law = report_size_law(protocol)
     if law is None:
         return None
     below = np.cumsum(law)  # P(size <= k)
@@ -61,7 +62,7 @@ def suspicious(
 ) -> NDArray[np.bool_]:
     """Which reports no honest user is likely to have sent (all False where none can tell)."""
     bounds = size_bounds(protocol, false_alarm)
-    sizes = protocol.report_sizes(reports)
+    sizes = report_sizes(protocol, reports)
     if bounds is None or sizes is None:
         return np.zeros(len(reports), dtype=np.bool_)
     return np.asarray((sizes < bounds.low) | (sizes > bounds.high))

@@ -16,14 +16,14 @@ and the targets' total expected gain over the honest estimate (which is unbiased
 
 The random item attack's ``ρ_t = p/r + q(1 − 1/r)`` gives ``G = β(1 − f_T)`` for every
 protocol (Cao et al.'s RIA gains); the others' rates are the protocol's
-(``FrequencyOracle.fake_support_rate``), e.g. GRR's maximal gain ``ρ_t = 1/r`` gives
+(:func:`ldpcore.attacks.fakes.support_rate`), e.g. GRR's maximal gain ``ρ_t = 1/r`` gives
 ``β(1 − f_T) + β(d − r)/(e^ε − 1)``.
 
 **The draws.** The fake users' support counts are drawn exactly, in O(d) whatever their
 number, and added to the honest ones: the random item attack's fakes *are* honest users
 holding targets (the protocol's own fast sampler), the other attacks' are the
-protocol's ``fake_support``. With ``m = 0`` nothing more is drawn, so the collection is
-exactly the honest one from the same generator.
+protocol's (:func:`ldpcore.attacks.fakes.support`). With ``m = 0`` nothing more is
+drawn, so the collection is exactly the honest one from the same generator.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_counts
+from ldpcore.attacks import fakes as per_protocol
 from ldpcore.attacks.kinds import AttackSpec
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle
@@ -90,7 +91,7 @@ def fake_rate(protocol: FrequencyOracle, kind: str, targets: ArrayLike) -> NDArr
         rate = np.full(protocol.domain_size, protocol.q)
         rate[chosen] += (protocol.p - protocol.q) / chosen.size
         return rate
-    return protocol.fake_support_rate(kind, chosen)
+    return per_protocol.support_rate(protocol, kind, chosen)
 
 
 def expected_gain(
@@ -122,7 +123,7 @@ def fake_support(
         held = np.zeros(protocol.domain_size, dtype=np.int64)
         held[targets] = rng.multinomial(fakes, np.full(targets.size, 1.0 / targets.size))
         return protocol.sample_support_counts(held, rng)
-    return protocol.fake_support(kind, targets, fakes, rng)
+    return per_protocol.support(protocol, kind, targets, fakes, rng)
 
 
 def fake_reports(
@@ -136,7 +137,7 @@ def fake_reports(
     chosen = check_targets(targets, protocol.domain_size)
     if kind == "ria":
         return protocol.randomize(rng.choice(chosen, size=fakes), rng)
-    return protocol.fake_reports(kind, chosen, fakes, rng)
+    return per_protocol.reports(protocol, kind, chosen, fakes, rng)
 
 
 def poison(
@@ -183,7 +184,9 @@ def poison(
     if m and attack.kind != "ria":
         checked = check_counts(counts, name="true_counts", length=protocol.domain_size)
         known = None if targets is None else check_targets(targets, protocol.domain_size)
-        joint = protocol.joint_support(checked, attack.kind, known, m, generator)
+        joint = per_protocol.joint_support(
+            protocol, checked, attack.kind, known, fakes=m, rng=generator
+        )
         if joint is not None:  # honest and fake users in one draw (GRR, OLH, BLH)
             return Poisoned(joint, n + m, n, m, known if known is not None else chosen_targets())
     honest = protocol.sample_support_counts(counts, generator)

@@ -18,6 +18,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from ldpcore.attacks import expected_gain
+from ldpcore.attacks.fakes import described_attacks
 from ldpcore.attacks.gains import fake_reports
 from ldpcore.errors import InputError
 from ldpcore.learn.walkthrough import supports_text
@@ -89,7 +90,7 @@ def lying_class(
         raise InputError(f"between 0 and 100 fake users, got {fakes}")
     n = int(values.size)
     targets = np.array([target])
-    kind = "mga" if "mga" in oracle.fake_attacks else "ria"
+    kind = "mga" if "mga" in described_attacks(oracle) else "ria"
     rng = np.random.default_rng(seed)
     rows = []
     support = np.asarray(honest_support, dtype=oracle.empty_aggregate().dtype).copy()

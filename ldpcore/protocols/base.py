@@ -418,60 +418,6 @@ class FrequencyOracle(ABC):
             return one / rounds
         return chain.average_variance(frequencies, check_n_users(n), rounds)
 
-    # ----------------------------------------------------- fake users
-    #: The fake-user attacks this protocol describes besides the random item attack,
-    #: which needs nothing of it (:mod:`ldpcore.attacks`): ``"rpa"``, ``"mga"``.
-    fake_attacks: ClassVar[frozenset[str]] = frozenset()
-
-    def fake_support_rate(self, kind: str, targets: NDArray[np.int64]) -> NDArray[np.float64]:
-        """Per value, the probability that one ``kind`` fake report supports it."""
-        raise self._no_attack(kind)
-
-    def fake_support(
-        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
-    ) -> NDArray[np.int64]:
-        """The support counts of ``fakes`` fake reports of ``kind``, exactly, in O(d)."""
-        raise self._no_attack(kind)
-
-    def fake_reports(
-        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
-    ) -> Any:
-        """``fakes`` fake reports of ``kind``: valid reports of this protocol."""
-        raise self._no_attack(kind)
-
-    def joint_support(
-        self,
-        true_counts: NDArray[np.int64],
-        kind: str,
-        targets: NDArray[np.int64] | None,
-        fakes: int,
-        rng: np.random.Generator,
-    ) -> NDArray[np.int64] | None:
-        """Honest and fake support counts in one draw, where that is cheaper (else None).
-
-        The same law as :meth:`sample_support_counts` plus :meth:`fake_support`; then the
-        honest users' own counts are not drawn apart (``ldpcore.attacks.poison``).
-        ``targets`` is None when they are not chosen yet (an attack that needs them
-        then returns None).
-        """
-        return None
-
-    def report_sizes(self, reports: Any) -> NDArray[np.int64] | None:
-        """How many values each report supports, where that varies (None: it never does).
-
-        With :meth:`report_size_law`, the one sign a single report can give of a fake
-        user (:mod:`ldpcore.attacks.detection`).
-        """
-        return None
-
-    def report_size_law(self) -> NDArray[np.float64] | None:
-        """``P(an honest report supports k values)`` for ``k = 0..d``, where it varies."""
-        return None
-
-    def _no_attack(self, kind: str) -> InputError:
-        offered = ", ".join(["ria", *sorted(self.fake_attacks)])
-        return InputError(f"{self.name} does not describe the {kind!r} attack; it takes {offered}")
-
     # ---------------------------------------------------------------- privacy
     @abstractmethod
     def worst_case_ratio(self) -> float:

@@ -196,66 +196,6 @@ class DBitFlipPM(FrequencyOracle):
             others += sample_support(rest, m + 1, 1.0, rng, self._kernels("rest")) - rest
         return (rng.binomial(own, a) + rng.binomial(others, b)).astype(np.int64)
 
-    # ------------------------------------------------------------- fake users
-    fake_attacks: ClassVar[frozenset[str]] = frozenset({"rpa", "mga"})
-
-    def fake_support_rate(self, kind: str, targets: NDArray[np.int64]) -> NDArray[np.float64]:
-        """A uniform report supports each value with ``(d'/k)·½``; the maximal-gain one the targets.
-
-        Maximal gain (our derivation, after Cao, Jia and Gong 2021, Sec. 4, as for SS): a
-        report supports at most ``d'`` values, its sampled ones with bit 1, so with
-        ``r <= d'`` targets it samples all of them with bit 1 (and other values with bit
-        0); with ``r > d'`` the fake users take the targets ``d'`` at a time in turn.
-        """
-        k, m, r = self.domain_size, self.sampled, targets.size
-        if kind == "rpa":
-            return np.full(k, m / k / 2.0)
-        if kind != "mga":
-            raise self._no_attack(kind)
-        rate = np.zeros(k)
-        rate[targets] = 1.0 if r <= m else m / r
-        return rate
-
-    def fake_support(
-        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
-    ) -> NDArray[np.int64]:
-        """Exactly: uniform subsets by halving, each pick's bit 1 with ½ (``rpa``); the targets'."""
-        k, m = self.domain_size, self.sampled
-        if kind == "rpa":
-            users = np.zeros(k, dtype=np.int64)
-            users[0] = fakes  # none keeps a value: where they sit does not matter
-            picks = sample_support(users, m, 0.0, rng, self._kernels("fake"))
-            return rng.binomial(picks, 0.5).astype(np.int64)
-        if kind != "mga":
-            raise self._no_attack(kind)
-        return self.aggregate(self.fake_reports(kind, targets, fakes, rng))
-
-    def fake_reports(
-        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
-    ) -> NDArray[np.int64]:
-        """Uniform reports (``rpa``), or reports sampling the targets with bit 1 (``mga``)."""
-        k, m, r = self.domain_size, self.sampled, targets.size
-        if kind == "rpa":
-            picks = np.argpartition(rng.random((fakes, k)), m - 1, axis=1)[:, :m]
-            bits = rng.integers(0, 2, size=(fakes, m))
-            return np.concatenate([picks, bits], axis=1).astype(np.int64)
-        if kind != "mga":
-            raise self._no_attack(kind)
-        if r >= m:  # the targets d' at a time, in turn
-            start = (np.arange(fakes) * m)[:, None] + np.arange(m)[None, :]
-            picks = targets[start % r]
-            bits = np.ones((fakes, m), dtype=np.int64)
-        else:
-            others = np.setdiff1d(np.arange(k), targets)
-            chosen = np.argpartition(rng.random((fakes, others.size)), m - r - 1, axis=1)
-            padding = others[chosen[:, : m - r]]
-            picks = np.concatenate([np.tile(targets, (fakes, 1)), padding], axis=1)
-            bits = np.concatenate(
-                [np.ones((fakes, r), dtype=np.int64), np.zeros((fakes, m - r), dtype=np.int64)],
-                axis=1,
-            )
-        return np.concatenate([picks, bits], axis=1).astype(np.int64)
-
     # ---------------------------------------------------------------- privacy
     def worst_case_ratio(self) -> float:
         """``(a/b)² = e^ε`` when two sampled values' bits can differ, else ``a/b``."""

@@ -49,7 +49,6 @@ class GRR(ValueReports, FrequencyOracle):
     )
     reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. III-A, Eq. (1)"
     communication: ClassVar[str] = "one value (log2 d bits)"
-    fake_attacks: ClassVar[frozenset[str]] = frozenset({"rpa", "mga"})
 
     @property
     def p(self) -> float:
@@ -80,65 +79,6 @@ class GRR(ValueReports, FrequencyOracle):
         """Count how often each value was reported."""
         reported = self._values(reports)
         return np.bincount(reported, minlength=self.domain_size).astype(np.int64)
-
-    def fake_support_rate(self, kind: str, targets: NDArray[np.int64]) -> NDArray[np.float64]:
-        """A uniform report supports each value with 1/d; the maximal-gain one a target.
-
-        Cao, Jia and Gong 2021, Sec. 4.1: the fake users report the targets in turn, so
-        each target is reported by ``1/r`` of them (gain ``β(1 − f_T) + β(d − r)/(e^ε − 1)``).
-        """
-        if kind == "rpa":
-            return np.full(self.domain_size, 1.0 / self.domain_size)
-        if kind == "mga":
-            rate = np.zeros(self.domain_size)
-            rate[targets] = 1.0 / targets.size
-            return rate
-        raise self._no_attack(kind)
-
-    def fake_support(
-        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
-    ) -> NDArray[np.int64]:
-        """A report's support is the reported value: one multinomial, or the targets' turns."""
-        if kind == "rpa":
-            return rng.multinomial(fakes, np.full(self.domain_size, 1.0 / self.domain_size))
-        if kind == "mga":
-            support = np.zeros(self.domain_size, dtype=np.int64)
-            turns, extra = divmod(fakes, targets.size)
-            support[targets] = turns
-            support[targets[:extra]] += 1  # fake user i reports target i mod r
-            return support
-        raise self._no_attack(kind)
-
-    def joint_support(
-        self,
-        true_counts: NDArray[np.int64],
-        kind: str,
-        targets: NDArray[np.int64] | None,
-        fakes: int,
-        rng: np.random.Generator,
-    ) -> NDArray[np.int64] | None:
-        """Uniform fake reports join the honest users' uniform draw: one multinomial.
-
-        :meth:`_sample_fast` spreads the users who do not keep their value uniformly
-        over the whole domain; uniform fake reports are more of the same, and the sum of
-        two multinomials with equal cell probabilities is one multinomial of their total.
-        """
-        if kind != "rpa":
-            return None
-        kept = rng.binomial(true_counts, self.p - self.q)
-        spread = int(true_counts.sum() - kept.sum()) + fakes
-        uniform = rng.multinomial(spread, np.full(self.domain_size, 1.0 / self.domain_size))
-        return (kept + uniform).astype(np.int64)
-
-    def fake_reports(
-        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
-    ) -> NDArray[np.int64]:
-        """Uniform values (``rpa``), or the targets in turn (``mga``)."""
-        if kind == "rpa":
-            return rng.integers(0, self.domain_size, size=fakes).astype(np.int64)
-        if kind == "mga":
-            return targets[np.arange(fakes) % targets.size].astype(np.int64)
-        raise self._no_attack(kind)
 
     def _sample_fast(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator

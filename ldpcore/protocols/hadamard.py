@@ -55,7 +55,6 @@ class HadamardResponse(FrequencyOracle):
     )
     reference: ClassVar[str] = "Acharya, Sun & Zhang, AISTATS 2019; NDSS 2020, Sec. III-C"
     communication: ClassVar[str] = "one row index (log2 K bits)"
-    fake_attacks: ClassVar[frozenset[str]] = frozenset({"rpa", "mga"})
     #: The MLE and IBU use the exact multinomial of the reported rows when the row
     #: histogram (the tallies) is at hand.
 
@@ -110,40 +109,6 @@ class HadamardResponse(FrequencyOracle):
         for target in targets:
             joins &= (np.bitwise_count(rows & (int(target) + 1)) & 1) == 0
         return rows[joins]
-
-    def fake_support_rate(self, kind: str, targets: NDArray[np.int64]) -> NDArray[np.float64]:
-        """A uniform row supports each value with ½; a joining row every target (exactly)."""
-        if kind == "rpa":
-            return np.full(self.domain_size, 0.5)
-        if kind != "mga":
-            raise self._no_attack(kind)
-        rows = self.joining_rows(targets)
-        histogram = np.bincount(rows, minlength=self.order)
-        return self._support_from_rows(histogram) / rows.size
-
-    def fake_support(
-        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
-    ) -> NDArray[np.int64]:
-        """The fake rows' histogram (one multinomial), then one FWHT: O(K log K)."""
-        if kind == "rpa":
-            histogram = rng.multinomial(fakes, np.full(self.order, 1.0 / self.order))
-        elif kind == "mga":
-            rows = self.joining_rows(targets)
-            histogram = np.zeros(self.order, dtype=np.int64)
-            histogram[rows] = rng.multinomial(fakes, np.full(rows.size, 1.0 / rows.size))
-        else:
-            raise self._no_attack(kind)
-        return self._support_from_rows(histogram.astype(np.int64))
-
-    def fake_reports(
-        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
-    ) -> NDArray[np.int64]:
-        """Uniform rows (``rpa``), or uniform rows joining every target (``mga``)."""
-        if kind == "rpa":
-            return rng.integers(0, self.order, size=fakes).astype(np.int64)
-        if kind != "mga":
-            raise self._no_attack(kind)
-        return rng.choice(self.joining_rows(targets), size=fakes).astype(np.int64)
 
     def _support_from_rows(self, histogram: NDArray[np.int64]) -> NDArray[np.int64]:
         n = int(histogram.sum())

@@ -38,7 +38,6 @@ class LGRR(Memoized, GRR):
     first_round: ClassVar[type[GRR]] = GRR
     memo_shape: ClassVar[ChainShape] = "value"
     fresh_round: ClassVar[FreshRound] = FreshRound("grr")
-    fake_attacks: ClassVar[frozenset[str]] = GRR.fake_attacks
 
 
 __all__ = ["LGRR"]

@@ -117,8 +117,6 @@ class OLH(FrequencyOracle):
     extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = (
         ProtocolParameter("g", "OLH's hash range (default round(e^ε + 1))", 2),
     )
-    fake_attacks: ClassVar[frozenset[str]] = frozenset({"rpa", "mga"})
-
     g: int | None = None
 
     def __post_init__(self) -> None:
@@ -201,108 +199,6 @@ class OLH(FrequencyOracle):
                 np.less(mixed, w, out=hit)
                 counts[value] += np.count_nonzero(hit)
         return counts
-
-    def fake_support_rate(self, kind: str, targets: NDArray[np.int64]) -> NDArray[np.float64]:
-        """A uniform report supports each value with ``1/g``; the maximal-gain one every target.
-
-        Maximal gain (Cao, Jia and Gong 2021, Sec. 4.3): a hash under which every target
-        falls in the reported bucket; under the ideal hash the other values still fall
-        there with ``1/g`` each.
-        """
-        rate = np.full(self.domain_size, self.q)
-        if kind == "rpa":
-            return rate
-        if kind == "mga":
-            rate[targets] = 1.0
-            return rate
-        raise self._no_attack(kind)
-
-    def fake_support(
-        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
-    ) -> NDArray[np.int64]:
-        """Independent ``Bin(m, 1/g)`` per value; ``m`` for every target under ``mga``.
-
-        Under the ideal hash, as the honest sampler's. The real hash family's maximal-gain
-        reports (:meth:`fake_reports`) put the other values in the targets' bucket a few
-        per cent more or less often than ``1/g`` once the targets collide (up to 7% per
-        value at d = 12, ``tests/test_attacks.py``); the targets' counts are exact.
-        """
-        if kind not in self.fake_attacks:
-            raise self._no_attack(kind)
-        support = rng.binomial(fakes, self.q, size=self.domain_size).astype(np.int64)
-        if kind == "mga":
-            support[targets] = fakes
-        return support
-
-    def joint_support(
-        self,
-        true_counts: NDArray[np.int64],
-        kind: str,
-        targets: NDArray[np.int64] | None,
-        fakes: int,
-        rng: np.random.Generator,
-    ) -> NDArray[np.int64] | None:
-        """Fake reports join the honest ``Bin(n − n_v, q)``: under the ideal hash both are 1/g.
-
-        Two binomials of one probability are one; every fake report supports the targets.
-        """
-        if kind == "rpa":
-            extra = np.full(self.domain_size, fakes, dtype=np.int64)
-        elif kind == "mga" and targets is not None:
-            extra = np.full(self.domain_size, fakes, dtype=np.int64)
-            extra[targets] = 0
-        else:
-            return None
-        n = int(true_counts.sum())
-        support = rng.binomial(true_counts, self.p) + rng.binomial(n - true_counts + extra, self.q)
-        if kind == "mga":
-            support[targets] += fakes
-        return support.astype(np.int64)
-
-    def fake_reports(
-        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
-    ) -> HashedReports:
-        """Random seeds and buckets (``rpa``), or a hash that joins every target (``mga``).
-
-        Maximal gain: seeds are searched until every target hashes to one bucket, which
-        is reported (about ``g^(r−1)`` tries a fake user).
-        """
-        top = np.iinfo(np.uint64).max
-        g = self.hash_range
-
-        def seeds(size: int) -> tuple[NDArray[np.uint64], NDArray[np.uint64]]:
-            drawn = rng.integers(0, top, size=(2, size), dtype=np.uint64, endpoint=True)
-            return drawn[0], drawn[1]
-
-        if kind == "rpa":
-            a, b = seeds(fakes)
-            return HashedReports(a, b, rng.integers(0, g, size=fakes).astype(np.int64))
-        if kind != "mga":
-            raise self._no_attack(kind)
-        tries = float(g) ** (targets.size - 1)
-        if tries > MGA_TRIES_MAX:
-            raise InputError(
-                f"{self.name}'s maximal-gain attack needs a hash that sends all {targets.size} "
-                f"targets to one of {g} buckets: about {tries:,.0f} tries a fake user; use at "
-                f"most {1 + int(math.log(MGA_TRIES_MAX, g))} targets"
-            )
-        multiplier = np.zeros(fakes, dtype=np.uint64)
-        offset = np.zeros(fakes, dtype=np.uint64)
-        bucket = np.zeros(fakes, dtype=np.int64)
-        pending = np.arange(fakes)
-        while pending.size:
-            batch = np.repeat(pending, max(1, min(int(4 * tries), 1 << 20) // pending.size))
-            a, b = seeds(batch.size)
-            hashed = hash_values(a[:, None], b[:, None], targets[None, :], g)
-            found = np.all(hashed == hashed[:, :1], axis=1)
-            # Each pending fake user takes its first hit.
-            hits = np.flatnonzero(found)
-            users, first = np.unique(batch[hits], return_index=True)
-            chosen = hits[first]
-            multiplier[users], offset[users] = a[chosen], b[chosen]
-            bucket[users] = hashed[chosen, 0]
-            pending = np.setdiff1d(pending, users)
-        return HashedReports(multiplier, offset, bucket)
 
     def _sample_fast(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator

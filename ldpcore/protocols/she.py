@@ -214,48 +214,6 @@ class SHE(FrequencyOracle):
             )
         return array.sum(axis=0)
 
-    # ------------------------------------------------------------- fake users
-    #: A noise-only report (``rpa``); fake users who run the real randomizer (``ria``)
-    #: need no hook. No maximal-gain report: see :meth:`_no_attack`.
-    fake_attacks: ClassVar[frozenset[str]] = frozenset({"rpa"})
-
-    def _no_attack(self, kind: str) -> InputError:
-        if kind != "mga":
-            return super()._no_attack(kind)
-        return InputError(
-            "SHE's reports are real numbers, so a maximal-gain fake user can send any number "
-            "and its gain has no bound (a report of M on the target moves its estimate by "
-            "M/n). Clip reports on the server before trusting SHE against fake users; "
-            "it takes ria and rpa here"
-        )
-
-    def fake_support_rate(self, kind: str, targets: NDArray[np.int64]) -> NDArray[np.float64]:
-        """``q`` everywhere for ``rpa``: a noise-only report adds nothing on average.
-
-        The rate is in the equivalent binomial's terms (module docstring): the fake
-        report's expected pseudo-support ``q + s·E[y_v]`` with ``E[y_v] = 0``.
-        """
-        if kind != "rpa":
-            raise self._no_attack(kind)
-        return np.full(self.domain_size, self.q)
-
-    def fake_support(  # type: ignore[override]  # real sums (real_valued_reports)
-        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
-    ) -> NDArray[np.float64]:
-        """The sums of ``fakes`` noise-only reports: a difference of two NB(fakes) draws."""
-        if kind != "rpa":
-            raise self._no_attack(kind)
-        return self._noise_sums(fakes, rng)
-
-    def fake_reports(
-        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
-    ) -> NDArray[np.float64]:
-        """Noise-only reports (``rpa``): the noise on every coordinate, no one-hot."""
-        if kind != "rpa":
-            raise self._no_attack(kind)
-        shape = (fakes, self.domain_size)
-        return (self._geometric(rng, shape) - self._geometric(rng, shape)) / GRID_STEPS
-
     # --------------------------------------------------------------- privacy
     def worst_case_ratio(self) -> float:
         """``e^ε``: the noise laws' worst ratio, reached where ``y_v ≥ 1, y_w ≤ 0``."""

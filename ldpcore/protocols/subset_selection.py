@@ -68,8 +68,6 @@ class SubsetSelection(FrequencyOracle):
     extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = (
         ProtocolParameter("k", "SS's subset size, 1 <= k < d (default round(d/(e^ε + 1)))", 1),
     )
-    fake_attacks: ClassVar[frozenset[str]] = frozenset({"rpa", "mga"})
-
     k: int | None = None
     # Per-protocol cache of the fast sampler's split kernels: trials reuse them.
     _split_kernels: SplitKernels = field(init=False, repr=False, compare=False)
@@ -140,73 +138,6 @@ class SubsetSelection(FrequencyOracle):
         if k > 1 and np.any(ordered[:, 1:] == ordered[:, :-1]):
             raise InputError("SS reports must list k distinct values per user")
         return np.bincount(flat, minlength=self.domain_size).astype(np.int64)
-
-    def fake_support_rate(self, kind: str, targets: NDArray[np.int64]) -> NDArray[np.float64]:
-        """A uniform ``k``-subset holds each value with ``k/d``; the maximal-gain one the targets.
-
-        Maximal gain (our derivation, after Cao, Jia and Gong 2021, Sec. 4): a report
-        supports at most ``k`` values, so with ``r <= k`` targets it holds all of them and
-        ``k − r`` of the others uniformly; with ``r > k`` the fake users take the targets
-        ``k`` at a time in turn, each target held by ``k/r`` of them. Either way each fake
-        report adds ``min(r, k)`` supported targets, the most a subset can.
-        """
-        d, k, r = self.domain_size, self.subset_size, targets.size
-        if kind == "rpa":
-            return np.full(d, k / d)
-        if kind != "mga":
-            raise self._no_attack(kind)
-        if r > k:
-            rate = np.zeros(d)
-            rate[targets] = k / r
-            return rate
-        rate = np.full(d, (k - r) / (d - r) if d > r else 0.0)
-        rate[targets] = 1.0
-        return rate
-
-    def fake_support(
-        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
-    ) -> NDArray[np.int64]:
-        """Exactly, in O(log d) calls: uniform subsets by halving; the targets' counts fixed.
-
-        The halving sampler draws the uniform reports (``rpa``) and the padding (``mga``).
-        """
-        d, k, r = self.domain_size, self.subset_size, targets.size
-        if kind == "rpa":
-            users = np.zeros(d, dtype=np.int64)
-            users[0] = fakes  # none keeps a value: where they sit does not matter
-            return sample_support(users, k, 0.0, rng, self._split_kernels)
-        if kind != "mga":
-            raise self._no_attack(kind)
-        if r > k:
-            return np.bincount(
-                self.fake_reports(kind, targets, fakes, rng).ravel(), minlength=d
-            ).astype(np.int64)
-        support = np.zeros(d, dtype=np.int64)
-        support[targets] = fakes
-        others = np.setdiff1d(np.arange(d), targets)
-        if k > r and fakes:
-            users = np.zeros(others.size, dtype=np.int64)
-            users[0] = fakes
-            # The kernels hold any population up to d: the protocol's own serve.
-            support[others] = sample_support(users, k - r, 0.0, rng, self._split_kernels)
-        return support
-
-    def fake_reports(
-        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
-    ) -> NDArray[np.int64]:
-        """Uniform ``k``-subsets (``rpa``), or subsets holding the targets (``mga``)."""
-        d, k, r = self.domain_size, self.subset_size, targets.size
-        if kind == "rpa":
-            return np.argpartition(rng.random((fakes, d)), k - 1, axis=1)[:, :k].astype(np.int64)
-        if kind != "mga":
-            raise self._no_attack(kind)
-        if r > k:  # the targets k at a time, in turn
-            start = (np.arange(fakes) * k)[:, None] + np.arange(k)[None, :]
-            return targets[start % r].astype(np.int64)
-        others = np.setdiff1d(np.arange(d), targets)
-        chosen = np.argpartition(rng.random((fakes, others.size)), max(k - r - 1, 0), axis=1)
-        padding = others[chosen[:, : k - r]]
-        return np.concatenate([np.tile(targets, (fakes, 1)), padding], axis=1).astype(np.int64)
 
     def users_per_batch(self) -> int:
         """About 4 million report cells a batch, whatever ``d`` is (bounded memory)."""

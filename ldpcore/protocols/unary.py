@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_counts, is_hex
 from ldpcore.errors import InputError
-from ldpcore.protocols._halving import SplitKernels, sample_support
+from ldpcore.protocols._halving import SplitKernels
 from ldpcore.protocols.base import (
     FrequencyOracle,
     _user_batches,
@@ -54,8 +54,6 @@ class UnaryEncoding(FrequencyOracle):
     """
 
     communication: ClassVar[str] = "d bits"
-    fake_attacks: ClassVar[frozenset[str]] = frozenset({"rpa", "mga"})
-
     # Kernels of the maximal-gain padding's sampler, kept between trials (made on use).
     _kernels: dict[str, SplitKernels] = field(
         default_factory=dict, init=False, repr=False, compare=False
@@ -175,24 +173,6 @@ class UnaryEncoding(FrequencyOracle):
         """
         return max(0, math.floor(self.p + (self.domain_size - 1) * self.q) - targets)
 
-    def report_sizes(self, reports: Any) -> NDArray[np.int64]:
-        """Each report's number of ones."""
-        return np.asarray(np.asarray(reports, dtype=np.bool_).sum(axis=1), dtype=np.int64)
-
-    def report_size_law(self) -> NDArray[np.float64]:
-        """An honest report's number of ones: its own bit (``p``) plus ``Bin(d − 1, q)``.
-
-        The same law whatever the user's value, so a report whose count it makes
-        unlikely is unlikely from any honest user (Cao, Jia and Gong 2021, Sec. 6).
-        """
-        from scipy import stats  # noqa: PLC0415 (scipy loads where it is used)
-
-        others = stats.binom.pmf(np.arange(self.domain_size), self.domain_size - 1, self.q)
-        law = np.zeros(self.domain_size + 1)
-        law[:-1] += (1.0 - self.p) * others
-        law[1:] += self.p * others
-        return law
-
     def _padding_kernels(self) -> SplitKernels:
         """The halving sampler's kernels for this ``d``, made on first use and kept.
 
@@ -203,65 +183,6 @@ class UnaryEncoding(FrequencyOracle):
         if kept is None:
             kept = self._kernels["padding"] = SplitKernels(self.domain_size)
         return kept
-
-    def fake_support_rate(self, kind: str, targets: NDArray[np.int64]) -> NDArray[np.float64]:
-        """A uniform report sets each bit with ½; the maximal-gain one every target's.
-
-        Maximal gain (Cao et al. 2021, Sec. 4.2): the targets' bits and
-        :meth:`padding` of the other ``d − r``, chosen uniformly.
-        """
-        d = self.domain_size
-        if kind == "rpa":
-            return np.full(d, 0.5)
-        if kind == "mga":
-            others = d - targets.size
-            rate = np.full(d, self.padding(targets.size) / others if others else 0.0)
-            rate[targets] = 1.0
-            return rate
-        raise self._no_attack(kind)
-
-    def fake_support(
-        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
-    ) -> NDArray[np.int64]:
-        """Exactly, in O(d): independent bits (``rpa``); the padding by halving (``mga``).
-
-        The padding's counts are those of ``fakes`` uniform subsets of the other values,
-        each of :meth:`padding` values: Subset Selection's users who keep nothing of
-        their own (:func:`ldpcore.protocols._halving.sample_support`, mixture weight 0).
-        """
-        d = self.domain_size
-        if kind == "rpa":
-            return rng.binomial(fakes, 0.5, size=d).astype(np.int64)
-        if kind != "mga":
-            raise self._no_attack(kind)
-        support = np.zeros(d, dtype=np.int64)
-        support[targets] = fakes
-        extra, others = self.padding(targets.size), np.setdiff1d(np.arange(d), targets)
-        if extra and fakes:
-            users = np.zeros(others.size, dtype=np.int64)
-            users[0] = fakes  # where they are does not matter: none keeps a value
-            support[others] = sample_support(users, extra, 0.0, rng, self._padding_kernels())
-        return support
-
-    def fake_reports(
-        self, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
-    ) -> NDArray[np.bool_]:
-        """Uniform bit vectors (``rpa``), or the targets' bits and random padding (``mga``)."""
-        d = self.domain_size
-        if kind == "rpa":
-            return rng.random((fakes, d)) < 0.5
-        if kind != "mga":
-            raise self._no_attack(kind)
-        bits = np.zeros((fakes, d), dtype=np.bool_)
-        bits[:, targets] = True
-        others = np.setdiff1d(np.arange(d), targets)
-        extra = self.padding(targets.size)
-        if extra:
-            # Each row's first ``extra`` of a random order of the other values.
-            keys = rng.random((fakes, others.size))
-            chosen = np.argpartition(keys, extra - 1, axis=1)[:, :extra]
-            bits[np.arange(fakes)[:, None], others[chosen]] = True
-        return bits
 
     def _bit_channel(self) -> NDArray[np.float64]:
         """``B[x, own]``: P(bit = x) at the user's own position (own=1) or another (own=0)."""

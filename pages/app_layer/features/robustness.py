@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from ldpcore.attacks.fakes import described_attacks
 from ldpcore.attacks.reach import TopKQuestion, top_k_question
 from ldpcore.data.datasets import Dataset
 from ldpcore.present.run_sentences import fake_users_caption, top_k_question_words
@@ -46,7 +47,7 @@ def fake_users_section(
         right.number_input("k", 1, max(1, min(K_MAX, d - 1)), min(10, d - 1), key="choose-fake-k")
     )
     epsilon = answer_epsilon if answer_epsilon is not None else 1.0
-    if "mga" not in protocol_class(protocol).fake_attacks:
+    if "mga" not in described_attacks(protocol_class(protocol)):
         if protocol_class(protocol).real_valued_reports:
             st.info(
                 f"{protocol}'s reports are real numbers: one fake user can send any number, "

@@ -1,0 +1,149 @@
+"""Local hashing's (OLH, BLH) fake users: what a fake report is, and its support drawn exactly.
+
+Cao, Jia and Gong (USENIX Security 2021) for the attacks; :mod:`ldpcore.attacks.fakes`
+registers these functions for the protocol.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ldpcore.errors import InputError
+from ldpcore.protocols.base import (
+    FrequencyOracle,
+)
+
+if TYPE_CHECKING:
+    pass
+from ldpcore.attacks.fakes.base import FakeUsers, not_described
+from ldpcore.protocols.olh import MGA_TRIES_MAX, OLH, HashedReports, hash_values
+
+#: The attacks besides the random item attack, which needs nothing of the protocol.
+ATTACKS = frozenset({"rpa", "mga"})
+
+
+def refused(protocol: FrequencyOracle, kind: str) -> InputError:
+    """The error for an attack this protocol does not describe."""
+    return not_described(protocol, kind, ATTACKS)
+
+
+def support_rate(protocol: OLH, kind: str, targets: NDArray[np.int64]) -> NDArray[np.float64]:
+    """A uniform report supports each value with ``1/g``; the maximal-gain one every target.
+
+    Maximal gain (Cao, Jia and Gong 2021, Sec. 4.3): a hash under which every target
+    falls in the reported bucket; under the ideal hash the other values still fall
+    there with ``1/g`` each.
+    """
+    rate = np.full(protocol.domain_size, protocol.q)
+    if kind == "rpa":
+        return rate
+    if kind == "mga":
+        rate[targets] = 1.0
+        return rate
+    raise refused(protocol, kind)
+
+
+def support(
+    protocol: OLH, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
+) -> NDArray[np.int64]:
+    """Independent ``Bin(m, 1/g)`` per value; ``m`` for every target under ``mga``.
+
+    Under the ideal hash, as the honest sampler's. The real hash family's maximal-gain
+    reports (:func:`reports`) put the other values in the targets' bucket a few
+    per cent more or less often than ``1/g`` once the targets collide (up to 7% per
+    value at d = 12, ``tests/test_attacks.py``); the targets' counts are exact.
+    """
+    if kind not in ATTACKS:
+        raise refused(protocol, kind)
+    support = rng.binomial(fakes, protocol.q, size=protocol.domain_size).astype(np.int64)
+    if kind == "mga":
+        support[targets] = fakes
+    return support
+
+
+def joint_support(
+    protocol: OLH,
+    true_counts: NDArray[np.int64],
+    kind: str,
+    targets: NDArray[np.int64] | None,
+    *,
+    fakes: int,
+    rng: np.random.Generator,
+) -> NDArray[np.int64] | None:
+    """Fake reports join the honest ``Bin(n − n_v, q)``: under the ideal hash both are 1/g.
+
+    Two binomials of one probability are one; every fake report supports the targets.
+    """
+    if kind == "rpa":
+        extra = np.full(protocol.domain_size, fakes, dtype=np.int64)
+    elif kind == "mga" and targets is not None:
+        extra = np.full(protocol.domain_size, fakes, dtype=np.int64)
+        extra[targets] = 0
+    else:
+        return None
+    n = int(true_counts.sum())
+    support = rng.binomial(true_counts, protocol.p) + rng.binomial(
+        n - true_counts + extra, protocol.q
+    )
+    if kind == "mga":
+        support[targets] += fakes
+    return support.astype(np.int64)
+
+
+def reports(
+    protocol: OLH, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
+) -> HashedReports:
+    """Random seeds and buckets (``rpa``), or a hash that joins every target (``mga``).
+
+    Maximal gain: seeds are searched until every target hashes to one bucket, which
+    is reported (about ``g^(r−1)`` tries a fake user).
+    """
+    top = np.iinfo(np.uint64).max
+    g = protocol.hash_range
+
+    def seeds(size: int) -> tuple[NDArray[np.uint64], NDArray[np.uint64]]:
+        drawn = rng.integers(0, top, size=(2, size), dtype=np.uint64, endpoint=True)
+        return drawn[0], drawn[1]
+
+    if kind == "rpa":
+        a, b = seeds(fakes)
+        return HashedReports(a, b, rng.integers(0, g, size=fakes).astype(np.int64))
+    if kind != "mga":
+        raise refused(protocol, kind)
+    tries = float(g) ** (targets.size - 1)
+    if tries > MGA_TRIES_MAX:
+        raise InputError(
+            f"{protocol.name}'s maximal-gain attack needs a hash that sends all {targets.size} "
+            f"targets to one of {g} buckets: about {tries:,.0f} tries a fake user; use at "
+            f"most {1 + int(math.log(MGA_TRIES_MAX, g))} targets"
+        )
+    multiplier = np.zeros(fakes, dtype=np.uint64)
+    offset = np.zeros(fakes, dtype=np.uint64)
+    bucket = np.zeros(fakes, dtype=np.int64)
+    pending = np.arange(fakes)
+    while pending.size:
+        batch = np.repeat(pending, max(1, min(int(4 * tries), 1 << 20) // pending.size))
+        a, b = seeds(batch.size)
+        hashed = hash_values(a[:, None], b[:, None], targets[None, :], g)
+        found = np.all(hashed == hashed[:, :1], axis=1)
+        # Each pending fake user takes its first hit.
+        hits = np.flatnonzero(found)
+        users, first = np.unique(batch[hits], return_index=True)
+        chosen = hits[first]
+        multiplier[users], offset[users] = a[chosen], b[chosen]
+        bucket[users] = hashed[chosen, 0]
+        pending = np.setdiff1d(pending, users)
+    return HashedReports(multiplier, offset, bucket)
+
+
+FAKES = FakeUsers(
+    attacks=ATTACKS,
+    support_rate=support_rate,
+    support=support,
+    joint_support=joint_support,
+    reports=reports,
+)
