@@ -26,10 +26,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_sampling import _assert_moments, _draw
 from toy_method import Shrink
-from toy_protocol import PadRR
+from toy_protocol import PadRR, pad_rr_guess_rate
 from toy_query import BlocksQuery
 from toy_registry import toys_wanted
 
+import ldpcore.attacks.guessing
 import ldpcore.postprocess
 import ldpcore.protocols
 import ldpcore.queries.specs
@@ -53,6 +54,8 @@ def toys(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(ldpcore.protocols, "PROTOCOLS", protocols)
     monkeypatch.setattr(ldpcore.postprocess, "METHODS", methods)
     monkeypatch.setattr(ldpcore.queries.specs, "QUERY_KINDS", kinds)
+    guesses = MappingProxyType({**ldpcore.attacks.guessing.GUESS_RATES, PadRR: pad_rr_guess_rate})
+    monkeypatch.setattr(ldpcore.attacks.guessing, "GUESS_RATES", guesses)
     yield
 
 

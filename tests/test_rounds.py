@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from conftest import K_SIGMA
 
+from ldpcore.attacks.guessing import guess_rate
 from ldpcore.errors import InputError
 from ldpcore.protocols import PROTOCOLS, Memoized, get_protocol, protocol_class
 from ldpcore.protocols.rounds import Chain
@@ -211,7 +212,7 @@ def test_averaging_learns_no_more_than_the_memo_allows(name: str) -> None:
     fresh = get_protocol(name.replace("L-", "").replace("OSUE", "OUE"), epsilon=0.5, domain_size=d)
     rng = np.random.default_rng(3)
     values = rng.integers(0, d, size=users)
-    bound = protocol.first_round(epsilon=1.5, domain_size=d).bayes_guess_rate(np.ones(d))
+    bound = guess_rate(protocol.first_round(epsilon=1.5, domain_size=d), np.ones(d))
     memo_rate = float(np.mean(protocol.chain.guesses_after(values, 200, rng) == values))
     sigma = math.sqrt(bound * (1 - bound) / users)
     assert memo_rate <= bound + K_SIGMA * sigma
@@ -222,7 +223,7 @@ def test_averaging_learns_no_more_than_the_memo_allows(name: str) -> None:
     assert float(np.mean(chain.guesses_after(values, 1000, rng) == values)) > 0.99
     # One report: the guess is right no more often than one report's channel allows.
     one = float(np.mean(protocol.chain.guesses_after(values, 1, rng) == values))
-    limit = protocol.bayes_guess_rate(np.ones(d))
+    limit = guess_rate(protocol, np.ones(d))
     assert abs(one - limit) < K_SIGMA * math.sqrt(limit * (1 - limit) / users)
 
 

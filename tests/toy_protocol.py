@@ -99,13 +99,6 @@ class PadRR(FrequencyOracle):
         channel[np.arange(self.domain_size), np.arange(self.domain_size)] = self.p
         return channel
 
-    def bayes_guess_rate(self, prior: ArrayLike) -> float:
-        """Closed form, any ``d``: a report naming a value is guessed as that value when
-        ``p π_y ≥ q max_v π_v``, else as the most common value; a decoy as the most common."""
-        pi = check_prior(prior, self.domain_size)
-        top = float(pi.max())
-        return float(np.maximum(self.p * pi, self.q * top).sum() + self.pad * self.q * top)
-
     def worst_case_ratio(self) -> float:
         """From the channel (two probabilities per output: ``p`` and ``q``)."""
         return ratio_from_matrix(self.channel_matrix())
@@ -136,3 +129,16 @@ class PadRR(FrequencyOracle):
         value = int(array[index])
         text = f"{value}" if value < self.domain_size else f"decoy {value - self.domain_size}"
         return text, array[index : index + 1]
+
+
+def pad_rr_guess_rate(protocol: PadRR, prior: ArrayLike) -> float:
+    """Closed form, any ``d``: a report naming a value is guessed as that value when
+    ``p π_y ≥ q max_v π_v``, else as the most common value; a decoy as the most common.
+
+    Registered for PadRR in ``ldpcore.attacks.guessing.GUESS_RATES`` (the guess rate is
+    the attacker's feature, not the oracle's)."""
+    pi = check_prior(prior, protocol.domain_size)
+    top = float(pi.max())
+    return float(
+        np.maximum(protocol.p * pi, protocol.q * top).sum() + protocol.pad * protocol.q * top
+    )

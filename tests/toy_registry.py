@@ -24,9 +24,10 @@ def toys_wanted() -> bool:
 def register_toys() -> None:
     """Add PadRR, Shrink and blocks to the registries (once; later calls change nothing)."""
     from toy_method import Shrink  # noqa: PLC0415
-    from toy_protocol import PadRR  # noqa: PLC0415
+    from toy_protocol import PadRR, pad_rr_guess_rate  # noqa: PLC0415
     from toy_query import BlocksQuery  # noqa: PLC0415
 
+    import ldpcore.attacks.guessing  # noqa: PLC0415
     import ldpcore.postprocess  # noqa: PLC0415
     import ldpcore.protocols  # noqa: PLC0415
     import ldpcore.queries.specs  # noqa: PLC0415
@@ -37,3 +38,5 @@ def register_toys() -> None:
     ldpcore.protocols.PROTOCOLS = MappingProxyType(protocols)
     ldpcore.postprocess.METHODS = MappingProxyType(methods)
     ldpcore.queries.specs.QUERY_KINDS = MappingProxyType(kinds)
+    guesses = {**ldpcore.attacks.guessing.GUESS_RATES, PadRR: pad_rr_guess_rate}
+    ldpcore.attacks.guessing.GUESS_RATES = MappingProxyType(guesses)

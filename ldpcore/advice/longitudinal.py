@@ -36,6 +36,7 @@ from numpy.typing import ArrayLike
 
 from ldpcore import bounds
 from ldpcore._validation import check_int
+from ldpcore.attacks.guessing import guess_rate
 from ldpcore.errors import InputError
 from ldpcore.protocols import PROTOCOLS, FrequencyOracle, Memoized
 
@@ -294,7 +295,7 @@ def averaging_attack(
         memo = 1.0
         if isinstance(plan.protocol, Memoized):
             first = plan.protocol.first_round(epsilon=plan.protocol.epsilon_inf, domain_size=d)
-            memo = first.bayes_guess_rate(np.ones(d))
+            memo = guess_rate(first, np.ones(d))
         for t in rounds:
             values = generator.integers(0, d, size=users)
             right = float(np.mean(chain.guesses_after(values, int(t), generator) == values))

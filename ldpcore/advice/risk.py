@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ldpcore.attacks.guessing import guess_rate
 from ldpcore.protocols import get_protocol
 
 
@@ -36,7 +37,7 @@ def privacy_risk(
         rows.append(
             {
                 "protocol": oracle.name,
-                "attacker guesses right": oracle.bayes_guess_rate(prior),
+                "attacker guesses right": guess_rate(oracle, prior),
                 "guessing without the report": float(prior.max()),
             }
         )

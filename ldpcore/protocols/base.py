@@ -490,26 +490,6 @@ class FrequencyOracle(ABC):
     def describe_report(self, reports: Any, index: int) -> tuple[str, Any]:
         """One report in words (the Learn walkthrough), and that report alone."""
 
-    # ------------------------------------------------------------------- risk
-    def bayes_guess_rate(self, prior: ArrayLike) -> float:
-        """How often the best possible attacker guesses a user's value from one report.
-
-        The Bayes-optimal (maximum a posteriori) attacker who knows the prior ``π``
-        and the protocol guesses ``argmax_v π_v P(y | v)`` for report ``y``; it is
-        right with probability ``Σ_y max_v π_v P(y | v)`` (Bayes decision rule; see
-        e.g. Kairouz, Oh & Viswanath, ICML 2014, for this view of LDP channels).
-        No attacker does better. Compare with ``max_v π_v``, the rate of guessing
-        without the report. This default enumerates ``channel_matrix`` (small ``d``);
-        each protocol overrides it with an exact closed form for any ``d``.
-
-        Parameters
-        ----------
-        prior : array_like
-            ``π``: how common each value is (non-negative, normalised here).
-        """
-        pi = check_prior(prior, self.domain_size)
-        return float(np.max(self.channel_matrix() * pi[None, :], axis=1).sum())
-
     def __str__(self) -> str:
         extras = ", ".join(
             f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"

@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import whole_number
 from ldpcore.errors import InputError
-from ldpcore.protocols.base import FrequencyOracle, ValueReports, check_prior, ratio_from_matrix
+from ldpcore.protocols.base import FrequencyOracle, ValueReports, ratio_from_matrix
 from ldpcore.protocols.rounds import Chain
 from ldpcore.rng import ClientRNG, as_source
 
@@ -90,15 +90,6 @@ class GRR(ValueReports, FrequencyOracle):
         spread = int(true_counts.sum() - kept.sum())
         uniform = rng.multinomial(spread, np.full(self.domain_size, 1.0 / self.domain_size))
         return (kept + uniform).astype(np.int64)
-
-    def bayes_guess_rate(self, prior: ArrayLike) -> float:
-        """Exact MAP attacker success: ``Σ_y max(p π_y, q · max_{v≠y} π_v)`` in O(d)."""
-        pi = check_prior(prior, self.domain_size)
-        top = int(np.argmax(pi))
-        first, second = pi[top], np.partition(pi, -2)[-2]
-        best_other = np.full(pi.size, first)
-        best_other[top] = second
-        return float(np.maximum(self.p * pi, self.q * best_other).sum())
 
     def worst_case_ratio(self) -> float:
         """``max P(y|v)/P(y|v')``: each output has the two probabilities ``p`` and ``q``."""

@@ -21,7 +21,6 @@ from ldpcore.errors import InputError
 from ldpcore.protocols.base import (
     FrequencyOracle,
     _user_batches,
-    check_prior,
     ratio_from_matrix,
 )
 from ldpcore.protocols.walsh import fwht, hadamard_order, hadamard_signs
@@ -237,35 +236,6 @@ class HadamardResponse(FrequencyOracle):
         """The row index."""
         array = np.asarray(reports)
         return f"row {int(array[index])}", array[index : index + 1]
-
-    def bayes_guess_rate(self, prior: ArrayLike) -> float:
-        """Exact MAP attacker success ``(2/K) Σ_r max(p · max_{+} π, (1−p) · max_{−} π)``.
-
-        ``max_{+}`` and ``max_{−}`` are the largest prior among the values whose
-        column is +1 / −1 in row ``r``. Walking the values from the most to the least
-        likely, each one settles, for every row still open, the side its sign falls
-        on; a row is closed once both sides are known, and about half the open rows
-        close per value, so the walk takes ``O(K log K)`` sign evaluations, not ``K·d``.
-        """
-        pi = check_prior(prior, self.domain_size)
-        order, p = self.order, self.p
-        by_prior = np.argsort(-pi, kind="stable")
-        rows = np.arange(order, dtype=np.int64)
-        best_in = np.zeros(order)
-        best_out = np.zeros(order)
-        need_in = np.ones(order, dtype=bool)
-        need_out = np.ones(order, dtype=bool)
-        open_rows = rows
-        for value in by_prior:
-            if open_rows.size == 0 or pi[value] == 0:
-                break
-            negative = (np.bitwise_count(open_rows & (int(value) + 1)) & 1).astype(bool)
-            fill_in = open_rows[~negative & need_in[open_rows]]
-            fill_out = open_rows[negative & need_out[open_rows]]
-            best_in[fill_in], need_in[fill_in] = pi[value], False
-            best_out[fill_out], need_out[fill_out] = pi[value], False
-            open_rows = open_rows[need_in[open_rows] | need_out[open_rows]]
-        return float(2.0 / order * np.maximum(p * best_in, (1 - p) * best_out).sum())
 
     def worst_case_ratio(self) -> float:
         """Exact worst-case ratio from the channel (closed form ``p/(1−p)`` for large ``K``)."""

@@ -30,9 +30,7 @@ from ldpcore.errors import InputError
 from ldpcore.protocols.base import (
     FrequencyOracle,
     ProtocolParameter,
-    check_prior,
     independent_support_counts,
-    membership_guess_rate,
     ratio_from_matrix,
 )
 from ldpcore.rng import ClientRNG, RandomSource, as_source
@@ -214,20 +212,6 @@ class OLH(FrequencyOracle):
         channel = np.full((g, g), 1.0 / (e + g - 1))
         np.fill_diagonal(channel, e / (e + g - 1))
         return channel
-
-    def bayes_guess_rate(self, prior: ArrayLike) -> float:
-        """MAP attacker success under an ideal (fully random) hash, exact in that model.
-
-        Given the report ``(H, y)``, value ``v`` is *marked* when ``H(v) = y``: the
-        user's own value with probability ``e^ε/(e^ε+g−1)``, every other value with
-        ``1/g`` independently (an ideal hash), and a marked value is ``e^ε`` times
-        as likely as an unmarked one. The shipped hash family approximates this;
-        the tests check the real randomizer against it by simulation.
-        """
-        g, e = self.hash_range, math.exp(self.epsilon)
-        return membership_guess_rate(
-            check_prior(prior, self.domain_size), own=e / (e + g - 1), other=1.0 / g, ratio=e
-        )
 
     def worst_case_ratio(self) -> float:
         """Exact worst-case ratio of ``P((h, y) | v)`` over outputs and inputs.

@@ -52,7 +52,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_n_users
 from ldpcore.errors import InputError
-from ldpcore.protocols.base import FrequencyOracle, check_prior
+from ldpcore.protocols.base import FrequencyOracle
 from ldpcore.rng import ClientRNG, as_source
 
 if TYPE_CHECKING:
@@ -60,11 +60,6 @@ if TYPE_CHECKING:
 
 #: Grid points per unit of a report: the noise is ``K/GRID_STEPS`` (module docstring).
 GRID_STEPS = 64
-#: The most distinct competing priors the guess rate compares exactly; beyond, they are
-#: rounded to this many levels of ln π (within ``e^δ − 1``, ``δ`` the level's width).
-GROUPS_MAX = 2_000
-#: Cells of the (prior groups × levels) table computed at once; bounds memory only.
-_BLOCK_CELLS = 1 << 22
 
 
 def noise_ratio(epsilon: float) -> float:
@@ -268,114 +263,6 @@ class SHE(FrequencyOracle):
         array = np.asarray(reports, dtype=np.float64)
         text = "(" + ", ".join(f"{x:+.2f}" for x in array[index]) + ")"
         return text, array[index : index + 1]
-
-    # ------------------------------------------------------------------- risk
-    def bayes_guess_rate(self, prior: ArrayLike) -> float:
-        """The MAP attacker's success rate, exactly: a sum over the grid's 65 score levels.
-
-        The posterior of ``v`` given ``y`` is ``∝ π_v·r^{|k_v − 64| − |k_v|}`` (the other
-        coordinates cancel), so the attacker guesses the largest score
-        ``Z_v = ln π_v + (ε/2)·clip(2y_v − 1, −1, 1)``: independent scores, each on 65
-        levels ``j = clip(64·y_v, 0, 64)``. The rate is ``Σ_u π_u P(Z_u beats every other
-        | u)``, summed over ``Z_u``'s levels; values of equal prior share the levels and
-        tie there (a uniform draw among the tied wins, which gives the optimal rate as any
-        tie-break does: ``E[1/(1 + ties)] = ∫_0^1 (A + tM)^{k−1} dt``). Equal priors are
-        grouped, so a uniform prior costs as little at d = 10⁶ as at d = 3. (Two different
-        priors whose levels meet exactly would tie too; they are counted as not tied.)
-        More than :data:`GROUPS_MAX` distinct competing priors are rounded to that many
-        levels of ``ln π`` of width ``δ`` (their range over 1,999), which moves the rate
-        by at most ``e^δ − 1``.
-        """
-        pi = check_prior(prior, self.domain_size)
-        half, levels = self.epsilon / 2.0, GRID_STEPS + 1
-        values, repeats = np.unique(pi[pi > 0], return_counts=True)  # ascending
-        logs, sizes = np.log(values), repeats.astype(np.float64)
-        # No value wins below the second-best value's lowest score (counting repeats).
-        second = logs[-1] if sizes[-1] >= 2 or logs.size == 1 else logs[-2]
-        keep = logs + half >= second - half  # the rest never win and never beat a winner
-        logs, sizes, values = logs[keep], sizes[keep], values[keep]
-        if logs.size > GROUPS_MAX:
-            logs, sizes, values = _rounded_groups(logs, sizes, values)
-        other, own = self._level_laws()
-        below = np.concatenate([[0.0], np.cumsum(other)[:-1]])  # P(level < j), not own value
-        scores = logs[:, None] + half * (2.0 * np.arange(levels) / GRID_STEPS - 1.0)
-        beaten = self._others_below(scores, logs, sizes)  # Σ_{g ≠ u} k_g ln P(Z_g ≤ z)
-        rate = 0.0
-        for group in range(logs.size):
-            ties = sizes[group] - 1.0  # others of the same prior: same levels
-            share = _tie_share(below, other, ties)
-            correct = float(np.sum(own * np.exp(beaten[group]) * share))
-            rate += sizes[group] * values[group] * correct
-        return float(min(rate, 1.0))
-
-    def _level_laws(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """P(level j) for a coordinate that is not the user's value, and for the user's."""
-        r = noise_ratio(self.epsilon)
-        m = GRID_STEPS
-        steps = np.arange(m + 1, dtype=np.float64)
-        middle = (1.0 - r) / (1.0 + r) * np.power(r, steps)  # P(K = j), 0 < j < m
-        other = middle.copy()
-        other[0], other[m] = 1.0 / (1.0 + r), r**m / (1.0 + r)  # K <= 0, K >= m
-        own = other[::-1].copy()  # y = 1 + K/m: level j is K = j − m
-        return other, own
-
-    def _others_below(
-        self, scores: NDArray[np.float64], logs: NDArray[np.float64], sizes: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        """``Σ_{g ≠ u} k_g ln P(Z_g ≤ scores[u, j])``, every group but row ``u``'s own."""
-        other, _ = self._level_laws()
-        cumulative = np.cumsum(other)
-        half, m = self.epsilon / 2.0, GRID_STEPS
-        total = np.zeros(scores.shape)
-        step = max(1, _BLOCK_CELLS // max(1, scores.size))
-        for start in range(0, logs.size, step):
-            rows = slice(start, start + step)
-            # Group g's level at or below each score: floor of (z − ln π_g + ε/2)·m/ε.
-            level = np.floor(
-                (scores[None, :, :] - logs[rows, None, None] + half) * m / self.epsilon
-            )
-            with np.errstate(divide="ignore"):
-                cdf = np.where(level < 0, 0.0, cumulative[np.clip(level, 0, m).astype(np.int64)])
-                logged = np.log(cdf) * sizes[rows, None, None]
-            own_rows = np.arange(logs.size)[None, :, None] == np.arange(logs.size)[rows, None, None]
-            total += np.where(own_rows, 0.0, logged).sum(axis=0)
-        return total
-
-
-def _rounded_groups(
-    logs: NDArray[np.float64], sizes: NDArray[np.float64], values: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """The priors rounded to :data:`GROUPS_MAX` levels of ``ln π``, each level's mass kept.
-
-    The guess rate ``Σ_y max_v π_v P(y | v)`` moves by at most ``Σ_v |π_v − π'_v|`` when
-    ``π`` becomes ``π'`` (each max is 1-Lipschitz and ``Σ_y P(y | v) = 1``); a level of
-    width ``δ`` moves each ``π_v`` by a factor within ``e^{±δ}``, so the rate by at most
-    ``e^δ − 1`` (the docstring of :meth:`SHE.bayes_guess_rate`).
-    """
-    width = (logs[-1] - logs[0]) / (GROUPS_MAX - 1)
-    level = np.round((logs - logs[0]) / width).astype(np.int64)
-    _, index = np.unique(level, return_inverse=True)
-    counts = np.bincount(index, weights=sizes).astype(np.float64)
-    mean = np.bincount(index, weights=sizes * values) / counts  # the level's mass kept
-    return np.asarray(np.log(mean), dtype=np.float64), counts, mean
-
-
-def _tie_share(
-    below: NDArray[np.float64], mass: NDArray[np.float64], ties: float
-) -> NDArray[np.float64]:
-    """``E[1/(1 + T)·1{no tied other above}]`` per level: ``∫_0^1 (A + tM)^k dt``.
-
-    ``A = P(level < j)`` and ``M = P(level = j)`` for each of the ``k = ties`` others of
-    the same prior; ``((A + M)^{k+1} − A^{k+1}) / ((k + 1)M)``, in a cancellation-free form.
-    """
-    if ties == 0:
-        return np.ones_like(below)
-    k = ties + 1.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        top = np.exp(k * np.log(below + mass))
-        # (A + M)^k·(1 − (A/(A + M))^k), the second factor by expm1: no 0·inf at large k.
-        rise = top * -np.expm1(k * (np.log(below) - np.log(below + mass)))
-        return np.where(mass > 0, rise / (k * mass), 0.0)
 
 
 __all__ = ["GRID_STEPS", "SHE", "noise_ratio", "noise_variance", "she_pq"]

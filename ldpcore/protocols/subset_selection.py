@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 from ldpcore._validation import check_int
 from ldpcore.errors import InputError
 from ldpcore.protocols._halving import SplitKernels, sample_support
-from ldpcore.protocols.base import FrequencyOracle, ProtocolParameter, check_prior
+from ldpcore.protocols.base import FrequencyOracle, ProtocolParameter
 from ldpcore.rng import ClientRNG, as_source
 
 if TYPE_CHECKING:
@@ -156,26 +156,6 @@ class SubsetSelection(FrequencyOracle):
         return sample_support(
             true_counts, self.subset_size, self.mixture_weight, rng, self._split_kernels
         )
-
-    def bayes_guess_rate(self, prior: ArrayLike) -> float:
-        """Exact MAP attacker success for a reported ``k``-subset ``S``, in O(d).
-
-        The posterior is ``∝ π_v e^ε`` inside ``S`` and ``∝ π_v`` outside, so with
-        ``π`` sorted decreasingly the guess is the first value of ``S`` if it is
-        among the ``m`` values with ``π_v e^ε > π_1``, else the top value. The true
-        value is in ``S`` with probability ``p``; the other members are uniform, so
-        "none of the ``j`` values ranked above it are in ``S``" has a product form.
-        """
-        pi = np.sort(check_prior(prior, self.domain_size))[::-1]
-        d, k, e, p = self.domain_size, self.subset_size, math.exp(self.epsilon), self.p
-        m = int(np.count_nonzero(pi * e > pi[0])) or 1
-        j = np.arange(m - 1, dtype=np.float64)
-        # P(none of j given values among `picks` uniform picks from `pool` values).
-        # A factor reaches 0 once more values must be missed than there is room for.
-        miss_out = float(np.prod(np.maximum((d - 1 - k - j) / (d - 1 - j), 0.0)))
-        miss_in = np.concatenate(([1.0], np.cumprod(np.maximum((d - k - j) / (d - 1 - j), 0.0))))
-        top = pi[0] * (p + (1 - p) * miss_out)
-        return float(top + p * np.dot(pi[1:m], miss_in[1:m]))
 
     def worst_case_ratio(self) -> float:
         """Exact worst-case ratio: ``[p/C(d−1,k−1)] / [(1−p)/C(d−1,k)] = p(d−k)/((1−p)k)``.

@@ -22,9 +22,7 @@ from ldpcore.protocols._halving import SplitKernels
 from ldpcore.protocols.base import (
     FrequencyOracle,
     _user_batches,
-    check_prior,
     independent_support_counts,
-    membership_guess_rate,
 )
 from ldpcore.protocols.rounds import Chain
 from ldpcore.rng import ClientRNG, as_source
@@ -199,14 +197,6 @@ class UnaryEncoding(FrequencyOracle):
         """
         bit = self._bit_channel()
         return float(np.max(bit[:, 1] / bit[:, 0]) * np.max(bit[:, 0] / bit[:, 1]))
-
-    def bayes_guess_rate(self, prior: ArrayLike) -> float:
-        """Exact MAP attacker success: independent bits, ``P(1) = p`` own / ``q`` other."""
-        p, q = self.p, self.q
-        ratio = (p / q) * ((1 - q) / (1 - p))  # e^ε: a set bit against a clear one
-        return membership_guess_rate(
-            check_prior(prior, self.domain_size), own=p, other=q, ratio=ratio
-        )
 
     def channel_matrix(self) -> NDArray[np.float64]:
         """``Q[y, v]`` over all ``2^d`` bit vectors; row ``y`` read in binary."""
