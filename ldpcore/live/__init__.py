@@ -12,7 +12,7 @@
 * :mod:`ldpcore.live.web` — the browser's randomizer and answer form (JavaScript).
 
 The browser computes nothing the server decides: every probability comes from the
-protocol (``browser_parameters``) and every report is checked by it
-(``check_report_row``). It uses :mod:`ldpcore.collection` to turn reports into
+protocol (:mod:`ldpcore.live.browser`) and every report is checked by it
+(its form's ``check_row``). It uses :mod:`ldpcore.collection` to turn reports into
 estimates and knows nothing of the pages that show them.
 """

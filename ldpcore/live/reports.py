@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ldpcore.errors import InputError
+from ldpcore.live.browser import browser_form, report_rows_frame, runs_in_browser
 from ldpcore.protocols import PROTOCOLS, FrequencyOracle, get_protocol
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ def live_protocols() -> tuple[str, ...]:
     >>> live_protocols()
     ('GRR', 'OLH', 'OUE')
     """
-    return tuple(name for name, cls in PROTOCOLS.items() if cls.runs_in_browser)
+    return tuple(name for name, cls in PROTOCOLS.items() if runs_in_browser(cls))
 
 
 #: Questions a teacher can start from (their options in order).
@@ -67,8 +68,7 @@ def poll_protocol(name: str, epsilon: float, options: int) -> FrequencyOracle:
 def browser_parameters(protocol: FrequencyOracle) -> dict[str, Any]:
     """What the browser's randomizer needs, computed here once (one source of truth).
 
-    Each protocol declares its own (:meth:`FrequencyOracle.browser_parameters
-    <ldpcore.protocols.base.FrequencyOracle.browser_parameters>`).
+    Each protocol the browser runs declares its own (:mod:`ldpcore.live.browser`).
 
     Examples
     --------
@@ -77,15 +77,14 @@ def browser_parameters(protocol: FrequencyOracle) -> dict[str, Any]:
     0.75
     """
     _check_live(protocol)
-    return protocol.browser_parameters()
+    return browser_form(protocol).parameters(protocol)
 
 
 def check_report(protocol: FrequencyOracle, report: Mapping[str, Any]) -> dict[str, Any]:
     """The report as its report-file row, or :class:`InputError` if outside the space.
 
     The fields are checked here; each protocol checks its values
-    (:meth:`FrequencyOracle.check_report_row
-    <ldpcore.protocols.base.FrequencyOracle.check_report_row>`).
+    (:mod:`ldpcore.live.browser`).
 
     Examples
     --------
@@ -106,17 +105,17 @@ def check_report(protocol: FrequencyOracle, report: Mapping[str, Any]) -> dict[s
             f"a {name} report has the fields {', '.join(columns)}; got "
             f"{', '.join(map(str, report)) or 'none'}"
         )
-    return protocol.check_report_row(report)
+    return browser_form(protocol).check_row(protocol, report)
 
 
 def _check_live(protocol: FrequencyOracle) -> None:
-    if not protocol.runs_in_browser:
+    if not runs_in_browser(protocol):
         raise InputError(f"a browser runs {', '.join(live_protocols())}; got {protocol.name}")
 
 
 def reports_frame(protocol: FrequencyOracle, rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """The reports as the protocol's report-file table (text form, as in CSV files)."""
-    frame = protocol.report_rows_frame(rows)
+    frame = report_rows_frame(protocol, rows)
     # Through the protocol's own reader and writer: the file is what aggregate reads.
     reports = protocol.frame_to_reports(frame, source="the poll's reports")
     return protocol.reports_to_frame(reports, text=True)

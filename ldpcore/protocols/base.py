@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -118,10 +118,6 @@ class FrequencyOracle(ABC):
     #: vector), so its reports are private at a smaller ε than the one asked for; the
     #: privacy tests then check its ratio against its own formula instead.
     spends_whole_budget: ClassVar[bool] = True
-    #: Whether the live class's browsers run it: its randomizer is in
-    #: ``ldpcore/live/web/randomizer.js``, checked by the browser tests against the exact
-    #: channel; it then declares :meth:`browser_parameters` and :meth:`check_report_row`.
-    runs_in_browser: ClassVar[bool] = False
     #: Whether a user's whole report for a value is drawn once and sent again at every
     #: round (permanent memoization, dBitFlipPM): any number of reports then spends one
     #: report's ε, and the rounds are one draw repeated. A memoized *chain* that
@@ -467,24 +463,6 @@ class FrequencyOracle(ABC):
 
         Raises :class:`~ldpcore.errors.InputError` naming ``source`` and what to change.
         """
-
-    # ------------------------------------------------------------ the live class
-    def browser_parameters(self) -> dict[str, Any]:
-        """What the browser's randomizer needs, computed here (one source of truth)."""
-        raise InputError(f"{self.name} does not run in a browser")
-
-    def check_report_row(self, report: Mapping[str, Any]) -> dict[str, Any]:
-        """One report a browser sent, as its report-file row; InputError if outside the space.
-
-        ``report`` has exactly the :meth:`report_columns` (checked by the caller).
-        """
-        raise InputError(f"{self.name} does not run in a browser")
-
-    def report_rows_frame(self, rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-        """Checked report rows (:meth:`check_report_row`) as a table of the file format."""
-        import pandas as pd  # noqa: PLC0415 (randomizing does not need pandas)
-
-        return pd.DataFrame({c: [r[c] for r in rows] for c in self.report_columns()})
 
     @abstractmethod
     def describe_report(self, reports: Any, index: int) -> tuple[str, Any]:

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ldpcore._validation import whole_number
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle, ValueReports, ratio_from_matrix
 from ldpcore.protocols.rounds import Chain
@@ -40,7 +38,6 @@ class GRR(ValueReports, FrequencyOracle):
     """
 
     name: ClassVar[str] = "GRR"
-    runs_in_browser: ClassVar[bool] = True
     estimates_sum_to_one: ClassVar[bool] = True
     description: ClassVar[str] = "Generalized randomized response: keep the value or report another"
     good_for: ClassVar[str] = (
@@ -107,24 +104,3 @@ class GRR(ValueReports, FrequencyOracle):
         channel = np.full((self.domain_size, self.domain_size), self.q)
         np.fill_diagonal(channel, self.p)
         return channel
-
-    def browser_parameters(self) -> dict[str, Any]:
-        """``p``: the browser keeps the value with it, else reports another uniformly."""
-        return {"protocol": self.name, "d": self.domain_size, "p": float(self.p)}
-
-    def check_report_row(self, report: Mapping[str, Any]) -> dict[str, Any]:
-        """A value in ``[0, d)``.
-
-        Examples
-        --------
-        >>> GRR(epsilon=1.0, domain_size=7).check_report_row({"value": 7})
-        Traceback (most recent call last):
-        ...
-        ldpcore.errors.InputError: a GRR report is a value in [0, 7); got {'value': 7}
-        """
-        value = whole_number(report["value"])
-        if value is None or not 0 <= value < self.domain_size:
-            raise InputError(
-                f"a GRR report is a value in [0, {self.domain_size}); got {dict(report)!r}"
-            )
-        return {"value": value}

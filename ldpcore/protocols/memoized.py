@@ -54,7 +54,6 @@ class Memoized(FrequencyOracle):
     first_round: ClassVar[type[FrequencyOracle]]
     memo_shape: ClassVar[ChainShape]
     fresh_round: ClassVar[FreshRound]
-    runs_in_browser: ClassVar[bool] = False
     extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = (
         ProtocolParameter(
             "epsilon_inf",

@@ -17,7 +17,6 @@ at most ``g/2^32`` — the pairwise independence that the variance of OLH (and o
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -25,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore import bounds
-from ldpcore._validation import check_int, whole_number
+from ldpcore._validation import check_int
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import (
     FrequencyOracle,
@@ -102,7 +101,6 @@ class OLH(FrequencyOracle):
     """
 
     name: ClassVar[str] = "OLH"
-    runs_in_browser: ClassVar[bool] = True
     description: ClassVar[str] = (
         "Optimized local hashing: hash to g buckets, then randomized response"
     )
@@ -298,42 +296,6 @@ class OLH(FrequencyOracle):
         in_range(bucket, self.hash_range, source, "bucket")
         return HashedReports(seeds[0], seeds[1], bucket)
 
-    def browser_parameters(self) -> dict[str, Any]:
-        """``g`` and ``p``: the browser draws its seeds, hashes, and keeps its bucket with ``p``."""
-        return {
-            "protocol": self.name,
-            "d": self.domain_size,
-            "g": self.hash_range,
-            "p": float(self.p),
-        }
-
-    def check_report_row(self, report: Mapping[str, Any]) -> dict[str, Any]:
-        """Two 64-bit seeds (decimal text: JavaScript numbers cannot hold 64 bits), a bucket."""
-        seeds = [whole_number(report[c]) for c in ("seed_a", "seed_b")]
-        bucket = whole_number(report["bucket"])
-        g = self.hash_range
-        if (
-            any(s is None or not 0 <= s < 2**64 for s in seeds)
-            or bucket is None
-            or not (0 <= bucket < g)
-        ):
-            raise InputError(
-                f"an OLH report is two 64-bit seeds and a bucket in [0, {g}); got {dict(report)!r}"
-            )
-        return {"seed_a": str(seeds[0]), "seed_b": str(seeds[1]), "bucket": bucket}
-
-    def report_rows_frame(self, rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-        """The seeds as exact uint64 (they are decimal text in a checked row)."""
-        import pandas as pd  # noqa: PLC0415
-
-        return pd.DataFrame(
-            {
-                "seed_a": np.array([int(r["seed_a"]) for r in rows], dtype=np.uint64),
-                "seed_b": np.array([int(r["seed_b"]) for r in rows], dtype=np.uint64),
-                "bucket": np.array([int(r["bucket"]) for r in rows], dtype=np.int64),
-            }
-        )
-
     def describe_report(self, reports: HashedReports, index: int) -> tuple[str, Any]:
         """The hash (its seed, shortened) and the bucket."""
         one = HashedReports(
@@ -363,8 +325,6 @@ class BLH(OLH):
     )
     communication: ClassVar[str] = "a hash seed and one bit"
     extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = ()  # g is fixed at 2
-    # The browser's randomizer is tested as OLH only.
-    runs_in_browser: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         if self.g not in (None, 2):

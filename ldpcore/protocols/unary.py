@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ldpcore._validation import check_counts, is_hex
+from ldpcore._validation import check_counts
 from ldpcore.errors import InputError
 from ldpcore.protocols._halving import SplitKernels
 from ldpcore.protocols.base import (
@@ -243,31 +242,6 @@ class UnaryEncoding(FrequencyOracle):
 
         return unpack_bits(frame["bits"], self.domain_size, source)
 
-    def browser_parameters(self) -> dict[str, Any]:
-        """``p`` and ``q``: the browser sets its own bit with ``p``, each other with ``q``."""
-        return {
-            "protocol": self.name,
-            "d": self.domain_size,
-            "p": float(self.p),
-            "q": float(self.q),
-        }
-
-    def check_report_row(self, report: Mapping[str, Any]) -> dict[str, Any]:
-        """``d`` bits as ``2·ceil(d/8)`` hex digits (little-endian bytes, unused bits 0)."""
-        bits = report["bits"]
-        d = self.domain_size
-        width = 2 * math.ceil(d / 8)
-        ok = isinstance(bits, str) and len(bits) == width and is_hex(bits)
-        # Padding bits past d must be 0: a report is one of the 2^d vectors, nothing else.
-        if ok and d % 8:
-            ok = int(bits[-2:], 16) >> (d % 8) == 0
-        if not ok:
-            raise InputError(
-                f"an {self.name} report is {d} bits as {width} hex digits (little-endian bytes, "
-                f"unused bits 0); got {dict(report)!r}"
-            )
-        return {"bits": bits.lower()}
-
     def describe_report(self, reports: Any, index: int) -> tuple[str, Any]:
         """The bits, value 0 first."""
         array = np.asarray(reports)
@@ -285,7 +259,6 @@ class OUE(UnaryEncoding):
     """
 
     name: ClassVar[str] = "OUE"
-    runs_in_browser: ClassVar[bool] = True
     description: ClassVar[str] = "Optimized unary encoding: one bit per value, own bit kept at 1/2"
     good_for: ClassVar[str] = (
         "Large domains when d bits per report are affordable: beyond d = 3e^ε + 2 values "
