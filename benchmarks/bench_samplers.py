@@ -16,6 +16,7 @@ import numpy as np
 from _common import best_of, zipf_counts
 
 from ldpcore import get_protocol, protocol_names
+from ldpcore.protocols.repeated import lifetime_epsilon, sample_rounds
 
 TARGET_MS = {"SS": 20.0, "HR": 20.0}  # the rest: 1 ms
 
@@ -91,13 +92,13 @@ def rounds_table(d: int, n: int, rounds: int, repeat: int) -> None:
     for name in protocol_names():
         protocol = get_protocol(name, epsilon=1.0, domain_size=d)
         total = best_of(
-            lambda p=protocol: p.sample_rounds(counts, rounds, rng), repeat=repeat, number=1
+            lambda p=protocol: sample_rounds(p, counts, rounds, rng), repeat=repeat, number=1
         )
         per_round = total / rounds
         own = best_of(
             lambda p=protocol: p.sample_support_counts(counts, rng), repeat=repeat, number=1
         )
-        memoized = "yes" if np.isfinite(protocol.lifetime_epsilon()) else "no"
+        memoized = "yes" if np.isfinite(lifetime_epsilon(protocol)) else "no"
         print(
             f"| {name} | {memoized} | {per_round * 1e3:.3f} | {per_round / own:.2f}× "
             f"| {per_round / one:.2f}× | ≤ 2× its own trial |"

@@ -17,6 +17,13 @@ from conftest import K_SIGMA
 from ldpcore.attacks.guessing import guess_rate
 from ldpcore.errors import InputError
 from ldpcore.protocols import PROTOCOLS, Memoized, get_protocol, protocol_class
+from ldpcore.protocols.repeated import (
+    average_variance,
+    epsilon_after,
+    lifetime_epsilon,
+    one_shot_form,
+    sample_rounds,
+)
 from ldpcore.protocols.rounds import Chain
 
 MEMOIZED = [name for name, cls in PROTOCOLS.items() if issubclass(cls, Memoized)]
@@ -50,7 +57,7 @@ def test_one_report_spends_eps1_and_the_memo_eps_inf(
     # The memo: its own channel (the first round) is at ε∞.
     first = protocol.first_round(epsilon=lifetime, domain_size=6)
     assert protocol.chain.p1 == first.p and protocol.chain.q1 == first.q
-    assert protocol.lifetime_epsilon() == pytest.approx(lifetime, rel=1e-12)
+    assert lifetime_epsilon(protocol) == pytest.approx(lifetime, rel=1e-12)
 
 
 def _sequence_probabilities(chain: Chain, rounds: int) -> np.ndarray:
@@ -99,13 +106,13 @@ def test_epsilon_after_t_reports_is_the_worst_sequence_s(name: str, rounds: int)
     worst = max(
         float(np.max(table[:, v] / table[:, w])) for v in range(d) for w in range(d) if v != w
     )
-    assert protocol.epsilon_after(rounds) == pytest.approx(math.log(worst), rel=1e-9)
+    assert epsilon_after(protocol, rounds) == pytest.approx(math.log(worst), rel=1e-9)
 
 
 @pytest.mark.parametrize("name", CHAINED)
 def test_epsilon_after_grows_to_the_lifetime_bound_and_no_further(name: str) -> None:
     protocol = get_protocol(name, epsilon=1.0, domain_size=16)
-    spent = [protocol.epsilon_after(t) for t in (1, 2, 5, 30, 365)]
+    spent = [epsilon_after(protocol, t) for t in (1, 2, 5, 30, 365)]
     assert spent[0] == pytest.approx(protocol.spent_epsilon(), rel=1e-9)
     assert all(a <= b + 1e-12 for a, b in itertools.pairwise(spent))
     if isinstance(protocol, Memoized):
@@ -113,7 +120,7 @@ def test_epsilon_after_grows_to_the_lifetime_bound_and_no_further(name: str) -> 
         assert spent[-1] == pytest.approx(protocol.epsilon_inf, rel=1e-3)
     else:
         assert spent[-1] == pytest.approx(365 * protocol.spent_epsilon(), rel=1e-12)
-        assert protocol.lifetime_epsilon() == math.inf
+        assert lifetime_epsilon(protocol) == math.inf
 
 
 def test_the_fresh_rounds_match_the_published_closed_forms() -> None:
@@ -155,7 +162,7 @@ def test_a_lifetime_budget_below_one_report_s_is_refused() -> None:
 def test_the_average_s_variance_is_eq3_at_one_round(name: str) -> None:
     protocol = get_protocol(name, epsilon=1.2, domain_size=8)
     f = np.linspace(1, 8, 8) / 36
-    assert protocol.average_variance(f, 5000, 1) == pytest.approx(
+    assert average_variance(protocol, f, 5000, 1) == pytest.approx(
         protocol.variance(f, 5000), rel=1e-12
     )
 
@@ -170,7 +177,7 @@ def test_t_rounds_fast_and_per_user_agree_with_the_formulas(name: str) -> None:
     rng = np.random.default_rng(57)
     for sampler in ("fast", "per-user"):
         draws = np.stack(
-            [protocol.sample_rounds(counts, rounds, rng, sampler=sampler) for _ in range(trials)]
+            [sample_rounds(protocol, counts, rounds, rng, sampler=sampler) for _ in range(trials)]
         )  # (trials, rounds, d)
         estimates = (draws / n - protocol.q) / (protocol.p - protocol.q)
         # Every round is unbiased with Eq. 3's variance.
@@ -182,7 +189,7 @@ def test_t_rounds_fast_and_per_user_agree_with_the_formulas(name: str) -> None:
         assert np.all(np.abs(per_round - one) < K_SIGMA * spread), (sampler, per_round, one)
         # The average over the rounds: the permanent round's share stays.
         average = estimates.mean(axis=1).var(axis=0, ddof=1)
-        expected = protocol.average_variance(f, n, rounds)
+        expected = average_variance(protocol, f, n, rounds)
         spread = expected * math.sqrt(2 / (trials - 1))
         assert np.all(np.abs(average - expected) < K_SIGMA * spread), (sampler, average, expected)
 
@@ -192,8 +199,8 @@ def test_memoization_keeps_the_average_from_converging() -> None:
     f = np.full(16, 1 / 16)
     fresh = get_protocol("GRR", epsilon=1.0, domain_size=16)
     memo = get_protocol("L-GRR", epsilon=1.0, domain_size=16, epsilon_inf=2.0)
-    assert fresh.average_variance(f, 10_000, 365) == pytest.approx(fresh.variance(f, 10_000) / 365)
-    gain = memo.variance(f, 10_000) / memo.average_variance(f, 10_000, 365)
+    assert average_variance(fresh, f, 10_000, 365) == pytest.approx(fresh.variance(f, 10_000) / 365)
+    gain = memo.variance(f, 10_000) / average_variance(memo, f, 10_000, 365)
     assert np.all((gain > 1) & (gain < 10)), gain
 
 
@@ -201,7 +208,7 @@ def test_rounds_are_checked() -> None:
     protocol = get_protocol("L-GRR", epsilon=1.0, domain_size=4)
     for bad in (0, 1.5, 10**6):
         with pytest.raises(InputError, match="rounds must be an integer"):
-            protocol.sample_rounds([1, 2, 3, 4], bad, 0)  # type: ignore[arg-type]
+            sample_rounds(protocol, [1, 2, 3, 4], bad, 0)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("name", ["L-GRR", "L-OSUE"])
@@ -231,18 +238,18 @@ def test_dbitflip_pm_sends_one_response_per_value_every_round() -> None:
     """Permanent memoization: the same counts each round, ε spent once, no averaging gain."""
     flip = get_protocol("dBitFlipPM", epsilon=1.0, domain_size=16, d_bits=3)
     counts = np.arange(1, 17) * 10
-    rounds = flip.sample_rounds(counts, 12, 5)
+    rounds = sample_rounds(flip, counts, 12, 5)
     assert np.all(rounds == rounds[0])
-    again = flip.sample_rounds(counts, 12, 5, sampler="per-user")
+    again = sample_rounds(flip, counts, 12, 5, sampler="per-user")
     assert np.all(again == again[0]) and again.sum() > 0
-    assert flip.epsilon_after(1000) == flip.lifetime_epsilon() == 1.0
+    assert epsilon_after(flip, 1000) == lifetime_epsilon(flip) == 1.0
     f = counts / counts.sum()
-    assert flip.average_variance(f, 1360, 12) == pytest.approx(flip.variance(f, 1360))
+    assert average_variance(flip, f, 1360, 12) == pytest.approx(flip.variance(f, 1360))
     # Its fresh form composes and averages as independent rounds do.
-    fresh = flip.one_shot_form()(epsilon=1.0, domain_size=16, d_bits=3)
-    assert fresh.epsilon_after(30) == pytest.approx(30.0) and math.isinf(fresh.lifetime_epsilon())
-    assert fresh.average_variance(f, 1360, 12) == pytest.approx(flip.variance(f, 1360) / 12)
-    assert not np.all(fresh.sample_rounds(counts, 3, 5) == fresh.sample_rounds(counts, 3, 5)[0])
+    fresh = one_shot_form(flip)(epsilon=1.0, domain_size=16, d_bits=3)
+    assert epsilon_after(fresh, 30) == pytest.approx(30.0) and math.isinf(lifetime_epsilon(fresh))
+    assert average_variance(fresh, f, 1360, 12) == pytest.approx(flip.variance(f, 1360) / 12)
+    assert not np.all(sample_rounds(fresh, counts, 3, 5) == sample_rounds(fresh, counts, 3, 5)[0])
 
 
 @pytest.mark.parametrize("d_bits", [1, 2, 4])

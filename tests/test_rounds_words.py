@@ -34,6 +34,7 @@ from ldpcore.present.rounds_sentences import (
     rounds_run_words,
 )
 from ldpcore.protocols import LGRR, LOSUE, get_protocol
+from ldpcore.protocols.repeated import epsilon_after
 
 F = np.array([0.4, 0.3, 0.2, 0.1] + [0.0] * 12)
 
@@ -179,7 +180,7 @@ def test_the_charts_draw_each_plan_from_the_exact_figures() -> None:
     assert [t["name"] for t in spend["data"]] == [p.label for p in plans]
     assert values(spend["data"][1]["y"])[-1] == pytest.approx(365.0)
     assert values(spend["data"][0]["y"]) == pytest.approx(
-        [plans[0].protocol.epsilon_after(int(t)) for t in x]
+        [epsilon_after(plans[0].protocol, int(t)) for t in x]
     )
     error = error_figure(plans, F, 10_000).to_dict()
     assert values(error["data"][0]["y"])[0] == pytest.approx(plans[0].round_error)
@@ -203,7 +204,7 @@ def test_the_page_shows_the_plans_the_core_computes() -> None:
     averaging = chart(at, "chart-rounds-averaging")
     assert averaging["data"][0]["name"].startswith("L-GRR, memoized")
     spend = chart(at, "chart-rounds-spend")
-    assert values(spend["data"][0]["y"])[-1] == pytest.approx(protocol.epsilon_after(52), rel=1e-9)
+    assert values(spend["data"][0]["y"])[-1] == pytest.approx(epsilon_after(protocol, 52), rel=1e-9)
     # The simulation below the plans, compared with averaging Base on the same trials.
     assert any(m.value.startswith("Averaging Base over 52 rounds") for m in at.markdown)
     # ε∞ below ε: said, not a traceback.

@@ -39,6 +39,12 @@ from ldpcore._validation import check_int
 from ldpcore.attacks.guessing import guess_rate
 from ldpcore.errors import InputError
 from ldpcore.protocols import PROTOCOLS, FrequencyOracle, Memoized
+from ldpcore.protocols.repeated import (
+    average_variance,
+    epsilon_after,
+    lifetime_epsilon,
+    one_shot_form,
+)
 
 PlanKind = Literal["memoized", "fresh", "split"]
 
@@ -92,12 +98,12 @@ class CollectionPlan:
 
 def one_shot_counterpart(protocol: FrequencyOracle) -> type[FrequencyOracle]:
     """The protocol drawn afresh at every report that ``protocol`` memoizes (or itself)."""
-    return protocol.one_shot_form()
+    return one_shot_form(protocol)
 
 
 def memoized_counterpart(protocol: FrequencyOracle) -> type[FrequencyOracle] | None:
     """``protocol``'s own class if it memoizes, else the first registered chain over it."""
-    if math.isfinite(protocol.lifetime_epsilon()):
+    if math.isfinite(lifetime_epsilon(protocol)):
         return type(protocol)
     registered: list[type[FrequencyOracle]] = list(PROTOCOLS.values())
     for cls in registered:
@@ -111,7 +117,7 @@ def typical_error(protocol: FrequencyOracle, frequencies: ArrayLike, n: int, rou
 
     At one round, NDSS Eq. 3's.
     """
-    return math.sqrt(float(np.mean(protocol.average_variance(frequencies, n, rounds))))
+    return math.sqrt(float(np.mean(average_variance(protocol, frequencies, n, rounds))))
 
 
 def _plan(
@@ -121,8 +127,8 @@ def _plan(
         kind=kind,
         protocol=protocol,
         rounds=rounds,
-        spent=protocol.epsilon_after(rounds),
-        bound=protocol.lifetime_epsilon(),
+        spent=epsilon_after(protocol, rounds),
+        bound=lifetime_epsilon(protocol),
         round_error=typical_error(protocol, f, n, 1),
         average_error=typical_error(protocol, f, n, rounds),
     )
@@ -162,7 +168,7 @@ def collection_plans(
     if memoized is not None:
         chain = _memoized_plan_protocol(protocol, memoized, epsilon_inf)
         plans.append(_plan("memoized", chain, f, n, rounds))
-        budget = chain.lifetime_epsilon()
+        budget = lifetime_epsilon(chain)
     one_shot = one_shot_counterpart(protocol)
     fresh = one_shot(epsilon=epsilon, domain_size=d)
     plans.append(_plan("fresh", fresh, f, n, rounds))
@@ -300,7 +306,7 @@ def averaging_attack(
             values = generator.integers(0, d, size=users)
             right = float(np.mean(chain.guesses_after(values, int(t), generator) == values))
             low, high = _wilson(right, users)
-            bound = min(memo, _ldp_guess_bound(plan.protocol.epsilon_after(int(t)), d))
+            bound = min(memo, _ldp_guess_bound(epsilon_after(plan.protocol, int(t)), d))
             rows.append(
                 AveragingRow(plan.label, int(t), right, low, high, bound, 1.0 / d, plan.kind, users)
             )

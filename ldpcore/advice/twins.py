@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.protocols import get_protocol, protocol_class
+from ldpcore.protocols.repeated import one_shot_form
 
 
 def _params_for(config: ExperimentConfig, name: str) -> dict[str, int | float]:
@@ -46,7 +47,7 @@ def same_reports(config: ExperimentConfig, names: Sequence[str]) -> dict[str, st
     classes = {name: protocol_class(name) for name in names}
     twins: dict[str, str] = {}
     for name in names:
-        form = classes[name].one_shot_form()
+        form = one_shot_form(classes[name])
         if form is classes[name]:
             continue
         for other in names:

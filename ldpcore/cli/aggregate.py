@@ -11,6 +11,7 @@ from typing import Any
 
 from ldpcore.cli import _args
 from ldpcore.errors import InputError
+from ldpcore.protocols.base import empty_support
 
 EXAMPLE = """examples:
   ldpcore aggregate --protocol OLH --epsilon 1 --domain-size 1024 \\
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"aggregating {len(files)} file(s) on {where(client)}", file=sys.stderr)
             counts, users = aggregate_on_dask(client, protocol, files, chunk_rows=chunk_rows)
     else:
-        counts, users = protocol.empty_aggregate(), 0
+        counts, users = empty_support(protocol), 0
         for file in files:
             part, rows = aggregate_file(protocol, file, chunk_rows=chunk_rows)
             counts += part

@@ -25,6 +25,7 @@ from ldpcore.collection.report_files import (
 )
 from ldpcore.errors import InputError
 from ldpcore.protocols import FrequencyOracle, get_protocol
+from ldpcore.protocols.base import empty_support
 
 
 @dataclass(frozen=True)
@@ -104,8 +105,8 @@ def check_report_upload(
     false_alarm : float
         The chance an honest report is flagged, at most.
     """
-    support = protocol.empty_aggregate()
-    kept = protocol.empty_aggregate()
+    support = empty_support(protocol)
+    kept = empty_support(protocol)
     users = flagged = 0
     for frame in upload_frames(data, name, protocol=protocol):
         if frame.empty:

@@ -44,6 +44,7 @@ from numpy.typing import NDArray
 
 from ldpcore.errors import InputError
 from ldpcore.protocols import FrequencyOracle, protocol_class
+from ldpcore.protocols.base import empty_support
 
 #: Rows per chunk when streaming (bounded memory whatever the file size).
 CHUNK_ROWS = 1 << 18
@@ -218,7 +219,7 @@ def aggregate_chunk(
 ) -> NDArray[np.int64]:
     """Support counts of one chunk of reports: the per-chunk function, local or on Dask."""
     if frame.empty:
-        return protocol.empty_aggregate()
+        return empty_support(protocol)
     return protocol.aggregate(frame_to_reports(protocol, frame, source=source))
 
 
@@ -226,7 +227,7 @@ def aggregate_file(
     protocol: FrequencyOracle, path: Path, *, chunk_rows: int = CHUNK_ROWS
 ) -> tuple[NDArray[np.int64], int]:
     """Support counts and number of reports of one file, streamed chunk by chunk."""
-    total = protocol.empty_aggregate()
+    total = empty_support(protocol)
     users = 0
     for frame in iter_frames(path, chunk_rows=chunk_rows, protocol=protocol):
         total += aggregate_chunk(protocol, frame, str(path))

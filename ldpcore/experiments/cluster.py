@@ -23,6 +23,7 @@ from ldpcore.collection.report_files import CHUNK_ROWS, aggregate_file
 from ldpcore.errors import InputError
 from ldpcore.extras import install_hint
 from ldpcore.protocols import FrequencyOracle
+from ldpcore.protocols.base import empty_support
 
 #: Seconds to wait for a scheduler before saying it cannot be reached.
 CONNECT_TIMEOUT = 10
@@ -129,7 +130,7 @@ def aggregate_on_dask(
         chunk_rows=chunk_rows,
         pure=False,
     )
-    total = protocol.empty_aggregate()
+    total = empty_support(protocol)
     users = 0
     for counts, count in client.gather(futures):
         total += counts

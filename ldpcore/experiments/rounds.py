@@ -24,6 +24,7 @@ from ldpcore._validation import check_int
 from ldpcore.experiments.metrics import t_interval
 from ldpcore.experiments.trials import trial_generator
 from ldpcore.postprocess import get_method
+from ldpcore.protocols.repeated import average_variance, sample_rounds
 from ldpcore.stats.compare import compare
 
 if TYPE_CHECKING:
@@ -134,7 +135,7 @@ def run_rounds(config: ExperimentConfig, rounds: int) -> RoundsRun:
     pooled_n = n if chain is not None and chain.memoized else n * rounds
     for trial in range(config.trials):
         rng = trial_generator(config.seed, trial)
-        counts = protocol.sample_rounds(data.counts, rounds, rng, sampler=config.sampler)  # type: ignore[arg-type]
+        counts = sample_rounds(protocol, data.counts, rounds, rng, sampler=config.sampler)  # type: ignore[arg-type]
         estimates = np.stack([protocol.estimate(c, n) for c in counts])
         for row, method in enumerate(methods):
             if method.rows_at_once:
@@ -153,7 +154,7 @@ def run_rounds(config: ExperimentConfig, rounds: int) -> RoundsRun:
         average_mse=average_mse,
         pooled_mse=pooled_mse,
         exact_round=float(np.mean(protocol.variance(truth, n))),
-        exact_average=float(np.mean(protocol.average_variance(truth, n, rounds))),
+        exact_average=float(np.mean(average_variance(protocol, truth, n, rounds))),
     )
 
 

@@ -24,7 +24,7 @@ from ldpcore.errors import InputError
 from ldpcore.learn.walkthrough import supports_text
 from ldpcore.postprocess import get_method
 from ldpcore.protocols import get_protocol
-from ldpcore.protocols.base import FrequencyOracle
+from ldpcore.protocols.base import FrequencyOracle, empty_support
 
 #: The ε of the closed-form table: strong privacy to weak.
 EPSILONS = (0.5, 1.0, 2.0, 4.0)
@@ -93,7 +93,7 @@ def lying_class(
     kind = "mga" if "mga" in described_attacks(oracle) else "ria"
     rng = np.random.default_rng(seed)
     rows = []
-    support = np.asarray(honest_support, dtype=oracle.empty_aggregate().dtype).copy()
+    support = np.asarray(honest_support, dtype=empty_support(oracle).dtype).copy()
     if fakes:
         reports = fake_reports(oracle, kind, targets, fakes, rng)
         for user in range(fakes):

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from ldpcore.errors import InputError
 from ldpcore.postprocess import get_method, method_names
 from ldpcore.protocols import FrequencyOracle, get_protocol
+from ldpcore.protocols.base import empty_support
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ def walkthrough(
     rng = np.random.default_rng(seed)
     reports = oracle.randomize(values, rng)
     rows = []
-    support = oracle.empty_aggregate()
+    support = empty_support(oracle)
     for user in range(values.size):
         text, single = oracle.describe_report(reports, user)
         supported = oracle.aggregate(single)

@@ -123,6 +123,9 @@ class FrequencyOracle(ABC):
     #: report's ε, and the rounds are one draw repeated. A memoized *chain* that
     #: re-randomizes its memo declares :meth:`rounds_chain` instead.
     memoizes_report: ClassVar[bool] = False
+    #: The protocol that randomizes afresh at every report, for a memoizing one (a chain's
+    #: permanent round, dBitFlip for dBitFlipPM); None: the protocol itself.
+    one_shot: ClassVar[type[FrequencyOracle] | None] = None
     #: Whether its reports are real vectors (SHE): its aggregate ("support counts") is then
     #: real sums, its channel a density (no ``channel_matrix``), and its ``p`` and ``q``
     #: those of the binomial with the same mean and variance, not probabilities of support.
@@ -252,16 +255,7 @@ class FrequencyOracle(ABC):
     def _check_sampling(
         self, true_counts: ArrayLike, rng: RNGLike, sampler: str
     ) -> tuple[NDArray[np.int64], np.random.Generator]:
-        counts = check_counts(true_counts, name="true_counts", length=self.domain_size)
-        n = check_n_users(int(counts.sum()))
-        if sampler not in SAMPLERS:
-            raise InputError(f"sampler must be one of {', '.join(SAMPLERS)}; got {sampler!r}")
-        if sampler == "per-user" and n > bounds.PER_USER_N_MAX:
-            raise InputError(
-                f"the per-user sampler handles at most {bounds.PER_USER_N_MAX:,} users, "
-                f"got n={n:,}; use sampler='fast'"
-            )
-        return counts, as_generator(rng)
+        return check_sampling(self, true_counts, rng, sampler)
 
     def sample_tallies(
         self,
@@ -300,7 +294,7 @@ class FrequencyOracle(ABC):
     def _sample_per_user(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:
-        total = self.empty_aggregate()
+        total = empty_support(self)
         for values in _user_batches(true_counts, self.users_per_batch()):
             total += self.aggregate(self.randomize(values, rng))
         return total
@@ -330,11 +324,6 @@ class FrequencyOracle(ABC):
     def aggregate(self, reports: Any) -> NDArray[np.int64]:
         """Turn a batch of reports into support counts ``c_v`` (length ``d``)."""
 
-    def empty_aggregate(self) -> NDArray[np.int64]:
-        """The aggregate of no reports: zeros of ``aggregate``'s dtype (real for SHE)."""
-        dtype = np.float64 if self.real_valued_reports else np.int64
-        return np.zeros(self.domain_size, dtype=dtype)
-
     def _values(self, values: ArrayLike) -> NDArray[np.int64]:
         return check_values(values, domain_size=self.domain_size)
 
@@ -346,73 +335,6 @@ class FrequencyOracle(ABC):
         draws, its ε composes over them and the averaging attack is not described.
         """
         return None
-
-    @classmethod
-    def one_shot_form(cls) -> type[FrequencyOracle]:
-        """The protocol that randomizes afresh at every report (itself unless memoized)."""
-        return cls
-
-    def lifetime_epsilon(self) -> float:
-        """ε∞: what any number of reports of one value spends (infinite unless memoized)."""
-        if self.memoizes_report:
-            return self.spent_epsilon()
-        chain = self.rounds_chain()
-        return math.inf if chain is None else chain.permanent_epsilon()
-
-    def epsilon_after(self, rounds: int) -> float:
-        """What ``rounds`` reports of one value spend, exactly (at most ε∞ if memoized).
-
-        Without memoization ``rounds`` independent reports can each fall on their worst
-        output, so they spend ``rounds`` times one report's ε.
-        """
-        rounds = _check_rounds(rounds)
-        if self.memoizes_report:
-            return self.spent_epsilon()
-        chain = self.rounds_chain()
-        if chain is None:
-            return rounds * self.spent_epsilon()
-        return chain.epsilon_after(rounds)
-
-    def sample_rounds(
-        self,
-        true_counts: ArrayLike,
-        rounds: int,
-        rng: RNGLike = None,
-        *,
-        sampler: Sampler = "fast",
-    ) -> NDArray[np.int64]:
-        """Support counts of ``rounds`` reports from the same users: shape ``(rounds, d)``.
-
-        A memoizing protocol's users keep their permanent answer across the rounds
-        (:meth:`Chain.sample_rounds`, exact and O(d) a round); another's rounds are
-        independent. ``sampler="per-user"`` runs every user's memo and reports.
-        """
-        rounds = _check_rounds(rounds, simulated=True)
-        counts, generator = self._check_sampling(true_counts, rng, sampler)
-        draw = self._sample_fast if sampler == "fast" else self._sample_per_user
-        if self.memoizes_report:  # the same responses every round
-            return np.repeat(draw(counts, generator)[None, :], rounds, axis=0)
-        chain = self.rounds_chain()
-        if chain is not None and sampler == "fast":
-            return chain.sample_rounds(counts, rounds, generator)
-        if chain is not None:
-            return chain.sample_rounds_per_user(counts, rounds, generator)
-        return np.stack([draw(counts, generator) for _ in range(rounds)])
-
-    def average_variance(self, frequencies: ArrayLike, n: int, rounds: int) -> NDArray[np.float64]:
-        """Per value, the variance of the average of ``rounds`` rounds' Base estimates.
-
-        Independent rounds divide NDSS Eq. 3 by ``rounds``; a memoizing protocol's
-        permanent round does not average away (:mod:`ldpcore.protocols.rounds`).
-        """
-        rounds = _check_rounds(rounds)
-        one = self.variance(frequencies, n)
-        if self.memoizes_report:  # every round the same: nothing to average
-            return one
-        chain = self.rounds_chain()
-        if chain is None or not chain.memoized:
-            return one / rounds
-        return chain.average_variance(frequencies, check_n_users(n), rounds)
 
     # ---------------------------------------------------------------- privacy
     @abstractmethod
@@ -537,12 +459,30 @@ class ValueReports:
         return f"{int(array[index])}", array[index : index + 1]
 
 
-def _check_rounds(rounds: object, *, simulated: bool = False) -> int:
-    """Rounds a simulation keeps (``ROUNDS_MAX``) or an exact figure takes."""
-    from ldpcore._validation import check_int  # noqa: PLC0415
+def check_sampling(
+    protocol: FrequencyOracle, true_counts: ArrayLike, rng: RNGLike, sampler: str
+) -> tuple[NDArray[np.int64], np.random.Generator]:
+    """The histogram a sampler draws for, checked, and its generator (one check for all).
 
-    most = bounds.ROUNDS_MAX if simulated else bounds.EXACT_ROUNDS_MAX
-    return check_int(rounds, name="rounds", minimum=bounds.ROUNDS_MIN, maximum=most)
+    Raises :class:`~ldpcore.errors.InputError` for a histogram of the wrong length or
+    with no user, an unknown sampler, or too many users for the per-user path.
+    """
+    counts = check_counts(true_counts, name="true_counts", length=protocol.domain_size)
+    n = check_n_users(int(counts.sum()))
+    if sampler not in SAMPLERS:
+        raise InputError(f"sampler must be one of {', '.join(SAMPLERS)}; got {sampler!r}")
+    if sampler == "per-user" and n > bounds.PER_USER_N_MAX:
+        raise InputError(
+            f"the per-user sampler handles at most {bounds.PER_USER_N_MAX:,} users, "
+            f"got n={n:,}; use sampler='fast'"
+        )
+    return counts, as_generator(rng)
+
+
+def empty_support(protocol: FrequencyOracle) -> NDArray[np.int64]:
+    """The aggregate of no reports: zeros of ``aggregate``'s dtype (real for SHE)."""
+    dtype = np.float64 if protocol.real_valued_reports else np.int64
+    return np.zeros(protocol.domain_size, dtype=dtype)
 
 
 def ratio_from_matrix(channel: NDArray[np.float64]) -> float:

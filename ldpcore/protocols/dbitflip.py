@@ -137,11 +137,6 @@ class DBitFlipPM(FrequencyOracle):
         """ε, or ε/2 when a report samples one value (no two bits to tell apart)."""
         return self.epsilon if self.sampled >= 2 else self.epsilon / 2.0
 
-    @classmethod
-    def one_shot_form(cls) -> type[FrequencyOracle]:
-        """Without memoization: dBitFlip drawn afresh at every report."""
-        return DBitFlip
-
     # --------------------------------------------------------- client, server
     def randomize(self, values: ArrayLike, rng: ClientRNG = None) -> NDArray[np.int64]:
         """Sample ``d'`` values uniformly (keys' smallest), then one bit each.
@@ -292,5 +287,8 @@ class DBitFlip(DBitFlipPM):
     name: ClassVar[str] = "dBitFlip"
     memoizes_report: ClassVar[bool] = False
 
+
+# Without memoization, dBitFlipPM is dBitFlip drawn afresh at every report.
+DBitFlipPM.one_shot = DBitFlip
 
 __all__ = ["D_BITS_MAX", "DBitFlip", "DBitFlipPM", "bit_probabilities"]

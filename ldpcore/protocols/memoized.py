@@ -65,6 +65,12 @@ class Memoized(FrequencyOracle):
 
     epsilon_inf: float = None  # type: ignore[assignment]  # None: 2ε, set in __post_init__
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # The permanent round's protocol, drawn afresh at every report, is the one-shot form.
+        if "first_round" in vars(cls):
+            cls.one_shot = cls.first_round
+
     def __post_init__(self) -> None:
         super().__post_init__()
         given: float | None = self.epsilon_inf
@@ -92,11 +98,6 @@ class Memoized(FrequencyOracle):
         ratio = ChainRatio(self.memo_shape, self.domain_size, first.p, first.q, self.fresh_round)
         u = solve_fresh_round(ratio, target=math.exp(self.epsilon), upper=math.exp(-self.epsilon))
         return ratio.chain(u)
-
-    @classmethod
-    def one_shot_form(cls) -> type[FrequencyOracle]:
-        """The permanent round's protocol, drawn afresh at every report."""
-        return cls.first_round
 
     def rounds_chain(self) -> Chain:
         """The memoizing chain."""

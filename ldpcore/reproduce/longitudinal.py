@@ -26,6 +26,7 @@ import plotly.graph_objects as go
 from ldpcore.data.specs import parse_dataset_spec
 from ldpcore.experiments.trials import trial_generator
 from ldpcore.protocols import get_protocol
+from ldpcore.protocols.repeated import average_variance, sample_rounds
 from ldpcore.reproduce.judging import Claim, judge, percent
 from ldpcore.reproduce.recipe import Context, Recipe, RecipeOutput
 
@@ -80,7 +81,7 @@ def chains(context: Context) -> RecipeOutput:
         one = np.empty(trials)
         average = np.empty(trials)
         for trial in range(trials):
-            counts = protocol.sample_rounds(data.counts, ROUNDS, trial_generator(57, trial))
+            counts = sample_rounds(protocol, data.counts, ROUNDS, trial_generator(57, trial))
             estimates = np.stack([protocol.estimate(c, USERS) for c in counts])
             one[trial] = float(np.mean((estimates - truth) ** 2))  # over the rounds too
             average[trial] = float(np.mean((estimates.mean(axis=0) - truth) ** 2))
@@ -94,7 +95,7 @@ def chains(context: Context) -> RecipeOutput:
                 "exact": float(np.mean(protocol.variance(truth, USERS))),
                 "se": float(one.std(ddof=1) / math.sqrt(trials)),
                 "average_mse": float(average.mean()),
-                "average_exact": float(np.mean(protocol.average_variance(truth, USERS, ROUNDS))),
+                "average_exact": float(np.mean(average_variance(protocol, truth, USERS, ROUNDS))),
                 "average_se": float(average.std(ddof=1) / math.sqrt(trials)),
                 "trial_mse": one,
                 "trial_average": average,

@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ldpcore.advice.longitudinal import typical_error
 from ldpcore.present.figures.style import assemble
+from ldpcore.protocols.repeated import epsilon_after
 
 if TYPE_CHECKING:
     from ldpcore.advice.longitudinal import AveragingRow, CollectionPlan
@@ -85,7 +86,7 @@ def spending_figure(plans: Sequence[CollectionPlan], *, period: str = "round") -
     """ε spent by one value's reports after ``t`` of them, per plan (log scale)."""
     return _over_rounds(
         plans,
-        lambda plan, t: plan.protocol.epsilon_after(t),
+        lambda plan, t: epsilon_after(plan.protocol, t),
         title="What each user spends as the collection goes on",
         y="ε spent (after t reports of one value)",
         period=period,
