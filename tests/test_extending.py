@@ -26,11 +26,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_sampling import _assert_moments, _draw
 from toy_method import Shrink
-from toy_protocol import PadRR, pad_rr_guess_rate
+from toy_protocol import PAD_RR_FORMAT, PadRR, pad_rr_guess_rate
 from toy_query import BlocksQuery
 from toy_registry import toys_wanted
 
 import ldpcore.attacks.guessing
+import ldpcore.collection.formats
 import ldpcore.postprocess
 import ldpcore.protocols
 import ldpcore.queries.specs
@@ -56,6 +57,8 @@ def toys(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(ldpcore.queries.specs, "QUERY_KINDS", kinds)
     guesses = MappingProxyType({**ldpcore.attacks.guessing.GUESS_RATES, PadRR: pad_rr_guess_rate})
     monkeypatch.setattr(ldpcore.attacks.guessing, "GUESS_RATES", guesses)
+    formats = MappingProxyType({**ldpcore.collection.formats.REPORT_FORMATS, PadRR: PAD_RR_FORMAT})
+    monkeypatch.setattr(ldpcore.collection.formats, "REPORT_FORMATS", formats)
     yield
 
 

@@ -22,13 +22,14 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_int
+from ldpcore.collection.formats.base import ReportFormat
+from ldpcore.collection.formats.checks import integer_columns
 from ldpcore.protocols.base import (
     FrequencyOracle,
     ProtocolParameter,
     check_prior,
     ratio_from_matrix,
 )
-from ldpcore.protocols.report_format import integer_columns
 from ldpcore.rng import ClientRNG, as_source
 
 
@@ -111,24 +112,34 @@ class PadRR(FrequencyOracle):
         """The report names ``v``."""
         return np.asarray(reports) == v
 
-    def report_columns(self) -> tuple[str, ...]:
-        """``output``: the reported output in ``[0, d + pad)``."""
-        return ("output",)
 
-    def reports_to_frame(self, reports: Any, *, text: bool) -> pd.DataFrame:
-        """One row per report."""
-        return pd.DataFrame({"output": np.asarray(reports, dtype=np.int64)})
+def _columns(protocol: PadRR) -> tuple[str, ...]:
+    """``output``: the reported output in ``[0, d + pad)``."""
+    return ("output",)
 
-    def frame_to_reports(self, frame: pd.DataFrame, *, source: str) -> NDArray[np.int64]:
-        """Outputs in ``[0, d + pad)``."""
-        return integer_columns(frame, ("output",), self.outputs, source)[:, 0]
 
-    def describe_report(self, reports: Any, index: int) -> tuple[str, Any]:
-        """The output, or that it is a decoy."""
-        array = np.asarray(reports)
-        value = int(array[index])
-        text = f"{value}" if value < self.domain_size else f"decoy {value - self.domain_size}"
-        return text, array[index : index + 1]
+def _to_frame(protocol: PadRR, reports: Any, *, text: bool) -> pd.DataFrame:
+    """One row per report."""
+    return pd.DataFrame({"output": np.asarray(reports, dtype=np.int64)})
+
+
+def _from_frame(protocol: PadRR, frame: pd.DataFrame, *, source: str) -> NDArray[np.int64]:
+    """Outputs in ``[0, d + pad)``."""
+    return integer_columns(frame, ("output",), protocol.outputs, source)[:, 0]
+
+
+def _describe(protocol: PadRR, reports: Any, index: int) -> tuple[str, Any]:
+    """The output, or that it is a decoy."""
+    array = np.asarray(reports)
+    value = int(array[index])
+    text = f"{value}" if value < protocol.domain_size else f"decoy {value - protocol.domain_size}"
+    return text, array[index : index + 1]
+
+
+#: PadRR's report files, registered in ``ldpcore.collection.formats.REPORT_FORMATS``.
+PAD_RR_FORMAT = ReportFormat(
+    columns=_columns, to_frame=_to_frame, from_frame=_from_frame, describe=_describe
+)
 
 
 def pad_rr_guess_rate(protocol: PadRR, prior: ArrayLike) -> float:

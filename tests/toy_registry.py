@@ -24,10 +24,11 @@ def toys_wanted() -> bool:
 def register_toys() -> None:
     """Add PadRR, Shrink and blocks to the registries (once; later calls change nothing)."""
     from toy_method import Shrink  # noqa: PLC0415
-    from toy_protocol import PadRR, pad_rr_guess_rate  # noqa: PLC0415
+    from toy_protocol import PAD_RR_FORMAT, PadRR, pad_rr_guess_rate  # noqa: PLC0415
     from toy_query import BlocksQuery  # noqa: PLC0415
 
     import ldpcore.attacks.guessing  # noqa: PLC0415
+    import ldpcore.collection.formats  # noqa: PLC0415
     import ldpcore.postprocess  # noqa: PLC0415
     import ldpcore.protocols  # noqa: PLC0415
     import ldpcore.queries.specs  # noqa: PLC0415
@@ -40,3 +41,5 @@ def register_toys() -> None:
     ldpcore.queries.specs.QUERY_KINDS = MappingProxyType(kinds)
     guesses = {**ldpcore.attacks.guessing.GUESS_RATES, PadRR: pad_rr_guess_rate}
     ldpcore.attacks.guessing.GUESS_RATES = MappingProxyType(guesses)
+    formats = {**ldpcore.collection.formats.REPORT_FORMATS, PadRR: PAD_RR_FORMAT}
+    ldpcore.collection.formats.REPORT_FORMATS = MappingProxyType(formats)

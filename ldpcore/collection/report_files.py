@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from ldpcore.collection.formats import report_format
 from ldpcore.errors import InputError
 from ldpcore.protocols import FrequencyOracle, protocol_class
 from ldpcore.protocols.base import empty_support
@@ -53,25 +54,25 @@ META = "ldpcore."
 
 
 def report_columns(protocol: FrequencyOracle) -> tuple[str, ...]:
-    """The column names of this protocol's report format (declared by the protocol)."""
-    return protocol.report_columns()
+    """The column names of this protocol's report format (:mod:`.formats`)."""
+    return report_format(protocol).columns(protocol)
 
 
 def reports_to_frame(protocol: FrequencyOracle, reports: Any, *, text: bool) -> pd.DataFrame:
     """A table of reports in the protocol's format (``text``: bits as hex, for CSV)."""
-    return protocol.reports_to_frame(reports, text=text)
+    return report_format(protocol).to_frame(protocol, reports, text=text)
 
 
 def frame_to_reports(protocol: FrequencyOracle, frame: pd.DataFrame, *, source: str) -> Any:
     """Reports from a table, every column and range checked (:class:`InputError` otherwise)."""
-    expected = protocol.report_columns()
+    expected = report_columns(protocol)
     missing = [c for c in expected if c not in frame.columns]
     if missing:
         raise InputError(
             f"wrong report format in {source}: {protocol.name} reports need the columns "
             f"{', '.join(expected)}; found {', '.join(map(str, frame.columns)) or 'none'}"
         )
-    return protocol.frame_to_reports(frame, source=source)
+    return report_format(protocol).from_frame(protocol, frame, source=source)
 
 
 def protocol_metadata(protocol: FrequencyOracle) -> dict[str, str]:

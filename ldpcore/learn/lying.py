@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from ldpcore.attacks import expected_gain
 from ldpcore.attacks.fakes import described_attacks
 from ldpcore.attacks.gains import fake_reports
+from ldpcore.collection.formats import report_format
 from ldpcore.errors import InputError
 from ldpcore.learn.walkthrough import supports_text
 from ldpcore.postprocess import get_method
@@ -97,7 +98,7 @@ def lying_class(
     if fakes:
         reports = fake_reports(oracle, kind, targets, fakes, rng)
         for user in range(fakes):
-            text, single = oracle.describe_report(reports, user)
+            text, single = report_format(oracle).describe(oracle, reports, user)
             supported = oracle.aggregate(single)
             support += supported
             rows.append(

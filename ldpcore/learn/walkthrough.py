@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from ldpcore.collection.formats import report_format
 from ldpcore.errors import InputError
 from ldpcore.postprocess import get_method, method_names
 from ldpcore.protocols import FrequencyOracle, get_protocol
@@ -114,7 +115,7 @@ def walkthrough(
     rows = []
     support = empty_support(oracle)
     for user in range(values.size):
-        text, single = oracle.describe_report(reports, user)
+        text, single = report_format(oracle).describe(oracle, reports, user)
         supported = oracle.aggregate(single)
         support += supported
         rows.append(

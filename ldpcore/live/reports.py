@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ldpcore.collection.report_files import frame_to_reports, report_columns, reports_to_frame
 from ldpcore.errors import InputError
 from ldpcore.live.browser import browser_form, report_rows_frame, runs_in_browser
 from ldpcore.protocols import PROTOCOLS, FrequencyOracle, get_protocol
@@ -99,7 +100,7 @@ def check_report(protocol: FrequencyOracle, report: Mapping[str, Any]) -> dict[s
     name = protocol.name
     if not isinstance(report, Mapping):
         raise InputError(f"a {name} report is a mapping of its columns; got {report!r}")
-    columns = protocol.report_columns()
+    columns = report_columns(protocol)
     if set(report) != set(columns):
         raise InputError(
             f"a {name} report has the fields {', '.join(columns)}; got "
@@ -117,8 +118,8 @@ def reports_frame(protocol: FrequencyOracle, rows: Sequence[Mapping[str, Any]]) 
     """The reports as the protocol's report-file table (text form, as in CSV files)."""
     frame = report_rows_frame(protocol, rows)
     # Through the protocol's own reader and writer: the file is what aggregate reads.
-    reports = protocol.frame_to_reports(frame, source="the poll's reports")
-    return protocol.reports_to_frame(reports, text=True)
+    reports = frame_to_reports(protocol, frame, source="the poll's reports")
+    return reports_to_frame(protocol, reports, text=True)
 
 
 def export_reports(poll: Poll, rows: Sequence[Mapping[str, Any]], output: str | Path) -> int:
@@ -175,7 +176,7 @@ def class_support(poll: Poll, rows: Sequence[Mapping[str, Any]]) -> NDArray[np.i
     import numpy as np  # noqa: PLC0415
 
     protocol = poll_protocol(poll.protocol, poll.epsilon, len(poll.options))
-    reports = protocol.frame_to_reports(reports_frame(protocol, rows), source="the poll")
+    reports = frame_to_reports(protocol, reports_frame(protocol, rows), source="the poll")
     return np.asarray(np.rint(protocol.aggregate(reports)), dtype=np.int64)
 
 

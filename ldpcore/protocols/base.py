@@ -29,8 +29,6 @@ from ldpcore.errors import InputError
 from ldpcore.rng import ClientRNG, RNGLike, as_generator
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from ldpcore.protocols.likelihoods import LikelihoodModel
     from ldpcore.protocols.rounds import Chain
 
@@ -370,26 +368,6 @@ class FrequencyOracle(ABC):
         (exactly ``e^ε`` for the best event).
         """
 
-    # ------------------------------------------------------------ report files
-    @abstractmethod
-    def report_columns(self) -> tuple[str, ...]:
-        """The column names of its report files (:mod:`ldpcore.collection.report_files`)."""
-
-    @abstractmethod
-    def reports_to_frame(self, reports: Any, *, text: bool) -> pd.DataFrame:
-        """A table of ``reports`` in the protocol's file format (``text``: for CSV)."""
-
-    @abstractmethod
-    def frame_to_reports(self, frame: pd.DataFrame, *, source: str) -> Any:
-        """Reports from a table of the protocol's format, every column and range checked.
-
-        Raises :class:`~ldpcore.errors.InputError` naming ``source`` and what to change.
-        """
-
-    @abstractmethod
-    def describe_report(self, reports: Any, index: int) -> tuple[str, Any]:
-        """One report in words (the Learn walkthrough), and that report alone."""
-
     def __str__(self) -> str:
         extras = ", ".join(
             f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
@@ -403,10 +381,10 @@ class FrequencyOracle(ABC):
 class ValueReports:
     """The report format of protocols whose report is one value in ``[0, d)`` (e.g. GRR).
 
-    Mixed into a :class:`FrequencyOracle` subclass, it declares the report file
-    format (one ``value`` column), the walkthrough's view, the audit's event (the
+    Mixed into a :class:`FrequencyOracle` subclass, it declares the audit's event (the
     report is ``v``) and the support matrix (outputs are the values), and makes the
-    MLE use the exact multinomial likelihood of the reported values.
+    MLE use the exact multinomial likelihood of the reported values; its report files
+    (one ``value`` column) are :mod:`ldpcore.collection.formats.value`'s.
     """
 
     domain_size: int
@@ -436,27 +414,6 @@ class ValueReports:
     def distinguishing_event(self, reports: Any, v: int, w: int) -> NDArray[np.bool_]:
         """The report is ``v`` (probability ``p`` for ``v``'s users, ``q`` for ``w``'s)."""
         return np.asarray(reports) == v
-
-    def report_columns(self) -> tuple[str, ...]:
-        """One column, ``value``: the reported value (int64, in ``[0, d)``)."""
-        return ("value",)
-
-    def reports_to_frame(self, reports: Any, *, text: bool) -> pd.DataFrame:
-        """One row per report, its value."""
-        import pandas as pd  # noqa: PLC0415
-
-        return pd.DataFrame({"value": np.asarray(reports, dtype=np.int64)})
-
-    def frame_to_reports(self, frame: pd.DataFrame, *, source: str) -> NDArray[np.int64]:
-        """The ``value`` column, whole numbers in ``[0, d)``."""
-        from ldpcore.protocols.report_format import integer_columns  # noqa: PLC0415
-
-        return integer_columns(frame, ("value",), self.domain_size, source)[:, 0]
-
-    def describe_report(self, reports: Any, index: int) -> tuple[str, Any]:
-        """The reported value."""
-        array = np.asarray(reports)
-        return f"{int(array[index])}", array[index : index + 1]
 
 
 def check_sampling(

@@ -39,7 +39,7 @@ from ldpcore.protocols.base import FrequencyOracle, ProtocolParameter
 from ldpcore.rng import ClientRNG, as_source
 
 if TYPE_CHECKING:
-    import pandas as pd
+    pass
 
 #: ``channel_matrix`` enumerates C(k, d')·2^d' reports only up to this many.
 _MAX_ENUMERATED = 200_000
@@ -237,44 +237,6 @@ class DBitFlipPM(FrequencyOracle):
         if self.sampled < 2:
             return np.asarray(v_one)
         return np.asarray(v_one & np.any((picks == w) & (bits == 0), axis=1))
-
-    # ------------------------------------------------------------ report files
-    def report_columns(self) -> tuple[str, ...]:
-        """``value_0`` … ``value_{d'−1}`` (the sampled values), then ``bit_0`` … their bits."""
-        m = self.sampled
-        return (*(f"value_{i}" for i in range(m)), *(f"bit_{i}" for i in range(m)))
-
-    def reports_to_frame(self, reports: Any, *, text: bool) -> pd.DataFrame:
-        """One row per report: its sampled values and their bits."""
-        import pandas as pd  # noqa: PLC0415
-
-        picks, bits = self._split(reports)
-        columns = self.report_columns()
-        m = self.sampled
-        data = {columns[i]: picks[:, i] for i in range(m)}
-        data |= {columns[m + i]: bits[:, i] for i in range(m)}
-        return pd.DataFrame(data)
-
-    def frame_to_reports(self, frame: pd.DataFrame, *, source: str) -> NDArray[np.int64]:
-        """Distinct sampled values in ``[0, k)`` and bits in ``{0, 1}`` per row."""
-        from ldpcore.protocols.report_format import integer_columns  # noqa: PLC0415
-
-        m = self.sampled
-        columns = self.report_columns()
-        picks = integer_columns(frame, columns[:m], self.domain_size, source)
-        bits = integer_columns(frame, columns[m:], 2, source)
-        ordered = np.sort(picks, axis=1)
-        if m > 1 and np.any(ordered[:, 1:] == ordered[:, :-1]):
-            raise InputError(f"wrong report format in {source}: a report samples a value twice")
-        return np.concatenate([picks, bits], axis=1)
-
-    def describe_report(self, reports: Any, index: int) -> tuple[str, Any]:
-        """The sampled values with their bits."""
-        picks, bits = self._split(reports)
-        text = ", ".join(
-            f"{int(j)}→{int(bit)}" for j, bit in zip(picks[index], bits[index], strict=True)
-        )
-        return "{" + text + "}", np.asarray(reports)[index : index + 1]
 
 
 @dataclass(frozen=True, kw_only=True)

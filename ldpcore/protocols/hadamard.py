@@ -27,8 +27,6 @@ from ldpcore.protocols.walsh import fwht, hadamard_order, hadamard_signs
 from ldpcore.rng import ClientRNG, as_source
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from ldpcore.protocols.likelihoods import LikelihoodModel
 
 _MAX_EXPLICIT_ROWS = 8192
@@ -215,27 +213,6 @@ class HadamardResponse(FrequencyOracle):
         plus_v = (np.bitwise_count(rows & (v + 1)) & 1) == 0
         plus_w = (np.bitwise_count(rows & (w + 1)) & 1) == 0
         return plus_v & ~plus_w
-
-    def report_columns(self) -> tuple[str, ...]:
-        """``row`` (int64): the reported Hadamard row, in ``[0, K)``."""
-        return ("row",)
-
-    def reports_to_frame(self, reports: Any, *, text: bool) -> pd.DataFrame:
-        """One row per report, the row index."""
-        import pandas as pd  # noqa: PLC0415
-
-        return pd.DataFrame({"row": np.asarray(reports, dtype=np.int64)})
-
-    def frame_to_reports(self, frame: pd.DataFrame, *, source: str) -> NDArray[np.int64]:
-        """Row indices in ``[0, K)``."""
-        from ldpcore.protocols.report_format import integer_columns  # noqa: PLC0415
-
-        return integer_columns(frame, ("row",), self.order, source)[:, 0]
-
-    def describe_report(self, reports: Any, index: int) -> tuple[str, Any]:
-        """The row index."""
-        array = np.asarray(reports)
-        return f"row {int(array[index])}", array[index : index + 1]
 
     def worst_case_ratio(self) -> float:
         """Exact worst-case ratio from the channel (closed form ``p/(1−p)`` for large ``K``)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -35,7 +35,7 @@ from ldpcore.protocols.base import (
 from ldpcore.rng import ClientRNG, RandomSource, as_source
 
 if TYPE_CHECKING:
-    import pandas as pd
+    pass
 
 #: Upper bound on g: the range reduction needs ``g · 2^32 < 2^64`` with room to spare.
 G_MAX = 1 << 31
@@ -274,37 +274,6 @@ class OLH(FrequencyOracle):
         hv = hash_values(reports.multiplier, reports.offset, np.full(size, v), self.hash_range)
         hw = hash_values(reports.multiplier, reports.offset, np.full(size, w), self.hash_range)
         return (reports.bucket == hv) & (hv != hw)
-
-    def report_columns(self) -> tuple[str, ...]:
-        """``seed_a``, ``seed_b`` (uint64): the user's hash ``h_{a,b}``; ``bucket`` in [0, g)."""
-        return ("seed_a", "seed_b", "bucket")
-
-    def reports_to_frame(self, reports: HashedReports, *, text: bool) -> pd.DataFrame:
-        """One row per report: its hash seeds and bucket."""
-        import pandas as pd  # noqa: PLC0415
-
-        return pd.DataFrame(
-            {"seed_a": reports.multiplier, "seed_b": reports.offset, "bucket": reports.bucket}
-        )
-
-    def frame_to_reports(self, frame: pd.DataFrame, *, source: str) -> HashedReports:
-        """Seeds as exact uint64 (never through floats); buckets in ``[0, g)``."""
-        from ldpcore.protocols.report_format import in_range, whole_numbers  # noqa: PLC0415
-
-        seeds = [whole_numbers(frame[c], source, c, np.uint64) for c in ("seed_a", "seed_b")]
-        bucket = whole_numbers(frame["bucket"], source, "bucket", np.int64)
-        in_range(bucket, self.hash_range, source, "bucket")
-        return HashedReports(seeds[0], seeds[1], bucket)
-
-    def describe_report(self, reports: HashedReports, index: int) -> tuple[str, Any]:
-        """The hash (its seed, shortened) and the bucket."""
-        one = HashedReports(
-            reports.multiplier[index : index + 1],
-            reports.offset[index : index + 1],
-            reports.bucket[index : index + 1],
-        )
-        seed = f"{int(reports.multiplier[index]) % 10**6:06d}…"
-        return f"hash {seed}, bucket {int(reports.bucket[index])}", one
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -56,7 +56,7 @@ from ldpcore.protocols.base import FrequencyOracle
 from ldpcore.rng import ClientRNG, as_source
 
 if TYPE_CHECKING:
-    import pandas as pd
+    pass
 
 #: Grid points per unit of a report: the noise is ``K/GRID_STEPS`` (module docstring).
 GRID_STEPS = 64
@@ -236,33 +236,6 @@ class SHE(FrequencyOracle):
         """
         y = np.asarray(reports, dtype=np.float64)
         return np.asarray((y[:, v] >= 1.0) & (y[:, w] <= 0.0))
-
-    # ------------------------------------------------------------ report files
-    def report_columns(self) -> tuple[str, ...]:
-        """``y_0`` … ``y_{d−1}``: the noisy vector, one real per value."""
-        return tuple(f"y_{v}" for v in range(self.domain_size))
-
-    def reports_to_frame(self, reports: Any, *, text: bool) -> pd.DataFrame:
-        """One row per report, one column per value (grid numbers, exact in CSV)."""
-        import pandas as pd  # noqa: PLC0415
-
-        array = np.asarray(reports, dtype=np.float64)
-        frame = pd.DataFrame(array, columns=list(self.report_columns()))
-        if text:  # repr round-trips every float64 exactly through CSV
-            return frame.map(repr)
-        return frame
-
-    def frame_to_reports(self, frame: pd.DataFrame, *, source: str) -> NDArray[np.float64]:
-        """The ``(n, d)`` real matrix, every cell a finite number."""
-        from ldpcore.protocols.report_format import real_columns  # noqa: PLC0415
-
-        return real_columns(frame, self.report_columns(), source)
-
-    def describe_report(self, reports: Any, index: int) -> tuple[str, Any]:
-        """The noisy vector, value 0 first, to two decimals."""
-        array = np.asarray(reports, dtype=np.float64)
-        text = "(" + ", ".join(f"{x:+.2f}" for x in array[index]) + ")"
-        return text, array[index : index + 1]
 
 
 __all__ = ["GRID_STEPS", "SHE", "noise_ratio", "noise_variance", "she_pq"]

@@ -24,7 +24,7 @@ from ldpcore.protocols.base import FrequencyOracle, ProtocolParameter
 from ldpcore.rng import ClientRNG, as_source
 
 if TYPE_CHECKING:
-    import pandas as pd
+    pass
 
 #: ``channel_matrix`` enumerates subsets only up to this many.
 _MAX_ENUMERATED_SUBSETS = 20_000
@@ -193,55 +193,3 @@ class SubsetSelection(FrequencyOracle):
         """``v`` in the subset and ``w`` not (ratio ``e^ε`` exactly)."""
         subsets = np.asarray(reports)
         return np.any(subsets == v, axis=1) & ~np.any(subsets == w, axis=1)
-
-    def report_columns(self) -> tuple[str, ...]:
-        """``item_0`` … ``item_{k−1}`` (int64) for small subsets, else one ``subset`` column.
-
-        Above ``ITEM_COLUMNS_MAX`` values a subset is one column of ``d`` bits (packed,
-        hex text in CSV): at d = 10⁶, ε = 1 a report picks 268,941 values, and a file
-        with a column per picked value took 57 s to write for 4 users.
-        """
-        if self.subset_size > ITEM_COLUMNS_MAX:
-            return ("subset",)
-        return tuple(f"item_{i}" for i in range(self.subset_size))
-
-    def reports_to_frame(self, reports: Any, *, text: bool) -> pd.DataFrame:
-        """One row per report: its ``k`` values, or its packed ``d``-bit membership."""
-        import pandas as pd  # noqa: PLC0415
-
-        from ldpcore.protocols.report_format import pack_bits  # noqa: PLC0415
-
-        array = np.asarray(reports, dtype=np.int64).reshape(len(reports), -1)
-        columns = self.report_columns()
-        if columns == ("subset",):
-            member = np.zeros((array.shape[0], self.domain_size), dtype=bool)
-            np.put_along_axis(member, array, True, axis=1)
-            return pd.DataFrame({"subset": pack_bits(member, text=text)})
-        return pd.DataFrame({name: array[:, i] for i, name in enumerate(columns)})
-
-    def frame_to_reports(self, frame: pd.DataFrame, *, source: str) -> NDArray[np.int64]:
-        """``k`` distinct values in ``[0, d)`` per row."""
-        from ldpcore.protocols.report_format import integer_columns, unpack_bits  # noqa: PLC0415
-
-        k = self.subset_size
-        if self.report_columns() == ("subset",):
-            member = unpack_bits(frame["subset"], self.domain_size, source)
-            sizes = member.sum(axis=1)
-            if np.any(sizes != k):
-                raise InputError(
-                    f"wrong report format in {source}: a subset must hold k = {k} values "
-                    f"for d = {self.domain_size}, ε = {self.epsilon:g}; found "
-                    f"{int(sizes[sizes != k][0])} (check --epsilon, --domain-size and --k)"
-                )
-            return np.nonzero(member)[1].reshape(member.shape[0], k).astype(np.int64)
-        array = integer_columns(frame, self.report_columns(), self.domain_size, source)
-        ordered = np.sort(array, axis=1)
-        if array.shape[1] > 1 and np.any(ordered[:, 1:] == ordered[:, :-1]):
-            raise InputError(f"wrong report format in {source}: a subset repeats a value")
-        return array
-
-    def describe_report(self, reports: Any, index: int) -> tuple[str, Any]:
-        """The subset, in order."""
-        array = np.asarray(reports)
-        text = "{" + ", ".join(str(int(v)) for v in sorted(array[index])) + "}"
-        return text, array[index : index + 1]

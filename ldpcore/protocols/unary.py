@@ -27,8 +27,6 @@ from ldpcore.protocols.rounds import Chain
 from ldpcore.rng import ClientRNG, as_source
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from ldpcore.protocols.likelihoods import LikelihoodModel
 
 #: Largest d whose 2^d report histogram a unary encoding's tallies can be.
@@ -223,29 +221,6 @@ class UnaryEncoding(FrequencyOracle):
         """Bit ``v`` set and bit ``w`` clear (ratio ``p(1−q) / (q(1−p))``, i.e. ``e^ε``)."""
         bits = np.asarray(reports)
         return bits[:, v] & ~bits[:, w]
-
-    def report_columns(self) -> tuple[str, ...]:
-        """``bits``: the ``d`` perturbed bits packed little-endian (hex text in CSV)."""
-        return ("bits",)
-
-    def reports_to_frame(self, reports: Any, *, text: bool) -> pd.DataFrame:
-        """One row per report, its bits packed (``numpy.packbits(bitorder="little")``)."""
-        import pandas as pd  # noqa: PLC0415
-
-        from ldpcore.protocols.report_format import pack_bits  # noqa: PLC0415
-
-        return pd.DataFrame({"bits": pack_bits(np.asarray(reports, dtype=bool), text=text)})
-
-    def frame_to_reports(self, frame: pd.DataFrame, *, source: str) -> NDArray[np.bool_]:
-        """The bit matrix, each row exactly ``ceil(d/8)`` bytes."""
-        from ldpcore.protocols.report_format import unpack_bits  # noqa: PLC0415
-
-        return unpack_bits(frame["bits"], self.domain_size, source)
-
-    def describe_report(self, reports: Any, index: int) -> tuple[str, Any]:
-        """The bits, value 0 first."""
-        array = np.asarray(reports)
-        return "".join("1" if bit else "0" for bit in array[index]), array[index : index + 1]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
+from ldpcore.collection.report_files import report_columns
 from ldpcore.errors import InputError
 from ldpcore.live.browser import grr, olh, unary
 from ldpcore.live.browser.base import BrowserForm
@@ -51,7 +52,7 @@ def report_rows_frame(protocol: FrequencyOracle, rows: Sequence[Mapping[str, Any
         return frame
     import pandas as pd  # noqa: PLC0415 (a browser's randomizer needs no pandas)
 
-    return pd.DataFrame({c: [r[c] for r in rows] for c in protocol.report_columns()})
+    return pd.DataFrame({c: [r[c] for r in rows] for c in report_columns(protocol)})
 
 
 __all__ = ["BROWSER_FORMS", "BrowserForm", "browser_form", "report_rows_frame", "runs_in_browser"]

@@ -2,8 +2,8 @@
 
 See :mod:`ldpcore.collection.report_files`.
 
-A protocol declares its own report format (``report_columns``, ``reports_to_frame``,
-``frame_to_reports`` on :class:`~ldpcore.protocols.base.FrequencyOracle`); these helpers
+Each protocol family declares its report format (:mod:`ldpcore.collection.formats`);
+these helpers
 turn a column of a report file into checked numbers, with messages that say which file,
 which column and what to change.
 """

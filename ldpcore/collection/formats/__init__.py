@@ -1,0 +1,66 @@
+"""Report files per protocol: their columns, both ways, and one report in words.
+
+* :mod:`~ldpcore.collection.formats.base` — :class:`ReportFormat`, what a family declares;
+* :mod:`~ldpcore.collection.formats.checks` — the column checks they share;
+* one module per family: ``value`` (a value in ``[0, d)``: GRR and any protocol mixing
+  in :class:`~ldpcore.protocols.base.ValueReports`), ``olh``, ``unary``,
+  ``subset_selection``, ``hadamard``, ``she``, ``dbitflip``.
+
+A protocol's format is found by its class, the nearest registered ancestor first (L-GRR
+reads as GRR, THE and the L-UE chains as unary encoding). A new protocol registers its
+own here: its reports are its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+from ldpcore.collection.formats import (
+    dbitflip,
+    hadamard,
+    olh,
+    she,
+    subset_selection,
+    unary,
+    value,
+)
+from ldpcore.collection.formats.base import ReportFormat
+from ldpcore.errors import InputError
+from ldpcore.protocols import (
+    OLH,
+    SHE,
+    DBitFlipPM,
+    FrequencyOracle,
+    HadamardResponse,
+    SubsetSelection,
+    UnaryEncoding,
+    ValueReports,
+)
+
+#: Protocol class → its family's report format. Keyed by class object (mixins and
+#: abstract families included); read-only.
+REPORT_FORMATS: Final[Mapping[type, ReportFormat]] = MappingProxyType(
+    {
+        ValueReports: value.FORMAT,
+        OLH: olh.FORMAT,
+        UnaryEncoding: unary.FORMAT,
+        SubsetSelection: subset_selection.FORMAT,
+        HadamardResponse: hadamard.FORMAT,
+        SHE: she.FORMAT,
+        DBitFlipPM: dbitflip.FORMAT,
+    }
+)
+
+
+def report_format(protocol: FrequencyOracle | type[FrequencyOracle]) -> ReportFormat:
+    """The report format registered for ``protocol`` (an instance or a class)."""
+    cls = protocol if isinstance(protocol, type) else type(protocol)
+    for ancestor in cls.__mro__:
+        if ancestor in REPORT_FORMATS:
+            return REPORT_FORMATS[ancestor]
+    raise InputError(f"{cls.__name__} has no report file format registered")
+
+
+__all__ = ["REPORT_FORMATS", "ReportFormat", "report_format"]
