@@ -231,3 +231,28 @@ def test_the_code_gives_reasons_not_issue_numbers(path: Path) -> None:
         if ISSUE_NUMBER.search(line)
     ]
     assert found == []
+
+
+#: What makes a frequency oracle, and nothing else (ARCHITECTURE.md, "Add a protocol"):
+#: its (p, q), estimator and variances, likelihood, samplers, randomizer and aggregation,
+#: its rounds' chain, and its privacy channel. A feature's hooks live in the feature.
+ORACLE_CONTRACT = {
+    "p", "q", "spent_epsilon", "parameters",
+    "variance", "approx_variance", "estimate", "likelihood_model",
+    "sample_support_counts", "sample_tallies", "support_from_tallies", "users_per_batch",
+    "randomize", "aggregate", "rounds_chain",
+    "worst_case_ratio", "channel_matrix", "support_matrix", "distinguishing_event",
+}  # fmt: skip
+
+
+def test_the_oracle_is_a_small_contract() -> None:
+    from ldpcore.protocols.base import FrequencyOracle  # noqa: PLC0415
+
+    public = {
+        name
+        for name, member in vars(FrequencyOracle).items()
+        if not name.startswith("_")
+        and (callable(member) or isinstance(member, property | classmethod | staticmethod))
+    }
+    assert public == ORACLE_CONTRACT
+    assert len(public) < 20

@@ -107,7 +107,7 @@ class DBitFlipPM(FrequencyOracle):
         most = min(self.domain_size, D_BITS_MAX)
         object.__setattr__(self, "d_bits", check_int(given, name="d_bits", minimum=1, maximum=most))
 
-    def _kernels(self, kind: str) -> SplitKernels:
+    def kernels(self, kind: str) -> SplitKernels:
         """The split kernels of one kind of call (``own``, ``rest``, ``fake``), made on use."""
         if kind not in self._split_kernels:
             self._split_kernels[kind] = SplitKernels(self.domain_size)
@@ -154,7 +154,8 @@ class DBitFlipPM(FrequencyOracle):
         bits = (np.asarray(generator.random((v.size, m))) < chance).astype(np.int64)
         return np.concatenate([picks, bits], axis=1)
 
-    def _split(self, reports: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    def picks_and_bits(self, reports: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """The reports' sampled values and their bits, two ``(n, d_bits)`` arrays (checked)."""
         array = np.asarray(reports)
         m = self.sampled
         if array.ndim != 2 or array.shape[1] != 2 * m or not np.issubdtype(array.dtype, np.integer):
@@ -167,7 +168,7 @@ class DBitFlipPM(FrequencyOracle):
 
     def aggregate(self, reports: ArrayLike) -> NDArray[np.int64]:
         """Count, per value, the reports that sampled it with bit 1."""
-        picks, bits = self._split(reports)
+        picks, bits = self.picks_and_bits(reports)
         self._values(picks.ravel())
         if np.any((bits != 0) & (bits != 1)):
             raise InputError("dBitFlipPM bits must be 0 or 1")
@@ -185,10 +186,10 @@ class DBitFlipPM(FrequencyOracle):
         own = rng.binomial(true_counts, m / k).astype(np.int64)
         # Own users (in _halving's sense) with m − 1 and m picks among the other values;
         # sample_support counts each own user at its value too, which is taken off.
-        others = sample_support(own, m, 1.0, rng, self._kernels("own")) - own
+        others = sample_support(own, m, 1.0, rng, self.kernels("own")) - own
         rest = true_counts - own
         if m < k and rest.any():
-            others += sample_support(rest, m + 1, 1.0, rng, self._kernels("rest")) - rest
+            others += sample_support(rest, m + 1, 1.0, rng, self.kernels("rest")) - rest
         return (rng.binomial(own, a) + rng.binomial(others, b)).astype(np.int64)
 
     # ---------------------------------------------------------------- privacy
@@ -232,7 +233,7 @@ class DBitFlipPM(FrequencyOracle):
 
     def distinguishing_event(self, reports: Any, v: int, w: int) -> NDArray[np.bool_]:
         """``v`` sampled with bit 1 and, when two are sampled, ``w`` sampled with bit 0."""
-        picks, bits = self._split(reports)
+        picks, bits = self.picks_and_bits(reports)
         v_one = np.any((picks == v) & (bits == 1), axis=1)
         if self.sampled < 2:
             return np.asarray(v_one)

@@ -91,7 +91,7 @@ class HadamardResponse(FrequencyOracle):
             )
         if rows.size and (rows.min() < 0 or rows.max() >= self.order):
             raise InputError(f"HR reports must be row indices in [0, {self.order - 1}]")
-        return self._support_from_rows(np.bincount(rows, minlength=self.order))
+        return self.support_from_rows(np.bincount(rows, minlength=self.order))
 
     def joining_rows(self, targets: NDArray[np.int64]) -> NDArray[np.int64]:
         """The rows with +1 in every target's column: ``{j : j·(t + 1) ≡ 0 (mod 2) ∀t}``.
@@ -107,7 +107,8 @@ class HadamardResponse(FrequencyOracle):
             joins &= (np.bitwise_count(rows & (int(target) + 1)) & 1) == 0
         return rows[joins]
 
-    def _support_from_rows(self, histogram: NDArray[np.int64]) -> NDArray[np.int64]:
+    def support_from_rows(self, histogram: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Support counts from the histogram of reported rows: one FWHT, exact integers."""
         n = int(histogram.sum())
         transformed = fwht(histogram)
         return (n + transformed[1 : self.domain_size + 1]) // 2
@@ -129,12 +130,12 @@ class HadamardResponse(FrequencyOracle):
     def support_from_tallies(self, tallies: ArrayLike) -> NDArray[np.int64]:
         """Support counts from a row histogram: ``c_v = (n + (H h)_{v+1}) / 2``."""
         histogram = check_counts(tallies, name="tallies (HR row histogram)", length=self.order)
-        return self._support_from_rows(histogram)
+        return self.support_from_rows(histogram)
 
     def _sample_fast(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:
-        return self._support_from_rows(self._sample_rows_fast(true_counts, rng))
+        return self.support_from_rows(self._sample_rows_fast(true_counts, rng))
 
     def _sample_rows_fast(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator

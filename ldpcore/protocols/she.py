@@ -164,9 +164,9 @@ class SHE(FrequencyOracle):
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.float64]:
         """``S_v = n_v + g·(NB(n, 1 − r) − NB(n, 1 − r))``: n noise draws summed, exactly."""
-        return true_counts.astype(np.float64) + self._noise_sums(int(true_counts.sum()), rng)
+        return true_counts.astype(np.float64) + self.noise_sums(int(true_counts.sum()), rng)
 
-    def _noise_sums(self, users: int, rng: np.random.Generator) -> NDArray[np.float64]:
+    def noise_sums(self, users: int, rng: np.random.Generator) -> NDArray[np.float64]:
         """The sum of ``users`` noise vectors: per coordinate a difference of two NB."""
         d = self.domain_size
         if users == 0:
@@ -190,11 +190,11 @@ class SHE(FrequencyOracle):
         v = self._values(values)
         generator = as_source(rng)
         shape = (v.size, self.domain_size)
-        steps = self._geometric(generator, shape) - self._geometric(generator, shape)
+        steps = self.geometric(generator, shape) - self.geometric(generator, shape)
         steps[np.arange(v.size), v] += GRID_STEPS
         return steps / GRID_STEPS
 
-    def _geometric(self, generator: Any, shape: tuple[int, int]) -> NDArray[np.float64]:
+    def geometric(self, generator: Any, shape: tuple[int, int]) -> NDArray[np.float64]:
         """``G`` with ``P(G >= k) = r^k``: ``floor(ln U / ln r)`` for ``U`` uniform on (0, 1]."""
         uniform = 1.0 - np.asarray(generator.random(shape))  # (0, 1]: ln U is finite
         return np.floor(np.log(uniform) / -(self.epsilon / (2.0 * GRID_STEPS)))

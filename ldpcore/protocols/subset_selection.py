@@ -70,7 +70,7 @@ class SubsetSelection(FrequencyOracle):
     )
     k: int | None = None
     # Per-protocol cache of the fast sampler's split kernels: trials reuse them.
-    _split_kernels: SplitKernels = field(init=False, repr=False, compare=False)
+    split_kernels: SplitKernels = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -78,7 +78,7 @@ class SubsetSelection(FrequencyOracle):
         object.__setattr__(
             self, "k", check_int(k, name="k", minimum=1, maximum=self.domain_size - 1)
         )
-        object.__setattr__(self, "_split_kernels", SplitKernels(self.domain_size))
+        object.__setattr__(self, "split_kernels", SplitKernels(self.domain_size))
 
     @property
     def subset_size(self) -> int:
@@ -154,7 +154,7 @@ class SubsetSelection(FrequencyOracle):
         users' subsets is drawn by splitting the domain in halves recursively.
         """
         return sample_support(
-            true_counts, self.subset_size, self.mixture_weight, rng, self._split_kernels
+            true_counts, self.subset_size, self.mixture_weight, rng, self.split_kernels
         )
 
     def worst_case_ratio(self) -> float:

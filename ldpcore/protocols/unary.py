@@ -168,7 +168,7 @@ class UnaryEncoding(FrequencyOracle):
         """
         return max(0, math.floor(self.p + (self.domain_size - 1) * self.q) - targets)
 
-    def _padding_kernels(self) -> SplitKernels:
+    def padding_kernels(self) -> SplitKernels:
         """The halving sampler's kernels for this ``d``, made on first use and kept.
 
         Building them costs about 10 ms at d = 1,024 (most of a poisoned trial); scipy

@@ -61,7 +61,7 @@ def support(
     if kind == "rpa":
         users = np.zeros(k, dtype=np.int64)
         users[0] = fakes  # none keeps a value: where they sit does not matter
-        picks = sample_support(users, m, 0.0, rng, protocol._kernels("fake"))
+        picks = sample_support(users, m, 0.0, rng, protocol.kernels("fake"))
         return rng.binomial(picks, 0.5).astype(np.int64)
     if kind != "mga":
         raise refused(protocol, kind)

@@ -40,7 +40,7 @@ def support_rate(
         raise refused(protocol, kind)
     rows = protocol.joining_rows(targets)
     histogram = np.bincount(rows, minlength=protocol.order)
-    return protocol._support_from_rows(histogram) / rows.size
+    return protocol.support_from_rows(histogram) / rows.size
 
 
 def support(
@@ -59,7 +59,7 @@ def support(
         histogram[rows] = rng.multinomial(fakes, np.full(rows.size, 1.0 / rows.size))
     else:
         raise refused(protocol, kind)
-    return protocol._support_from_rows(histogram.astype(np.int64))
+    return protocol.support_from_rows(histogram.astype(np.int64))
 
 
 def reports(

@@ -52,7 +52,7 @@ def support(
     """The sums of ``fakes`` noise-only reports: a difference of two NB(fakes) draws."""
     if kind != "rpa":
         raise refused(protocol, kind)
-    return protocol._noise_sums(fakes, rng)
+    return protocol.noise_sums(fakes, rng)
 
 
 def reports(
@@ -62,7 +62,7 @@ def reports(
     if kind != "rpa":
         raise refused(protocol, kind)
     shape = (fakes, protocol.domain_size)
-    return (protocol._geometric(rng, shape) - protocol._geometric(rng, shape)) / GRID_STEPS
+    return (protocol.geometric(rng, shape) - protocol.geometric(rng, shape)) / GRID_STEPS
 
 
 FAKES = FakeUsers(attacks=ATTACKS, support_rate=support_rate, support=support, reports=reports)

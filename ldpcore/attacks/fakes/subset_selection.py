@@ -69,7 +69,7 @@ def support(
     if kind == "rpa":
         users = np.zeros(d, dtype=np.int64)
         users[0] = fakes  # none keeps a value: where they sit does not matter
-        return sample_support(users, k, 0.0, rng, protocol._split_kernels)
+        return sample_support(users, k, 0.0, rng, protocol.split_kernels)
     if kind != "mga":
         raise refused(protocol, kind)
     if r > k:
@@ -83,7 +83,7 @@ def support(
         users = np.zeros(others.size, dtype=np.int64)
         users[0] = fakes
         # The kernels hold any population up to d: the protocol's own serve.
-        support[others] = sample_support(users, k - r, 0.0, rng, protocol._split_kernels)
+        support[others] = sample_support(users, k - r, 0.0, rng, protocol.split_kernels)
     return support
 
 

@@ -96,7 +96,7 @@ def support(
     if extra and fakes:
         users = np.zeros(others.size, dtype=np.int64)
         users[0] = fakes  # where they are does not matter: none keeps a value
-        support[others] = sample_support(users, extra, 0.0, rng, protocol._padding_kernels())
+        support[others] = sample_support(users, extra, 0.0, rng, protocol.padding_kernels())
     return support
 
 

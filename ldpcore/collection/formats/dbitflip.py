@@ -28,7 +28,7 @@ def to_frame(protocol: DBitFlipPM, reports: Any, *, text: bool) -> pd.DataFrame:
     """One row per report: its sampled values and their bits."""
     import pandas as pd  # noqa: PLC0415
 
-    picks, bits = protocol._split(reports)
+    picks, bits = protocol.picks_and_bits(reports)
     names = columns(protocol)
     m = protocol.sampled
     data = {names[i]: picks[:, i] for i in range(m)}
@@ -52,7 +52,7 @@ def from_frame(protocol: DBitFlipPM, frame: pd.DataFrame, *, source: str) -> NDA
 
 def describe(protocol: DBitFlipPM, reports: Any, index: int) -> tuple[str, Any]:
     """The sampled values with their bits."""
-    picks, bits = protocol._split(reports)
+    picks, bits = protocol.picks_and_bits(reports)
     text = ", ".join(
         f"{int(j)}→{int(bit)}" for j, bit in zip(picks[index], bits[index], strict=True)
     )
