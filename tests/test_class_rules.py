@@ -458,3 +458,10 @@ def test_a_larger_class_is_drawn_from_the_class_s_own_shares() -> None:
     assert abs(z.mean()) < 4 / np.sqrt(z.size)
     # The same poll and reports: the same simulated class (a refresh redraws nothing).
     np.testing.assert_array_equal(larger_class(poll, rows).estimate, simulated.estimate)
+
+
+def test_every_refusal_reason_has_the_teacher_s_words() -> None:
+    from ldpcore.live.admission import REFUSAL_REASONS  # noqa: PLC0415
+    from ldpcore.present.class_sentences import REFUSAL_WORDS  # noqa: PLC0415
+
+    assert tuple(REFUSAL_WORDS) == REFUSAL_REASONS

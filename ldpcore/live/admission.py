@@ -24,7 +24,8 @@ teacher sees a prank as it happens.
 
 The sentences a refused student reads are here, beside the rule they explain: they are
 the error messages of :class:`~ldpcore.live.poll.Refused` and
-:class:`~ldpcore.live.poll.Held`, like every other input error the core raises.
+:class:`~ldpcore.live.poll.Held`, like every other input error the core raises. What the
+teacher reads about refusals (a summary per reason) is :mod:`ldpcore.present`'s.
 """
 
 from __future__ import annotations
@@ -37,15 +38,9 @@ from typing import Any
 
 from ldpcore.live.database import address_label
 
-#: Why a report was turned away, as the teacher reads it (in this order).
-REFUSAL_REASONS: dict[str, str] = {
-    "full": "the poll was full",
-    "address": "their network address had too many answers waiting",
-    "removed": "the teacher had removed their network address",
-    "device": "their browser had already answered",
-    "closed": "the poll was closed",
-    "invalid": "the report was not one the protocol can send",
-}
+#: Why a report can be turned away, in the order the teacher reads them (the words are
+#: :data:`ldpcore.present.class_sentences.REFUSAL_WORDS`).
+REFUSAL_REASONS: tuple[str, ...] = ("full", "address", "removed", "device", "closed", "invalid")
 #: Reports (sent, waiting or turned away) from one address within this many seconds that
 #: make a burst: faster than students pass one phone around, slower than any one click.
 BURST_REPORTS, BURST_SECONDS = 5, 60.0

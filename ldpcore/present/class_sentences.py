@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ldpcore.formats import plain_html
-from ldpcore.live.admission import BURST_REPORTS, BURST_SECONDS, REFUSAL_REASONS
+from ldpcore.live.admission import BURST_REPORTS, BURST_SECONDS
 from ldpcore.live.lesson import HALF_WIDTH, MOST_OF_THE_RANGE
 from ldpcore.live.outlook import STEP_THREE_METHOD, VISIBLE_CHANGE
 from ldpcore.live.poll import Poll
@@ -350,6 +350,17 @@ def removal_confirmation(label: str, reports: int, waiting: int) -> str:
     return f"Yes: delete address {label}'s {_reports(reports)}{held} and take nothing more from it"
 
 
+#: Why a report was turned away, as the teacher reads it (one phrase per reason).
+REFUSAL_WORDS: dict[str, str] = {
+    "full": "the poll was full",
+    "address": "their network address had too many answers waiting",
+    "removed": "the teacher had removed their network address",
+    "device": "their browser had already answered",
+    "closed": "the poll was closed",
+    "invalid": "the report was not one the protocol can send",
+}
+
+
 def turned_away_words(reasons: Mapping[str, int]) -> str:
     """Each reason browsers were turned away, with its count (empty when none were).
 
@@ -358,7 +369,7 @@ def turned_away_words(reasons: Mapping[str, int]) -> str:
     >>> turned_away_words({"full": 2, "closed": 0})
     'Turned away: 2 because the poll was full.'
     """
-    said = [f"{n} because {REFUSAL_REASONS[r]}" for r, n in reasons.items() if n]
+    said = [f"{n} because {REFUSAL_WORDS[r]}" for r, n in reasons.items() if n]
     return "Turned away: " + "; ".join(said) + "." if said else ""
 
 
