@@ -128,7 +128,7 @@ def test_choose_epsilon_notebook_gives_the_search_s_answer() -> None:
     # Then the chosen ε in context: shuffled among the config's n, over a year.
     from ldpcore.advice.epsilon_context import epsilon_context  # noqa: PLC0415
     from ldpcore.formats import round_up  # noqa: PLC0415
-    from ldpcore.present.sentences import repeated_sentence, shuffle_sentence  # noqa: PLC0415
+    from ldpcore.present.context_sentences import repeated_sentence, shuffle_sentence  # noqa: PLC0415
 
     # The ε as the page prints it, rounded up.
     context = epsilon_context(round_up(winning_answer(answers).epsilon or 1.0), config.n)

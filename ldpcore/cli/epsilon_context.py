@@ -93,11 +93,7 @@ def payload(found: EpsilonContext) -> dict[str, Any]:
         deployment_rows,
     )
     from ldpcore.advice.shuffling import USERS_COMPUTED_MAX  # noqa: PLC0415
-    from ldpcore.present.sentences import (  # noqa: PLC0415
-        SHUFFLE_TERMS,
-        repeated_sentence,
-        shuffle_sentence,
-    )
+    from ldpcore.present.context_sentences import SHUFFLE_TERMS, repeated_sentence, shuffle_sentence  # noqa: PLC0415
 
     bound, cost = found.shuffled, found.repeated
     epsilon, n = bound.epsilon0, bound.n

@@ -242,7 +242,10 @@ def choose_epsilon_notebook(
             (
                 "from ldpcore.advice.deployments import deployment_rows\n"
                 "from ldpcore.advice.epsilon_context import epsilon_context\n"
-                "from ldpcore.present.sentences import repeated_sentence, shuffle_sentence\n\n"
+                "from ldpcore.present.context_sentences import (\n"
+                "    repeated_sentence,\n"
+                "    shuffle_sentence,\n"
+                ")\n\n"
                 "# The ε as the page prints it: rounded up, so that it meets the target.\n"
                 "chosen = round_up(winning_answer(answers).epsilon or 1.0)  # 1.0: none met it\n"
                 f"context = epsilon_context(chosen, config.n, delta={delta!r}, "

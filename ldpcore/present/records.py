@@ -26,16 +26,16 @@ from ldpcore.advice.targets import AccuracyTarget, accuracy_target
 from ldpcore.attacks.reach import TopKQuestion
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present.commands import choose_epsilon_command
-from ldpcore.present.epsilon_sentences import answers_table, epsilon_sentence, interval_note
-from ldpcore.present.glossary import GLOSSARY, terms_in
-from ldpcore.present.rounds_sentences import plans_frame, plans_words
-from ldpcore.present.run_sentences import fake_users_caption, top_k_question_words
-from ldpcore.present.sentences import (
+from ldpcore.present.context_sentences import (
     SHUFFLE_TERMS,
     odds_sentence,
     repeated_sentence,
     shuffle_sentence,
 )
+from ldpcore.present.epsilon_sentences import answers_table, epsilon_sentence, interval_note
+from ldpcore.present.glossary import GLOSSARY, terms_in
+from ldpcore.present.rounds_sentences import plans_frame, plans_words
+from ldpcore.present.run_sentences import fake_users_caption, top_k_question_words
 from ldpcore.present.tables import fake_users_table, risk_table
 
 _STYLE = """

@@ -23,15 +23,15 @@ from ldpcore.advice.targets import AccuracyTarget
 from ldpcore.attacks.reach import TopKQuestion
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.formats import format_delta
-from ldpcore.present.notebooks import choose_epsilon_notebook
-from ldpcore.present.records import decision_record
-from ldpcore.present.rounds_sentences import plans_frame, plans_words
-from ldpcore.present.sentences import (
+from ldpcore.present.context_sentences import (
     SHUFFLE_TERMS,
     odds_sentence,
     repeated_sentence,
     shuffle_sentence,
 )
+from ldpcore.present.notebooks import choose_epsilon_notebook
+from ldpcore.present.records import decision_record
+from ldpcore.present.rounds_sentences import plans_frame, plans_words
 from ldpcore.present.tables import risk_table
 from pages.app_layer.controls.widgets import epsilon_to_inspect
 from pages.app_layer.serving.answers import epsilon_in_context
