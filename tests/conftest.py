@@ -119,7 +119,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def browser() -> Iterator[Browser]:
     """Debian's chromium driven by Playwright, one per test module (browser tests)."""
     from playwright.sync_api import sync_playwright  # noqa: PLC0415 (browser tests only)
-    from test_browser import CHROMIUM  # noqa: PLC0415
+    from served import CHROMIUM  # noqa: PLC0415
 
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(

@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 import pytest
+from command import ldpcore
 from scipy import optimize
-from test_cli import ldpcore
 
 from ldpcore.advice import advise_epsilon, advise_users, recommend
 from ldpcore.data.datasets import zipf

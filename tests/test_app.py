@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import base64
-import json
 import re
-from pathlib import Path
 
-import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
+from apptest import app, chart, small, values
 
 from ldpcore.postprocess import default_method_names
 from ldpcore.present.sentences import settings_line
@@ -17,39 +13,7 @@ from ldpcore.protocols import protocol_names
 from ldpcore.serving.settings import default_config
 from pages.app_layer.controls.navigation import page_files
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGES = list(page_files())
-
-
-def app(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    return at
-
-
-def small(at: AppTest) -> AppTest:
-    """Shrink the sidebar's defaults so each run takes well under a second."""
-    at.run()
-    at.select_slider(key="n").set_value(10_000)
-    at.select_slider(key="d").set_value(64)
-    at.slider(key="trials").set_value(5)
-    return at.run()
-
-
-def chart(at: AppTest, key: str) -> dict:
-    """The Plotly spec of the chart with this key."""
-    for element in at.get("plotly_chart"):
-        if element.proto.id and key in element.proto.id:
-            return json.loads(element.proto.spec)
-    raise AssertionError(f"no chart {key!r}; have {[e.proto.id for e in at.get('plotly_chart')]}")
-
-
-def values(data: object) -> list:
-    """A Plotly array as a list (Plotly 6 sends numpy arrays as base64 typed arrays)."""
-    if isinstance(data, dict) and "bdata" in data:
-        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"]).tolist()
-    return list(data)  # type: ignore[call-overload]
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -7,7 +7,7 @@ import dataclasses
 import re
 
 import pytest
-from test_app import app, chart, small, values
+from apptest import app, chart, small, values
 
 from ldpcore.attacks import AttackSpec
 from ldpcore.experiments.poisoning import run_attack
@@ -90,7 +90,7 @@ def test_learn_adds_fake_users_to_the_class() -> None:
 def test_choose_epsilon_says_how_many_fake_users_push_a_rare_value() -> None:
     """The sentence's number is the table's, at the answer's ε, and the table falls
     as ε falls (the words' claim)."""
-    from test_app_data import frame, open_page  # noqa: PLC0415
+    from apptest import frame, open_page  # noqa: PLC0415
 
     at = open_page("pages/choose_epsilon.py")
     at.selectbox(key="choose-bundled").set_value("countries")

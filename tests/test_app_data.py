@@ -7,32 +7,13 @@ import re
 
 import numpy as np
 import pytest
+from apptest import app, chart, frame, messages, open_page, values
 from streamlit.testing.v1 import AppTest
-from test_app import app, chart, values
 
 from ldpcore.present.tables import RISK_SHARES
 from ldpcore.protocols import get_protocol
 
 HISTOGRAM = b"value,count,group\napple,480,fruit\npear,320,fruit\nleek,150,veg\nkale,50,veg\n"
-
-
-def open_page(page: str) -> AppTest:
-    at = app()
-    at.run()
-    at.switch_page(page)
-    return at.run()
-
-
-def messages(at: AppTest) -> str:
-    return " | ".join(e.value for e in [*at.error, *at.warning, *at.info])
-
-
-def frame(at: AppTest, column: str):
-    """The first table with this column (AppTest does not look tables up by key)."""
-    for element in [*at.dataframe, *at.table]:
-        if column in element.value.columns:
-            return element.value
-    raise AssertionError(f"no table with a {column!r} column")
 
 
 def upload(at: AppTest, key: str, name: str, content: bytes) -> AppTest:

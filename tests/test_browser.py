@@ -7,7 +7,6 @@ to test-artifacts/browser-timings.json (benchmarks/README.md quotes it).
 from __future__ import annotations
 
 import json
-import os
 import re
 import statistics
 import time
@@ -17,20 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+from served import ARTIFACTS, CHROMIUM, ROOT, assert_accessible
 
-ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI"):
-        raise RuntimeError(f"{CHROMIUM} is missing; .ci/run installs it with apt-get")
-    pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True)
-
-from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
-
-from devtools.serving import streamlit_server  # noqa: E402
-from ldpcore.postprocess import method_names  # noqa: E402
+from devtools.serving import streamlit_server
+from ldpcore.postprocess import method_names
 
 pytestmark = pytest.mark.browser
 
@@ -235,24 +225,6 @@ def test_each_page_opens(
         assert page.get_by_text(re.compile(says)).count() >= 1
     # These pages pass with no violation of any impact; the rest with none serious.
     assert_accessible(page, shot, every=title in {"Choose ε", "Fake users", "Collecting again"})
-
-
-def assert_accessible(page: Page, name: str, *, every: bool = False) -> None:
-    """No serious or critical WCAG violation that axe-core finds on the page as drawn
-    (``every``: none at all, moderate and minor included).
-
-    The full report goes to test-artifacts/axe-NAME.json (every impact, for the record).
-    """
-    from axe_playwright_python.sync_playwright import Axe  # noqa: PLC0415
-
-    violations = Axe().run(page).response["violations"]
-    (ARTIFACTS / f"axe-{name}.json").write_text(json.dumps(violations, indent=1))
-    blocking = [
-        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes'][:3]]}"
-        for v in violations
-        if every or v["impact"] in {"serious", "critical"}
-    ]
-    assert not blocking, "\n".join(blocking)
 
 
 def test_the_explorer_is_accessible(server: str, browser_page: Page) -> None:

@@ -193,7 +193,7 @@ def test_postprocess_at_class_size_through_the_command_line(tmp_path) -> None:  
     """One OUE report at ε = 4 (a non-holder sets a bit with chance 1.8%): per value the
     95% interval of a set bit may exclude 0; simultaneous over 4 values it may not."""
     import pandas as pd  # noqa: PLC0415
-    from test_cli import ldpcore  # noqa: PLC0415
+    from command import ldpcore  # noqa: PLC0415
 
     source = tmp_path / "counts.csv"
     source.write_text("value,count\na,1\nb,0\nc,0\nd,1\n")

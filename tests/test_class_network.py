@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
-from test_browser import ARTIFACTS, ROOT
+from served import ARTIFACTS, ROOT
 
 from devtools.serving import streamlit_server
 from ldpcore.live.network import network_addresses

@@ -15,7 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 from playwright.sync_api import Browser, Page
-from test_browser import ARTIFACTS, ROOT
+from served import ARTIFACTS, ROOT
 
 from devtools.serving import free_port, streamlit_server
 from ldpcore.live.store import PollStore

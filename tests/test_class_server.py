@@ -23,7 +23,7 @@ from pathlib import Path
 import psutil
 import pytest
 from playwright.sync_api import Browser
-from test_browser import ARTIFACTS, ROOT
+from served import ARTIFACTS, ROOT
 
 from devtools.serving import streamlit_server
 

@@ -19,8 +19,8 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from served import ARTIFACTS, ROOT
 from student_proxy import StudentProxy, student_proxies
-from test_browser import ARTIFACTS, ROOT
 
 from devtools.serving import streamlit_server
 from ldpcore.live.access import KEY_COOKIE

@@ -11,18 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from command import COMMAND, ldpcore
 
 from ldpcore.cli import COMMANDS
 from ldpcore.postprocess import get_method
 from ldpcore.protocols import get_protocol
-
-COMMAND = [sys.executable, "-m", "ldpcore.cli"]
-
-
-def ldpcore(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*COMMAND, *args], check=False, capture_output=True, text=True, timeout=120
-    )
 
 
 def test_simulate_json_contract() -> None:

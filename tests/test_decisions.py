@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from test_cli import ldpcore
+from command import ldpcore
 
 from ldpcore.advice import choose_epsilon
 from ldpcore.advice.verdicts import verdict

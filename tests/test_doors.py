@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 
 import pytest
-from test_app import app
+from apptest import app
 
 from ldpcore.cli import main
 from ldpcore.live.doors import (

@@ -24,7 +24,7 @@ import pytest
 from conftest import exact_count_moments, zipf_counts
 from hypothesis import given
 from hypothesis import strategies as st
-from test_sampling import _assert_moments, _draw
+from moments import assert_moments, draw_counts
 from toy_method import Shrink
 from toy_protocol import PAD_RR_FORMAT, PadRR, pad_rr_guess_rate
 from toy_query import BlocksQuery
@@ -94,8 +94,10 @@ def test_both_samplers_match_the_exact_moments(toys: None, sampler: str) -> None
     protocol = get_protocol("PadRR", epsilon=1.0, domain_size=6, pad=3)
     counts = zipf_counts(6, 3000)
     mean, cov = exact_count_moments(protocol, counts)
-    samples = _draw(protocol, counts, 400 if sampler == "fast" else 150, seed=5, sampler=sampler)
-    _assert_moments(samples, mean, cov, f"PadRR {sampler}")
+    samples = draw_counts(
+        protocol, counts, 400 if sampler == "fast" else 150, seed=5, sampler=sampler
+    )
+    assert_moments(samples, mean, cov, f"PadRR {sampler}")
 
 
 @pytest.mark.parametrize("sampler", ["fast", "per-user"])

@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from command import ldpcore
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy import special
-from test_cli import ldpcore
 
 from ldpcore.data.datasets import zipf
 from ldpcore.errors import InputError

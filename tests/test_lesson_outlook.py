@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 import pytest
-from test_app import app
+from apptest import app
 
 from ldpcore.live.outlook import (
     LESSON_EPSILON,

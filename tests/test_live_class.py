@@ -20,7 +20,7 @@ from playwright.sync_api import Browser, Page
 from scipy import stats
 
 # The browser tests' setup: chromium's path, and a module skip where it is missing.
-from test_browser import ARTIFACTS, ROOT, assert_accessible
+from served import ARTIFACTS, ROOT, assert_accessible
 
 from devtools.serving import streamlit_server
 from ldpcore.live.reports import LESSON_PRESET, PRESETS, browser_parameters, poll_protocol

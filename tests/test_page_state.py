@@ -28,10 +28,10 @@ import hypothesis.strategies as st
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from apptest import app, chart, values
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 from streamlit.testing.v1 import AppTest
-from test_app import app, chart, values
 
 from ldpcore.advice import choose_epsilon, winning_answer
 from ldpcore.advice.bisection import advise_users

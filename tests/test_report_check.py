@@ -6,7 +6,7 @@ import io
 
 import numpy as np
 import pytest
-from test_app_data import frame, messages, open_page
+from apptest import frame, messages, open_page
 
 from ldpcore.attacks.detection import size_bounds
 from ldpcore.attacks.gains import fake_reports

@@ -12,8 +12,8 @@ import re
 
 import numpy as np
 import pytest
+from apptest import app, chart, small, values
 from conftest import K_SIGMA
-from test_app import app, chart, small, values
 
 from ldpcore.advice.longitudinal import (
     averaging_attack,

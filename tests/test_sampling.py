@@ -9,45 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import K_SIGMA, exact_count_moments, zipf_counts
+from moments import assert_moments, draw_counts, variance_se
 
 from ldpcore import bounds, trial_generators
-from ldpcore.protocols import FrequencyOracle, get_protocol, protocol_names
+from ldpcore.protocols import get_protocol, protocol_names
 
 ALL = protocol_names()
-
-
-def _draw(protocol: FrequencyOracle, counts: np.ndarray, trials: int, seed: int, sampler: str):
-    return np.array(
-        [
-            protocol.sample_support_counts(counts, rng, sampler=sampler)  # type: ignore[arg-type]
-            for rng in trial_generators(seed, trials)
-        ]
-    )
-
-
-def _variance_se(samples: np.ndarray) -> np.ndarray:
-    """Standard error of the sample variance, from the empirical fourth moment."""
-    t = samples.shape[0]
-    centred = samples - samples.mean(axis=0)
-    m2 = (centred**2).mean(axis=0)
-    m4 = (centred**4).mean(axis=0)
-    return np.sqrt(np.maximum(m4 - m2**2 * (t - 3) / (t - 1), 0) / t)
-
-
-def _assert_moments(samples: np.ndarray, mean: np.ndarray, cov: np.ndarray, label: str) -> None:
-    t = samples.shape[0]
-    var = np.diag(cov)
-    z_mean = (samples.mean(axis=0) - mean) / np.sqrt(var / t)
-    assert np.abs(z_mean).max() < K_SIGMA, f"{label}: mean off by {np.abs(z_mean).max():.1f}σ"
-    emp_cov = np.cov(samples, rowvar=False, ddof=1)
-    se_var = _variance_se(samples)
-    z_var = (np.diag(emp_cov) - var) / se_var
-    assert np.abs(z_var).max() < K_SIGMA, f"{label}: variance off by {np.abs(z_var).max():.1f}σ"
-    # Covariances (what drives Var Σ f̃): SE of a sample covariance under near-normality.
-    se_cov = np.sqrt((np.outer(var, var) + cov**2) / t)
-    off = ~np.eye(len(mean), dtype=bool)
-    z_cov = np.abs(emp_cov - cov)[off] / se_cov[off]
-    assert z_cov.max() < K_SIGMA, f"{label}: a covariance off by {z_cov.max():.1f}σ"
 
 
 CASES = [(name, {}) for name in ALL] + [
@@ -70,8 +37,8 @@ def test_counts_match_exact_moments(case: tuple[str, dict[str, int]], sampler: s
     protocol = get_protocol(name, epsilon=1.0, domain_size=d, **extra)
     counts = zipf_counts(d, 300)
     mean, cov = exact_count_moments(protocol, counts)
-    samples = _draw(protocol, counts, trials, seed=101, sampler=sampler)
-    _assert_moments(samples, mean, cov, f"{protocol} {sampler}")
+    samples = draw_counts(protocol, counts, trials, seed=101, sampler=sampler)
+    assert_moments(samples, mean, cov, f"{protocol} {sampler}")
 
 
 @pytest.mark.parametrize("d", [2, 5, 8, 9])
@@ -79,7 +46,9 @@ def test_hr_fast_sampler_on_partial_hadamard_columns(d: int) -> None:
     protocol = get_protocol("HR", epsilon=0.7, domain_size=d)
     counts = zipf_counts(d, 200, s=1.0)
     mean, cov = exact_count_moments(protocol, counts)
-    _assert_moments(_draw(protocol, counts, 2000, seed=5, sampler="fast"), mean, cov, str(protocol))
+    assert_moments(
+        draw_counts(protocol, counts, 2000, seed=5, sampler="fast"), mean, cov, str(protocol)
+    )
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -87,8 +56,8 @@ def test_fast_and_per_user_agree_with_each_other(name: str) -> None:
     d, n, trials = 12, 250, 400
     protocol = get_protocol(name, epsilon=1.5, domain_size=d)
     counts = zipf_counts(d, n, s=1.1)
-    fast = _draw(protocol, counts, trials, seed=1, sampler="fast")
-    slow = _draw(protocol, counts, trials, seed=2, sampler="per-user")
+    fast = draw_counts(protocol, counts, trials, seed=1, sampler="fast")
+    slow = draw_counts(protocol, counts, trials, seed=2, sampler="per-user")
     for label, a, b in (
         ("support counts", fast, slow),
         (
@@ -104,7 +73,7 @@ def test_fast_and_per_user_agree_with_each_other(name: str) -> None:
         assert np.all(gap[constant] < 1e-9), f"{name} {label}: constant differs"
         assert np.all(gap[~constant] < K_SIGMA * se_mean[~constant]), f"{name} {label}: means"
         var_a, var_b = a.var(axis=0, ddof=1), b.var(axis=0, ddof=1)
-        se_var = np.sqrt(_variance_se(a) ** 2 + _variance_se(b) ** 2)
+        se_var = np.sqrt(variance_se(a) ** 2 + variance_se(b) ** 2)
         assert np.all(np.abs(var_a - var_b)[~constant] < K_SIGMA * se_var[~constant]), (
             f"{name} {label}: variances"
         )
@@ -117,7 +86,7 @@ def test_base_estimate_unbiased_with_eq3_variance(name: str) -> None:
     counts = zipf_counts(d, n)
     f = counts / n
     estimates = np.array(
-        [protocol.estimate(c, n) for c in _draw(protocol, counts, trials, 9, "fast")]
+        [protocol.estimate(c, n) for c in draw_counts(protocol, counts, trials, 9, "fast")]
     )
     sigma2 = protocol.variance(f, n)
     z = (estimates.mean(axis=0) - f) / np.sqrt(sigma2 / trials)
@@ -133,7 +102,7 @@ def test_per_user_base_estimate_unbiased_with_eq3_variance(name: str) -> None:
     counts = zipf_counts(d, n)
     f = counts / n
     estimates = np.array(
-        [protocol.estimate(c, n) for c in _draw(protocol, counts, trials, 3, "per-user")]
+        [protocol.estimate(c, n) for c in draw_counts(protocol, counts, trials, 3, "per-user")]
     )
     sigma2 = protocol.variance(f, n)
     z = (estimates.mean(axis=0) - f) / np.sqrt(sigma2 / trials)

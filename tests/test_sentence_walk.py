@@ -17,8 +17,8 @@ from collections.abc import Iterable
 
 import pandas as pd
 import pytest
+from apptest import app
 from streamlit.testing.v1 import AppTest
-from test_app import app
 
 from ldpcore.advice import choose_epsilon, privacy_risk
 from ldpcore.advice.epsilon_answer import winning_answer

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from apptest import app
 from streamlit.testing.v1 import AppTest
-from test_app import app
 
 from ldpcore.cli import main
 from ldpcore.collection.estimates import read_collected

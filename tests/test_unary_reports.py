@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from moments import assert_moments
 from scipy import optimize
-from test_sampling import _assert_moments
 
 from ldpcore import trial_generators
 from ldpcore.postprocess import get_method
@@ -42,7 +42,7 @@ def test_report_histogram_matches_its_exact_law(name: str, sampler: str, trials:
     samples = _histograms(name, counts, trials, sampler)
     assert samples.shape == (trials, 8) and np.all(samples.sum(axis=1) == counts.sum())
     # The last cell is determined by the others (the total is fixed): leave it out.
-    _assert_moments(samples[:, :-1], mean[:-1], cov[:-1, :-1], f"{name} {sampler}")
+    assert_moments(samples[:, :-1], mean[:-1], cov[:-1, :-1], f"{name} {sampler}")
 
 
 def test_support_counts_from_the_histogram_are_the_reports_column_sums() -> None:
