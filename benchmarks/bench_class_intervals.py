@@ -10,7 +10,7 @@ seeded classes with the exact sampler, computes the intervals the Class page sho
 (:func:`ldpcore.postprocess.intervals.frequency_intervals`, 95%, simultaneous over the
 options) and counts how often they hold each option's true share ``k / n``, and all
 options' at once. Every method's interval holds this one (it is widened to hold the
-method's estimate; tests/test_class_intervals.py checks that for every method), so
+method's estimate; tests/live/test_class_intervals.py checks that for every method), so
 its coverage is a floor for all of them. For contrast it also measures the score
 interval the page showed before (per option), and Bayes's credible interval under
 Jeffreys' prior on a few cells (``--bayes``).

@@ -1,7 +1,7 @@
 """The live class's interval grid: class sizes, compositions and one cell's coverage.
 
 Shared by ``benchmarks/bench_class_intervals.py`` (the whole grid, its table) and
-``tests/test_class_intervals.py`` (a seeded corner of it).
+``tests/live/test_class_intervals.py`` (a seeded corner of it).
 """
 
 from __future__ import annotations

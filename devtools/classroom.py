@@ -1,6 +1,6 @@
 """A class on one server: N sessions open the Explorer and move ε, at the same moment.
 
-The measurement behind ``benchmarks/bench_classroom.py`` and ``tests/test_classroom.py``.
+The measurement behind ``benchmarks/bench_classroom.py`` and ``tests/live/test_classroom.py``.
 
 Run: ``.venv/bin/python -m benchmarks.bench_classroom [--sessions 1 10 30]``.
 
@@ -21,7 +21,7 @@ simulation workers, and in brackets over the phase's wall time (2.0 = both cores
 memory is their peak resident size together.
 Protocol clients, not browsers: see ``serving.py`` for why. The server stops by itself
 when the run ends. A small version (N = 5) runs in the test suite
-(``tests/test_classroom.py``).
+(``tests/live/test_classroom.py``).
 """
 
 from __future__ import annotations

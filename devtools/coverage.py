@@ -3,7 +3,7 @@
 The paired ratio intervals' coverage over blocks of trials (:func:`measure` on
 :func:`pooled_errors`), the per-value intervals' (:func:`value_coverage`) and Bayes's
 credible intervals' (:func:`credible_coverage`); ``benchmarks/bench_coverage.py``
-prints their tables, ``tests/test_reproduce.py`` checks a small case.
+prints their tables, ``tests/reproduce/test_reproduce.py`` checks a small case.
 """
 
 from __future__ import annotations

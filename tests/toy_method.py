@@ -1,7 +1,7 @@
 """A toy post-processing method in one file: shrink toward uniform, then project ("Shrink").
 
 It exists to prove the recipe in ARCHITECTURE.md ("add a method"): its metadata sits
-next to its code, and tests/test_extending.py registers it in a temporary registry
+next to its code, and tests/house/test_extending.py registers it in a temporary registry
 and runs the invariant checks, an experiment, the comparisons and the figures on it.
 """
 

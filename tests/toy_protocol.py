@@ -1,7 +1,7 @@
 """A toy protocol in one file: randomized response with decoy outputs ("PadRR").
 
 It exists to prove the recipe in ARCHITECTURE.md ("add a protocol"): everything
-specific to it is declared here, and tests/test_extending.py registers it in a
+specific to it is declared here, and tests/house/test_extending.py registers it in a
 temporary registry and runs every part of ldpcore on it with no other change.
 
 A user reports one of ``d + pad`` outputs: its own value with probability

@@ -1,7 +1,7 @@
 """A toy query kind in one file: the totals of consecutive blocks of values ("blocks").
 
 It exists to prove the recipe in ARCHITECTURE.md ("add a query kind"): one class with
-its parser, canonical text, builder and words; tests/test_extending.py registers it in
+its parser, canonical text, builder and words; tests/house/test_extending.py registers it in
 a temporary registry and runs a simulation and the command line on it.
 """
 

@@ -83,7 +83,7 @@ def projected_start(estimate: Vector) -> NDArray[np.float64]:
 
     Floored at ``10⁻³/d`` and renormalised: EM's multiplicative step cannot revive a value
     that starts at exactly 0, and the projection zeroes many. The likelihoods are concave,
-    so the top reached is the one from uniform (tests/test_hr_rows_mle.py).
+    so the top reached is the one from uniform (tests/protocols/test_hr_rows_mle.py).
     """
     start = np.maximum(project_to_simplex(estimate), 1e-3 / estimate.size)
     return np.asarray(start / start.sum(), dtype=np.float64)

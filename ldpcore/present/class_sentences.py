@@ -1,7 +1,7 @@
 """The live class's words and tables: what the form promises, what the teacher reads.
 
 Split from :mod:`ldpcore.present.sentences` by concept (the class's words, read from
-:mod:`ldpcore.live.lesson`'s numbers); ``tests/test_class_rules.py`` holds them to
+:mod:`ldpcore.live.lesson`'s numbers); ``tests/live/test_class_rules.py`` holds them to
 those numbers.
 """
 

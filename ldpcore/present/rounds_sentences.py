@@ -3,7 +3,7 @@
 The plans of :mod:`ldpcore.advice.longitudinal` (exact) and a simulated run of
 :mod:`ldpcore.experiments.rounds` (with intervals, compared on the same trials), for the
 "Collecting again" page, Choose ε's decision record and ``ldpcore simulate --rounds``.
-``tests/test_rounds_words.py`` checks every number the words cite against the plans.
+``tests/present/test_rounds_words.py`` checks every number the words cite against the plans.
 """
 
 from __future__ import annotations

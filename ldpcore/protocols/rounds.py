@@ -23,7 +23,7 @@ Over ``T`` rounds of the same users (their values fixed), the memo is drawn once
 each round ``c_v(t) = Bin(M_v, p₂) + Bin(n − M_v, q₂)`` given the memo. For the ``"value"``
 shape the memos form a histogram and each round is GRR's exact sampler on it. So a round
 costs O(d) whatever ``n`` is. The average of the ``T`` Base estimates has variance (law of
-total variance, derived here and checked against simulation in ``tests/test_rounds.py``)::
+total variance, derived here and checked against simulation in ``tests/protocols/test_rounds.py``)::
 
     Var(f̄_v) = [(p₂ − q₂)² Var(M_v) + (E[M_v] p₂(1 − p₂) + (n − E[M_v]) q₂(1 − q₂)) / T]
                / [n² (p − q)²],
@@ -104,7 +104,7 @@ class Chain:
         independent, and per bit the ratio grows with its number of ones (monotone
         likelihood ratio, ``p₂ > q₂``), so the worst is ``v``'s bit always one and ``w``'s
         always zero. Both are checked against every report sequence at small ``d`` and
-        ``T`` in ``tests/test_rounds.py``. A one-shot chain gives ``e^{Tε}``; a memoized
+        ``T`` in ``tests/protocols/test_rounds.py``. A one-shot chain gives ``e^{Tε}``; a memoized
         one tends to the permanent round's ``p₁/q₁`` (times ``(1−q₁)/(1−p₁)`` for bits).
         """
         t = rounds
@@ -265,7 +265,7 @@ def solve_fresh_round(ratio_of: ChainRatio, *, target: float, upper: float) -> f
     falls from ``ratio_of(0)`` (a fresh round that changes nothing: the permanent round's
     ratio) as ``u`` grows. Bisection on ``[0, upper]`` down to adjacent floating-point
     numbers: Arcolezi et al. give closed forms chain by chain (Sec. 3), and one search
-    serves every chain (``tests/test_rounds.py`` checks the ratio it reaches).
+    serves every chain (``tests/protocols/test_rounds.py`` checks the ratio it reaches).
     """
     most = ratio_of(0.0)
     if most < target * (1.0 - 1e-12):

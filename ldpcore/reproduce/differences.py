@@ -4,7 +4,7 @@ An independent check of our post-processing methods against the authors' public
 implementation (repository vvv214/LDP_Protocols, folder ``post-process/``; read, not
 copied) found Base-Pos, Norm, Norm-Mul and GRR's MLE identical to 1e-15. The
 differences that remain are listed here, each with an input on which the two give
-different answers; ``tests/test_reproduce.py`` pins our side of every example, so a
+different answers; ``tests/reproduce/test_reproduce.py`` pins our side of every example, so a
 change to either is noticed. The Paper page and ``ldpcore reproduce``'s summary
 report show this table.
 """

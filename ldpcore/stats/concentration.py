@@ -159,7 +159,7 @@ def concentration_step(
        Where they see it, it is refused and :meth:`ConcentrationWalk.settle` drops it.
 
     Measured against the exact posterior of ``log α`` (quadrature over α of the closed
-    form; tests/test_bayes.py) and by simulation-based calibration over the hyperprior.
+    form; tests/postprocess/test_bayes.py) and by simulation-based calibration over the hyperprior.
     """
     chains, d = log_pi.shape
     hyper = walk.hyperprior

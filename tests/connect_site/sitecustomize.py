@@ -2,7 +2,7 @@
 
 On ``PYTHONPATH`` with ``LDPCORE_RECORD_CONNECTS=FILE``, each Python process started
 (the server, its fork server and workers) appends one JSON line per ``socket.connect``
-and ``socket.getaddrinfo`` audit event to ``FILE``. ``tests/test_class_server.py`` then
+and ``socket.getaddrinfo`` audit event to ``FILE``. ``tests/live/test_class_server.py`` then
 checks that none went beyond this machine.
 """
 

@@ -55,7 +55,7 @@ def support(
     Under the ideal hash, as the honest sampler's. The real hash family's maximal-gain
     reports (:func:`reports`) put the other values in the targets' bucket a few
     per cent more or less often than ``1/g`` once the targets collide (up to 7% per
-    value at d = 12, ``tests/test_attacks.py``); the targets' counts are exact.
+    value at d = 12, ``tests/attacks/test_attacks.py``); the targets' counts are exact.
     """
     if kind not in ATTACKS:
         raise refused(protocol, kind)

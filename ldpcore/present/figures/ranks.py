@@ -49,7 +49,7 @@ def rank_sample(d: int, limit: int = MAX_RANKS_DRAWN) -> NDArray[np.int64]:
 #: recommendations (Base-Cut for full-domain, PowerNS for sets, Norm-Sub as the
 #: all-round choice, NDSS Sec. V). Thirteen overlapping lines are unreadable, and every
 #: trace, even a hidden legend-only one, costs the browser time on each update
-#: (tests/test_browser.py; benchmarks/README.md). Pages offer to draw them all.
+#: (tests/app/test_browser.py; benchmarks/README.md). Pages offer to draw them all.
 FEATURED = ("Base", "Norm-Sub", "Base-Cut", "PowerNS")
 #: Up to this many methods, every one is drawn.
 DRAW_ALL_UP_TO = 6

@@ -16,7 +16,7 @@ from ldpcore.postprocess import method_names
 
 #: Okabe & Ito's colour-universal-design palette (2008) without its black, which the
 #: truth and the reference lines use: every pair stays apart for protanopes and
-#: deuteranopes (tests/test_viz.py simulates both: CIELAB ΔE ≥ 15 for any two methods
+#: deuteranopes (tests/present/test_viz.py simulates both: CIELAB ΔE ≥ 15 for any two methods
 #: drawn with the same dash; the former Plotly "Safe" + Dark2 mix had a pair at 6.8).
 COLOURS = (
     "rgb(0,114,178)",  # blue

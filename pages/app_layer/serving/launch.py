@@ -47,7 +47,7 @@ PRELOAD = (
 #: minor release). Streamlit has no public API to run its server in-process after a
 #: preload, nor to say when its runtime is up, so :func:`main` and the default view use
 #: :data:`PRIVATE_STREAMLIT`; they can change in any release, so ``pyproject.toml`` pins
-#: Streamlit to this minor version and ``tests/test_architecture.py`` checks both.
+#: Streamlit to this minor version and ``tests/house/test_architecture.py`` checks both.
 STREAMLIT_TESTED = "1.67"
 #: The only private Streamlit modules the app imports (all of them here).
 PRIVATE_STREAMLIT = ("streamlit.runtime", "streamlit.runtime.runtime", "streamlit.web.cli")
@@ -125,7 +125,7 @@ def _default_view(timeout: float) -> None:
         cache.simulate(config, _start_workers=False)  # computed here: no workers yet
         cache.simulate_summary(config)
         # The calls the Explorer makes at its defaults (a cache keys on the arguments;
-        # tests/test_first_visit.py checks the page then only hits).
+        # tests/app/test_first_visit.py checks the page then only hits).
         cache.by_rank_figure(config, "estimates", False)
         cache.mse_figure(config, False)
         cache.bias_variance_figure(config)

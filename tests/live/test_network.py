@@ -1,6 +1,6 @@
 """Which address the join link uses, in every case the page can meet.
 
-The browser test (tests/test_class_network.py) serves the app on every interface and
+The browser test (tests/live/test_class_network.py) serves the app on every interface and
 reads the links; these cover the cases a test machine cannot produce (a proxy's base
 path, a machine without a network, IPv6, a malformed ``LDPCORE_PUBLIC_URL``).
 """

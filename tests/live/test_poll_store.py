@@ -26,7 +26,7 @@ from ldpcore.live.reports import (
 from ldpcore.live.store import PollError, PollStore, normalize_code
 
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _report(protocol: str, rng: np.random.Generator) -> dict[str, object]:

@@ -23,7 +23,7 @@ from ldpcore.protocols.olh import hash_values
 from ldpcore.rng import SecureRandom
 
 ALL = protocol_names()
-#: The protocols whose channel is a matrix (SHE's is a density: tests/test_she.py).
+#: The protocols whose channel is a matrix (SHE's is a density: tests/protocols/test_she.py).
 DISCRETE = [n for n in ALL if not protocol_class(n).real_valued_reports]
 EPSILONS = [0.05, 0.1, 0.5, 1.0, 2.0, 4.0, 7.0, 10.0]
 DOMAINS = [2, 3, 5, 16, 100, 1000, 2048]

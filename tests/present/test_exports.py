@@ -40,7 +40,7 @@ from ldpcore.present.notebooks import (
 from ldpcore.present.records import decision_record
 from ldpcore.present.sentences import sweep_headline
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SMALL = ExperimentConfig(dataset="zipf:d=64,s=1.5", n=10_000, protocol="OLH", epsilon=1.0, trials=5)
 
 

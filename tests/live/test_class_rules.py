@@ -39,7 +39,7 @@ from ldpcore.present.class_sentences import class_advice_sentence, class_readout
 
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 EPSILONS = (0.5, 1.0, 2.0, 3.0, 4.0, 6.0)
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from ldpcore.cli import COMMANDS, parser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ARCHITECTURE = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -45,7 +45,8 @@ def test_the_longest_modules_named_exist_and_the_limit_is_the_tested_one() -> No
     part = _layout_paragraph().split("No module in `ldpcore/` is over", 1)[1]
     assert part.startswith(" 600 lines")
     named = set(re.findall(r"`([a-z_]+/[a-z_]+\.py)`", part.split("No page is", 1)[0]))
-    named -= {"tests/test_architecture.py"}
+    # Only paths inside ldpcore/ (a test's path has a folder of the same name).
+    named = {n for n in named if (ROOT / "ldpcore" / n.split("/")[0]).is_dir()}
     assert named and all((ROOT / "ldpcore" / name).exists() for name in named), named
 
 

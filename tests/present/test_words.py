@@ -30,7 +30,7 @@ from ldpcore.present.tables import ENFORCEMENT_WORDS, method_table
 from ldpcore.protocols import get_protocol
 
 DOUBLED = re.compile(r"\b(\w+) \1\b")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @given(epsilon=st.floats(0.05, 10.0), n=st.integers(1_000, 10_000_000))

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from ldpcore.live.reports import poll_protocol
 from ldpcore.live.store import PollStore
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 

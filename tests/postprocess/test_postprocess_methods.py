@@ -128,7 +128,7 @@ def cases(draw: st.DrawFn) -> tuple[str, float, int, np.ndarray]:
 
 
 #: Methods whose output is exact (Bayes is a Monte Carlo estimate: order and ties hold
-#: only up to its Monte Carlo error; tests/test_bayes.py checks it statistically).
+#: only up to its Monte Carlo error; tests/postprocess/test_bayes.py checks it statistically).
 EXACT = tuple(name for name in ALL if not method_class(name).stochastic)
 
 

@@ -19,7 +19,7 @@ import pytest
 from ldpcore.postprocess import METHODS
 from ldpcore.protocols import PROTOCOLS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted([*ROOT.joinpath("ldpcore").rglob("*.py"), *ROOT.joinpath("pages").rglob("*.py")])
 #: What a switch asks for: an object's or a variable's registered name.
 ASKED = {"name", "protocol", "method"}
@@ -105,7 +105,7 @@ def test_only_the_launcher_uses_streamlit_internals_and_on_the_version_tested() 
 
     from pages.app_layer.serving import launch  # noqa: PLC0415
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     private = re.compile(
         r"^\s*(?:from (streamlit\.[\w.]+) import (\w+)|import (streamlit\.[\w.]+))", re.M
     )
@@ -132,7 +132,7 @@ def test_only_the_launcher_uses_streamlit_internals_and_on_the_version_tested() 
     assert f'"streamlit>={major}.{minor},<{major}.{int(minor) + 1}"' in pyproject
 
 
-APP_LAYER = Path(__file__).resolve().parent.parent / "pages" / "app_layer"
+APP_LAYER = Path(__file__).resolve().parents[2] / "pages" / "app_layer"
 STREAMLIT_IMPORT = re.compile(r"^\s*(?:import streamlit\b|from streamlit[\w.]* import )", re.M)
 
 
