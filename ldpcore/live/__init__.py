@@ -9,6 +9,8 @@
 * :mod:`~ldpcore.live.doors` — tries at a secret, slowed and locked per address;
 * :mod:`~ldpcore.live.reports` — the report space a browser may send, the export file
   and the class's estimates;
+* :mod:`~ldpcore.live.browser` — the protocols the browsers run: each one's parameters
+  for the randomizer and the check of what a browser sends;
 * :mod:`ldpcore.live.web` — the browser's randomizer and answer form (JavaScript).
 
 The browser computes nothing the server decides: every probability comes from the

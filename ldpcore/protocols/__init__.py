@@ -3,6 +3,16 @@
 Every protocol follows the generalized view of NDSS 2020 Section III (``p``, ``q``,
 support counts, the Base estimate) and offers two ways to draw support counts: the
 real per-user randomizer with the server's aggregation, and a fast exact sampler.
+
+* :mod:`~ldpcore.protocols.base` — :class:`FrequencyOracle`, the contract every protocol
+  keeps (the mechanism only: features keep their own entries in their own packages);
+* one module per protocol: ``grr``, ``olh`` (OLH, BLH), ``unary`` (OUE, SUE), ``she``,
+  ``the``, ``subset_selection``, ``hadamard``, ``dbitflip``;
+* repeated collection: ``rounds`` (a chain of a permanent and a fresh round),
+  ``memoized`` with ``lgrr`` and ``lue`` (the memoized chains), and ``repeated`` (what
+  ``T`` reports of any protocol spend, and how they are drawn);
+* likelihoods and their maxima: ``likelihoods``, ``likelihood_maxima``,
+  ``simplex_newton``, ``walsh``; the halving sampler ``_halving``.
 """
 
 from __future__ import annotations
