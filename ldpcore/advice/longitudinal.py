@@ -7,7 +7,8 @@ A telemetry team collecting every period for ``T`` periods chooses between:
   round's, and the average over the periods keeps the permanent round's noise;
 * its **one-shot** protocol afresh every period at the same ε₁ per report: each period is
   as accurate as one report at ε₁ allows, the average improves ``T``-fold, and a user
-  spends ``T·ε₁`` (``ε`` after ``T`` reports, exact: :meth:`FrequencyOracle.epsilon_after`);
+  spends ``T·ε₁`` (``ε`` after ``T`` reports, exact:
+  :func:`ldpcore.protocols.repeated.epsilon_after`);
 * the one-shot protocol afresh at **ε∞/T** per report: the memoized chain's lifetime budget
   split over the periods (basic composition, exact for these channels), with the noise
   that so small a budget leaves.

@@ -1,7 +1,7 @@
 """Report files: what clients send, one documented format per protocol, Parquet or CSV.
 
-Each protocol declares its format (``report_columns``, ``reports_to_frame``,
-``frame_to_reports``); this module reads and writes the files. One row per user. The
+Each protocol family's format is declared in :mod:`ldpcore.collection.formats` (its
+columns, reader and writer); this module reads and writes the files. One row per user. The
 columns of the built-in protocols (the same names in Parquet and CSV):
 
 ========  ==========================================  =====================================

@@ -1,13 +1,13 @@
 """A collection repeated over T rounds, simulated: each round's error and the average's.
 
 The same users report ``T`` times with their values fixed; a memoizing protocol keeps
-each user's permanent answer across the rounds (:meth:`FrequencyOracle.sample_rounds`,
-exact, O(d) a round). Every method post-processes each round's Base estimate (a round
-is one snapshot of the generalized view, NDSS 2020 Sec. III), and the average of a
-method's ``T`` estimates is scored too. Errors are over every value (the full domain);
-each trial is drawn from its own generator, so a trial's numbers never depend on the
-trials beside it. The exact figures for Base (:mod:`ldpcore.advice.longitudinal`) stand
-beside the simulated ones.
+each user's permanent answer across the rounds
+(:func:`ldpcore.protocols.repeated.sample_rounds`, exact, O(d) a round). Every method
+post-processes each round's Base estimate (a round is one snapshot of the generalized
+view, NDSS 2020 Sec. III), and the average of a method's ``T`` estimates is scored too.
+Errors are over every value (the full domain); each trial is drawn from its own
+generator, so a trial's numbers never depend on the trials beside it. The exact figures
+for Base (:mod:`ldpcore.advice.longitudinal`) stand beside the simulated ones.
 """
 
 from __future__ import annotations

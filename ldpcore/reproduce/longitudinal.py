@@ -4,8 +4,8 @@ Their comparison of the longitudinal protocols, on the tool's own data: L-GRR an
 four unary chains (L-OSUE, RAPPOR's L-SUE, L-OUE, L-SOUE) at a lifetime ε∞ ∈ {1, 2, 4}
 with one report at ε₁ = ε∞/2, on d ∈ {4, 16, 64, 256} values (Zipf s = 1.5, 10⁵ users).
 Each cell simulates ``T = 10`` rounds of the same users with the exact T-round sampler
-(:meth:`FrequencyOracle.sample_rounds`): one round's Base MSE, and the MSE of the ten
-rounds' average, each beside its exact value (NDSS Eq. 3 with the chain's compound
+(:func:`ldpcore.protocols.repeated.sample_rounds`): one round's Base MSE, and the MSE of
+the ten rounds' average, each beside its exact value (NDSS Eq. 3 with the chain's compound
 ``p`` and ``q``; the average's from :mod:`ldpcore.protocols.rounds`).
 
 The paper is not among ``../shared/papers``; its claims are checked as its variances

@@ -6,27 +6,15 @@ registers these functions for the protocol.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 from numpy.typing import NDArray
 
-from ldpcore.errors import InputError
-from ldpcore.protocols._halving import sample_support
-from ldpcore.protocols.base import FrequencyOracle
-
-if TYPE_CHECKING:
-    pass
 from ldpcore.attacks.fakes.base import FakeUsers, not_described
+from ldpcore.protocols._halving import sample_support
 from ldpcore.protocols.dbitflip import DBitFlipPM
 
 #: The attacks besides the random item attack, which needs nothing of the protocol.
 ATTACKS = frozenset({"rpa", "mga"})
-
-
-def refused(protocol: FrequencyOracle, kind: str) -> InputError:
-    """The error for an attack this protocol does not describe."""
-    return not_described(protocol, kind, ATTACKS)
 
 
 def support_rate(
@@ -43,7 +31,7 @@ def support_rate(
     if kind == "rpa":
         return np.full(k, m / k / 2.0)
     if kind != "mga":
-        raise refused(protocol, kind)
+        raise not_described(protocol, kind, ATTACKS)
     rate = np.zeros(k)
     rate[targets] = 1.0 if r <= m else m / r
     return rate
@@ -64,7 +52,7 @@ def support(
         picks = sample_support(users, m, 0.0, rng, protocol.kernels("fake"))
         return rng.binomial(picks, 0.5).astype(np.int64)
     if kind != "mga":
-        raise refused(protocol, kind)
+        raise not_described(protocol, kind, ATTACKS)
     return protocol.aggregate(reports(protocol, kind, targets, fakes, rng))
 
 
@@ -82,7 +70,7 @@ def reports(
         bits = rng.integers(0, 2, size=(fakes, m))
         return np.concatenate([picks, bits], axis=1).astype(np.int64)
     if kind != "mga":
-        raise refused(protocol, kind)
+        raise not_described(protocol, kind, ATTACKS)
     if r >= m:  # the targets d' at a time, in turn
         start = (np.arange(fakes) * m)[:, None] + np.arange(m)[None, :]
         picks = targets[start % r]

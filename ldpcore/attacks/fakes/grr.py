@@ -10,17 +10,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ldpcore.attacks.fakes.base import FakeUsers, not_described
-from ldpcore.errors import InputError
-from ldpcore.protocols.base import FrequencyOracle
 from ldpcore.protocols.grr import GRR
 
 #: The attacks besides the random item attack, which needs nothing of the protocol.
 ATTACKS = frozenset({"rpa", "mga"})
-
-
-def refused(protocol: FrequencyOracle, kind: str) -> InputError:
-    """The error for an attack this protocol does not describe."""
-    return not_described(protocol, kind, ATTACKS)
 
 
 def support_rate(protocol: GRR, kind: str, targets: NDArray[np.int64]) -> NDArray[np.float64]:
@@ -35,7 +28,7 @@ def support_rate(protocol: GRR, kind: str, targets: NDArray[np.int64]) -> NDArra
         rate = np.zeros(protocol.domain_size)
         rate[targets] = 1.0 / targets.size
         return rate
-    raise refused(protocol, kind)
+    raise not_described(protocol, kind, ATTACKS)
 
 
 def support(
@@ -50,7 +43,7 @@ def support(
         support[targets] = turns
         support[targets[:extra]] += 1  # fake user i reports target i mod r
         return support
-    raise refused(protocol, kind)
+    raise not_described(protocol, kind, ATTACKS)
 
 
 def joint_support(
@@ -84,7 +77,7 @@ def reports(
         return rng.integers(0, protocol.domain_size, size=fakes).astype(np.int64)
     if kind == "mga":
         return targets[np.arange(fakes) % targets.size].astype(np.int64)
-    raise refused(protocol, kind)
+    raise not_described(protocol, kind, ATTACKS)
 
 
 FAKES = FakeUsers(

@@ -6,28 +6,14 @@ registers these functions for the protocol.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 from numpy.typing import NDArray
 
-from ldpcore.errors import InputError
-from ldpcore.protocols.base import (
-    FrequencyOracle,
-)
-
-if TYPE_CHECKING:
-    pass
 from ldpcore.attacks.fakes.base import FakeUsers, not_described
 from ldpcore.protocols.hadamard import HadamardResponse
 
 #: The attacks besides the random item attack, which needs nothing of the protocol.
 ATTACKS = frozenset({"rpa", "mga"})
-
-
-def refused(protocol: FrequencyOracle, kind: str) -> InputError:
-    """The error for an attack this protocol does not describe."""
-    return not_described(protocol, kind, ATTACKS)
 
 
 def support_rate(
@@ -37,7 +23,7 @@ def support_rate(
     if kind == "rpa":
         return np.full(protocol.domain_size, 0.5)
     if kind != "mga":
-        raise refused(protocol, kind)
+        raise not_described(protocol, kind, ATTACKS)
     rows = protocol.joining_rows(targets)
     histogram = np.bincount(rows, minlength=protocol.order)
     return protocol.support_from_rows(histogram) / rows.size
@@ -58,7 +44,7 @@ def support(
         histogram = np.zeros(protocol.order, dtype=np.int64)
         histogram[rows] = rng.multinomial(fakes, np.full(rows.size, 1.0 / rows.size))
     else:
-        raise refused(protocol, kind)
+        raise not_described(protocol, kind, ATTACKS)
     return protocol.support_from_rows(histogram.astype(np.int64))
 
 
@@ -73,7 +59,7 @@ def reports(
     if kind == "rpa":
         return rng.integers(0, protocol.order, size=fakes).astype(np.int64)
     if kind != "mga":
-        raise refused(protocol, kind)
+        raise not_described(protocol, kind, ATTACKS)
     return rng.choice(protocol.joining_rows(targets), size=fakes).astype(np.int64)
 
 

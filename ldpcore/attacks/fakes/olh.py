@@ -7,28 +7,16 @@ registers these functions for the protocol.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ldpcore.errors import InputError
-from ldpcore.protocols.base import (
-    FrequencyOracle,
-)
-
-if TYPE_CHECKING:
-    pass
 from ldpcore.attacks.fakes.base import FakeUsers, not_described
+from ldpcore.errors import InputError
 from ldpcore.protocols.olh import MGA_TRIES_MAX, OLH, HashedReports, hash_values
 
 #: The attacks besides the random item attack, which needs nothing of the protocol.
 ATTACKS = frozenset({"rpa", "mga"})
-
-
-def refused(protocol: FrequencyOracle, kind: str) -> InputError:
-    """The error for an attack this protocol does not describe."""
-    return not_described(protocol, kind, ATTACKS)
 
 
 def support_rate(protocol: OLH, kind: str, targets: NDArray[np.int64]) -> NDArray[np.float64]:
@@ -44,7 +32,7 @@ def support_rate(protocol: OLH, kind: str, targets: NDArray[np.int64]) -> NDArra
     if kind == "mga":
         rate[targets] = 1.0
         return rate
-    raise refused(protocol, kind)
+    raise not_described(protocol, kind, ATTACKS)
 
 
 def support(
@@ -58,7 +46,7 @@ def support(
     value at d = 12, ``tests/attacks/test_attacks.py``); the targets' counts are exact.
     """
     if kind not in ATTACKS:
-        raise refused(protocol, kind)
+        raise not_described(protocol, kind, ATTACKS)
     support = rng.binomial(fakes, protocol.q, size=protocol.domain_size).astype(np.int64)
     if kind == "mga":
         support[targets] = fakes
@@ -113,7 +101,7 @@ def reports(
         a, b = seeds(fakes)
         return HashedReports(a, b, rng.integers(0, g, size=fakes).astype(np.int64))
     if kind != "mga":
-        raise refused(protocol, kind)
+        raise not_described(protocol, kind, ATTACKS)
     tries = float(g) ** (targets.size - 1)
     if tries > MGA_TRIES_MAX:
         raise InputError(

@@ -6,17 +6,12 @@ registers these functions for the protocol.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 from numpy.typing import NDArray
 
+from ldpcore.attacks.fakes.base import FakeUsers, not_described
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle
-
-if TYPE_CHECKING:
-    pass
-from ldpcore.attacks.fakes.base import FakeUsers, not_described
 from ldpcore.protocols.she import GRID_STEPS, SHE
 
 #: The attacks besides the random item attack, which needs nothing of the protocol.

@@ -6,27 +6,15 @@ registers these functions for the protocol.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 from numpy.typing import NDArray
 
-from ldpcore.errors import InputError
-from ldpcore.protocols._halving import sample_support
-from ldpcore.protocols.base import FrequencyOracle
-
-if TYPE_CHECKING:
-    pass
 from ldpcore.attacks.fakes.base import FakeUsers, not_described
+from ldpcore.protocols._halving import sample_support
 from ldpcore.protocols.subset_selection import SubsetSelection
 
 #: The attacks besides the random item attack, which needs nothing of the protocol.
 ATTACKS = frozenset({"rpa", "mga"})
-
-
-def refused(protocol: FrequencyOracle, kind: str) -> InputError:
-    """The error for an attack this protocol does not describe."""
-    return not_described(protocol, kind, ATTACKS)
 
 
 def support_rate(
@@ -44,7 +32,7 @@ def support_rate(
     if kind == "rpa":
         return np.full(d, k / d)
     if kind != "mga":
-        raise refused(protocol, kind)
+        raise not_described(protocol, kind, ATTACKS)
     if r > k:
         rate = np.zeros(d)
         rate[targets] = k / r
@@ -71,7 +59,7 @@ def support(
         users[0] = fakes  # none keeps a value: where they sit does not matter
         return sample_support(users, k, 0.0, rng, protocol.split_kernels)
     if kind != "mga":
-        raise refused(protocol, kind)
+        raise not_described(protocol, kind, ATTACKS)
     if r > k:
         return np.bincount(
             reports(protocol, kind, targets, fakes, rng).ravel(), minlength=d
@@ -99,7 +87,7 @@ def reports(
     if kind == "rpa":
         return np.argpartition(rng.random((fakes, d)), k - 1, axis=1)[:, :k].astype(np.int64)
     if kind != "mga":
-        raise refused(protocol, kind)
+        raise not_described(protocol, kind, ATTACKS)
     if r > k:  # the targets k at a time, in turn
         start = (np.arange(fakes) * k)[:, None] + np.arange(k)[None, :]
         return targets[start % r].astype(np.int64)

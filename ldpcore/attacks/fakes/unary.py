@@ -8,29 +8,17 @@ registers these functions for the protocol.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ldpcore.errors import InputError
-from ldpcore.protocols._halving import sample_support
-from ldpcore.protocols.base import (
-    FrequencyOracle,
-)
-
-if TYPE_CHECKING:
-    pass
 from ldpcore.attacks.fakes.base import FakeUsers, not_described
+from ldpcore.protocols._halving import sample_support
 from ldpcore.protocols.unary import UnaryEncoding
 
 #: The attacks besides the random item attack, which needs nothing of the protocol.
 ATTACKS = frozenset({"rpa", "mga"})
-
-
-def refused(protocol: FrequencyOracle, kind: str) -> InputError:
-    """The error for an attack this protocol does not describe."""
-    return not_described(protocol, kind, ATTACKS)
 
 
 def report_sizes(protocol: UnaryEncoding, reports: Any) -> NDArray[np.int64]:
@@ -69,7 +57,7 @@ def support_rate(
         rate = np.full(d, protocol.padding(targets.size) / others if others else 0.0)
         rate[targets] = 1.0
         return rate
-    raise refused(protocol, kind)
+    raise not_described(protocol, kind, ATTACKS)
 
 
 def support(
@@ -89,7 +77,7 @@ def support(
     if kind == "rpa":
         return rng.binomial(fakes, 0.5, size=d).astype(np.int64)
     if kind != "mga":
-        raise refused(protocol, kind)
+        raise not_described(protocol, kind, ATTACKS)
     support = np.zeros(d, dtype=np.int64)
     support[targets] = fakes
     extra, others = protocol.padding(targets.size), np.setdiff1d(np.arange(d), targets)
@@ -112,7 +100,7 @@ def reports(
     if kind == "rpa":
         return rng.random((fakes, d)) < 0.5
     if kind != "mga":
-        raise refused(protocol, kind)
+        raise not_described(protocol, kind, ATTACKS)
     bits = np.zeros((fakes, d), dtype=np.bool_)
     bits[:, targets] = True
     others = np.setdiff1d(np.arange(d), targets)

@@ -6,7 +6,6 @@ The exact closed form for any d; :mod:`ldpcore.attacks.guessing` registers it.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from numpy.typing import ArrayLike
 
@@ -14,9 +13,6 @@ from ldpcore.protocols.base import (
     check_prior,
     membership_guess_rate,
 )
-
-if TYPE_CHECKING:
-    pass
 from ldpcore.protocols.olh import OLH
 
 

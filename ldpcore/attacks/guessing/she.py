@@ -5,15 +5,10 @@ The exact closed form for any d; :mod:`ldpcore.attacks.guessing` registers it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore.protocols.base import check_prior
-
-if TYPE_CHECKING:
-    pass
 from ldpcore.protocols.she import GRID_STEPS, SHE, noise_ratio
 
 #: Cells of the (prior groups × levels) table computed at once; bounds memory only.

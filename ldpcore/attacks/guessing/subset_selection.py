@@ -6,15 +6,11 @@ The exact closed form for any d; :mod:`ldpcore.attacks.guessing` registers it.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ldpcore.protocols.base import check_prior
-
-if TYPE_CHECKING:
-    pass
 from ldpcore.protocols.subset_selection import SubsetSelection
 
 

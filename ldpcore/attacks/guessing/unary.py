@@ -6,17 +6,12 @@ OUE, SUE, THE and the memoized chains over them. The exact closed form for any d
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from numpy.typing import ArrayLike
 
 from ldpcore.protocols.base import (
     check_prior,
     membership_guess_rate,
 )
-
-if TYPE_CHECKING:
-    pass
 from ldpcore.protocols.unary import UnaryEncoding
 
 

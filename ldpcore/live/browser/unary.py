@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ldpcore._validation import is_hex
 from ldpcore.errors import InputError
-
-if TYPE_CHECKING:
-    pass
 from ldpcore.live.browser.base import BrowserForm
 from ldpcore.protocols.unary import UnaryEncoding
 

@@ -1,7 +1,7 @@
 """Charts of collecting again and again: what each plan spends and how far off.
 
 Both are exact (:mod:`ldpcore.advice.longitudinal`): ε after ``t`` reports of one value
-(the worst report sequence's, :meth:`FrequencyOracle.epsilon_after`) and the typical
+(the worst report sequence's, :func:`ldpcore.protocols.repeated.epsilon_after`) and the typical
 error of the average of ``t`` rounds' Base estimates, for ``t`` up to the plan's rounds.
 Built as every chart is (:func:`ldpcore.present.figures.assemble`); each plan keeps one
 colour and dash across both charts.
