@@ -1,7 +1,8 @@
 """Seeded JSON outputs of the CLI's answering commands, to compare a refactor before and after.
 
-``python -m devtools.cli_snapshot OUT_DIR`` writes one file per command; ``diff -r`` two
-such folders: a move that changes no behaviour leaves them identical.
+``python -m devtools.cli_snapshot OUT_DIR`` writes one file per command; compare two such
+folders with ``diff -r -I '^- mode: quick'`` (a report's run time in seconds differs
+from run to run): a move that changes no behaviour leaves them otherwise identical.
 """
 
 from __future__ import annotations
