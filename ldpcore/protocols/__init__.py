@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final
+from typing import Final, TypeVar
 
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import (
@@ -42,6 +42,8 @@ from ldpcore.protocols.subset_selection import SubsetSelection
 from ldpcore.protocols.the import THE
 from ldpcore.protocols.unary import OUE, SUE, UnaryEncoding
 from ldpcore.protocols.walsh import fwht
+
+_Entry = TypeVar("_Entry")
 
 #: Canonical name → protocol class. Read-only: one registry, no runtime mutation.
 PROTOCOLS: Final = MappingProxyType(
@@ -76,6 +78,18 @@ def protocol_names() -> tuple[str, ...]:
 def protocol_class(name: str) -> type[FrequencyOracle]:
     """The registered class of a protocol (its metadata: ``description``, ``reference``, …)."""
     return PROTOCOLS[resolve_protocol_name(name)]
+
+
+def entry_for(
+    table: Mapping[type, _Entry], protocol: FrequencyOracle | type[FrequencyOracle]
+) -> _Entry | None:
+    """``protocol``'s entry in a feature's table, by class: the nearest registered ancestor.
+
+    Each feature (report files, fake users, the guess rate) keeps a table keyed by
+    protocol class, so a subclass (L-GRR, THE, BLH) inherits its family's entry.
+    """
+    cls = protocol if isinstance(protocol, type) else type(protocol)
+    return next((table[ancestor] for ancestor in cls.__mro__ if ancestor in table), None)
 
 
 def resolve_protocol_name(name: str) -> str:
@@ -215,6 +229,7 @@ __all__ = [
     "ValueReports",
     "check_protocol_parameters",
     "describe_protocols",
+    "entry_for",
     "fwht",
     "get_protocol",
     "protocol_class",

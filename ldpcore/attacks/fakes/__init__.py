@@ -30,6 +30,7 @@ from ldpcore.protocols import (
     HadamardResponse,
     SubsetSelection,
     UnaryEncoding,
+    entry_for,
 )
 
 #: Protocol class → its family's fake users. Read-only: one table, no runtime mutation.
@@ -51,11 +52,7 @@ _NONE = FakeUsers()
 
 def fake_users(protocol: FrequencyOracle | type[FrequencyOracle]) -> FakeUsers:
     """The fake users registered for ``protocol`` (an instance or a class)."""
-    cls = protocol if isinstance(protocol, type) else type(protocol)
-    for ancestor in cls.__mro__:
-        if ancestor in FAKE_USERS:
-            return FAKE_USERS[ancestor]
-    return _NONE
+    return entry_for(FAKE_USERS, protocol) or _NONE
 
 
 def described_attacks(protocol: FrequencyOracle | type[FrequencyOracle]) -> frozenset[str]:

@@ -31,6 +31,7 @@ from ldpcore.protocols import (
     HadamardResponse,
     SubsetSelection,
     UnaryEncoding,
+    entry_for,
 )
 from ldpcore.protocols.base import check_prior
 
@@ -58,10 +59,10 @@ def guess_rate(protocol: FrequencyOracle, prior: ArrayLike) -> float:
     prior : array_like
         ``π``: how common each value is (non-negative, normalised here).
     """
-    for ancestor in type(protocol).__mro__:
-        if ancestor in GUESS_RATES:
-            return GUESS_RATES[ancestor](protocol, prior)
-    return channel_guess_rate(protocol, prior)
+    closed_form = entry_for(GUESS_RATES, protocol)
+    if closed_form is None:
+        return channel_guess_rate(protocol, prior)
+    return closed_form(protocol, prior)
 
 
 def channel_guess_rate(protocol: FrequencyOracle, prior: ArrayLike) -> float:

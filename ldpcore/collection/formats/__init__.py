@@ -37,6 +37,7 @@ from ldpcore.protocols import (
     SubsetSelection,
     UnaryEncoding,
     ValueReports,
+    entry_for,
 )
 
 #: Protocol class → its family's report format. Keyed by class object (mixins and
@@ -56,11 +57,11 @@ REPORT_FORMATS: Final[Mapping[type, ReportFormat]] = MappingProxyType(
 
 def report_format(protocol: FrequencyOracle | type[FrequencyOracle]) -> ReportFormat:
     """The report format registered for ``protocol`` (an instance or a class)."""
-    cls = protocol if isinstance(protocol, type) else type(protocol)
-    for ancestor in cls.__mro__:
-        if ancestor in REPORT_FORMATS:
-            return REPORT_FORMATS[ancestor]
-    raise InputError(f"{cls.__name__} has no report file format registered")
+    found = entry_for(REPORT_FORMATS, protocol)
+    if found is None:
+        name = protocol.__name__ if isinstance(protocol, type) else type(protocol).__name__
+        raise InputError(f"{name} has no report file format registered")
+    return found
 
 
 __all__ = ["REPORT_FORMATS", "ReportFormat", "report_format"]
