@@ -51,8 +51,11 @@ st.markdown(attack_top_k_words(tables["summary"], tables["top_k"], attack.target
 st.caption(
     f"{settings_line(config)}; {tables['fakes']:,} fake users beside "
     f"{config.n:,} honest ones. The targets' true total is "
-    f"{format_number(tables['truth'])}. Gains are the mean over the trials with their 95% "
-    "interval; against Base, the paired difference on the same trials."
+    f"{format_number(tables['truth'])}. A method's gain is its estimate of the targets' "
+    "total with the fake users minus its estimate without them, on the same honest "
+    "reports (Cao, Jia and Gong's definition): the mean over the trials with its 95% "
+    "interval. Its own bias, in grey, is its error on the targets without any attack: "
+    "beside the gain, not part of it."
 )
 show_chart(attack_gains(tables["summary"], tables["expected"]), key="chart-attack-gain")
 show_chart(
@@ -64,7 +67,8 @@ st.caption(
     "Against Base: the paired difference of the gain on the same trials with its 95% "
     "interval; a method shrinks or amplifies the gain only when the interval excludes 0. "
     "The MSE on the other values is the collateral damage: the mass the fake users took "
-    "from them. In brackets, the honest run's figure."
+    'from them. In brackets, the honest run\'s figure. "The same as Base": no trial '
+    "differs from Base's gain beyond rounding."
 )
 # Wrapped, so the block never scrolls: a scrolling region a keyboard cannot reach fails
 # WCAG 2.1.1 (axe: scrollable-region-focusable).

@@ -169,6 +169,16 @@ if lying is not None:
         key="fake-estimates",
         column_config=frequency_columns(lying.estimates.drop(columns="value")),
     )
+    st.write(
+        "Each method's gain, as Cao, Jia and Gong define it: its estimate of the target "
+        "with the fake users minus its estimate without them, on the same honest reports."
+    )
+    st.dataframe(
+        lying.gains,
+        hide_index=True,
+        key="fake-gains",
+        column_config=frequency_columns(lying.gains.drop(columns="method")),
+    )
     if lying.kind == "mga":
         st.write(
             "Base counts every fake report at full weight and divides by p − q, so the "

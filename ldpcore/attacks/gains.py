@@ -19,11 +19,13 @@ protocol (Cao et al.'s RIA gains); the others' rates are the protocol's
 (:func:`ldpcore.attacks.fakes.support_rate`), e.g. GRR's maximal gain ``ρ_t = 1/r`` gives
 ``β(1 − f_T) + β(d − r)/(e^ε − 1)``.
 
-**The draws.** The fake users' support counts are drawn exactly, in O(d) whatever their
-number, and added to the honest ones: the random item attack's fakes *are* honest users
-holding targets (the protocol's own fast sampler), the other attacks' are the
-protocol's (:func:`ldpcore.attacks.fakes.support`). With ``m = 0`` nothing more is
-drawn, so the collection is exactly the honest one from the same generator.
+**The draws.** The honest users' support counts come first, exactly as an honest run
+draws them from the same generator, and are kept (``Poisoned.honest_support``): the
+collection before the attack, which the gain is measured against. The fake users'
+support counts are then drawn exactly, in O(d) whatever their number, and added: the
+random item attack's fakes *are* honest users holding targets (the protocol's own fast
+sampler), the other attacks' are the protocol's
+(:func:`ldpcore.attacks.fakes.support`). With ``m = 0`` nothing more is drawn.
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ class Poisoned:
         ``n`` and ``m``.
     targets : ndarray of int64
         The values the attack pushes up.
+    honest_support : ndarray of int64
+        The honest users' support counts alone: the collection before the attack.
     """
 
     support: NDArray[np.int64]
@@ -63,6 +67,7 @@ class Poisoned:
     honest: int
     fakes: int
     targets: NDArray[np.int64]
+    honest_support: NDArray[np.int64]
 
 
 def check_targets(targets: ArrayLike, domain_size: int) -> NDArray[np.int64]:
@@ -164,35 +169,19 @@ def poison(
         The target values (default: ``attack.targets`` chosen uniformly at random).
     """
     generator = as_generator(rng)
-    counts = np.asarray(true_counts)
+    counts = check_counts(np.asarray(true_counts), name="true_counts", length=protocol.domain_size)
     n = int(counts.sum())
     m = attack.fake_users(n)
-
-    def chosen_targets() -> NDArray[np.int64]:
-        if targets is None:
-            return choose_targets(attack.targets, protocol.domain_size, generator)
-        return check_targets(targets, protocol.domain_size)
-
-    if attack.kind == "ria" and m:
-        # Random-item fakes are honest users holding targets: one draw for everyone,
-        # exactly as two, at the cost of one.
-        chosen = chosen_targets()
-        held = np.zeros(protocol.domain_size, dtype=np.int64)
-        held[chosen] = generator.multinomial(m, np.full(chosen.size, 1.0 / chosen.size))
-        support = protocol.sample_support_counts(counts + held, generator)
-        return Poisoned(support, n + m, n, m, chosen)
-    if m and attack.kind != "ria":
-        checked = check_counts(counts, name="true_counts", length=protocol.domain_size)
-        known = None if targets is None else check_targets(targets, protocol.domain_size)
-        joint = per_protocol.joint_support(
-            protocol, checked, attack.kind, known, fakes=m, rng=generator
-        )
-        if joint is not None:  # honest and fake users in one draw (GRR, OLH, BLH)
-            return Poisoned(joint, n + m, n, m, known if known is not None else chosen_targets())
+    # The honest reports first, from the generator as an honest run would draw them:
+    # the attack's gain is measured against this very collection (Cao et al.'s
+    # after-minus-before), so it must not share a draw with the fake users.
     honest = protocol.sample_support_counts(counts, generator)
-    chosen = chosen_targets()
+    if targets is None:
+        chosen = choose_targets(attack.targets, protocol.domain_size, generator)
+    else:
+        chosen = check_targets(targets, protocol.domain_size)
     support = honest + fake_support(protocol, attack.kind, chosen, m, generator)
-    return Poisoned(support, n + m, n, m, chosen)
+    return Poisoned(support, n + m, n, m, chosen, honest)
 
 
 __all__ = [

@@ -5,21 +5,26 @@ same trials as :func:`ldpcore.experiments.trials.run` draws (one generator per t
 each with the attack's fake users added (:func:`ldpcore.attacks.poison`), the Base
 estimate taken over all ``n + m`` reports, and every method applied to it. Per method:
 
-* the **gain**: the targets' estimated total frequency minus their true total, per
-  trial (Cao, Jia and Gong 2021, Sec. 3: the attack's goal); Base's mean is the closed
-  form (:func:`ldpcore.attacks.expected_gain`) up to Monte Carlo error;
+* the **gain** as Cao, Jia and Gong define it (2021, Sec. 3: the attack's goal): the
+  targets' total estimated frequency *after* the attack minus the same *before* it, on
+  the very same honest reports, per trial and per method (the method applied to the
+  collection with the fake users and to the collection without them). Base's mean is
+  the closed form (:func:`ldpcore.attacks.expected_gain`) up to Monte Carlo error;
 * against Base **on the same trials**: the mean difference in gain with its 95%
-  t-interval (paired: every method sees the same poisoned reports), and whether the
-  method shrinks the gain, amplifies it, or is not distinguishable from Base;
+  t-interval (paired: every method sees the same honest and fake reports), and whether
+  the method shrinks the gain, amplifies it, or is not distinguishable from Base; "the
+  same as Base" when no trial's difference exceeds the arithmetic's precision
+  (:data:`SAME_AS_BASE`), as for a method that leaves these estimates unchanged;
+* the method's **own bias** on the targets' total, from the honest run alone (its
+  estimate without the fake users minus the truth), shown beside the gain and labelled
+  as what it is: it is no reaction to the attack;
 * the **collateral damage**: the mean squared error over the values that are not
   targets, where the attack's mass is taken from;
 * per query (NDSS 2020, Sec. V): the **set query** over the targets (their estimated
   total, which the gain moves) and the **top-k** query (how many targets the method
   ranks among its k largest estimates, where the attack wants them seen);
-* the **honest run** beside it: the same trials without the fake users (where the
-  honest reports are drawn first, the very same honest reports; where honest and fake
-  users are drawn in one call, the random-item attack and GRR's uniform reports, the
-  honest run draws the honest users alone from the trial's generator).
+* the **honest run** beside it: the same honest reports without the fake users
+  (:attr:`ldpcore.attacks.Poisoned.honest_support`).
 
 The targets are drawn once per run from its seed (uniformly, as Cao et al. choose them).
 """
@@ -44,6 +49,10 @@ from ldpcore.postprocess import get_method
 #: The spawn key of the run's target draw: apart from every trial's generator.
 _TARGETS_KEY = 1 << 30
 
+#: A difference from Base's gain this small relative to the gains (or to 1) is rounding,
+#: not an effect: float64 sums over d values carry errors near d·2⁻⁵³, far below it.
+SAME_AS_BASE = 1e-12
+
 
 @dataclass(frozen=True)
 class AttackResult:
@@ -66,12 +75,13 @@ class AttackResult:
     methods : tuple of str
         The methods, in the order of the rows below.
     gains : ndarray
-        ``(methods, trials)``: the targets' estimated total minus their true total.
+        ``(methods, trials)``: the targets' estimated total with the fake users minus the
+        same without them, on the same honest reports (Cao et al.'s gain).
     collateral : ndarray
         ``(methods, trials)``: the mean squared error over the other values.
-    honest_gains : ndarray
-        ``(methods, trials)``: the same without the fake users (each method's own error
-        on the targets' total).
+    honest_bias : ndarray
+        ``(methods, trials)``: the targets' estimated total without the fake users minus
+        their true total (each method's own error there, not an effect of the attack).
     top_k : int
         The k of the top-k query.
     in_top_k, honest_in_top_k : ndarray
@@ -79,6 +89,9 @@ class AttackResult:
         estimates, with and without the fake users.
     truth : float
         The targets' true total frequency (the set query's true answer).
+    no_ops : tuple of str
+        The methods that declare they return Base's estimate unchanged for this
+        protocol (``PostProcessor.is_no_op``): "the same as Base" whatever rounding says.
     """
 
     config: ExperimentConfig
@@ -90,50 +103,58 @@ class AttackResult:
     methods: tuple[str, ...]
     gains: NDArray[np.float64]
     collateral: NDArray[np.float64]
-    honest_gains: NDArray[np.float64]
+    honest_bias: NDArray[np.float64]
     top_k: int
     in_top_k: NDArray[np.int64]
     honest_in_top_k: NDArray[np.int64]
     truth: float
+    no_ops: tuple[str, ...] = ()
 
     @property
     def summary(self) -> pd.DataFrame:
-        """Per method: mean gain, against Base (paired, 95%), collateral MSE, each query.
+        """Per method: mean gain, against Base (paired, 95%), own bias, collateral, queries.
 
-        ``set_answer`` is the targets' mean estimated total (``truth`` plus the gain);
-        ``in_top_k`` the mean number of targets among the k largest estimates, and
-        ``top_k_any`` the share of trials with at least one; ``honest_*`` the same
-        without the fake users.
+        ``gain`` is Cao et al.'s (after minus before, same honest reports);
+        ``honest_bias`` the method's own error on the targets' total without the fake
+        users; ``set_answer`` the targets' mean estimated total with them (truth, plus
+        the bias, plus the gain); ``in_top_k`` the mean number of targets among the k
+        largest estimates, and ``top_k_any`` the share of trials with at least one;
+        ``honest_*`` the same without the fake users.
         """
         base = self.methods.index("Base") if "Base" in self.methods else None
         rows = []
         for k, method in enumerate(self.methods):
             gain = self.gains[k]
             low, high = t_interval(gain)
-            honest_low, honest_high = t_interval(self.honest_gains[k])
+            bias_low, bias_high = t_interval(self.honest_bias[k])
             row: dict[str, Any] = {
                 "method": method,
                 "gain": float(gain.mean()),
                 "gain_low": low,
                 "gain_high": high,
+                "honest_bias": float(self.honest_bias[k].mean()),
+                "honest_bias_low": bias_low,
+                "honest_bias_high": bias_high,
                 "collateral_mse": float(self.collateral[k].mean()),
-                "set_answer": self.truth + float(gain.mean()),
+                "set_answer": self.truth + float((self.honest_bias[k] + gain).mean()),
                 "in_top_k": float(self.in_top_k[k].mean()),
                 "top_k_any": float(np.mean(self.in_top_k[k] > 0)),
-                "honest_gain": float(self.honest_gains[k].mean()),
-                "honest_gain_low": honest_low,
-                "honest_gain_high": honest_high,
                 "honest_in_top_k": float(self.honest_in_top_k[k].mean()),
                 "honest_top_k_any": float(np.mean(self.honest_in_top_k[k] > 0)),
             }
             if base is not None:
                 difference = gain - self.gains[base]
                 d_low, d_high = t_interval(difference)
+                scale = max(1.0, float(np.max(np.abs(self.gains[[base, k]]))))
                 row |= {
                     "vs_base": float(difference.mean()),
                     "vs_base_low": d_low,
                     "vs_base_high": d_high,
-                    "effect": _effect(d_low, d_high, method == "Base"),
+                    "effect": (
+                        "the same as Base"
+                        if method in self.no_ops
+                        else effect(difference, scale, is_base=method == "Base")
+                    ),
                 }
             rows.append(row)
         return pd.DataFrame(rows)
@@ -155,12 +176,18 @@ class AttackResult:
         }
 
 
-def _effect(low: float, high: float, is_base: bool) -> str:
-    """Whether a method shrinks the fake users' gain, amplifies it, or cannot be told apart."""
+def effect(difference: NDArray[np.float64], scale: float = 1.0, *, is_base: bool = False) -> str:
+    """Whether a method shrinks the fake users' gain, amplifies it, or cannot be told apart.
+
+    ``difference`` is the method's gain minus Base's, per trial (paired); it is "the
+    same as Base" when no trial's exceeds :data:`SAME_AS_BASE` times ``scale`` (rounding
+    only), else judged by its 95% t-interval.
+    """
     if is_base:
         return "reference"
-    if low == high == 0:  # every trial's difference is exactly 0: the method left the targets
+    if float(np.max(np.abs(difference))) <= SAME_AS_BASE * scale:
         return "the same as Base"
+    low, high = t_interval(difference)
     if high < 0:
         return "shrinks the gain"
     if low > 0:
@@ -188,7 +215,7 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
     others = np.setdiff1d(np.arange(protocol.domain_size), targets)
     methods = [get_method(name) for name in config.methods]
     shape = (len(methods), config.trials)
-    gains, collateral, honest_gains = np.empty(shape), np.empty(shape), np.empty(shape)
+    gains, collateral, honest_bias = np.empty(shape), np.empty(shape), np.empty(shape)
     in_top_k = np.empty(shape, dtype=np.int64)
     honest_in_top_k = np.empty(shape, dtype=np.int64)
     fakes = attack.fake_users(data.n)
@@ -197,19 +224,16 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
         poisoned = poison(
             protocol, data.counts, attack, trial_generator(config.seed, trial), targets=targets
         )
-        # The honest reports poison drew first, from the same generator.
-        honest_support = protocol.sample_support_counts(
-            data.counts, trial_generator(config.seed, trial)
-        )
         estimate = protocol.estimate(poisoned.support, poisoned.users)
-        honest = protocol.estimate(honest_support, data.n)
+        honest = protocol.estimate(poisoned.honest_support, data.n)
         for row, method in enumerate(methods):
             vector = method(estimate, protocol=protocol, n=poisoned.users)
-            gains[row, trial] = float(vector[targets].sum()) - true_total
+            clean = method(honest, protocol=protocol, n=data.n)
+            before = float(clean[targets].sum())
+            gains[row, trial] = float(vector[targets].sum()) - before
+            honest_bias[row, trial] = before - true_total
             collateral[row, trial] = float(np.mean((vector[others] - truth[others]) ** 2))
             in_top_k[row, trial] = _in_top_k(vector, targets, top_k)
-            clean = method(honest, protocol=protocol, n=data.n)
-            honest_gains[row, trial] = float(clean[targets].sum()) - true_total
             honest_in_top_k[row, trial] = _in_top_k(clean, targets, top_k)
     share = fakes / (data.n + fakes)
     return AttackResult(
@@ -222,12 +246,17 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
         methods=tuple(config.methods),
         gains=gains,
         collateral=collateral,
-        honest_gains=honest_gains,
+        honest_bias=honest_bias,
         top_k=top_k,
         in_top_k=in_top_k,
         honest_in_top_k=honest_in_top_k,
         truth=true_total,
+        no_ops=tuple(
+            name
+            for name, method in zip(config.methods, methods, strict=True)
+            if name != "Base" and method.is_no_op(protocol)
+        ),
     )
 
 
-__all__ = ["AttackResult", "run_attack"]
+__all__ = ["SAME_AS_BASE", "AttackResult", "effect", "run_attack"]

@@ -46,6 +46,10 @@ class LyingClass:
         One row per fake user: ``fake user, report, supports``.
     estimates : DataFrame
         Per value: ``truth``, ``Base, honest`` and Base and :data:`SHOWN` with the fakes.
+    gains : DataFrame
+        Per method (Base and :data:`SHOWN`): its estimate of the target without the
+        fake users, with them, and the gain, the second minus the first on the same
+        honest reports (Cao, Jia and Gong 2021, Sec. 3).
     by_epsilon : DataFrame
         Per ε: the target's expected rise in its Base estimate with these fake users.
     """
@@ -53,6 +57,7 @@ class LyingClass:
     kind: str
     reports: pd.DataFrame
     estimates: pd.DataFrame
+    gains: pd.DataFrame
     by_epsilon: pd.DataFrame
 
 
@@ -117,9 +122,20 @@ def lying_class(
         "Base, honest": honest,
         f"Base, {fakes} fake": poisoned,
     }
-    for name in SHOWN:
-        estimates[f"{name}, {fakes} fake"] = get_method(name)(
-            poisoned, protocol=oracle, n=n + fakes
+    gains = []
+    for name in ("Base", *SHOWN):
+        method = get_method(name)
+        before = method(honest, protocol=oracle, n=n)[target]
+        after = method(poisoned, protocol=oracle, n=n + fakes)
+        if name != "Base":
+            estimates[f"{name}, {fakes} fake"] = after
+        gains.append(
+            {
+                "method": name,
+                f"{labels[target]}, without the fakes": before,
+                f"{labels[target]}, with them": after[target],
+                "gain (with − without)": after[target] - before,
+            }
         )
     share = fakes / (n + fakes)
     by_epsilon = pd.DataFrame(
@@ -137,7 +153,9 @@ def lying_class(
             ],
         }
     )
-    return LyingClass(kind, pd.DataFrame(rows), pd.DataFrame(estimates), by_epsilon)
+    return LyingClass(
+        kind, pd.DataFrame(rows), pd.DataFrame(estimates), pd.DataFrame(gains), by_epsilon
+    )
 
 
 __all__ = ["EPSILONS", "SHOWN", "LyingClass", "lying_class"]

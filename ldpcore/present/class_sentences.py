@@ -226,20 +226,29 @@ def liars_words(
 ) -> str:
     """What simulated lying students did to each method's estimate of one option.
 
-    ``moves`` holds ``(method, the class's estimate, with the liars)``.
+    ``moves`` holds ``(method, the class's estimate, with the liars)``: each method's
+    gain is the second minus the first, on the same real reports (Cao, Jia and Gong's
+    definition).
 
     Examples
     --------
     >>> print(liars_words("Friday", 3, [("Base", 0.1, 0.38), ("Norm-Sub", 0.09, 0.35)], 20))
     ... # doctest: +NORMALIZE_WHITESPACE
     Simulated, not in the poll: 3 lying students who all send the report that pushes
-    Friday most. Base's estimate of Friday goes from 10% to 38%; Norm-Sub's from 9% to 35%.
-    3 fake reports beside 20 real ones. Nothing they "sent" was stored: the class's own
-    answer is unchanged.
+    Friday most. Base's estimate of Friday goes from 10% to 38% (a gain of 28 points);
+    Norm-Sub's from 9% to 35% (26 points). 3 fake reports beside 20 real ones. Nothing they
+    "sent" was stored: the class's own answer is unchanged.
     """
+
+    def points(before: float, after: float) -> str:
+        return f"{(after - before) * 100:+.0f} points".lstrip("+")
+
     (first, before, after), *rest = moves
-    said = f"{first}'s estimate of {option} goes from {_share(before)} to {_share(after)}"
-    said += "".join(f"; {m}'s from {_share(b)} to {_share(a)}" for m, b, a in rest)
+    said = (
+        f"{first}'s estimate of {option} goes from {_share(before)} to {_share(after)} "
+        f"(a gain of {points(before, after)})"
+    )
+    said += "".join(f"; {m}'s from {_share(b)} to {_share(a)} ({points(b, a)})" for m, b, a in rest)
     plural = "s" if liars != 1 else ""
     return (
         f"Simulated, not in the poll: {liars:,} lying student{plural} who all send the "

@@ -147,8 +147,9 @@ def extrapolation(beyond: bool) -> str:
 def attack_sentence(result: AttackResult) -> str:
     """What the fake users did, in one sentence with its closed form.
 
-    The targets' gain is their estimated total frequency minus their true one (Cao, Jia
-    and Gong 2021); Base's mean gain is the closed form up to Monte Carlo error.
+    The targets' gain is their total estimated frequency with the fake users minus the
+    same without them, on the same honest reports (Cao, Jia and Gong 2021, Sec. 3);
+    Base's mean gain is the closed form up to Monte Carlo error.
     """
     targets = ", ".join(result.labels)
     summary = result.summary
@@ -175,9 +176,14 @@ def attack_sentence(result: AttackResult) -> str:
             f"{'s' if len(shrink) == 1 else ''} the gain and "
             f"{', '.join(amplify) or 'none'} amplif{'ies' if len(amplify) == 1 else 'y'} it."
         )
+        same = [str(m) for m in summary.loc[summary["effect"] == "the same as Base", "method"]]
+        if same:
+            gives = "gives" if len(same) == 1 else "give"
+            verdict += f" {', '.join(same)} {gives} Base's gain exactly."
     return (
         f"{result.fakes:,} fake users ({result.attack.in_words()}) on {targets}: the targets' "
-        f"estimated share {'rises' if result.expected >= 0 else 'falls'} by "
+        f"estimated share {'rises' if result.expected >= 0 else 'falls'} (with them minus "
+        "without them, on the same honest reports) by "
         f"{format_number(abs(result.expected))} in expectation "
         f"(closed form){measured}.{verdict}"
     )
@@ -408,7 +414,10 @@ def attack_table(summary: Any) -> Any:
     rows = []
     for row in summary.itertuples():
         against = "—"
-        if getattr(row, "effect", "reference") != "reference":
+        effect = getattr(row, "effect", "reference")
+        if effect == "the same as Base":
+            against = "the same as Base (every trial, to rounding)"
+        elif effect != "reference":
             against = (
                 f"{format_number(row.vs_base)} ({interval(row.vs_base_low, row.vs_base_high)}): "
                 f"{row.effect}"
@@ -416,10 +425,10 @@ def attack_table(summary: Any) -> Any:
         rows.append(
             {
                 "method": row.method,
-                "targets' gain (95% interval)": (
+                "gain: with minus without the fakes (95% interval)": (
                     f"{format_number(row.gain)} ({interval(row.gain_low, row.gain_high)})"
                 ),
-                "honest run's": f"{format_number(row.honest_gain)}",
+                "own bias, no attack": f"{format_number(row.honest_bias)}",
                 "against Base, same trials": against,
                 "targets in the top k (honest)": (
                     f"{row.in_top_k:.2g} ({row.honest_in_top_k:.2g})"

@@ -27,7 +27,10 @@ def test_the_page_shows_the_core_s_gain_with_the_honest_run_beside_it() -> None:
     small(at).multiselect(key="methods").set_value(["Base", "Norm-Sub", "Base-Pos"]).run()
     assert not at.exception, at.exception
     gains = chart(at, "chart-attack-gain")
-    assert [t["name"] for t in gains["data"]] == ["with the fake users", "honest run"]
+    assert [t["name"] for t in gains["data"]] == [
+        "gain: with minus without the fake users",
+        "own bias, honest run (no attack)",
+    ]
     # The page equals its record: the same run through the core gives the same numbers.
     from ldpcore.serving.settings import default_config  # noqa: PLC0415
 
@@ -41,7 +44,7 @@ def test_the_page_shows_the_core_s_gain_with_the_honest_run_beside_it() -> None:
     result = run_attack(config, AttackSpec("mga", beta=0.05, targets=3), top_k=10)
     core = result.summary.set_index("method")
     table = _table(at)
-    assert table["Base"]["targets' gain (95% interval)"].startswith(
+    assert table["Base"]["gain: with minus without the fakes (95% interval)"].startswith(
         format_number(core.loc["Base", "gain"])
     )
     assert values(gains["data"][0]["y"]) == pytest.approx(list(core["gain"]))
@@ -50,15 +53,16 @@ def test_the_page_shows_the_core_s_gain_with_the_honest_run_beside_it() -> None:
     assert "--attack mga:beta=0.05,targets=3 --top-k 10" in at.code[0].value
 
 
-def test_no_fake_users_leave_the_honest_run() -> None:
+def test_no_fake_users_no_gain_for_any_method() -> None:
     at = app()
     at.switch_page(PAGE)
     small(at).multiselect(key="methods").set_value(["Base", "Norm-Sub"]).run()
     at.select_slider(key="beta").set_value(0.0).run()
     assert not at.exception, at.exception
     gains = chart(at, "chart-attack-gain")
-    assert values(gains["data"][0]["y"]) == values(gains["data"][1]["y"])
+    assert values(gains["data"][0]["y"]) == [0.0, 0.0]
     assert "0 fake users" in " ".join(m.value for m in at.markdown)
+    assert _table(at)["Norm-Sub"]["against Base, same trials"].startswith("the same as Base")
 
 
 def test_the_url_restores_the_attack() -> None:

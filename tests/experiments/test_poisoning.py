@@ -9,11 +9,16 @@ import sys
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from ldpcore.attacks import AttackSpec
+from ldpcore.attacks.gains import fake_support
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.poisoning import run_attack
+from ldpcore.experiments.trials import trial_generator
+from ldpcore.postprocess import get_method
 from ldpcore.present.run_sentences import attack_sentence
+from ldpcore.protocols import protocol_names
 
 
 def _config(protocol: str, trials: int = 120, **kwargs: object) -> ExperimentConfig:
@@ -37,25 +42,107 @@ def test_base_s_measured_gain_is_the_closed_form(protocol: str, kind: str) -> No
     assert abs(base.mean() - result.expected) <= 4 * error + 1e-12, (base.mean(), result.expected)
 
 
-def test_without_fake_users_the_gain_is_each_method_s_own_error() -> None:
+def test_without_fake_users_every_method_s_gain_is_zero_and_its_bias_is_its_own() -> None:
+    """After minus before with nothing added is exactly 0 for every method; what is left
+    is each method's own error on the targets, Base's near 0 (unbiased)."""
     result = run_attack(_config("OUE", trials=60), AttackSpec("mga", beta=0.0, targets=2))
     assert result.fakes == 0 and result.expected == 0.0
-    base = result.gains[0]
+    assert np.all(result.gains == 0.0)
+    assert set(result.summary["effect"]) == {"reference", "the same as Base"}
+    base = result.honest_bias[0]
     assert abs(base.mean()) <= 4 * base.std(ddof=1) / np.sqrt(base.size)
 
 
 def test_methods_are_compared_with_base_on_the_same_trials() -> None:
-    """Norm-Mul rescales a huge gain away (a measured property, Cao et al.'s setting);
-    Base-Pos cannot touch targets whose estimates are far above 0."""
+    """Norm-Mul rescales a huge gain away (a measured property, Cao et al.'s setting)."""
     result = run_attack(_config("OUE", trials=60), AttackSpec("mga", beta=0.05, targets=3))
     table = result.summary.set_index("method")
     assert table.loc["Base", "effect"] == "reference"
     assert table.loc["Norm-Mul", "effect"] == "shrinks the gain"
     assert table.loc["Norm-Mul", "vs_base_high"] < 0
-    assert table.loc["Base-Pos", "vs_base"] == 0.0
     words = attack_sentence(result)
     assert "Norm-Mul (−" in words and "in expectation (closed form)" in words
+    assert "with them minus without them" in words
     assert f"{result.fakes:,} fake users" in words
+
+
+def _after_minus_before(config: ExperimentConfig, attack: AttackSpec, targets: np.ndarray):
+    """Cao et al.'s gain computed here, apart from the run: per trial, the honest users'
+    support from the trial's generator, the fake users' next, every method applied to
+    the estimate with and without them."""
+    data, protocol, _ = config.build()
+    m = attack.fake_users(data.n)
+    gains = np.empty((len(config.methods), config.trials))
+    for trial in range(config.trials):
+        rng = trial_generator(config.seed, trial)
+        honest = protocol.sample_support_counts(data.counts, rng)
+        fake = fake_support(protocol, attack.kind, targets, m, rng)
+        before = protocol.estimate(honest, data.n)
+        after = protocol.estimate(honest + fake, data.n + m)
+        for row, name in enumerate(config.methods):
+            method = get_method(name)
+            gains[row, trial] = (
+                method(after, protocol=protocol, n=data.n + m)[targets].sum()
+                - method(before, protocol=protocol, n=data.n)[targets].sum()
+            )
+    return gains
+
+
+def _label(difference: np.ndarray) -> str:
+    """The paired 95% t-interval's verdict, from scipy."""
+    low, high = stats.t.interval(
+        0.95, difference.size - 1, loc=difference.mean(), scale=stats.sem(difference)
+    )
+    if high < 0:
+        return "shrinks the gain"
+    if low > 0:
+        return "amplifies the gain"
+    return "no significant difference"
+
+
+@pytest.mark.parametrize(
+    ("protocol", "kind", "dataset"),
+    [
+        ("OUE", "ria", "zipf:d=48,s=1.2"),
+        ("GRR", "rpa", "zipf:d=20,s=0.8"),
+        ("OLH", "ria", "zipf:d=40"),
+    ],
+)
+def test_effects_are_after_minus_before_as_cao_et_al_define_the_gain(
+    protocol: str, kind: str, dataset: str
+) -> None:
+    """Three configurations no other test uses: the run's gains equal an after-minus-
+    before computation written here, and each effect label is that computation's
+    paired interval's verdict against Base."""
+    config = ExperimentConfig(
+        dataset=dataset, n=30_000, protocol=protocol, epsilon=0.8, trials=80, seed=11,
+        methods=["Base", "Base-Pos", "Norm-Mul", "Norm-Cut", "Norm-Sub"],
+    )  # fmt: skip
+    attack = AttackSpec(kind, beta=0.05, targets=2)
+    result = run_attack(config, attack)
+    mine = _after_minus_before(config, attack, np.array(result.targets))
+    np.testing.assert_allclose(result.gains, mine, rtol=0, atol=1e-12)
+    table = result.summary.set_index("method")
+    for row, name in enumerate(config.methods[1:], start=1):
+        assert table.loc[name, "effect"] == _label(mine[row] - mine[0]), name
+
+
+@pytest.mark.parametrize("protocol", protocol_names())
+def test_a_declared_no_op_is_the_same_as_base_under_attack(protocol: str) -> None:
+    """Norm where a protocol's estimates already sum to one changes nothing: "the same as
+    Base", never an effect read from rounding."""
+    config = ExperimentConfig(
+        dataset="zipf:d=8", n=4_000, protocol=protocol, epsilon=1.0, trials=4,
+        methods=["Base", "Norm"],
+    )  # fmt: skip
+    _, oracle, _ = config.build()
+    result = run_attack(config, AttackSpec("ria", beta=0.1, targets=1))
+    effect = result.summary.set_index("method").loc["Norm", "effect"]
+    if oracle.estimates_sum_to_one:
+        assert effect == "the same as Base"
+        assert np.max(np.abs(result.gains[1] - result.gains[0])) < 1e-12
+    else:
+        assert effect != "the same as Base"
 
 
 def test_simulate_with_an_attack_prints_every_method_s_gain() -> None:
@@ -87,13 +174,13 @@ def test_each_query_is_answered_with_and_without_the_fake_users() -> None:
     )
     table = result.summary.set_index("method")
     assert table.loc["Base", "set_answer"] == pytest.approx(
-        result.truth + table.loc["Base", "gain"]
+        result.truth + table.loc["Base", "honest_bias"] + table.loc["Base", "gain"]
     )
     assert table.loc["Base", "in_top_k"] >= 2.5 and table.loc["Base", "top_k_any"] == 1.0
-    honest = result.honest_gains[0]
+    honest = result.honest_bias[0]
     assert abs(honest.mean()) <= 4 * honest.std(ddof=1) / np.sqrt(honest.size)
     assert table.loc["Base", "honest_in_top_k"] < table.loc["Base", "in_top_k"]
     # The honest run is the poisoned one's honest part: without fake users they are one.
     none = run_attack(_config("OUE", trials=40), AttackSpec("mga", beta=0.0, targets=3))
-    np.testing.assert_array_equal(none.gains, none.honest_gains)
+    assert np.all(none.gains == 0.0)
     np.testing.assert_array_equal(none.in_top_k, none.honest_in_top_k)

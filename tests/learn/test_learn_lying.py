@@ -7,6 +7,7 @@ import pytest
 
 from ldpcore.learn.lying import lying_class
 from ldpcore.learn.walkthrough import walkthrough
+from ldpcore.postprocess import get_method
 from ldpcore.protocols import protocol_names
 
 LABELS = ("A", "B", "C", "D", "E", "F")
@@ -45,3 +46,21 @@ def test_the_fake_users_move_the_target_by_what_they_support() -> None:
     np.testing.assert_allclose(none.estimates["Base, 0 fake"], steps.base)
     with pytest.raises(ValueError, match="between 0 and 100"):
         lying_class(oracle, steps.support_counts, VALUES, LABELS, target=5, fakes=101)
+
+
+def test_each_method_s_gain_is_its_estimate_with_the_fakes_minus_without() -> None:
+    """Cao, Jia and Gong's gain on the page: Norm-Sub's and Norm-Mul's computed here from
+    the walkthrough's honest Base and the poisoned one; no fake users, no gain."""
+    steps = walkthrough(protocol="OUE", epsilon=1.0, values=VALUES, labels=LABELS, seed=4)
+    oracle = steps.protocol
+    lying = lying_class(oracle, steps.support_counts, VALUES, LABELS, target=5, fakes=3)
+    gains = lying.gains.set_index("method")
+    poisoned = lying.estimates["Base, 3 fake"].to_numpy()
+    for name in ("Base", "Norm-Sub", "Norm-Mul"):
+        method = get_method(name)
+        before = method(steps.base, protocol=oracle, n=20)[5]
+        after = method(poisoned, protocol=oracle, n=23)[5]
+        assert gains.loc[name, "gain (with − without)"] == pytest.approx(after - before)
+        assert gains.loc[name, "F, without the fakes"] == pytest.approx(before)
+    none = lying_class(oracle, steps.support_counts, VALUES, LABELS, target=5, fakes=0)
+    assert np.all(none.gains["gain (with − without)"] == 0.0)

@@ -100,29 +100,6 @@ def reports(
     return _function(protocol, kind, "reports")(protocol, kind, targets, fakes, rng)
 
 
-def joint_support(
-    protocol: FrequencyOracle,
-    true_counts: NDArray[np.int64],
-    kind: str,
-    targets: NDArray[np.int64] | None,
-    *,
-    fakes: int,
-    rng: np.random.Generator,
-) -> NDArray[np.int64] | None:
-    """Honest and fake support counts in one draw, where that is cheaper (else None).
-
-    The same law as the honest sampler plus :func:`support`; ``targets`` is None when
-    they are not chosen yet (an attack that needs them then returns None).
-    """
-    joint = fake_users(protocol).joint_support
-    if joint is None:
-        return None
-    drawn: NDArray[np.int64] | None = joint(
-        protocol, true_counts, kind, targets, fakes=fakes, rng=rng
-    )
-    return drawn
-
-
 def report_sizes(protocol: FrequencyOracle, reports: Any) -> NDArray[np.int64] | None:
     """How many values each report supports, where that varies (None: it never does).
 
@@ -144,7 +121,6 @@ __all__ = [
     "FakeUsers",
     "described_attacks",
     "fake_users",
-    "joint_support",
     "not_described",
     "report_size_law",
     "report_sizes",

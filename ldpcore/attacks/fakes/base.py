@@ -35,9 +35,6 @@ class FakeUsers:
     reports : callable, optional
         ``(protocol, kind, targets, fakes, rng)``: the fake reports, valid reports of the
         protocol.
-    joint_support : callable, optional
-        ``(protocol, true_counts, kind, targets, fakes, rng)``: honest and fake support in
-        one draw where that is cheaper, else None (``targets`` None when not yet chosen).
     report_sizes : callable, optional
         ``(protocol, reports)``: how many values each report supports, where that varies.
     report_size_law : callable, optional
@@ -48,7 +45,6 @@ class FakeUsers:
     support_rate: Callable[..., Any] | None = None
     support: Callable[..., Any] | None = None
     reports: Callable[..., Any] | None = None
-    joint_support: Callable[..., Any] | None = None
     report_sizes: Callable[..., Any] | None = None
     report_size_law: Callable[..., Any] | None = None
 

@@ -46,29 +46,6 @@ def support(
     raise not_described(protocol, kind, ATTACKS)
 
 
-def joint_support(
-    protocol: GRR,
-    true_counts: NDArray[np.int64],
-    kind: str,
-    targets: NDArray[np.int64] | None,
-    *,
-    fakes: int,
-    rng: np.random.Generator,
-) -> NDArray[np.int64] | None:
-    """Uniform fake reports join the honest users' uniform draw: one multinomial.
-
-    its fast sampler spreads the users who do not keep their value uniformly
-    over the whole domain; uniform fake reports are more of the same, and the sum of
-    two multinomials with equal cell probabilities is one multinomial of their total.
-    """
-    if kind != "rpa":
-        return None
-    kept = rng.binomial(true_counts, protocol.p - protocol.q)
-    spread = int(true_counts.sum() - kept.sum()) + fakes
-    uniform = rng.multinomial(spread, np.full(protocol.domain_size, 1.0 / protocol.domain_size))
-    return (kept + uniform).astype(np.int64)
-
-
 def reports(
     protocol: GRR, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
 ) -> NDArray[np.int64]:
@@ -84,6 +61,5 @@ FAKES = FakeUsers(
     attacks=ATTACKS,
     support_rate=support_rate,
     support=support,
-    joint_support=joint_support,
     reports=reports,
 )

@@ -53,35 +53,6 @@ def support(
     return support
 
 
-def joint_support(
-    protocol: OLH,
-    true_counts: NDArray[np.int64],
-    kind: str,
-    targets: NDArray[np.int64] | None,
-    *,
-    fakes: int,
-    rng: np.random.Generator,
-) -> NDArray[np.int64] | None:
-    """Fake reports join the honest ``Bin(n − n_v, q)``: under the ideal hash both are 1/g.
-
-    Two binomials of one probability are one; every fake report supports the targets.
-    """
-    if kind == "rpa":
-        extra = np.full(protocol.domain_size, fakes, dtype=np.int64)
-    elif kind == "mga" and targets is not None:
-        extra = np.full(protocol.domain_size, fakes, dtype=np.int64)
-        extra[targets] = 0
-    else:
-        return None
-    n = int(true_counts.sum())
-    support = rng.binomial(true_counts, protocol.p) + rng.binomial(
-        n - true_counts + extra, protocol.q
-    )
-    if kind == "mga":
-        support[targets] += fakes
-    return support.astype(np.int64)
-
-
 def reports(
     protocol: OLH, kind: str, targets: NDArray[np.int64], fakes: int, rng: np.random.Generator
 ) -> HashedReports:
@@ -132,6 +103,5 @@ FAKES = FakeUsers(
     attacks=ATTACKS,
     support_rate=support_rate,
     support=support,
-    joint_support=joint_support,
     reports=reports,
 )

@@ -1,4 +1,4 @@
-"""Charts of fake users' effect: each method's gain and top-k, honest beside.
+"""Charts of fake users' effect: each method's gain and top-k, its honest run beside.
 
 Both read :attr:`ldpcore.experiments.poisoning.AttackResult.summary` (plain columns, so
 the page's cache keeps a table, not the result), and are built as every chart is
@@ -51,25 +51,29 @@ def _bars(
 
 
 def attack_gains(summary: pd.DataFrame, expected: float) -> go.Figure:
-    """The targets' gain per method, with the fake users and without, and Base's closed form.
+    """Each method's gain (Cao et al.'s: after minus before), its own bias beside it.
 
     Parameters
     ----------
     summary : DataFrame
-        ``AttackResult.summary``: ``method``, ``gain`` and ``honest_gain`` with their
+        ``AttackResult.summary``: ``method``, ``gain`` and ``honest_bias`` with their
         ``_low`` / ``_high`` interval columns.
     expected : float
         Base's expected gain in closed form (Cao, Jia and Gong 2021), a labelled line.
     """
     traces = [
-        _bars(summary, "gain", "with the fake users", honest=False, interval=True),
-        _bars(summary, "honest_gain", "honest run", honest=True, interval=True),
+        _bars(
+            summary, "gain", "gain: with minus without the fake users", honest=False, interval=True
+        ),
+        _bars(
+            summary, "honest_bias", "own bias, honest run (no attack)", honest=True, interval=True
+        ),
     ]
     figure = assemble(
         traces,
         title="How far the fake users push their targets' estimated share, per method",
         x="method",
-        y="gain in the targets' total frequency",
+        y="change in the targets' total estimated frequency",
         barmode="group",
         legend={"title": {"text": ""}},
     )
