@@ -20,6 +20,16 @@ def draw_counts(
     )
 
 
+def draw_tallies(
+    protocol: FrequencyOracle, counts: np.ndarray, trials: int, seed: int, sampler: str = "fast"
+):
+    """``trials`` draws of the protocol's tallies (what the Base estimate is made from)."""
+    return [
+        protocol.sample_tallies(counts, rng, sampler=sampler)  # type: ignore[arg-type]
+        for rng in trial_generators(seed, trials)
+    ]
+
+
 def variance_se(samples: np.ndarray) -> np.ndarray:
     """Standard error of the sample variance, from the empirical fourth moment."""
     t = samples.shape[0]

@@ -136,7 +136,7 @@ def run_rounds(config: ExperimentConfig, rounds: int) -> RoundsRun:
     for trial in range(config.trials):
         rng = trial_generator(config.seed, trial)
         counts = sample_rounds(protocol, data.counts, rounds, rng, sampler=config.sampler)  # type: ignore[arg-type]
-        estimates = np.stack([protocol.estimate(c, n) for c in counts])
+        estimates = np.stack([protocol.estimate_from_tallies(c, n) for c in counts])
         for row, method in enumerate(methods):
             if method.rows_at_once:
                 vectors = method.apply_rows(estimates, protocol=protocol, n=n)

@@ -234,7 +234,7 @@ def _run_trials(
         rng = trial_generator(config.seed, index)
         tallies = protocol.sample_tallies(data.counts, rng, sampler=config.sampler)  # type: ignore[arg-type]
         all_tallies.append(tallies)
-        estimates[column] = protocol.estimate(protocol.support_from_tallies(tallies), n)
+        estimates[column] = protocol.estimate_from_tallies(tallies, n)
     parents = {method.derived_from for method in methods}
     answers = np.empty((len(methods), trials, len(query.labels)))
     tv = np.empty((len(methods), trials))

@@ -20,6 +20,7 @@ from ldpcore.formats import (
     format_share,
 )
 from ldpcore.postprocess.caveats import Caveat, PriorShapes, Unsettled, Widened
+from ldpcore.protocols.base import FrequencyOracle
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -185,7 +186,24 @@ def attack_sentence(result: AttackResult) -> str:
         f"estimated share {'rises' if result.expected >= 0 else 'falls'} (with them minus "
         "without them, on the same honest reports) by "
         f"{format_number(abs(result.expected))} in expectation "
-        f"(closed form){measured}.{verdict}"
+        f"(closed form){measured}.{verdict}{generalized_base_words(result.config.oracle())}"
+    )
+
+
+def generalized_base_words(protocol: FrequencyOracle) -> str:
+    """Where a run's Base is the generalized form and the protocol has its own estimator.
+
+    Fake users' gains are defined through ``p`` and ``q`` (Cao, Jia and Gong 2021), so
+    a run with them estimates every protocol by ``(c_v/n − q)/(p − q)``; a protocol
+    whose simulations use another estimator (dBitFlipPM: Ding et al.'s) says so.
+    """
+    own = type(protocol).estimate_from_tallies
+    if own is FrequencyOracle.estimate_from_tallies:
+        return ""
+    return (
+        f" {protocol.name}'s Base here is the generalized form (c/n − q)/(p − q), through "
+        "which the gains are defined; the Explorer uses its own estimator "
+        f"({protocol.reference}), unbiased too, with a smaller variance."
     )
 
 
@@ -449,6 +467,7 @@ __all__ = [
     "extrapolation",
     "fake_users_caption",
     "fake_users_to_top_k_words",
+    "generalized_base_words",
     "not_converged_words",
     "report_check_words",
     "run_in_words",

@@ -289,6 +289,15 @@ class FrequencyOracle(ABC):
         """Turn the tallies of ``sample_tallies`` into support counts ``c_v``."""
         return check_counts(tallies, name="tallies", length=self.domain_size)
 
+    def estimate_from_tallies(self, tallies: ArrayLike, n: int) -> NDArray[np.float64]:
+        """The Base estimate from the tallies of :meth:`sample_tallies`.
+
+        The support counts' estimate (:meth:`estimate`), unless the protocol's own
+        estimator needs more of its reports than their support (dBitFlipPM: how many
+        users sampled each value, Ding et al.'s estimator).
+        """
+        return self.estimate(self.support_from_tallies(tallies), n)
+
     def _sample_per_user(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:

@@ -9,10 +9,22 @@ sampled value it is ε/2-LDP, and :meth:`DBitFlipPM.spent_epsilon` says so). *Pe
 memoization* (Sec. 4): a user's response to a value is drawn once and sent again at
 every round while the value stays, so any number of rounds spends ε once per value.
 
+**The Base estimate is Ding et al.'s** (Sec. 3) wherever the reports, or a simulation of
+them, are at hand: each user who sampled ``v`` adds ``(b_v (e^{ε/2} + 1) − 1)/(e^{ε/2} − 1)``
+(1 in expectation if ``v`` is its value, 0 otherwise), scaled by ``k/(n d')``. The
+aggregate it needs keeps, per value, the bits equal to 1 *and* how many users sampled
+it (the tallies, length ``2k``: :meth:`DBitFlipPM.tally`). Its variance is
+``[(k/d') e^{ε/2}/(e^{ε/2} − 1)² + f_v (k/d' − 1)] / n`` (:meth:`DBitFlipPM.variance`).
+
 In the generalized view (NDSS 2020 Sec. III) a report supports the sampled values whose
-bit is 1: ``p = (d'/k)·a`` and ``q = (d'/k)·b``. Ding et al.'s estimator divides by the
-observed number of users who sampled each value; the Base estimate here divides by its
-expectation ``n·d'/k``, as every protocol of the tool does. Both are unbiased.
+bit is 1: ``p = (d'/k)·a`` and ``q = (d'/k)·b``, and ``(c_v/n − q)/(p − q)`` replaces the
+number of users who sampled ``v`` by its mean ``n d'/k``. Both are unbiased; the
+generalized form's variance is larger by ``(e^{ε/2} + 1 − d'/k)/e^{ε/2}`` at ``f_v = 0``
+(1.33 to 1.77 at the ε the tool offers), because the luck of the sampling enters it.
+It stays where only support counts exist (a file of them, the fake users' simulation,
+whose gain Cao et al. define through ``p`` and ``q``), and where a method needs ``p``
+and ``q`` (the likelihood of MLE and IBU, the intervals' binomial model, which is
+conservative for Ding's estimator).
 
 Exact fast sampler, O(log k) vectorised calls: ``K_v ~ Bin(n_v, d'/k)`` users of ``v``
 sample ``v``; their other ``d' − 1`` picks, and the ``d'`` picks of the users who do not
@@ -32,14 +44,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ldpcore._validation import check_int
+from ldpcore._validation import check_counts, check_int, check_n_users
 from ldpcore.errors import InputError
 from ldpcore.protocols._halving import SplitKernels, sample_support
-from ldpcore.protocols.base import FrequencyOracle, ProtocolParameter
+from ldpcore.protocols.base import FrequencyOracle, ProtocolParameter, _user_batches
 from ldpcore.rng import ClientRNG, as_source
 
 if TYPE_CHECKING:
-    pass
+    from ldpcore.protocols.likelihoods import LikelihoodModel
 
 #: ``channel_matrix`` enumerates C(k, d')·2^d' reports only up to this many.
 _MAX_ENUMERATED = 200_000
@@ -178,9 +190,10 @@ class DBitFlipPM(FrequencyOracle):
         """About 4 million key cells a batch, whatever ``k`` is (bounded memory)."""
         return max(1, (1 << 22) // self.domain_size)
 
-    def _sample_fast(
+    def _draw(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
-    ) -> NDArray[np.int64]:
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Per value: the reports with its bit 1, and the reports that sampled it."""
         k, m = self.domain_size, self.sampled
         a, b = bit_probabilities(self.epsilon)
         own = rng.binomial(true_counts, m / k).astype(np.int64)
@@ -190,7 +203,122 @@ class DBitFlipPM(FrequencyOracle):
         rest = true_counts - own
         if m < k and rest.any():
             others += sample_support(rest, m + 1, 1.0, rng, self.kernels("rest")) - rest
-        return (rng.binomial(own, a) + rng.binomial(others, b)).astype(np.int64)
+        ones = (rng.binomial(own, a) + rng.binomial(others, b)).astype(np.int64)
+        return ones, (own + others).astype(np.int64)
+
+    def _sample_fast(
+        self, true_counts: NDArray[np.int64], rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        return self._draw(true_counts, rng)[0]
+
+    # ------------------------------------------------- Ding et al.'s estimator
+    def _tallies_fast(
+        self, true_counts: NDArray[np.int64], rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        return np.concatenate(self._draw(true_counts, rng))
+
+    def _tallies_per_user(
+        self, true_counts: NDArray[np.int64], rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        total = np.zeros(2 * self.domain_size, dtype=np.int64)
+        for values in _user_batches(true_counts, self.users_per_batch()):
+            total += self.tally(self.randomize(values, rng))
+        return total
+
+    def tally(self, reports: ArrayLike) -> NDArray[np.int64]:
+        """Per value, the reports with its bit 1, then the reports that sampled it (2k)."""
+        picks, _ = self.picks_and_bits(reports)
+        sampled = np.bincount(picks.ravel(), minlength=self.domain_size).astype(np.int64)
+        return np.concatenate([self.aggregate(reports), sampled])
+
+    def split_tallies(
+        self, tallies: ArrayLike, n: int | None = None
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64] | None]:
+        """``(ones, sampled)`` from tallies of length 2k; ``(support, None)`` from k.
+
+        Checked: whole and non-negative, no value's ones above its samplings, and with
+        ``n`` the ``n·d'`` samplings every ``n`` reports make.
+        """
+        array = np.asarray(tallies)
+        k = self.domain_size
+        if array.shape != (2 * k,):
+            return check_counts(array, name="support_counts", length=k), None
+        ones = check_counts(array[:k], name="tallies (bits equal to 1)", length=k)
+        sampled = check_counts(array[k:], name="tallies (times sampled)", length=k)
+        if np.any(ones > sampled):
+            raise InputError("a value has more bits equal to 1 than reports that sampled it")
+        if n is not None and int(sampled.sum()) != n * self.sampled:
+            raise InputError(
+                f"{n:,} reports sample {n * self.sampled:,} values in all (d' = "
+                f"{self.sampled}); these tallies have {int(sampled.sum()):,}"
+            )
+        return ones, sampled
+
+    def support_from_tallies(self, tallies: ArrayLike) -> NDArray[np.int64]:
+        """The bit-1 counts (the generalized view's support) from either form of tallies."""
+        return self.split_tallies(tallies)[0]
+
+    def estimate_from_tallies(self, tallies: ArrayLike, n: int) -> NDArray[np.float64]:
+        """Ding, Kulkarni and Yekhanin's estimator (NeurIPS 2017, Sec. 3), from the 2k tallies.
+
+        ``f̂_v = (k / (n d')) Σ_{users who sampled v} (b_v (e^{ε/2} + 1) − 1) / (e^{ε/2} − 1)``
+        ``= (k / (n d')) [(e^{ε/2} + 1) c_v − K_v] / (e^{ε/2} − 1)``, with ``c_v`` the bits
+        equal to 1 and ``K_v`` the users who sampled ``v``. A user who did not sample
+        ``v`` adds nothing, so the luck of the sampling does not enter as it does in
+        the generalized form (which replaces ``K_v`` by its mean ``n d'/k``). From
+        support counts alone (length k) the generalized form is all there is.
+        """
+        n = check_n_users(n)
+        ones, sampled = self.split_tallies(tallies, n)
+        if sampled is None:
+            return self.estimate(ones, n)
+        half = math.exp(self.epsilon / 2.0)
+        scale = self.domain_size / (n * self.sampled)
+        return np.asarray(scale * ((half + 1.0) * ones - sampled) / (half - 1.0), dtype=np.float64)
+
+    def likelihood_model(
+        self, estimate: NDArray[np.float64], n: int, tallies: ArrayLike | None = None
+    ) -> LikelihoodModel:
+        """The support counts' binomials, from the bits equal to 1 when the tallies are given.
+
+        Ding et al.'s estimate is not the generalized one, so the counts are not read
+        back from it where the tallies hold them; without tallies the default applies.
+        """
+        if tallies is not None and np.shape(tallies) == (2 * self.domain_size,):
+            # scipy (the models' KL terms) loads here, not with the protocols.
+            from ldpcore.protocols.likelihoods import SupportBinomialModel  # noqa: PLC0415
+
+            ones = self.split_tallies(np.asarray(tallies).astype(np.int64), n)[0]
+            return SupportBinomialModel(ones.astype(np.float64), n, p=self.p, q=self.q)
+        return super().likelihood_model(estimate, n, tallies)
+
+    def variance(self, frequencies: ArrayLike, n: int) -> NDArray[np.float64]:
+        """Ding et al.'s estimator's variance: ``[r e^{ε/2}/(e^{ε/2} − 1)² + f_v (r − 1)] / n``.
+
+        ``r = k/d'``. Each user adds ``r·1[v sampled]·(b(e^{ε/2}+1) − 1)/(e^{ε/2} − 1)``,
+        independently: its square's mean is ``r e^{ε/2}/(e^{ε/2} − 1)²`` for a user
+        without ``v`` (mean 0) and ``r (e^ε − e^{ε/2} + 1)/(e^{ε/2} − 1)²`` with it (mean 1).
+        The generalized form's (NDSS Eq. 3) is larger by the factor
+        ``(e^{ε/2} + 1 − d'/k)/e^{ε/2}`` at ``f_v = 0``.
+        """
+        n = check_n_users(n)
+        f = np.asarray(frequencies, dtype=np.float64)
+        if f.shape != (self.domain_size,):
+            raise InputError(
+                f"frequencies must have length domain_size={self.domain_size}, got shape {f.shape}"
+            )
+        return (self._noise() + f * (self._ratio() - 1.0)) / n
+
+    def approx_variance(self, n: int) -> float:
+        """The f-free variance of Ding et al.'s estimator: ``r e^{ε/2}/[n (e^{ε/2} − 1)²]``."""
+        return self._noise() / check_n_users(n)
+
+    def _ratio(self) -> float:
+        return self.domain_size / self.sampled
+
+    def _noise(self) -> float:
+        half = math.exp(self.epsilon / 2.0)
+        return self._ratio() * half / (half - 1.0) ** 2
 
     # ---------------------------------------------------------------- privacy
     def worst_case_ratio(self) -> float:

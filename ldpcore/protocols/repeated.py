@@ -69,18 +69,21 @@ def sample_rounds(
     *,
     sampler: Sampler = "fast",
 ) -> NDArray[np.int64]:
-    """Support counts of ``rounds`` reports from the same users: shape ``(rounds, d)``.
+    """The tallies of ``rounds`` reports from the same users, one row a round.
 
-    A memoizing protocol's users keep their permanent answer across the rounds
+    A memoizing chain's users keep their permanent answer across the rounds
     (:meth:`Chain.sample_rounds <ldpcore.protocols.rounds.Chain.sample_rounds>`, exact
-    and O(d) a round); another's rounds are independent draws of its own sampler.
+    and O(d) a round; its rows are support counts); another protocol's rounds are its
+    own sampler's tallies (:meth:`~ldpcore.protocols.base.FrequencyOracle.sample_tallies`),
+    drawn once and repeated if it memoizes its whole report, else drawn afresh. A row's
+    Base estimate is :meth:`~ldpcore.protocols.base.FrequencyOracle.estimate_from_tallies`.
     ``sampler="per-user"`` runs every user's memo and reports.
     """
     rounds = check_rounds(rounds, simulated=True)
     counts, generator = check_sampling(protocol, true_counts, rng, sampler)
 
     def draw() -> NDArray[np.int64]:
-        return protocol.sample_support_counts(counts, generator, sampler=sampler)
+        return protocol.sample_tallies(counts, generator, sampler=sampler)
 
     if protocol.memoizes_report:  # the same responses every round
         return np.repeat(draw()[None, :], rounds, axis=0)

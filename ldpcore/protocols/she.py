@@ -6,18 +6,23 @@ Laplace mechanism makes the vector ε-LDP. The aggregator sums the reports:
 ``S_v = n_v + Σ_i L_iv``, so ``S_v/n`` is unbiased with variance ``2b²/n = 8/(nε²)``
 whatever the frequencies (Wang et al. 2017, Sec. 4.2).
 
-*The noise is discrete, on a grid of 1/64 (our change, for privacy).* Laplace noise drawn
-in floating point leaks through its low bits: ``1 + L`` and ``L`` round to different sets
-of numbers, so some outputs are possible under one value and not the other (Mironov,
-CCS 2012). Here each coordinate's noise is ``g·K`` with ``g = 1/64`` and ``K`` the
-discrete Laplace (two-sided geometric) law ``P(K = k) ∝ r^{|k|}``, ``r = e^{−g/b}``: every
-report lies on the grid for every value, and two values' reports have probability ratio
-``r^{|k_v| − |k_v − 64| + |k_w − 64| − |k_w|} ≤ r^{−128} = e^{2/b} = e^ε`` exactly, reached
-where ``y_v ≥ 1`` and ``y_w ≤ 0``. The variance per coordinate is
+*The noise is discrete, on a grid of 1/64, and drawn exactly (our change, for
+privacy).* Laplace noise drawn in floating point leaks through its low bits: ``1 + L``
+and ``L`` round to different sets of numbers, so some outputs are possible under one
+value and not the other (Mironov, CCS 2012). Here each coordinate's noise is ``g·K``
+with ``g = 1/64`` and ``K`` the discrete Laplace (two-sided geometric) law
+``P(K = k) ∝ r^{|k|}``, ``r = e^{−γ}``, ``γ = ε'/128``: every report lies on the grid for
+every value, and two values' reports have probability ratio
+``r^{|k_v| − |k_v − 64| + |k_w − 64| − |k_w|} ≤ r^{−128} = e^{ε'}`` exactly, reached where
+``y_v ≥ 1`` and ``y_w ≤ 0``. ``K`` is drawn from uniform integers alone
+(:mod:`ldpcore.protocols.exact_noise`: Canonne, Kamath and Steinke 2020, Sec. 5), so
+its law is this one with no cut tail and no rounding: ``δ = 0``. (An earlier sampler
+took the inverse CDF of a 53-bit uniform; its output law broke the ratio by about
+1e-15 inside the distribution, not only in a tail.) ``ε'`` is ε rounded down to a
+multiple of 2⁻⁴⁵ (:func:`noise_epsilon`; equal to ε for 0.25, 0.5, 1, 2, …, and at
+most 3·10⁻¹⁴ below it otherwise), so that the sampler's integers stay within 64 bits; a
+smaller ε' is more noise, so the report is ε-LDP. The variance per coordinate is
 ``σ² = 2g²r/(1 − r)²``, below ``2b²`` by a relative ``(g/b)²/12`` (1.3·10⁻⁴ at ε = 5).
-The client draws ``K`` as the difference of two geometric draws by the inverse CDF of a
-53-bit uniform, so a tail beyond probability 2⁻⁵³ is cut: the bound fails only there, a
-``δ`` below ``2d·2⁻⁵³`` per report.
 
 *SHE's aggregate is real.* Its "support counts" here are the sums ``S_v``, the one
 protocol whose aggregate is not whole numbers (:attr:`FrequencyOracle.real_valued_reports`).
@@ -45,7 +50,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from fractions import Fraction
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -53,18 +59,34 @@ from numpy.typing import ArrayLike, NDArray
 from ldpcore._validation import check_n_users
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle
-from ldpcore.rng import ClientRNG, as_source
-
-if TYPE_CHECKING:
-    pass
+from ldpcore.protocols.exact_noise import discrete_laplace, dyadic_rate
+from ldpcore.rng import ClientRNG, RandomSource, as_source
 
 #: Grid points per unit of a report: the noise is ``K/GRID_STEPS`` (module docstring).
 GRID_STEPS = 64
 
 
+def noise_rate(epsilon: float) -> Fraction:
+    """``γ = ε'/128``: the discrete Laplace noise's rate per grid step, a multiple of 2⁻⁵²."""
+    return dyadic_rate(epsilon / (2.0 * GRID_STEPS))
+
+
+def noise_epsilon(epsilon: float) -> float:
+    """``ε'``: ε rounded down to a multiple of 2⁻⁴⁵, the ε the noise gives exactly.
+
+    Examples
+    --------
+    >>> noise_epsilon(1.0), noise_epsilon(0.5)
+    (1.0, 0.5)
+    >>> 0 <= 0.1 - noise_epsilon(0.1) < 2**-45
+    True
+    """
+    return float(noise_rate(epsilon) * 2 * GRID_STEPS)
+
+
 def noise_ratio(epsilon: float) -> float:
-    """``r = e^{−g/b}``: the discrete Laplace noise's ratio between neighbouring grid steps."""
-    return math.exp(-epsilon / (2.0 * GRID_STEPS))
+    """``r = e^{−γ}``: the discrete Laplace noise's ratio between neighbouring grid steps."""
+    return math.exp(-float(noise_rate(epsilon)))
 
 
 def noise_variance(epsilon: float) -> float:
@@ -76,7 +98,7 @@ def noise_variance(epsilon: float) -> float:
     True
     """
     r = noise_ratio(epsilon)
-    return 2.0 * r / (GRID_STEPS * -math.expm1(-epsilon / (2.0 * GRID_STEPS))) ** 2
+    return 2.0 * r / (GRID_STEPS * -math.expm1(-float(noise_rate(epsilon)))) ** 2
 
 
 def she_pq(epsilon: float) -> tuple[float, float]:
@@ -171,7 +193,7 @@ class SHE(FrequencyOracle):
         d = self.domain_size
         if users == 0:
             return np.zeros(d)
-        success = -math.expm1(-self.epsilon / (2.0 * GRID_STEPS))  # 1 − r
+        success = -math.expm1(-float(noise_rate(self.epsilon)))  # 1 − r
         steps = rng.negative_binomial(users, success, d) - rng.negative_binomial(users, success, d)
         return steps / GRID_STEPS
 
@@ -183,21 +205,23 @@ class SHE(FrequencyOracle):
     def randomize(self, values: ArrayLike, rng: ClientRNG = None) -> NDArray[np.float64]:
         """The real algorithm: one-hot, plus discrete Laplace noise on the 1/64 grid.
 
-        Each coordinate's ``K`` is the difference of two geometric draws, each by the
-        inverse CDF of a uniform, so the secure source (:class:`ldpcore.rng.SecureRandom`)
-        serves as well as a numpy Generator.
+        The noise is drawn exactly from uniform integers (:meth:`noise_steps`), so the
+        secure source (:class:`ldpcore.rng.SecureRandom`) serves as well as a numpy
+        Generator.
         """
         v = self._values(values)
-        generator = as_source(rng)
-        shape = (v.size, self.domain_size)
-        steps = self.geometric(generator, shape) - self.geometric(generator, shape)
+        steps = self.noise_steps(as_source(rng), (v.size, self.domain_size))
         steps[np.arange(v.size), v] += GRID_STEPS
         return steps / GRID_STEPS
 
-    def geometric(self, generator: Any, shape: tuple[int, int]) -> NDArray[np.float64]:
-        """``G`` with ``P(G >= k) = r^k``: ``floor(ln U / ln r)`` for ``U`` uniform on (0, 1]."""
-        uniform = 1.0 - np.asarray(generator.random(shape))  # (0, 1]: ln U is finite
-        return np.floor(np.log(uniform) / -(self.epsilon / (2.0 * GRID_STEPS)))
+    def noise_steps(self, source: RandomSource, shape: tuple[int, int]) -> NDArray[np.int64]:
+        """Grid steps of noise, ``P(K = k) ∝ r^{|k|}``, drawn exactly (module docstring)."""
+        return discrete_laplace(source, shape, noise_rate(self.epsilon))
+
+    @property
+    def noise_epsilon(self) -> float:
+        """``ε'``, the ε the noise gives exactly (ε rounded down to a multiple of 2⁻⁴⁵)."""
+        return noise_epsilon(self.epsilon)
 
     def aggregate(self, reports: ArrayLike) -> NDArray[np.float64]:  # type: ignore[override]
         """The sums ``S_v = Σ_i y_iv`` (SHE's aggregate is real)."""
@@ -211,14 +235,23 @@ class SHE(FrequencyOracle):
 
     # --------------------------------------------------------------- privacy
     def worst_case_ratio(self) -> float:
-        """``e^ε``: the noise laws' worst ratio, reached where ``y_v ≥ 1, y_w ≤ 0``."""
-        return math.exp(self.epsilon)
+        """``e^{ε'}``: the worst ratio of the law the noise is drawn from, exactly.
+
+        The worst of ``P(y | v)/P(y | w)`` is the worst ratio of one coordinate's noise
+        law shifted by one unit, squared (two coordinates differ). It is read off that
+        law on the grid, ``k = −128 … 128`` steps, where every ratio occurs: beyond, the
+        ratio of ``r^{|k|}`` and ``r^{|k − 64|}`` is constant.
+        """
+        steps = np.arange(-2 * GRID_STEPS, 2 * GRID_STEPS + 1)
+        log_law = -float(noise_rate(self.epsilon)) * np.abs(steps)
+        shifted = -float(noise_rate(self.epsilon)) * np.abs(steps - GRID_STEPS)
+        return math.exp(2.0 * float(np.max(log_law - shifted)))
 
     def log_density_ratio(self, reports: ArrayLike, v: int, w: int) -> NDArray[np.float64]:
         """``ln P(y | v) − ln P(y | w)`` for each report on the grid (the tests bound it by ε)."""
         y = np.asarray(reports, dtype=np.float64)
         gain = np.abs(y[:, v]) - np.abs(y[:, v] - 1.0) + np.abs(y[:, w] - 1.0) - np.abs(y[:, w])
-        return np.asarray(gain / self.scale)
+        return np.asarray(gain * self.noise_epsilon / 2.0)
 
     def channel_matrix(self) -> NDArray[np.float64]:
         """SHE's reports are ``d`` unbounded grid numbers: there is no matrix to enumerate."""
@@ -238,4 +271,12 @@ class SHE(FrequencyOracle):
         return np.asarray((y[:, v] >= 1.0) & (y[:, w] <= 0.0))
 
 
-__all__ = ["GRID_STEPS", "SHE", "noise_ratio", "noise_variance", "she_pq"]
+__all__ = [
+    "GRID_STEPS",
+    "SHE",
+    "noise_epsilon",
+    "noise_rate",
+    "noise_ratio",
+    "noise_variance",
+    "she_pq",
+]

@@ -82,7 +82,7 @@ def chains(context: Context) -> RecipeOutput:
         average = np.empty(trials)
         for trial in range(trials):
             counts = sample_rounds(protocol, data.counts, ROUNDS, trial_generator(57, trial))
-            estimates = np.stack([protocol.estimate(c, USERS) for c in counts])
+            estimates = np.stack([protocol.estimate_from_tallies(c, USERS) for c in counts])
             one[trial] = float(np.mean((estimates - truth) ** 2))  # over the rounds too
             average[trial] = float(np.mean((estimates.mean(axis=0) - truth) ** 2))
         rows.append(

@@ -49,7 +49,7 @@ def _run(context: Context, protocol: str, d: int, users: tuple[int, ...]) -> pd.
                 counts = generator.multinomial(n, p)
                 f = counts / n
                 tallies = oracle.sample_tallies(counts, generator)
-                base = oracle.estimate(oracle.support_from_tallies(tallies), n)
+                base = oracle.estimate_from_tallies(tallies, n)
                 for method in METHODS:
                     estimate = get_method(method)(base, protocol=oracle, n=n, tallies=tallies)
                     rows.append(

@@ -184,3 +184,15 @@ def test_each_query_is_answered_with_and_without_the_fake_users() -> None:
     none = run_attack(_config("OUE", trials=40), AttackSpec("mga", beta=0.0, targets=3))
     assert np.all(none.gains == 0.0)
     np.testing.assert_array_equal(none.in_top_k, none.honest_in_top_k)
+
+
+def test_a_protocol_with_its_own_estimator_says_the_attack_uses_the_generalized_one() -> None:
+    config = ExperimentConfig(
+        dataset="zipf:d=16", n=5_000, protocol="dBitFlipPM", epsilon=1.0, trials=3,
+        methods=["Base"],
+    )  # fmt: skip
+    words = attack_sentence(run_attack(config, AttackSpec("mga", beta=0.05, targets=1)))
+    assert "dBitFlipPM's Base here is the generalized form" in words
+    assert "Ding" in words
+    other = run_attack(_config("OUE", trials=3), AttackSpec("mga", beta=0.05, targets=1))
+    assert "generalized form" not in attack_sentence(other)

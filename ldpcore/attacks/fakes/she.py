@@ -57,7 +57,7 @@ def reports(
     if kind != "rpa":
         raise refused(protocol, kind)
     shape = (fakes, protocol.domain_size)
-    return (protocol.geometric(rng, shape) - protocol.geometric(rng, shape)) / GRID_STEPS
+    return protocol.noise_steps(rng, shape) / GRID_STEPS
 
 
 FAKES = FakeUsers(attacks=ATTACKS, support_rate=support_rate, support=support, reports=reports)

@@ -35,7 +35,7 @@ def guess_rate(protocol: SHE, prior: ArrayLike) -> float:
     by at most ``e^δ − 1``.
     """
     pi = check_prior(prior, protocol.domain_size)
-    half, levels = protocol.epsilon / 2.0, GRID_STEPS + 1
+    half, levels = protocol.noise_epsilon / 2.0, GRID_STEPS + 1
     values, repeats = np.unique(pi[pi > 0], return_counts=True)  # ascending
     logs, sizes = np.log(values), repeats.astype(np.float64)
     # No value wins below the second-best value's lowest score (counting repeats).
@@ -78,14 +78,14 @@ def _others_below(
     """``Σ_{g ≠ u} k_g ln P(Z_g ≤ scores[u, j])``, every group but row ``u``'s own."""
     other, _ = _level_laws(protocol)
     cumulative = np.cumsum(other)
-    half, m = protocol.epsilon / 2.0, GRID_STEPS
+    half, m = protocol.noise_epsilon / 2.0, GRID_STEPS
     total = np.zeros(scores.shape)
     step = max(1, _BLOCK_CELLS // max(1, scores.size))
     for start in range(0, logs.size, step):
         rows = slice(start, start + step)
         # Group g's level at or below each score: floor of (z − ln π_g + ε/2)·m/ε.
         level = np.floor(
-            (scores[None, :, :] - logs[rows, None, None] + half) * m / protocol.epsilon
+            (scores[None, :, :] - logs[rows, None, None] + half) * m / protocol.noise_epsilon
         )
         with np.errstate(divide="ignore"):
             cdf = np.where(level < 0, 0.0, cumulative[np.clip(level, 0, m).astype(np.int64)])
