@@ -18,6 +18,7 @@ from _common import best_of, zipf_counts
 
 from ldpcore import get_protocol, protocol_names
 from ldpcore.attacks import AttackSpec, attack_names, poison
+from ldpcore.attacks.fakes import described_attacks
 from ldpcore.attacks.gains import choose_targets
 
 D, N = 1024, 1_000_000
@@ -46,7 +47,11 @@ def row(name: str, counts: np.ndarray, kinds: tuple[str, ...], repeat: int) -> s
     )
     targets = choose_targets(3, D, np.random.default_rng(1))
     times = []
+    offered = {"ria", *described_attacks(protocol)}
     for kind in kinds:
+        if kind not in offered:  # SHE takes no maximal-gain attack: no bound on it
+            times.append(float("nan"))
+            continue
         attack = AttackSpec(kind, beta=0.05, targets=3)
         times.append(
             best_of(
@@ -55,8 +60,9 @@ def row(name: str, counts: np.ndarray, kinds: tuple[str, ...], repeat: int) -> s
                 number=number,
             )
         )
-    cells = " | ".join(f"{t * 1e3:.3f}" for t in times)
-    return f"| {name} | {honest * 1e3:.3f} | {cells} | {max(times) / honest:.2f}× | ≤ 1.5× |"
+    cells = " | ".join("—" if np.isnan(t) else f"{t * 1e3:.3f}" for t in times)
+    worst = np.nanmax(times) / honest
+    return f"| {name} | {honest * 1e3:.3f} | {cells} | {worst:.2f}× | ≤ 1.5× |"
 
 
 if __name__ == "__main__":

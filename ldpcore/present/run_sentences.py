@@ -299,38 +299,47 @@ def fake_users_to_top_k_words(
     --------
     >>> fake_users_to_top_k_words("kale", 10, protocol="OLH", epsilon=1.0, n=10_000,
     ...                           by_epsilon=[(0.5, 120), (1.0, 250), (4.0, 2_100)])[:64]
-    'At ε = 1, 250 fake users (2.44% of all reports) sending the maxi'
+    'At ε = 1, 250 fake users (2.44% of all reports) sending the OLH '
     """
     found = dict(by_epsilon)
     needed = found.get(epsilon)
     if needed is None:
         return (
-            f"At ε = {epsilon:g} no number of fake users sending the maximal-gain {protocol} "
-            f"report lifts {label!r} into the top {k}."
+            f"At ε = {epsilon:g} no number of fake users sending {protocol} reports puts "
+            f"{label!r} in the top {k} half the time."
         )
     if needed == 0:
         head = f"At ε = {epsilon:g}, {label!r} is already in the top {k}."
     else:
         head = (
             f"At ε = {epsilon:g}, {needed:,} fake users "
-            f"({format_share(needed / (n + needed))} of all reports) sending the "
-            f"maximal-gain {protocol} report would lift {label!r} into the top {k} beside "
-            f"{n:,} honest users, in expectation (about half the time at that number, more "
-            "often with each one more)."
+            f"({format_share(needed / (n + needed))} of all reports) sending the {protocol} "
+            f"reports that lift {label!r} furthest would put it in the top {k} at least half "
+            f"the time beside {n:,} honest users (more often with each one more)."
         )
     others = [(e, m) for e, m in by_epsilon if e != epsilon and m is not None]
     if not others:
         return head
     smaller = ", ".join(f"{m:,} at ε = {e:g}" for e, m in others if e < epsilon)
     larger = ", ".join(f"{m:,} at ε = {e:g}" for e, m in others if e > epsilon)
-    parts = [
-        *([f"fewer at a smaller ε ({smaller})"] if smaller else []),
-        *([f"more at a larger one ({larger})"] if larger else []),
-    ]
+    counts = [m for _, m in sorted(by_epsilon) if m is not None]
+    if counts == sorted(counts):
+        parts = [
+            *([f"fewer at a smaller ε ({smaller})"] if smaller else []),
+            *([f"more at a larger one ({larger})"] if larger else []),
+        ]
+        return (
+            f"{head} It takes {' and '.join(parts)}: a smaller ε protects each person "
+            "better and makes the collection easier to push, because the aggregator divides "
+            "away the noise that protects them, and the fake reports, sent without noise, "
+            "with it."
+        )
+    listed = "; ".join(part for part in (smaller, larger) if part)
     return (
-        f"{head} It takes {' and '.join(parts)}: a smaller ε protects each person better "
-        "and makes the collection easier to push, because the aggregator divides away the "
-        "noise that protects them, and the fake reports, sent without noise, with it."
+        f"{head} At the other ε it takes {listed}. A smaller ε makes each fake report push "
+        "further (the aggregator divides it by a smaller p − q) but also adds noise that "
+        "can hide the target among its neighbours, so here the fewest are not at the "
+        "smallest ε."
     )
 
 
@@ -403,11 +412,25 @@ def top_k_question_words(question: TopKQuestion) -> str:
 
 def fake_users_caption(question: TopKQuestion) -> str:
     """What the fake-user numbers assume, under their table (page and record)."""
+    if question.attacker_chooses:
+        reports = (
+            "The fake users send the reports that need fewest of them: every one supports "
+            "the target, and where a report must support other values the attacker picks "
+            "them, as Cao, Jia and Gong's maximal-gain report does (at random) or to keep "
+            "the values it must pass low, whichever needs fewer."
+        )
+    else:
+        reports = (
+            "The fake users send Cao, Jia and Gong's maximal-gain report, which supports the "
+            f"target; {question.protocol} itself decides which other values a report "
+            "supports (its hash or its row)."
+        )
     return (
         f"{question.label!r} holds {format_share(question.share)} of the {question.n:,} "
-        "users. The fake users send the maximal-gain report (Cao, Jia and Gong 2021): the "
-        f"report that raises the target's {question.protocol} estimate most; the numbers are "
-        "in expectation. The Fake users page simulates every attack against every method."
+        f"users. {reports} A count is the fewest fake users that put the target in the "
+        f"top {question.k} at least half the time, each value's Base estimate taken as "
+        "normal with its exact variance (NDSS Eq. 3). The Fake users page simulates every "
+        "attack against every method."
     )
 
 

@@ -3,12 +3,20 @@ against a plain search and against simulated collections."""
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 import pytest
 
 from ldpcore.attacks import AttackSpec, poison
+from ldpcore.attacks.fakes import chosen_padding
 from ldpcore.attacks.gains import fake_rate
-from ldpcore.attacks.reach import fakes_to_enter_top_k
+from ldpcore.attacks.reach import (
+    best_support_rate,
+    fakes_for_top_k,
+    fakes_to_enter_top_k,
+    top_k_chance,
+)
 from ldpcore.data.datasets import zipf
 from ldpcore.protocols import get_protocol
 
@@ -83,3 +91,66 @@ def test_already_in_or_never() -> None:
     )
     with pytest.raises(ValueError, match="k must be between 1 and d"):
         fakes_to_enter_top_k(oracle, [0.5, 0.3, 0.15, 0.05], 1000, target=3, k=4)
+
+
+def _simulated_chance(oracle, counts, rate, fakes, *, target, k, trials) -> float:
+    """Honest support drawn exactly, the fake reports' support ``rate · m`` added."""
+    rng = np.random.default_rng(fakes)
+    fake = np.rint(rate * fakes).astype(np.int64)
+    inside = 0
+    for _ in range(trials):
+        estimate = oracle.estimate(
+            oracle.sample_support_counts(counts, rng) + fake, counts.sum() + fakes
+        )
+        inside += int(np.sum(np.delete(estimate, target) > estimate[target]) < k)
+    return inside / trials
+
+
+@pytest.mark.parametrize(("protocol", "epsilon"), [("SS", 1.0), ("OUE", 0.5), ("GRR", 1.0)])
+def test_the_chance_model_is_the_simulated_chance(protocol: str, epsilon: float) -> None:
+    """top_k_chance (normal estimates, independent values) against seeded collections,
+    at counts where the target is in about a quarter, half and most of the time."""
+    data = zipf(60, 50_000, s=1.1)
+    oracle = get_protocol(protocol, epsilon=epsilon, domain_size=60)
+    f = data.frequencies()
+    needed = fakes_for_top_k(oracle, f, data.n, target=45, k=8)
+    assert needed is not None and needed > 0
+    for fakes in (int(needed * 0.8), needed, int(needed * 1.3)):
+        rate = best_support_rate(oracle, f, data.n, fakes, target=45, k=8)
+        rate = fake_rate(oracle, "mga", [45]) if rate is None else rate
+        model = top_k_chance(oracle, f, data.n, fakes, rate=rate, target=45, k=8)
+        found = _simulated_chance(oracle, data.counts, rate, fakes, target=45, k=8, trials=600)
+        assert abs(found - model) <= 4.5 * np.sqrt(model * (1 - model) / 600) + 0.03, (
+            fakes,
+            found,
+            model,
+        )
+
+
+@pytest.mark.parametrize("protocol", ["SS", "OUE"])
+def test_the_best_attacker_needs_no_more_than_any_single_report(protocol: str) -> None:
+    """Brute force at d = 8: every report that supports the target and as many others as
+    a maximal-gain report must (all of them sent by every fake user), searched for the
+    fewest fake users that reach the top k half the time; the best attacker's count is
+    at most the best of them, and at most Cao et al.'s random padding."""
+    d, target, k = 8, 6, 3
+    oracle = get_protocol(protocol, epsilon=1.0, domain_size=d)
+    f = zipf(d, 2_000, s=1.0).frequencies()
+    padding = chosen_padding(oracle, 1)
+    best = fakes_for_top_k(oracle, f, 2_000, target=target, k=k)
+    maximal = fakes_for_top_k(oracle, f, 2_000, target=target, k=k, kind="mga")
+    assert best is not None and maximal is not None and best <= maximal
+
+    def fewest(rate: np.ndarray) -> float:
+        for m in range(0, 20_000, 5):
+            if top_k_chance(oracle, f, 2_000, m, rate=rate, target=target, k=k) >= 0.5:
+                return m
+        return np.inf
+
+    others = [v for v in range(d) if v != target]
+    pure = []
+    for chosen in combinations(others, padding):
+        rate = np.zeros(d)
+        rate[[target, *chosen]] = 1.0
+        pure.append(fewest(rate))
+    assert best <= min(pure) + 5  # the search above steps by 5

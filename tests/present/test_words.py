@@ -295,3 +295,19 @@ def test_a_method_with_a_caveat_is_never_recommended_without_it(tmp_path: Path) 
         assert done.returncode == 0, done.stderr
         if "Norm-Mul" in done.stdout.splitlines()[0] or '"recommended": "Norm-Mul"' in done.stdout:
             assert "Caveat: Norm-Mul shrinks every value" in done.stdout
+
+
+def test_the_fake_user_words_claim_a_direction_only_where_the_counts_have_one() -> None:
+    from ldpcore.present.run_sentences import fake_users_to_top_k_words  # noqa: PLC0415
+
+    rising = fake_users_to_top_k_words(
+        "kale", 10, protocol="SS", epsilon=1.0, n=10_000,
+        by_epsilon=[(0.5, 120), (1.0, 250), (4.0, 2_100)],
+    )  # fmt: skip
+    assert "fewer at a smaller ε" in rising and "easier to push" in rising
+    mixed = fake_users_to_top_k_words(
+        "kale", 10, protocol="SS", epsilon=1.0, n=10_000,
+        by_epsilon=[(0.25, 2_400), (0.5, 2_300), (1.0, 3_000), (4.0, 6_000)],
+    )  # fmt: skip
+    assert "fewer at a smaller ε" not in mixed and "not at the smallest ε" in mixed
+    assert "2,400 at ε = 0.25" in mixed and "at least half the time" in mixed

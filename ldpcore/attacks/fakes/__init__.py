@@ -100,6 +100,16 @@ def reports(
     return _function(protocol, kind, "reports")(protocol, kind, targets, fakes, rng)
 
 
+def chosen_padding(protocol: FrequencyOracle, targets: int) -> int | None:
+    """How many other values a maximal-gain report supports, chosen by the attacker.
+
+    None where the protocol chooses them (OLH's hash, HR's row) or describes no
+    maximal-gain report (:class:`~ldpcore.attacks.fakes.base.FakeUsers`).
+    """
+    padding = fake_users(protocol).padding
+    return None if padding is None else int(padding(protocol, targets))
+
+
 def report_sizes(protocol: FrequencyOracle, reports: Any) -> NDArray[np.int64] | None:
     """How many values each report supports, where that varies (None: it never does).
 
@@ -119,6 +129,7 @@ def report_size_law(protocol: FrequencyOracle) -> NDArray[np.float64] | None:
 __all__ = [
     "FAKE_USERS",
     "FakeUsers",
+    "chosen_padding",
     "described_attacks",
     "fake_users",
     "not_described",

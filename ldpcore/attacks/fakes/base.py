@@ -35,6 +35,11 @@ class FakeUsers:
     reports : callable, optional
         ``(protocol, kind, targets, fakes, rng)``: the fake reports, valid reports of the
         protocol.
+    padding : callable, optional
+        ``(protocol, targets)``: how many other values a maximal-gain report supports
+        besides ``targets`` values, *chosen by the attacker* (unary padding, a subset's
+        free slots; 0 where a report needs none). None where the protocol chooses them
+        (a hash, a Hadamard row), or no maximal-gain report is described.
     report_sizes : callable, optional
         ``(protocol, reports)``: how many values each report supports, where that varies.
     report_size_law : callable, optional
@@ -45,6 +50,7 @@ class FakeUsers:
     support_rate: Callable[..., Any] | None = None
     support: Callable[..., Any] | None = None
     reports: Callable[..., Any] | None = None
+    padding: Callable[..., int] | None = None
     report_sizes: Callable[..., Any] | None = None
     report_size_law: Callable[..., Any] | None = None
 

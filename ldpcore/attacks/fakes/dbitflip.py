@@ -87,4 +87,11 @@ def reports(
     return np.concatenate([picks, bits], axis=1).astype(np.int64)
 
 
-FAKES = FakeUsers(attacks=ATTACKS, support_rate=support_rate, support=support, reports=reports)
+def no_padding(protocol: DBitFlipPM, targets: int) -> int:
+    """The other sampled values' bits are 0: they support nothing."""
+    return 0
+
+
+FAKES = FakeUsers(
+    attacks=ATTACKS, support_rate=support_rate, support=support, reports=reports, padding=no_padding
+)

@@ -57,9 +57,15 @@ def reports(
     raise not_described(protocol, kind, ATTACKS)
 
 
+def no_padding(protocol: GRR, targets: int) -> int:
+    """A GRR report is one value: nothing besides the target."""
+    return 0
+
+
 FAKES = FakeUsers(
     attacks=ATTACKS,
     support_rate=support_rate,
     support=support,
     reports=reports,
+    padding=no_padding,
 )

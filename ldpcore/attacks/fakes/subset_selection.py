@@ -97,4 +97,11 @@ def reports(
     return np.concatenate([np.tile(targets, (fakes, 1)), padding], axis=1).astype(np.int64)
 
 
-FAKES = FakeUsers(attacks=ATTACKS, support_rate=support_rate, support=support, reports=reports)
+def padding(protocol: SubsetSelection, targets: int) -> int:
+    """The subset's slots the targets leave free."""
+    return max(protocol.subset_size - targets, 0)
+
+
+FAKES = FakeUsers(
+    attacks=ATTACKS, support_rate=support_rate, support=support, reports=reports, padding=padding
+)

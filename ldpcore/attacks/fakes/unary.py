@@ -113,6 +113,11 @@ def reports(
     return bits
 
 
+def padding(protocol: UnaryEncoding, targets: int) -> int:
+    """The ones a maximal-gain report adds besides the targets' (:meth:`padding`)."""
+    return int(protocol.padding(targets))
+
+
 FAKES = FakeUsers(
     attacks=ATTACKS,
     report_sizes=report_sizes,
@@ -120,4 +125,5 @@ FAKES = FakeUsers(
     support_rate=support_rate,
     support=support,
     reports=reports,
+    padding=padding,
 )
