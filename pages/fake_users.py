@@ -14,7 +14,7 @@ from ldpcore.present.run_sentences import attack_table, attack_top_k_words, cloc
 from ldpcore.present.sentences import settings_line
 from pages.app_layer.controls.navigation import ensure_app
 from pages.app_layer.controls.widgets import require_config
-from pages.app_layer.features.attacks import attack_controls, attack_tables
+from pages.app_layer.features.attacks import attack_controls, attack_tables, dataset_labels
 from pages.app_layer.views.display import run_or_explain, show_chart
 
 ensure_app(__file__)
@@ -26,7 +26,7 @@ st.caption(
     "(Cao, Jia and Gong, USENIX Security 2021). The honest run beside each bar is the same "
     "honest reports without them."
 )
-attack, top_k = attack_controls()
+attack, top_k = attack_controls(dataset_labels(config))
 
 # An attack runs every trial twice (with and without the fake users).
 seconds = 2 * run_seconds(config)
@@ -67,8 +67,10 @@ st.caption(
     "Against Base: the paired difference of the gain on the same trials with its 95% "
     "interval; a method shrinks or amplifies the gain only when the interval excludes 0. "
     "The MSE on the other values is the collateral damage: the mass the fake users took "
-    'from them. In brackets, the honest run\'s figure. "The same as Base": no trial '
-    "differs from Base's gain beyond rounding."
+    "from them. Ranking kept: Kendall's τ between the method's ranking of all values "
+    "with the fake users and without them (1: no two values swapped). In brackets, the "
+    "honest run's figure. \"The same as Base\": no trial differs from Base's gain beyond "
+    "rounding."
 )
 # Wrapped, so the block never scrolls: a scrolling region a keyboard cannot reach fails
 # WCAG 2.1.1 (axe: scrollable-region-focusable).

@@ -13,7 +13,10 @@ Cao, Jia and Gong (USENIX Security 2021, Sec. 3) give three attacks, each a way 
   target to the reported bucket), which maximises the targets' total estimated gain.
 
 Every attack needs ``r`` targets and the fake users' share ``β = m / (n + m)`` of all
-reports (or their number ``m``).
+reports (or their number ``m``). The targets are drawn at random, as Cao et al. choose
+them (``pick=random``), or are the ``r`` least frequent values (``pick=rarest``: a
+rare value made to look popular), or are named (``pick=Kale+Leek``: labels, or 0-based
+values, joined by ``+``).
 """
 
 from __future__ import annotations
@@ -36,6 +39,10 @@ ATTACKS: Final = MappingProxyType(
 )
 #: The largest share of fake users a spec takes: beyond half, they are the collection.
 BETA_MAX = 0.5
+#: How the targets are chosen, besides naming them.
+PICKS: Final = MappingProxyType(
+    {"random": "drawn at random", "rarest": "the least frequent values"}
+)
 
 
 def attack_names() -> tuple[str, ...]:
@@ -57,12 +64,19 @@ class AttackSpec:
         Their number instead (exactly one of ``beta`` and ``fakes`` is set).
     targets : int
         How many values the attack pushes up (``r`` ≥ 1).
+    pick : str
+        How they are chosen: ``"random"``, ``"rarest"`` (:data:`PICKS`), or ``"named"``
+        with ``named`` set.
+    named : tuple of str
+        The targets' labels (or 0-based values) when ``pick == "named"``.
     """
 
     kind: str
     beta: float | None = None
     fakes: int | None = None
     targets: int = 1
+    pick: str = "random"
+    named: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in ATTACKS:
@@ -84,6 +98,17 @@ class AttackSpec:
             raise InputError(f"fakes must be a number of users >= 0, got {self.fakes}")
         if self.targets < 1:
             raise InputError(f"targets must be at least 1, got {self.targets}")
+        if self.pick not in (*PICKS, "named"):
+            raise InputError(
+                f"pick must be random, rarest or the targets' names joined by +, got {self.pick!r}"
+            )
+        if (self.pick == "named") != bool(self.named):
+            raise InputError("named targets need pick=named and at least one name")
+        if self.named and len(self.named) != self.targets:
+            raise InputError(
+                f"{len(self.named)} named target(s) but targets={self.targets}: name as "
+                "many as the targets, or leave targets out"
+            )
 
     def fake_users(self, honest: int) -> int:
         """``m`` for ``honest`` users: ``fakes``, or the whole ``m`` with ``m/(n+m) ≈ β``."""
@@ -98,7 +123,12 @@ class AttackSpec:
             if self.beta is not None
             else f"fakes={self.fakes}"
         )
-        return f"{self.kind}:{size},targets={self.targets}"
+        pick = ""
+        if self.pick == "rarest":
+            pick = ",pick=rarest"
+        elif self.pick == "named":
+            pick = ",pick=" + "+".join(self.named)
+        return f"{self.kind}:{size},targets={self.targets}{pick}"
 
     def in_words(self) -> str:
         """E.g. "5% fake users, maximal gain on 3 targets"."""
@@ -106,7 +136,10 @@ class AttackSpec:
             f"{self.beta:.0%} fake users" if self.beta is not None else f"{self.fakes:,} fake users"
         )
         many = "target" if self.targets == 1 else "targets"
-        return f"{size}, {ATTACKS[self.kind].split(':')[0]} on {self.targets} {many}"
+        which = {"random": " (drawn at random)", "rarest": " (the least frequent)"}.get(
+            self.pick, " (named)"
+        )
+        return f"{size}, {ATTACKS[self.kind].split(':')[0]} on {self.targets} {many}{which}"
 
 
 def parse_attack(text: object) -> AttackSpec:
@@ -115,17 +148,20 @@ def parse_attack(text: object) -> AttackSpec:
     Examples
     --------
     >>> parse_attack("MGA:beta=0.05, targets=3")
-    AttackSpec(kind='mga', beta=0.05, fakes=None, targets=3)
+    AttackSpec(kind='mga', beta=0.05, fakes=None, targets=3, pick='random', named=())
+    >>> parse_attack("mga:fakes=500,pick=Kale+Leek").named
+    ('Kale', 'Leek')
     >>> str(parse_attack("ria:fakes=500"))
     'ria:fakes=500,targets=1'
     """
     spec = parse_spec(text, what="attack")
     options = dict(spec.options)
-    unknown = set(options) - {"beta", "fakes", "targets"}
+    unknown = set(options) - {"beta", "fakes", "targets", "pick"}
     if unknown:
         raise InputError(
             f"unknown attack option(s) {', '.join(sorted(unknown))} in {spec.text!r}; "
-            "an attack takes beta (or fakes) and targets, e.g. mga:beta=0.05,targets=3"
+            "an attack takes beta (or fakes), targets and pick, e.g. "
+            "mga:beta=0.05,targets=3,pick=rarest"
         )
     beta = None if "beta" not in options else parse_number(options["beta"], "beta", where=spec.text)
     fakes = None
@@ -134,12 +170,22 @@ def parse_attack(text: object) -> AttackSpec:
         if value != math.floor(value):
             raise InputError(f"fakes is a number of users, got {options['fakes']!r}")
         fakes = int(value)
-    targets = parse_number(options.get("targets", "1"), "targets", where=spec.text)
+    pick = str(options.get("pick", "random")).strip()
+    named: tuple[str, ...] = ()
+    if pick.lower() in PICKS:
+        pick = pick.lower()
+    else:
+        named = tuple(name.strip() for name in pick.split("+") if name.strip())
+        pick = "named"
+    default = str(len(named)) if named else "1"
+    targets = parse_number(options.get("targets", default), "targets", where=spec.text)
     if targets != math.floor(targets):
         raise InputError(f"targets is a number of values, got {options['targets']!r}")
     if beta is None and fakes is None:
         beta = 0.05
-    return AttackSpec(spec.kind, beta=beta, fakes=fakes, targets=int(targets))
+    return AttackSpec(
+        spec.kind, beta=beta, fakes=fakes, targets=int(targets), pick=pick, named=named
+    )
 
 
-__all__ = ["ATTACKS", "BETA_MAX", "AttackSpec", "attack_names", "parse_attack"]
+__all__ = ["ATTACKS", "BETA_MAX", "PICKS", "AttackSpec", "attack_names", "parse_attack"]

@@ -54,7 +54,9 @@ def add_parser(commands: Any) -> None:
         "--attack",
         help="fake users join the collection: KIND:beta=B,targets=R (or fakes=M), KIND one of "
         "rpa (uniform reports), ria (random targets through the randomizer), mga (maximal "
-        "gain); prints every method's gain on the targets instead of its error",
+        "gain); pick=rarest for the least frequent targets, or pick=A+B to name them "
+        "(labels or 0-based values; default: drawn at random); prints every method's gain "
+        "on the targets (with minus without the fake users) instead of its error",
     )
     sim.add_argument(
         "--rounds",

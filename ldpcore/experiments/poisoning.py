@@ -23,10 +23,14 @@ estimate taken over all ``n + m`` reports, and every method applied to it. Per m
 * per query (NDSS 2020, Sec. V): the **set query** over the targets (their estimated
   total, which the gain moves) and the **top-k** query (how many targets the method
   ranks among its k largest estimates, where the attack wants them seen);
+* the **ranking** (as LDP³+ measures rank preservation): Kendall's τ-b between the
+  method's estimates with the fake users and its estimates without them, over all
+  values (1: the attack moved no pair of values past each other);
 * the **honest run** beside it: the same honest reports without the fake users
   (:attr:`ldpcore.attacks.Poisoned.honest_support`).
 
-The targets are drawn once per run from its seed (uniformly, as Cao et al. choose them).
+The targets are chosen once per run (:func:`pick_targets`): drawn from its seed
+(uniformly, as Cao et al. choose them), the least frequent values, or named.
 """
 
 from __future__ import annotations
@@ -40,7 +44,8 @@ from numpy.typing import NDArray
 
 from ldpcore._json import json_value
 from ldpcore.attacks import AttackSpec, expected_gain, poison
-from ldpcore.attacks.gains import choose_targets
+from ldpcore.attacks.gains import check_targets, choose_targets
+from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.metrics import t_interval
 from ldpcore.experiments.trials import trial_generator
@@ -89,6 +94,9 @@ class AttackResult:
         estimates, with and without the fake users.
     truth : float
         The targets' true total frequency (the set query's true answer).
+    kendall : ndarray
+        ``(methods, trials)``: Kendall's τ-b of the estimates with the fake users
+        against the same method's without them.
     no_ops : tuple of str
         The methods that declare they return Base's estimate unchanged for this
         protocol (``PostProcessor.is_no_op``): "the same as Base" whatever rounding says.
@@ -108,6 +116,7 @@ class AttackResult:
     in_top_k: NDArray[np.int64]
     honest_in_top_k: NDArray[np.int64]
     truth: float
+    kendall: NDArray[np.float64]
     no_ops: tuple[str, ...] = ()
 
     @property
@@ -141,6 +150,9 @@ class AttackResult:
                 "top_k_any": float(np.mean(self.in_top_k[k] > 0)),
                 "honest_in_top_k": float(self.honest_in_top_k[k].mean()),
                 "honest_top_k_any": float(np.mean(self.honest_in_top_k[k] > 0)),
+                "kendall_tau": float(np.nanmean(self.kendall[k]))
+                if np.any(np.isfinite(self.kendall[k]))
+                else float("nan"),
             }
             if base is not None:
                 difference = gain - self.gains[base]
@@ -195,6 +207,48 @@ def effect(difference: NDArray[np.float64], scale: float = 1.0, *, is_base: bool
     return "no significant difference"
 
 
+def pick_targets(
+    attack: AttackSpec, truth: NDArray[np.float64], labels: Any, rng: np.random.Generator
+) -> NDArray[np.int64]:
+    """The attack's targets: drawn at random, the least frequent, or named.
+
+    Named targets are the dataset's labels, or else 0-based values; one that is neither
+    is refused with the labels it could have been.
+    """
+    d = truth.size
+    if attack.pick == "rarest":
+        if attack.targets > d:
+            raise InputError(
+                f"an attack on {attack.targets} targets needs at least that many values"
+            )
+        return np.sort(np.argsort(truth, kind="stable")[: attack.targets]).astype(np.int64)
+    if attack.pick == "named":
+        names = [str(label) for label in labels]
+        chosen = []
+        for name in attack.named:
+            if name in names:
+                chosen.append(names.index(name))
+            elif name.isdigit() and int(name) < d:
+                chosen.append(int(name))
+            else:
+                shown = ", ".join(names[:8]) + (", …" if d > 8 else "")
+                raise InputError(
+                    f"no value {name!r} to target; name one of the labels ({shown}) or a "
+                    f"0-based value below {d}"
+                )
+        return check_targets(chosen, d)
+    return choose_targets(attack.targets, d, rng)
+
+
+def _kendall(first: NDArray[np.float64], second: NDArray[np.float64]) -> float:
+    """Kendall's τ-b of two rankings of the values (NaN where either is constant)."""
+    from scipy import stats  # noqa: PLC0415 (scipy loads with the run)
+
+    if np.ptp(first) == 0 or np.ptp(second) == 0:
+        return float("nan")
+    return float(stats.kendalltau(first, second).statistic)
+
+
 def _in_top_k(vector: NDArray[np.float64], targets: NDArray[np.int64], k: int) -> int:
     """How many targets are among the k largest entries (ties broken by position)."""
     top = np.argpartition(-vector, k - 1)[:k] if k < vector.size else np.arange(vector.size)
@@ -209,15 +263,14 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
     data, protocol, _ = config.build()
     top_k = max(1, min(int(top_k), protocol.domain_size))
     truth = data.frequencies()
-    targets = choose_targets(
-        attack.targets, protocol.domain_size, trial_generator(config.seed, _TARGETS_KEY)
-    )
+    targets = pick_targets(attack, truth, data.labels, trial_generator(config.seed, _TARGETS_KEY))
     others = np.setdiff1d(np.arange(protocol.domain_size), targets)
     methods = [get_method(name) for name in config.methods]
     shape = (len(methods), config.trials)
     gains, collateral, honest_bias = np.empty(shape), np.empty(shape), np.empty(shape)
     in_top_k = np.empty(shape, dtype=np.int64)
     honest_in_top_k = np.empty(shape, dtype=np.int64)
+    kendall = np.empty(shape)
     fakes = attack.fake_users(data.n)
     true_total = float(truth[targets].sum())
     for trial in range(config.trials):
@@ -235,6 +288,7 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
             collateral[row, trial] = float(np.mean((vector[others] - truth[others]) ** 2))
             in_top_k[row, trial] = _in_top_k(vector, targets, top_k)
             honest_in_top_k[row, trial] = _in_top_k(clean, targets, top_k)
+            kendall[row, trial] = _kendall(vector, clean)
     share = fakes / (data.n + fakes)
     return AttackResult(
         config=config,
@@ -251,6 +305,7 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
         in_top_k=in_top_k,
         honest_in_top_k=honest_in_top_k,
         truth=true_total,
+        kendall=kendall,
         no_ops=tuple(
             name
             for name, method in zip(config.methods, methods, strict=True)
@@ -259,4 +314,4 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
     )
 
 
-__all__ = ["SAME_AS_BASE", "AttackResult", "effect", "run_attack"]
+__all__ = ["SAME_AS_BASE", "AttackResult", "effect", "pick_targets", "run_attack"]

@@ -174,8 +174,8 @@ def attack_sentence(result: AttackResult) -> str:
         shrink, amplify = named("shrinks the gain"), named("amplifies the gain")
         verdict = (
             f" Against Base on the same trials, {', '.join(shrink) or 'no method'} shrink"
-            f"{'s' if len(shrink) == 1 else ''} the gain and "
-            f"{', '.join(amplify) or 'none'} amplif{'ies' if len(amplify) == 1 else 'y'} it."
+            f"{'s' if len(shrink) <= 1 else ''} the gain and "
+            f"{', '.join(amplify) or 'none'} amplif{'ies' if len(amplify) <= 1 else 'y'} it."
         )
         same = [str(m) for m in summary.loc[summary["effect"] == "the same as Base", "method"]]
         if same:
@@ -475,6 +475,9 @@ def attack_table(summary: Any) -> Any:
                     f"{row.in_top_k:.2g} ({row.honest_in_top_k:.2g})"
                 ),
                 "MSE on the other values": format_error(row.collateral_mse),
+                "ranking kept (Kendall's τ)": (
+                    "—" if math.isnan(row.kendall_tau) else f"{row.kendall_tau:.3f}"
+                ),
             }
         )
     return pd.DataFrame(rows)

@@ -123,3 +123,20 @@ def test_choose_epsilon_says_how_many_fake_users_push_a_rare_value() -> None:
     assert not at.exception, at.exception
     more = counts(at)[f"{epsilon} (the answer)"]
     assert more > needed  # the top 1 is harder to reach than the top 10
+
+
+def test_the_targets_can_be_the_rarest_or_named_and_the_command_says_so() -> None:
+    at = app({"attack": "mga", "beta": "0.05", "targets": "2", "pick": "rarest", "d": "64"})
+    at.switch_page(PAGE)
+    small(at).multiselect(key="methods").set_value(["Base", "Norm-Sub"]).run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="pick").value == "rarest"
+    assert "pick=rarest" in at.code[0].value
+    words = " ".join(m.value for m in at.markdown)
+    assert "(the least frequent)" in words
+    table = _table(at)
+    assert "ranking kept (Kendall's τ)" in table["Base"]
+    at.selectbox(key="pick").set_value("named").run()
+    at.multiselect(key="named-targets").set_value(["5", "9"]).run()
+    assert not at.exception, at.exception
+    assert "pick=5+9" in at.code[0].value and "targets=2" in at.code[0].value

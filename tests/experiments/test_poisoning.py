@@ -196,3 +196,25 @@ def test_a_protocol_with_its_own_estimator_says_the_attack_uses_the_generalized_
     assert "Ding" in words
     other = run_attack(_config("OUE", trials=3), AttackSpec("mga", beta=0.05, targets=1))
     assert "generalized form" not in attack_sentence(other)
+
+
+def test_targets_are_picked_at_random_the_rarest_or_by_name() -> None:
+    """The least frequent values of Zipf d = 64 are the last two; named targets are
+    labels (or 0-based values); an unknown name says what it could be; without fake
+    users every method keeps its ranking (τ = 1)."""
+    from ldpcore.attacks import parse_attack  # noqa: PLC0415
+
+    config = _config("OUE", trials=4)
+    rarest = run_attack(config, parse_attack("mga:beta=0.05,targets=2,pick=rarest"))
+    assert rarest.targets == (62, 63)
+    assert "pick=rarest" in str(rarest.attack) and "least frequent" in rarest.attack.in_words()
+    named = run_attack(config, parse_attack("mga:beta=0.05,pick=3+17"))
+    assert named.targets == (3, 17) and named.attack.targets == 2
+    with pytest.raises(ValueError, match="no value 'kale' to target; name one of the labels"):
+        run_attack(config, parse_attack("mga:beta=0.05,pick=kale"))
+    with pytest.raises(ValueError, match="2 named target"):
+        parse_attack("mga:beta=0.05,targets=3,pick=a+b")
+    none = run_attack(config, parse_attack("mga:beta=0,pick=rarest"))
+    np.testing.assert_allclose(none.kendall, 1.0, rtol=0, atol=1e-12)
+    table = rarest.summary.set_index("method")
+    assert 0 < table.loc["Base", "kendall_tau"] < 1  # the fake users moved the ranking

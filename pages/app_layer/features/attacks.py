@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from ldpcore.attacks import ATTACKS, AttackSpec
-from ldpcore.attacks.kinds import BETA_MAX
+from ldpcore.attacks.kinds import BETA_MAX, PICKS
 from ldpcore.experiments.config import ExperimentConfig
 from pages.app_layer.serving.cache import config_hash
 
@@ -22,10 +22,11 @@ TARGETS_MAX = 10
 TOP_K_MAX = 50
 
 
-def attack_controls() -> tuple[AttackSpec, int]:
+def attack_controls(labels: list[str]) -> tuple[AttackSpec, int]:
     """The attack, its share of fake users, its targets and the top-k query's k.
 
-    Every control is bound to the URL, so a link shows the same attack.
+    ``labels`` are the dataset's values, for naming targets. Every control is bound to
+    the URL, so a link shows the same attack.
     """
     kind_column, beta_column, targets_column, k_column = st.columns([3, 3, 2, 2])
     kind = kind_column.selectbox(
@@ -52,8 +53,36 @@ def attack_controls() -> tuple[AttackSpec, int]:
         value=3,
         key="targets",
         bind="query-params",
-        help="How many values the fake users push up (chosen at random, as Cao et al. do).",
+        help="How many values the fake users push up (unless they are named below).",
     )
+    pick_column, named_column = st.columns([2, 3])
+    pick = pick_column.selectbox(
+        "Which targets",
+        [*PICKS, "named"],
+        key="pick",
+        bind="query-params",  # the URL holds the option as shown: so the short name
+        help="random: drawn at random, as Cao et al. choose them; rarest: the least "
+        "frequent values (a rare value made to look popular); named: the values you name.",
+    )
+    named: list[str] = []
+    if pick == "named":
+        named = named_column.multiselect(
+            "Targets",
+            labels,
+            default=labels[-1:],
+            max_selections=TARGETS_MAX,
+            key="named-targets",
+            help="The values the fake users push up.",
+        )
+        if not named:
+            named_column.warning("Name at least one value, or choose another way.")
+            st.stop()
+    if named:
+        spec = AttackSpec(
+            str(kind), beta=float(beta), targets=len(named), pick="named", named=tuple(named)
+        )
+    else:
+        spec = AttackSpec(str(kind), beta=float(beta), targets=int(targets), pick=str(pick))
     top_k = k_column.number_input(
         "Top-k query: k",
         min_value=1,
@@ -63,7 +92,13 @@ def attack_controls() -> tuple[AttackSpec, int]:
         bind="query-params",
         help="Does a target make it into a method's k most frequent values?",
     )
-    return AttackSpec(str(kind), beta=float(beta), targets=int(targets)), int(top_k)
+    return spec, int(top_k)
+
+
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=config_hash())
+def dataset_labels(config: ExperimentConfig) -> list[str]:
+    """The dataset's values as the page names them (cached per configuration)."""
+    return [str(label) for label in config.dataset.build(config.n).labels]
 
 
 @st.cache_data(show_spinner=False, max_entries=32, hash_funcs=config_hash())
@@ -88,4 +123,11 @@ def attack_tables(config: ExperimentConfig, attack: AttackSpec, top_k: int) -> d
     }
 
 
-__all__ = ["BETAS", "TARGETS_MAX", "TOP_K_MAX", "attack_controls", "attack_tables"]
+__all__ = [
+    "BETAS",
+    "TARGETS_MAX",
+    "TOP_K_MAX",
+    "attack_controls",
+    "attack_tables",
+    "dataset_labels",
+]
