@@ -220,7 +220,10 @@ def test_attack_specs_read_back_and_say_what_to_change() -> None:
     assert spec == AttackSpec("mga", beta=0.05, targets=3) and parse_attack(str(spec)) == spec
     assert parse_attack("ria:fakes=500").fake_users(10_000) == 500
     assert AttackSpec("rpa", beta=0.2).fake_users(8_000) == 2_000  # 2,000 of 10,000
-    assert spec.in_words() == "5% fake users, maximal gain on 3 targets"
+    assert spec.in_words() == "5% fake users, maximal gain on 3 targets (drawn at random)"
+    for text in ("mga:beta=0.05,targets=2,pick=rarest", "ria:fakes=9,pick=Kale+3"):
+        assert parse_attack(str(parse_attack(text))) == parse_attack(text)
+    assert parse_attack("ria:fakes=9,pick=Kale+3").targets == 2
     for bad, message in (
         ("xyz:beta=0.1", "unknown attack 'xyz'"),
         ("mga:beta=0.7", "between 0 and 0.5"),
@@ -228,6 +231,7 @@ def test_attack_specs_read_back_and_say_what_to_change() -> None:
         ("mga:targets=0", "at least 1"),
         ("mga:targets=1.5", "number of values"),
         ("mga:speed=2", "unknown attack option"),
+        ("mga:targets=3,pick=a+b", "2 named target"),
     ):
         with pytest.raises(InputError, match=message):
             parse_attack(bad)
