@@ -165,8 +165,8 @@ def fakes_to_enter_top_k(
         raise InputError(f"k must be between 1 and d − 1 = {d - 1}, got {k}")
     if n < 1:
         raise InputError(f"n must be at least 1, got {n}")
-    t = int(chosen[0])
     g = (fake_rate(protocol, kind, chosen) - protocol.q) / (protocol.p - protocol.q)
+    t = int(chosen[0])
     others = np.delete(np.arange(d), t)
     ahead = others[f[others] >= f[t]]
     if ahead.size < k:
@@ -206,14 +206,15 @@ def top_k_chance(
     over the values whose chance is neither 0 nor 1, those below 10⁻³ pooled as one
     Poisson count); ``x`` is integrated out by Gauss–Hermite quadrature.
     """
-    from scipy import special  # noqa: PLC0415 (scipy loads where it is used)
+    from scipy import special, stats  # noqa: PLC0415 (scipy loads where it is used)
 
     f = np.asarray(frequencies, dtype=np.float64)
-    p, q = protocol.p, protocol.q
     users = n + fakes
-    g = (rate - q) / (p - q)
+    g = (rate - protocol.q) / (protocol.p - protocol.q)
     mean = (n * f + fakes * g) / users
-    honest = (q * (1 - q) + f * (p - q) * (1 - p - q)) / (n * (p - q) ** 2)
+    # The generalized Base's variance (NDSS Eq. 3), which the gains are defined through,
+    # whatever estimator the protocol's own simulations use (dBitFlipPM: Ding et al.'s).
+    honest = FrequencyOracle.variance(protocol, f, n)
     sd = np.sqrt(np.maximum(honest, 0.0)) * n / users
     nodes, weights = np.polynomial.hermite_e.hermegauss(_NODES)
     x = mean[target] + sd[target] * nodes  # the target's estimate at each node
@@ -227,8 +228,6 @@ def top_k_chance(
     unsure = ~sure & ~rare
     # The rare values' count is Poisson (Le Cam: off by at most Σ p² ≤ 10⁻³ Σ p in total
     # variation); the others' is counted exactly.
-    from scipy import stats  # noqa: PLC0415
-
     start = min(int(sure.sum()), k)
     if start >= k:
         return 0.0
@@ -249,11 +248,10 @@ def top_k_chance(
         for j in range(need):
             product[:, j] = np.einsum("vin,vin->vn", left[:, : j + 1], right[:, j::-1])
         polys = product
-    counted = (
-        polys[0]
-        if polys.shape[0]
-        else np.eye(need, nodes.size) * 0 + (np.arange(need) == 0)[:, None]
-    )
+    counted = np.zeros((need, nodes.size))
+    counted[0] = 1.0  # no uncertain value: none of them ahead
+    if polys.shape[0]:
+        counted = polys[0]
     poisson = stats.poisson.pmf(np.arange(need)[:, None], above[rare].sum(axis=0)[None, :])
     # The rare values' Poisson count added to the others': a convolution, below ``need``.
     inside = np.zeros(nodes.size)
@@ -289,10 +287,11 @@ def fakes_for_top_k(
     start = fakes_to_enter_top_k(protocol, f, n, target=target, k=k)
     chosen = check_targets([target], protocol.domain_size)
     maximal = fake_rate(protocol, "mga", chosen)
+    chooses = kind == "best" and bool(chosen_padding(protocol, 1))
 
     def enough(m: int) -> bool:
         rates = [maximal]
-        if kind == "best" and chosen_padding(protocol, 1):
+        if chooses:
             rates += [
                 r
                 for leaders in (k - 1, 0)

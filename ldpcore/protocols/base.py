@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -301,9 +301,18 @@ class FrequencyOracle(ABC):
     def _sample_per_user(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:
-        total = empty_support(self)
+        return self._summed_per_user(true_counts, rng, self.aggregate, empty_support(self))
+
+    def _summed_per_user(
+        self,
+        true_counts: NDArray[np.int64],
+        rng: np.random.Generator,
+        tally: Callable[[Any], Any],
+        total: NDArray[Any],
+    ) -> NDArray[Any]:
+        """``total`` plus ``tally`` of every batch of real reports (the per-user paths)."""
         for values in _user_batches(true_counts, self.users_per_batch()):
-            total += self.aggregate(self.randomize(values, rng))
+            total += tally(self.randomize(values, rng))
         return total
 
     def users_per_batch(self) -> int:

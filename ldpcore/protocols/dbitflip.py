@@ -47,7 +47,7 @@ from numpy.typing import ArrayLike, NDArray
 from ldpcore._validation import check_counts, check_int, check_n_users
 from ldpcore.errors import InputError
 from ldpcore.protocols._halving import SplitKernels, sample_support
-from ldpcore.protocols.base import FrequencyOracle, ProtocolParameter, _user_batches
+from ldpcore.protocols.base import FrequencyOracle, ProtocolParameter
 from ldpcore.rng import ClientRNG, as_source
 
 if TYPE_CHECKING:
@@ -221,9 +221,7 @@ class DBitFlipPM(FrequencyOracle):
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:
         total = np.zeros(2 * self.domain_size, dtype=np.int64)
-        for values in _user_batches(true_counts, self.users_per_batch()):
-            total += self.tally(self.randomize(values, rng))
-        return total
+        return self._summed_per_user(true_counts, rng, self.tally, total)
 
     def tally(self, reports: ArrayLike) -> NDArray[np.int64]:
         """Per value, the reports with its bit 1, then the reports that sampled it (2k)."""

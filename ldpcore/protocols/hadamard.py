@@ -20,7 +20,6 @@ from ldpcore._validation import check_counts
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import (
     FrequencyOracle,
-    _user_batches,
     ratio_from_matrix,
 )
 from ldpcore.protocols.walsh import fwht, hadamard_order, hadamard_signs
@@ -117,10 +116,12 @@ class HadamardResponse(FrequencyOracle):
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:
         """HR's tallies are the histogram of reported rows (its sufficient statistic)."""
-        histogram = np.zeros(self.order, dtype=np.int64)
-        for values in _user_batches(true_counts, self.users_per_batch()):
-            histogram += np.bincount(self.randomize(values, rng), minlength=self.order)
-        return histogram
+        return self._summed_per_user(
+            true_counts,
+            rng,
+            lambda rows: np.bincount(rows, minlength=self.order),
+            np.zeros(self.order, dtype=np.int64),
+        )
 
     def _tallies_fast(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator

@@ -20,7 +20,6 @@ from ldpcore.errors import InputError
 from ldpcore.protocols._halving import SplitKernels
 from ldpcore.protocols.base import (
     FrequencyOracle,
-    _user_batches,
     independent_support_counts,
 )
 from ldpcore.protocols.rounds import Chain
@@ -109,11 +108,13 @@ class UnaryEncoding(FrequencyOracle):
     ) -> NDArray[np.int64]:
         if not self.full_reports:
             return self._sample_per_user(true_counts, rng)
-        histogram = np.zeros(1 << self.domain_size, dtype=np.int64)
-        for values in _user_batches(true_counts, self.users_per_batch()):
-            index = self.report_index(self.randomize(values, rng))
-            histogram += np.bincount(index, minlength=histogram.size)
-        return histogram
+        size = 1 << self.domain_size
+        return self._summed_per_user(
+            true_counts,
+            rng,
+            lambda reports: np.bincount(self.report_index(reports), minlength=size),
+            np.zeros(size, dtype=np.int64),
+        )
 
     def support_from_tallies(self, tallies: ArrayLike) -> NDArray[np.int64]:
         """Support counts from the tallies: ``c_v = Σ_y h_y y_v`` for a report histogram."""
