@@ -29,6 +29,12 @@ estimate taken over all ``n + m`` reports, and every method applied to it. Per m
 * the **honest run** beside it: the same honest reports without the fake users
   (:attr:`ldpcore.attacks.Poisoned.honest_support`).
 
+Beside the run's methods, always, a defence: LDPRecover
+(:class:`ldpcore.postprocess.LDPRecover`), told the attack's share of fake users
+``η = m/n`` as its paper tells the server, and applied to the honest run with the same
+``η`` (the server cannot tell whether it is attacked): its honest bias is its cost when
+no one lies.
+
 The targets are chosen once per run (:func:`pick_targets`): drawn from its seed
 (uniformly, as Cao et al. choose them), the least frequent values, or named.
 """
@@ -49,7 +55,7 @@ from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.metrics import t_interval
 from ldpcore.experiments.trials import trial_generator
-from ldpcore.postprocess import get_method
+from ldpcore.postprocess import LDPRecover, PostProcessor, get_method
 
 #: The spawn key of the run's target draw: apart from every trial's generator.
 _TARGETS_KEY = 1 << 30
@@ -78,7 +84,7 @@ class AttackResult:
     expected : float
         Base's gain in closed form (:func:`ldpcore.attacks.expected_gain`).
     methods : tuple of str
-        The methods, in the order of the rows below.
+        The methods, in the order of the rows below: the run's, then LDPRecover.
     gains : ndarray
         ``(methods, trials)``: the targets' estimated total with the fake users minus the
         same without them, on the same honest reports (Cao et al.'s gain).
@@ -255,6 +261,22 @@ def _in_top_k(vector: NDArray[np.float64], targets: NDArray[np.int64], k: int) -
     return int(np.isin(targets, top).sum())
 
 
+def _methods_under_attack(
+    names: tuple[str, ...], eta: float
+) -> tuple[tuple[str, ...], list[PostProcessor]]:
+    """The run's methods, and LDPRecover beside them told the attack's ``η = m/n``.
+
+    LDPRecover is a defence: it is compared under every attack, given the share of fake
+    users as its paper gives it to the server, on the honest run as on the poisoned one
+    (the server cannot tell which it holds).
+    """
+    recover = LDPRecover(fake_share=eta)
+    methods = [recover if name == LDPRecover.name else get_method(name) for name in names]
+    if LDPRecover.name not in names:
+        names, methods = (*names, LDPRecover.name), [*methods, recover]
+    return tuple(names), methods
+
+
 def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10) -> AttackResult:
     """Every trial of ``config`` with and without ``attack``'s fake users, every method.
 
@@ -265,13 +287,13 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
     truth = data.frequencies()
     targets = pick_targets(attack, truth, data.labels, trial_generator(config.seed, _TARGETS_KEY))
     others = np.setdiff1d(np.arange(protocol.domain_size), targets)
-    methods = [get_method(name) for name in config.methods]
+    fakes = attack.fake_users(data.n)
+    names, methods = _methods_under_attack(config.methods, fakes / data.n)
     shape = (len(methods), config.trials)
     gains, collateral, honest_bias = np.empty(shape), np.empty(shape), np.empty(shape)
     in_top_k = np.empty(shape, dtype=np.int64)
     honest_in_top_k = np.empty(shape, dtype=np.int64)
     kendall = np.empty(shape)
-    fakes = attack.fake_users(data.n)
     true_total = float(truth[targets].sum())
     for trial in range(config.trials):
         poisoned = poison(
@@ -297,7 +319,7 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
         labels=tuple(str(data.labels[t]) for t in targets),
         fakes=fakes,
         expected=expected_gain(protocol, attack.kind, targets, truth, share),
-        methods=tuple(config.methods),
+        methods=names,
         gains=gains,
         collateral=collateral,
         honest_bias=honest_bias,
@@ -308,7 +330,7 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
         kendall=kendall,
         no_ops=tuple(
             name
-            for name, method in zip(config.methods, methods, strict=True)
+            for name, method in zip(names, methods, strict=True)
             if name != "Base" and method.is_no_op(protocol)
         ),
     )

@@ -1,6 +1,7 @@
 """Post-processing methods for Base frequency estimates, and their registry.
 
-NDSS 2020 Section IV (Table I) plus MLE and IBU. Every method is called as
+NDSS 2020 Section IV (Table I) plus MLE, IBU, a Bayes posterior and one defence against
+fake users (LDPRecover). Every method is called as
 ``method(estimate, protocol=..., n=...)`` and carries its own metadata.
 """
 
@@ -22,9 +23,11 @@ from ldpcore.postprocess.mle_apx import MLEApx
 from ldpcore.postprocess.normalization import Norm, NormCut, NormMul, NormSub, project_to_simplex
 from ldpcore.postprocess.power import Power, PowerNS
 from ldpcore.postprocess.prior import JEFFREYS, LEARNED, UNIFORM, DirichletPrior, informed_prior
+from ldpcore.postprocess.recover import LDPRecover
 from ldpcore.protocols.base import FrequencyOracle
 
-#: Canonical name → method class, in the order of NDSS Table I, then MLE, IBU and Bayes.
+#: Canonical name → method class, in the order of NDSS Table I, then MLE, IBU, Bayes and
+#: LDPRecover.
 METHODS: Final = MappingProxyType(
     {
         cls.name: cls
@@ -43,6 +46,7 @@ METHODS: Final = MappingProxyType(
             MLE,
             IBU,
             Bayes,
+            LDPRecover,
         )
     }
 )
@@ -134,6 +138,7 @@ __all__ = [
     "DirichletPrior",
     "IBUResult",
     "IntervalEstimates",
+    "LDPRecover",
     "MLEApx",
     "Norm",
     "NormCut",

@@ -120,6 +120,17 @@ def report_sizes(protocol: FrequencyOracle, reports: Any) -> NDArray[np.int64] |
     return None if sizes is None else sizes(protocol, reports)
 
 
+def report_supports(protocol: FrequencyOracle, reports: Any) -> NDArray[np.bool_] | None:
+    """Which values each report supports, where the bits are independent given the value.
+
+    None for the other families: GRR supports one value; a subset's or a Hadamard row's
+    values are chosen together; OLH's hash is independent on two keys, not three
+    (:mod:`ldpcore.attacks.itemsets` says why that matters).
+    """
+    supports = fake_users(protocol).report_supports
+    return None if supports is None else supports(protocol, reports)
+
+
 def report_size_law(protocol: FrequencyOracle) -> NDArray[np.float64] | None:
     """``P(an honest report supports k values)`` for ``k = 0..d``, where it varies."""
     law = fake_users(protocol).report_size_law
@@ -135,6 +146,7 @@ __all__ = [
     "not_described",
     "report_size_law",
     "report_sizes",
+    "report_supports",
     "reports",
     "support",
     "support_rate",

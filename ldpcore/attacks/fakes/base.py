@@ -44,6 +44,10 @@ class FakeUsers:
         ``(protocol, reports)``: how many values each report supports, where that varies.
     report_size_law : callable, optional
         ``(protocol)``: ``P(an honest report supports k values)`` for ``k = 0..d``.
+    report_supports : callable, optional
+        ``(protocol, reports)``: which values each report supports (``N × d`` booleans),
+        for families whose support bits are independent given the user's value (the
+        frequent-itemset detection, :mod:`ldpcore.attacks.itemsets`).
     """
 
     attacks: frozenset[str] = frozenset()
@@ -53,6 +57,7 @@ class FakeUsers:
     padding: Callable[..., int] | None = None
     report_sizes: Callable[..., Any] | None = None
     report_size_law: Callable[..., Any] | None = None
+    report_supports: Callable[..., Any] | None = None
 
 
 def not_described(protocol: FrequencyOracle, kind: str, attacks: frozenset[str]) -> InputError:

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ldpcore.attacks.fakes.base import FakeUsers, not_described
+from ldpcore.errors import InputError
 from ldpcore.protocols._halving import sample_support
 from ldpcore.protocols.unary import UnaryEncoding
 
@@ -24,6 +25,17 @@ ATTACKS = frozenset({"rpa", "mga"})
 def report_sizes(protocol: UnaryEncoding, reports: Any) -> NDArray[np.int64]:
     """Each report's number of ones."""
     return np.asarray(np.asarray(reports, dtype=np.bool_).sum(axis=1), dtype=np.int64)
+
+
+def report_supports(protocol: UnaryEncoding, reports: Any) -> NDArray[np.bool_]:
+    """The bits themselves: a report supports the values whose bit is set."""
+    bits = np.asarray(reports, dtype=np.bool_)
+    if bits.ndim != 2 or bits.shape[1] != protocol.domain_size:
+        raise InputError(
+            f"{protocol.name} reports are rows of {protocol.domain_size} bits, got shape "
+            f"{bits.shape}"
+        )
+    return bits
 
 
 def report_size_law(protocol: UnaryEncoding) -> NDArray[np.float64]:
@@ -122,6 +134,7 @@ FAKES = FakeUsers(
     attacks=ATTACKS,
     report_sizes=report_sizes,
     report_size_law=report_size_law,
+    report_supports=report_supports,
     support_rate=support_rate,
     support=support,
     reports=reports,
