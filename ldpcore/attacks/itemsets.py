@@ -171,7 +171,7 @@ def grow_itemsets(flagged: NDArray[np.bool_], strength: NDArray[np.float64]) -> 
         u, v = np.unravel_index(int(np.argmax(scores)), scores.shape)
         members = [int(u), int(v)]
         while True:
-            joins = flagged[members].all(axis=0)
+            joins = np.asarray(flagged[members].all(axis=0), dtype=np.bool_)
             joins[members] = False
             if not joins.any():
                 break
@@ -179,7 +179,7 @@ def grow_itemsets(flagged: NDArray[np.bool_], strength: NDArray[np.float64]) -> 
             members.append(int(np.argmax(weakest)))
         members.sort()
         found.append(members)
-        inside = np.zeros_like(open_pairs)
+        inside = np.zeros(open_pairs.shape, dtype=np.bool_)
         inside[np.ix_(members, members)] = True
         open_pairs &= ~inside
     return found

@@ -60,9 +60,11 @@ def test_no_fake_users_no_gain_for_any_method() -> None:
     at.select_slider(key="beta").set_value(0.0).run()
     assert not at.exception, at.exception
     gains = chart(at, "chart-attack-gain")
-    assert values(gains["data"][0]["y"]) == [0.0, 0.0]
+    # The run's two methods and LDPRecover, always beside them as the defence.
+    assert values(gains["data"][0]["y"]) == [0.0, 0.0, 0.0]
     assert "0 fake users" in " ".join(m.value for m in at.markdown)
-    assert _table(at)["Norm-Sub"]["against Base, same trials"].startswith("the same as Base")
+    for method in ("Norm-Sub", "LDPRecover"):
+        assert _table(at)[method]["against Base, same trials"].startswith("the same as Base")
 
 
 def test_the_url_restores_the_attack() -> None:

@@ -16,7 +16,7 @@ from ldpcore.attacks.gains import fake_support
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.poisoning import run_attack
 from ldpcore.experiments.trials import trial_generator
-from ldpcore.postprocess import get_method
+from ldpcore.postprocess import LDPRecover, get_method
 from ldpcore.present.run_sentences import attack_sentence
 from ldpcore.protocols import protocol_names
 
@@ -69,18 +69,19 @@ def test_methods_are_compared_with_base_on_the_same_trials() -> None:
 def _after_minus_before(config: ExperimentConfig, attack: AttackSpec, targets: np.ndarray):
     """Cao et al.'s gain computed here, apart from the run: per trial, the honest users'
     support from the trial's generator, the fake users' next, every method applied to
-    the estimate with and without them."""
+    the estimate with and without them; LDPRecover last, told η = m/n."""
     data, protocol, _ = config.build()
     m = attack.fake_users(data.n)
-    gains = np.empty((len(config.methods), config.trials))
+    methods = [get_method(name) for name in config.methods]
+    methods.append(LDPRecover(fake_share=m / data.n))
+    gains = np.empty((len(methods), config.trials))
     for trial in range(config.trials):
         rng = trial_generator(config.seed, trial)
         honest = protocol.sample_support_counts(data.counts, rng)
         fake = fake_support(protocol, attack.kind, targets, m, rng)
         before = protocol.estimate(honest, data.n)
         after = protocol.estimate(honest + fake, data.n + m)
-        for row, name in enumerate(config.methods):
-            method = get_method(name)
+        for row, method in enumerate(methods):
             gains[row, trial] = (
                 method(after, protocol=protocol, n=data.n + m)[targets].sum()
                 - method(before, protocol=protocol, n=data.n)[targets].sum()
@@ -123,7 +124,7 @@ def test_effects_are_after_minus_before_as_cao_et_al_define_the_gain(
     mine = _after_minus_before(config, attack, np.array(result.targets))
     np.testing.assert_allclose(result.gains, mine, rtol=0, atol=1e-12)
     table = result.summary.set_index("method")
-    for row, name in enumerate(config.methods[1:], start=1):
+    for row, name in enumerate(result.methods[1:], start=1):
         assert table.loc[name, "effect"] == _label(mine[row] - mine[0]), name
 
 
@@ -154,7 +155,7 @@ def test_simulate_with_an_attack_prints_every_method_s_gain() -> None:
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     found = json.loads(done.stdout)
     assert found["attack"] == "mga:beta=0.05,targets=1" and found["fake_users"] == 1053
-    assert [m["method"] for m in found["methods"]] == ["Base", "Norm-Sub"]
+    assert [m["method"] for m in found["methods"]] == ["Base", "Norm-Sub", "LDPRecover"]
     # GRR's maximal gain, Cao et al.: β(1 − f_T) + β(d − r)/(e^ε − 1)
     assert found["expected_base_gain"] > 0.05 * 31 / (np.e - 1)
     bad = subprocess.run(

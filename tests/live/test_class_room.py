@@ -172,9 +172,7 @@ def test_a_run_above_the_budget_asks_first_runs_beside_others_and_stops(
         for epsilon in ("1.0", "2.0"):
             page = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
             page.goto(f"{url}/?protocol=SS&d=16384&epsilon={epsilon}")
-            page.get_by_role("button", name=re.compile(r"^Run it \(about")).wait_for(
-                timeout=60_000
-            )
+            page.get_by_role("button", name=re.compile(r"^Run it \(about")).wait_for(timeout=60_000)
             pages.append(page)
         for page in pages:
             page.get_by_role("button", name=re.compile(r"^Run it \(about")).click()
