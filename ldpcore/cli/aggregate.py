@@ -11,7 +11,6 @@ from typing import Any
 
 from ldpcore.cli import _args
 from ldpcore.errors import InputError
-from ldpcore.protocols.base import empty_support
 
 EXAMPLE = """examples:
   ldpcore aggregate --protocol OLH --epsilon 1 --domain-size 1024 \\
@@ -29,8 +28,9 @@ def add_parser(commands: Any) -> None:
         help="reports in, support counts out (streamed; optionally on Dask)",
         description="Count, for every value, the reports that support it. Streams in chunks "
         "(memory stays bounded); a folder of Parquet/CSV partitions can be aggregated on a "
-        "Dask cluster with the same per-chunk function. Output: CSV value,count, ready for "
-        "'ldpcore postprocess --input-kind counts'.",
+        "Dask cluster with the same per-chunk function. Output: CSV value,count (and, for "
+        "dBitFlipPM, sampled: the users who sampled each value, for Ding et al.'s "
+        "estimator), ready for 'ldpcore postprocess --input-kind counts'.",
         example=EXAMPLE,
     )
     _args.add_protocol_arguments(agg, population="domain-size")
@@ -58,7 +58,12 @@ def connect_timeout(raw: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     """Aggregate the reports and write ``value,count``."""
-    from ldpcore.collection.report_files import aggregate_file, report_files  # noqa: PLC0415
+    from ldpcore.collection.report_files import (  # noqa: PLC0415
+        aggregate_file,
+        counts_rows,
+        empty_tallies,
+        report_files,
+    )
 
     protocol = _args.protocol(args)
     chunk_rows = _args.whole(args.chunk_rows, "chunk-rows", 1) or 1
@@ -72,15 +77,16 @@ def run(args: argparse.Namespace) -> int:
             print(f"aggregating {len(files)} file(s) on {where(client)}", file=sys.stderr)
             counts, users = aggregate_on_dask(client, protocol, files, chunk_rows=chunk_rows)
     else:
-        counts, users = empty_support(protocol), 0
+        counts, users = empty_tallies(protocol), 0
         for file in files:
             part, rows = aggregate_file(protocol, file, chunk_rows=chunk_rows)
             counts += part
             users += rows
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["value", "count"])
-    writer.writerows(enumerate(counts.tolist()))
+    header, table = counts_rows(protocol, counts)
+    writer.writerow(header)
+    writer.writerows(table)
     _args.write_output(args.output, out.getvalue())
     print(f"{users:,} reports aggregated (n = {users:,})", file=sys.stderr)
     return 0

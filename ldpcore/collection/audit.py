@@ -31,6 +31,7 @@ from scipy import stats
 
 from ldpcore.errors import InputError
 from ldpcore.protocols import FrequencyOracle
+from ldpcore.protocols.base import users_per_batch
 from ldpcore.rng import ClientRNG
 
 #: Relative slack for floating-point rounding in the exact check.
@@ -198,7 +199,7 @@ def audit(
     counts = []
     # The protocol's own batch size keeps a chunk of reports to a few MB whatever d is
     # (65,536 OUE reports at d = 10,000 were 5 GB and a MemoryError).
-    chunk = min(1 << 16, protocol.users_per_batch())
+    chunk = min(1 << 16, users_per_batch(protocol))
     done, total = 0, 4 * runs
     for first, second in ((v, w), (w, v)):
         hits = [0, 0]
@@ -246,6 +247,6 @@ def default_runs(protocol: FrequencyOracle) -> int:
     sizes batches to about 4 million cells: d cells a report for unary encodings and
     Subset Selection, one otherwise).
     """
-    cells_per_report = max(1, (1 << 22) // protocol.users_per_batch())
+    cells_per_report = max(1, (1 << 22) // users_per_batch(protocol))
     affordable = CELLS_MAX // (4 * cells_per_report)
     return int(min(DEFAULT_RUNS, max(RUNS_MIN_CAPPED, affordable)))

@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 from ldpcore._validation import check_n_users
 from ldpcore.data.datasets import Dataset
-from ldpcore.data.tables import TableError, inspect_table, read_numbers
+from ldpcore.data.tables import TableError, TableLayout, inspect_table, read_numbers
 from ldpcore.errors import InputError
 from ldpcore.postprocess import (
     DirichletPrior,
@@ -147,6 +147,15 @@ def read_collected(
     n = check_n_users(n)
     # SHE's aggregate is the sums of its real reports: real numbers, negative ones too.
     sums = kind == "counts" and protocol_class(protocol).real_valued_reports
+    layout = inspect_table(
+        bytes(data[: _nth_newline(data, _GUESS_ROWS) + 1]), source=source, numbers="estimates"
+    )
+    if number_column is None and kind == "counts":
+        # With a protocol's tally columns beside it, the count column is named, not guessed.
+        number_column = next(
+            (c for c in layout.columns if c.lower() in ("count", "counts", "support_count")),
+            None,
+        )
     table = read_numbers(
         data,
         source=source,
@@ -162,6 +171,7 @@ def read_collected(
     oracle = get_protocol(
         protocol, epsilon=epsilon, domain_size=len(table.labels), **dict(params or {})
     )
+    extra = _tally_columns(oracle, layout, kind) if not sums else ()
     if sums:
         estimate = oracle.estimate(table.numbers, n)
         notes += plausibility_notes(oracle, n, counts=table.numbers)
@@ -174,7 +184,31 @@ def read_collected(
                 f"{table.numbers[first]:,.0f}, more than the n = {n:,} users who reported; "
                 "check n, or whether the file holds estimates rather than counts"
             )
-        estimate = oracle.estimate(table.numbers.astype(np.int64), n)
+        if extra:
+            columns = [
+                read_numbers(
+                    data,
+                    source=source,
+                    value_column=value_column or layout.value_column,
+                    number_column=name,
+                    group_column="",
+                    numbers="counts",
+                    users=False,
+                    total=table.total or "keep",
+                ).numbers
+                for name in extra
+            ]
+            tallies = np.concatenate([table.numbers, *columns]).astype(np.int64)
+            estimate = oracle.estimate_from_tallies(tallies, n)
+        else:
+            estimate = oracle.estimate(table.numbers.astype(np.int64), n)
+            if oracle.tally_columns:
+                notes.append(
+                    f"The file has no {', '.join(oracle.tally_columns)} column: "
+                    f"{oracle.name}'s estimate is the generalized form from the support "
+                    "counts alone ('ldpcore aggregate' writes the column its own estimator "
+                    "reads)."
+                )
         notes += plausibility_notes(oracle, n, counts=table.numbers)
     else:
         estimate = table.numbers
@@ -185,6 +219,15 @@ def read_collected(
             )
         notes += plausibility_notes(oracle, n, estimates=estimate)
     return Collected(table.labels, oracle, n, kind, estimate, tuple(notes))
+
+
+def _tally_columns(oracle: FrequencyOracle, layout: TableLayout, kind: str) -> tuple[str, ...]:
+    """The protocol's tally columns the file has, all of them or none (counts only)."""
+    if kind != "counts" or not oracle.tally_columns:
+        return ()
+    present = {c.lower(): c for c in layout.columns}
+    found = tuple(present[name] for name in oracle.tally_columns if name in present)
+    return found if len(found) == len(oracle.tally_columns) else ()
 
 
 #: How many standard deviations from what the protocol gives make a file implausible.

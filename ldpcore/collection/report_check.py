@@ -18,14 +18,15 @@ from numpy.typing import NDArray
 from ldpcore.attacks.detection import FALSE_ALARM, size_bounds, suspicious
 from ldpcore.attacks.gains import fake_reports
 from ldpcore.collection.report_files import (
+    counted_tallies,
     csv_parameter_line,
+    empty_tallies,
     frame_to_reports,
     reports_to_frame,
     upload_frames,
 )
 from ldpcore.errors import InputError
 from ldpcore.protocols import FrequencyOracle, get_protocol
-from ldpcore.protocols.base import empty_support
 
 
 @dataclass(frozen=True)
@@ -39,11 +40,12 @@ class ReportCheck:
     users : int
         Reports in the file.
     support : ndarray
-        Every report's support counts.
+        Every report's support counts, then the protocol's tally columns
+        (:func:`ldpcore.collection.report_files.counted_tallies`).
     flagged : int
         Reports whose number of ones lies in a far tail of the honest law.
     kept_support : ndarray
-        The support counts of the other reports.
+        The same of the other reports.
     low, high : int or None
         The honest counts kept; None where the protocol's reports cannot be told apart
         by their size (every report supports as many values).
@@ -59,6 +61,12 @@ class ReportCheck:
     low: int | None
     high: int | None
     rate: float | None
+    tally_columns: tuple[str, ...] = ()
+
+    @property
+    def domain_size(self) -> int:
+        """How many values the reports range over."""
+        return self.support.size // (1 + len(self.tally_columns))
 
     @property
     def can_tell(self) -> bool:
@@ -84,8 +92,13 @@ class ReportCheck:
         (b'value,count\n0,2\n1,0\n', 3)
         """
         support = self.kept_support if drop else self.support
-        rows = "".join(f"{v},{c!r}\n" for v, c in enumerate(support.tolist()))
-        return ("value,count\n" + rows).encode(), self.users - self.flagged if drop else self.users
+        columns = support.reshape(-1, self.domain_size)
+        header = ",".join(["value", "count", *self.tally_columns])
+        rows = "".join(
+            ",".join([str(v), *(repr(column[v].item()) for column in columns)]) + "\n"
+            for v in range(self.domain_size)
+        )
+        return (header + "\n" + rows).encode(), self.users - self.flagged if drop else self.users
 
 
 def check_report_upload(
@@ -105,20 +118,20 @@ def check_report_upload(
     false_alarm : float
         The chance an honest report is flagged, at most.
     """
-    support = empty_support(protocol)
-    kept = empty_support(protocol)
+    support = empty_tallies(protocol)
+    kept = empty_tallies(protocol)
     users = flagged = 0
     for frame in upload_frames(data, name, protocol=protocol):
         if frame.empty:
             continue
         reports = frame_to_reports(protocol, frame, source=name)
-        counts = protocol.aggregate(reports)
+        counts = counted_tallies(protocol, reports)
         support += counts
         users += len(frame)
         suspect = suspicious(protocol, reports, false_alarm)
         if suspect.any():
             flagged += int(suspect.sum())
-            kept += protocol.aggregate(np.asarray(reports)[~suspect])
+            kept += counted_tallies(protocol, np.asarray(reports)[~suspect])
         else:
             kept += counts
     if users == 0:
@@ -133,6 +146,7 @@ def check_report_upload(
         low=None if bounds is None else bounds.low,
         high=None if bounds is None else bounds.high,
         rate=None if bounds is None else bounds.rate,
+        tally_columns=protocol.tally_columns,
     )
 
 

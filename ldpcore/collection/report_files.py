@@ -218,22 +218,55 @@ def _leading_comments(handle: BinaryIO) -> list[str]:
 def aggregate_chunk(
     protocol: FrequencyOracle, frame: pd.DataFrame, source: str
 ) -> NDArray[np.int64]:
-    """Support counts of one chunk of reports: the per-chunk function, local or on Dask."""
+    """The tallies of one chunk of reports: the per-chunk function, local or on Dask.
+
+    ``protocol.tally``: the support counts, followed by the protocol's
+    :attr:`~ldpcore.protocols.base.FrequencyOracle.tally_columns` (dBitFlipPM: how many
+    users sampled each value, which Ding et al.'s estimator reads).
+    """
     if frame.empty:
-        return empty_support(protocol)
-    return protocol.aggregate(frame_to_reports(protocol, frame, source=source))
+        return empty_tallies(protocol)
+    return counted_tallies(protocol, frame_to_reports(protocol, frame, source=source))
+
+
+def counted_tallies(protocol: FrequencyOracle, reports: Any) -> NDArray[np.int64]:
+    """Support counts and the protocol's tally columns, stacked (length ``d·(1 + columns)``).
+
+    A protocol whose tallies are another histogram (HR's rows) gives its support counts
+    here: a counts file has one row per value.
+    """
+    if not protocol.tally_columns:
+        return np.asarray(protocol.aggregate(reports))
+    return np.asarray(protocol.tally(reports))
+
+
+def empty_tallies(protocol: FrequencyOracle) -> NDArray[np.int64]:
+    """The tallies of no reports (zeros of :func:`counted_tallies`' shape)."""
+    support = empty_support(protocol)
+    return np.zeros(support.size * (1 + len(protocol.tally_columns)), dtype=support.dtype)
 
 
 def aggregate_file(
     protocol: FrequencyOracle, path: Path, *, chunk_rows: int = CHUNK_ROWS
 ) -> tuple[NDArray[np.int64], int]:
-    """Support counts and number of reports of one file, streamed chunk by chunk."""
-    total = empty_support(protocol)
+    """The tallies (:func:`aggregate_chunk`) and number of reports of one file, streamed."""
+    total = empty_tallies(protocol)
     users = 0
     for frame in iter_frames(path, chunk_rows=chunk_rows, protocol=protocol):
         total += aggregate_chunk(protocol, frame, str(path))
         users += len(frame)
     return total, users
+
+
+def counts_rows(
+    protocol: FrequencyOracle, tallies: NDArray[np.int64]
+) -> tuple[list[str], list[list[Any]]]:
+    """A counts file's header and rows: ``value,count`` and the protocol's tally columns."""
+    d = protocol.domain_size
+    columns = np.asarray(tallies).reshape(1 + len(protocol.tally_columns), d)
+    header = ["value", "count", *protocol.tally_columns]
+    rows = [[value, *(column[value].item() for column in columns)] for value in range(d)]
+    return header, rows
 
 
 def report_files(path: Path) -> list[Path]:

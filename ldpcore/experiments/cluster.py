@@ -19,11 +19,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ldpcore.collection.report_files import CHUNK_ROWS, aggregate_file
+from ldpcore.collection.report_files import CHUNK_ROWS, aggregate_file, empty_tallies
 from ldpcore.errors import InputError
 from ldpcore.extras import install_hint
 from ldpcore.protocols import FrequencyOracle
-from ldpcore.protocols.base import empty_support
 
 #: Seconds to wait for a scheduler before saying it cannot be reached.
 CONNECT_TIMEOUT = 10
@@ -122,7 +121,10 @@ def where(client: Any) -> str:
 def aggregate_on_dask(
     client: Any, protocol: FrequencyOracle, files: list[Path], *, chunk_rows: int = CHUNK_ROWS
 ) -> tuple[NDArray[np.int64], int]:
-    """Support counts over many report files, one Dask task per file (streamed there)."""
+    """Tallies over many report files, one Dask task per file (streamed there).
+
+    The support counts, then the protocol's tally columns (:func:`aggregate_file`).
+    """
     futures = client.map(
         aggregate_file,
         [protocol] * len(files),
@@ -130,7 +132,7 @@ def aggregate_on_dask(
         chunk_rows=chunk_rows,
         pure=False,
     )
-    total = empty_support(protocol)
+    total = empty_tallies(protocol)
     users = 0
     for counts, count in client.gather(futures):
         total += counts

@@ -37,6 +37,8 @@ SAMPLERS: tuple[Sampler, ...] = ("fast", "per-user")
 
 #: Users randomized per batch on the per-user path; bounds memory, not results.
 _USERS_PER_BATCH = 1 << 16
+#: Report cells per batch for protocols whose report is a vector over the domain.
+_CELLS_PER_BATCH = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,14 @@ class FrequencyOracle(ABC):
     #: real sums, its channel a density (no ``channel_matrix``), and its ``p`` and ``q``
     #: those of the binomial with the same mean and variance, not probabilities of support.
     real_valued_reports: ClassVar[bool] = False
+    #: Whether a report holds a cell per value (unary bits, SS's indicator, SHE's reals,
+    #: dBitFlipPM's keys): batches of reports are then sized by cells
+    #: (:func:`users_per_batch`), so memory stays bounded whatever d is.
+    vector_reports: ClassVar[bool] = False
+    #: Besides the support counts, what :meth:`tally` keeps per value, in order after them
+    #: (dBitFlipPM: ``("sampled",)``, the users who sampled each value): the columns a
+    #: counts file carries for the protocol's own estimator.
+    tally_columns: ClassVar[tuple[str, ...]] = ()
 
     epsilon: float
     domain_size: int
@@ -283,7 +293,16 @@ class FrequencyOracle(ABC):
     def _tallies_per_user(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:
-        return self._sample_per_user(true_counts, rng)
+        return self._summed_per_user(true_counts, rng, self.tally, None)
+
+    def tally(self, reports: Any) -> NDArray[np.int64]:
+        """The tallies of these reports: what :meth:`sample_tallies` draws, counted.
+
+        Support counts unless the protocol's estimator or likelihood reads more of its
+        reports (HR: the histogram of reported rows; dBitFlipPM: the users who sampled
+        each value too, :attr:`tally_columns`). Tallies of two sets of reports add up.
+        """
+        return self.aggregate(reports)
 
     def support_from_tallies(self, tallies: ArrayLike) -> NDArray[np.int64]:
         """Turn the tallies of ``sample_tallies`` into support counts ``c_v``."""
@@ -308,16 +327,19 @@ class FrequencyOracle(ABC):
         true_counts: NDArray[np.int64],
         rng: np.random.Generator,
         tally: Callable[[Any], Any],
-        total: NDArray[Any],
+        total: NDArray[Any] | None,
     ) -> NDArray[Any]:
-        """``total`` plus ``tally`` of every batch of real reports (the per-user paths)."""
-        for values in _user_batches(true_counts, self.users_per_batch()):
-            total += tally(self.randomize(values, rng))
-        return total
+        """``total`` plus ``tally`` of every batch of real reports (the per-user paths).
 
-    def users_per_batch(self) -> int:
-        """Users randomized at once on the per-user path (memory, not results)."""
-        return _USERS_PER_BATCH
+        ``total`` None: the first batch's tally starts the sum (no users: no reports'
+        tally).
+        """
+        for values in _user_batches(true_counts, users_per_batch(self)):
+            part = tally(self.randomize(values, rng))
+            total = part if total is None else total + part
+        if total is None:
+            return np.asarray(tally(self.randomize(np.zeros(0, dtype=np.int64), rng)))
+        return total
 
     @abstractmethod
     def _sample_fast(
@@ -452,6 +474,16 @@ def check_sampling(
             f"got n={n:,}; use sampler='fast'"
         )
     return counts, as_generator(rng)
+
+
+def users_per_batch(protocol: FrequencyOracle) -> int:
+    """Users randomized at once on a per-user path (bounds memory, not results).
+
+    About 4 million report cells a batch where a report is a vector over the domain.
+    """
+    if protocol.vector_reports:
+        return max(1, _CELLS_PER_BATCH // protocol.domain_size)
+    return _USERS_PER_BATCH
 
 
 def empty_support(protocol: FrequencyOracle) -> NDArray[np.int64]:

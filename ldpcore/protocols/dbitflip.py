@@ -85,6 +85,8 @@ class DBitFlipPM(FrequencyOracle):
     (2, True)
     """
 
+    vector_reports: ClassVar[bool] = True
+    tally_columns: ClassVar[tuple[str, ...]] = ("sampled",)
     name: ClassVar[str] = "dBitFlipPM"
     description: ClassVar[str] = (
         "Microsoft's telemetry oracle: d' sampled values, one noisy bit each, memoized"
@@ -186,10 +188,6 @@ class DBitFlipPM(FrequencyOracle):
             raise InputError("dBitFlipPM bits must be 0 or 1")
         return np.bincount(picks[bits == 1], minlength=self.domain_size).astype(np.int64)
 
-    def users_per_batch(self) -> int:
-        """About 4 million key cells a batch, whatever ``k`` is (bounded memory)."""
-        return max(1, (1 << 22) // self.domain_size)
-
     def _draw(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -216,12 +214,6 @@ class DBitFlipPM(FrequencyOracle):
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:
         return np.concatenate(self._draw(true_counts, rng))
-
-    def _tallies_per_user(
-        self, true_counts: NDArray[np.int64], rng: np.random.Generator
-    ) -> NDArray[np.int64]:
-        total = np.zeros(2 * self.domain_size, dtype=np.int64)
-        return self._summed_per_user(true_counts, rng, self.tally, total)
 
     def tally(self, reports: ArrayLike) -> NDArray[np.int64]:
         """Per value, the reports with its bit 1, then the reports that sampled it (2k)."""

@@ -112,16 +112,10 @@ class HadamardResponse(FrequencyOracle):
         transformed = fwht(histogram)
         return (n + transformed[1 : self.domain_size + 1]) // 2
 
-    def _tallies_per_user(
-        self, true_counts: NDArray[np.int64], rng: np.random.Generator
-    ) -> NDArray[np.int64]:
+    def tally(self, reports: Any) -> NDArray[np.int64]:
         """HR's tallies are the histogram of reported rows (its sufficient statistic)."""
-        return self._summed_per_user(
-            true_counts,
-            rng,
-            lambda rows: np.bincount(rows, minlength=self.order),
-            np.zeros(self.order, dtype=np.int64),
-        )
+        rows = np.asarray(reports, dtype=np.int64)
+        return np.bincount(rows, minlength=self.order).astype(np.int64)
 
     def _tallies_fast(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator

@@ -129,6 +129,7 @@ class SHE(FrequencyOracle):
     [0.1, -0.025, 0.3, 0.625]
     """
 
+    vector_reports: ClassVar[bool] = True
     name: ClassVar[str] = "SHE"
     description: ClassVar[str] = (
         "Summed histogram encoding: Laplace noise on every entry of the one-hot vector, summed"
@@ -196,10 +197,6 @@ class SHE(FrequencyOracle):
         success = -math.expm1(-float(noise_rate(self.epsilon)))  # 1 − r
         steps = rng.negative_binomial(users, success, d) - rng.negative_binomial(users, success, d)
         return steps / GRID_STEPS
-
-    def users_per_batch(self) -> int:
-        """About 4 M reals per batch (32 MiB)."""
-        return max(1, (1 << 22) // self.domain_size)
 
     # ---------------------------------------------------- client and server
     def randomize(self, values: ArrayLike, rng: ClientRNG = None) -> NDArray[np.float64]:

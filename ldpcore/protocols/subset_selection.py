@@ -54,6 +54,7 @@ class SubsetSelection(FrequencyOracle):
     275
     """
 
+    vector_reports: ClassVar[bool] = True
     name: ClassVar[str] = "SS"
     estimates_sum_to_one: ClassVar[bool] = True
     description: ClassVar[str] = (
@@ -138,10 +139,6 @@ class SubsetSelection(FrequencyOracle):
         if k > 1 and np.any(ordered[:, 1:] == ordered[:, :-1]):
             raise InputError("SS reports must list k distinct values per user")
         return np.bincount(flat, minlength=self.domain_size).astype(np.int64)
-
-    def users_per_batch(self) -> int:
-        """About 4 million report cells a batch, whatever ``d`` is (bounded memory)."""
-        return max(1, (1 << 22) // self.domain_size)
 
     def _sample_fast(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator

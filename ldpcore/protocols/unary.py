@@ -47,6 +47,7 @@ class UnaryEncoding(FrequencyOracle):
     perturbed bit vector of user ``i``; it supports the values whose bit is 1.
     """
 
+    vector_reports: ClassVar[bool] = True
     communication: ClassVar[str] = "d bits"
     # Kernels of the maximal-gain padding's sampler, kept between trials (made on use).
     _kernels: dict[str, SplitKernels] = field(
@@ -103,18 +104,11 @@ class UnaryEncoding(FrequencyOracle):
             histogram += rng.multinomial(int(true_counts[v]), channel[:, v])
         return histogram
 
-    def _tallies_per_user(
-        self, true_counts: NDArray[np.int64], rng: np.random.Generator
-    ) -> NDArray[np.int64]:
+    def tally(self, reports: ArrayLike) -> NDArray[np.int64]:
+        """The histogram of whole reports at small ``d`` (:attr:`full_reports`), else support."""
         if not self.full_reports:
-            return self._sample_per_user(true_counts, rng)
-        size = 1 << self.domain_size
-        return self._summed_per_user(
-            true_counts,
-            rng,
-            lambda reports: np.bincount(self.report_index(reports), minlength=size),
-            np.zeros(size, dtype=np.int64),
-        )
+            return self.aggregate(reports)
+        return np.bincount(self.report_index(reports), minlength=1 << self.domain_size)
 
     def support_from_tallies(self, tallies: ArrayLike) -> NDArray[np.int64]:
         """Support counts from the tallies: ``c_v = Σ_y h_y y_v`` for a report histogram."""
@@ -138,10 +132,6 @@ class UnaryEncoding(FrequencyOracle):
         rows = np.arange(v.size)
         bits[rows, v] = generator.random(v.size) < self.p
         return bits
-
-    def users_per_batch(self) -> int:
-        """About 4 million report cells a batch, whatever ``d`` is (bounded memory)."""
-        return max(1, (1 << 22) // self.domain_size)
 
     def aggregate(self, reports: ArrayLike) -> NDArray[np.int64]:
         """Sum the bit vectors column by column."""

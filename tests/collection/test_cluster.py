@@ -26,7 +26,13 @@ from conftest import K_SIGMA
 
 from ldpcore.collection.audit import audit
 from ldpcore.collection.clients import randomize_file
-from ldpcore.collection.report_files import aggregate_file, report_files
+from ldpcore.collection.estimates import read_collected
+from ldpcore.collection.report_files import (
+    aggregate_file,
+    frame_to_reports,
+    iter_frames,
+    report_files,
+)
 from ldpcore.errors import InputError
 from ldpcore.experiments.cluster import aggregate_on_dask, dask_client, parse_dask
 from ldpcore.experiments.sweeps import grid, run_sweep
@@ -88,7 +94,13 @@ def test_randomize_aggregate_estimate_is_unbiased(tmp_path: Path, name: str) -> 
     counts, n = aggregate_file(protocol, reports, chunk_rows=5_000)
     assert n == users
     observed = np.bincount(pd.read_csv(values)["value"], minlength=D) / users
-    estimate = protocol.estimate(counts, users)
+    # The protocol's own estimator where the file keeps its tally columns (dBitFlipPM:
+    # Ding et al.'s, from the users who sampled each value), else the support counts'.
+    estimate = (
+        protocol.estimate_from_tallies(counts, users)
+        if protocol.tally_columns
+        else protocol.estimate(counts, users)
+    )
     z = (estimate - observed) / np.sqrt(protocol.variance(observed, users))
     assert np.abs(z).max() < K_SIGMA, f"{name}: max |z| = {np.abs(z).max():.2f}"
 
@@ -142,6 +154,43 @@ def test_cli_aggregate_local_and_dask_agree(tmp_path: Path) -> None:
     assert local.returncode == 0 and remote.returncode == 0, remote.stderr
     assert local.stdout == remote.stdout and local.stdout.startswith("value,count\n0,")
     assert "with 2 worker(s)" in remote.stderr
+
+
+def test_dbitflip_report_files_give_ding_s_estimate_on_every_path(tmp_path: Path) -> None:
+    """Report file → ``ldpcore aggregate`` (here and on Dask) → a counts file with the
+    users who sampled each value → ``read_collected``: Ding et al.'s estimate of those
+    very reports; without the column, the generalized form and a note saying so."""
+    values = _values_file(tmp_path, 20_000, seed=4)
+    common = ("--protocol", "dBitFlipPM", "--epsilon", "1", "--domain-size", str(D))
+    reports = tmp_path / "r.parquet"
+    done = _ldpcore("randomize", *common, "--d-bits", "2", "--input", str(values),
+                    "--output", str(reports))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    local = _ldpcore("aggregate", *common, "--d-bits", "2", "--input", str(reports))
+    remote = _ldpcore("aggregate", *common, "--d-bits", "2", "--input",
+                      str(reports), "--dask", "local:2")  # fmt: skip
+    assert local.returncode == 0 and remote.returncode == 0, remote.stderr
+    assert local.stdout == remote.stdout and local.stdout.startswith("value,count,sampled\n")
+    protocol = get_protocol("dBitFlipPM", epsilon=1.0, domain_size=D, d_bits=2)
+    frame = next(iter_frames(reports, protocol=protocol))
+    tallies = protocol.tally(frame_to_reports(protocol, frame, source="r.parquet"))
+    collected = read_collected(
+        local.stdout.encode(), protocol="dBitFlipPM", epsilon=1.0, n=20_000,
+        params={"d_bits": 2},
+    )  # fmt: skip
+    np.testing.assert_allclose(
+        collected.estimate, protocol.estimate_from_tallies(tallies, 20_000), atol=1e-12
+    )
+    assert not any("generalized form" in note for note in collected.notes)
+    bare = "\n".join(",".join(line.split(",")[:2]) for line in local.stdout.splitlines())
+    generalized = read_collected(
+        bare.encode(), protocol="dBitFlipPM", epsilon=1.0, n=20_000,
+        params={"d_bits": 2},
+    )  # fmt: skip
+    np.testing.assert_allclose(
+        generalized.estimate, protocol.estimate(tallies[:D], 20_000), atol=1e-12
+    )
+    assert any("no sampled column" in note for note in generalized.notes)
 
 
 MEMORY_BOUND_MB = 200

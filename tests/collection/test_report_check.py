@@ -10,6 +10,7 @@ from apptest import frame, messages, open_page
 
 from ldpcore.attacks.detection import size_bounds
 from ldpcore.attacks.gains import fake_reports
+from ldpcore.collection.estimates import read_collected
 from ldpcore.collection.report_check import EXAMPLE_FAKES, EXAMPLE_HONEST, check_report_upload
 from ldpcore.collection.report_files import (
     csv_parameter_line,
@@ -138,3 +139,22 @@ def test_she_reports_upload_to_estimates_from_their_real_sums() -> None:
     table = frame(at, "estimate")
     base = she.estimate(reports.sum(axis=0), 3_000)
     np.testing.assert_allclose(table["base_estimate"], base, rtol=1e-9, atol=1e-12)
+
+
+def test_a_dbitflip_report_upload_keeps_what_ding_s_estimator_reads() -> None:
+    """The report check's counts carry the users who sampled each value, so the upload's
+    estimate is Ding et al.'s of those very reports, with the flagged ones kept or not."""
+    protocol = get_protocol("dBitFlipPM", epsilon=1.0, domain_size=24, d_bits=3)
+    rng = np.random.default_rng(12)
+    reports = protocol.randomize(rng.integers(0, 24, 5_000), rng)
+    check = check_report_upload(protocol, _csv(protocol, reports), "r.csv")
+    table, users = check.counts_table(drop=True)
+    assert table.startswith(b"value,count,sampled\n") and users == 5_000
+    collected = read_collected(
+        table, protocol="dBitFlipPM", epsilon=1.0, n=users, params={"d_bits": 3}
+    )
+    np.testing.assert_allclose(
+        collected.estimate,
+        protocol.estimate_from_tallies(protocol.tally(reports), 5_000),
+        atol=1e-12,
+    )

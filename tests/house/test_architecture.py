@@ -239,7 +239,7 @@ def test_the_code_gives_reasons_not_issue_numbers(path: Path) -> None:
 ORACLE_CONTRACT = {
     "p", "q", "spent_epsilon", "parameters",
     "variance", "approx_variance", "estimate", "estimate_from_tallies", "likelihood_model",
-    "sample_support_counts", "sample_tallies", "support_from_tallies", "users_per_batch",
+    "sample_support_counts", "sample_tallies", "support_from_tallies", "tally",
     "randomize", "aggregate", "rounds_chain",
     "worst_case_ratio", "channel_matrix", "support_matrix", "distinguishing_event",
 }  # fmt: skip
