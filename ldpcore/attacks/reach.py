@@ -39,8 +39,9 @@ reports, sent without noise, are divided by the same small number.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -181,9 +182,10 @@ def fakes_to_enter_top_k(
 
 #: Gauss–Hermite nodes over the target's own estimate in :func:`top_k_chance`.
 _NODES = 32
-#: Values whose chance to be above the target stays below this at every node are counted
-#: together, as a Poisson count (:func:`top_k_chance`).
-_RARE = 1e-3
+#: Events repeated at most this often are multiplied in one by one, more as a binomial.
+_ONE_AT_A_TIME = 8
+#: A node whose chance of fewer than k values above is below e^-40 (4e-18) adds nothing.
+_NEGLIGIBLE_LOG = -40.0
 
 
 def top_k_chance(
@@ -202,11 +204,11 @@ def top_k_chance(
     mean of the module docstring and the honest reports' variance (NDSS Eq. 3, scaled by
     ``(n/(n + m))²``; the fake reports' support ``rate · m`` is fixed), independent across
     values. Given the target's estimate ``x`` the number of values above it is a sum of
-    independent Bernoulli variables, counted up to ``k`` (a Poisson-binomial recursion
-    over the values whose chance is neither 0 nor 1, those below 10⁻³ pooled as one
-    Poisson count); ``x`` is integrated out by Gauss–Hermite quadrature.
+    independent Bernoulli variables, counted exactly below ``k`` (:func:`counts_below`);
+    ``x`` is integrated out by Gauss–Hermite quadrature, leaving out the nodes where more
+    than ``k`` values are so surely above that fewer is negligible (Chernoff).
     """
-    from scipy import special, stats  # noqa: PLC0415 (scipy loads where it is used)
+    from scipy import special  # noqa: PLC0415 (scipy loads where it is used)
 
     f = np.asarray(frequencies, dtype=np.float64)
     users = n + fakes
@@ -216,48 +218,91 @@ def top_k_chance(
     # whatever estimator the protocol's own simulations use (dBitFlipPM: Ding et al.'s).
     honest = FrequencyOracle.variance(protocol, f, n)
     sd = np.sqrt(np.maximum(honest, 0.0)) * n / users
-    nodes, weights = np.polynomial.hermite_e.hermegauss(_NODES)
+    nodes, weights = _quadrature()
     x = mean[target] + sd[target] * nodes  # the target's estimate at each node
     others = np.delete(np.arange(f.size), target)
+    # Values with the same mean and spread (the same count, the same fake support) are
+    # above the target with the same chance: each distinct pair is computed once and
+    # counted as often as it occurs (a long tail holds few distinct counts).
+    order = np.lexsort((sd[others], mean[others]))
+    means, sds = mean[others][order], sd[others][order]
+    starts = np.flatnonzero(np.r_[True, (np.diff(means) != 0) | (np.diff(sds) != 0)])
+    times = np.diff(np.r_[starts, means.size])
+    centre, spread = means[starts, None], sds[starts, None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        above = special.ndtr((mean[others, None] - x[None, :]) / sd[others, None])
+        above = special.ndtr((centre - x[None, :]) / spread)
     # A value with no noise (sd 0) is above exactly when its mean is.
-    above = np.where(np.isnan(above), (mean[others, None] > x[None, :]).astype(float), above)
-    sure = np.all(above > 1 - 1e-12, axis=1)
-    rare = ~sure & np.all(above < _RARE, axis=1)
-    unsure = ~sure & ~rare
-    # The rare values' count is Poisson (Le Cam: off by at most Σ p² ≤ 10⁻³ Σ p in total
-    # variation); the others' is counted exactly.
-    start = min(int(sure.sum()), k)
-    if start >= k:
+    above = np.where(np.isnan(above), (centre > x[None, :]).astype(float), above)
+    # Where the target's estimate is low, more than k values are expected above it and
+    # the chance of fewer than k is negligible (Chernoff's lower tail for a sum of
+    # independent Bernoulli variables, P(S < k) ≤ exp(−(μ − k)²/(2μ)) for μ > k): those
+    # nodes add nothing, and the values uncertain only there need not be counted.
+    expected = times @ above
+    with np.errstate(divide="ignore"):
+        tail = np.where(expected > k, -((expected - k) ** 2) / (2 * expected), 0.0)
+    live = tail > _NEGLIGIBLE_LOG
+    if not live.any():
         return 0.0
-    # P(the uncertain values put j ahead), j < k − start: the product of their
-    # generating polynomials 1 − p + p·z, truncated, multiplied pairwise in a tree.
-    need = k - start
-    polys = np.zeros((int(unsure.sum()), need, nodes.size))
-    polys[:, 0] = 1 - above[unsure]
-    if need > 1:
-        polys[:, 1] = above[unsure]
-    while polys.shape[0] > 1:
-        if polys.shape[0] % 2:
-            one = np.zeros((1, need, nodes.size))
-            one[0, 0] = 1.0
-            polys = np.concatenate([polys, one])
-        left, right = polys[0::2], polys[1::2]
-        product = np.empty_like(left)
-        for j in range(need):
-            product[:, j] = np.einsum("vin,vin->vn", left[:, : j + 1], right[:, j::-1])
-        polys = product
-    counted = np.zeros((need, nodes.size))
-    counted[0] = 1.0  # no uncertain value: none of them ahead
-    if polys.shape[0]:
-        counted = polys[0]
-    poisson = stats.poisson.pmf(np.arange(need)[:, None], above[rare].sum(axis=0)[None, :])
-    # The rare values' Poisson count added to the others': a convolution, below ``need``.
-    inside = np.zeros(nodes.size)
-    for j in range(need):
-        inside += counted[j] * poisson[: need - j].sum(axis=0)
-    return float(np.sum(weights * inside) / weights.sum())
+    above, weights_live = above[:, live], weights[live]
+    inside = counts_below(above, k, times).sum(axis=0)
+    return float(np.sum(weights_live * inside) / weights.sum())
+
+
+@cache
+def _quadrature() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The Gauss–Hermite nodes and weights, computed once (read-only)."""
+    nodes, weights = np.polynomial.hermite_e.hermegauss(_NODES)
+    nodes.flags.writeable = weights.flags.writeable = False
+    return nodes, weights
+
+
+def counts_below(
+    chances: NDArray[np.float64], k: int, times: NDArray[np.int64] | None = None
+) -> NDArray[np.float64]:
+    """``P(S = j)`` for ``j < k``, ``S`` the number of independent events that happen.
+
+    ``chances`` is ``(events, columns)``: one set of events per column (a quadrature
+    node); ``times``, how often each event occurs (default once). The coefficients of
+    ``z^j`` in ``Π_v (1 − p_v + p_v z)^{t_v}``, exact: for the events with ``p ≤ ½``
+    everywhere the product is ``Π(1 − p_v)^{t_v} · exp(Σ_r (−1)^(r+1) z^r Σ_v t_v w_v^r
+    / r)`` with ``w = p/(1 − p) ≤ 1``, a formal power series whose first ``k``
+    coefficients need only ``k − 1`` power sums (no product tree); the few events with
+    ``p > ½`` somewhere are multiplied in one at a time, each as its binomial.
+
+    Examples
+    --------
+    >>> counts_below(np.array([[0.5], [0.5]]), 3).ravel().tolist()
+    [0.25, 0.5, 0.25]
+    >>> counts_below(np.array([[0.5]]), 3, np.array([2])).ravel().tolist()
+    [0.25, 0.5, 0.25]
+    """
+    from scipy import stats  # noqa: PLC0415 (scipy loads where it is used)
+
+    many = np.ones(chances.shape[0], dtype=np.int64) if times is None else np.asarray(times)
+    high = np.any(chances > 0.5, axis=1)
+    low, low_times = chances[~high], many[~high].astype(np.float64)
+    columns = chances.shape[1]
+    weight = low / (1.0 - low)
+    series = np.zeros((k, columns))
+    power = np.ones_like(weight)
+    for r in range(1, k):
+        power = power * weight
+        series[r] = (-1.0) ** (r + 1) * (low_times @ power) / r
+    counted = np.zeros((k, columns))
+    counted[0] = 1.0
+    for j in range(1, k):  # exp of a power series: j b_j = Σ_r r a_r b_(j−r)
+        counted[j] = sum(r * series[r] * counted[j - r] for r in range(1, j + 1)) / j
+    counted *= np.exp(low_times @ np.log1p(-low))
+    ahead = np.arange(k)[:, None]
+    for chance, count in zip(chances[high], many[high], strict=True):
+        if count <= _ONE_AT_A_TIME:
+            for _ in range(int(count)):
+                counted[1:] = counted[1:] * (1.0 - chance) + counted[:-1] * chance
+                counted[0] = counted[0] * (1.0 - chance)
+            continue
+        law = stats.binom.pmf(ahead, int(count), chance[None, :])  # (k, columns)
+        counted = np.stack([(law[: j + 1] * counted[j::-1]).sum(axis=0) for j in range(k)])
+    return counted
 
 
 def fakes_for_top_k(
@@ -289,18 +334,18 @@ def fakes_for_top_k(
     maximal = fake_rate(protocol, "mga", chosen)
     chooses = kind == "best" and bool(chosen_padding(protocol, 1))
 
+    def rates(m: int) -> Iterator[NDArray[np.float64]]:
+        """Cao et al.'s report first; the attacker's own fillings only when it falls short."""
+        yield maximal
+        for leaders in (k - 1, 0) if chooses else ():
+            rate = best_support_rate(protocol, f, n, m, target=target, k=k, leaders=leaders)
+            if rate is not None:
+                yield rate
+
     def enough(m: int) -> bool:
-        rates = [maximal]
-        if chooses:
-            rates += [
-                r
-                for leaders in (k - 1, 0)
-                if (r := best_support_rate(protocol, f, n, m, target=target, k=k, leaders=leaders))
-                is not None
-            ]
         return any(
             top_k_chance(protocol, f, n, m, rate=rate, target=target, k=k) >= chance
-            for rate in rates
+            for rate in rates(m)
         )
 
     if enough(0):
@@ -417,6 +462,7 @@ __all__ = [
     "EPSILON_GRID",
     "TopKQuestion",
     "best_support_rate",
+    "counts_below",
     "fakes_for_top_k",
     "fakes_to_enter_top_k",
     "top_k_chance",

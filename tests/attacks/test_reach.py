@@ -154,3 +154,27 @@ def test_the_best_attacker_needs_no_more_than_any_single_report(protocol: str) -
         rate[[target, *chosen]] = 1.0
         pure.append(fewest(rate))
     assert best <= min(pure) + 5  # the search above steps by 5
+
+
+@pytest.mark.parametrize(("small", "large", "most"), [(40, 5, 12), (4, 3, 2)])
+def test_counts_below_is_the_product_of_the_events_generating_polynomials(
+    small: int, large: int, most: int
+) -> None:
+    """Every event multiplied in one at a time, written here: chances on both sides of
+    one half, some repeated (as a long tail's equal counts are), several columns."""
+    from ldpcore.attacks.reach import counts_below  # noqa: PLC0415
+
+    rng = np.random.default_rng(9)
+    chances = np.concatenate([rng.uniform(0, 0.5, (small, 3)), rng.uniform(0.3, 1.0, (large, 3))])
+    times = rng.integers(1, most + 1, size=chances.shape[0])
+    k = 7
+    slow = np.zeros((k, 3))
+    slow[0] = 1.0
+    for chance, count in zip(chances, times, strict=True):
+        for _ in range(count):
+            slow = np.vstack(
+                [slow[:1] * (1 - chance), slow[1:] * (1 - chance) + slow[:-1] * chance]
+            )
+    np.testing.assert_allclose(counts_below(chances, k, times), slow, rtol=1e-9, atol=1e-300)
+    if small < 10:  # a case whose probabilities are not all tiny
+        assert slow.sum(axis=0).min() > 0.05
