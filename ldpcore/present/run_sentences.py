@@ -293,7 +293,7 @@ def fake_users_to_top_k_words(
     """How many fake users lift ``label`` into the top ``k`` at ``epsilon``, and across ε.
 
     ``by_epsilon`` holds ``(ε, fake users needed)`` pairs
-    (:func:`ldpcore.attacks.reach.fakes_to_enter_top_k`), ``epsilon`` among them.
+    (:func:`ldpcore.attacks.reach.fakes_for_top_k`), ``epsilon`` among them.
 
     Examples
     --------

@@ -1,7 +1,8 @@
 """Choose ε's fake-user question: how many would lift a rare value into the top k
 
-The number is the closed form :func:`ldpcore.attacks.reach.fakes_to_enter_top_k` (no
-simulation: a page moves its inputs freely); the words are
+The number is :func:`ldpcore.attacks.reach.top_k_question`'s (the fewest fake users that
+put the value in the top k at least half the time, in a normal model of the estimates:
+no simulation, so a page moves its inputs freely); the words are
 :func:`ldpcore.present.run_sentences.top_k_question_words` and the table
 :func:`ldpcore.present.tables.fake_users_table`, which the decision record files too.
 """
