@@ -1,22 +1,28 @@
 """An uploaded report file, aggregated and checked for fake users' reports.
 
-The check is the ones-count test of :mod:`ldpcore.attacks.detection` (Cao, Jia and
-Gong, USENIX Security 2021, Sec. 6): under unary encoding an honest report's number of
-ones has a known law, and a report in either far tail of it is one no honest randomizer
-is likely to have sent. What the check finds is a fact (:class:`ReportCheck`); what it
-means, in words, is :func:`ldpcore.present.run_sentences.report_check_words`.
+Two checks of Cao, Jia and Gong (USENIX Security 2021, Sec. 6), for unary encoding: the
+ones-count test of :mod:`ldpcore.attacks.detection` (an honest report's number of ones
+has a known law, and a report in either far tail of it is one no honest randomizer is
+likely to have sent), and the frequent itemsets of :mod:`ldpcore.attacks.itemsets`
+(values supported together by far more reports than honest users make: the maximal-gain
+attack's targets, which the ones count cannot see). What the checks find is a fact
+(:class:`ReportCheck`); what it means, in words, is
+:func:`ldpcore.present.run_sentences.report_check_words`.
 """
 
 from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ldpcore.attacks.detection import FALSE_ALARM, size_bounds, suspicious
+from ldpcore.attacks.fakes import report_supports
 from ldpcore.attacks.gains import fake_reports
+from ldpcore.attacks.itemsets import PairCounts, contains_itemset, detect, kept_channel, pair_counts
 from ldpcore.collection.report_files import (
     counted_tallies,
     csv_parameter_line,
@@ -46,6 +52,19 @@ class ReportCheck:
         Reports whose number of ones lies in a far tail of the honest law.
     kept_support : ndarray
         The same of the other reports.
+    tally_columns : tuple of str
+        The protocol's tally columns after the support counts.
+    itemsets : tuple of tuple of int
+        Values supported together beyond the honest bound (an honest collection shows
+        one with chance at most :data:`ldpcore.attacks.itemsets.FALSE_ALARM`).
+    itemset_flagged : int
+        Reports that support every value of an itemset.
+    itemset_estimate : ndarray or None
+        The honest users' estimate from the other reports, read through a kept report's
+        channel (:func:`ldpcore.attacks.itemsets.screened_by_itemsets`); None without
+        an itemset.
+    itemset_honest_share : float
+        The chance an honest report supports a whole itemset (dropped with the fakes).
     low, high : int or None
         The honest counts kept; None where the protocol's reports cannot be told apart
         by their size (every report supports as many values).
@@ -62,6 +81,10 @@ class ReportCheck:
     high: int | None
     rate: float | None
     tally_columns: tuple[str, ...] = ()
+    itemsets: tuple[tuple[int, ...], ...] = ()
+    itemset_flagged: int = 0
+    itemset_estimate: NDArray[np.float64] | None = None
+    itemset_honest_share: float = 0.0
 
     @property
     def domain_size(self) -> int:
@@ -77,6 +100,13 @@ class ReportCheck:
     def expected_by_chance(self) -> float:
         """How many of the file's reports an honest collection would have flagged."""
         return self.users * (self.rate or 0.0)
+
+    def itemset_table(self) -> tuple[bytes, int]:
+        """The itemset-screened estimate as a ``value,estimate`` table, and the users kept."""
+        if self.itemset_estimate is None:
+            raise InputError("no itemset was found: there is nothing to screen")
+        rows = "".join(f"{v},{e!r}\n" for v, e in enumerate(self.itemset_estimate.tolist()))
+        return ("value,estimate\n" + rows).encode(), self.users - self.itemset_flagged
 
     def counts_table(self, *, drop: bool) -> tuple[bytes, int]:
         r"""The support counts as a ``value,count`` table, and the users they count.
@@ -121,10 +151,15 @@ def check_report_upload(
     support = empty_tallies(protocol)
     kept = empty_tallies(protocol)
     users = flagged = 0
+    readable = report_supports(protocol, np.zeros((0, protocol.domain_size))) is not None
+    pairs: PairCounts | None = None
     for frame in upload_frames(data, name, protocol=protocol):
         if frame.empty:
             continue
         reports = frame_to_reports(protocol, frame, source=name)
+        if readable:
+            part = pair_counts(protocol, reports)
+            pairs = part if pairs is None else pairs + part
         counts = counted_tallies(protocol, reports)
         support += counts
         users += len(frame)
@@ -137,6 +172,7 @@ def check_report_upload(
     if users == 0:
         raise InputError(f"{name} has no reports: one row per user is expected")
     bounds = size_bounds(protocol, false_alarm)
+    itemsets = _itemset_screen(protocol, data, name, pairs)
     return ReportCheck(
         protocol=protocol.name,
         users=users,
@@ -147,7 +183,42 @@ def check_report_upload(
         high=None if bounds is None else bounds.high,
         rate=None if bounds is None else bounds.rate,
         tally_columns=protocol.tally_columns,
+        **itemsets,
     )
+
+
+def _itemset_screen(
+    protocol: FrequencyOracle, data: bytes, name: str, pairs: PairCounts | None
+) -> dict[str, Any]:
+    """The frequent-itemset check of the whole file, from its pairs' counts.
+
+    A second pass drops the reports that contain an itemset found and reads the rest
+    through a kept report's channel.
+    """
+    if pairs is None:
+        return {}
+    check = detect(protocol, pairs)
+    if not check.itemsets:
+        return {}
+    kept = np.zeros(protocol.domain_size)
+    dropped = 0
+    for frame in upload_frames(data, name, protocol=protocol):
+        if frame.empty:
+            continue
+        reports = np.asarray(frame_to_reports(protocol, frame, source=name))
+        inside = contains_itemset(protocol, reports, check.itemsets)
+        dropped += int(inside.sum())
+        kept += protocol.aggregate(reports[~inside])
+    if dropped == pairs.reports:
+        raise InputError(f"every report of {name} supports a suspicious itemset: none is left")
+    channel, _ = kept_channel(protocol, check.itemsets)
+    users = np.linalg.solve(channel, kept)
+    return {
+        "itemsets": check.itemsets,
+        "itemset_flagged": dropped,
+        "itemset_estimate": users / users.sum(),
+        "itemset_honest_share": check.honest_share,
+    }
 
 
 #: The example report file: OUE at ε = 1 on 256 values (where uniform reports stand out:

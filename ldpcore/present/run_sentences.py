@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from ldpcore.attacks.itemsets import FALSE_ALARM
 from ldpcore.formats import (
     format_duration,
     format_durations_apart,
@@ -237,7 +238,7 @@ def attack_top_k_words(summary: Any, top_k: int, targets: int) -> str:
 
 
 def report_check_words(check: ReportCheck) -> str:
-    """What the ones-count test found in a report file, and what it cannot see.
+    """What the ones-count and itemset tests found in a report file, and what they cannot see.
 
     Examples
     --------
@@ -255,16 +256,50 @@ def report_check_words(check: ReportCheck) -> str:
             "unary encoding (OUE, SUE) only."
         )
     blind = (
-        " The test cannot see fake users who send honest-looking reports (a random target "
-        "through the real randomizer, or a maximal-gain report padded to an honest number "
-        "of ones, Cao et al. 2021): a clean result is not proof of an honest collection."
+        " The ones count cannot see a maximal-gain report padded to an honest number of "
+        "ones, which the itemset test sees when it supports two or more targets; neither "
+        "sees a random target sent through the real randomizer (Cao et al. 2021): a clean "
+        "result is not proof of an honest collection."
     )
+    return _ones_words(check) + " " + itemset_words(check) + blind
+
+
+def itemset_words(check: ReportCheck) -> str:
+    """What the frequent-itemset test found in a report file.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ldpcore.collection.report_check import ReportCheck
+    >>> zero = np.zeros(4, dtype=np.int64)
+    >>> itemset_words(ReportCheck("OUE", 5000, zero, 0, zero, 2, 30, 4e-7))[:40]
+    'No two values are supported together by '
+    """
+    if not check.itemsets:
+        return (
+            "No two values are supported together by more reports than honest users make "
+            f"(an honest collection would show such a pair with chance below {FALSE_ALARM:g})."
+        )
+    sets = "; ".join("{" + ", ".join(str(v) for v in itemset) + "}" for itemset in check.itemsets)
+    return (
+        f"{check.itemset_flagged:,} reports support every value of {sets} together, far more "
+        "than honest users would (an honest collection shows such a set with chance below "
+        f"{FALSE_ALARM:g}): the mark of fake users sending the maximal-gain report for those "
+        "targets. Dropping them also drops the honest reports that support the whole set by "
+        f"chance (at most {check.itemset_honest_share:.1%} of them), which are not a random "
+        "sample, so the estimate from the rest is corrected for them (it reads the kept "
+        "reports through the chance that an honest report is kept)."
+    )
+
+
+def _ones_words(check: ReportCheck) -> str:
+    """What the ones-count test found."""
     span = f"{check.low:,} to {check.high:,} ones"
     if not check.flagged:
         return (
             f"No report has an unlikely number of ones: every one of the {check.users:,} "
             f"has {span}, as honest {check.protocol} reports have with probability "
-            f"{1 - (check.rate or 0.0):.6f}." + blind
+            f"{1 - (check.rate or 0.0):.6f}."
         )
     chance = check.expected_by_chance
     return (
@@ -277,7 +312,7 @@ def report_check_words(check: ReportCheck) -> str:
         "has about half its bits set). Dropping them leaves the other "
         f"{check.users - check.flagged:,}; an honest report is dropped with the same small "
         "chance whatever its value, so the rest still estimate the honest users' "
-        "frequencies." + blind
+        "frequencies."
     )
 
 
@@ -494,6 +529,7 @@ __all__ = [
     "fake_users_caption",
     "fake_users_to_top_k_words",
     "generalized_base_words",
+    "itemset_words",
     "not_converged_words",
     "report_check_words",
     "run_in_words",

@@ -92,11 +92,14 @@ def methods_shown(
     --------
     >>> methods_shown(("A", "B"), ("A", "B", "C"), ("A", "B"))
     'all but C'
+    >>> methods_shown(("A",), ("A", "B", "C"), ("A",))
+    'all but B and C'
     """
     if len(chosen) == len(every):
         return "all"
     if set(chosen) == set(defaults):
-        return "all but " + ", ".join(m for m in every if m not in chosen)
+        left = [m for m in every if m not in chosen]
+        return "all but " + (", ".join(left[:-1]) + " and " if len(left) > 1 else "") + left[-1]
     return f"{len(chosen)} of {len(every)}"
 
 

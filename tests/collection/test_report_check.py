@@ -18,6 +18,7 @@ from ldpcore.collection.report_files import (
     upload_parameters,
 )
 from ldpcore.errors import InputError
+from ldpcore.present.run_sentences import report_check_words
 from ldpcore.protocols import get_protocol
 from pages.app_layer.controls.report_uploads import example_reports
 
@@ -158,3 +159,57 @@ def test_a_dbitflip_report_upload_keeps_what_ding_s_estimator_reads() -> None:
         protocol.estimate_from_tallies(protocol.tally(reports), 5_000),
         atol=1e-12,
     )
+
+
+def _mga_upload(protocol, n: int, m: int, targets: np.ndarray, seed: int):
+    rng = np.random.default_rng(seed)
+    weights = np.arange(protocol.domain_size, 0, -1, dtype=float) ** 1.1
+    values = rng.choice(protocol.domain_size, size=n, p=weights / weights.sum())
+    honest = protocol.randomize(values, rng)
+    reports = np.concatenate([honest, fake_reports(protocol, "mga", targets, m, rng)])
+    return reports[rng.permutation(len(reports))], np.bincount(values, minlength=32) / n
+
+
+def test_the_upload_finds_the_maximal_gain_itemset_and_corrects_for_honest_drops() -> None:
+    """Padded maximal-gain reports pass the ones count; their targets are the itemset
+    found, every fake report is among those dropped, and the corrected estimate of the
+    targets is near the truth where Base's is far above it."""
+    protocol = get_protocol("OUE", epsilon=1.0, domain_size=32)
+    targets = np.array([3, 9, 20])
+    reports, truth = _mga_upload(protocol, 20_000, 800, targets, seed=6)
+    check = check_report_upload(protocol, _csv(protocol, reports), "r.csv")
+    assert check.flagged == 0 and check.itemsets == ((3, 9, 20),)
+    assert 800 <= check.itemset_flagged <= 800 + 2 * check.itemset_honest_share * 20_000
+    assert check.itemset_estimate is not None
+    sd = np.sqrt(protocol.variance(truth, 20_000)[targets].sum())
+    assert abs(check.itemset_estimate[targets].sum() - truth[targets].sum()) < 5 * sd
+    base = protocol.estimate(check.support, len(reports))
+    assert base[targets].sum() - truth[targets].sum() > 10 * sd
+    words = report_check_words(check)
+    assert "{3, 9, 20} together" in words and f"{check.itemset_flagged:,} reports" in words
+
+
+def test_honest_uploads_show_no_itemset() -> None:
+    protocol = get_protocol("SUE", epsilon=1.0, domain_size=32)
+    reports, _ = _mga_upload(protocol, 20_000, 0, np.array([1, 2]), seed=8)
+    check = check_report_upload(protocol, _csv(protocol, reports), "r.csv")
+    assert check.itemsets == () and check.itemset_estimate is None
+    assert "No two values are supported together" in report_check_words(check)
+
+
+def test_your_data_estimates_from_the_reports_without_the_itemset() -> None:
+    protocol = get_protocol("OUE", epsilon=1.0, domain_size=32)
+    reports, _ = _mga_upload(protocol, 20_000, 800, np.array([3, 9, 20]), seed=6)
+    at = open_page("pages/your_data.py")
+    at.radio(key="collected-shape").set_value("The reports, one row per user").run()
+    at.file_uploader(key="reports-upload").set_value(("r.csv", _csv(protocol, reports), "text/csv"))
+    at = at.run()
+    assert not at.exception, at.exception
+    assert at.checkbox(key="reports-itemsets").value is True
+    check = check_report_upload(protocol, _csv(protocol, reports), "r.csv")
+    table = frame(at, "estimate")
+    np.testing.assert_allclose(table["base_estimate"], check.itemset_estimate, atol=1e-12)
+    at.checkbox(key="reports-itemsets").uncheck().run()
+    assert not at.exception, at.exception
+    base = protocol.estimate(check.support, len(reports))
+    np.testing.assert_allclose(frame(at, "estimate")["base_estimate"], base, atol=1e-12)

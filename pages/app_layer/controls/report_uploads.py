@@ -50,7 +50,8 @@ def report_inputs() -> tuple[bytes, str, dict[str, object]] | None:
         st.info(
             "Each row is one user's randomized report. The file is aggregated here, and for "
             "unary encoding (OUE, SUE) each report's number of ones is checked against what "
-            "an honest randomizer sends. The example below has a few fake reports in it."
+            "an honest randomizer sends, and no values may be supported together by far more "
+            "reports than honest users make. The example below has a few fake reports in it."
         )
         st.download_button(
             "Example: 2,060 OUE reports (CSV)",
@@ -101,15 +102,21 @@ def report_inputs() -> tuple[bytes, str, dict[str, object]] | None:
     )
     if check is None:
         return None
-    (st.warning if check.flagged else st.info)(
+    (st.warning if check.flagged or check.itemsets else st.info)(
         report_check_words(check), icon=":material/person_alert:"
     )
-    drop = check.flagged > 0 and st.checkbox(
+    screen = bool(check.itemsets) and st.checkbox(
+        f"Drop the {check.itemset_flagged:,} reports that support a suspicious set together "
+        "(and correct for the honest ones among them)",
+        value=True,
+        key="reports-itemsets",
+    )
+    drop = not screen and check.flagged > 0 and st.checkbox(
         f"Drop the {check.flagged:,} flagged reports", value=True, key="reports-drop"
     )
-    table, users = check.counts_table(drop=drop)
+    table, users = check.itemset_table() if screen else check.counts_table(drop=drop)
     settings: dict[str, object] = {
-        "kind": "counts",
+        "kind": "estimates" if screen else "counts",
         "protocol": protocol,
         "epsilon": float(epsilon),
         "n": users,
