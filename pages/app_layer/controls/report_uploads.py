@@ -111,8 +111,12 @@ def report_inputs() -> tuple[bytes, str, dict[str, object]] | None:
         value=True,
         key="reports-itemsets",
     )
-    drop = not screen and check.flagged > 0 and st.checkbox(
-        f"Drop the {check.flagged:,} flagged reports", value=True, key="reports-drop"
+    drop = (
+        not screen
+        and check.flagged > 0
+        and st.checkbox(
+            f"Drop the {check.flagged:,} flagged reports", value=True, key="reports-drop"
+        )
     )
     table, users = check.itemset_table() if screen else check.counts_table(drop=drop)
     settings: dict[str, object] = {
