@@ -238,8 +238,9 @@ def top_k_chance(
     # independent Bernoulli variables, P(S < k) ≤ exp(−(μ − k)²/(2μ)) for μ > k): those
     # nodes add nothing, and the values uncertain only there need not be counted.
     expected = times @ above
-    with np.errstate(divide="ignore"):
-        tail = np.where(expected > k, -((expected - k) ** 2) / (2 * expected), 0.0)
+    tail = np.zeros_like(expected)
+    over = expected > k
+    tail[over] = -((expected[over] - k) ** 2) / (2 * expected[over])
     live = tail > _NEGLIGIBLE_LOG
     if not live.any():
         return 0.0
