@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ldpcore.attacks.fakes import report_supports
+from ldpcore.attacks.fakes import fake_users, report_supports
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle
 
@@ -282,9 +282,29 @@ def screened_by_itemsets(
         return protocol.estimate(protocol.aggregate(kept), kept.shape[0]), 0, check
     if kept.shape[0] == 0:
         raise InputError("every report contains an itemset found: nothing is left to estimate")
-    channel, _ = kept_channel(protocol, check.itemsets)
-    users = np.linalg.solve(channel, protocol.aggregate(kept).astype(np.float64))
-    return users / users.sum(), int(flagged.sum()), check
+    return (
+        kept_estimate(protocol, protocol.aggregate(kept), check.itemsets),
+        int(flagged.sum()),
+        check,
+    )
+
+
+def kept_estimate(
+    protocol: FrequencyOracle, kept_support: Any, itemsets: tuple[tuple[int, ...], ...]
+) -> NDArray[np.float64]:
+    """The honest users' frequencies from the kept reports' support counts.
+
+    Solves ``C_kept = A g`` for the honest users per value ``g`` (:func:`kept_channel`)
+    and returns ``g / Σ g``.
+    """
+    channel, _ = kept_channel(protocol, itemsets)
+    users = np.linalg.solve(channel, np.asarray(kept_support, dtype=np.float64))
+    return np.asarray(users / users.sum(), dtype=np.float64)
+
+
+def readable(protocol: FrequencyOracle) -> bool:
+    """Whether the detection reads this protocol's reports (unary encoding)."""
+    return fake_users(protocol).report_supports is not None
 
 
 __all__ = [
@@ -297,8 +317,10 @@ __all__ = [
     "detect",
     "grow_itemsets",
     "kept_channel",
+    "kept_estimate",
     "pair_counts",
     "pair_statistics",
     "pair_threshold",
+    "readable",
     "screened_by_itemsets",
 ]

@@ -20,9 +20,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ldpcore.attacks.detection import FALSE_ALARM, size_bounds, suspicious
-from ldpcore.attacks.fakes import report_supports
 from ldpcore.attacks.gains import fake_reports
-from ldpcore.attacks.itemsets import PairCounts, contains_itemset, detect, kept_channel, pair_counts
+from ldpcore.attacks.itemsets import (
+    PairCounts,
+    contains_itemset,
+    detect,
+    kept_estimate,
+    pair_counts,
+    readable,
+)
 from ldpcore.collection.report_files import (
     counted_tallies,
     csv_parameter_line,
@@ -151,13 +157,12 @@ def check_report_upload(
     support = empty_tallies(protocol)
     kept = empty_tallies(protocol)
     users = flagged = 0
-    readable = report_supports(protocol, np.zeros((0, protocol.domain_size))) is not None
     pairs: PairCounts | None = None
     for frame in upload_frames(data, name, protocol=protocol):
         if frame.empty:
             continue
         reports = frame_to_reports(protocol, frame, source=name)
-        if readable:
+        if readable(protocol):
             part = pair_counts(protocol, reports)
             pairs = part if pairs is None else pairs + part
         counts = counted_tallies(protocol, reports)
@@ -211,12 +216,10 @@ def _itemset_screen(
         kept += protocol.aggregate(reports[~inside])
     if dropped == pairs.reports:
         raise InputError(f"every report of {name} supports a suspicious itemset: none is left")
-    channel, _ = kept_channel(protocol, check.itemsets)
-    users = np.linalg.solve(channel, kept)
     return {
         "itemsets": check.itemsets,
         "itemset_flagged": dropped,
-        "itemset_estimate": users / users.sum(),
+        "itemset_estimate": kept_estimate(protocol, kept, check.itemsets),
         "itemset_honest_share": check.honest_share,
     }
 
