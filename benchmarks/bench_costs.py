@@ -1,6 +1,7 @@
 """Measure what one trial costs, per protocol, domain size and method: the cost model's data.
 
-Run: ``.venv/bin/python benchmarks/bench_costs.py [--check] [--protocols THE,OUE]``.
+Run: ``.venv/bin/python benchmarks/bench_costs.py [--check] [--protocols THE,OUE]
+[--methods Consistency]``.
 Prints the table kept in ``ldpcore/experiments/costs.py`` (``MEASURED``), the worst-case table of
 ``benchmarks/README.md`` (every protocol × d ∈ SIZES: a trial with every default method,
 its dearest method, 30 trials on one core) and, with ``--check``, how far the model's
@@ -46,7 +47,7 @@ def _method_seconds(method: str, built: tuple, seed: int, repeat: int = 3) -> fl
     data, protocol, _ = built
     rng = trial_generator(seed, 0)
     tallies = protocol.sample_tallies(data.counts, rng)
-    estimate = protocol.estimate(protocol.support_from_tallies(tallies), data.n)
+    estimate = protocol.estimate_from_tallies(tallies, data.n)
     chosen = get_method(method)
     best = float("inf")
     with warnings.catch_warnings():
@@ -59,7 +60,9 @@ def _method_seconds(method: str, built: tuple, seed: int, repeat: int = 3) -> fl
     return best
 
 
-def measure(protocols: tuple[str, ...]) -> dict[tuple[str, str], tuple[float, ...]]:
+def measure(
+    protocols: tuple[str, ...], methods: tuple[str, ...] | None = None
+) -> dict[tuple[str, str], tuple[float, ...]]:
     """``(protocol, "trial" | method) -> seconds at each of SIZES``.
 
     "trial" is one trial with Base only (the sampler, the estimate, the metrics); each
@@ -79,7 +82,7 @@ def measure(protocols: tuple[str, ...]) -> dict[tuple[str, str], tuple[float, ..
             repeat = 2 if d < 50_000 else 1
             table.setdefault((protocol, "trial"), []).append(_seconds(config, repeat))
             built = config.build()
-            for method in default_method_names():
+            for method in methods or default_method_names():
                 if method != "Base":
                     table.setdefault((protocol, method), []).append(
                         _method_seconds(method, built, d, repeat=3 if d < 50_000 else 1)
@@ -146,11 +149,17 @@ def main() -> None:
         default=",".join(protocol_names()),
         help="comma-separated protocols to measure (default: every registered one)",
     )
+    parser.add_argument(
+        "--methods",
+        default=None,
+        help="comma-separated methods to time (default: every default method)",
+    )
     args = parser.parse_args()
     if args.check_only:
         check()
         return
-    table = measure(tuple(name.strip() for name in args.protocols.split(",")))
+    methods = None if args.methods is None else tuple(m.strip() for m in args.methods.split(","))
+    table = measure(tuple(name.strip() for name in args.protocols.split(",")), methods)
     print("\nMEASURED = {")
     for (protocol, part), times in table.items():
         print(f"    ({protocol!r}, {part!r}): ({', '.join(f'{t:.2e}' for t in times)}),")

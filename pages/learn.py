@@ -7,10 +7,10 @@ import pandas as pd
 import streamlit as st
 
 from ldpcore.learn.lying import lying_class
-from ldpcore.learn.walkthrough import report_words, walkthrough
+from ldpcore.learn.walkthrough import report_words, teachable_protocols, walkthrough
 from ldpcore.postprocess import method_class, method_names
 from ldpcore.present.sentences import prior_sentence
-from ldpcore.protocols import protocol_class, protocol_names
+from ldpcore.protocols import protocol_class
 from pages.app_layer.controls.navigation import ensure_app
 from pages.app_layer.serving.answers import prior_demo_table
 from pages.app_layer.views.display import frequency_columns, run_or_explain
@@ -31,8 +31,8 @@ default_protocol, default_epsilon = PRESETS[preset]
 left, middle, right = st.columns(3)
 protocol = left.selectbox(
     "Protocol",
-    protocol_names(),
-    index=protocol_names().index(default_protocol),
+    teachable_protocols(),
+    index=teachable_protocols().index(default_protocol),
     key=f"learn-protocol-{preset}",
 )
 epsilon = middle.slider("ε", 0.1, 6.0, default_epsilon, 0.1, key=f"learn-epsilon-{preset}")

@@ -1,4 +1,4 @@
-"""Queries: set-value (NDSS Figs. 6–7), top-k (Fig. 10), groups (Fig. 8), intervals."""
+"""Queries: sets (NDSS Figs. 6–7), top-k (Fig. 10), groups (Fig. 8), intervals, ranges."""
 
 from __future__ import annotations
 
@@ -7,15 +7,19 @@ import streamlit as st
 from ldpcore.advice import sweep_verdicts
 from ldpcore.data.specs import BundledData
 from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.ranges import RANGES_PER_LENGTH
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
-from ldpcore.present.notebooks import run_notebook, sweep_notebook
+from ldpcore.present.notebooks import ranges_notebook, run_notebook, sweep_notebook
+from ldpcore.present.range_sentences import WHY_A_HIERARCHY_HELPS, range_headline, range_table
 from pages.app_layer.controls.navigation import ensure_app
 from pages.app_layer.controls.widgets import require_config, with_query
 from pages.app_layer.serving.answers import bundled_dataset
+from pages.app_layer.serving.cache import simulate_ranges
 from pages.app_layer.serving.staging import Staged, staged_run, staged_sweep, trials_shown
 from pages.app_layer.views.display import (
     PAIRED_NOTE,
+    run_or_explain,
     show_chart,
     sweep_banner,
     sweep_details,
@@ -33,7 +37,7 @@ KS = (2, 4, 8, 16, 32)
 
 kind = st.radio(
     "Query",
-    ("Sets of values", "Most frequent values", "Groups", "Intervals"),
+    ("Sets of values", "Most frequent values", "Groups", "Intervals", "Ranges by length"),
     horizontal=True,
     key="query",
     bind="query-params",
@@ -114,6 +118,32 @@ elif kind == "Groups":
                 simulate_command(config, query="groups"),
                 lambda: run_notebook(with_query(config, "groups"), title="Group totals"),
             )
+elif kind == "Ranges by length":
+    st.caption(WHY_A_HIERARCHY_HELPS)
+    found = run_or_explain(lambda: simulate_ranges(config), "Simulating ranges of every length…")
+    if found is not None:
+        st.info(range_headline(found), icon=":material/straighten:")
+        frame = found.frame()
+        figure = figures.range_curves(
+            frame,
+            title=f"Range MSE against the range's length (ε = {config.epsilon:g}, "
+            f"n = {config.n:,}; bands: the middle 80% of trials)",
+        )
+        show_chart(figure, key="chart-ranges")
+        st.dataframe(range_table(found), hide_index=True)
+        st.caption(
+            f"{found.entries[0].split(' · ')[0]} is the flat protocol (the sidebar's, or OUE when "
+            f"it is a hierarchy); TreeOUE and TreeOLH use the best branching factor for d. Each "
+            f"length's error is the mean over up to {RANGES_PER_LENGTH} ranges of that length, "
+            f"on {config.trials} trials shared by every protocol. " + PAIRED_NOTE
+        )
+        downloads(
+            "ranges",
+            frame,
+            figure,
+            simulate_command(config, query="range:length=64"),
+            lambda: ranges_notebook(config),
+        )
 else:
     ranges = with_query(config, "interval:samples=20")
     result, shown = staged_run(staged, ranges, "Simulating intervals…")

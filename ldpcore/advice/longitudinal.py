@@ -42,6 +42,7 @@ from ldpcore.errors import InputError
 from ldpcore.protocols import PROTOCOLS, FrequencyOracle, Memoized
 from ldpcore.protocols.repeated import (
     average_variance,
+    check_repeatable,
     epsilon_after,
     lifetime_epsilon,
     one_shot_form,
@@ -158,6 +159,7 @@ def collection_plans(
     >>> [plan.kind for plan in collection_plans(grr, [0.4, 0.3, 0.2, 0.1], 1000, 30)]
     ['memoized', 'fresh', 'split']
     """
+    check_repeatable(protocol)
     rounds = check_int(
         rounds, name="rounds", minimum=bounds.ROUNDS_MIN, maximum=bounds.EXACT_ROUNDS_MAX
     )

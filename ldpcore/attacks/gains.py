@@ -89,8 +89,24 @@ def choose_targets(count: int, domain_size: int, rng: np.random.Generator) -> ND
     return np.sort(rng.choice(domain_size, size=count, replace=False)).astype(np.int64)
 
 
+def check_attackable(protocol: FrequencyOracle) -> None:
+    """Refuse, in words, a protocol whose fake users are not modelled (a hierarchy).
+
+    A hierarchy's report names a node of one level of its tree: fake users choose the
+    level and the nodes, and their gain on a range is another quantity than a value's
+    (Liao et al., arXiv 2503.03454), not yet modelled here.
+    """
+    if protocol.composite:
+        raise InputError(
+            f"fake users against {protocol.name} are not modelled yet: its reports name a "
+            "node of one level of a tree, and an attack on ranges chooses which; pick a "
+            "flat protocol (GRR, OLH, OUE, …)"
+        )
+
+
 def fake_rate(protocol: FrequencyOracle, kind: str, targets: ArrayLike) -> NDArray[np.float64]:
     """``ρ_v``: the probability that one fake report supports each value ``v``."""
+    check_attackable(protocol)
     chosen = check_targets(targets, protocol.domain_size)
     if kind == "ria":
         rate = np.full(protocol.domain_size, protocol.q)
@@ -139,6 +155,7 @@ def fake_reports(
     rng: np.random.Generator,
 ) -> Any:
     """The fake users' reports themselves, in the protocol's report format."""
+    check_attackable(protocol)
     chosen = check_targets(targets, protocol.domain_size)
     if kind == "ria":
         return protocol.randomize(rng.choice(chosen, size=fakes), rng)
@@ -168,6 +185,7 @@ def poison(
     targets : array_like, optional
         The target values (default: ``attack.targets`` chosen uniformly at random).
     """
+    check_attackable(protocol)
     generator = as_generator(rng)
     counts = check_counts(np.asarray(true_counts), name="true_counts", length=protocol.domain_size)
     n = int(counts.sum())
@@ -186,6 +204,7 @@ def poison(
 
 __all__ = [
     "Poisoned",
+    "check_attackable",
     "check_targets",
     "choose_targets",
     "expected_gain",

@@ -135,7 +135,8 @@ def run(args: argparse.Namespace) -> int:
         print(result.summary.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
         if analytic["base_mse"] is not None:
             print(f"analytic Base MSE (Eq. 3): {analytic['base_mse']:.4g}")
-        print(f"lower bound (asymptotic, prior-averaged): {analytic['lower_bound']:.4g}")
+        if analytic["lower_bound"] is not None:
+            print(f"lower bound (asymptotic, prior-averaged): {analytic['lower_bound']:.4g}")
     for record in result.summary.to_dict("records"):
         if record["converged"] < 1:  # never a silent cap
             sentence = not_converged_sentence(record["method"], 1 - record["converged"])

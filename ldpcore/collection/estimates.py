@@ -24,6 +24,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from ldpcore._validation import check_n_users
+from ldpcore.collection.report_files import check_per_value
 from ldpcore.data.datasets import Dataset
 from ldpcore.data.tables import TableError, TableLayout, inspect_table, read_numbers
 from ldpcore.errors import InputError
@@ -171,6 +172,7 @@ def read_collected(
     oracle = get_protocol(
         protocol, epsilon=epsilon, domain_size=len(table.labels), **dict(params or {})
     )
+    check_per_value(oracle)
     extra = _tally_columns(oracle, layout, kind) if not sums else ()
     if sums:
         estimate = oracle.estimate(table.numbers, n)

@@ -30,6 +30,7 @@ from ldpcore.attacks.itemsets import (
     readable,
 )
 from ldpcore.collection.report_files import (
+    check_per_value,
     counted_tallies,
     csv_parameter_line,
     empty_tallies,
@@ -154,6 +155,7 @@ def check_report_upload(
     false_alarm : float
         The chance an honest report is flagged, at most.
     """
+    check_per_value(protocol)
     support = empty_tallies(protocol)
     kept = empty_tallies(protocol)
     users = flagged = 0

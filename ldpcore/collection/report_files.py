@@ -215,6 +215,20 @@ def _leading_comments(handle: BinaryIO) -> list[str]:
     return found
 
 
+def check_per_value(protocol: FrequencyOracle) -> None:
+    """Refuse, in words, a protocol whose tallies are not per value (a hierarchy).
+
+    A counts file has one row per value; a hierarchy counts the nodes of each level of
+    its tree, a file of another shape, not written or read yet.
+    """
+    if protocol.composite:
+        raise InputError(
+            f"{protocol.name} counts the nodes of each level of its tree, not values: counts "
+            "files and report checks for hierarchies are not built yet; simulate it "
+            f"(ldpcore simulate --protocol {protocol.name}) or collect with a flat protocol"
+        )
+
+
 def aggregate_chunk(
     protocol: FrequencyOracle, frame: pd.DataFrame, source: str
 ) -> NDArray[np.int64]:
@@ -250,6 +264,7 @@ def aggregate_file(
     protocol: FrequencyOracle, path: Path, *, chunk_rows: int = CHUNK_ROWS
 ) -> tuple[NDArray[np.int64], int]:
     """The tallies (:func:`aggregate_chunk`) and number of reports of one file, streamed."""
+    check_per_value(protocol)
     total = empty_tallies(protocol)
     users = 0
     for frame in iter_frames(path, chunk_rows=chunk_rows, protocol=protocol):
@@ -262,6 +277,7 @@ def counts_rows(
     protocol: FrequencyOracle, tallies: NDArray[np.int64]
 ) -> tuple[list[str], list[list[Any]]]:
     """A counts file's header and rows: ``value,count`` and the protocol's tally columns."""
+    check_per_value(protocol)
     d = protocol.domain_size
     columns = np.asarray(tallies).reshape(1 + len(protocol.tally_columns), d)
     header = ["value", "count", *protocol.tally_columns]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import tomllib
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
@@ -82,7 +83,8 @@ def sweep(
         frame = result.summary.copy()
         frame.insert(0, parameter, value)
         frame["base_mse"] = result.analytic["base_mse"]
-        frame["lower_bound"] = result.analytic["lower_bound"]
+        bound = result.analytic["lower_bound"]
+        frame["lower_bound"] = math.nan if bound is None else bound
         if keep_trials:
             frame["trial_mse"] = list(result.trial_errors)
         frames.append(frame)

@@ -88,7 +88,8 @@ class ExperimentResult:
         One row per (method, answer): ``truth, mean, bias, variance, mse``.
     analytic : dict
         ``base_mse`` (Eq. 3, exact for single-value queries; None for set-type ones) and
-        ``lower_bound`` (reading note 8).
+        ``lower_bound`` (reading note 8; None for a query whose answers are not single
+        values' frequencies).
     answers : ndarray
         Shape ``(methods, trials, answers)``: every answer of every trial.
     truth : ndarray
@@ -242,8 +243,9 @@ def _run_trials(
     stuck = np.zeros((len(methods), trials))  # 1 where a method hit its iteration cap
     outputs: dict[str, NDArray[np.float64]] = {}
     for row, method in enumerate(methods):
-        parent = outputs.get(method.derived_from or "")
-        if method.rows_at_once and parent is None:
+        # A composite protocol's methods run part by part from each trial's tallies.
+        parent = None if protocol.composite else outputs.get(method.derived_from or "")
+        if method.rows_at_once and parent is None and not protocol.composite:
             vectors = method.apply_rows(estimates, protocol=protocol, n=n)
         else:
             vectors = np.empty_like(estimates)
@@ -370,7 +372,11 @@ def _summarise(
         )
     analytic: dict[str, float | None] = {
         "base_mse": exact_base_mse(config, (data, protocol, query)),
-        "lower_bound": lower_bound(protocol.epsilon, data.n),
+        # A bound on each value's error (reading note 8): no bound on a sum of values'
+        # (a set, a range) nor on a quantile, which is a position, not a frequency.
+        "lower_bound": lower_bound(protocol.epsilon, data.n)
+        if config.query.single_values
+        else None,
     }
     return ExperimentResult(
         config, tuple(rows), analytic, answers, truth, query.labels, tuple(against_base)

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from ldpcore.collection.formats import report_format
 from ldpcore.errors import InputError
 from ldpcore.postprocess import get_method, method_names
-from ldpcore.protocols import FrequencyOracle, get_protocol
+from ldpcore.protocols import FrequencyOracle, get_protocol, protocol_class, protocol_names
 from ldpcore.protocols.base import empty_support
 
 
@@ -97,6 +97,15 @@ def supports_text(
     return ", ".join(labels[int(v)] for v in np.flatnonzero(supported)) or "(nothing)"
 
 
+def teachable_protocols() -> tuple[str, ...]:
+    """The protocols the walkthrough shows: those whose reports support values.
+
+    A hierarchy's report supports nodes of one level of a tree; its lesson is the
+    Queries page's ranges, not a count of support per value.
+    """
+    return tuple(name for name in protocol_names() if not protocol_class(name).composite)
+
+
 def walkthrough(
     *,
     protocol: str,
@@ -107,6 +116,12 @@ def walkthrough(
 ) -> Walkthrough:
     """Randomize ``values`` (0-based) under ``protocol`` and post-process the result."""
     oracle = get_protocol(protocol, epsilon=epsilon, domain_size=len(labels))
+    if oracle.composite:
+        raise InputError(
+            f"the walkthrough counts each report's support per value; a {oracle.name} report "
+            "names a node of one level of a tree: see it on the Queries page (Ranges by "
+            "length), or pick " + ", ".join(teachable_protocols()[:4]) + " here"
+        )
     values = np.asarray(values, dtype=np.int64)
     if values.size == 0:
         raise InputError("add at least one user")

@@ -1,7 +1,7 @@
 """Post-processing methods for Base frequency estimates, and their registry.
 
 NDSS 2020 Section IV (Table I) plus MLE, IBU, a Bayes posterior and one defence against
-fake users (LDPRecover). Every method is called as
+fake users (LDPRecover) and the consistency step of hierarchies. Every method is called as
 ``method(estimate, protocol=..., n=...)`` and carries its own metadata.
 """
 
@@ -16,6 +16,7 @@ from ldpcore.errors import InputError
 from ldpcore.postprocess.base import PostProcessor, check_estimate
 from ldpcore.postprocess.baseline import Base, BaseCut, BasePos, PostPos
 from ldpcore.postprocess.bayes import Bayes
+from ldpcore.postprocess.consistency import Consistency, ConsistencyNormSub
 from ldpcore.postprocess.ibu import IBU, IBUResult
 from ldpcore.postprocess.intervals import IntervalEstimates, check_level
 from ldpcore.postprocess.mle import MLE
@@ -26,8 +27,8 @@ from ldpcore.postprocess.prior import JEFFREYS, LEARNED, UNIFORM, DirichletPrior
 from ldpcore.postprocess.recover import LDPRecover
 from ldpcore.protocols.base import FrequencyOracle
 
-#: Canonical name → method class, in the order of NDSS Table I, then MLE, IBU, Bayes and
-#: LDPRecover.
+#: Canonical name → method class, in the order of NDSS Table I, then MLE, IBU, Bayes,
+#: LDPRecover and the hierarchies' consistency step.
 METHODS: Final = MappingProxyType(
     {
         cls.name: cls
@@ -47,6 +48,8 @@ METHODS: Final = MappingProxyType(
             IBU,
             Bayes,
             LDPRecover,
+            Consistency,
+            ConsistencyNormSub,
         )
     }
 )
@@ -135,6 +138,8 @@ __all__ = [
     "BaseCut",
     "BasePos",
     "Bayes",
+    "Consistency",
+    "ConsistencyNormSub",
     "DirichletPrior",
     "IBUResult",
     "IntervalEstimates",

@@ -18,6 +18,7 @@ from ldpcore._validation import check_n_users
 from ldpcore.errors import InputError
 from ldpcore.postprocess.intervals import IntervalEstimates, frequency_intervals
 from ldpcore.protocols.base import FrequencyOracle
+from ldpcore.protocols.composite import as_composite
 
 #: Whether a method guarantees a property of its output vector.
 Enforcement = Literal["yes", "no", "almost"]
@@ -164,6 +165,11 @@ class PostProcessor(ABC):
         this method's estimate (:func:`ldpcore.postprocess.intervals.frequency_intervals`),
         so it is valid whatever the method. ``simultaneous``: for all values at once.
         """
+        if protocol.composite:
+            raise InputError(
+                f"intervals are not yet given for {protocol.name}: its values' errors are "
+                "sums over levels; ask for its estimates without intervals"
+            )
         point = self(estimate, protocol=protocol, n=n, tallies=tallies)
         low, high = frequency_intervals(
             estimate,
@@ -219,7 +225,26 @@ class PostProcessor(ABC):
         f = check_estimate(estimate, protocol.domain_size)
         n = check_n_users(n)
         self.check_domain(protocol.domain_size)
+        if protocol.composite:
+            return self._apply_parts(f, Context(protocol=protocol, n=n, tallies=tallies))
         return self._apply(f, Context(protocol=protocol, n=n, tallies=tallies))
+
+    def _apply_parts(self, estimate: Vector, context: Context) -> Vector:
+        """A composite protocol's estimate: this method on each part, then assembled.
+
+        Each level of a hierarchy is a flat collection with its own oracle, users and
+        Base estimate, so every flat method has its own meaning there; the protocol
+        joins the levels' outputs as it joins their Base estimates. A method that
+        reads the whole structure (the consistency step) overrides this.
+        """
+        if context.tallies is None:
+            raise InputError(
+                f"{context.protocol.name} is post-processed part by part: pass its tallies"
+            )
+        whole = as_composite(context.protocol)
+        parts = whole.parts(context.tallies)
+        outputs = [self(part.estimate, protocol=part.oracle, n=part.n) for part in parts]
+        return whole.assemble(parts, outputs)
 
     def apply_rows(
         self, estimates: ArrayLike, *, protocol: FrequencyOracle, n: int
@@ -233,6 +258,10 @@ class PostProcessor(ABC):
         f = check_estimates(estimates, protocol.domain_size)
         n = check_n_users(n)
         self.check_domain(protocol.domain_size)
+        if protocol.composite:
+            raise InputError(
+                f"{protocol.name} is post-processed part by part: each estimate needs its tallies"
+            )
         context = Context(protocol=protocol, n=n)
         if self.rows_at_once:
             return self._apply_rows(f, context)

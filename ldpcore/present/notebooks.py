@@ -266,4 +266,34 @@ def read(data: bytes) -> dict[str, Any]:
     return loaded
 
 
-__all__ = ["choose_epsilon_notebook", "config_source", "read", "run_notebook", "sweep_notebook"]
+def ranges_notebook(config: ExperimentConfig) -> bytes:
+    """Ranges of growing length: flat and hierarchical protocols on the same trials."""
+    setup = (
+        "from ldpcore import ExperimentConfig\n"
+        "from ldpcore.experiments.ranges import run_ranges\n"
+        "from ldpcore.present import figures\n"
+        "from ldpcore.present.range_sentences import range_headline, range_table\n\n"
+        + config_source(config)
+    )
+    steps = [
+        ("The configuration the page showed (its protocol is the flat one).", setup),
+        (
+            "Every protocol's methods on every range of each length, the same trials.",
+            "found = run_ranges(config)\nprint(range_headline(found))\nrange_table(found)",
+        ),
+        (
+            "Error against the range's length.",
+            'figures.range_curves(found.frame(), title="Range MSE against length")',
+        ),
+    ]
+    return _bytes(_cells("Ranges of growing length", _INTRO + "\n\n" + _COMPARISON, steps))
+
+
+__all__ = [
+    "choose_epsilon_notebook",
+    "config_source",
+    "ranges_notebook",
+    "read",
+    "run_notebook",
+    "sweep_notebook",
+]

@@ -8,6 +8,9 @@ real per-user randomizer with the server's aggregation, and a fast exact sampler
   keeps (the mechanism only: features keep their own entries in their own packages);
 * one module per protocol: ``grr``, ``olh`` (OLH, BLH), ``unary`` (OUE, SUE), ``she``,
   ``the``, ``subset_selection``, ``hadamard``, ``dbitflip``;
+* ranges over ordered values: ``hierarchy`` (TreeOUE, TreeOLH) over ``trees`` (the tree of
+  intervals) and ``tree_least_squares`` (its consistency step), a ``composite`` protocol
+  (one made of flat collections, post-processed part by part);
 * repeated collection: ``rounds`` (a chain of a permanent and a fresh round),
   ``memoized`` with ``lgrr`` and ``lue`` (the memoized chains), and ``repeated`` (what
   ``T`` reports of any protocol spend, and how they are drawn);
@@ -33,6 +36,7 @@ from ldpcore.protocols.base import (
 from ldpcore.protocols.dbitflip import DBitFlipPM
 from ldpcore.protocols.grr import GRR
 from ldpcore.protocols.hadamard import HadamardResponse
+from ldpcore.protocols.hierarchy import Hierarchy, TreeOLH, TreeOUE
 from ldpcore.protocols.lgrr import LGRR
 from ldpcore.protocols.lue import LOSUE, LOUE, LSOUE, LSUE
 from ldpcore.protocols.memoized import Memoized
@@ -65,6 +69,8 @@ PROTOCOLS: Final = MappingProxyType(
             LOUE,
             LSOUE,
             DBitFlipPM,
+            TreeOUE,
+            TreeOLH,
         )
     }
 )
@@ -221,6 +227,7 @@ __all__ = [
     "FrequencyOracle",
     "HadamardResponse",
     "HashedReports",
+    "Hierarchy",
     "Memoized",
     "ProtocolParameter",
     "Sampler",

@@ -138,6 +138,12 @@ class FrequencyOracle(ABC):
     #: (dBitFlipPM: ``("sampled",)``, the users who sampled each value): the columns a
     #: counts file carries for the protocol's own estimator.
     tally_columns: ClassVar[tuple[str, ...]] = ()
+    #: Whether the Base estimate is assembled from flat collections inside the protocol (a
+    #: hierarchy's levels): it then is a :class:`~ldpcore.protocols.composite.Composite`,
+    #: a method runs on each part with the part's own oracle, and the protocol joins the
+    #: outputs. Its estimates are post-processed from their tallies; it has no support
+    #: count per value.
+    composite: ClassVar[bool] = False
 
     epsilon: float
     domain_size: int

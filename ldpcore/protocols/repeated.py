@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ldpcore import bounds
 from ldpcore._validation import check_int, check_n_users
+from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle, Sampler, check_sampling
 from ldpcore.rng import RNGLike
 
@@ -30,6 +31,20 @@ def check_rounds(rounds: object, *, simulated: bool = False) -> int:
     """Rounds a simulation keeps (``ROUNDS_MAX``) or an exact figure takes."""
     most = bounds.ROUNDS_MAX if simulated else bounds.EXACT_ROUNDS_MAX
     return check_int(rounds, name="rounds", minimum=bounds.ROUNDS_MIN, maximum=most)
+
+
+def check_repeatable(protocol: FrequencyOracle) -> None:
+    """Refuse, in words, a protocol whose repeated collection is not modelled (a hierarchy).
+
+    A hierarchy's user draws a level at every report, so T reports reveal up to T levels
+    of the user's value: what that spends and how the averages behave is not written
+    here.
+    """
+    if protocol.composite:
+        raise InputError(
+            f"collecting again with {protocol.name} is not modelled yet: each report draws "
+            "a level of its tree afresh; pick a flat protocol (GRR, OUE, OLH, …)"
+        )
 
 
 def one_shot_form(protocol: FrequencyOracle | type[FrequencyOracle]) -> type[FrequencyOracle]:
@@ -80,6 +95,7 @@ def sample_rounds(
     ``sampler="per-user"`` runs every user's memo and reports.
     """
     rounds = check_rounds(rounds, simulated=True)
+    check_repeatable(protocol)
     counts, generator = check_sampling(protocol, true_counts, rng, sampler)
 
     def draw() -> NDArray[np.int64]:
@@ -115,6 +131,7 @@ def average_variance(
 
 __all__ = [
     "average_variance",
+    "check_repeatable",
     "check_rounds",
     "epsilon_after",
     "lifetime_epsilon",

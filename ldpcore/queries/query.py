@@ -44,9 +44,12 @@ class Query:
         For each question, the indices of the values it sums.
     labels : tuple of str
         One label per question.
-    layout : {"values", "ranges", "sets"}
+    layout : {"values", "ranges", "sets", "quantiles"}
         How the answers are summed: one value per question, contiguous ranges (running
-        sums), or any sets (ragged sums).
+        sums), any sets (ragged sums), or quantiles (not a sum: the first value at which
+        the running sum reaches each of ``levels``).
+    levels : tuple of float
+        The quantiles asked, for the ``"quantiles"`` layout.
     """
 
     kind: str
@@ -54,6 +57,7 @@ class Query:
     members: tuple[NDArray[np.int64], ...]
     labels: tuple[str, ...]
     layout: str = "sets"
+    levels: tuple[float, ...] = ()
 
     @cached_property
     def _layout(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -105,6 +109,8 @@ class Query:
             Clamp every answer at 0 (Post-Pos, NDSS Sec. IV-A).
         """
         f = np.asarray(frequencies, dtype=np.float64)
+        if self.layout == "quantiles":
+            return quantile_positions(f, self.levels)
         if self.layout == "values":
             answers = f[..., self._values]
         elif self.layout == "ranges":
@@ -123,6 +129,32 @@ class Query:
                 # reduceat gives an element for an empty group: its sum is 0.
                 answers[..., self._empty] = 0.0
         return np.maximum(answers, 0.0) if clamp else answers
+
+
+#: How far below a level a running sum still reaches it (floating-point rounding).
+_ROUNDING = 1e-12
+
+
+def quantile_positions(
+    frequencies: NDArray[np.float64], levels: tuple[float, ...]
+) -> NDArray[np.float64]:
+    """The first value whose running sum reaches each level (the last value if none does).
+
+    An estimate's own running sum is read as it is, not rescaled to a total of one:
+    rescaling is a post-processing choice (Norm) the methods make or not. Rows of a
+    stack are answered one by one. The answers are value positions, not frequencies.
+    """
+    f = np.asarray(frequencies, dtype=np.float64)
+    rows = f.reshape(-1, f.shape[-1])
+    # A running sum of exact shares can fall short of a level by a rounding error.
+    wanted = np.asarray(levels, dtype=np.float64) - _ROUNDING
+    answers = np.empty((rows.shape[0], wanted.size))
+    for row, values in enumerate(rows):
+        # The running maximum is non-decreasing and first reaches a level where the
+        # running sum first does.
+        highest = np.maximum.accumulate(np.cumsum(values))
+        answers[row] = np.minimum(np.searchsorted(highest, wanted, side="left"), f.shape[-1] - 1)
+    return answers.reshape(*f.shape[:-1], wanted.size)
 
 
 def full_domain(domain_size: int) -> Query:
@@ -262,4 +294,40 @@ def random_intervals(domain_size: int, *, samples: int = 10, seed: int = 0) -> Q
         tuple(values[a : b + 1] for a, b in ends),
         tuple(f"[{a}, {b}]" for a, b in ends),
         "ranges",
+    )
+
+
+def ranges_of_length(domain_size: int, length: int) -> Query:
+    """Every range of ``length`` consecutive values of an ordered domain, left to right."""
+    length = check_int(length, name="length", minimum=1, maximum=domain_size)
+    values = np.arange(domain_size)  # ranges are views of it: O(d) memory
+    starts = range(domain_size - length + 1)
+    return Query(
+        "range",
+        f"range:length={length}",
+        tuple(values[a : a + length] for a in starts),
+        tuple(f"[{a}, {a + length - 1}]" for a in starts),
+        "ranges",
+    )
+
+
+#: The quantiles ``quantile`` asks by default: the deciles (the median among them).
+DECILES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+def quantiles(domain_size: int, levels: tuple[float, ...] = DECILES) -> Query:
+    """The values at which an ordered domain's running share reaches each level."""
+    if not levels or not all(0 < q < 1 for q in levels):
+        raise InputError(f"quantile levels must be between 0 and 1 (exclusive), got {levels!r}")
+    ordered = tuple(sorted(set(levels)))
+    every = np.arange(domain_size)
+    return Query(
+        "quantile",
+        "quantile" if ordered == DECILES else f"quantile:q={format_spec_number(ordered[0])}",
+        tuple(every for _ in ordered),
+        tuple(
+            "median" if q == 0.5 else f"{format_spec_number(100 * q)}th percentile" for q in ordered
+        ),
+        "quantiles",
+        ordered,
     )

@@ -1,12 +1,13 @@
 """Query specs as typed values, and the registry of query kinds (NDSS 2020, Section V).
 
 A query spec says what is asked of the distribution: ``full``, ``topk:k=K``,
-``set:rho=R[,samples=M]``, ``groups[:file=PATH]``, ``prefix`` or
-``interval[:samples=M]``. Each kind is one class here: it parses its options once
-(:meth:`QuerySpec.from_options`), writes its canonical text (``str``; parsing it back
-gives an equal value), builds the :class:`~ldpcore.queries.query.Query` for a dataset, and says
-what the pages need (:meth:`QuerySpec.in_words`, :attr:`QuerySpec.single_values`). A new
-query kind is one subclass added to :data:`QUERY_KINDS`.
+``set:rho=R[,samples=M]``, ``groups[:file=PATH]``, ``prefix``,
+``interval[:samples=M]``, ``range:length=L`` or ``quantile[:q=Q]``. Each kind is one
+class here: it parses its options once (:meth:`QuerySpec.from_options`), writes its
+canonical text (``str``; parsing it back gives an equal value), builds the
+:class:`~ldpcore.queries.query.Query` for a dataset, and says what the pages need
+(:meth:`QuerySpec.in_words`, :attr:`QuerySpec.single_values`). A new query kind is one
+subclass added to :data:`QUERY_KINDS`.
 """
 
 from __future__ import annotations
@@ -24,13 +25,16 @@ from numpy.typing import NDArray
 from ldpcore._validation import check_int
 from ldpcore.errors import InputError
 from ldpcore.queries.query import (
+    DECILES,
     Query,
     full_domain,
     groups,
     groups_from_file,
     prefixes,
+    quantiles,
     random_intervals,
     random_sets,
+    ranges_of_length,
     top_k,
 )
 from ldpcore.specs import format_spec_number, parse_number, parse_spec
@@ -304,11 +308,95 @@ class IntervalQuery(QuerySpec):
         return "intervals"
 
 
+@dataclass(frozen=True)
+class RangeQuery(QuerySpec):
+    """Every range of ``length`` consecutive values of an ordered domain."""
+
+    length: int = 10
+    kind: ClassVar[str] = "range"
+    usage: ClassVar[str] = "range:length=L"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "length", check_int(self.length, name="length", minimum=1))
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, str], text: str) -> RangeQuery:
+        """``length`` (required)."""
+        if set(options) != {"length"}:
+            raise InputError(query_help(text))
+        raw = parse_number(options["length"], "length", where=text)
+        return cls(check_int(raw, name="length", minimum=1))
+
+    def __str__(self) -> str:
+        return f"range:length={self.length}"
+
+    def build(self, data: QueryData, *, seed: int = 0) -> Query:
+        """The ``d − L + 1`` ranges, the same for every trial and method."""
+        if self.length > data.domain_size:
+            raise InputError(
+                f"a range of {self.length:,} values is longer than the domain's "
+                f"{data.domain_size:,}; use a length of at most {data.domain_size:,}"
+            )
+        return ranges_of_length(data.domain_size, self.length)
+
+    def in_words(self) -> str:
+        """Ranges of L values."""
+        return f"ranges of {self.length:,} values"
+
+
+@dataclass(frozen=True)
+class QuantileQuery(QuerySpec):
+    """A quantile (``q``) or the deciles (no ``q``) of an ordered domain, as value positions."""
+
+    q: float | None = None
+    kind: ClassVar[str] = "quantile"
+    usage: ClassVar[str] = "quantile[:q=Q]"
+
+    def __post_init__(self) -> None:
+        if self.q is not None and not (
+            isinstance(self.q, int | float) and math.isfinite(self.q) and 0 < self.q < 1
+        ):
+            raise InputError(f"q (the quantile) must be between 0 and 1, got {self.q!r}")
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, str], text: str) -> QuantileQuery:
+        """``q`` (optional: the deciles without it)."""
+        if not set(options) <= {"q"}:
+            raise InputError(query_help(text))
+        if "q" not in options:
+            return cls()
+        return cls(float(parse_number(options["q"], "q", where=text)))
+
+    def __str__(self) -> str:
+        return "quantile" if self.q is None else f"quantile:q={format_spec_number(self.q)}"
+
+    def build(self, data: QueryData, *, seed: int = 0) -> Query:
+        """The positions at which the running share reaches each level."""
+        return quantiles(data.domain_size, DECILES if self.q is None else (self.q,))
+
+    def in_words(self) -> str:
+        """The deciles, or the q-quantile."""
+        if self.q is None:
+            return "the deciles (in values)"
+        if self.q == 0.5:
+            return "the median (in values)"
+        return f"the {format_spec_number(100 * self.q)}th percentile (in values)"
+
+
 #: Kind → spec class: the one list of query kinds (help texts and pickers read it).
 QUERY_KINDS: Final = MappingProxyType(
     {
         cls.kind: cls
-        for cls in (FullQuery, TopKQuery, SetQuery, GroupsQuery, PrefixQuery, IntervalQuery)
+        for cls in (
+            FullQuery,
+            TopKQuery,
+            SetQuery,
+            GroupsQuery,
+            PrefixQuery,
+            IntervalQuery,
+            RangeQuery,
+            QuantileQuery,
+        )
     }
 )
 
@@ -381,8 +469,10 @@ __all__ = [
     "GroupsQuery",
     "IntervalQuery",
     "PrefixQuery",
+    "QuantileQuery",
     "QueryData",
     "QuerySpec",
+    "RangeQuery",
     "SetQuery",
     "TopKQuery",
     "parse_query",

@@ -42,6 +42,7 @@ def _registry() -> dict[str, Recipe]:
         longitudinal,
         mle,
         ndss,
+        ranges,
     )
 
     recipes = [
@@ -51,6 +52,7 @@ def _registry() -> dict[str, Recipe]:
         *attacks.RECIPES,
         *longitudinal.RECIPES,
         *histogram_encoding.RECIPES,
+        *ranges.RECIPES,
     ]
     return {recipe.id: recipe for recipe in recipes}
 

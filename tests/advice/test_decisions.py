@@ -92,11 +92,14 @@ def test_a_no_op_is_never_credited() -> None:
 def test_sum_to_one_declaration_matches_the_estimates(name: str) -> None:
     protocol = get_protocol(name, epsilon=1.0, domain_size=100)
     counts = np.random.default_rng(3).integers(0, 500, size=100)
-    estimate = protocol.estimate(protocol.sample_support_counts(counts, 5), int(counts.sum()))
+    estimate = protocol.estimate_from_tallies(protocol.sample_tallies(counts, 5), int(counts.sum()))
     sums_to_one = abs(float(estimate.sum()) - 1.0) < 1e-9
     assert sums_to_one == protocol.estimates_sum_to_one
     assert get_method("Norm").is_no_op(protocol) == protocol.estimates_sum_to_one
-    assert not any(METHODS[m]().is_no_op(protocol) for m in METHODS if m != "Norm")
+    # The consistency step has nothing to do on a flat protocol, and only there.
+    assert get_method("Consistency").is_no_op(protocol) == (not protocol.composite)
+    others = [m for m in METHODS if m not in {"Norm", "Consistency"}]
+    assert not any(METHODS[m]().is_no_op(protocol) for m in others)
 
 
 def test_verdict_without_a_gain_recommends_a_consistent_method_in_words() -> None:

@@ -34,7 +34,8 @@ def test_the_default_configuration_is_what_a_first_visitor_sees() -> None:
     said = settings_line(config) + "."
     assert at.caption[0].value.startswith(said), at.caption[0].value
     assert at.sidebar.caption[-1].value == (
-        f"Methods: all but Bayes and LDPRecover. Trials: {config.trials}. Seed: {config.seed}."
+        f"Methods: all but Bayes, LDPRecover and Cons-NS. Trials: {config.trials}. "
+        f"Seed: {config.seed}."
     )
 
 
@@ -136,6 +137,33 @@ def test_queries_sweeps_say_where_a_method_beats_base() -> None:
     assert "ρ" in headline[0]
     at.radio(key="query").set_value("Groups").run()
     assert not at.exception
+
+
+def test_ranges_by_length_compare_flat_and_hierarchies_on_the_same_trials() -> None:
+    at = small(app())
+    at.switch_page("pages/queries.py").run()
+    at.radio(key="query").set_value("Ranges by length").run()
+    assert not at.exception and not at.error
+    headline = [e.value for e in at.info if "Lowest error" in e.value]
+    assert len(headline) == 1
+    drawn = chart(at, "chart-ranges")["data"]
+    lines = [t["name"] for t in drawn if t.get("showlegend") is not False]
+    flat = default_config().protocol
+    assert lines[0] == f"{flat} · Base" and "TreeOUE · Consistency" in lines
+    table = next(frame.value for frame in at.dataframe if "lowest error" in frame.value)
+    assert list(table["range length"]) == ["1", "2", "4", "8", "16", "32", "63"]  # d = 64
+    assert any("B − 1" in c.value for c in at.caption)  # why a hierarchy helps
+    # A hierarchy in the sidebar: the flat reference is OUE, and the Explorer says what a
+    # hierarchy is for.
+    at.pills(key="protocol").set_value("TreeOUE").run()
+    assert not at.exception and not at.error
+    lines = [
+        t["name"] for t in chart(at, "chart-ranges")["data"] if t.get("showlegend") is not False
+    ]
+    assert lines[0] == "OUE · Base"
+    at.switch_page("pages/explorer.py").run()
+    assert not at.exception and not at.error
+    assert any("built for ranges" in e.value for e in at.info)
 
 
 def test_explorer_compare_protocols_facets_the_chart() -> None:

@@ -264,9 +264,23 @@ def test_the_shipped_list_is_the_registry_s() -> None:
     shipped = {
         name
         for name, cls in ldpcore.protocols.PROTOCOLS.items()
-        if not cls.__module__.startswith("toy_")
+        if not cls.__module__.startswith("toy_") and not cls.composite
     }
     assert shipped == set(SHIPPED)
+
+
+@pytest.mark.parametrize("name", ["TreeOUE", "TreeOLH"])
+def test_fake_users_against_a_hierarchy_are_refused_in_words(name: str) -> None:
+    protocol = get_protocol(name, epsilon=1.0, domain_size=16)
+    rng = np.random.default_rng(0)
+    attack = AttackSpec("ria", beta=0.05, targets=2)
+    for call in (
+        lambda: poison(protocol, np.full(16, 10), attack, rng),
+        lambda: fake_reports(protocol, "ria", [1, 2], 5, rng),
+        lambda: expected_gain(protocol, "ria", [1, 2], np.full(16, 1 / 16), 0.05),
+    ):
+        with pytest.raises(InputError, match=r"not modelled yet.*pick a flat protocol"):
+            call()
 
 
 def test_subset_selection_takes_more_targets_than_a_subset_holds_in_turn() -> None:

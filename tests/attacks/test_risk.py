@@ -70,8 +70,21 @@ def test_olh_matches_the_ideal_hash_family_enumerated(d: int, g: int, epsilon: f
 
 def _map_guesses(name: str, oracle, reports, prior: np.ndarray) -> np.ndarray:
     """The MAP guess for every report, computed from the report itself (slow path)."""
+    return np.argmax(_likelihood(name, oracle, reports, prior.size) * prior[None, :], axis=1)
+
+
+def _likelihood(name: str, oracle, reports, d: int) -> np.ndarray:
+    """``P(report | v)`` up to a factor per report, one row per report, one column per v."""
     e = math.exp(oracle.epsilon)
-    d = prior.size
+    if oracle.composite:  # a hierarchy: the level's oracle reads its node, v its ancestor's
+        rows = np.empty((len(reports.levels), d))
+        for level, (inner, part) in enumerate(
+            zip(oracle.levels, reports.reports, strict=True), start=1
+        ):
+            ancestors = np.arange(d) // oracle.layout.span(level)
+            found = _likelihood(inner.name, inner, part, inner.domain_size)
+            rows[reports.levels == level] = found[:, ancestors]
+        return rows
     if isinstance(oracle, GRR):  # GRR-shaped channels (GRR, L-GRR): own p, others q
         likelihood = np.where(reports[:, None] == np.arange(d)[None, :], oracle.p, oracle.q)
     elif isinstance(oracle, UnaryEncoding):  # unary encodings: independent bits
@@ -105,7 +118,7 @@ def _map_guesses(name: str, oracle, reports, prior: np.ndarray) -> np.ndarray:
         # Any other protocol whose report is one output (a registered toy, a new one):
         # its channel row, enumerated (small d only).
         likelihood = oracle.channel_matrix()[np.asarray(reports, dtype=np.int64)]
-    return np.argmax(likelihood * prior[None, :], axis=1)
+    return likelihood
 
 
 @pytest.mark.parametrize("name", [n for n in protocol_names() if n != "BLH"])

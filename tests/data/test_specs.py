@@ -32,6 +32,8 @@ from ldpcore.queries.specs import (
     GroupsQuery,
     IntervalQuery,
     PrefixQuery,
+    QuantileQuery,
+    RangeQuery,
     SetQuery,
     TopKQuery,
     parse_query_spec,
@@ -56,6 +58,9 @@ queries = st.one_of(
     st.builds(GroupsQuery, st.from_regex(r"[a-z][a-z0-9_./]{0,20}", fullmatch=True)),
     st.just(PrefixQuery()),
     st.builds(IntervalQuery, samples),
+    st.builds(RangeQuery, st.integers(1, 10**6)),
+    st.just(QuantileQuery()),
+    st.builds(QuantileQuery, st.floats(1e-9, 1 - 1e-9, allow_nan=False)),
 )
 
 
@@ -91,6 +96,8 @@ def test_spellings_of_one_dataset_are_one_value(d: int, s: str, kind: str) -> No
         (parse_query_spec, "set:rho=0.1", "set:rho=0.1,samples=10"),
         (parse_query_spec, "interval", "interval:samples=10"),
         (parse_query_spec, "groups", "groups"),
+        (parse_query_spec, "range:length=8.0", "range:length=8"),
+        (parse_query_spec, "quantile:q=0.50", "quantile:q=0.5"),
     ],
 )
 def test_defaults_are_written_out(

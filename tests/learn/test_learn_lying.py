@@ -6,15 +6,14 @@ import numpy as np
 import pytest
 
 from ldpcore.learn.lying import lying_class
-from ldpcore.learn.walkthrough import walkthrough
+from ldpcore.learn.walkthrough import teachable_protocols, walkthrough
 from ldpcore.postprocess import get_method
-from ldpcore.protocols import protocol_names
 
 LABELS = ("A", "B", "C", "D", "E", "F")
 VALUES = np.array([0] * 8 + [1] * 5 + [2] * 3 + [3] * 2 + [4, 5])
 
 
-@pytest.mark.parametrize("protocol", protocol_names())
+@pytest.mark.parametrize("protocol", teachable_protocols())
 def test_fake_reports_support_the_target_and_smaller_epsilon_pushes_further(
     protocol: str,
 ) -> None:

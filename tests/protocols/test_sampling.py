@@ -1,7 +1,9 @@
 """The fast sampler and the per-user path draw support counts from the same law.
 
 Both are held against exact moments computed from the enumerated channel
-(``conftest.exact_count_moments``) and against each other, with k·σ bands.
+(``conftest.exact_count_moments``) and against each other, with k·σ bands. A composite
+protocol (a hierarchy) has no support count per value: its tallies' laws are held in
+``test_hierarchy.py``; the tallies' checks here run on every protocol.
 """
 
 from __future__ import annotations
@@ -12,12 +14,18 @@ from conftest import K_SIGMA, exact_count_moments, zipf_counts
 from moments import assert_moments, draw_counts, draw_tallies, variance_se
 
 from ldpcore import bounds, trial_generators
-from ldpcore.protocols import get_protocol, protocol_names
+from ldpcore.protocols import PROTOCOLS, get_protocol, protocol_names
 
 ALL = protocol_names()
+#: The protocols with one support count per value.
+FLAT = tuple(name for name in ALL if not PROTOCOLS[name].composite)
+#: Per-user runs whose Base is a difference of one level's supports, which OLH's real
+#: hash family correlates (it is not 3-wise independent; the fast sampler draws the ideal
+#: hash): their variance is not Eq. 3's (``test_hierarchy.py`` measures by how much).
+REAL_HASH_DIFFERENCES = frozenset({"TreeOLH"})
 
 
-CASES = [(name, {}) for name in ALL] + [
+CASES = [(name, {}) for name in FLAT] + [
     ("OLH", {"g": 7}),
     ("SS", {"k": 3}),
     ("SS", {"k": 1}),
@@ -51,7 +59,7 @@ def test_hr_fast_sampler_on_partial_hadamard_columns(d: int) -> None:
     )
 
 
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("name", FLAT)
 def test_fast_and_per_user_agree_with_each_other(name: str) -> None:
     d, n, trials = 12, 250, 400
     protocol = get_protocol(name, epsilon=1.5, domain_size=d)
@@ -97,7 +105,7 @@ def test_base_estimate_unbiased_with_eq3_variance(name: str) -> None:
     assert np.all(np.abs(ratio - 1) < 0.10), ratio  # NDSS Eq. (3) within 10%
 
 
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("name", [name for name in ALL if name not in REAL_HASH_DIFFERENCES])
 def test_per_user_base_estimate_unbiased_with_eq3_variance(name: str) -> None:
     d, n, trials = 10, 300, 1000
     protocol = get_protocol(name, epsilon=2.0, domain_size=d)
@@ -121,7 +129,7 @@ def test_eq5_drops_the_frequency_term() -> None:
     assert protocol.approx_variance(1000) == pytest.approx(protocol.variance(np.zeros(32), 1000)[0])
 
 
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("name", FLAT)
 @pytest.mark.parametrize("n", [10**9, bounds.N_USERS_MAX])
 def test_fast_sampler_at_a_billion_users_and_beyond(name: str, n: int) -> None:
     # numpy's hypergeometric stops at 10^9: SS once failed above that.
@@ -145,9 +153,9 @@ def test_fast_sampler_at_a_billion_users_and_beyond(name: str, n: int) -> None:
 def test_same_seed_same_counts(name: str, sampler: str) -> None:
     protocol = get_protocol(name, epsilon=1.0, domain_size=20)
     counts = zipf_counts(20, 500)
-    first = protocol.sample_support_counts(counts, 42, sampler=sampler)  # type: ignore[arg-type]
-    again = protocol.sample_support_counts(counts, 42, sampler=sampler)  # type: ignore[arg-type]
-    other = protocol.sample_support_counts(counts, 43, sampler=sampler)  # type: ignore[arg-type]
+    first = protocol.sample_tallies(counts, 42, sampler=sampler)  # type: ignore[arg-type]
+    again = protocol.sample_tallies(counts, 42, sampler=sampler)  # type: ignore[arg-type]
+    other = protocol.sample_tallies(counts, 43, sampler=sampler)  # type: ignore[arg-type]
     np.testing.assert_array_equal(first, again)
     assert not np.array_equal(first, other)
 

@@ -28,6 +28,7 @@ EXPECTED_IDS = (
     "cao-attacks",
     "arcolezi-chains",
     "wang-variances",
+    "kulkarni-ranges",
 )
 
 

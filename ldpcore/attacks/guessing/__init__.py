@@ -7,7 +7,7 @@ this view of LDP channels). No attacker does better; compare with ``max_v π_v``
 of guessing without the report.
 
 Each protocol family's module (``grr``, ``olh``, ``unary``, ``subset_selection``,
-``hadamard``, ``she``, ``dbitflip``) gives the exact closed form for any d, found by the
+``hadamard``, ``she``, ``dbitflip``, ``trees``) gives the exact closed form for any d, found by the
 protocol's class (nearest registered ancestor first); any other protocol's rate is the
 sum over its enumerated channel (small d).
 """
@@ -21,7 +21,16 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldpcore.attacks.guessing import dbitflip, grr, hadamard, olh, she, subset_selection, unary
+from ldpcore.attacks.guessing import (
+    dbitflip,
+    grr,
+    hadamard,
+    olh,
+    she,
+    subset_selection,
+    trees,
+    unary,
+)
 from ldpcore.protocols import (
     GRR,
     OLH,
@@ -29,6 +38,7 @@ from ldpcore.protocols import (
     DBitFlipPM,
     FrequencyOracle,
     HadamardResponse,
+    Hierarchy,
     SubsetSelection,
     UnaryEncoding,
     entry_for,
@@ -45,6 +55,8 @@ GUESS_RATES: Final[Mapping[type, Callable[[Any, ArrayLike], float]]] = MappingPr
         HadamardResponse: hadamard.guess_rate,
         SHE: she.guess_rate,
         DBitFlipPM: dbitflip.guess_rate,
+        # A hierarchy's levels are read with their own oracles' closed forms.
+        Hierarchy: lambda protocol, prior: trees.guess_rate(protocol, prior, level_rate=guess_rate),
     }
 )
 

@@ -4,7 +4,8 @@
 * :mod:`~ldpcore.collection.formats.checks` — the column checks they share;
 * one module per family: ``value`` (a value in ``[0, d)``: GRR and any protocol mixing
   in :class:`~ldpcore.protocols.base.ValueReports`), ``olh``, ``unary``,
-  ``subset_selection``, ``hadamard``, ``she``, ``dbitflip``.
+  ``subset_selection``, ``hadamard``, ``she``, ``dbitflip``, ``trees`` (a level, then
+  that level's oracle's columns).
 
 A protocol's format is found by its class, the nearest registered ancestor first (L-GRR
 reads as GRR, THE and the L-UE chains as unary encoding). A new protocol registers its
@@ -23,6 +24,7 @@ from ldpcore.collection.formats import (
     olh,
     she,
     subset_selection,
+    trees,
     unary,
     value,
 )
@@ -34,6 +36,7 @@ from ldpcore.protocols import (
     DBitFlipPM,
     FrequencyOracle,
     HadamardResponse,
+    Hierarchy,
     SubsetSelection,
     UnaryEncoding,
     ValueReports,
@@ -51,6 +54,9 @@ REPORT_FORMATS: Final[Mapping[type, ReportFormat]] = MappingProxyType(
         HadamardResponse: hadamard.FORMAT,
         SHE: she.FORMAT,
         DBitFlipPM: dbitflip.FORMAT,
+        # A hierarchy's rows: a level, then that level's oracle's own columns, read by
+        # the lookup below (defined after this table, so called through a lambda).
+        Hierarchy: trees.tree_format(lambda oracle: report_format(oracle)),  # noqa: PLW0108
     }
 )
 

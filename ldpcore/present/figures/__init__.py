@@ -13,6 +13,7 @@
   values, estimates with intervals, the class poll;
 * :mod:`~ldpcore.present.figures.attacks` — fake users' gain and top-k, honest beside;
 * :mod:`~ldpcore.present.figures.rounds` — collecting again: ε spent and error by round;
+* :mod:`~ldpcore.present.figures.ranges` — ranges of growing length, flat and hierarchical;
 * :mod:`~ldpcore.present.figures.text` — every chart's text alternative and data table.
 
 The names most pages use are re-exported here (``figures.mse_bars``).
@@ -32,6 +33,7 @@ from ldpcore.present.figures.histograms import (
     poll_estimates,
     top_values,
 )
+from ldpcore.present.figures.ranges import range_curves
 from ldpcore.present.figures.ranks import (
     BANDS_UP_TO,
     DRAW_ALL_UP_TO,
@@ -71,6 +73,7 @@ __all__ = [
     "mse_bars",
     "percent_label",
     "poll_estimates",
+    "range_curves",
     "rank_axis",
     "rank_sample",
     "reference_line",

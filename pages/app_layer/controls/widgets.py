@@ -18,6 +18,7 @@ from ldpcore.queries.specs import (
     FullQuery,
     GroupsQuery,
     QuerySpec,
+    RangeQuery,
     SetQuery,
     TopKQuery,
     parse_query_spec,
@@ -185,7 +186,7 @@ def follow(key: str, source: object, default: object) -> None:
 
 def query_picker(key: str, dataset: Dataset) -> QuerySpec:
     """The query that matters, as a typed spec (its numbers as picked, never text)."""
-    kinds = ["The most frequent values", "Every value", "A set of values"]
+    kinds = ["The most frequent values", "Every value", "A set of values", "Ranges of values"]
     if dataset.groups is not None:
         kinds.append("Group totals")
     kind = st.radio("Query that matters", kinds, horizontal=True, key=f"{key}-query")
@@ -203,6 +204,18 @@ def query_picker(key: str, dataset: Dataset) -> QuerySpec:
             "Set size, as a share of the values", 0.01, 0.9, 0.1, 0.01, key=f"{key}-rho"
         )
         return SetQuery(float(rho))
+    if kind == "Ranges of values":
+        # The values in their order (a file's rows, a sample's ranks); every range of this
+        # many consecutive values is asked.
+        follow(f"{key}-length", dataset.fingerprint, min(16, dataset.domain_size))
+        length = st.number_input(
+            "Range length (values)",
+            1,
+            dataset.domain_size,
+            key=f"{key}-length",
+            help="Every range of this many consecutive values, in the data's order.",
+        )
+        return RangeQuery(int(length))
     return GroupsQuery() if kind == "Group totals" else FullQuery()
 
 

@@ -25,6 +25,7 @@ import streamlit as st
 
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.costs import domain_size_of, run_seconds, sweep_seconds
+from ldpcore.experiments.ranges import RangeRun, run_ranges
 from ldpcore.experiments.sweeps import sweep
 from ldpcore.present import figures
 from ldpcore.present.sentences import query_in_words
@@ -219,3 +220,9 @@ def run_estimate(
     domain_size = domain_size_of(config)
     seconds = run_seconds(config) if parameter is None else sweep_seconds(config, parameter, values)
     return seconds, domain_size
+
+
+@st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
+def simulate_ranges(config: ExperimentConfig) -> RangeRun:
+    """Ranges of growing length, flat and hierarchical protocols on the same trials."""
+    return run_ranges(config)

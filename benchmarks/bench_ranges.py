@@ -1,0 +1,215 @@
+"""Ranges over an ordered domain: the hierarchy against flat OUE, as the range grows.
+
+Run: ``.venv/bin/python -m benchmarks.bench_ranges [--trials 50]``. Kulkarni, Cormode
+and Srivastava (VLDB 2019) compare hierarchies of intervals (TreeOUE, TreeOLH), with and
+without Hay et al.'s consistency step, against flat OUE on ranges of growing length.
+Here at d = 1,024, ε = 1, n = 10⁶, on a Cauchy-shaped histogram (their synthetic data:
+centre 0.4 d, scale d/20), the same ``trials`` seeds for every mechanism:
+
+1. for each range length L, the mean over every range of that length of the squared
+   error, for flat OUE (Base and Norm-Sub) and the hierarchies (raw, Consistency,
+   Cons-NS); and the paired ratio of TreeOUE with Consistency to flat OUE's Base, with
+   its simultaneous 95% interval (``ldpcore.stats.compare``: trial i of each uses seed i;
+   the noises are independent, so pairing only matches the trials);
+2. the branching factor: TreeOUE with Consistency at B = 2, 3, 4, 5, 8, 16 on every
+   range of lengths 16 to 512;
+3. how many nodes a range sums on the raw tree: as two prefixes' difference (the tool)
+   against its own fewest-node decomposition (Kulkarni et al.), averaged over every
+   range of each length: the noise of a raw answer is about proportional to it;
+4. a trial's seconds: flat OUE (draw and estimate) against TreeOUE (draw and the raw
+   estimate; with the consistency step), best of 5 × 200;
+5. with ``--hash``, only this: OLH's real hash family against the ideal hash the fast
+   sampler draws, on a sum of values (d = 64, n = 2,000, ε = 1, 1,500 collections each
+   way): the variance of the range [0, 32) and of every other value's sum, per-user
+   reports against the fast sampler, each with its F-test's 95% interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from benchmarks._common import best_of
+from ldpcore.postprocess import get_method
+from ldpcore.protocols import get_protocol
+from ldpcore.protocols.trees import TreeLayout
+from ldpcore.stats.compare import compare
+
+D, EPSILON, N = 1024, 1.0, 1_000_000
+LENGTHS = (1, 4, 16, 64, 256, 512, 1023)
+BRANCHINGS = (2, 3, 4, 5, 8, 16)
+
+
+def cauchy_counts(d: int, n: int) -> np.ndarray:
+    """Counts of a Cauchy density (centre 0.4 d, scale d/20) on ``d`` values, rounded."""
+    x = np.arange(d)
+    f = 1.0 / (1.0 + ((x - 0.4 * d) / (d / 20)) ** 2)
+    raw = n * f / f.sum()
+    counts = np.floor(raw).astype(np.int64)
+    counts[np.argsort(-(raw - counts), kind="stable")[: n - int(counts.sum())]] += 1
+    return counts
+
+
+def range_errors(estimate: np.ndarray, truth: np.ndarray, length: int) -> float:
+    """Mean squared error over every range of ``length`` consecutive values."""
+    got = np.concatenate(([0.0], np.cumsum(estimate)))
+    true = np.concatenate(([0.0], np.cumsum(truth)))
+    start = np.arange(0, truth.size - length + 1)
+    return float(
+        np.mean(((got[start + length] - got[start]) - (true[start + length] - true[start])) ** 2)
+    )
+
+
+def estimates(
+    name: str, counts: np.ndarray, seed: int, methods: tuple[str, ...], **params: int
+) -> dict[str, np.ndarray]:
+    """Each method's estimate from one collection drawn with ``seed``."""
+    protocol = get_protocol(name, epsilon=EPSILON, domain_size=counts.size, **params)
+    tallies = protocol.sample_tallies(counts, seed)
+    base = protocol.estimate_from_tallies(tallies, int(counts.sum()))
+    return {
+        m: get_method(m)(base, protocol=protocol, n=int(counts.sum()), tallies=tallies)
+        for m in methods
+    }
+
+
+def fewest_nodes(layout: TreeLayout, start: int, stop: int) -> int:
+    """The nodes of the fewest-node tiling of ``[start, stop)`` (the root, known, is none).
+
+    Level by level from the leaves: the nodes at either end that do not complete a
+    parent are taken, the rest move up as their parents.
+    """
+    count, a, b = 0, start, stop
+    for _ in range(layout.height):
+        while a < b and a % layout.branching:
+            count, a = count + 1, a + 1
+        while a < b and b % layout.branching:
+            count, b = count + 1, b - 1
+        a, b = a // layout.branching, b // layout.branching
+    return count
+
+
+def prefix_nodes(layout: TreeLayout, start: int, stop: int) -> int:
+    """The nodes the tool's answer sums: two prefixes, their shared nodes cancelling."""
+    weights = layout.range_weights(start, stop)
+    return int(sum(np.count_nonzero(w) for w in weights))
+
+
+def real_hash() -> None:
+    """Part 5: a sum of OLH's support counts, per-user reports against the fast sampler."""
+    from scipy import stats
+
+    d, n, collections = 64, 2_000, 1_500
+    protocol = get_protocol("OLH", epsilon=1.0, domain_size=d)
+    counts = np.random.default_rng(0).multinomial(n, np.full(d, 1 / d))
+    sums = {"the range [0, 32)": np.arange(32), "every other value": np.arange(0, d, 2)}
+    print("| sum of | per-user variance | fast variance | ratio (95%) |")
+    print("|---|---:|---:|---|")
+    drawn = {}
+    for sampler in ("per-user", "fast"):
+        support = np.array(
+            [protocol.sample_support_counts(counts, s, sampler=sampler) for s in range(collections)]
+        )
+        drawn[sampler] = (support / n - protocol.q) / (protocol.p - protocol.q)
+    for label, values in sums.items():
+        real = drawn["per-user"][:, values].sum(axis=1).var(ddof=1)
+        ideal = drawn["fast"][:, values].sum(axis=1).var(ddof=1)
+        ratio = real / ideal
+        low = ratio / stats.f.ppf(0.975, collections - 1, collections - 1)
+        high = ratio / stats.f.ppf(0.025, collections - 1, collections - 1)
+        print(f"| {label} | {real:.4g} | {ideal:.4g} | {ratio:.3f} ({low:.3f}–{high:.3f}) |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=50)
+    parser.add_argument("--hash", action="store_true", help="only part 5, OLH's real hash")
+    args = parser.parse_args()
+    if args.hash:
+        real_hash()
+        return
+    counts = cauchy_counts(D, N)
+    truth = counts / N
+    runs = {
+        "OUE": ("OUE", ("Base", "Norm-Sub"), {}),
+        "TreeOUE": ("TreeOUE", ("Base", "Consistency", "Cons-NS"), {"branching": 4}),
+        "TreeOLH": ("TreeOLH", ("Base", "Consistency"), {"branching": 4}),
+    }
+    errors: dict[str, np.ndarray] = {}
+    for label, (name, methods, params) in runs.items():
+        per = {m: np.empty((len(LENGTHS), args.trials)) for m in methods}
+        for trial in range(args.trials):
+            found = estimates(name, counts, trial, methods, **params)
+            for m, vector in found.items():
+                per[m][:, trial] = [range_errors(vector, truth, length) for length in LENGTHS]
+        for m in methods:
+            errors[f"{label} {m}"] = per[m]
+    print(f"## Range MSE by length (d = {D:,}, ε = {EPSILON:g}, n = {N:,}, {args.trials} trials)\n")
+    print("| L | " + " | ".join(errors) + " | TreeOUE Consistency / OUE Base (95%) |")
+    print("|---" * (len(errors) + 2) + "|")
+    for row, length in enumerate(LENGTHS):
+        pair = np.vstack([errors["OUE Base"][row], errors["TreeOUE Consistency"][row]])
+        found = compare(pair, ["OUE Base", "TreeOUE Consistency"], reference="OUE Base", margin=0)[
+            0
+        ]
+        cells = " | ".join(f"{errors[k][row].mean():.2e}" for k in errors)
+        print(f"| {length} | {cells} | {found.ratio:.3f} ({found.low:.3f}–{found.high:.3f}) |")
+
+    print("\n## TreeOUE with Consistency by branching factor (ranges of 16 to 512)\n")
+    middle = [i for i, length in enumerate(LENGTHS) if 16 <= length <= 512]
+    print("| B | height | mean range MSE |")
+    print("|---|---|---|")
+    for branching in BRANCHINGS:
+        values = []
+        for trial in range(args.trials):
+            fitted = estimates("TreeOUE", counts, trial, ("Consistency",), branching=branching)[
+                "Consistency"
+            ]
+            values.append(np.mean([range_errors(fitted, truth, LENGTHS[i]) for i in middle]))
+        height = TreeLayout(D, branching).height
+        spread = np.std(values, ddof=1) / np.sqrt(len(values))
+        print(f"| {branching} | {height} | {np.mean(values):.3e} ± {spread:.1e} |")
+
+    print("\n## Nodes a raw range sums (B = 4), averaged over every range of each length\n")
+    layout = TreeLayout(D, 4)
+    print("| L | two prefixes (the tool) | fewest nodes (Kulkarni et al.) |")
+    print("|---|---|---|")
+    for length in LENGTHS:
+        starts = range(0, D - length + 1)
+        tool = np.mean([prefix_nodes(layout, a, a + length) for a in starts])
+        fewest = np.mean([fewest_nodes(layout, a, a + length) for a in starts])
+        print(f"| {length} | {tool:.2f} | {fewest:.2f} |")
+
+    print("\n## A trial's seconds (best of 5 × 200)\n")
+    rng = np.random.default_rng(0)
+    flat = get_protocol("OUE", epsilon=EPSILON, domain_size=D)
+    tree = get_protocol("TreeOUE", epsilon=EPSILON, domain_size=D, branching=4)
+    consistency = get_method("Consistency")
+
+    def flat_trial() -> object:
+        return flat.estimate_from_tallies(flat.sample_tallies(counts, rng), N)
+
+    def tree_trial() -> object:
+        return tree.estimate_from_tallies(tree.sample_tallies(counts, rng), N)
+
+    def tree_consistent() -> object:
+        tallies = tree.sample_tallies(counts, rng)
+        return consistency(
+            tree.estimate_from_tallies(tallies, N), protocol=tree, n=N, tallies=tallies
+        )
+
+    times = {
+        k: best_of(f, repeat=5, number=200)
+        for k, f in (
+            ("OUE", flat_trial),
+            ("TreeOUE raw", tree_trial),
+            ("TreeOUE + Consistency", tree_consistent),
+        )
+    }
+    for label, seconds in times.items():
+        print(f"| {label} | {seconds * 1e3:.3f} ms | {seconds / times['OUE']:.2f}× |")
+
+
+if __name__ == "__main__":
+    main()
