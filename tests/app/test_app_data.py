@@ -54,6 +54,27 @@ def test_your_data_simulates_an_upload_and_recommends_a_method() -> None:
         assert cell.startswith('[—](#every-method "') and "every value" in cell, cell
 
 
+AGES = b"value,count\n40,120\n20,300\n30,250\n60,90\n50,100\n70,40\n"
+
+
+def test_an_ordered_histogram_asks_its_order_and_answers_ranges() -> None:
+    at = upload(open_page("pages/your_data.py"), "yours", "ages.csv", AGES)
+    assert not at.exception, at.exception
+    at.slider(key="yours-trials").set_value(5)
+    at.radio(key="yours-query").set_value("Ranges of values").run()
+    at.number_input(key="yours-length").set_value(2)
+    at.radio(key="yours-order").set_value("By their numbers").run()
+    assert not at.exception and not at.error, messages(at)
+    assert any("ranges of 2 values" in e.value for e in [*at.success, *at.info])
+    table = frame(at, "equivalent users n'")
+    assert {"Base", "Consistency"} <= set(table["method"])
+    # In the file's order the ranges are other ones: the answers change with the order.
+    ordered = frame(at, "equivalent users n'").set_index("method")["MSE"].to_dict()
+    at.radio(key="yours-order").set_value("As in the file").run()
+    assert not at.exception and not at.error
+    assert frame(at, "equivalent users n'").set_index("method")["MSE"].to_dict() != ordered
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [

@@ -91,3 +91,22 @@ def test_choose_epsilon_answers_a_target_on_ranges_for_flat_and_tree_protocols()
     assert [a.protocol for a in answers] == ["OUE", "TreeOUE"]
     for answer in answers:
         assert answer.epsilon is not None and 0 < answer.epsilon < 20
+
+
+def test_a_histogram_of_numbers_is_put_in_numeric_order_on_request() -> None:
+    from ldpcore.data.datasets import Dataset  # noqa: PLC0415
+
+    data = Dataset(
+        "ages",
+        ("40", "9", "1,000", "25", "9.5"),
+        np.array([4, 1, 7, 2, 3]),
+        ("a", "b", "c", "d", "e"),
+    )
+    ordered = data.by_number()
+    assert ordered is not None
+    assert ordered.labels == ("9", "9.5", "25", "40", "1,000")
+    assert ordered.counts.tolist() == [1, 3, 2, 4, 7]
+    assert ordered.groups == ("b", "e", "d", "a", "c")
+    assert ordered.by_number() is ordered  # already in order: itself
+    words = Dataset("w", ("b", "a"), np.array([1, 2]))
+    assert words.by_number() is None

@@ -30,14 +30,21 @@ def histogram_picker(key: str, *, allow_bundled: bool = True) -> Dataset | None:
     sources = ("A bundled dataset", "Upload a file") if allow_bundled else ("Upload a file",)
     source = st.radio("Data", sources, horizontal=True, key=f"{key}-source")
     if source == "A bundled dataset":
+        names = bundled_names()
         name = st.selectbox(
             "Bundled dataset",
-            bundled_names(),
+            names,
+            # Countries first: real data with groups, the view every visitor has met.
+            index=names.index(FIRST_BUNDLED) if FIRST_BUNDLED in names else 0,
             key=f"{key}-bundled",
             help="Provenance and licences: sample_data/README.md.",
         )
         return bundled_dataset(name) if name else None
     return _uploaded_histogram(key)
+
+
+#: The bundled dataset a picker starts at.
+FIRST_BUNDLED = "countries"
 
 
 def _uploaded_histogram(key: str) -> Dataset | None:
@@ -223,3 +230,23 @@ def prior_choice() -> tuple[str, Dataset | None, float | None] | None:
         "deserves more; an old or different population less. It is added to Jeffreys' prior.",
     )
     return kind, histogram, float(weight)
+
+
+def value_order(dataset: Dataset) -> Dataset:
+    """The data in the order a person picks: the file's, or by the values' numbers.
+
+    Asked only when every value is a number and the file lists them out of numeric order:
+    ranges of values and quantiles follow this order.
+    """
+    ordered = dataset.by_number()
+    if ordered is None or ordered is dataset:
+        return dataset
+    order = st.radio(
+        "Order of the values (ranges and quantiles read it)",
+        ("As in the file", "By their numbers"),
+        horizontal=True,
+        key="yours-order",
+        help="The file lists its values out of numeric order; ranges of values follow "
+        "the order chosen here.",
+    )
+    return ordered if order == "By their numbers" else dataset

@@ -207,7 +207,8 @@ def query_picker(key: str, dataset: Dataset) -> QuerySpec:
     if kind == "Ranges of values":
         # The values in their order (a file's rows, a sample's ranks); every range of this
         # many consecutive values is asked.
-        follow(f"{key}-length", dataset.fingerprint, min(16, dataset.domain_size))
+        # The default depends on d alone: a new order of the same values keeps a length.
+        follow(f"{key}-length", dataset.domain_size, min(16, dataset.domain_size))
         length = st.number_input(
             "Range length (values)",
             1,
