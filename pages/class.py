@@ -13,6 +13,7 @@ import streamlit as st
 
 from ldpcore.errors import InputError
 from ldpcore.live.access import teacher_passcode
+from ldpcore.live.lesson import lesson_methods
 from ldpcore.present.class_sentences import seats_words
 from pages.app_layer.classroom.addresses import address_panel
 from pages.app_layer.classroom.class_form import creation_form, links
@@ -24,7 +25,6 @@ from pages.app_layer.classroom.class_views import (
     teachers_only,
 )
 from pages.app_layer.classroom.lesson_steps import (
-    CONSISTENT,
     STEPS,
     fingerprint,
     lesson_step,
@@ -77,11 +77,12 @@ def live_results(code: str) -> None:
         )
         or STEPS[0]
     )
+    fixes = lesson_methods(poll)[1:]  # every method that changes Base
     chosen = (
         st.selectbox(
             "Method drawn",
-            CONSISTENT,
-            index=CONSISTENT.index(poll.shown_method) if poll.shown_method in CONSISTENT else 0,
+            fixes,
+            index=fixes.index(poll.shown_method) if poll.shown_method in fixes else 0,
             key="class-method",
         )
         if step == 2

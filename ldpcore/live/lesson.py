@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ldpcore.live.reports import poll_protocol
+from ldpcore.postprocess import default_method_names, get_method
 from ldpcore.postprocess.intervals import reports_for_half_width
 
 if TYPE_CHECKING:
@@ -99,6 +100,20 @@ class ClassReading:
     def spans_most(self) -> bool:
         """Whether the intervals are, on average, wider than half of 0–100%."""
         return self.mean_width > MOST_OF_THE_RANGE
+
+
+def lesson_methods(poll: Poll) -> tuple[str, ...]:
+    """The default methods that change a poll's Base estimate, Base first.
+
+    A method that returns Base unchanged for the poll's protocol (the consistency step,
+    on a flat protocol) would show the class a "fix" that fixes nothing.
+    """
+    protocol = poll_protocol(poll.protocol, poll.epsilon, len(poll.options))
+    return tuple(
+        name
+        for name in default_method_names()
+        if name == "Base" or not get_method(name).is_no_op(protocol)
+    )
 
 
 def read_class(
@@ -234,6 +249,7 @@ __all__ = [
     "ClassAdvice",
     "ClassReading",
     "class_advice",
+    "lesson_methods",
     "read_class",
     "reports_to_separate",
 ]

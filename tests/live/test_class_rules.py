@@ -465,3 +465,18 @@ def test_every_refusal_reason_has_the_teacher_s_words() -> None:
     from ldpcore.present.class_sentences import REFUSAL_WORDS  # noqa: PLC0415
 
     assert tuple(REFUSAL_WORDS) == REFUSAL_REASONS
+
+
+@pytest.mark.parametrize("protocol", ["GRR", "OLH", "OUE"])
+def test_the_lesson_offers_only_methods_that_change_base(protocol: str) -> None:
+    from ldpcore.live.lesson import lesson_methods  # noqa: PLC0415
+    from ldpcore.postprocess import default_method_names, get_method  # noqa: PLC0415
+
+    poll = Poll("CODE01", "Day?", tuple("ABCDE"), protocol, 1.0, 0.0, False)
+    offered = lesson_methods(poll)
+    oracle = poll_protocol(protocol, 1.0, 5)
+    assert offered[0] == "Base" and "Norm-Sub" in offered
+    assert "Consistency" not in offered  # a no-op on a flat protocol: no fix to show
+    assert set(offered) == {
+        m for m in default_method_names() if m == "Base" or not get_method(m).is_no_op(oracle)
+    }

@@ -236,10 +236,11 @@ def test_only_the_teacher_runs_the_poll_and_one_student_sends_one_report(
         label = re.search(r"address (\w+)'s", effect.inner_text()).group(1)  # type: ignore[union-attr]
         remove = teacher.get_by_role("button", name=f"Remove address {label}")
         assert remove.is_disabled()
-        teacher.get_by_text(
+        confirm = teacher.get_by_text(
             f"Yes: delete address {label}'s 1 report and 1 waiting, and take nothing"
-        ).click()
-        _click_until(teacher, f"Remove address {label}", lambda: store.count(code) == 3)
+        )
+        confirm.click()
+        _click_until(teacher, f"Remove address {label}", lambda: store.count(code) == 3, confirm)
         _metric(teacher, "reports", 3)
         assert store.count(code) == 3
         # The chart and the phones show the teacher's words as typed.
@@ -262,15 +263,24 @@ def test_only_the_teacher_runs_the_poll_and_one_student_sends_one_report(
     (ARTIFACTS / "class-trust.json").write_text(json.dumps(store.turned_away(code)))
 
 
-def _click_until(page: Page, name: str, done: Callable[[], bool]) -> None:
+def _click_until(
+    page: Page, name: str, done: Callable[[], bool], confirm: Locator | None = None
+) -> None:
     """Click a button until ``done()``: the teacher's page refreshes itself every 3 s,
-    and a click that lands while that rerun is in flight is lost."""
+    and a click that lands while that rerun is in flight is lost. ``confirm`` is the box
+    that enables the button: a tick lost the same way leaves it disabled, so it is
+    ticked again; a rerun that disables the button under a click is one more try."""
     for _ in range(5):
         if done():
             return
         button = page.get_by_role("button", name=name)
-        if button.count() and button.is_enabled():
-            button.click()
+        try:
+            if confirm is not None and button.count() and button.is_disabled():
+                confirm.click(timeout=5_000)
+            if button.count() and button.is_enabled():
+                button.click(timeout=5_000)
+        except PlaywrightError:
+            pass
         try:
             _wait(done, 8.0)
             return
@@ -339,8 +349,9 @@ def test_a_burst_from_one_address_waits_for_the_teacher_who_counts_discards_or_r
         )
         remove = teacher.get_by_role("button", name=f"Remove address {label}")
         assert remove.is_disabled()
-        teacher.get_by_text(f"Yes: delete address {label}'s 6 reports and take nothing").click()
-        _click_until(teacher, f"Remove address {label}", lambda: store.count(code) == 1)
+        confirm = teacher.get_by_text(f"Yes: delete address {label}'s 6 reports and take nothing")
+        confirm.click()
+        _click_until(teacher, f"Remove address {label}", lambda: store.count(code) == 1, confirm)
         # The lab's next private window is turned away: a removed address stays out.
         after = _answer(browser, lab, code, OPTIONS[1])
         after.get_by_text("your teacher removed the answers from this network address").wait_for(

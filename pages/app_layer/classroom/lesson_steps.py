@@ -13,11 +13,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from ldpcore.live.lesson import read_class
+from ldpcore.live.lesson import lesson_methods, read_class
 from ldpcore.live.poll import Poll
 from ldpcore.live.reports import LARGER_CLASS, class_support
 from ldpcore.live.store import PollStore
-from ldpcore.postprocess import default_method_names
 from ldpcore.present.class_sentences import base_readout, class_readout, larger_class_note
 from ldpcore.present.figures import poll_estimates
 from pages.app_layer.classroom.addresses import turned_away_metric
@@ -34,8 +33,6 @@ STEPS = (
 )
 #: Seconds between two readings of the count: a report shows within about a second.
 COUNT_REFRESH_S = 1.0
-#: Methods that give a proper distribution, one of which the fix's step draws.
-CONSISTENT = tuple(m for m in default_method_names() if m != "Base")
 
 
 @st.fragment(run_every=COUNT_REFRESH_S)
@@ -81,7 +78,7 @@ def lesson_step(poll: Poll, rows: list[Any], step: int, chosen: str, *, projecte
             key="class-support",
         )
         return
-    methods = default_method_names() if step == 2 else ("Base",)
+    methods = lesson_methods(poll) if step == 2 else ("Base",)
     wanted = tuple(dict.fromkeys((*methods, chosen)))
     # Cached on the poll and its reports' fingerprint: the refresh every few seconds
     # recomputes nothing until the reports change (one arrives, or the teacher removes
@@ -134,7 +131,6 @@ def larger_class_view(poll: Poll, rows: list[Any], chosen: str, print_: str) -> 
 
 
 __all__ = [
-    "CONSISTENT",
     "COUNT_REFRESH_S",
     "STEPS",
     "fingerprint",
