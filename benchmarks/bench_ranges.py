@@ -34,21 +34,12 @@ from benchmarks._common import best_of
 from ldpcore.postprocess import get_method
 from ldpcore.protocols import get_protocol
 from ldpcore.protocols.trees import TreeLayout
+from ldpcore.reproduce.ranges import cauchy_counts
 from ldpcore.stats.compare import compare
 
 D, EPSILON, N = 1024, 1.0, 1_000_000
 LENGTHS = (1, 4, 16, 64, 256, 512, 1023)
 BRANCHINGS = (2, 3, 4, 5, 8, 16)
-
-
-def cauchy_counts(d: int, n: int) -> np.ndarray:
-    """Counts of a Cauchy density (centre 0.4 d, scale d/20) on ``d`` values, rounded."""
-    x = np.arange(d)
-    f = 1.0 / (1.0 + ((x - 0.4 * d) / (d / 20)) ** 2)
-    raw = n * f / f.sum()
-    counts = np.floor(raw).astype(np.int64)
-    counts[np.argsort(-(raw - counts), kind="stable")[: n - int(counts.sum())]] += 1
-    return counts
 
 
 def range_errors(estimate: np.ndarray, truth: np.ndarray, length: int) -> float:
@@ -129,7 +120,7 @@ def main() -> None:
     if args.hash:
         real_hash()
         return
-    counts = cauchy_counts(D, N)
+    counts = np.array(cauchy_counts(D, N))
     truth = counts / N
     runs = {
         "OUE": ("OUE", ("Base", "Norm-Sub"), {}),

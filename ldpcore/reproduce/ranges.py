@@ -22,7 +22,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from numpy.typing import NDArray
 
+from ldpcore.data.datasets import round_to_total
 from ldpcore.data.specs import ExplicitCounts
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.ranges import run_ranges
@@ -39,12 +41,9 @@ NEAR_BEST = 0.10
 
 def cauchy_counts(d: int, n: int) -> tuple[int, ...]:
     """A Cauchy density (centre 0.4 d, scale d/20) on ``d`` values, rounded to ``n`` users."""
-    x = np.arange(d)
-    f = 1.0 / (1.0 + ((x - 0.4 * d) / (d / 20)) ** 2)
-    raw = n * f / f.sum()
-    counts = np.floor(raw).astype(np.int64)
-    counts[np.argsort(-(raw - counts), kind="stable")[: n - int(counts.sum())]] += 1
-    return tuple(int(c) for c in counts)
+    x = np.arange(d, dtype=np.float64)
+    density: NDArray[np.float64] = 1.0 / (1.0 + ((x - 0.4 * d) / (d / 20)) ** 2)
+    return tuple(int(c) for c in round_to_total(density, n))
 
 
 def ranges(context: Context) -> RecipeOutput:
