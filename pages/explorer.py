@@ -11,7 +11,7 @@ from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook, sweep_notebook
-from ldpcore.present.range_sentences import hierarchy_note
+from ldpcore.present.range_sentences import ordered_note
 from ldpcore.present.sentences import settings_line
 from ldpcore.protocols import protocol_names
 from pages.app_layer.controls.navigation import ensure_app
@@ -61,8 +61,8 @@ if result is None:
 summary: pd.DataFrame = result["summary"]
 
 verdict_banner(result["ranking"], users=config.n if config.query.whole_domain else None)
-if hierarchy_note(config.protocol):
-    st.info(hierarchy_note(config.protocol), icon=":material/account_tree:")
+if ordered_note(config.protocol):
+    st.info(ordered_note(config.protocol), icon=":material/account_tree:")
 convergence_warning(result["summary"])
 st.caption(
     f"{settings_line(config)}. The table below has every method's MSE ratio to Base with "

@@ -90,17 +90,17 @@ def choose_targets(count: int, domain_size: int, rng: np.random.Generator) -> ND
 
 
 def check_attackable(protocol: FrequencyOracle) -> None:
-    """Refuse, in words, a protocol whose fake users are not modelled (a hierarchy).
+    """Refuse, in words, a protocol whose fake users are not modelled (a hierarchy, SW).
 
-    A hierarchy's report names a node of one level of its tree: fake users choose the
-    level and the nodes, and their gain on a range is another quantity than a value's
-    (Liao et al., arXiv 2503.03454), not yet modelled here.
+    A hierarchy's report names a node of one level of its tree, the Square Wave's a
+    position: fake users choose those, and their gain on a range is another quantity
+    than a value's (Liao et al., arXiv 2503.03454), not yet modelled here.
     """
-    if protocol.composite:
+    if not protocol.support_view:
         raise InputError(
-            f"fake users against {protocol.name} are not modelled yet: its reports name a "
-            "node of one level of a tree, and an attack on ranges chooses which; pick a "
-            "flat protocol (GRR, OLH, OUE, …)"
+            f"fake users against {protocol.name} are not modelled yet: its tallies count "
+            f"{protocol.tallies_count}, and an attack on ranges chooses among them; pick "
+            "a protocol that counts values (GRR, OLH, OUE, …)"
         )
 
 

@@ -20,8 +20,19 @@ from ldpcore._json import json_default
 from ldpcore.errors import InputError
 
 __all__ = ["InputError", "Parser"]
-from ldpcore.postprocess import default_method_names, method_names, resolve_method_name
-from ldpcore.protocols import FrequencyOracle, get_protocol, protocol_names, protocol_parameters
+from ldpcore.postprocess import (
+    default_method_names,
+    method_class,
+    method_names,
+    resolve_method_name,
+)
+from ldpcore.protocols import (
+    FrequencyOracle,
+    get_protocol,
+    protocol_class,
+    protocol_names,
+    protocol_parameters,
+)
 from ldpcore.specs import parse_number
 
 if TYPE_CHECKING:
@@ -262,6 +273,40 @@ def protocols(raw: str) -> tuple[str, ...]:
     from ldpcore.protocols import resolve_protocol_name  # noqa: PLC0415
 
     return tuple(dict.fromkeys(resolve_protocol_name(p) for p in names))
+
+
+def domain_of(dataset: str | DatasetSpec, n: int) -> int:
+    """The number of values of ``dataset`` (built once, at ``n`` users)."""
+    from ldpcore.data.specs import parse_dataset_spec  # noqa: PLC0415 (pandas for files)
+
+    spec = parse_dataset_spec(dataset) if isinstance(dataset, str) else dataset
+    return spec.build(n).domain_size
+
+
+def runnable(
+    protocols: tuple[str, ...], methods: tuple[str, ...], domain_size: int
+) -> tuple[list[tuple[str, tuple[str, ...]]], list[str]]:
+    """Each protocol with the methods that run on it at ``domain_size``, and what is left out.
+
+    For "all protocols": a protocol that does not take the domain (SW above 2,048 values)
+    or on which none of the methods runs is left out, and a method that cannot run on a
+    protocol (it reads support counts SW does not have) is left out there; each leaving
+    is one line for people.
+    """
+    plan: list[tuple[str, tuple[str, ...]]] = []
+    said: list[str] = []
+    for name in protocols:
+        kind = protocol_class(name)
+        if kind.max_domain is not None and domain_size > kind.max_domain:
+            said.append(f"left out: {name} takes at most {kind.max_domain:,} values")
+            continue
+        kept = tuple(m for m in methods if method_class(m).refusal(kind) is None)
+        dropped = [m for m in methods if m not in kept]
+        if dropped:
+            said.append(f"left out on {name}: {', '.join(dropped)} (it has no support counts)")
+        if kept:
+            plan.append((name, kept))
+    return plan, said
 
 
 def protocol(args: argparse.Namespace) -> FrequencyOracle:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ldpcore.cli import _args
@@ -74,25 +75,32 @@ def run(args: argparse.Namespace) -> int:
     dataset = _args.dataset(args)
     n = users_for(args.n, dataset)
     methods = _args.methods(args.methods)
+    if args.protocol.strip().lower() == "all":
+        # "all" means every protocol these methods run on at this domain; what is left
+        # out is said, not silently dropped.
+        plan, left_out = _args.runnable(protocols, methods, _args.domain_of(dataset, n))
+    else:
+        plan, left_out = [(name, methods) for name in protocols], []
     configs = [
         ExperimentConfig(
             dataset=dataset,
             n=n,
             protocol=name,
             epsilon=1.0,  # ε: replaced by the search
-            methods=methods,
+            methods=chosen,
             query=args.query,
             trials=_args.trials(args.trials),
             seed=_args.seed(args.seed),
         )
-        for name in protocols
+        for name, chosen in plan
     ]
     advice = []
-    steps = len(configs) * len(methods)
+    steps = sum(len(config.methods) for config in configs)
     with _args.ProgressLine("searching ε (protocols × methods)") as progress:
-        for position, config in enumerate(configs):
+        for config in configs:
+            before = sum(len(c.methods) for c in configs[: configs.index(config)])
 
-            def report(done: int, _total: int, before: int = position * len(methods)) -> None:
+            def report(done: int, _total: int, before: int = before) -> None:
                 progress(before + done, steps)
 
             advice.extend(advise_epsilon(config, target_rmse=target, progress=report))
@@ -108,8 +116,10 @@ def run(args: argparse.Namespace) -> int:
         for a in advice
     ]
     if args.format == "json":
-        _args.print_json({"target_rmse": target, "advice": records})
+        _args.print_json({"target_rmse": target, "advice": records, "left_out": left_out})
         return 0
+    for line in left_out:  # after the search: an error in it is the only line printed
+        print(line, file=sys.stderr)
     for record in records:
         if record["epsilon"] is None:
             line = "does not meet the target for any ε up to 10"

@@ -216,16 +216,17 @@ def _leading_comments(handle: BinaryIO) -> list[str]:
 
 
 def check_per_value(protocol: FrequencyOracle) -> None:
-    """Refuse, in words, a protocol whose tallies are not per value (a hierarchy).
+    """Refuse, in words, a protocol whose tallies are not per value (a hierarchy, SW).
 
     A counts file has one row per value; a hierarchy counts the nodes of each level of
-    its tree, a file of another shape, not written or read yet.
+    its tree and the Square Wave the positions of its reports, files of other shapes,
+    not written or read yet.
     """
-    if protocol.composite:
+    if not protocol.support_view:
         raise InputError(
-            f"{protocol.name} counts the nodes of each level of its tree, not values: counts "
-            "files and report checks for hierarchies are not built yet; simulate it "
-            f"(ldpcore simulate --protocol {protocol.name}) or collect with a flat protocol"
+            f"{protocol.name} counts {protocol.tallies_count}: counts files and report "
+            f"checks for it are not built yet; simulate it (ldpcore simulate --protocol "
+            f"{protocol.name}) or collect with a protocol that counts values (OUE, OLH, …)"
         )
 
 

@@ -21,12 +21,13 @@ from ldpcore._validation import check_epsilon, check_int, check_n_users
 from ldpcore.data.datasets import Dataset
 from ldpcore.data.specs import DatasetSpec, ExplicitCounts, parse_dataset_spec
 from ldpcore.errors import InputError
-from ldpcore.postprocess import default_method_names, resolve_method_name
+from ldpcore.postprocess import default_method_names, method_class, resolve_method_name
 from ldpcore.protocols import (
     SAMPLERS,
     FrequencyOracle,
     check_protocol_parameters,
     get_protocol,
+    protocol_class,
     protocol_parameters,
     resolve_protocol_name,
 )
@@ -151,12 +152,14 @@ class ExperimentConfig:
         checked = check_protocol_parameters(self.protocol, pairs)
         setting(self, "params", tuple(sorted(checked.items())))
         if methods is None:
-            methods = default_method_names()
+            methods = default_method_names(self.protocol)
         if isinstance(methods, str):
             methods = (methods,)
         resolved = tuple(dict.fromkeys(resolve_method_name(m) for m in methods))
         if not resolved:
             raise InputError("methods must name at least one post-processing method")
+        for name in resolved:
+            method_class(name).check_protocol(protocol_class(self.protocol))
         setting(self, "methods", resolved)
         limits = {"minimum": bounds.TRIALS_MIN, "maximum": bounds.TRIALS_MAX}
         setting(self, "trials", check_int(trials, name="trials", **limits))
@@ -186,7 +189,7 @@ class ExperimentConfig:
             n=n,
             protocol=protocol,
             epsilon=epsilon,
-            methods=methods or default_method_names(),
+            methods=methods or default_method_names(protocol),
             query=query,
             trials=trials,
             seed=seed,

@@ -1,4 +1,4 @@
-"""Ranges of growing length: flat and hierarchical protocols on the same trials.
+"""Ranges of growing length: flat, hierarchical and Square Wave answers on the same trials.
 
 Kulkarni, Cormode and Srivastava (VLDB 2019, Sec. 5) compare a flat oracle with
 hierarchies of intervals as the asked range grows: a flat answer sums one noisy estimate
@@ -28,6 +28,7 @@ from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.metrics import BAND_QUANTILES
 from ldpcore.experiments.trials import Progress, run
 from ldpcore.protocols import PROTOCOLS, resolve_protocol_name
+from ldpcore.protocols.square_wave import DOMAIN_MAX as SW_DOMAIN_MAX
 from ldpcore.queries.query import Query
 from ldpcore.queries.specs import RangeQuery
 from ldpcore.stats.compare import Comparison, compare
@@ -37,12 +38,15 @@ if TYPE_CHECKING:  # pandas loads where a frame is built
 
 #: The flat protocol ranges are measured against when the configuration's is a hierarchy.
 FLAT_REFERENCE = "OUE"
-#: The hierarchies compared with it by default.
-HIERARCHIES = ("TreeOUE", "TreeOLH")
-#: The methods each kind of protocol runs by default: the flat answer and its best-known
-#: fix; the raw tree, its consistency step, and Norm-Sub after it.
+#: The protocols made for ranges compared with it by default (the Square Wave where the
+#: domain is within its :data:`~ldpcore.protocols.square_wave.DOMAIN_MAX`).
+ORDERED = ("TreeOUE", "TreeOLH", "SW")
+#: The methods each kind of protocol runs: the flat answer and its best-known fix; the
+#: raw tree, its consistency step, and Norm-Sub after it; the Square Wave's unbiased
+#: inversion and Li et al.'s EMS.
 FLAT_METHODS = ("Base", "Norm-Sub")
 TREE_METHODS = ("Base", "Consistency", "Cons-NS")
+WAVE_METHODS = ("Base", "EMS")
 #: The most ranges of one length asked (evenly spaced starts): every answer of every
 #: trial and method is kept, so the ranges of a 10⁵-value domain are sampled.
 RANGES_PER_LENGTH = 256
@@ -138,7 +142,8 @@ def run_ranges(
     lengths : sequence of int, optional
         Range lengths (default :func:`range_lengths`).
     protocols : sequence of str, optional
-        Protocols besides the flat reference (default :data:`HIERARCHIES`).
+        Protocols besides the flat reference (default :data:`ORDERED`, SW where it
+        takes the domain).
     branching : int, optional
         The hierarchies' branching factor (default: the best for the domain).
     progress : callable, optional
@@ -150,16 +155,19 @@ def run_ranges(
     if not wanted or wanted[0] < 1 or wanted[-1] > d:
         raise InputError(f"range lengths must be between 1 and the domain's {d:,} values")
     chosen = resolve_protocol_name(config.protocol)
-    flat = FLAT_REFERENCE if PROTOCOLS[chosen].composite else chosen
-    others = [resolve_protocol_name(p) for p in (HIERARCHIES if protocols is None else protocols)]
+    flat = chosen if PROTOCOLS[chosen].support_view else FLAT_REFERENCE
+    if protocols is None:
+        protocols = tuple(p for p in ORDERED if p != "SW" or d <= SW_DOMAIN_MAX)
+    others = [resolve_protocol_name(p) for p in protocols]
     names = [flat, *dict.fromkeys(p for p in others if p != flat)]
     question = _ranges(d, wanted)
     sizes = [len(_starts(d, length)) for length in wanted]
     entries: list[str] = []
     errors = []
     for position, name in enumerate(names):
-        tree = PROTOCOLS[name].composite
-        methods = TREE_METHODS if tree else FLAT_METHODS
+        kind = PROTOCOLS[name]
+        tree = kind.composite
+        methods = TREE_METHODS if tree else FLAT_METHODS if kind.support_view else WAVE_METHODS
         params = (("branching", branching),) if tree and branching is not None else ()
         point = dataclasses.replace(
             config, protocol=name, params=params, methods=methods, query=RangeQuery(wanted[0])
@@ -208,9 +216,10 @@ def _ranges(domain_size: int, lengths: Sequence[int]) -> Query:
 
 __all__ = [
     "FLAT_METHODS",
-    "HIERARCHIES",
+    "ORDERED",
     "RANGES_PER_LENGTH",
     "TREE_METHODS",
+    "WAVE_METHODS",
     "RangeRun",
     "range_lengths",
     "run_ranges",

@@ -100,10 +100,10 @@ def supports_text(
 def teachable_protocols() -> tuple[str, ...]:
     """The protocols the walkthrough shows: those whose reports support values.
 
-    A hierarchy's report supports nodes of one level of a tree; its lesson is the
-    Queries page's ranges, not a count of support per value.
+    A hierarchy's report supports nodes of one level of a tree and the Square Wave's
+    is a position; their lesson is the Queries page's ranges, not support per value.
     """
-    return tuple(name for name in protocol_names() if not protocol_class(name).composite)
+    return tuple(name for name in protocol_names() if protocol_class(name).support_view)
 
 
 def walkthrough(
@@ -116,11 +116,11 @@ def walkthrough(
 ) -> Walkthrough:
     """Randomize ``values`` (0-based) under ``protocol`` and post-process the result."""
     oracle = get_protocol(protocol, epsilon=epsilon, domain_size=len(labels))
-    if oracle.composite:
+    if not oracle.support_view:
         raise InputError(
-            f"the walkthrough counts each report's support per value; a {oracle.name} report "
-            "names a node of one level of a tree: see it on the Queries page (Ranges by "
-            "length), or pick " + ", ".join(teachable_protocols()[:4]) + " here"
+            f"the walkthrough counts each report's support per value; {oracle.name} counts "
+            f"{oracle.tallies_count}: see it on the Queries page (Ranges by length), or "
+            "pick " + ", ".join(teachable_protocols()[:4]) + " here"
         )
     values = np.asarray(values, dtype=np.int64)
     if values.size == 0:

@@ -25,10 +25,12 @@ from ldpcore.postprocess.normalization import Norm, NormCut, NormMul, NormSub, p
 from ldpcore.postprocess.power import Power, PowerNS
 from ldpcore.postprocess.prior import JEFFREYS, LEARNED, UNIFORM, DirichletPrior, informed_prior
 from ldpcore.postprocess.recover import LDPRecover
+from ldpcore.postprocess.smoothing import EMS, StoppedEM
 from ldpcore.protocols.base import FrequencyOracle
 
 #: Canonical name → method class, in the order of NDSS Table I, then MLE, IBU, Bayes,
-#: LDPRecover and the hierarchies' consistency step.
+#: LDPRecover, the hierarchies' consistency step and the Square Wave's EM and EMS (last,
+#: so that the earlier methods keep their colours).
 METHODS: Final = MappingProxyType(
     {
         cls.name: cls
@@ -50,22 +52,50 @@ METHODS: Final = MappingProxyType(
             LDPRecover,
             Consistency,
             ConsistencyNormSub,
+            StoppedEM,
+            EMS,
         )
     }
 )
 
 
-def method_names() -> tuple[str, ...]:
-    """Every registered method's canonical name, in display order."""
-    return tuple(METHODS)
+#: A protocol, its class or its registered name.
+ProtocolLike = FrequencyOracle | type[FrequencyOracle] | str
 
 
-def default_method_names() -> tuple[str, ...]:
+def _protocol(protocol: ProtocolLike) -> FrequencyOracle | type[FrequencyOracle]:
+    if isinstance(protocol, str):
+        from ldpcore.protocols import protocol_class  # noqa: PLC0415 (the registry)
+
+        return protocol_class(protocol)
+    return protocol
+
+
+def method_names(protocol: ProtocolLike | None = None) -> tuple[str, ...]:
+    """Every registered method's canonical name, in display order.
+
+    For a ``protocol``, those that can run on it (:meth:`PostProcessor.refusal`).
+    """
+    if protocol is None:
+        return tuple(METHODS)
+    chosen = _protocol(protocol)
+    return tuple(name for name, cls in METHODS.items() if cls.refusal(chosen) is None)
+
+
+def default_method_names(protocol: ProtocolLike | None = None) -> tuple[str, ...]:
     """The methods "all" means: every registered one except those chosen only by name.
 
     Bayes samples a posterior (about a second at d = 248), so it joins a run when named.
+    For a ``protocol``, those that can run on it, and EM and EMS only for a flat protocol
+    made for ordered values (:meth:`PostProcessor.joins_all`); without one, the methods
+    for the (p, q) protocols.
     """
-    return tuple(name for name, cls in METHODS.items() if cls.by_default)
+    if protocol is None:
+        return tuple(
+            name for name, cls in METHODS.items() if cls.by_default and not cls.for_ordered_values
+        )
+    chosen = _protocol(protocol)
+    return tuple(name for name, cls in METHODS.items() if cls.joins_all(chosen))
 
 
 def resolve_method_name(name: str) -> str:
@@ -128,6 +158,7 @@ def get_method(name: str) -> PostProcessor:
 
 
 __all__ = [
+    "EMS",
     "IBU",
     "JEFFREYS",
     "LEARNED",
@@ -153,6 +184,7 @@ __all__ = [
     "PostProcessor",
     "Power",
     "PowerNS",
+    "StoppedEM",
     "check_estimate",
     "check_level",
     "default_method_names",

@@ -131,6 +131,51 @@ class PostProcessor(ABC):
     #: (the element-wise and sort-based rules). A simulation's trials then cost one
     #: array operation per method, not one Python call per trial.
     rows_at_once: ClassVar[bool] = False
+    #: What the method reads of the protocol besides the estimate: ``"estimate"``
+    #: nothing (or only its variance, which every protocol gives); ``"support"`` its
+    #: ``p`` and ``q`` as the (p, q) view, each value's support count scaled by Eq. 2
+    #: (MLE-Apx, Power, Bayes's separable likelihood, LDPRecover's fake users);
+    #: ``"likelihood"`` the likelihood the protocol declares (MLE, IBU, EM, EMS).
+    reads: ClassVar[Literal["estimate", "support", "likelihood"]] = "estimate"
+    #: Whether "all methods" includes it only for a flat protocol made for ordered
+    #: values (:attr:`FrequencyOracle.ordered_values`): EMS averages neighbouring values.
+    for_ordered_values: ClassVar[bool] = False
+    #: Whether it climbs the likelihood to its maximum (MLE, IBU): refused where the
+    #: protocol says the top is out of reach (:attr:`FrequencyOracle.maximum_reachable`).
+    climbs_to_top: ClassVar[bool] = False
+    #: Whether a smaller Base estimate never ends larger (NDSS Sec. IV-F). EMS averages
+    #: neighbours, and EM stopped early follows its path from uniform: neither keeps it.
+    keeps_order: ClassVar[bool] = True
+
+    @classmethod
+    def refusal(cls, protocol: FrequencyOracle | type[FrequencyOracle]) -> str | None:
+        """Why this method cannot run on ``protocol``, in words; None when it can.
+
+        A method that reads the (p, q) view cannot run on a protocol whose estimate is
+        made another way (the Square Wave's). A composite protocol's parts are flat
+        collections in that view, so every method runs there, part by part.
+        """
+        if cls.reads == "support" and not (protocol.support_view or protocol.composite):
+            return (
+                f"{cls.name} reads each value's support count through p and q, and "
+                f"{protocol.name}'s reports support no value on their own: its estimate "
+                "inverts its channel. Choose a method that reads only the estimate "
+                "(Norm-Sub) or the likelihood (MLE, EM, EMS)"
+            )
+        if cls.climbs_to_top and not protocol.maximum_reachable:
+            return (
+                f"{cls.name} climbs {protocol.name}'s likelihood to its top, a deconvolution "
+                "that EM reaches only after about 100,000 steps (minutes per estimate). "
+                "Choose EM, stopped early by Li et al.'s rule, or EMS"
+            )
+        return None
+
+    @classmethod
+    def joins_all(cls, protocol: FrequencyOracle | type[FrequencyOracle]) -> bool:
+        """Whether "all methods" includes this one for ``protocol``."""
+        if not cls.by_default or cls.refusal(protocol) is not None:
+            return False
+        return not cls.for_ordered_values or (protocol.ordered_values and not protocol.composite)
 
     def configured(
         self,
@@ -165,10 +210,11 @@ class PostProcessor(ABC):
         this method's estimate (:func:`ldpcore.postprocess.intervals.frequency_intervals`),
         so it is valid whatever the method. ``simultaneous``: for all values at once.
         """
-        if protocol.composite:
+        if not protocol.support_view:
             raise InputError(
-                f"intervals are not yet given for {protocol.name}: its values' errors are "
-                "sums over levels; ask for its estimates without intervals"
+                f"intervals are not yet given for {protocol.name}: its tallies count "
+                f"{protocol.tallies_count}, so its values' errors are not each value's "
+                "count's; ask for its estimates without intervals"
             )
         point = self(estimate, protocol=protocol, n=n, tallies=tallies)
         low, high = frequency_intervals(
@@ -225,6 +271,7 @@ class PostProcessor(ABC):
         f = check_estimate(estimate, protocol.domain_size)
         n = check_n_users(n)
         self.check_domain(protocol.domain_size)
+        self.check_protocol(protocol)
         if protocol.composite:
             return self._apply_parts(f, Context(protocol=protocol, n=n, tallies=tallies))
         return self._apply(f, Context(protocol=protocol, n=n, tallies=tallies))
@@ -258,6 +305,7 @@ class PostProcessor(ABC):
         f = check_estimates(estimates, protocol.domain_size)
         n = check_n_users(n)
         self.check_domain(protocol.domain_size)
+        self.check_protocol(protocol)
         if protocol.composite:
             raise InputError(
                 f"{protocol.name} is post-processed part by part: each estimate needs its tallies"
@@ -278,6 +326,13 @@ class PostProcessor(ABC):
                 f"{self.name} handles domains of at most {self.max_domain:,} values, got "
                 f"d = {domain_size:,}; use MLE or Norm-Sub, or merge rare values first"
             )
+
+    @classmethod
+    def check_protocol(cls, protocol: FrequencyOracle | type[FrequencyOracle]) -> None:
+        """Raise an :class:`InputError` saying why, if this method cannot run on ``protocol``."""
+        reason = cls.refusal(protocol)
+        if reason is not None:
+            raise InputError(reason)
 
     @abstractmethod
     def _apply(self, estimate: Vector, context: Context) -> Vector:

@@ -88,6 +88,7 @@ class Bayes(PostProcessor):
     """
 
     name: ClassVar[str] = "Bayes"
+    reads: ClassVar = "support"
     description: ClassVar[str] = "Posterior mean under a Dirichlet prior the reports tune"
     nonnegative: ClassVar = "yes"
     sums_to_one: ClassVar = "yes"

@@ -243,6 +243,8 @@ class IBU(PostProcessor):
     """
 
     name: ClassVar[str] = "IBU"
+    reads: ClassVar = "likelihood"
+    climbs_to_top: ClassVar[bool] = True
     description: ClassVar[str] = "Iterative Bayesian update (EM) to the maximum-likelihood estimate"
     nonnegative: ClassVar = "yes"
     sums_to_one: ClassVar = "yes"

@@ -35,6 +35,8 @@ class MLE(PostProcessor):
     """
 
     name: ClassVar[str] = "MLE"
+    reads: ClassVar = "likelihood"
+    climbs_to_top: ClassVar[bool] = True
     description: ClassVar[str] = "Maximum-likelihood distribution from the tallies"
     nonnegative: ClassVar = "yes"
     sums_to_one: ClassVar = "yes"

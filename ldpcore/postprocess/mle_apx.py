@@ -75,6 +75,7 @@ class MLEApx(PostProcessor):
     """
 
     name: ClassVar[str] = "MLE-Apx"
+    reads: ClassVar = "support"
     description: ClassVar[str] = (
         "Gaussian-approximate MLE: clip to 0, then scale and shift the rest"
     )

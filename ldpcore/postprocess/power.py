@@ -380,6 +380,7 @@ class Power(PostProcessor):
     """
 
     name: ClassVar[str] = "Power"
+    reads: ClassVar = "support"
     description: ClassVar[str] = "Posterior mean under a fitted power-law prior"
     nonnegative: ClassVar = "yes"
     sums_to_one: ClassVar = "no"
@@ -407,6 +408,7 @@ class PowerNS(PostProcessor):
     """Norm-Sub applied to Power's output (NDSS Sec. IV-E)."""
 
     name: ClassVar[str] = "PowerNS"
+    reads: ClassVar = "support"
     description: ClassVar[str] = "Power, then Norm-Sub so the estimates are consistent"
     nonnegative: ClassVar = "yes"
     sums_to_one: ClassVar = "yes"

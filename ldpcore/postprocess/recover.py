@@ -83,6 +83,7 @@ class LDPRecover(RowWise):
     fake_share: float = ASSUMED_FAKE_SHARE
 
     name: ClassVar[str] = "LDPRecover"
+    reads: ClassVar = "support"
     description: ClassVar[str] = (
         "Remove an assumed share of fake users' mass, then project onto the simplex"
     )

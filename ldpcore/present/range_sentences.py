@@ -32,16 +32,27 @@ WHY_A_HIERARCHY_HELPS = (
 )
 
 
-def hierarchy_note(protocol: str) -> str:
-    """What a page asking single values should say when its protocol is a hierarchy ("" if not).
+def ordered_note(protocol: str) -> str:
+    """What a page asking single values should say of a protocol made for ranges ("" if not).
 
     A hierarchy is built for ranges: each level hears from a share of the users, so on
-    one value its error is a few times a flat oracle's.
+    one value its error is a few times a flat oracle's. The Square Wave's positions blur
+    neighbouring values together: its unbiased estimate pays for undoing the blur with
+    noise, and EMS, which accepts some blur, is its estimator.
     """
     from ldpcore.protocols import protocol_class  # noqa: PLC0415
 
-    if not protocol_class(protocol).composite:
+    chosen = protocol_class(protocol)
+    if not chosen.ordered_values:
         return ""
+    if not chosen.composite:
+        return (
+            f"{protocol} reports a position near the value, so neighbouring values blur "
+            "together. Its Base undoes the blur without bias and is hundreds of times "
+            "noisier than OUE's; EMS (EM with smoothing, Li et al.) keeps a little blur and "
+            "loses most of the noise, which suits smooth distributions such as ages. "
+            "Compare it on ranges on the Queries page (Ranges by length)."
+        )
     return (
         f"{protocol} is built for ranges of an ordered domain: each user reports one level "
         "of a tree, so a single value's error is a few times a flat protocol's, while a "
@@ -180,7 +191,7 @@ __all__ = [
     "WHY_A_HIERARCHY_HELPS",
     "Winner",
     "crossing_words",
-    "hierarchy_note",
+    "ordered_note",
     "range_headline",
     "range_table",
     "winners",

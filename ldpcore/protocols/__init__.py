@@ -10,7 +10,8 @@ real per-user randomizer with the server's aggregation, and a fast exact sampler
   ``the``, ``subset_selection``, ``hadamard``, ``dbitflip``;
 * ranges over ordered values: ``hierarchy`` (TreeOUE, TreeOLH) over ``trees`` (the tree of
   intervals) and ``tree_least_squares`` (its consistency step), a ``composite`` protocol
-  (one made of flat collections, post-processed part by part);
+  (one made of flat collections, post-processed part by part), and ``square_wave`` (SW:
+  a position near the value, estimated by inverting its channel or by EM);
 * repeated collection: ``rounds`` (a chain of a permanent and a fresh round),
   ``memoized`` with ``lgrr`` and ``lue`` (the memoized chains), and ``repeated`` (what
   ``T`` reports of any protocol spend, and how they are drawn);
@@ -42,6 +43,7 @@ from ldpcore.protocols.lue import LOSUE, LOUE, LSOUE, LSUE
 from ldpcore.protocols.memoized import Memoized
 from ldpcore.protocols.olh import BLH, OLH, HashedReports
 from ldpcore.protocols.she import SHE
+from ldpcore.protocols.square_wave import SquareWave
 from ldpcore.protocols.subset_selection import SubsetSelection
 from ldpcore.protocols.the import THE
 from ldpcore.protocols.unary import OUE, SUE, UnaryEncoding
@@ -71,6 +73,7 @@ PROTOCOLS: Final = MappingProxyType(
             DBitFlipPM,
             TreeOUE,
             TreeOLH,
+            SquareWave,
         )
     }
 )
@@ -231,6 +234,7 @@ __all__ = [
     "Memoized",
     "ProtocolParameter",
     "Sampler",
+    "SquareWave",
     "SubsetSelection",
     "UnaryEncoding",
     "ValueReports",

@@ -144,6 +144,26 @@ class FrequencyOracle(ABC):
     #: outputs. Its estimates are post-processed from their tallies; it has no support
     #: count per value.
     composite: ClassVar[bool] = False
+    #: Whether the Base estimate is the (p, q) view's: each value's support count scaled
+    #: by Eq. 2, with the variance of Eq. 3. False for a protocol whose estimate is made
+    #: another way (a hierarchy's levels, the Square Wave's inverted channel): what reads
+    #: ``p`` and ``q`` as that view (support counts, their files, fake users' gains,
+    #: intervals, MLE-Apx and Power) then refuses it in words.
+    support_view: ClassVar[bool] = True
+    #: Whether the protocol is made for ordered values (ranges, quantiles): methods that
+    #: smooth neighbouring values (EMS) then join "all methods" for it.
+    ordered_values: ClassVar[bool] = False
+    #: Whether climbing its likelihood to the top is affordable. False for the Square
+    #: Wave: its positions blur the values, so its MLE is a deconvolution that EM reaches
+    #: only after about 10⁵ steps (minutes per estimate at d = 73); MLE and IBU then
+    #: refuse it in words, and EM stopped early (Li et al.'s own estimator) stands in.
+    maximum_reachable: ClassVar[bool] = True
+    #: What its tallies count, for messages that refuse a protocol outside the (p, q)
+    #: view (:attr:`support_view`).
+    tallies_count: ClassVar[str] = "each value's support"
+    #: The largest domain it takes (None: any within the bounds); the Square Wave keeps
+    #: its channel's inverse, of d × (d + 2b) numbers.
+    max_domain: ClassVar[int | None] = None
 
     epsilon: float
     domain_size: int

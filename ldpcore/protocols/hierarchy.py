@@ -81,6 +81,9 @@ class Hierarchy(Composite, FrequencyOracle):
     #: The flat oracle every level reports through.
     level_oracle: ClassVar[type[FrequencyOracle]]
     composite: ClassVar[bool] = True
+    support_view: ClassVar[bool] = False
+    tallies_count: ClassVar[str] = "the nodes of each level of its tree"
+    ordered_values: ClassVar[bool] = True
     extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = (
         ProtocolParameter(
             "branching",

@@ -6,7 +6,7 @@ A protocol declares its own by :meth:`FrequencyOracle.likelihood_model
 a likelihood is first asked for, not with the protocols (scipy is not needed to
 randomize or to print the command line's help).
 
-Three models, each with ``log_likelihood(π)`` (relative to the saturated model:
+The models, each with ``log_likelihood(π)`` (relative to the saturated model:
 minus ``n`` times a sum of Kullback–Leibler terms, each computed with
 ``scipy.special.kl_div`` so that it is non-negative and keeps full precision even
 where the two log-likelihoods themselves are ~1e9 and agree to 1e-7), one EM step
@@ -20,6 +20,8 @@ the diagonal curvature that IBU's acceleration uses:
   columns ``1..d``; both ``Qπ`` and ``Qᵀw`` cost one FWHT.
 * :class:`UnaryReportModel` — OUE's and SUE's histogram of the ``2^d`` possible bit
   vectors (``d <= 12``): multinomial with ``Q[y, v] = β_y r(y_v)`` (MLE paper, Sec. 5).
+* :class:`WindowModel` — the Square Wave's histogram of ``d + 2b`` positions:
+  multinomial with ``(Mπ)_y = q + (p − q) Σ_{v: y in v's window} π_v`` (Li et al. 2020).
 * :class:`SupportBinomialModel` — support counts as independent
   ``c_v ~ Bin(n, q + (p − q) π_v)``: exact for each count's marginal, and the
   likelihood used for OLH, BLH and SS, for OUE and SUE above ``d = 12`` and for HR
@@ -44,6 +46,7 @@ from scipy import special
 from ldpcore.protocols.likelihood_maxima import grr_mle, support_binomial_mle
 from ldpcore.protocols.simplex_newton import projected_newton, projected_newton_cg
 from ldpcore.protocols.walsh import fwht_rows, hadamard_signs, sylvester_factors
+from ldpcore.protocols.windows import window_adjoint, window_sums
 
 #: Keeps cell probabilities away from 0 and 1 where floating point would round them.
 _TINY = 1e-300
@@ -102,6 +105,14 @@ class LikelihoodModel(ABC):
         values (HR's rows, UE's full reports).
         """
         return None
+
+    def multiplier_and_value(self, pi: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
+        """EM's multiplier at ``π`` and the log-likelihood there, up to a constant.
+
+        The constant is the same for every ``π`` of this model, so differences are exact;
+        a model whose two share their cells computes them once.
+        """
+        return self.em_multiplier(pi), self.log_likelihood(pi)
 
     def em_step(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
         """One EM (iterative Bayesian update) step from ``π``."""
@@ -408,6 +419,87 @@ class SupportBinomialModel(LikelihoodModel):
         return (self.p - self.q) ** 2 * (self.counts / t**2 + (self.n - self.counts) / (1 - t) ** 2)
 
 
+class WindowModel(LikelihoodModel):
+    """The Square Wave's positions: multinomial with ``(Mπ)_y = q + (p − q)(Bπ)_y``.
+
+    ``B`` sums ``π`` over the values whose window holds position ``y``; ``Mπ`` and ``Mᵀr``
+    are running sums, O(d) each (Li et al., SIGMOD 2020, Sec. 5: the EM their EMS adds
+    smoothing to).
+    """
+
+    def __init__(self, counts: NDArray[np.float64], *, p: float, q: float, width: int) -> None:
+        self.counts = counts
+        self.domain_size = counts.size - width + 1
+        self.width = width
+        self.n = float(counts.sum())
+        self.p, self.q = p, q
+        self._total = self.n if self.n > 0 else 1.0
+        self.gradient_scale = self._total
+        self._observed = counts / self._total
+        # EM's steps (thousands, for Li et al.'s rule) reuse these: the running sums'
+        # ends for Mπ and for Mᵀr, and buffers for the running sums themselves.
+        positions = np.arange(counts.size)
+        self._high = np.minimum(positions, self.domain_size - 1) + 1
+        self._low = np.clip(positions - width + 1, 0, self.domain_size)
+        self._running_pi = np.zeros(self.domain_size + 1)
+        self._running_r = np.zeros(counts.size + 1)
+
+    def _cells(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
+        sums = window_sums(pi, self.width, self.counts.size)
+        return np.maximum(self.q * pi.sum(axis=-1, keepdims=True) + (self.p - self.q) * sums, _TINY)
+
+    def _adjoint(self, r: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``Mᵀ r`` along the last axis."""
+        total = r.sum(axis=-1, keepdims=True)
+        return self.q * total + (self.p - self.q) * window_adjoint(r, self.width, self.domain_size)
+
+    def log_likelihood(self, pi: NDArray[np.float64]) -> float:
+        """Log-likelihood of ``π`` against the saturated model (≤ 0)."""
+        return -self.n * float(np.sum(special.kl_div(self._observed, self._cells(pi))))
+
+    def value_and_gradient(
+        self, pis: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``Σ_y c_y log(Mπ)_y`` and ``Mᵀ(c / Mπ)`` per row (see :class:`LikelihoodModel`)."""
+        cells = self._cells(pis)
+        return np.log(cells) @ self.counts, self._adjoint(self.counts / cells)
+
+    def multiplier_and_value(self, pi: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
+        """``Mᵀ(c / Mπ) / n`` and ``Σ c log Mπ`` from one computation of the cells."""
+        if self.n <= 0:
+            return np.ones_like(pi), 0.0
+        # The same arithmetic as _cells and _adjoint, on one distribution, with the
+        # indices and buffers kept from the constructor (half the time of a step).
+        running = self._running_pi
+        np.cumsum(pi, out=running[1:])
+        cells = running[self._high] - running[self._low]
+        cells *= self.p - self.q
+        cells += self.q * running[-1]
+        np.maximum(cells, _TINY, out=cells)
+        value = float(np.log(cells) @ self.counts)
+        ratio = self._running_r
+        np.cumsum(self.counts / cells, out=ratio[1:])
+        back = ratio[self.width : self.width + self.domain_size] - ratio[: self.domain_size]
+        back *= self.p - self.q
+        back += self.q * ratio[-1]
+        back /= self.n
+        return back, value
+
+    def em_multiplier(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
+        """EM multiplier ``g = Mᵀ(c / Mπ) / n`` at ``π``."""
+        if self.n <= 0:
+            return np.ones_like(pi)
+        return self._adjoint(self.counts / self._cells(pi)) / self.n
+
+    def curvature(self, pi: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Diagonal of ``−∂²L/∂π²``: ``Σ_y c_y M_yv² / (Mπ)_y²``."""
+        return self._curvature(self.counts / self._cells(pi) ** 2)
+
+    def _curvature(self, weights: NDArray[np.float64]) -> NDArray[np.float64]:
+        inside = window_adjoint(weights, self.width, self.domain_size)
+        return self.q**2 * weights.sum() + (self.p**2 - self.q**2) * inside
+
+
 def _renormalise(pi: NDArray[np.float64]) -> NDArray[np.float64]:
     # EM keeps Σπ = 1 exactly in exact arithmetic; this only removes rounding drift.
     return pi / pi.sum()
@@ -419,4 +511,5 @@ __all__ = [
     "ReportModel",
     "SupportBinomialModel",
     "UnaryReportModel",
+    "WindowModel",
 ]

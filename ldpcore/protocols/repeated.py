@@ -34,16 +34,16 @@ def check_rounds(rounds: object, *, simulated: bool = False) -> int:
 
 
 def check_repeatable(protocol: FrequencyOracle) -> None:
-    """Refuse, in words, a protocol whose repeated collection is not modelled (a hierarchy).
+    """Refuse, in words, a protocol whose repeated collection is not modelled.
 
     A hierarchy's user draws a level at every report, so T reports reveal up to T levels
-    of the user's value: what that spends and how the averages behave is not written
-    here.
+    of the user's value; the Square Wave's T positions average towards the value itself.
+    What either spends, and how the averages behave, is not written here.
     """
-    if protocol.composite:
+    if not protocol.support_view:
         raise InputError(
-            f"collecting again with {protocol.name} is not modelled yet: each report draws "
-            "a level of its tree afresh; pick a flat protocol (GRR, OUE, OLH, …)"
+            f"collecting again with {protocol.name} is not modelled yet: its tallies count "
+            f"{protocol.tallies_count}; pick a protocol that counts values (GRR, OUE, OLH, …)"
         )
 
 

@@ -11,8 +11,10 @@ import dataclasses
 
 from ldpcore import bounds
 from ldpcore.data.specs import BundledData, DatasetSpec, UniformData, ZipfData
+from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
-from ldpcore.postprocess import default_method_names
+from ldpcore.postprocess import default_method_names, method_class
+from ldpcore.protocols import protocol_class
 
 #: The ε grid the sliders offer (``ldpcore.bounds``: the CLI and the tests read it too).
 EPSILONS = bounds.EPSILON_STEPS
@@ -60,9 +62,35 @@ class Settings:
             return UniformData(self.d)
         return BundledData(self.shape.removeprefix(SAMPLE_PREFIX))
 
+    def runnable_methods(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The methods the run takes for this protocol, and those left out as not its.
+
+        The methods "all" means follow the protocol (:func:`default_method_names`): the
+        default list for the (p, q) protocols, picked untouched, becomes the protocol's own
+        (SW: EMS in, MLE-Apx and Power out). A method picked that cannot run on the
+        protocol (:meth:`~ldpcore.postprocess.base.PostProcessor.refusal`) is left out
+        and named, so switching protocol never ends in an error over a picker's leftovers.
+
+        Examples
+        --------
+        >>> Settings(protocol="SW", d=64, methods=("Base", "Power")).runnable_methods()
+        (('Base',), ('Power',))
+        """
+        chosen = self.methods
+        if chosen is None or tuple(chosen) == default_method_names():
+            return default_method_names(self.protocol), ()
+        kind = protocol_class(self.protocol)
+        kept = tuple(m for m in chosen if method_class(m).refusal(kind) is None)
+        return kept, tuple(m for m in chosen if m not in kept)
+
     def config(self) -> ExperimentConfig:
         """The experiment these settings describe (``InputError`` if there is none)."""
-        methods = default_method_names() if self.methods is None else self.methods
+        methods, _ = self.runnable_methods()
+        if not methods:
+            raise InputError(
+                f"none of the methods picked runs on {self.protocol}; pick another method "
+                "(Base, Norm-Sub)"
+            )
         return ExperimentConfig(
             dataset=self.dataset(),
             n=int(self.n),

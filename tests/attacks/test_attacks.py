@@ -264,7 +264,7 @@ def test_the_shipped_list_is_the_registry_s() -> None:
     shipped = {
         name
         for name, cls in ldpcore.protocols.PROTOCOLS.items()
-        if not cls.__module__.startswith("toy_") and not cls.composite
+        if not cls.__module__.startswith("toy_") and cls.support_view
     }
     assert shipped == set(SHIPPED)
 
@@ -279,7 +279,9 @@ def test_fake_users_against_a_hierarchy_are_refused_in_words(name: str) -> None:
         lambda: fake_reports(protocol, "ria", [1, 2], 5, rng),
         lambda: expected_gain(protocol, "ria", [1, 2], np.full(16, 1 / 16), 0.05),
     ):
-        with pytest.raises(InputError, match=r"not modelled yet.*pick a flat protocol"):
+        with pytest.raises(
+            InputError, match=r"not modelled yet.*pick a protocol that counts values"
+        ):
             call()
 
 

@@ -18,7 +18,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ldpcore.attacks.guessing import guess_rate
-from ldpcore.protocols import GRR, DBitFlipPM, UnaryEncoding, get_protocol, protocol_names
+from ldpcore.protocols import (
+    GRR,
+    DBitFlipPM,
+    UnaryEncoding,
+    get_protocol,
+    protocol_class,
+    protocol_names,
+)
 from ldpcore.protocols.olh import hash_values
 
 ENUMERABLE = ("GRR", "OUE", "SUE", "SS", "HR")
@@ -141,6 +148,9 @@ def test_real_randomizers_are_guessed_no_better_than_the_formula(name: str) -> N
 def test_scales_to_large_domains() -> None:
     prior = np.arange(1, 100_001, dtype=float) ** -1.1
     for name in protocol_names():
+        most = protocol_class(name).max_domain
+        if most is not None and most < prior.size:  # SW: at most 2,048 values
+            continue
         rate = guess_rate(get_protocol(name, epsilon=2.0, domain_size=prior.size), prior)
         assert prior.max() / prior.sum() <= rate <= math.exp(2.0) * prior.max() / prior.sum()
 

@@ -80,7 +80,7 @@ def _ldpcore(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize(
-    "name", [name for name in protocol_names() if not protocol_class(name).composite]
+    "name", [name for name in protocol_names() if protocol_class(name).support_view]
 )
 def test_randomize_aggregate_estimate_is_unbiased(tmp_path: Path, name: str) -> None:
     """Real client randomizer → report file → streamed aggregation → Base: k·σ of Eq. 3."""

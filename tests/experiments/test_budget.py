@@ -35,7 +35,7 @@ TOYS = {"PadRR", "Shrink"}
 def test_every_shipped_protocol_and_default_method_has_a_measured_cost() -> None:
     """And every registered one (a toy too) has a positive estimate without being listed."""
     for protocol in protocol_names():
-        for method in default_method_names():
+        for method in default_method_names(protocol):
             assert trial_seconds(protocol, 1024, ["Base", method]) > 0
             if protocol not in TOYS and method not in TOYS | {"Base"}:
                 assert (protocol, method) in MEASURED, (protocol, method)

@@ -129,7 +129,7 @@ def test_effects_are_after_minus_before_as_cao_et_al_define_the_gain(
 
 
 @pytest.mark.parametrize(
-    "protocol", [name for name in protocol_names() if not protocol_class(name).composite]
+    "protocol", [name for name in protocol_names() if protocol_class(name).support_view]
 )
 def test_a_declared_no_op_is_the_same_as_base_under_attack(protocol: str) -> None:
     """Norm where a protocol's estimates already sum to one changes nothing: "the same as

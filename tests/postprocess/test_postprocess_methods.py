@@ -105,7 +105,7 @@ def test_bad_estimates_are_rejected() -> None:
 # Flat protocols: a composite one (a hierarchy) is post-processed level by level from its
 # tallies, so an arbitrary vector is not one of its estimates; its levels' outputs keep
 # these invariants (tests/protocols/test_hierarchy.py).
-PROTOCOLS = [name for name in protocol_names() if not protocol_class(name).composite]
+PROTOCOLS = [name for name in protocol_names() if protocol_class(name).support_view]
 
 
 @st.composite
@@ -142,7 +142,11 @@ def test_invariants_from_metadata(name: str, case: tuple[str, float, int, np.nda
     protocol = get_protocol(protocol_name, epsilon=epsilon, domain_size=estimate.size)
     method = get_method(name)
     before = estimate.copy()
-    out = method(estimate, protocol=protocol, n=n)
+    with warnings.catch_warnings():
+        # EM stopped by Li et al.'s rule may reach its step cap first, and says so; its
+        # last iterate must keep the invariants all the same.
+        warnings.simplefilter("ignore", NotConverged)
+        out = method(estimate, protocol=protocol, n=n)
     np.testing.assert_array_equal(estimate, before)  # never mutates its input
     assert out.shape == estimate.shape and np.all(np.isfinite(out))
     if method.nonnegative == "yes":
@@ -151,6 +155,8 @@ def test_invariants_from_metadata(name: str, case: tuple[str, float, int, np.nda
         assert abs(out.sum() - 1.0) <= 1e-12
     if method.sums_to_one == "almost":
         assert out.sum() <= 1.0 + 1e-12
+    if not method.keeps_order:
+        return
     # Order preservation (NDSS Sec. IV-F): f̃_a ≤ f̃_b implies f'_a ≤ f'_b.
     order = np.argsort(estimate, kind="stable")
     assert np.all(np.diff(out[order]) >= -1e-12 * max(1.0, np.abs(out).max()))

@@ -18,7 +18,7 @@ from ldpcore.protocols import PROTOCOLS, get_protocol, protocol_names
 
 ALL = protocol_names()
 #: The protocols with one support count per value.
-FLAT = tuple(name for name in ALL if not PROTOCOLS[name].composite)
+FLAT = tuple(name for name in ALL if PROTOCOLS[name].support_view)
 #: Per-user runs whose Base is a difference of one level's supports, which OLH's real
 #: hash family correlates (it is not 3-wise independent; the fast sampler draws the ideal
 #: hash): their variance is not Eq. 3's (``test_hierarchy.py`` measures by how much).

@@ -110,9 +110,11 @@ def test_inputs_are_not_mutated(name: str) -> None:
     protocol = get_protocol(name, epsilon=1.0, domain_size=6)
     counts = np.array([5, 4, 3, 2, 1, 0])
     before = counts.copy()
-    # A composite protocol has tallies only; the others' support counts are read too.
-    draw = protocol.sample_tallies if protocol.composite else protocol.sample_support_counts
-    read = protocol.estimate_from_tallies if protocol.composite else protocol.estimate
+    # A protocol outside the (p, q) view has tallies only; the others' support counts
+    # are read too.
+    flat = protocol.support_view
+    draw = protocol.sample_support_counts if flat else protocol.sample_tallies
+    read = protocol.estimate if flat else protocol.estimate_from_tallies
     draw(counts, 0)
     support = draw(counts, 0, sampler="per-user")
     kept = support.copy()

@@ -7,7 +7,8 @@ this view of LDP channels). No attacker does better; compare with ``max_v π_v``
 of guessing without the report.
 
 Each protocol family's module (``grr``, ``olh``, ``unary``, ``subset_selection``,
-``hadamard``, ``she``, ``dbitflip``, ``trees``) gives the exact closed form for any d, found by the
+``hadamard``, ``she``, ``dbitflip``, ``trees``, ``square_wave``)
+gives the exact closed form for any d, found by the
 protocol's class (nearest registered ancestor first); any other protocol's rate is the
 sum over its enumerated channel (small d).
 """
@@ -27,6 +28,7 @@ from ldpcore.attacks.guessing import (
     hadamard,
     olh,
     she,
+    square_wave,
     subset_selection,
     trees,
     unary,
@@ -39,6 +41,7 @@ from ldpcore.protocols import (
     FrequencyOracle,
     HadamardResponse,
     Hierarchy,
+    SquareWave,
     SubsetSelection,
     UnaryEncoding,
     entry_for,
@@ -55,6 +58,7 @@ GUESS_RATES: Final[Mapping[type, Callable[[Any, ArrayLike], float]]] = MappingPr
         HadamardResponse: hadamard.guess_rate,
         SHE: she.guess_rate,
         DBitFlipPM: dbitflip.guess_rate,
+        SquareWave: square_wave.guess_rate,
         # A hierarchy's levels are read with their own oracles' closed forms.
         Hierarchy: lambda protocol, prior: trees.guess_rate(protocol, prior, level_rate=guess_rate),
     }

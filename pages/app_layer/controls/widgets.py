@@ -146,6 +146,9 @@ def sidebar() -> ExperimentConfig | None:
         seed=int(seed),
     )
     st.session_state[CARRIED] = chosen
+    _, left_out = chosen.runnable_methods()
+    if left_out:
+        bar.caption(f"Not run on {protocol} (it has no support counts): {', '.join(left_out)}.")
     try:
         return chosen.config()
     except InputError as exc:
