@@ -18,6 +18,10 @@ centre 0.4 d, scale d/20), the same ``trials`` seeds for every mechanism:
    range of each length: the noise of a raw answer is about proportional to it;
 4. a trial's seconds: flat OUE (draw and estimate) against TreeOUE (draw and the raw
    estimate; with the consistency step), best of 5 × 200;
+6. with ``--wave``, only this: the Square Wave (Li et al., SIGMOD 2020) on the same data
+   and lengths, its Base (the channel's unbiased inverse), EM and EMS, beside flat OUE's
+   Base and TreeOUE with Consistency; the paired ratios of SW with EMS to each, and a
+   trial's seconds (best of 3 × 5);
 5. with ``--hash``, only this: OLH's real hash family against the ideal hash the fast
    sampler draws, on a sum of values (d = 64, n = 2,000, ε = 1, 1,500 collections each
    way): the variance of the range [0, 32) and of every other value's sum, per-user
@@ -112,14 +116,99 @@ def real_hash() -> None:
         print(f"| {label} | {real:.4g} | {ideal:.4g} | {ratio:.3f} ({low:.3f}–{high:.3f}) |")
 
 
+def _wave_table(data: str, counts: np.ndarray, trials: int) -> None:
+    """One dataset's table of range errors by length, with SW with EMS's paired ratios."""
+    truth = counts / N
+    runs = {
+        "OUE": ("OUE", ("Base",), {}),
+        "TreeOUE": ("TreeOUE", ("Consistency",), {"branching": 4}),
+        "SW": ("SW", ("Base", "EM", "EMS"), {}),
+    }
+    errors: dict[str, np.ndarray] = {}
+    for label, (name, methods, params) in runs.items():
+        per = {m: np.empty((len(LENGTHS), trials)) for m in methods}
+        for trial in range(trials):
+            found = estimates(name, counts, trial, methods, **params)
+            for m, vector in found.items():
+                per[m][:, trial] = [range_errors(vector, truth, length) for length in LENGTHS]
+        for m in methods:
+            errors[f"{label} {m}"] = per[m]
+    print(
+        f"## The Square Wave on ranges, {data} (d = {D:,}, ε = {EPSILON:g}, n = {N:,}, "
+        f"{trials} trials)\n"
+    )
+    print(
+        "| L | "
+        + " | ".join(errors)
+        + " | SW EMS / OUE Base (95%) | SW EMS / TreeOUE Cons. (95%) |"
+    )
+    print("|---" * (len(errors) + 3) + "|")
+    for row, length in enumerate(LENGTHS):
+        cells = " | ".join(f"{errors[k][row].mean():.2e}" for k in errors)
+        ratios = []
+        for reference in ("OUE Base", "TreeOUE Consistency"):
+            pair = np.vstack([errors[reference][row], errors["SW EMS"][row]])
+            found = compare(pair, [reference, "SW EMS"], reference=reference, margin=0)[0]
+            ratios.append(f"{found.ratio:.3f} ({found.low:.3f}–{found.high:.3f})")
+        print(f"| {length} | {cells} | {' | '.join(ratios)} |")
+
+
+def wave(trials: int) -> None:
+    """Part 6: the Square Wave's Base, EM and EMS against flat OUE and the consistent tree.
+
+    On the Cauchy-shaped data (smooth: what EMS's smoothing assumes) and on Zipf s = 1.5
+    (a spike at the first value, which the smoothing blurs).
+    """
+    from ldpcore.data.datasets import zipf
+
+    for label, counts in (
+        ("Cauchy-shaped", np.array(cauchy_counts(D, N))),
+        ("Zipf s = 1.5", np.asarray(zipf(D, N, 1.5).counts)),
+    ):
+        _wave_table(label, counts, trials)
+    counts = np.array(cauchy_counts(D, N))
+    rng = np.random.default_rng(0)
+    sw = get_protocol("SW", epsilon=EPSILON, domain_size=D)
+    flat = get_protocol("OUE", epsilon=EPSILON, domain_size=D)
+    ems = get_method("EMS")
+
+    def sw_trial() -> object:
+        return sw.estimate_from_tallies(sw.sample_tallies(counts, rng), N)
+
+    def sw_ems() -> object:
+        tallies = sw.sample_tallies(counts, rng)
+        return ems(sw.estimate_from_tallies(tallies, N), protocol=sw, n=N, tallies=tallies)
+
+    def flat_trial() -> object:
+        return flat.estimate_from_tallies(flat.sample_tallies(counts, rng), N)
+
+    print("\n| trial | seconds | against flat OUE |")
+    print("|---|---:|---:|")
+    times = {
+        k: best_of(f, repeat=3, number=5)
+        for k, f in (("OUE", flat_trial), ("SW, Base", sw_trial), ("SW with EMS", sw_ems))
+    }
+    for k, seconds in times.items():
+        print(f"| {k} | {seconds:.2e} | {seconds / times['OUE']:.2f}× |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=50)
     parser.add_argument("--hash", action="store_true", help="only part 5, OLH's real hash")
+    parser.add_argument("--wave", action="store_true", help="only part 6, the Square Wave")
     args = parser.parse_args()
     if args.hash:
         real_hash()
         return
+    if args.wave:
+        wave(args.trials)
+        return
+    trees(args.trials)
+
+
+def trees(trials: int) -> None:
+    """Parts 1 to 4: flat OUE against the hierarchies, the branching factor, nodes, time."""
     counts = np.array(cauchy_counts(D, N))
     truth = counts / N
     runs = {
@@ -129,14 +218,14 @@ def main() -> None:
     }
     errors: dict[str, np.ndarray] = {}
     for label, (name, methods, params) in runs.items():
-        per = {m: np.empty((len(LENGTHS), args.trials)) for m in methods}
-        for trial in range(args.trials):
+        per = {m: np.empty((len(LENGTHS), trials)) for m in methods}
+        for trial in range(trials):
             found = estimates(name, counts, trial, methods, **params)
             for m, vector in found.items():
                 per[m][:, trial] = [range_errors(vector, truth, length) for length in LENGTHS]
         for m in methods:
             errors[f"{label} {m}"] = per[m]
-    print(f"## Range MSE by length (d = {D:,}, ε = {EPSILON:g}, n = {N:,}, {args.trials} trials)\n")
+    print(f"## Range MSE by length (d = {D:,}, ε = {EPSILON:g}, n = {N:,}, {trials} trials)\n")
     print("| L | " + " | ".join(errors) + " | TreeOUE Consistency / OUE Base (95%) |")
     print("|---" * (len(errors) + 2) + "|")
     for row, length in enumerate(LENGTHS):
@@ -153,7 +242,7 @@ def main() -> None:
     print("|---|---|---|")
     for branching in BRANCHINGS:
         values = []
-        for trial in range(args.trials):
+        for trial in range(trials):
             fitted = estimates("TreeOUE", counts, trial, ("Consistency",), branching=branching)[
                 "Consistency"
             ]

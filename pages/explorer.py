@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.costs import domain_size_of
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook, sweep_notebook
@@ -89,8 +90,10 @@ if len(drawn) < len(config.methods):
 elif not shown.complete:
     st.caption(trials_shown(shown).strip())
 
+# Every protocol that takes this domain (SW takes at most 2,048 values).
+compared = protocol_names(domain_size_of(config))
 if compare:
-    every = staged_sweep(staged, config, "protocol", protocol_names(), "Running every protocol…")
+    every = staged_sweep(staged, config, "protocol", compared, "Running every protocol…")
     if every is None:
         staged.finish()
         st.stop()
@@ -112,7 +115,7 @@ notebook = (
         sweep_notebook,
         config,
         "protocol",
-        protocol_names(),
+        compared,
         title="Explorer: every protocol",
         x_title="protocol",
     )

@@ -25,6 +25,7 @@ from ldpcore.bounds import EPSILON_RANGE
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.trials import run
+from ldpcore.postprocess import runnable_methods
 from ldpcore.protocols import get_protocol
 from ldpcore.queries.specs import parse_query_spec
 from ldpcore.stats.compare import Comparison
@@ -98,6 +99,14 @@ def choose_epsilon(
         raise InputError("name at least one protocol to search")
     check_int(point_threads, name="point_threads", minimum=1, maximum=64)
     point = dataclasses.replace(config, methods=tuple(dict.fromkeys(("Base", *config.methods))))
+
+    def at(protocol: str) -> ExperimentConfig:
+        # Each protocol runs the methods that can run on it (SW has no support counts
+        # for Power to read); Base always can.
+        return dataclasses.replace(
+            point, protocol=protocol, methods=runnable_methods(point.methods, protocol)[0]
+        )
+
     twins = same_reports(point, names)
     searched = [name for name in names if name not in twins]
     found: dict[str, EpsilonAnswer] = {}
@@ -105,7 +114,7 @@ def choose_epsilon(
         futures = [
             executor.submit(
                 _search_protocol,
-                dataclasses.replace(point, protocol=p),
+                at(p),
                 wanted,
                 epsilon_range,
                 point_threads,
@@ -118,9 +127,7 @@ def choose_epsilon(
                 progress((position + 1) / len(searched), found[name].protocol)
     else:
         for position, name in enumerate(searched):
-            found[name] = _search_protocol(
-                dataclasses.replace(point, protocol=name), wanted, epsilon_range, point_threads
-            )
+            found[name] = _search_protocol(at(name), wanted, epsilon_range, point_threads)
             if progress is not None:
                 progress((position + 1) / len(searched), found[name].protocol)
     return [

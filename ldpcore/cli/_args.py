@@ -22,9 +22,9 @@ from ldpcore.errors import InputError
 __all__ = ["InputError", "Parser"]
 from ldpcore.postprocess import (
     default_method_names,
-    method_class,
     method_names,
     resolve_method_name,
+    runnable_methods,
 )
 from ldpcore.protocols import (
     FrequencyOracle,
@@ -252,10 +252,14 @@ def methods_help() -> str:
     )
 
 
-def methods(raw: str) -> tuple[str, ...]:
-    """``all`` or ``NAME,NAME,...`` as canonical method names."""
+def methods(raw: str, protocol: str | FrequencyOracle | None = None) -> tuple[str, ...]:
+    """``all`` or ``NAME,NAME,...`` as canonical method names.
+
+    "all" is the ``protocol``'s (the Square Wave's has EMS and not Power), or the (p, q)
+    protocols' without one.
+    """
     if raw.strip().lower() == "all":
-        return default_method_names()
+        return default_method_names(protocol)
     names = tuple(resolve_method_name(m) for m in (p.strip() for p in raw.split(",")) if m)
     if not names:
         raise InputError(f"--methods must be 'all' or NAME,NAME,...; got {raw!r}")
@@ -300,8 +304,7 @@ def runnable(
         if kind.max_domain is not None and domain_size > kind.max_domain:
             said.append(f"left out: {name} takes at most {kind.max_domain:,} values")
             continue
-        kept = tuple(m for m in methods if method_class(m).refusal(kind) is None)
-        dropped = [m for m in methods if m not in kept]
+        kept, dropped = runnable_methods(methods, kind)
         if dropped:
             said.append(f"left out on {name}: {', '.join(dropped)} (it has no support counts)")
         if kept:

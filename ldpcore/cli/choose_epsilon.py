@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         n=users_for(args.n, dataset),
         protocol=protocols[0],
         epsilon=1.0,
-        methods=_args.methods(args.methods),
+        methods=_args.methods(args.methods, protocols[0] if len(protocols) == 1 else None),
         query=args.query,
         trials=_args.trials(args.trials),
         seed=_args.seed(args.seed),

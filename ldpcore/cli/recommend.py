@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
             protocol=collected.protocol,
             n=n,
             query=args.query,
-            methods=_args.methods(args.methods),
+            methods=_args.methods(args.methods, collected.protocol),
             trials=_args.trials(args.trials),
             seed=_args.seed(args.seed),
             truth_from=args.truth_from,

@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         n=users_for(args.n, dataset),
         protocol=args.protocol,
         epsilon=_args.number(args.epsilon, "epsilon"),
-        methods=_args.methods(args.methods),
+        methods=_args.methods(args.methods, args.protocol),
         query=args.query,
         trials=_args.trials(args.trials),
         seed=_args.seed(args.seed),

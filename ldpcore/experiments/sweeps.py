@@ -33,7 +33,7 @@ from ldpcore._files import replacing
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.trials import Progress, run
-from ldpcore.postprocess import default_method_names
+from ldpcore.postprocess import default_method_names, runnable_methods
 from ldpcore.queries.specs import SetQuery, TopKQuery
 
 if TYPE_CHECKING:  # pandas costs ~0.3 s to import; loaded where a frame is built
@@ -104,6 +104,11 @@ def with_parameter(config: ExperimentConfig, parameter: str, value: Any) -> Expe
     if parameter not in fields:
         valid = ", ".join(sorted(fields | _SPEC_PARAMETERS))
         raise InputError(f"cannot sweep {parameter!r}; valid parameters are: {valid}")
+    if parameter == "protocol":
+        # Across protocols each runs the methods it can (SW has no support counts for
+        # Power to read); Base always can.
+        methods = runnable_methods(config.methods, value)[0] or ("Base",)
+        return dataclasses.replace(config, protocol=value, methods=methods)
     return dataclasses.replace(config, **{parameter: value})
 
 

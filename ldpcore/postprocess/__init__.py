@@ -98,6 +98,24 @@ def default_method_names(protocol: ProtocolLike | None = None) -> tuple[str, ...
     return tuple(name for name, cls in METHODS.items() if cls.joins_all(chosen))
 
 
+def runnable_methods(
+    methods: tuple[str, ...], protocol: ProtocolLike
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``methods`` split into those that run on ``protocol`` and those that cannot.
+
+    Where several protocols share one list of methods (Choose ε's search, the sidebar
+    after a change of protocol), each runs what it can and the rest is said.
+
+    Examples
+    --------
+    >>> runnable_methods(("Base", "Power", "EMS"), "SW")
+    (('Base', 'EMS'), ('Power',))
+    """
+    chosen = _protocol(protocol)
+    kept = tuple(m for m in methods if METHODS[resolve_method_name(m)].refusal(chosen) is None)
+    return kept, tuple(m for m in methods if m not in kept)
+
+
 def resolve_method_name(name: str) -> str:
     """Return the canonical spelling of a method name or alias (case-insensitive)."""
     if isinstance(name, str):
@@ -195,4 +213,5 @@ __all__ = [
     "method_names",
     "project_to_simplex",
     "resolve_method_name",
+    "runnable_methods",
 ]

@@ -160,7 +160,9 @@ class PostProcessor(ABC):
                 f"{cls.name} reads each value's support count through p and q, and "
                 f"{protocol.name}'s reports support no value on their own: its estimate "
                 "inverts its channel. Choose a method that reads only the estimate "
-                "(Norm-Sub) or the likelihood (MLE, EM, EMS)"
+                "(Norm-Sub) or the likelihood ("
+                + ("MLE, EM, EMS" if protocol.maximum_reachable else "EM, EMS")
+                + ")"
             )
         if cls.climbs_to_top and not protocol.maximum_reachable:
             return (

@@ -50,8 +50,10 @@ def ordered_note(protocol: str) -> str:
             f"{protocol} reports a position near the value, so neighbouring values blur "
             "together. Its Base undoes the blur without bias and is hundreds of times "
             "noisier than OUE's; EMS (EM with smoothing, Li et al.) keeps a little blur and "
-            "loses most of the noise, which suits smooth distributions such as ages. "
-            "Compare it on ranges on the Queries page (Ranges by length)."
+            "loses most of the noise, which suits smooth distributions such as ages. On a "
+            "spiky distribution, or with so many users that OUE's noise is small, the blur "
+            "costs more than it saves: compare them here, and on ranges on the Queries page "
+            "(Ranges by length)."
         )
     return (
         f"{protocol} is built for ranges of an ordered domain: each user reports one level "

@@ -79,9 +79,17 @@ PROTOCOLS: Final = MappingProxyType(
 )
 
 
-def protocol_names() -> tuple[str, ...]:
-    """The canonical protocol names, in display order."""
-    return tuple(PROTOCOLS)
+def protocol_names(domain_size: int | None = None) -> tuple[str, ...]:
+    """The canonical protocol names, in display order.
+
+    With ``domain_size``, those that take it (SW takes at most 2,048 values:
+    :attr:`FrequencyOracle.max_domain`).
+    """
+    return tuple(
+        name
+        for name, cls in PROTOCOLS.items()
+        if domain_size is None or cls.max_domain is None or domain_size <= cls.max_domain
+    )
 
 
 def protocol_class(name: str) -> type[FrequencyOracle]:

@@ -13,8 +13,7 @@ from ldpcore import bounds
 from ldpcore.data.specs import BundledData, DatasetSpec, UniformData, ZipfData
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
-from ldpcore.postprocess import default_method_names, method_class
-from ldpcore.protocols import protocol_class
+from ldpcore.postprocess import default_method_names, runnable_methods
 
 #: The ε grid the sliders offer (``ldpcore.bounds``: the CLI and the tests read it too).
 EPSILONS = bounds.EPSILON_STEPS
@@ -79,9 +78,7 @@ class Settings:
         chosen = self.methods
         if chosen is None or tuple(chosen) == default_method_names():
             return default_method_names(self.protocol), ()
-        kind = protocol_class(self.protocol)
-        kept = tuple(m for m in chosen if method_class(m).refusal(kind) is None)
-        return kept, tuple(m for m in chosen if m not in kept)
+        return runnable_methods(tuple(chosen), self.protocol)
 
     def config(self) -> ExperimentConfig:
         """The experiment these settings describe (``InputError`` if there is none)."""

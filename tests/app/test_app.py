@@ -166,6 +166,33 @@ def test_ranges_by_length_compare_flat_and_hierarchies_on_the_same_trials() -> N
     assert any("built for ranges" in e.value for e in at.info)
 
 
+def test_the_square_wave_runs_its_own_methods_and_says_what_it_leaves_out() -> None:
+    at = small(app())
+    at.pills(key="protocol").set_value("SW").run()
+    assert not at.exception and not at.error
+    assert any("blur" in e.value for e in at.info)  # what SW is and where it pays
+    table = next(frame.value for frame in at.table if "MSE ÷ Base (95%)" in frame.value)
+    assert "EMS" in set(table["method"]) and "Power" not in set(table["method"])
+    # Methods picked for another protocol: those SW cannot run are left out, and said.
+    at.multiselect(key="methods").set_value(["Base", "Power", "EMS"]).run()
+    assert not at.exception and not at.error
+    assert any("Not run on SW" in c.value and "Power" in c.value for c in at.sidebar.caption)
+    at.multiselect(key="methods").set_value(["Power"]).run()
+    assert any("none of the methods picked runs on SW" in e.value for e in at.sidebar.error)
+    # Every protocol, compared at d = 64 with the default methods: SW among them.
+    at.multiselect(key="methods").set_value(["Base", "Norm-Sub", "PowerNS"]).run()
+    at.toggle(key="compare").set_value(True).run()
+    assert not at.exception and not at.error
+    # Ranges by length: SW with EMS beside the hierarchies.
+    at.switch_page("pages/queries.py").run()
+    at.radio(key="query").set_value("Ranges by length").run()
+    assert not at.exception and not at.error
+    lines = [
+        t["name"] for t in chart(at, "chart-ranges")["data"] if t.get("showlegend") is not False
+    ]
+    assert lines[0] == "OUE · Base" and "SW · EMS" in lines and "SW · Base" in lines
+
+
 def test_explorer_compare_protocols_facets_the_chart() -> None:
     at = small(app())
     at.multiselect(key="methods").set_value(["Base", "Norm-Sub"]).run()

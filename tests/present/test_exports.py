@@ -298,3 +298,45 @@ def test_the_record_files_the_fake_user_question_and_the_risk_as_the_page_shows_
     for cell, (epsilon, count) in zip(table["fake users needed"], question.by_epsilon, strict=True):
         assert cell == ("no number" if count is None else f"{count:,}")
         assert needed[epsilon] == count
+
+
+def test_the_record_and_its_command_carry_a_range_target_across_range_protocols() -> None:
+    """Choose ε on ranges of ten ages for flat OUE and SW: the record says the ranges, and
+    its command, run again, gives each protocol's ε back (SW runs its own methods)."""
+    from ldpcore.present.sentences import query_in_words  # noqa: PLC0415
+
+    config = ExperimentConfig(
+        dataset="ages",  # the bundled sample, as the page's picker names it
+        n=20_000,
+        protocol="OUE",
+        epsilon=1.0,
+        query="range:length=10",
+        methods=("Base", "Norm-Sub", "PowerNS"),
+        trials=5,
+    )
+    answers = choose_epsilon(config, target_rmse=0.05, protocols=["OUE", "SW"])
+    assert [a.protocol for a in answers] == ["OUE", "SW"]
+    words = query_in_words(config.query)
+    assert "10" in words
+    page = decision_record(
+        config=config,
+        query_words=words,
+        target_rmse=0.05,
+        protocols=["OUE", "SW"],
+        answers=answers,
+        figure=None,
+        risk=None,
+        risk_epsilon=None,
+    )
+    assert html.escape(words) in page
+    command = choose_epsilon_command(config, target_rmse=0.05, protocols=["OUE", "SW"])
+    assert "range:length=10" in command and command in page.replace("&#x27;", "'")
+    done = subprocess.run(
+        [sys.executable, "-m", "ldpcore.cli", *shlex.split(command)[1:]],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    again = {a["protocol"]: a["epsilon"] for a in json.loads(done.stdout)["answers"]}
+    assert again == {a.protocol: a.epsilon for a in answers}

@@ -268,7 +268,7 @@ def test_em_says_when_its_cap_stops_it() -> None:
 
 # ------------------------------------------------------- which methods run on it
 def test_all_methods_follow_the_protocol() -> None:
-    assert "EMS" in default_method_names("SW") and "EM" not in default_method_names("SW")
+    assert {"EM", "EMS"} <= set(default_method_names("SW"))
     for refused in ("MLE-Apx", "Power", "PowerNS", "Bayes", "LDPRecover", "MLE", "IBU"):
         assert refused not in default_method_names("SW")
         assert refused not in method_names("SW")
@@ -298,3 +298,40 @@ def test_the_sidebar_runs_what_the_protocol_takes_and_names_what_it_leaves_out()
     with pytest.raises(InputError, match="none of the methods picked runs on SW"):
         Settings(protocol="SW", d=64, methods=("Power",)).config()
     assert Settings(protocol="OUE", d=64).config().methods == default_method_names()
+
+
+# --------------------------------------------------------------- on every path
+def test_sweeping_protocols_runs_each_what_it_can_at_the_domain() -> None:
+    from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.sweeps import with_parameter  # noqa: PLC0415
+    from ldpcore.protocols import protocol_names  # noqa: PLC0415
+
+    config = ExperimentConfig(
+        dataset="zipf:d=64", n=1000, protocol="OUE", epsilon=1.0, methods=("Base", "Power")
+    )
+    assert with_parameter(config, "protocol", "SW").methods == ("Base",)
+    assert with_parameter(config, "protocol", "GRR").methods == ("Base", "Power")
+    assert "SW" in protocol_names(DOMAIN_MAX) and "SW" not in protocol_names(DOMAIN_MAX + 1)
+    assert protocol_names(10**6) == tuple(p for p in protocol_names() if p != "SW")
+
+
+def test_the_command_line_runs_sw_with_its_own_methods_and_says_what_it_leaves_out() -> None:
+    from command import ldpcore  # noqa: PLC0415
+
+    done = ldpcore(
+        "simulate", "--protocol", "SW", "--epsilon", "1", "--n", "5000", "--dataset", "ages",
+        "--query", "range:length=10", "--trials", "2", "--format", "json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert '"EMS"' in done.stdout and '"Power"' not in done.stdout
+    refused = ldpcore(
+        "simulate", "--protocol", "SW", "--epsilon", "1", "--n", "5000", "--dataset", "ages",
+        "--methods", "Base,MLE",
+    )  # fmt: skip
+    assert refused.returncode == 2 and "100,000 steps" in refused.stderr
+    wide = ldpcore(
+        "advise-epsilon", "--protocol", "all", "--n", "1000", "--dataset", "zipf:d=3000",
+        "--target-rmse", "0.05", "--methods", "Base", "--trials", "2", "--format", "json",
+    )  # fmt: skip
+    assert wide.returncode == 0, wide.stderr
+    assert "left out: SW takes at most 2,048 values" in wide.stdout

@@ -5,7 +5,7 @@
 * one module per family: ``value`` (a value in ``[0, d)``: GRR and any protocol mixing
   in :class:`~ldpcore.protocols.base.ValueReports`), ``olh``, ``unary``,
   ``subset_selection``, ``hadamard``, ``she``, ``dbitflip``, ``trees`` (a level, then
-  that level's oracle's columns).
+  that level's oracle's columns), ``positions`` (the Square Wave's).
 
 A protocol's format is found by its class, the nearest registered ancestor first (L-GRR
 reads as GRR, THE and the L-UE chains as unary encoding). A new protocol registers its
@@ -22,6 +22,7 @@ from ldpcore.collection.formats import (
     dbitflip,
     hadamard,
     olh,
+    positions,
     she,
     subset_selection,
     trees,
@@ -37,6 +38,7 @@ from ldpcore.protocols import (
     FrequencyOracle,
     HadamardResponse,
     Hierarchy,
+    SquareWave,
     SubsetSelection,
     UnaryEncoding,
     ValueReports,
@@ -54,6 +56,7 @@ REPORT_FORMATS: Final[Mapping[type, ReportFormat]] = MappingProxyType(
         HadamardResponse: hadamard.FORMAT,
         SHE: she.FORMAT,
         DBitFlipPM: dbitflip.FORMAT,
+        SquareWave: positions.FORMAT,
         # A hierarchy's rows: a level, then that level's oracle's own columns, read by
         # the lookup below (defined after this table, so called through a lambda).
         Hierarchy: trees.tree_format(lambda oracle: report_format(oracle)),  # noqa: PLW0108
@@ -65,8 +68,8 @@ def report_format(protocol: FrequencyOracle | type[FrequencyOracle]) -> ReportFo
     """The report format registered for ``protocol`` (an instance or a class)."""
     found = entry_for(REPORT_FORMATS, protocol)
     if found is None:
-        name = protocol.__name__ if isinstance(protocol, type) else type(protocol).__name__
-        raise InputError(f"{name} has no report file format registered")
+        name = protocol.name if hasattr(protocol, "name") else str(protocol)
+        raise InputError(f"{name} reports cannot be written to a file yet: no format is registered")
     return found
 
 
