@@ -22,6 +22,9 @@ centre 0.4 d, scale d/20), the same ``trials`` seeds for every mechanism:
    and lengths, its Base (the channel's unbiased inverse), EM and EMS, beside flat OUE's
    Base and TreeOUE with Consistency; the paired ratios of SW with EMS to each, and a
    trial's seconds (best of 3 × 5);
+7. with ``--haar``, only this: the Haar wavelet (HaarHRR, Kulkarni et al. Sec. 4.4) on the
+   Cauchy data beside flat OUE and TreeOUE with Consistency, the paired ratio of its Base
+   to the consistent tree's, and a trial's seconds (best of 5 × 200);
 5. with ``--hash``, only this: OLH's real hash family against the ideal hash the fast
    sampler draws, on a sum of values (d = 64, n = 2,000, ε = 1, 1,500 collections each
    way): the variance of the range [0, 32) and of every other value's sum, per-user
@@ -192,17 +195,77 @@ def wave(trials: int) -> None:
         print(f"| {k} | {seconds:.2e} | {seconds / times['OUE']:.2f}× |")
 
 
+def haar(trials: int) -> None:
+    """Part 7: the Haar wavelet against flat OUE and the consistent tree, and its speed."""
+    counts = np.array(cauchy_counts(D, N))
+    truth = counts / N
+    runs = {
+        "OUE": ("OUE", ("Base",), {}),
+        "TreeOUE": ("TreeOUE", ("Consistency",), {"branching": 4}),
+        "HaarHRR": ("HaarHRR", ("Base", "Norm-Sub"), {}),
+    }
+    errors: dict[str, np.ndarray] = {}
+    for label, (name, methods, params) in runs.items():
+        per = {m: np.empty((len(LENGTHS), trials)) for m in methods}
+        for trial in range(trials):
+            found = estimates(name, counts, trial, methods, **params)
+            for m, vector in found.items():
+                per[m][:, trial] = [range_errors(vector, truth, length) for length in LENGTHS]
+        for m in methods:
+            errors[f"{label} {m}"] = per[m]
+    print(
+        f"## The Haar wavelet on ranges (d = {D:,}, ε = {EPSILON:g}, n = {N:,}, {trials} trials)\n"
+    )
+    references = ("OUE Base", "TreeOUE Consistency")
+    print(
+        "| L | "
+        + " | ".join(errors)
+        + " | HaarHRR Base ÷ OUE Base (95%) | HaarHRR Base ÷ TreeOUE Cons. (95%) |"
+    )
+    print("|---" * (len(errors) + 3) + "|")
+    for row, length in enumerate(LENGTHS):
+        cells = " | ".join(f"{errors[k][row].mean():.2e}" for k in errors)
+        ratios = []
+        for reference in references:
+            pair = np.vstack([errors[reference][row], errors["HaarHRR Base"][row]])
+            found = compare(pair, [reference, "HaarHRR Base"], reference=reference, margin=0)[0]
+            ratios.append(f"{found.ratio:.3f} ({found.low:.3f}–{found.high:.3f})")
+        print(f"| {length} | {cells} | {' | '.join(ratios)} |")
+    rng = np.random.default_rng(0)
+    wavelet = get_protocol("HaarHRR", epsilon=EPSILON, domain_size=D)
+    flat = get_protocol("OUE", epsilon=EPSILON, domain_size=D)
+
+    def haar_trial() -> object:
+        return wavelet.estimate_from_tallies(wavelet.sample_tallies(counts, rng), N)
+
+    def flat_trial() -> object:
+        return flat.estimate_from_tallies(flat.sample_tallies(counts, rng), N)
+
+    times = {
+        k: best_of(f, repeat=5, number=200)
+        for k, f in (("OUE", flat_trial), ("HaarHRR", haar_trial))
+    }
+    print("\n| trial | seconds | against flat OUE |")
+    print("|---|---:|---:|")
+    for k, seconds in times.items():
+        print(f"| {k} | {seconds:.2e} | {seconds / times['OUE']:.2f}× |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=50)
     parser.add_argument("--hash", action="store_true", help="only part 5, OLH's real hash")
     parser.add_argument("--wave", action="store_true", help="only part 6, the Square Wave")
+    parser.add_argument("--haar", action="store_true", help="only part 7, the Haar wavelet")
     args = parser.parse_args()
     if args.hash:
         real_hash()
         return
     if args.wave:
         wave(args.trials)
+        return
+    if args.haar:
+        haar(args.trials)
         return
     trees(args.trials)
 

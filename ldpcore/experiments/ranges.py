@@ -40,13 +40,15 @@ if TYPE_CHECKING:  # pandas loads where a frame is built
 FLAT_REFERENCE = "OUE"
 #: The protocols made for ranges compared with it by default (the Square Wave where the
 #: domain is within its :data:`~ldpcore.protocols.square_wave.DOMAIN_MAX`).
-ORDERED = ("TreeOUE", "TreeOLH", "SW")
+ORDERED = ("TreeOUE", "TreeOLH", "HaarHRR", "SW")
 #: The methods each kind of protocol runs: the flat answer and its best-known fix; the
 #: raw tree, its consistency step, and Norm-Sub after it; the Square Wave's unbiased
-#: inversion and Li et al.'s EMS.
+#: inversion and Li et al.'s EMS; the Haar wavelet's estimate (consistent as it comes)
+#: and Norm-Sub.
 FLAT_METHODS = ("Base", "Norm-Sub")
 TREE_METHODS = ("Base", "Consistency", "Cons-NS")
 WAVE_METHODS = ("Base", "EMS")
+WAVELET_METHODS = ("Base", "Norm-Sub")
 #: The most ranges of one length asked (evenly spaced starts): every answer of every
 #: trial and method is kept, so the ranges of a 10⁵-value domain are sampled.
 RANGES_PER_LENGTH = 256
@@ -167,7 +169,15 @@ def run_ranges(
     for position, name in enumerate(names):
         kind = PROTOCOLS[name]
         tree = kind.composite
-        methods = TREE_METHODS if tree else FLAT_METHODS if kind.support_view else WAVE_METHODS
+        methods = (
+            TREE_METHODS
+            if tree
+            else FLAT_METHODS
+            if kind.support_view
+            else WAVE_METHODS
+            if kind.offers_likelihood
+            else WAVELET_METHODS
+        )
         params = (("branching", branching),) if tree and branching is not None else ()
         point = dataclasses.replace(
             config, protocol=name, params=params, methods=methods, query=RangeQuery(wanted[0])
@@ -219,6 +229,7 @@ __all__ = [
     "ORDERED",
     "RANGES_PER_LENGTH",
     "TREE_METHODS",
+    "WAVELET_METHODS",
     "WAVE_METHODS",
     "RangeRun",
     "range_lengths",

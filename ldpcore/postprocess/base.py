@@ -164,6 +164,12 @@ class PostProcessor(ABC):
                 + ("MLE, EM, EMS" if protocol.maximum_reachable else "EM, EMS")
                 + ")"
             )
+        if cls.reads == "likelihood" and not protocol.offers_likelihood:
+            return (
+                f"{cls.name} climbs a likelihood, and {protocol.name} declares none: its "
+                "estimate is consistent as it comes. Choose a method that reads only the "
+                "estimate (Norm-Sub)"
+            )
         if cls.climbs_to_top and not protocol.maximum_reachable:
             return (
                 f"{cls.name} climbs {protocol.name}'s likelihood to its top, a deconvolution "

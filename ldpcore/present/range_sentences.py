@@ -45,6 +45,13 @@ def ordered_note(protocol: str) -> str:
     chosen = protocol_class(protocol)
     if not chosen.ordered_values:
         return ""
+    if not chosen.offers_likelihood:
+        return (
+            f"{protocol} reports one Haar coefficient of a tree of intervals per user: a long "
+            "range reads two coefficients per level, and the estimate is consistent as it "
+            "comes, while a single value's error is a few times a flat protocol's. Compare "
+            "it on ranges on the Queries page (Ranges by length)."
+        )
     if not chosen.composite:
         return (
             f"{protocol} reports a position near the value, so neighbouring values blur "

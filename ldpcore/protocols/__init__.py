@@ -36,6 +36,7 @@ from ldpcore.protocols.base import (
 )
 from ldpcore.protocols.dbitflip import DBitFlipPM
 from ldpcore.protocols.grr import GRR
+from ldpcore.protocols.haar import HaarHRR
 from ldpcore.protocols.hadamard import HadamardResponse
 from ldpcore.protocols.hierarchy import Hierarchy, TreeOLH, TreeOUE
 from ldpcore.protocols.lgrr import LGRR
@@ -73,6 +74,7 @@ PROTOCOLS: Final = MappingProxyType(
             DBitFlipPM,
             TreeOUE,
             TreeOLH,
+            HaarHRR,
             SquareWave,
         )
     }
@@ -236,6 +238,7 @@ __all__ = [
     "SUE",
     "DBitFlipPM",
     "FrequencyOracle",
+    "HaarHRR",
     "HadamardResponse",
     "HashedReports",
     "Hierarchy",

@@ -158,6 +158,9 @@ class FrequencyOracle(ABC):
     #: only after about 10⁵ steps (minutes per estimate at d = 73); MLE and IBU then
     #: refuse it in words, and EM stopped early (Li et al.'s own estimator) stands in.
     maximum_reachable: ClassVar[bool] = True
+    #: Whether it declares a likelihood (:meth:`likelihood_model`). False for the Haar
+    #: wavelet, whose estimate is exact as it comes: MLE, IBU, EM and EMS refuse it.
+    offers_likelihood: ClassVar[bool] = True
     #: What its tallies count, for messages that refuse a protocol outside the (p, q)
     #: view (:attr:`support_view`).
     tallies_count: ClassVar[str] = "each value's support"

@@ -119,6 +119,14 @@ def _likelihood(name: str, oracle, reports, d: int) -> np.ndarray:
         likelihood[rows, picks.ravel()] = np.where(
             bits.ravel() == 1, math.exp(oracle.epsilon / 2), math.exp(-oracle.epsilon / 2)
         )
+    elif name == "HaarHRR":  # the bit is v's Haar sign times H[row, v's node], kept with p
+        padded = 1 << max(1, math.ceil(math.log2(d)))
+        spans = padded >> (reports.levels - 1)
+        values = np.arange(d)[None, :]
+        node = values // spans[:, None]
+        sign = np.where(values % spans[:, None] < spans[:, None] // 2, 1, -1)
+        entry = 1 - 2 * (np.bitwise_count(reports.rows[:, None] & node) & 1)
+        likelihood = np.where(sign * entry == reports.bits[:, None], e, 1.0)
     elif oracle.real_valued_reports:  # SHE: each coordinate's Laplace density, ratio form
         likelihood = np.exp(oracle.epsilon / 2 * np.clip(2 * reports - 1, -1, 1))
     else:

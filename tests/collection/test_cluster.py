@@ -107,7 +107,7 @@ def test_randomize_aggregate_estimate_is_unbiased(tmp_path: Path, name: str) -> 
     assert np.abs(z).max() < K_SIGMA, f"{name}: max |z| = {np.abs(z).max():.2f}"
 
 
-@pytest.mark.parametrize("name", ["TreeOUE", "TreeOLH", "SW"])
+@pytest.mark.parametrize("name", ["TreeOUE", "TreeOLH", "SW", "HaarHRR"])
 def test_a_report_file_outside_the_pq_view_round_trips_and_its_counts_file_is_refused(
     tmp_path: Path, name: str
 ) -> None:
@@ -121,8 +121,15 @@ def test_a_report_file_outside_the_pq_view_round_trips_and_its_counts_file_is_re
         protocol.aggregate(frame_to_reports(protocol, frame, source="reports.csv"))
         for frame in iter_frames(reports, chunk_rows=5_000, protocol=protocol)
     )
-    # A hierarchy's tallies begin with the users of each level; SW's are positions.
-    reported = tallies[: protocol.height] if name != "SW" else tallies  # type: ignore[attr-defined]
+    # A hierarchy's tallies begin with the users of each level; SW's are positions;
+    # HaarHRR's each level's rows' reports, then their +1s.
+    if name.startswith("Tree"):
+        reported = tallies[: protocol.height]  # type: ignore[attr-defined]
+    elif name == "SW":
+        reported = tallies
+    else:
+        reported = [tallies[2 * (w - 1) : 2 * (w - 1) + w] for w in (1, 2, 4, 8, 16)]
+        reported = np.concatenate(reported)
     assert int(np.sum(reported)) == users
     observed = np.bincount(pd.read_csv(values)["value"], minlength=D) / users
     estimate = protocol.estimate_from_tallies(tallies, users)

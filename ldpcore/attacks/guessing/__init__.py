@@ -7,7 +7,7 @@ this view of LDP channels). No attacker does better; compare with ``max_v π_v``
 of guessing without the report.
 
 Each protocol family's module (``grr``, ``olh``, ``unary``, ``subset_selection``,
-``hadamard``, ``she``, ``dbitflip``, ``trees``, ``square_wave``)
+``hadamard``, ``she``, ``dbitflip``, ``trees``, ``square_wave``, ``haar``)
 gives the exact closed form for any d, found by the
 protocol's class (nearest registered ancestor first); any other protocol's rate is the
 sum over its enumerated channel (small d).
@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike
 from ldpcore.attacks.guessing import (
     dbitflip,
     grr,
+    haar,
     hadamard,
     olh,
     she,
@@ -39,6 +40,7 @@ from ldpcore.protocols import (
     SHE,
     DBitFlipPM,
     FrequencyOracle,
+    HaarHRR,
     HadamardResponse,
     Hierarchy,
     SquareWave,
@@ -59,6 +61,7 @@ GUESS_RATES: Final[Mapping[type, Callable[[Any, ArrayLike], float]]] = MappingPr
         SHE: she.guess_rate,
         DBitFlipPM: dbitflip.guess_rate,
         SquareWave: square_wave.guess_rate,
+        HaarHRR: haar.guess_rate,
         # A hierarchy's levels are read with their own oracles' closed forms.
         Hierarchy: lambda protocol, prior: trees.guess_rate(protocol, prior, level_rate=guess_rate),
     }

@@ -5,7 +5,8 @@
 * one module per family: ``value`` (a value in ``[0, d)``: GRR and any protocol mixing
   in :class:`~ldpcore.protocols.base.ValueReports`), ``olh``, ``unary``,
   ``subset_selection``, ``hadamard``, ``she``, ``dbitflip``, ``trees`` (a level, then
-  that level's oracle's columns), ``positions`` (the Square Wave's).
+  that level's oracle's columns), ``positions`` (the Square Wave's), ``haar`` (a level,
+  a Hadamard row and a bit).
 
 A protocol's format is found by its class, the nearest registered ancestor first (L-GRR
 reads as GRR, THE and the L-UE chains as unary encoding). A new protocol registers its
@@ -20,6 +21,7 @@ from typing import Final
 
 from ldpcore.collection.formats import (
     dbitflip,
+    haar,
     hadamard,
     olh,
     positions,
@@ -36,6 +38,7 @@ from ldpcore.protocols import (
     SHE,
     DBitFlipPM,
     FrequencyOracle,
+    HaarHRR,
     HadamardResponse,
     Hierarchy,
     SquareWave,
@@ -57,6 +60,7 @@ REPORT_FORMATS: Final[Mapping[type, ReportFormat]] = MappingProxyType(
         SHE: she.FORMAT,
         DBitFlipPM: dbitflip.FORMAT,
         SquareWave: positions.FORMAT,
+        HaarHRR: haar.FORMAT,
         # A hierarchy's rows: a level, then that level's oracle's own columns, read by
         # the lookup below (defined after this table, so called through a lambda).
         Hierarchy: trees.tree_format(lambda oracle: report_format(oracle)),  # noqa: PLW0108
