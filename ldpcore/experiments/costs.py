@@ -292,16 +292,16 @@ MEASURED: dict[tuple[str, str], tuple[float, ...]] = {
     ("TreeOLH", "MLE"): (2.49e-03, 7.38e-03, 3.81e-02),
     ("TreeOLH", "IBU"): (2.44e-03, 7.91e-03, 5.01e-02),
     ("TreeOLH", "Consistency"): (4.97e-04, 1.99e-03, 8.47e-03),
-    # Measured 2026-11-28 (bench_costs.py --protocols HaarHRR).
-    ("HaarHRR", "trial"): (5.74e-03, 3.19e-02, 2.85e-01),
-    ("HaarHRR", "Base-Pos"): (2.49e-05, 3.37e-05, 5.66e-04),
-    ("HaarHRR", "Post-Pos"): (1.77e-05, 2.79e-05, 3.56e-04),
-    ("HaarHRR", "Base-Cut"): (4.17e-04, 9.64e-03, 2.80e-01),
-    ("HaarHRR", "Norm"): (2.06e-05, 3.94e-05, 4.55e-03),
-    ("HaarHRR", "Norm-Mul"): (2.43e-05, 8.28e-05, 7.19e-04),
-    ("HaarHRR", "Norm-Cut"): (9.44e-05, 3.59e-04, 6.41e-03),
-    ("HaarHRR", "Norm-Sub"): (6.02e-05, 3.70e-04, 6.25e-03),
-    ("HaarHRR", "Consistency"): (1.76e-05, 3.83e-05, 3.57e-04),
+    # Measured 2026-11-28 (bench_costs.py --protocols HaarHRR; its leaves-up sampler).
+    ("HaarHRR", "trial"): (4.94e-03, 2.79e-02, 1.33e-01),
+    ("HaarHRR", "Base-Pos"): (1.57e-05, 7.64e-05, 3.75e-04),
+    ("HaarHRR", "Post-Pos"): (1.69e-05, 2.64e-05, 2.46e-04),
+    ("HaarHRR", "Base-Cut"): (2.53e-05, 7.86e-05, 9.89e-04),
+    ("HaarHRR", "Norm"): (1.98e-05, 4.28e-05, 4.70e-04),
+    ("HaarHRR", "Norm-Mul"): (3.44e-05, 9.92e-05, 8.06e-04),
+    ("HaarHRR", "Norm-Cut"): (8.64e-05, 3.64e-04, 2.18e-03),
+    ("HaarHRR", "Norm-Sub"): (4.94e-05, 3.11e-04, 2.06e-03),
+    ("HaarHRR", "Consistency"): (1.33e-05, 3.61e-05, 3.27e-04),
     # Measured 2026-11-28 (bench_costs.py --protocols SW, and --methods EM): at d = 1,024
     # only, the one size of SIZES the Square Wave takes (at most 2,048 values).
     ("SW", "trial"): (2.37e-03,),

@@ -193,6 +193,15 @@ def test_the_square_wave_runs_its_own_methods_and_says_what_it_leaves_out() -> N
     assert lines[0] == "OUE · Base" and "SW · EMS" in lines and "SW · Base" in lines
 
 
+def test_the_haar_wavelet_runs_the_methods_that_read_its_estimate() -> None:
+    at = small(app())
+    at.pills(key="protocol").set_value("HaarHRR").run()
+    assert not at.exception and not at.error
+    assert any("Haar coefficient" in e.value for e in at.info)
+    table = next(frame.value for frame in at.table if "MSE ÷ Base (95%)" in frame.value)
+    assert "Norm-Sub" in set(table["method"]) and "MLE" not in set(table["method"])
+
+
 def test_explorer_compare_protocols_facets_the_chart() -> None:
     at = small(app())
     at.multiselect(key="methods").set_value(["Base", "Norm-Sub"]).run()
