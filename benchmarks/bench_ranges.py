@@ -72,6 +72,23 @@ def estimates(
     }
 
 
+def errors_by_length(
+    runs: dict[str, tuple[str, tuple[str, ...], dict[str, int]]], counts: np.ndarray, trials: int
+) -> dict[str, np.ndarray]:
+    """``"label method"`` → its range MSE per length and trial, trial i from seed i."""
+    truth = counts / counts.sum()
+    errors: dict[str, np.ndarray] = {}
+    for label, (name, methods, params) in runs.items():
+        per = {m: np.empty((len(LENGTHS), trials)) for m in methods}
+        for trial in range(trials):
+            found = estimates(name, counts, trial, methods, **params)
+            for m, vector in found.items():
+                per[m][:, trial] = [range_errors(vector, truth, length) for length in LENGTHS]
+        for m in methods:
+            errors[f"{label} {m}"] = per[m]
+    return errors
+
+
 def fewest_nodes(layout: TreeLayout, start: int, stop: int) -> int:
     """The nodes of the fewest-node tiling of ``[start, stop)`` (the root, known, is none).
 
@@ -121,21 +138,12 @@ def real_hash() -> None:
 
 def _wave_table(data: str, counts: np.ndarray, trials: int) -> None:
     """One dataset's table of range errors by length, with SW with EMS's paired ratios."""
-    truth = counts / N
     runs = {
         "OUE": ("OUE", ("Base",), {}),
         "TreeOUE": ("TreeOUE", ("Consistency",), {"branching": 4}),
         "SW": ("SW", ("Base", "EM", "EMS"), {}),
     }
-    errors: dict[str, np.ndarray] = {}
-    for label, (name, methods, params) in runs.items():
-        per = {m: np.empty((len(LENGTHS), trials)) for m in methods}
-        for trial in range(trials):
-            found = estimates(name, counts, trial, methods, **params)
-            for m, vector in found.items():
-                per[m][:, trial] = [range_errors(vector, truth, length) for length in LENGTHS]
-        for m in methods:
-            errors[f"{label} {m}"] = per[m]
+    errors = errors_by_length(runs, counts, trials)
     print(
         f"## The Square Wave on ranges, {data} (d = {D:,}, ε = {EPSILON:g}, n = {N:,}, "
         f"{trials} trials)\n"
@@ -198,21 +206,12 @@ def wave(trials: int) -> None:
 def haar(trials: int) -> None:
     """Part 7: the Haar wavelet against flat OUE and the consistent tree, and its speed."""
     counts = np.array(cauchy_counts(D, N))
-    truth = counts / N
     runs = {
         "OUE": ("OUE", ("Base",), {}),
         "TreeOUE": ("TreeOUE", ("Consistency",), {"branching": 4}),
         "HaarHRR": ("HaarHRR", ("Base", "Norm-Sub"), {}),
     }
-    errors: dict[str, np.ndarray] = {}
-    for label, (name, methods, params) in runs.items():
-        per = {m: np.empty((len(LENGTHS), trials)) for m in methods}
-        for trial in range(trials):
-            found = estimates(name, counts, trial, methods, **params)
-            for m, vector in found.items():
-                per[m][:, trial] = [range_errors(vector, truth, length) for length in LENGTHS]
-        for m in methods:
-            errors[f"{label} {m}"] = per[m]
+    errors = errors_by_length(runs, counts, trials)
     print(
         f"## The Haar wavelet on ranges (d = {D:,}, ε = {EPSILON:g}, n = {N:,}, {trials} trials)\n"
     )
@@ -279,15 +278,7 @@ def trees(trials: int) -> None:
         "TreeOUE": ("TreeOUE", ("Base", "Consistency", "Cons-NS"), {"branching": 4}),
         "TreeOLH": ("TreeOLH", ("Base", "Consistency"), {"branching": 4}),
     }
-    errors: dict[str, np.ndarray] = {}
-    for label, (name, methods, params) in runs.items():
-        per = {m: np.empty((len(LENGTHS), trials)) for m in methods}
-        for trial in range(trials):
-            found = estimates(name, counts, trial, methods, **params)
-            for m, vector in found.items():
-                per[m][:, trial] = [range_errors(vector, truth, length) for length in LENGTHS]
-        for m in methods:
-            errors[f"{label} {m}"] = per[m]
+    errors = errors_by_length(runs, counts, trials)
     print(f"## Range MSE by length (d = {D:,}, ε = {EPSILON:g}, n = {N:,}, {trials} trials)\n")
     print("| L | " + " | ".join(errors) + " | TreeOUE Consistency / OUE Base (95%) |")
     print("|---" * (len(errors) + 2) + "|")
