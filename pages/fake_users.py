@@ -10,7 +10,12 @@ from ldpcore.experiments.costs import run_seconds, within_budget
 from ldpcore.formats import format_duration, format_number
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.figures.attacks import attack_gains, attack_top_k
-from ldpcore.present.run_sentences import attack_table, attack_top_k_words, clock_words
+from ldpcore.present.run_sentences import (
+    attack_table,
+    attack_top_k_words,
+    clock_words,
+    range_attack_words,
+)
 from ldpcore.present.sentences import settings_line
 from pages.app_layer.controls.navigation import ensure_app
 from pages.app_layer.controls.widgets import require_config
@@ -26,7 +31,10 @@ st.caption(
     "(Cao, Jia and Gong, USENIX Security 2021). The honest run beside each bar is the same "
     "honest reports without them."
 )
-attack, top_k = attack_controls(dataset_labels(config))
+ranges = config.oracle().composite  # a tree: the fake users push one range up
+if ranges:
+    st.caption(range_attack_words())
+attack, top_k = attack_controls(dataset_labels(config), ranges=ranges)
 
 # An attack runs every trial twice (with and without the fake users).
 seconds = 2 * run_seconds(config)
@@ -47,7 +55,8 @@ if tables is None:
     st.stop()
 
 st.markdown(tables["sentence"])
-st.markdown(attack_top_k_words(tables["summary"], tables["top_k"], attack.targets))
+if not ranges:
+    st.markdown(attack_top_k_words(tables["summary"], tables["top_k"], attack.targets))
 st.caption(
     f"{settings_line(config)}; {tables['fakes']:,} fake users beside "
     f"{config.n:,} honest ones. The targets' true total is "
@@ -60,11 +69,12 @@ st.caption(
     "as its paper tells the server; on the honest run it removes mass no fake user added."
 )
 show_chart(attack_gains(tables["summary"], tables["expected"]), key="chart-attack-gain")
-show_chart(
-    attack_top_k(tables["summary"], tables["top_k"], attack.targets), key="chart-attack-top-k"
-)
+if not ranges:
+    show_chart(
+        attack_top_k(tables["summary"], tables["top_k"], attack.targets), key="chart-attack-top-k"
+    )
 st.header("Every method under attack")
-st.table(attack_table(tables["summary"]), hide_index=True)
+st.table(attack_table(tables["summary"], ranges=ranges), hide_index=True)
 st.caption(
     "Against Base: the paired difference of the gain on the same trials with its 95% "
     "interval; a method shrinks or amplifies the gain only when the interval excludes 0. "

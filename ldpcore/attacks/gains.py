@@ -90,17 +90,22 @@ def choose_targets(count: int, domain_size: int, rng: np.random.Generator) -> ND
 
 
 def check_attackable(protocol: FrequencyOracle) -> None:
-    """Refuse, in words, a protocol whose fake users are not modelled (a hierarchy, SW).
+    """Refuse, in words, a protocol whose tallies do not count values (a tree, SW, Haar).
 
-    A hierarchy's report names a node of one level of its tree, the Square Wave's a
-    position: fake users choose those, and their gain on a range is another quantity
-    than a value's (Liao et al., arXiv 2503.03454), not yet modelled here.
+    These functions push values up. A tree's fake users push a range up instead
+    (:mod:`ldpcore.attacks.ranges`, after Liao et al., arXiv 2503.03454); the Square
+    Wave's and the Haar wavelet's are not modelled.
     """
     if not protocol.support_view:
+        where = (
+            "its fake users push a range up (ldpcore.attacks.ranges; the Fake users page "
+            "and simulate --attack run them)"
+            if protocol.composite
+            else "fake users against it are not modelled; pick a tree (TreeOUE, TreeOLH) "
+            "or a protocol that counts values (GRR, OLH, OUE, …)"
+        )
         raise InputError(
-            f"fake users against {protocol.name} are not modelled yet: its tallies count "
-            f"{protocol.tallies_count}, and an attack on ranges chooses among them; pick "
-            "a protocol that counts values (GRR, OLH, OUE, …)"
+            f"{protocol.name}'s tallies count {protocol.tallies_count}, not values: {where}"
         )
 
 

@@ -37,6 +37,15 @@ ATTACKS: Final = MappingProxyType(
         "mga": "maximal gain: the report that supports every target it can",
     }
 )
+#: The readings of a tree a maximal-gain attack on its ranges can aim at
+#: (:mod:`ldpcore.attacks.ranges`); "raw" is the default, and the only one for a flat
+#: protocol.
+AIMS: Final = MappingProxyType(
+    {
+        "raw": "the raw tree: the range read off its two prefixes' nodes",
+        "consistent": "the consistent tree (the Consistency step), which reads every level",
+    }
+)
 #: The largest share of fake users a spec takes: beyond half, they are the collection.
 BETA_MAX = 0.5
 #: How the targets are chosen, besides naming them.
@@ -69,6 +78,8 @@ class AttackSpec:
         with ``named`` set.
     named : tuple of str
         The targets' labels (or 0-based values) when ``pick == "named"``.
+    aim : str
+        Against a tree, the reading its maximal-gain attack aims at (:data:`AIMS`).
     """
 
     kind: str
@@ -77,6 +88,7 @@ class AttackSpec:
     targets: int = 1
     pick: str = "random"
     named: tuple[str, ...] = ()
+    aim: str = "raw"
 
     def __post_init__(self) -> None:
         if self.kind not in ATTACKS:
@@ -104,6 +116,15 @@ class AttackSpec:
             )
         if (self.pick == "named") != bool(self.named):
             raise InputError("named targets need pick=named and at least one name")
+        if self.aim not in AIMS:
+            raise InputError(
+                f"aim must be {' or '.join(AIMS)} (the reading of a tree the fake users aim "
+                f"at), got {self.aim!r}"
+            )
+        if self.aim != "raw" and self.kind != "mga":
+            raise InputError(
+                f"aim={self.aim} steers the maximal-gain attack; {self.kind} does not aim"
+            )
         if self.named and len(self.named) != self.targets:
             raise InputError(
                 f"{len(self.named)} named target(s) but targets={self.targets}: name as "
@@ -128,7 +149,8 @@ class AttackSpec:
             pick = ",pick=rarest"
         elif self.pick == "named":
             pick = ",pick=" + "+".join(self.named)
-        return f"{self.kind}:{size},targets={self.targets}{pick}"
+        aim = "" if self.aim == "raw" else f",aim={self.aim}"
+        return f"{self.kind}:{size},targets={self.targets}{pick}{aim}"
 
     def in_words(self) -> str:
         """E.g. "5% fake users, maximal gain on 3 targets"."""
@@ -139,7 +161,8 @@ class AttackSpec:
         which = {"random": " (drawn at random)", "rarest": " (the least frequent)"}.get(
             self.pick, " (named)"
         )
-        return f"{size}, {ATTACKS[self.kind].split(':')[0]} on {self.targets} {many}{which}"
+        aim = "" if self.aim == "raw" else f", aimed at the {self.aim} tree"
+        return f"{size}, {ATTACKS[self.kind].split(':')[0]} on {self.targets} {many}{which}{aim}"
 
 
 def parse_attack(text: object) -> AttackSpec:
@@ -156,12 +179,12 @@ def parse_attack(text: object) -> AttackSpec:
     """
     spec = parse_spec(text, what="attack")
     options = dict(spec.options)
-    unknown = set(options) - {"beta", "fakes", "targets", "pick"}
+    unknown = set(options) - {"beta", "fakes", "targets", "pick", "aim"}
     if unknown:
         raise InputError(
             f"unknown attack option(s) {', '.join(sorted(unknown))} in {spec.text!r}; "
-            "an attack takes beta (or fakes), targets and pick, e.g. "
-            "mga:beta=0.05,targets=3,pick=rarest"
+            "an attack takes beta (or fakes), targets, pick and (against a tree) aim, "
+            "e.g. mga:beta=0.05,targets=3,pick=rarest"
         )
     beta = None if "beta" not in options else parse_number(options["beta"], "beta", where=spec.text)
     fakes = None
@@ -184,8 +207,14 @@ def parse_attack(text: object) -> AttackSpec:
     if beta is None and fakes is None:
         beta = 0.05
     return AttackSpec(
-        spec.kind, beta=beta, fakes=fakes, targets=int(targets), pick=pick, named=named
+        spec.kind,
+        beta=beta,
+        fakes=fakes,
+        targets=int(targets),
+        pick=pick,
+        named=named,
+        aim=str(options.get("aim", "raw")).strip().lower(),
     )
 
 
-__all__ = ["ATTACKS", "BETA_MAX", "PICKS", "AttackSpec", "attack_names", "parse_attack"]
+__all__ = ["AIMS", "ATTACKS", "BETA_MAX", "PICKS", "AttackSpec", "attack_names", "parse_attack"]

@@ -41,6 +41,7 @@ The targets are chosen once per run (:func:`pick_targets`): drawn from its seed
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,11 +52,19 @@ from numpy.typing import NDArray
 from ldpcore._json import json_value
 from ldpcore.attacks import AttackSpec, expected_gain, poison
 from ldpcore.attacks.gains import check_targets, choose_targets
+from ldpcore.attacks.ranges import (
+    as_tree,
+    check_range,
+    expected_range_gain,
+    plan_attack,
+    poison_tree,
+)
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.metrics import t_interval
 from ldpcore.experiments.trials import trial_generator
 from ldpcore.postprocess import LDPRecover, PostProcessor, get_method
+from ldpcore.protocols.base import FrequencyOracle
 
 #: The spawn key of the run's target draw: apart from every trial's generator.
 _TARGETS_KEY = 1 << 30
@@ -106,6 +115,8 @@ class AttackResult:
     no_ops : tuple of str
         The methods that declare they return Base's estimate unchanged for this
         protocol (``PostProcessor.is_no_op``): "the same as Base" whatever rounding says.
+    share : float
+        ``β = m/(n + m)``, the fake users' share of all reports.
     """
 
     config: ExperimentConfig
@@ -124,6 +135,7 @@ class AttackResult:
     truth: float
     kendall: NDArray[np.float64]
     no_ops: tuple[str, ...] = ()
+    share: float = math.nan
 
     @property
     def summary(self) -> pd.DataFrame:
@@ -134,7 +146,9 @@ class AttackResult:
         users; ``set_answer`` the targets' mean estimated total with them (truth, plus
         the bias, plus the gain); ``in_top_k`` the mean number of targets among the k
         largest estimates, and ``top_k_any`` the share of trials with at least one;
-        ``honest_*`` the same without the fake users.
+        ``honest_*`` the same without the fake users; ``influence`` the gain over
+        ``β(1 − F)``, what honest users holding targets would add in their place (the
+        random item attack's expected gain): how many honest users each fake one is worth.
         """
         base = self.methods.index("Base") if "Base" in self.methods else None
         rows = []
@@ -152,6 +166,11 @@ class AttackResult:
                 "honest_bias_high": bias_high,
                 "collateral_mse": float(self.collateral[k].mean()),
                 "set_answer": self.truth + float((self.honest_bias[k] + gain).mean()),
+                "influence": (
+                    float(gain.mean()) / (self.share * (1.0 - self.truth))
+                    if self.share > 0 and self.truth < 1
+                    else math.nan
+                ),
                 "in_top_k": float(self.in_top_k[k].mean()),
                 "top_k_any": float(np.mean(self.in_top_k[k] > 0)),
                 "honest_in_top_k": float(self.honest_in_top_k[k].mean()),
@@ -214,14 +233,31 @@ def effect(difference: NDArray[np.float64], scale: float = 1.0, *, is_base: bool
 
 
 def pick_targets(
-    attack: AttackSpec, truth: NDArray[np.float64], labels: Any, rng: np.random.Generator
+    attack: AttackSpec,
+    truth: NDArray[np.float64],
+    labels: Any,
+    rng: np.random.Generator,
+    *,
+    contiguous: bool = False,
 ) -> NDArray[np.int64]:
     """The attack's targets: drawn at random, the least frequent, or named.
 
     Named targets are the dataset's labels, or else 0-based values; one that is neither
-    is refused with the labels it could have been.
+    is refused with the labels it could have been. ``contiguous``: the targets are one
+    range of ``attack.targets`` consecutive values (an attack on a tree's ranges):
+    drawn with a uniform start, the least frequent such range, or named consecutively.
     """
     d = truth.size
+    if contiguous and attack.pick != "named":
+        length = attack.targets
+        if length > d:
+            raise InputError(f"a target range of {length} values needs at least that many; d = {d}")
+        if attack.pick == "rarest":
+            running = np.concatenate(([0.0], np.cumsum(truth)))
+            start = int(np.argmin(running[length:] - running[:-length]))
+        else:
+            start = int(rng.integers(0, d - length + 1))
+        return np.arange(start, start + length, dtype=np.int64)
     if attack.pick == "rarest":
         if attack.targets > d:
             raise InputError(
@@ -242,6 +278,9 @@ def pick_targets(
                     f"no value {name!r} to target; name one of the labels ({shown}) or a "
                     f"0-based value below {d}"
                 )
+        if contiguous:
+            start, stop = check_range(chosen, d)
+            return np.arange(start, stop, dtype=np.int64)
         return check_targets(chosen, d)
     return choose_targets(attack.targets, d, rng)
 
@@ -262,19 +301,61 @@ def _in_top_k(vector: NDArray[np.float64], targets: NDArray[np.int64], k: int) -
 
 
 def _methods_under_attack(
-    names: tuple[str, ...], eta: float
+    names: tuple[str, ...], eta: float, protocol: FrequencyOracle
 ) -> tuple[tuple[str, ...], list[PostProcessor]]:
     """The run's methods, and LDPRecover beside them told the attack's ``η = m/n``.
 
     LDPRecover is a defence: it is compared under every attack, given the share of fake
     users as its paper gives it to the server, on the honest run as on the poisoned one
-    (the server cannot tell which it holds).
+    (the server cannot tell which it holds). It reads a protocol's (p, q) view of
+    values, so beside a tree it is left out (:meth:`PostProcessor.refusal`).
     """
     recover = LDPRecover(fake_share=eta)
     methods = [recover if name == LDPRecover.name else get_method(name) for name in names]
-    if LDPRecover.name not in names:
+    if LDPRecover.name not in names and recover.refusal(protocol) is None:
         names, methods = (*names, LDPRecover.name), [*methods, recover]
     return tuple(names), methods
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A Base estimate, its number of reports and (for a tree) the tallies it came from."""
+
+    estimate: NDArray[np.float64]
+    users: int
+    tallies: NDArray[np.int64] | None
+
+
+def _collections(
+    protocol: FrequencyOracle,
+    counts: NDArray[np.int64],
+    attack: AttackSpec,
+    *,
+    targets: NDArray[np.int64],
+    rng: np.random.Generator,
+    plan: Any,
+) -> tuple[Collection, Collection]:
+    """One trial's collection with the fake users, and the same honest one without them."""
+    if protocol.composite:
+        start, stop = int(targets[0]), int(targets[-1]) + 1
+        tree = poison_tree(protocol, counts, attack, rng, start=start, stop=stop, plan=plan)
+        return (
+            Collection(
+                protocol.estimate_from_tallies(tree.tallies, tree.users), tree.users, tree.tallies
+            ),
+            Collection(
+                protocol.estimate_from_tallies(tree.honest_tallies, tree.honest),
+                tree.honest,
+                tree.honest_tallies,
+            ),
+        )
+    poisoned = poison(protocol, counts, attack, rng, targets=targets)
+    return (
+        Collection(protocol.estimate(poisoned.support, poisoned.users), poisoned.users, None),
+        Collection(
+            protocol.estimate(poisoned.honest_support, poisoned.honest), poisoned.honest, None
+        ),
+    )
 
 
 def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10) -> AttackResult:
@@ -283,12 +364,31 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
     ``top_k``: the k of the top-k query (at most the domain size).
     """
     data, protocol, _ = config.build()
+    if not protocol.support_view:
+        as_tree(protocol)  # the one kind of range protocol fake users are modelled on
+    if attack.aim != "raw" and not protocol.composite:
+        raise InputError(
+            f"aim={attack.aim} names a reading of a tree; {protocol.name} has one estimate: "
+            "leave aim out"
+        )
     top_k = max(1, min(int(top_k), protocol.domain_size))
     truth = data.frequencies()
-    targets = pick_targets(attack, truth, data.labels, trial_generator(config.seed, _TARGETS_KEY))
+    targets = pick_targets(
+        attack,
+        truth,
+        data.labels,
+        trial_generator(config.seed, _TARGETS_KEY),
+        contiguous=protocol.composite,
+    )
     others = np.setdiff1d(np.arange(protocol.domain_size), targets)
     fakes = attack.fake_users(data.n)
-    names, methods = _methods_under_attack(config.methods, fakes / data.n)
+    names, methods = _methods_under_attack(config.methods, fakes / data.n, protocol)
+    plan = None
+    if protocol.composite and attack.kind == "mga":
+        start, stop = int(targets[0]), int(targets[-1]) + 1
+        plan = plan_attack(
+            protocol, start, stop, fakes=fakes, honest=data.n, frequencies=truth, reading=attack.aim
+        )
     shape = (len(methods), config.trials)
     gains, collateral, honest_bias = np.empty(shape), np.empty(shape), np.empty(shape)
     in_top_k = np.empty(shape, dtype=np.int64)
@@ -296,14 +396,21 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
     kendall = np.empty(shape)
     true_total = float(truth[targets].sum())
     for trial in range(config.trials):
-        poisoned = poison(
-            protocol, data.counts, attack, trial_generator(config.seed, trial), targets=targets
+        attacked, honest = _collections(
+            protocol,
+            data.counts,
+            attack,
+            targets=targets,
+            rng=trial_generator(config.seed, trial),
+            plan=plan,
         )
-        estimate = protocol.estimate(poisoned.support, poisoned.users)
-        honest = protocol.estimate(poisoned.honest_support, data.n)
         for row, method in enumerate(methods):
-            vector = method(estimate, protocol=protocol, n=poisoned.users)
-            clean = method(honest, protocol=protocol, n=data.n)
+            vector = method(
+                attacked.estimate, protocol=protocol, n=attacked.users, tallies=attacked.tallies
+            )
+            clean = method(
+                honest.estimate, protocol=protocol, n=honest.users, tallies=honest.tallies
+            )
             before = float(clean[targets].sum())
             gains[row, trial] = float(vector[targets].sum()) - before
             honest_bias[row, trial] = before - true_total
@@ -318,7 +425,20 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
         targets=tuple(int(t) for t in targets),
         labels=tuple(str(data.labels[t]) for t in targets),
         fakes=fakes,
-        expected=expected_gain(protocol, attack.kind, targets, truth, share),
+        expected=(
+            expected_range_gain(
+                protocol,
+                attack.kind,
+                int(targets[0]),
+                int(targets[-1]) + 1,
+                fakes=fakes,
+                honest=data.n,
+                frequencies=truth,
+                plan=plan,
+            )
+            if protocol.composite
+            else expected_gain(protocol, attack.kind, targets, truth, share)
+        ),
         methods=names,
         gains=gains,
         collateral=collateral,
@@ -333,6 +453,7 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
             for name, method in zip(names, methods, strict=True)
             if name != "Base" and method.is_no_op(protocol)
         ),
+        share=share,
     )
 
 

@@ -153,7 +153,12 @@ def attack_sentence(result: AttackResult) -> str:
     same without them, on the same honest reports (Cao, Jia and Gong 2021, Sec. 3);
     Base's mean gain is the closed form up to Monte Carlo error.
     """
-    targets = ", ".join(result.labels)
+    ranges = result.config.oracle().composite
+    targets = (
+        f"the range {result.labels[0]} to {result.labels[-1]} ({len(result.labels)} values)"
+        if ranges
+        else ", ".join(result.labels)
+    )
     summary = result.summary
     base = summary[summary["method"] == "Base"]
     measured = (
@@ -182,12 +187,36 @@ def attack_sentence(result: AttackResult) -> str:
         if same:
             gives = "gives" if len(same) == 1 else "give"
             verdict += f" {', '.join(same)} {gives} Base's gain exactly."
+    pull = ""
+    if ranges and len(base) and math.isfinite(float(base["influence"].iloc[0])):
+        pull = (
+            f" Each fake user moves Base's answer as far as {base['influence'].iloc[0]:.3g} "
+            "honest users holding a value in the range would."
+        )
     return (
         f"{result.fakes:,} fake users ({result.attack.in_words()}) on {targets}: the targets' "
         f"estimated share {'rises' if result.expected >= 0 else 'falls'} (with them minus "
         "without them, on the same honest reports) by "
         f"{format_number(abs(result.expected))} in expectation "
-        f"(closed form){measured}.{verdict}{generalized_base_words(result.config.oracle())}"
+        f"(closed form{', the raw tree' if ranges else ''}){measured}.{pull}{verdict}"
+        f"{generalized_base_words(result.config.oracle())}"
+    )
+
+
+def range_attack_words() -> str:
+    """How fake users attack a tree's ranges here, and whose finding the page measures."""
+    return (
+        "Against a tree the fake users push one range of consecutive values up (Liao et al., "
+        "arXiv 2503.03454, who find that Norm-Sub amplifies what they do). Under the "
+        "maximal-gain attack each fake user names a level and reports, there, the nodes that "
+        "raise the range's answer in the reading of the tree it aims at, and the fake users "
+        "are spread over the levels where they raise it most. That attack is derived here "
+        "from the estimator, as Cao et al. derive theirs; it is not Liao et al.'s own "
+        "construction, whose details this tool's library does not hold. Each method's "
+        "effect is measured against Base on the same trials. Norm-Sub, run on each level, "
+        "amplifies the gain where the levels the fake users fill hold no node the raw tree "
+        "subtracts (a range that starts on a node's edge) and trims it where they do: the "
+        "fall of a subtracted node is part of the gain, and Norm-Sub stops it at zero."
     )
 
 
@@ -469,13 +498,16 @@ def fake_users_caption(question: TopKQuestion) -> str:
     )
 
 
-def attack_table(summary: Any) -> Any:
+def attack_table(summary: Any, *, ranges: bool = False) -> Any:
     """The Fake users page's table: per method, its gain, against Base, its top-k, its error.
 
     Parameters
     ----------
     summary : DataFrame
         :attr:`ldpcore.experiments.poisoning.AttackResult.summary`.
+    ranges : bool
+        The targets are one range (a tree): each fake user's pull in honest users
+        replaces the top-k column, which asks of values.
 
     Returns
     -------
@@ -498,6 +530,13 @@ def attack_table(summary: Any) -> Any:
                 f"{format_number(row.vs_base)} ({interval(row.vs_base_low, row.vs_base_high)}): "
                 f"{row.effect}"
             )
+        asked = (
+            {"each fake, in honest users": f"{row.influence:.3g}"}
+            if ranges
+            else {
+                "targets in the top k (honest)": f"{row.in_top_k:.2g} ({row.honest_in_top_k:.2g})"
+            }
+        )
         rows.append(
             {
                 "method": row.method,
@@ -506,9 +545,7 @@ def attack_table(summary: Any) -> Any:
                 ),
                 "own bias, no attack": f"{format_number(row.honest_bias)}",
                 "against Base, same trials": against,
-                "targets in the top k (honest)": (
-                    f"{row.in_top_k:.2g} ({row.honest_in_top_k:.2g})"
-                ),
+                **asked,
                 "MSE on the other values": format_error(row.collateral_mse),
                 "ranking kept (Kendall's τ)": (
                     "—" if math.isnan(row.kendall_tau) else f"{row.kendall_tau:.3f}"
@@ -531,6 +568,7 @@ __all__ = [
     "generalized_base_words",
     "itemset_words",
     "not_converged_words",
+    "range_attack_words",
     "report_check_words",
     "run_in_words",
     "top_k_question_words",

@@ -96,21 +96,106 @@ def consistent_levels(
     for level in range(1, layout.height + 1):
         z = up[level - 1].reshape(*up[level - 1].shape[:-1], -1, width)
         v = spread[level - 1].reshape(*spread[level - 1].shape[:-1], -1, width)
-        share_total = v.sum(-1, keepdims=True)
         gap = parent[..., np.newaxis] - z.sum(-1, keepdims=True)
-        infinite = np.isinf(v)
-        unknown = infinite.sum(-1, keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            # Children no level informs share the gap equally; known ones take none.
-            share = np.where(
-                unknown > 0,
-                infinite / np.maximum(unknown, 1),
-                np.where(share_total > 0, v / share_total, 1.0 / width),
-            )
-        node = (z + share * gap).reshape(*z.shape[:-2], -1)
+        node = (z + _gap_shares(v) * gap).reshape(*z.shape[:-2], -1)
         result.append(node)
         parent = node
     return result
+
+
+def range_weights(
+    layout: TreeLayout, start: int, stop: int, variances: ArrayLike
+) -> list[NDArray[np.float64]]:
+    """Each noisy node's weight in the consistent tree's answer for the range ``[start, stop)``.
+
+    The consistent tree is affine in the noisy levels, ``x = c + M y``, so the range's
+    answer ``r·x`` (``r`` one on the range's leaves) is ``r·c + (Mᵀ r)·y``. ``Mᵀ r`` is
+    the two passes of :func:`consistent_levels` run backwards (their adjoint), with the
+    coefficients the forward passes use, in O(nodes): what a unit change of each noisy
+    node does to the range's answer.
+
+    Parameters
+    ----------
+    layout : TreeLayout
+        The tree.
+    start, stop : int
+        The range of values, ``0 ≤ start < stop ≤ d``.
+    variances : array_like
+        Each level's per-node noise variance, shape ``(h,)``, as for
+        :func:`consistent_levels`.
+
+    Returns
+    -------
+    list of ndarray
+        Level ``ℓ``'s weights at position ``ℓ − 1``, one per node.
+    """
+    variance = np.asarray(variances, dtype=np.float64)
+    if variance.shape != (layout.height,) or not np.all(variance >= 0):
+        raise InputError(f"variances must be {layout.height} non-negative numbers, one per level")
+    if not 0 <= start < stop <= layout.domain_size:
+        raise InputError(f"a range must satisfy 0 ≤ start < stop ≤ {layout.domain_size}")
+    width, height = layout.branching, layout.height
+    own_weight: list[NDArray[np.float64]] = [np.empty(0)] * height
+    below_weight: list[NDArray[np.float64]] = [np.empty(0)] * height
+    spread: list[NDArray[np.float64]] = [np.empty(0)] * height
+    for level in range(height, 0, -1):
+        size = layout.level_size(level)
+        own_variance = np.full(size, variance[level - 1])
+        own_finite = np.isfinite(own_variance)
+        empty = layout.empty_nodes(level)
+        if level == height:
+            own, below, v = (
+                own_finite * 1.0,
+                np.zeros(size),
+                np.where(own_finite, own_variance, np.inf),
+            )
+        else:
+            below_variance = spread[level].reshape(-1, width).sum(-1)
+            # The forward pass's own combination read at unit inputs gives its coefficients.
+            own, _ = _combine(
+                np.ones(size), own_variance, own_finite, np.zeros(size), below_variance
+            )
+            below, v = _combine(
+                np.zeros(size), own_variance, own_finite, np.ones(size), below_variance
+            )
+        own_weight[level - 1] = np.where(empty, 0.0, own)
+        below_weight[level - 1] = np.where(empty, 0.0, below)
+        spread[level - 1] = np.where(empty, 0.0, v)
+    # Backwards through the down pass, x_c = z_c + s_c (x_parent − Σ_siblings z).
+    adjoint = np.zeros(layout.padded)
+    adjoint[start:stop] = 1.0
+    direct: list[NDArray[np.float64]] = [np.empty(0)] * height
+    for level in range(height, 0, -1):
+        children = adjoint.reshape(-1, width)
+        passed = (_gap_shares(spread[level - 1].reshape(-1, width)) * children).sum(-1)
+        direct[level - 1] = (children - passed[:, np.newaxis]).ravel()
+        adjoint = passed  # the parent's; the root's is a known constant
+    # Backwards through the up pass, z_v = a_v y_v + b_v Σ_children z, root side first.
+    weights = []
+    carried = np.zeros(layout.level_size(1))
+    for level in range(1, height + 1):
+        total = direct[level - 1] + carried
+        weights.append(own_weight[level - 1] * total)
+        carried = np.repeat(below_weight[level - 1] * total, width)
+    return weights
+
+
+def _gap_shares(spread: NDArray[np.float64]) -> NDArray[np.float64]:
+    """How siblings (last axis) share their parent's gap: in proportion to their variance.
+
+    Children no level informs (infinite variance) share it equally and known ones take
+    none; siblings all known exactly share it equally.
+    """
+    width = spread.shape[-1]
+    total = spread.sum(-1, keepdims=True)
+    infinite = np.isinf(spread)
+    unknown = infinite.sum(-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(
+            unknown > 0,
+            infinite / np.maximum(unknown, 1),
+            np.where(total > 0, spread / total, 1.0 / width),
+        )
 
 
 def _combine(
@@ -132,4 +217,4 @@ def _combine(
     return mean, variance
 
 
-__all__ = ["consistent_levels"]
+__all__ = ["consistent_levels", "range_weights"]

@@ -142,3 +142,29 @@ def test_the_targets_can_be_the_rarest_or_named_and_the_command_says_so() -> Non
     at.multiselect(key="named-targets").set_value(["5", "9"]).run()
     assert not at.exception, at.exception
     assert "pick=5+9" in at.code[0].value and "targets=2" in at.code[0].value
+
+
+def test_a_tree_s_fake_users_push_one_range_up() -> None:
+    """On a tree the targets are one range, the attack aims at a reading, and the page
+    shows what each fake user is worth in honest users instead of the top-k query."""
+    at = app()
+    at.switch_page(PAGE)
+    small(at).pills(key="protocol").set_value("TreeOUE").run()
+    at.multiselect(key="methods").set_value(["Base", "Norm-Sub", "Consistency"]).run()
+    assert not at.exception, at.exception
+    assert at.number_input(key="range-length").value == 32
+    table = _table(at)
+    assert set(table) == {"Base", "Norm-Sub", "Consistency", "LDPRecover"}
+    assert "each fake, in honest users" in table["Base"]
+    assert "targets in the top k (honest)" not in table["Base"]
+    words = " ".join(m.value for m in at.markdown)
+    assert "on the range" in words and "honest users holding a value in the range" in words
+    assert "Liao et al." in " ".join(c.value for c in at.caption)
+    assert "--attack mga:beta=0.01,targets=32" in at.code[0].value
+    at.selectbox(key="aim").set_value("consistent").run()
+    at.selectbox(key="pick").set_value("named").run()
+    at.selectbox(key="range-start").set_value("10").run()
+    assert not at.exception, at.exception
+    assert "aimed at the consistent tree" in " ".join(m.value for m in at.markdown)
+    command = at.code[0].value
+    assert "pick=10+11+" in command and "+41,aim=consistent " in command

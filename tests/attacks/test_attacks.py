@@ -270,7 +270,7 @@ def test_the_shipped_list_is_the_registry_s() -> None:
 
 
 @pytest.mark.parametrize("name", ["TreeOUE", "TreeOLH"])
-def test_fake_users_against_a_hierarchy_are_refused_in_words(name: str) -> None:
+def test_value_attacks_on_a_hierarchy_point_to_its_range_attack(name: str) -> None:
     protocol = get_protocol(name, epsilon=1.0, domain_size=16)
     rng = np.random.default_rng(0)
     attack = AttackSpec("ria", beta=0.05, targets=2)
@@ -279,9 +279,7 @@ def test_fake_users_against_a_hierarchy_are_refused_in_words(name: str) -> None:
         lambda: fake_reports(protocol, "ria", [1, 2], 5, rng),
         lambda: expected_gain(protocol, "ria", [1, 2], np.full(16, 1 / 16), 0.05),
     ):
-        with pytest.raises(
-            InputError, match=r"not modelled yet.*pick a protocol that counts values"
-        ):
+        with pytest.raises(InputError, match=r"not values: its fake users push a range up"):
             call()
 
 

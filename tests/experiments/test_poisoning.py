@@ -166,6 +166,29 @@ def test_simulate_with_an_attack_prints_every_method_s_gain() -> None:
     assert bad.returncode == 2 and "between 0 and 0.5" in bad.stderr
 
 
+def test_simulate_attacks_a_tree_s_range_and_refuses_a_scattered_one() -> None:
+    command = [
+        sys.executable, "-m", "ldpcore.cli", "simulate", "--protocol", "TreeOLH", "--epsilon",
+        "1", "--n", "20000", "--dataset", "zipf:d=64", "--methods", "Base,Consistency",
+        "--trials", "5", "--attack", "mga:beta=0.01,pick=20+21+22+23,aim=consistent",
+        "--format", "json",
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    found = json.loads(done.stdout)
+    assert found["targets"] == [20, 21, 22, 23]
+    assert found["attack"] == "mga:beta=0.01,targets=4,pick=20+21+22+23,aim=consistent"
+    table = {m["method"]: m for m in found["methods"]}
+    assert set(table) == {"Base", "Consistency", "LDPRecover"}
+    assert table["Consistency"]["influence"] > 1 and table["Base"]["gain"] > 0
+    bad = subprocess.run(
+        [*command[:-4], "--attack", "mga:beta=0.01,pick=20+22"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bad.returncode == 2 and "name consecutive values" in bad.stderr
+
+
 def test_each_query_is_answered_with_and_without_the_fake_users() -> None:
     """The set query's answer is the truth plus the gain; the maximal-gain attack on
     OUE puts its three targets among the top 10 of Base in every trial (Cao et al.'s

@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from ldpcore.attacks import ATTACKS, AttackSpec
-from ldpcore.attacks.kinds import BETA_MAX, PICKS
+from ldpcore.attacks.kinds import AIMS, BETA_MAX, PICKS
 from ldpcore.experiments.config import ExperimentConfig
 from pages.app_layer.serving.cache import config_hash
 
@@ -22,12 +22,16 @@ TARGETS_MAX = 10
 TOP_K_MAX = 50
 
 
-def attack_controls(labels: list[str]) -> tuple[AttackSpec, int]:
+def attack_controls(labels: list[str], *, ranges: bool = False) -> tuple[AttackSpec, int]:
     """The attack, its share of fake users, its targets and the top-k query's k.
 
-    ``labels`` are the dataset's values, for naming targets. Every control is bound to
-    the URL, so a link shows the same attack.
+    ``labels`` are the dataset's values, for naming targets. ``ranges``: the protocol
+    is a tree, so the targets are one range of consecutive values and the maximal-gain
+    attack aims at a reading of the tree. Every control is bound to the URL, so a link
+    shows the same attack.
     """
+    if ranges:
+        return _range_controls(labels), 10
     kind_column, beta_column, targets_column, k_column = st.columns([3, 3, 2, 2])
     kind = kind_column.selectbox(
         "Attack",
@@ -93,6 +97,74 @@ def attack_controls(labels: list[str]) -> tuple[AttackSpec, int]:
         help="Does a target make it into a method's k most frequent values?",
     )
     return spec, int(top_k)
+
+
+def _range_controls(labels: list[str]) -> AttackSpec:
+    """A tree's attack: one range of consecutive values, and the reading it aims at."""
+    kind_column, beta_column, length_column, aim_column = st.columns([3, 3, 2, 3])
+    kind = kind_column.selectbox(
+        "Attack",
+        list(ATTACKS),
+        index=list(ATTACKS).index("mga"),
+        key="attack",
+        bind="query-params",
+        help="; ".join(f"{name}: {words}" for name, words in ATTACKS.items()),
+    )
+    kind_column.caption(ATTACKS[str(kind)])
+    beta = beta_column.select_slider(
+        "Fake users' share of all reports β",
+        BETAS,
+        value=0.01,
+        # Its own key: against a tree a few fake users already lift a range past all of
+        # its mass (the gain saturates, and Norm-Sub then trims it), so 1% starts where
+        # Norm-Sub's amplification shows.
+        key="range-beta",
+        bind="query-params",
+        help=f"β = m / (n + m) for m fake users beside n honest ones; at most {BETA_MAX:.0%}.",
+    )
+    length = length_column.number_input(
+        "Range length",
+        min_value=1,
+        max_value=len(labels),
+        value=min(32, len(labels)),
+        key="range-length",
+        bind="query-params",
+        help="How many consecutive values the target range holds.",
+    )
+    aim = "raw"
+    if kind == "mga":
+        aim = aim_column.selectbox(
+            "Aimed at",
+            list(AIMS),
+            key="aim",
+            bind="query-params",
+            format_func=lambda name: AIMS[name].split(":")[0],
+            help="The reading of the tree the fake users are placed to raise: "
+            + "; ".join(f"{name}: {words}" for name, words in AIMS.items()),
+        )
+    pick = st.selectbox(
+        "Which range",
+        [*PICKS, "named"],
+        key="pick",
+        bind="query-params",
+        format_func=lambda name: {
+            "random": "drawn at random",
+            "rarest": "the least frequent range of that length",
+            "named": "from a value I name",
+        }[name],
+    )
+    if pick == "named":
+        first = st.selectbox(
+            "The range starts at", labels[: len(labels) - int(length) + 1], key="range-start"
+        )
+        start = labels.index(str(first))
+        named = tuple(labels[start : start + int(length)])
+        return AttackSpec(
+            str(kind), beta=float(beta), targets=len(named), pick="named", named=named, aim=str(aim)
+        )
+    return AttackSpec(
+        str(kind), beta=float(beta), targets=int(length), pick=str(pick), aim=str(aim)
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=32, hash_funcs=config_hash())
