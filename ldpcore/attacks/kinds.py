@@ -152,8 +152,11 @@ class AttackSpec:
         aim = "" if self.aim == "raw" else f",aim={self.aim}"
         return f"{self.kind}:{size},targets={self.targets}{pick}{aim}"
 
-    def in_words(self) -> str:
-        """E.g. "5% fake users, maximal gain on 3 targets"."""
+    def in_words(self, *, ranges: bool = False) -> str:
+        """E.g. "5% fake users, maximal gain on 3 targets".
+
+        ``ranges``: the targets are one range of consecutive values (a tree's attack).
+        """
         size = (
             f"{self.beta:.0%} fake users" if self.beta is not None else f"{self.fakes:,} fake users"
         )
@@ -161,6 +164,12 @@ class AttackSpec:
         which = {"random": " (drawn at random)", "rarest": " (the least frequent)"}.get(
             self.pick, " (named)"
         )
+        if ranges:
+            many = "value" if self.targets == 1 else "values"
+            return (
+                f"{size}, {ATTACKS[self.kind].split(':')[0]} on a range of {self.targets} "
+                f"{many}{which}" + ("" if self.aim == "raw" else f", aimed at the {self.aim} tree")
+            )
         aim = "" if self.aim == "raw" else f", aimed at the {self.aim} tree"
         return f"{size}, {ATTACKS[self.kind].split(':')[0]} on {self.targets} {many}{which}{aim}"
 

@@ -194,7 +194,8 @@ def attack_sentence(result: AttackResult) -> str:
             "honest users holding a value in the range would."
         )
     return (
-        f"{result.fakes:,} fake users ({result.attack.in_words()}) on {targets}: the targets' "
+        f"{result.fakes:,} fake users ({result.attack.in_words(ranges=ranges)}) on {targets}: "
+        "the targets' "
         f"estimated share {'rises' if result.expected >= 0 else 'falls'} (with them minus "
         "without them, on the same honest reports) by "
         f"{format_number(abs(result.expected))} in expectation "
@@ -531,7 +532,11 @@ def attack_table(summary: Any, *, ranges: bool = False) -> Any:
                 f"{row.effect}"
             )
         asked = (
-            {"each fake, in honest users": f"{row.influence:.3g}"}
+            {
+                "each fake, in honest users": (
+                    f"{row.influence:.3g}" if math.isfinite(row.influence) else "—"
+                )
+            }
             if ranges
             else {
                 "targets in the top k (honest)": f"{row.in_top_k:.2g} ({row.honest_in_top_k:.2g})"
