@@ -168,3 +168,15 @@ def test_a_tree_s_fake_users_push_one_range_up() -> None:
     assert "aimed at the consistent tree" in " ".join(m.value for m in at.markdown)
     command = at.code[0].value
     assert "pick=10+11+" in command and "+41,aim=consistent " in command
+
+
+def test_choose_epsilon_sends_a_tree_s_fake_users_to_the_range_attack() -> None:
+    from apptest import open_page  # noqa: PLC0415
+
+    at = open_page("pages/choose_epsilon.py")
+    at.selectbox(key="choose-bundled").set_value("ages")
+    at.slider(key="choose-trials").set_value(5)
+    at.multiselect(key="choose-protocols").set_value(["TreeOUE"])
+    at = at.run()
+    assert not at.exception, at.exception
+    assert any("push a range of values up" in i.value for i in at.info)

@@ -56,6 +56,12 @@ def fake_users_section(
                 "reports. The Fake users page runs the attacks it takes."
             )
             return None
+        if protocol_class(protocol).composite:
+            st.info(
+                f"{protocol}'s fake users push a range of values up, not one value into the "
+                "top k: the Fake users page runs them against a range, each method beside Base."
+            )
+            return None
         st.info(
             f"{protocol} describes no maximal-gain report, so this question is not answered "
             "for it here; the Fake users page runs the attacks it takes."
