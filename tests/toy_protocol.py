@@ -22,12 +22,12 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_int
+from ldpcore.attacks.guessing.priors import check_prior
 from ldpcore.collection.formats.base import ReportFormat
 from ldpcore.collection.formats.checks import integer_columns
 from ldpcore.protocols.base import (
     FrequencyOracle,
     ProtocolParameter,
-    check_prior,
     ratio_from_matrix,
 )
 from ldpcore.rng import ClientRNG, as_source

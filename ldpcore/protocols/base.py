@@ -252,6 +252,7 @@ class FrequencyOracle(ABC):
         n : int
             Number of users who reported.
         """
+        self._check_support_view()
         n = check_n_users(n)
         counts = check_counts(
             support_counts, name="support_counts", length=self.domain_size, maximum=n
@@ -284,10 +285,20 @@ class FrequencyOracle(ABC):
         ndarray of int64
             One support count per value.
         """
+        self._check_support_view()
         counts, generator = self._check_sampling(true_counts, rng, sampler)
         if sampler == "fast":
             return self._sample_fast(counts, generator)
         return self._sample_per_user(counts, generator)
+
+    def _check_support_view(self) -> None:
+        """Refuse, in words, support counts from a protocol outside the (p, q) view."""
+        if not self.support_view:
+            raise InputError(
+                f"{self.name} has no support count per value: its tallies count "
+                f"{self.tallies_count}; draw its tallies (sample_tallies) and estimate from "
+                "them (estimate_from_tallies)"
+            )
 
     def _check_sampling(
         self, true_counts: ArrayLike, rng: RNGLike, sampler: str
@@ -335,6 +346,7 @@ class FrequencyOracle(ABC):
 
     def support_from_tallies(self, tallies: ArrayLike) -> NDArray[np.int64]:
         """Turn the tallies of ``sample_tallies`` into support counts ``c_v``."""
+        self._check_support_view()
         return check_counts(tallies, name="tallies", length=self.domain_size)
 
     def estimate_from_tallies(self, tallies: ArrayLike, n: int) -> NDArray[np.float64]:
@@ -562,34 +574,3 @@ def support_from_estimate(
 ) -> NDArray[np.float64]:
     """Support counts from a Base estimate: ``c_v = n (q + (p − q) f̃_v)``, Eq. 2 inverted."""
     return n * (q + (p - q) * np.asarray(estimate, dtype=np.float64))
-
-
-def check_prior(prior: ArrayLike, domain_size: int) -> NDArray[np.float64]:
-    """``prior`` as a probability vector of length ``domain_size``, or a clear error."""
-    pi = np.asarray(prior, dtype=np.float64)
-    if pi.shape != (domain_size,):
-        raise InputError(f"the prior needs {domain_size} entries, got shape {pi.shape}")
-    if not np.all(np.isfinite(pi)) or np.any(pi < 0) or pi.sum() <= 0:
-        raise InputError("the prior must be finite, non-negative and not all zero")
-    return pi / pi.sum()
-
-
-def membership_guess_rate(
-    prior: NDArray[np.float64], *, own: float, other: float, ratio: float
-) -> float:
-    """Bayes-optimal guess rate when a report marks each value in or out independently.
-
-    Unary encodings (each bit), and local hashing under an ideal hash (each value
-    hashing to the reported bucket), report a membership bit ``b_v`` per value:
-    ``P(b_v = 1) = own`` for the user's value and ``other`` for every other value,
-    independently, with likelihood ratio ``ratio > 1`` between a marked and an
-    unmarked value. Sort ``π`` decreasingly; the MAP guess is the top value if it is
-    marked, else the first marked value ``v`` if ``π_v · ratio > π_1``, else the top
-    value. With ``m = #{v : π_v · ratio > π_1}``, the guess is right with probability
-    ``π_1 [own + (1 − own)(1 − other)^(m−1)] + Σ_{v=2..m} π_v (1 − other)^(v−1) own``.
-    """
-    pi = np.sort(prior)[::-1]
-    m = int(np.count_nonzero(pi * ratio > pi[0])) or 1
-    stay = (1.0 - other) ** np.arange(m)  # (1 − other)^(v−1) for v = 1..m
-    first = pi[0] * (own + (1.0 - own) * stay[m - 1])
-    return float(first + own * np.dot(pi[1:m], stay[1:m]))

@@ -30,9 +30,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_counts, check_n_users, check_values
 from ldpcore.errors import InputError
-from ldpcore.protocols.base import FrequencyOracle, Sampler, ratio_from_matrix
+from ldpcore.protocols.base import FrequencyOracle, ratio_from_matrix
 from ldpcore.protocols.walsh import fwht
-from ldpcore.rng import ClientRNG, RNGLike, as_source
+from ldpcore.rng import ClientRNG, as_source
 
 #: Largest channel ``channel_matrix`` builds (outputs × values).
 _MAX_EXPLICIT_CELLS = 1 << 22
@@ -150,21 +150,12 @@ class HaarHRR(FrequencyOracle):
         width = 1 << (level - 1)
         return 2 * (width - 1), width
 
-    def sample_support_counts(
-        self, true_counts: ArrayLike, rng: RNGLike = None, *, sampler: Sampler = "fast"
-    ) -> NDArray[np.int64]:
-        """Refused: a report is a coefficient's bit, support for no value."""
-        raise InputError(f"{self.name} has no support count per value; draw its tallies")
-
     def _sample_fast(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:
-        raise InputError(f"{self.name} has no support counts; draw its tallies")
-
-    def _sample_per_user(
-        self, true_counts: NDArray[np.int64], rng: np.random.Generator
-    ) -> NDArray[np.int64]:
-        raise InputError(f"{self.name} has no support counts; draw its tallies")
+        # The contract asks for it; the base refuses support counts before calling it.
+        self._check_support_view()
+        raise NotImplementedError
 
     def _tallies_per_user(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
@@ -193,14 +184,6 @@ class HaarHRR(FrequencyOracle):
             )
             remaining = (remaining - here).reshape(-1, 2).sum(axis=1)
         return out
-
-    def support_from_tallies(self, tallies: ArrayLike) -> NDArray[np.int64]:
-        """Refused, as :meth:`sample_support_counts`."""
-        raise InputError(f"{self.name} has no support count per value")
-
-    def estimate(self, support_counts: ArrayLike, n: int) -> NDArray[np.float64]:
-        """Refused: the estimate is made from the tallies (:meth:`estimate_from_tallies`)."""
-        raise InputError(f"{self.name} has no support counts; estimate from its tallies")
 
     # --------------------------------------------------------------------- estimates
     def coefficients(self, tallies: ArrayLike) -> list[NDArray[np.float64]]:

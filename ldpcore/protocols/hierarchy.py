@@ -35,7 +35,6 @@ from ldpcore.errors import InputError
 from ldpcore.protocols.base import (
     FrequencyOracle,
     ProtocolParameter,
-    Sampler,
     users_per_batch,
 )
 from ldpcore.protocols.composite import Composite, Part
@@ -43,7 +42,7 @@ from ldpcore.protocols.olh import OLH
 from ldpcore.protocols.tree_least_squares import consistent_levels
 from ldpcore.protocols.trees import TreeLayout, optimal_branching
 from ldpcore.protocols.unary import OUE
-from ldpcore.rng import ClientRNG, RNGLike, as_source
+from ldpcore.rng import ClientRNG, as_source
 
 
 @dataclass(frozen=True)
@@ -189,19 +188,12 @@ class Hierarchy(Composite, FrequencyOracle):
         return np.cumsum([self.height] + [oracle.domain_size for oracle in self.levels])
 
     # ------------------------------------------------------------------ sampling
-    def sample_support_counts(
-        self, true_counts: ArrayLike, rng: RNGLike = None, *, sampler: Sampler = "fast"
-    ) -> NDArray[np.int64]:
-        """Refused: a hierarchy supports nodes of a level, not values (draw its tallies)."""
-        raise InputError(
-            f"{self.name} has no support count per value: its reports count nodes of one "
-            "level each; draw its tallies (sample_tallies) instead"
-        )
-
     def _sample_fast(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:
-        return self._tallies_fast(true_counts, rng)
+        # The contract asks for it; the base refuses support counts before calling it.
+        self._check_support_view()
+        raise NotImplementedError
 
     def _tallies_fast(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
@@ -259,17 +251,6 @@ class Hierarchy(Composite, FrequencyOracle):
         return total
 
     # ------------------------------------------------------------------ estimates
-    def estimate(self, support_counts: ArrayLike, n: int) -> NDArray[np.float64]:
-        """Refused: the estimate is assembled from the levels' tallies."""
-        raise InputError(
-            f"{self.name} estimates from its tallies (users and support counts per level), "
-            "not from support counts per value"
-        )
-
-    def support_from_tallies(self, tallies: ArrayLike) -> NDArray[np.int64]:
-        """Refused: a hierarchy's tallies hold no support count per value."""
-        return self.estimate(tallies, 1)  # type: ignore[return-value]
-
     def parts(self, tallies: ArrayLike) -> tuple[Part, ...]:
         """Each level as a flat collection: its oracle, users and Base estimate.
 

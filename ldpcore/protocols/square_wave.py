@@ -35,11 +35,10 @@ from ldpcore.errors import InputError
 from ldpcore.protocols.base import (
     FrequencyOracle,
     ProtocolParameter,
-    Sampler,
     ratio_from_matrix,
 )
 from ldpcore.protocols.windows import window_sums
-from ldpcore.rng import ClientRNG, RNGLike, as_source
+from ldpcore.rng import ClientRNG, as_source
 
 if TYPE_CHECKING:
     from ldpcore.protocols.likelihoods import LikelihoodModel
@@ -194,19 +193,12 @@ class SquareWave(FrequencyOracle):
             raise InputError(f"{self.name} positions must be in [0, {self.outputs})")
         return np.bincount(y, minlength=self.outputs).astype(np.int64)
 
-    def sample_support_counts(
-        self, true_counts: ArrayLike, rng: RNGLike = None, *, sampler: Sampler = "fast"
-    ) -> NDArray[np.int64]:
-        """Refused: a position is evidence about every value, not support for a few."""
-        raise InputError(
-            f"{self.name} has no support count per value: its reports are positions; "
-            "draw its tallies (sample_tallies)"
-        )
-
     def _sample_fast(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
     ) -> NDArray[np.int64]:
-        raise InputError(f"{self.name} has no support counts; draw its tallies")
+        # The contract asks for it; the base refuses support counts before calling it.
+        self._check_support_view()
+        raise NotImplementedError
 
     def _tallies_fast(
         self, true_counts: NDArray[np.int64], rng: np.random.Generator
@@ -228,15 +220,6 @@ class SquareWave(FrequencyOracle):
             true_counts, rng, self.aggregate, np.zeros(self.outputs, dtype=np.int64)
         )
 
-    def _sample_per_user(
-        self, true_counts: NDArray[np.int64], rng: np.random.Generator
-    ) -> NDArray[np.int64]:
-        raise InputError(f"{self.name} has no support counts; draw its tallies")
-
-    def support_from_tallies(self, tallies: ArrayLike) -> NDArray[np.int64]:
-        """Refused, as :meth:`sample_support_counts`."""
-        raise InputError(f"{self.name} has no support count per value: its tallies are positions")
-
     def check_tallies(self, tallies: ArrayLike) -> NDArray[np.int64]:
         """The histogram of ``d + 2b`` positions, checked."""
         return check_counts(tallies, name="tallies (positions)", length=self.outputs)
@@ -255,12 +238,6 @@ class SquareWave(FrequencyOracle):
         """``(MᵀM)⁻¹ Mᵀ``, the least-squares inverse of the channel (``d × (d + 2b)``)."""
         m = self.channel
         return np.asarray(np.linalg.solve(m.T @ m, m.T), dtype=np.float64)
-
-    def estimate(self, support_counts: ArrayLike, n: int) -> NDArray[np.float64]:
-        """Refused: SW's estimate is made from its tallies (:meth:`estimate_from_tallies`)."""
-        raise InputError(
-            f"{self.name} has no support counts; estimate from its tallies (positions)"
-        )
 
     def estimate_from_tallies(self, tallies: ArrayLike, n: int) -> NDArray[np.float64]:
         """The unbiased least-squares inversion ``f̃ = (MᵀM)⁻¹ Mᵀ c / n``.

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from ldpcore import bounds
+from ldpcore.errors import InputError
 from ldpcore.protocols import get_protocol, protocol_names
 from ldpcore.rng import as_generator
 
@@ -135,3 +136,22 @@ def test_wrong_types_are_input_errors_not_type_errors() -> None:
         choose_epsilon(config, target_rmse=0.01, protocols=None)  # type: ignore[arg-type]
     with pytest.raises(InputError, match="expected the file's bytes"):
         read_collected(None, protocol="GRR", epsilon=1.0, n=10)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_support_counts_are_refused_in_one_voice_outside_the_pq_view(name: str) -> None:
+    """Every protocol whose tallies do not count values refuses the three support-count
+    calls with the base's one message, naming what its tallies count."""
+    protocol = get_protocol(name, epsilon=1.0, domain_size=8)
+    counts = np.full(8, 3)
+    if protocol.support_view:
+        assert protocol.sample_support_counts(counts, 0).shape == (8,)
+        return
+    for call in (
+        lambda: protocol.sample_support_counts(counts, 0),
+        lambda: protocol.sample_support_counts(counts, 0, sampler="per-user"),
+        lambda: protocol.estimate(counts, 24),
+        lambda: protocol.support_from_tallies(protocol.sample_tallies(counts, 0)),
+    ):
+        with pytest.raises(InputError, match=f"its tallies count {protocol.tallies_count}"):
+            call()

@@ -34,6 +34,7 @@ from ldpcore.attacks.guessing import (
     trees,
     unary,
 )
+from ldpcore.attacks.guessing.priors import check_prior
 from ldpcore.protocols import (
     GRR,
     OLH,
@@ -48,7 +49,6 @@ from ldpcore.protocols import (
     UnaryEncoding,
     entry_for,
 )
-from ldpcore.protocols.base import check_prior
 
 #: Protocol class → its closed form. Keyed by class object (abstract families included).
 GUESS_RATES: Final[Mapping[type, Callable[[Any, ArrayLike], float]]] = MappingProxyType(

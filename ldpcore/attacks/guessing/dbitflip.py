@@ -10,7 +10,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ldpcore.protocols.base import check_prior
+from ldpcore.attacks.guessing.priors import check_prior
 from ldpcore.protocols.dbitflip import DBitFlipPM, bit_probabilities
 
 

@@ -9,10 +9,7 @@ import math
 
 from numpy.typing import ArrayLike
 
-from ldpcore.protocols.base import (
-    check_prior,
-    membership_guess_rate,
-)
+from ldpcore.attacks.guessing.priors import check_prior, membership_guess_rate
 from ldpcore.protocols.olh import OLH
 
 

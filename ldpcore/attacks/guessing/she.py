@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ldpcore.protocols.base import check_prior
+from ldpcore.attacks.guessing.priors import check_prior
 from ldpcore.protocols.she import GRID_STEPS, SHE, noise_ratio
 
 #: Cells of the (prior groups × levels) table computed at once; bounds memory only.

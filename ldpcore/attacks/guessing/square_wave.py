@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldpcore.protocols.base import check_prior
+from ldpcore.attacks.guessing.priors import check_prior
 from ldpcore.protocols.square_wave import SquareWave
 
 

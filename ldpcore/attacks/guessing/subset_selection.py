@@ -10,7 +10,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldpcore.protocols.base import check_prior
+from ldpcore.attacks.guessing.priors import check_prior
 from ldpcore.protocols.subset_selection import SubsetSelection
 
 

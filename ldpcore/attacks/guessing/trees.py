@@ -16,7 +16,8 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ldpcore.protocols.base import FrequencyOracle, check_prior
+from ldpcore.attacks.guessing.priors import check_prior
+from ldpcore.protocols.base import FrequencyOracle
 from ldpcore.protocols.hierarchy import Hierarchy
 
 #: A level oracle's guess rate for a prior (:func:`ldpcore.attacks.guessing.guess_rate`).

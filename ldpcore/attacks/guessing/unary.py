@@ -8,10 +8,7 @@ from __future__ import annotations
 
 from numpy.typing import ArrayLike
 
-from ldpcore.protocols.base import (
-    check_prior,
-    membership_guess_rate,
-)
+from ldpcore.attacks.guessing.priors import check_prior, membership_guess_rate
 from ldpcore.protocols.unary import UnaryEncoding
 
 
