@@ -13,6 +13,9 @@ A second table holds β and the protocol fixed (TreeOUE, β = 0.005, aimed at th
 tree) and moves the range: Norm-Sub's effect follows whether the levels the fake users
 fill hold a node the raw reading *subtracts* (the lower prefix's).
 
+A third compares TreeOLH's fake users drawn under the ideal hash (the simulation) with
+the real reports the tool's multiply-shift hash makes, on the raw reading's gain.
+
 Run: ``.venv/bin/python benchmarks/bench_range_attack.py [--trials 50]``. Prints
 Markdown tables and a trial's time.
 """
@@ -22,10 +25,14 @@ from __future__ import annotations
 import argparse
 import time
 
+import numpy as np
+from _common import zipf_counts
+
 from ldpcore.attacks import AttackSpec, parse_attack
-from ldpcore.attacks.ranges import plan_attack
+from ldpcore.attacks.ranges import TreePlan, fake_tallies, fake_tree_reports, plan_attack
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.poisoning import run_attack
+from ldpcore.protocols import get_protocol
 
 D, N, LENGTH = 1024, 1_000_000, 64
 BETAS = (0.001, 0.005, 0.01, 0.05)
@@ -40,6 +47,7 @@ def main() -> None:
         for aim in ("raw", "consistent"):
             table(protocol, aim, args.trials)
     by_place(args.trials)
+    olh_real_reports(args.trials)
 
 
 #: Ranges ``[start, stop)`` at d = 1,024 (B = 4): one whole node of level 2, two
@@ -119,6 +127,65 @@ def table(protocol: str, aim: str, trials: int) -> None:
             flush=True,
         )
     print(f"\nTarget range: values {result.targets[0]} to {result.targets[-1]}.")
+
+
+def olh_real_reports(draws: int) -> None:
+    """TreeOLH's maximal-gain fake users: the ideal-hash draw against real reports.
+
+    The raw reading's shift per unit share from 500 fake users alone,
+    ``Σ_ℓ Σ_j W_ℓj (C_ℓj/m_ℓ − q)/(p − q)``, over ``draws`` draws of each.
+    """
+    print(f"\n### TreeOLH's fake users: ideal hash against real reports ({draws} draws)\n")
+    print("| range | targets per level | ideal hash | real reports | real ÷ ideal |")
+    print("|---|---|---|---|---|")
+    tree = get_protocol("TreeOLH", epsilon=1.0, domain_size=D)
+    counts = zipf_counts(D, N, 1.1)
+    cuts = np.cumsum([0] + [oracle.domain_size for oracle in tree.levels])
+    for start, stop in PLACES[:4]:
+        plan = plan_attack(
+            tree, start, stop, fakes=500, honest=N, frequencies=counts / counts.sum()
+        )
+
+        def shift(tallies: np.ndarray, plan: TreePlan = plan) -> float:
+            users, total = tallies[: tree.height], 0.0
+            for level in range(tree.height):
+                if users[level]:
+                    c = tallies[tree.height :][cuts[level] : cuts[level + 1]]
+                    total += float(
+                        plan.weights[level] @ ((c / users[level] - tree.q) / (tree.p - tree.q))
+                    )
+            return total
+
+        ideal = [
+            shift(
+                fake_tallies(
+                    tree, "mga", start, stop, fakes=500, rng=np.random.default_rng(s), plan=plan
+                )
+            )
+            for s in range(draws)
+        ]
+        real = [
+            shift(
+                tree.aggregate(
+                    fake_tree_reports(
+                        tree,
+                        "mga",
+                        start,
+                        stop,
+                        fakes=500,
+                        rng=np.random.default_rng(10**6 + s),
+                        plan=plan,
+                    )
+                )
+            )
+            for s in range(draws)
+        ]
+        sizes = [int(t.size) for t in plan.targets]
+        print(
+            f"| {start}–{stop - 1} | {sizes} | {np.mean(ideal):.3f} | {np.mean(real):.3f} | "
+            f"{np.mean(real) / np.mean(ideal):.3f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

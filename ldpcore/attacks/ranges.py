@@ -51,6 +51,17 @@ tool's best attacker does elsewhere) and aims at one reading of the tree. The le
 so ``m_ℓ = max(0, √(a g_ℓ/λ) − a)`` with ``λ`` found by bisection, then rounded to whole
 users by largest remainders. With few fake users they all go to the best level.
 
+**OLH levels.** A maximal-gain report's hash is searched until it sends the level's
+targets to the reported bucket *and keeps the nodes the reading subtracts out of it*
+(the attacker at its best). The simulation draws the other nodes under the ideal hash
+the honest users' draw assumes too (Kulkarni et al. Sec. 4), ``1/g`` each. The tool's
+real hash (multiply-shift, :mod:`ldpcore.protocols.olh`) is pairwise independent only:
+once a report's targets share a bucket the nodes next to them join it more or less
+often than ``1/g``. Keeping the subtracted nodes out makes the raw reading's gain the
+same under both hashes (the other nodes weigh nothing in it); readings that weigh
+every node (the consistent tree, Norm-Sub) still see the difference
+(``benchmarks/bench_range_attack.py`` measures both).
+
 The library holds Liao et al.'s abstract, not their full text: the attack here is
 derived from the estimator as Cao et al. derive theirs, and is not claimed to be
 Liao et al.'s construction; their finding on Norm-Sub is measured against it.
@@ -67,10 +78,12 @@ from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_counts
 from ldpcore.attacks import fakes as per_protocol
+from ldpcore.attacks.fakes.olh import joining_reports
 from ldpcore.attacks.kinds import AIMS, AttackSpec
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle
 from ldpcore.protocols.hierarchy import Hierarchy, TreeReports
+from ldpcore.protocols.olh import OLH
 from ldpcore.protocols.tree_least_squares import range_weights
 from ldpcore.protocols.unary import UnaryEncoding
 from ldpcore.rng import as_generator
@@ -94,6 +107,9 @@ class TreePlan:
         values, at position ``ℓ − 1``.
     targets : tuple of ndarray
         Each level's nodes a fake report there supports: those of positive weight.
+    avoided : tuple of ndarray
+        Each level's nodes of negative weight, which a fake report there keeps out
+        (OUE's bare bits do; an OLH report's hash is searched for it).
     worth : ndarray
         ``g_ℓ``: the range's expected gain per unit share of fake users at each level
         (NaN for a level with no node of positive weight, which gets none).
@@ -106,6 +122,7 @@ class TreePlan:
     reading: str
     weights: tuple[NDArray[np.float64], ...]
     targets: tuple[NDArray[np.int64], ...]
+    avoided: tuple[NDArray[np.int64], ...]
     worth: NDArray[np.float64]
     fakes: NDArray[np.int64]
 
@@ -185,6 +202,7 @@ def _level_rates(
     *,
     span: tuple[int, int],
     targets: NDArray[np.int64],
+    avoid: NDArray[np.int64],
 ) -> NDArray[np.float64]:
     """``ρ_ℓj``: the chance one fake report at ``level`` supports each of its nodes."""
     oracle = protocol.levels[level - 1]
@@ -198,7 +216,10 @@ def _level_rates(
         rate = np.zeros(oracle.domain_size)
         rate[targets] = 1.0
         return rate
-    return np.asarray(per_protocol.support_rate(oracle, kind, targets), dtype=np.float64)
+    rate = np.asarray(per_protocol.support_rate(oracle, kind, targets), dtype=np.float64)
+    if kind == "mga":
+        rate[avoid] = 0.0
+    return rate
 
 
 def _bare(oracle: FrequencyOracle) -> bool:
@@ -209,32 +230,42 @@ def _bare(oracle: FrequencyOracle) -> bool:
 def _level_support(
     oracle: FrequencyOracle,
     kind: str,
-    targets: NDArray[np.int64],
+    nodes: tuple[NDArray[np.int64], NDArray[np.int64]],
     fakes: int,
     rng: np.random.Generator,
 ) -> NDArray[np.int64]:
-    """The support counts of ``fakes`` fake reports at one level, exactly."""
+    """The support counts of ``fakes`` fake reports at one level, exactly.
+
+    ``nodes``: the level's targets and the nodes a maximal-gain report keeps out.
+    """
+    targets, avoid = nodes
     if fakes == 0:
         return np.zeros(oracle.domain_size, dtype=np.int64)
     if kind == "mga" and _bare(oracle):
         support = np.zeros(oracle.domain_size, dtype=np.int64)
         support[targets] = fakes
         return support
-    return np.asarray(per_protocol.support(oracle, kind, targets, fakes, rng), dtype=np.int64)
+    support = np.asarray(per_protocol.support(oracle, kind, targets, fakes, rng), dtype=np.int64)
+    if kind == "mga":
+        support[avoid] = 0
+    return support
 
 
 def _level_reports(
     oracle: FrequencyOracle,
     kind: str,
-    targets: NDArray[np.int64],
+    nodes: tuple[NDArray[np.int64], NDArray[np.int64]],
     fakes: int,
     rng: np.random.Generator,
 ) -> Any:
     """``fakes`` fake reports at one level, in the level oracle's format."""
+    targets, avoid = nodes
     if kind == "mga" and _bare(oracle):
         bits = np.zeros((fakes, oracle.domain_size), dtype=np.bool_)
         bits[:, targets] = True
         return bits
+    if kind == "mga" and isinstance(oracle, OLH):
+        return joining_reports(oracle, targets, fakes, rng, avoid=avoid)
     return per_protocol.reports(oracle, kind, targets, fakes, rng)
 
 
@@ -267,12 +298,16 @@ def plan_attack(
     nodes = tree.layout.node_totals(f)
     weights = tree_weights(tree, start, stop, reading)
     p, q = tree.p, tree.q
-    targets, worth = [], np.full(tree.height, np.nan)
+    targets, avoided, worth = [], [], np.full(tree.height, np.nan)
     for level, w in enumerate(weights, start=1):
         chosen = np.flatnonzero(w > 1e-12).astype(np.int64)
+        shunned = np.flatnonzero(w < -1e-12).astype(np.int64)
         targets.append(chosen)
+        avoided.append(shunned)
         if chosen.size:
-            rate = _level_rates(tree, "mga", level, span=(start, stop), targets=chosen)
+            rate = _level_rates(
+                tree, "mga", level, span=(start, stop), targets=chosen, avoid=shunned
+            )
             node = nodes[level - 1][: w.size]
             worth[level - 1] = float(np.sum(w * ((rate - q) / (p - q) - node)))
     return TreePlan(
@@ -281,6 +316,7 @@ def plan_attack(
         reading,
         tuple(weights),
         tuple(targets),
+        tuple(avoided),
         worth,
         spread_fakes(worth, fakes, honest / tree.height),
     )
@@ -322,6 +358,13 @@ def spread_fakes(worth: ArrayLike, fakes: int, per_level: float) -> NDArray[np.i
     return spread
 
 
+def _nodes(plan: TreePlan | None, level: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """A level's targets and avoided nodes under ``plan`` (none without one)."""
+    if plan is None:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return plan.targets[level - 1], plan.avoided[level - 1]
+
+
 def _level_spread(
     plan: TreePlan | None, kind: str, fakes: int, height: int, rng: np.random.Generator
 ) -> NDArray[np.int64]:
@@ -358,8 +401,7 @@ def fake_tallies(
     spread = _level_spread(plan, kind, fakes, tree.height, rng)
     parts: list[NDArray[np.int64]] = [spread]
     for level, oracle in enumerate(tree.levels, start=1):
-        chosen = plan.targets[level - 1] if plan is not None else np.zeros(0, dtype=np.int64)
-        parts.append(_level_support(oracle, kind, chosen, int(spread[level - 1]), rng))
+        parts.append(_level_support(oracle, kind, _nodes(plan, level), int(spread[level - 1]), rng))
     return np.concatenate(parts)
 
 
@@ -383,13 +425,7 @@ def fake_tree_reports(
     spread = _level_spread(plan, kind, fakes, tree.height, generator)
     levels = np.repeat(np.arange(1, tree.height + 1, dtype=np.int64), spread)
     reports = tuple(
-        _level_reports(
-            oracle,
-            kind,
-            plan.targets[level - 1] if plan is not None else np.zeros(0, dtype=np.int64),
-            int(spread[level - 1]),
-            generator,
-        )
+        _level_reports(oracle, kind, _nodes(plan, level), int(spread[level - 1]), generator)
         for level, oracle in enumerate(tree.levels, start=1)
     )
     return TreeReports(levels, reports)
@@ -430,8 +466,8 @@ def expected_range_gain(
     for level, w in enumerate(weights, start=1):
         if shares[level - 1] == 0.0:
             continue
-        chosen = plan.targets[level - 1] if plan is not None else np.zeros(0, dtype=np.int64)
-        rate = _level_rates(tree, kind, level, span=(start, stop), targets=chosen)
+        chosen, shunned = _nodes(plan, level)
+        rate = _level_rates(tree, kind, level, span=(start, stop), targets=chosen, avoid=shunned)
         node = nodes[level - 1][: w.size]
         gain += shares[level - 1] * float(np.sum(w * ((rate - q) / (p - q) - node)))
     return gain

@@ -178,8 +178,8 @@ def test_the_fake_reports_aggregate_as_the_fast_draw(name: str, kind: str) -> No
     if kind == "mga" and name == "TreeOLH":
         # The fast draw takes OLH's ideal hash; the real family is pairwise independent
         # only, so once the targets share a bucket the other nodes join it more or less
-        # often than 1/g (ldpcore.attacks.fakes.olh says so). The level users and the
-        # targets are exact either way, and are compared below.
+        # often than 1/g (ldpcore.attacks.ranges says so). The level users, the targets
+        # and the nodes kept out are exact either way, and are compared below.
         compared[tree.height :] = False
     assert np.all(np.abs(slow - fast)[compared] <= 5 * spread[compared] + 1e-9)
     if kind == "mga":  # the plan's levels, and every target node of each supported
@@ -189,6 +189,7 @@ def test_the_fake_reports_aggregate_as_the_fast_draw(name: str, kind: str) -> No
             for level, targets in enumerate(plan.targets, start=1):
                 first = tree.height + sum(o.domain_size for o in tree.levels[: level - 1])
                 assert np.all(drawn[first + targets] == users[level - 1])
+                assert np.all(drawn[first + plan.avoided[level - 1]] == 0)
 
 
 def test_a_tree_s_targets_are_one_range_on_every_pick() -> None:
@@ -291,3 +292,32 @@ def test_the_weights_of_the_raw_tree_are_its_two_prefixes() -> None:
     answer = sum(float(w @ y) for w, y in zip(weights, noisy, strict=True))
     prefixes = tree.layout.prefixes(noisy)
     assert answer == pytest.approx(prefixes[22] - prefixes[4])
+
+
+def test_tree_olh_s_real_reports_move_the_raw_answer_as_the_simulation_does() -> None:
+    """The hash keeps the subtracted nodes out, so the raw reading's shift is exact."""
+    tree = get_protocol("TreeOLH", epsilon=1.0, domain_size=256)
+    start, stop, fakes = 37, 101, 300
+    plan = plan_attack(
+        tree, start, stop, fakes=fakes, honest=50_000, frequencies=np.full(256, 1 / 256)
+    )
+    assert any(a.size for a, m in zip(plan.avoided, plan.fakes, strict=True) if m)
+    cuts = np.cumsum([tree.height] + [oracle.domain_size for oracle in tree.levels])
+
+    def shift(tallies: np.ndarray) -> float:
+        total = 0.0
+        for level, users in enumerate(tallies[: tree.height]):
+            if users:
+                c = tallies[cuts[level] : cuts[level + 1]]
+                total += float(plan.weights[level] @ ((c / users - tree.q) / (tree.p - tree.q)))
+        return total
+
+    real = tree.aggregate(
+        fake_tree_reports(
+            tree, "mga", start, stop, fakes=fakes, rng=np.random.default_rng(1), plan=plan
+        )
+    )
+    fast = fake_tallies(
+        tree, "mga", start, stop, fakes=fakes, rng=np.random.default_rng(2), plan=plan
+    )
+    assert shift(real) == pytest.approx(shift(fast), rel=1e-12)

@@ -73,22 +73,49 @@ def reports(
         return HashedReports(a, b, rng.integers(0, g, size=fakes).astype(np.int64))
     if kind != "mga":
         raise not_described(protocol, kind, ATTACKS)
-    tries = float(g) ** (targets.size - 1)
+    return joining_reports(protocol, targets, fakes, rng)
+
+
+def joining_reports(
+    protocol: OLH,
+    targets: NDArray[np.int64],
+    fakes: int,
+    rng: np.random.Generator,
+    *,
+    avoid: NDArray[np.int64] | None = None,
+) -> HashedReports:
+    """Maximal-gain reports: seeds searched until every target hashes to one bucket.
+
+    The bucket is reported: about ``g^(r−1)`` tries a fake user. ``avoid``: values
+    the hash must also keep out of that bucket (``g/(g − 1)`` times the tries each,
+    under an ideal hash), which an attacker on a tree's range asks of the nodes its
+    reading subtracts.
+    """
+    top = np.iinfo(np.uint64).max
+    g = protocol.hash_range
+    shunned = np.zeros(0, dtype=np.int64) if avoid is None else np.asarray(avoid, np.int64)
+    tries = float(g) ** (targets.size - 1) * (g / (g - 1)) ** shunned.size
     if tries > MGA_TRIES_MAX:
         raise InputError(
             f"{protocol.name}'s maximal-gain attack needs a hash that sends all {targets.size} "
-            f"targets to one of {g} buckets: about {tries:,.0f} tries a fake user; use at "
-            f"most {1 + int(math.log(MGA_TRIES_MAX, g))} targets"
+            f"targets to one of {g} buckets"
+            + (f" and {shunned.size} other values out of it" if shunned.size else "")
+            + f": about {tries:,.0f} tries a fake user; use at most "
+            f"{1 + int(math.log(MGA_TRIES_MAX, g))} targets"
         )
     multiplier = np.zeros(fakes, dtype=np.uint64)
     offset = np.zeros(fakes, dtype=np.uint64)
     bucket = np.zeros(fakes, dtype=np.int64)
     pending = np.arange(fakes)
+    drawn_in_all, give_up = 0, 100 * (fakes + 1) * max(tries, 1.0) + (1 << 22)
     while pending.size:
         batch = np.repeat(pending, max(1, min(int(4 * tries), 1 << 20) // pending.size))
-        a, b = seeds(batch.size)
+        a, b = rng.integers(0, top, size=(2, batch.size), dtype=np.uint64, endpoint=True)
         hashed = hash_values(a[:, None], b[:, None], targets[None, :], g)
         found = np.all(hashed == hashed[:, :1], axis=1)
+        if shunned.size:
+            kept_out = hash_values(a[:, None], b[:, None], shunned[None, :], g)
+            found &= np.all(kept_out != hashed[:, :1], axis=1)
         # Each pending fake user takes its first hit.
         hits = np.flatnonzero(found)
         users, first = np.unique(batch[hits], return_index=True)
@@ -96,6 +123,12 @@ def reports(
         multiplier[users], offset[users] = a[chosen], b[chosen]
         bucket[users] = hashed[chosen, 0]
         pending = np.setdiff1d(pending, users)
+        drawn_in_all += batch.size
+        if pending.size and drawn_in_all > give_up:
+            raise InputError(
+                f"{protocol.name}'s hash rarely joins these targets while keeping the others "
+                f"out: {drawn_in_all:,} seeds tried; ask for fewer targets"
+            )
     return HashedReports(multiplier, offset, bucket)
 
 
