@@ -56,7 +56,10 @@ def add_parser(commands: Any) -> None:
         "rpa (uniform reports), ria (random targets through the randomizer), mga (maximal "
         "gain); pick=rarest for the least frequent targets, or pick=A+B to name them "
         "(labels or 0-based values; default: drawn at random); prints every method's gain "
-        "on the targets (with minus without the fake users) instead of its error",
+        "on the targets (with minus without the fake users) instead of its error. On a "
+        "tree (TreeOUE, TreeOLH) the targets are one range of R consecutive values, and "
+        "aim=consistent points the maximal-gain attack at the consistent tree (default: "
+        "the raw tree)",
     )
     sim.add_argument(
         "--rounds",
