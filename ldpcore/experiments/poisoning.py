@@ -414,7 +414,9 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
             before = float(clean[targets].sum())
             gains[row, trial] = float(vector[targets].sum()) - before
             honest_bias[row, trial] = before - true_total
-            collateral[row, trial] = float(np.mean((vector[others] - truth[others]) ** 2))
+            collateral[row, trial] = (
+                float(np.mean((vector[others] - truth[others]) ** 2)) if others.size else math.nan
+            )
             in_top_k[row, trial] = _in_top_k(vector, targets, top_k)
             honest_in_top_k[row, trial] = _in_top_k(clean, targets, top_k)
             kendall[row, trial] = _kendall(vector, clean)

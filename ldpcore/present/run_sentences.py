@@ -155,7 +155,8 @@ def attack_sentence(result: AttackResult) -> str:
     """
     ranges = result.config.oracle().composite
     targets = (
-        f"the range {result.labels[0]} to {result.labels[-1]} ({len(result.labels)} values)"
+        f"the range {result.labels[0]} to {result.labels[-1]} ({len(result.labels)} "
+        f"value{'s' if len(result.labels) != 1 else ''})"
         if ranges
         else ", ".join(result.labels)
     )

@@ -180,3 +180,16 @@ def test_choose_epsilon_sends_a_tree_s_fake_users_to_the_range_attack() -> None:
     at = at.run()
     assert not at.exception, at.exception
     assert any("push a range of values up" in i.value for i in at.info)
+
+
+def test_a_range_of_the_whole_domain_leaves_nothing_to_compare_and_says_so() -> None:
+    at = app()
+    at.switch_page(PAGE)
+    small(at).pills(key="protocol").set_value("TreeOUE").run()
+    at.multiselect(key="methods").set_value(["Base", "Norm-Sub"]).run()
+    at.number_input(key="range-length").set_value(64).run()
+    assert not at.exception, at.exception
+    base = _table(at)["Base"]
+    # The range is every value: no other value to damage, no honest user outside it.
+    assert base["MSE on the other values"] == "—" and base["each fake, in honest users"] == "—"
+    assert "(64 values)" in " ".join(m.value for m in at.markdown)
