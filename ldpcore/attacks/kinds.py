@@ -180,7 +180,7 @@ def parse_attack(text: object) -> AttackSpec:
     Examples
     --------
     >>> parse_attack("MGA:beta=0.05, targets=3")
-    AttackSpec(kind='mga', beta=0.05, fakes=None, targets=3, pick='random', named=())
+    AttackSpec(kind='mga', beta=0.05, fakes=None, targets=3, pick='random', named=(), aim='raw')
     >>> parse_attack("mga:fakes=500,pick=Kale+Leek").named
     ('Kale', 'Leek')
     >>> str(parse_attack("ria:fakes=500"))

@@ -78,14 +78,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_counts
 from ldpcore.attacks import fakes as per_protocol
-from ldpcore.attacks.fakes.olh import joining_reports
 from ldpcore.attacks.kinds import AIMS, AttackSpec
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle
 from ldpcore.protocols.hierarchy import Hierarchy, TreeReports
-from ldpcore.protocols.olh import OLH
 from ldpcore.protocols.tree_least_squares import range_weights
-from ldpcore.protocols.unary import UnaryEncoding
 from ldpcore.rng import as_generator
 
 #: The readings of a tree the maximal-gain attacker can aim at.
@@ -212,19 +209,9 @@ def _level_rates(
         held[start:stop] = 1.0 / (stop - start)
         share = protocol.layout.node_totals(held)[level - 1][: oracle.domain_size]
         return np.asarray(oracle.q + (oracle.p - oracle.q) * share)
-    if kind == "mga" and _bare(oracle):
-        rate = np.zeros(oracle.domain_size)
-        rate[targets] = 1.0
-        return rate
-    rate = np.asarray(per_protocol.support_rate(oracle, kind, targets), dtype=np.float64)
     if kind == "mga":
-        rate[avoid] = 0.0
-    return rate
-
-
-def _bare(oracle: FrequencyOracle) -> bool:
-    """Whether the level's maximal-gain report sets its targets' bits alone (no padding)."""
-    return isinstance(oracle, UnaryEncoding)
+        return np.asarray(per_protocol.shaped(oracle, "rate", targets, avoid), dtype=np.float64)
+    return np.asarray(per_protocol.support_rate(oracle, kind, targets), dtype=np.float64)
 
 
 def _level_support(
@@ -241,14 +228,11 @@ def _level_support(
     targets, avoid = nodes
     if fakes == 0:
         return np.zeros(oracle.domain_size, dtype=np.int64)
-    if kind == "mga" and _bare(oracle):
-        support = np.zeros(oracle.domain_size, dtype=np.int64)
-        support[targets] = fakes
-        return support
-    support = np.asarray(per_protocol.support(oracle, kind, targets, fakes, rng), dtype=np.int64)
     if kind == "mga":
-        support[avoid] = 0
-    return support
+        drawn = per_protocol.shaped(oracle, "support", targets, avoid, fakes, rng)
+    else:
+        drawn = per_protocol.support(oracle, kind, targets, fakes, rng)
+    return np.asarray(drawn, dtype=np.int64)
 
 
 def _level_reports(
@@ -260,12 +244,8 @@ def _level_reports(
 ) -> Any:
     """``fakes`` fake reports at one level, in the level oracle's format."""
     targets, avoid = nodes
-    if kind == "mga" and _bare(oracle):
-        bits = np.zeros((fakes, oracle.domain_size), dtype=np.bool_)
-        bits[:, targets] = True
-        return bits
-    if kind == "mga" and isinstance(oracle, OLH):
-        return joining_reports(oracle, targets, fakes, rng, avoid=avoid)
+    if kind == "mga":
+        return per_protocol.shaped(oracle, "reports", targets, avoid, fakes, rng)
     return per_protocol.reports(oracle, kind, targets, fakes, rng)
 
 

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from ldpcore.attacks.fakes import dbitflip, grr, hadamard, olh, she, subset_selection, unary
 from ldpcore.attacks.fakes.base import FakeUsers, not_described
+from ldpcore.errors import InputError
 from ldpcore.protocols import (
     GRR,
     OLH,
@@ -100,6 +101,27 @@ def reports(
     return _function(protocol, kind, "reports")(protocol, kind, targets, fakes, rng)
 
 
+def shaped(
+    protocol: FrequencyOracle,
+    what: str,
+    targets: NDArray[np.int64],
+    avoid: NDArray[np.int64],
+    *draw: Any,
+) -> Any:
+    """The weighed maximal-gain report's ``what`` (``rate``, ``support`` or ``reports``).
+
+    ``draw`` is ``(fakes, rng)`` for the support and the reports. A family that shapes
+    no report is refused in words.
+    """
+    found = getattr(fake_users(protocol), f"shaped_{what}")
+    if found is None:
+        raise InputError(
+            f"{protocol.name} has no maximal-gain report that keeps values out; fake users "
+            "against a tree's range take OUE or OLH levels"
+        )
+    return found(protocol, targets, avoid, *draw)
+
+
 def chosen_padding(protocol: FrequencyOracle, targets: int) -> int | None:
     """How many other values a maximal-gain report supports, chosen by the attacker.
 
@@ -148,6 +170,7 @@ __all__ = [
     "report_sizes",
     "report_supports",
     "reports",
+    "shaped",
     "support",
     "support_rate",
 ]

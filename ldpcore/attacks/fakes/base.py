@@ -48,6 +48,12 @@ class FakeUsers:
         ``(protocol, reports)``: which values each report supports (``N × d`` booleans),
         for families whose support bits are independent given the user's value (the
         frequent-itemset detection, :mod:`ldpcore.attacks.itemsets`).
+    shaped_rate, shaped_support, shaped_reports : callable, optional
+        The maximal-gain report of an attacker who weighs each value, some for and some
+        against (a tree's range, :mod:`ldpcore.attacks.ranges`): it supports every
+        target and none of ``avoid``, the others as the family must. Take
+        ``(protocol, targets, avoid)``, then ``fakes, rng`` for the draws and reports;
+        as ``support_rate``, ``support`` and ``reports``.
     """
 
     attacks: frozenset[str] = frozenset()
@@ -58,6 +64,9 @@ class FakeUsers:
     report_sizes: Callable[..., Any] | None = None
     report_size_law: Callable[..., Any] | None = None
     report_supports: Callable[..., Any] | None = None
+    shaped_rate: Callable[..., Any] | None = None
+    shaped_support: Callable[..., Any] | None = None
+    shaped_reports: Callable[..., Any] | None = None
 
 
 def not_described(protocol: FrequencyOracle, kind: str, attacks: frozenset[str]) -> InputError:

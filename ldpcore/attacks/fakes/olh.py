@@ -132,9 +132,47 @@ def joining_reports(
     return HashedReports(multiplier, offset, bucket)
 
 
+def shaped_rate(
+    protocol: OLH, targets: NDArray[np.int64], avoid: NDArray[np.int64]
+) -> NDArray[np.float64]:
+    """Every target in the reported bucket, ``avoid`` out of it, the others ``1/g``."""
+    rate = np.full(protocol.domain_size, protocol.q)
+    rate[targets] = 1.0
+    rate[avoid] = 0.0
+    return rate
+
+
+def shaped_support(
+    protocol: OLH,
+    targets: NDArray[np.int64],
+    avoid: NDArray[np.int64],
+    fakes: int,
+    rng: np.random.Generator,
+) -> NDArray[np.int64]:
+    """``Bin(m, 1/g)`` per other value under the ideal hash; ``m`` and 0 where fixed."""
+    support = rng.binomial(fakes, protocol.q, size=protocol.domain_size).astype(np.int64)
+    support[targets] = fakes
+    support[avoid] = 0
+    return support
+
+
+def shaped_reports(
+    protocol: OLH,
+    targets: NDArray[np.int64],
+    avoid: NDArray[np.int64],
+    fakes: int,
+    rng: np.random.Generator,
+) -> HashedReports:
+    """A hash searched to join the targets and keep ``avoid`` out (:func:`joining_reports`)."""
+    return joining_reports(protocol, targets, fakes, rng, avoid=avoid)
+
+
 FAKES = FakeUsers(
     attacks=ATTACKS,
     support_rate=support_rate,
     support=support,
     reports=reports,
+    shaped_rate=shaped_rate,
+    shaped_support=shaped_support,
+    shaped_reports=shaped_reports,
 )

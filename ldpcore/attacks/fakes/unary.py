@@ -125,6 +125,41 @@ def reports(
     return bits
 
 
+def shaped_rate(
+    protocol: UnaryEncoding, targets: NDArray[np.int64], avoid: NDArray[np.int64]
+) -> NDArray[np.float64]:
+    """The targets' bits and no other: bare of padding, every other value kept out."""
+    rate = np.zeros(protocol.domain_size)
+    rate[targets] = 1.0
+    return rate
+
+
+def shaped_support(
+    protocol: UnaryEncoding,
+    targets: NDArray[np.int64],
+    avoid: NDArray[np.int64],
+    fakes: int,
+    rng: np.random.Generator,
+) -> NDArray[np.int64]:
+    """``fakes`` on every target, nothing elsewhere (no draw is needed)."""
+    support = np.zeros(protocol.domain_size, dtype=np.int64)
+    support[targets] = fakes
+    return support
+
+
+def shaped_reports(
+    protocol: UnaryEncoding,
+    targets: NDArray[np.int64],
+    avoid: NDArray[np.int64],
+    fakes: int,
+    rng: np.random.Generator,
+) -> NDArray[np.bool_]:
+    """Bit vectors with the targets' bits set and no other."""
+    bits = np.zeros((fakes, protocol.domain_size), dtype=np.bool_)
+    bits[:, targets] = True
+    return bits
+
+
 def padding(protocol: UnaryEncoding, targets: int) -> int:
     """The ones a maximal-gain report adds besides the targets' (:meth:`padding`)."""
     return int(protocol.padding(targets))
@@ -139,4 +174,7 @@ FAKES = FakeUsers(
     support=support,
     reports=reports,
     padding=padding,
+    shaped_rate=shaped_rate,
+    shaped_support=shaped_support,
+    shaped_reports=shaped_reports,
 )
