@@ -58,9 +58,9 @@ the honest users' draw assumes too (Kulkarni et al. Sec. 4), ``1/g`` each. The t
 real hash (multiply-shift, :mod:`ldpcore.protocols.olh`) is pairwise independent only:
 once a report's targets share a bucket the nodes next to them join it more or less
 often than ``1/g``. Keeping the subtracted nodes out makes the raw reading's gain the
-same under both hashes (the other nodes weigh nothing in it); readings that weigh
-every node (the consistent tree, Norm-Sub) still see the difference
-(``benchmarks/bench_range_attack.py`` measures both).
+same under both hashes (the other nodes weigh nothing in it; measured in
+``benchmarks/bench_range_attack.py``); readings that weigh every node (the consistent
+tree, Norm-Sub) can still see the difference.
 
 The library holds Liao et al.'s abstract, not their full text: the attack here is
 derived from the estimator as Cao et al. derive theirs, and is not claimed to be
