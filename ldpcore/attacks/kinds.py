@@ -160,18 +160,14 @@ class AttackSpec:
         size = (
             f"{self.beta:.0%} fake users" if self.beta is not None else f"{self.fakes:,} fake users"
         )
-        many = "target" if self.targets == 1 else "targets"
+        unit = "value" if ranges else "target"
+        many = f"{self.targets} {unit}{'' if self.targets == 1 else 's'}"
         which = {"random": " (drawn at random)", "rarest": " (the least frequent)"}.get(
             self.pick, " (named)"
         )
-        if ranges:
-            many = "value" if self.targets == 1 else "values"
-            return (
-                f"{size}, {ATTACKS[self.kind].split(':')[0]} on a range of {self.targets} "
-                f"{many}{which}" + ("" if self.aim == "raw" else f", aimed at the {self.aim} tree")
-            )
         aim = "" if self.aim == "raw" else f", aimed at the {self.aim} tree"
-        return f"{size}, {ATTACKS[self.kind].split(':')[0]} on {self.targets} {many}{which}{aim}"
+        on = f"a range of {many}" if ranges else many
+        return f"{size}, {ATTACKS[self.kind].split(':')[0]} on {on}{which}{aim}"
 
 
 def parse_attack(text: object) -> AttackSpec:

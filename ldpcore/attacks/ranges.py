@@ -71,22 +71,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_counts
 from ldpcore.attacks import fakes as per_protocol
+from ldpcore.attacks.gains import check_attackable
 from ldpcore.attacks.kinds import AIMS, AttackSpec
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import FrequencyOracle
 from ldpcore.protocols.hierarchy import Hierarchy, TreeReports
 from ldpcore.protocols.tree_least_squares import range_weights
 from ldpcore.rng import as_generator
-
-#: The readings of a tree the maximal-gain attacker can aim at.
-READINGS: Final = AIMS
 
 
 @dataclass(frozen=True)
@@ -98,7 +96,7 @@ class TreePlan:
     start, stop : int
         The target range ``[start, stop)``.
     reading : str
-        The reading of the tree it aims at (:data:`READINGS`).
+        The reading of the tree it aims at (:data:`~ldpcore.attacks.kinds.AIMS`).
     weights : tuple of ndarray
         Level ``ℓ``'s node weights in that reading's answer, over the nodes that hold
         values, at position ``ℓ − 1``.
@@ -149,13 +147,16 @@ class PoisonedTree:
 
 
 def as_tree(protocol: FrequencyOracle) -> Hierarchy:
-    """``protocol`` as a hierarchy, or refused in words (fake users on ranges are tree's)."""
+    """``protocol`` as a hierarchy, or refused in words (a range attack is a tree's).
+
+    A protocol outside the (p, q) view is refused as every attack refuses it
+    (:func:`~ldpcore.attacks.gains.check_attackable`).
+    """
     if not isinstance(protocol, Hierarchy):
+        check_attackable(protocol)
         raise InputError(
-            f"fake users against {protocol.name} are not modelled: its tallies count "
-            f"{protocol.tallies_count}. Fake users on ranges are modelled for the "
-            "hierarchies (TreeOUE, TreeOLH), as Liao et al. study them; pick one of those, "
-            "or a protocol that counts values (GRR, OLH, OUE, …)"
+            f"{protocol.name}'s fake users push values up (ldpcore.attacks.gains); an attack "
+            "on a range is a tree's (TreeOUE, TreeOLH)"
         )
     return protocol
 
@@ -182,8 +183,8 @@ def tree_weights(
     in variance: every level's oracle has the same ``p`` and ``q``, and the attacker
     expects ``n/h`` users at each.
     """
-    if reading not in READINGS:
-        raise InputError(f"a tree attack aims at the {' or the '.join(READINGS)} reading")
+    if reading not in AIMS:
+        raise InputError(f"a tree attack aims at the {' or the '.join(AIMS)} reading")
     layout = protocol.layout
     if reading == "raw":
         weights = layout.range_weights(start, stop)
@@ -271,7 +272,7 @@ def plan_attack(
     frequencies : array_like
         The honest users' distribution, which the attacker at its best knows.
     reading : str
-        :data:`READINGS`.
+        :data:`~ldpcore.attacks.kinds.AIMS`.
     """
     tree = as_tree(protocol)
     f = np.asarray(frequencies, dtype=np.float64)
@@ -372,6 +373,8 @@ def fake_tallies(
     (:mod:`ldpcore.attacks.fakes`). ``mga`` needs the ``plan``.
     """
     tree = as_tree(protocol)
+    if fakes == 0:  # nothing to draw (the protocol's sampler refuses no users)
+        return np.zeros(tree.tally_length, dtype=np.int64)
     if kind == "ria":
         held = np.zeros(tree.domain_size, dtype=np.int64)
         held[start:stop] = rng.multinomial(fakes, np.full(stop - start, 1.0 / (stop - start)))
@@ -498,7 +501,6 @@ def poison_tree(
 
 
 __all__ = [
-    "READINGS",
     "PoisonedTree",
     "TreePlan",
     "as_tree",

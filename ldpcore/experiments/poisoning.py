@@ -51,9 +51,8 @@ from numpy.typing import NDArray
 
 from ldpcore._json import json_value
 from ldpcore.attacks import AttackSpec, expected_gain, poison
-from ldpcore.attacks.gains import check_targets, choose_targets
+from ldpcore.attacks.gains import check_attackable, check_targets, choose_targets
 from ldpcore.attacks.ranges import (
-    as_tree,
     check_range,
     expected_range_gain,
     plan_attack,
@@ -301,18 +300,18 @@ def _in_top_k(vector: NDArray[np.float64], targets: NDArray[np.int64], k: int) -
 
 
 def _methods_under_attack(
-    names: tuple[str, ...], eta: float, protocol: FrequencyOracle
+    names: tuple[str, ...], eta: float
 ) -> tuple[tuple[str, ...], list[PostProcessor]]:
     """The run's methods, and LDPRecover beside them told the attack's ``η = m/n``.
 
     LDPRecover is a defence: it is compared under every attack, given the share of fake
     users as its paper gives it to the server, on the honest run as on the poisoned one
-    (the server cannot tell which it holds). It reads a protocol's (p, q) view of
-    values, so beside a tree it is left out (:meth:`PostProcessor.refusal`).
+    (the server cannot tell which it holds). Beside a tree it runs level by level, as
+    every flat method does.
     """
     recover = LDPRecover(fake_share=eta)
     methods = [recover if name == LDPRecover.name else get_method(name) for name in names]
-    if LDPRecover.name not in names and recover.refusal(protocol) is None:
+    if LDPRecover.name not in names:
         names, methods = (*names, LDPRecover.name), [*methods, recover]
     return tuple(names), methods
 
@@ -364,8 +363,8 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
     ``top_k``: the k of the top-k query (at most the domain size).
     """
     data, protocol, _ = config.build()
-    if not protocol.support_view:
-        as_tree(protocol)  # the one kind of range protocol fake users are modelled on
+    if not protocol.composite:
+        check_attackable(protocol)  # a tree's range attack is the one outside the (p, q) view
     if attack.aim != "raw" and not protocol.composite:
         raise InputError(
             f"aim={attack.aim} names a reading of a tree; {protocol.name} has one estimate: "
@@ -382,7 +381,7 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
     )
     others = np.setdiff1d(np.arange(protocol.domain_size), targets)
     fakes = attack.fake_users(data.n)
-    names, methods = _methods_under_attack(config.methods, fakes / data.n, protocol)
+    names, methods = _methods_under_attack(config.methods, fakes / data.n)
     plan = None
     if protocol.composite and attack.kind == "mga":
         start, stop = int(targets[0]), int(targets[-1]) + 1

@@ -236,10 +236,30 @@ def test_the_other_range_mechanisms_are_refused_in_words(name: str) -> None:
     config = ExperimentConfig(
         dataset="zipf:d=64,s=1.1", n=2_000, protocol=name, epsilon=1.0, trials=2
     )
-    with pytest.raises(InputError, match=rf"fake users against {name} are not modelled"):
+    # One refusal, whichever door: the run, the range attack, the value attack.
+    said = rf"{name}'s tallies count .*, not values: fake users against it are not modelled"
+    with pytest.raises(InputError, match=said):
         run_attack(config, parse_attack("mga:beta=0.05,targets=4"))
-    with pytest.raises(InputError, match="pick one of those"):
+    with pytest.raises(InputError, match=said):
         as_tree(config.oracle())
+    flat = get_protocol("GRR", epsilon=1.0, domain_size=8)
+    with pytest.raises(InputError, match="GRR's fake users push values up"):
+        as_tree(flat)
+
+
+@pytest.mark.parametrize("kind", ["ria", "rpa", "mga"])
+def test_no_fake_users_add_nothing_to_a_tree(kind: str) -> None:
+    """β = 0 on a tree: every method's gain is zero (the sampler refuses zero users)."""
+    config = ExperimentConfig(
+        dataset="zipf:d=64,s=1.1",
+        n=2_000,
+        protocol="TreeOUE",
+        epsilon=1.0,
+        trials=2,
+        methods=["Base", "Consistency"],
+    )
+    result = run_attack(config, AttackSpec(kind, beta=0.0, targets=4))
+    assert result.fakes == 0 and np.all(result.gains == 0.0) and result.expected == 0.0
 
 
 @pytest.mark.parametrize(

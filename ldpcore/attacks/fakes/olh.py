@@ -17,6 +17,9 @@ from ldpcore.protocols.olh import MGA_TRIES_MAX, OLH, HashedReports, hash_values
 
 #: The attacks besides the random item attack, which needs nothing of the protocol.
 ATTACKS = frozenset({"rpa", "mga"})
+#: No value kept out of the bucket: the flat maximal-gain report's shape.
+_NOTHING: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+_NOTHING.flags.writeable = False
 
 
 def support_rate(protocol: OLH, kind: str, targets: NDArray[np.int64]) -> NDArray[np.float64]:
@@ -26,12 +29,10 @@ def support_rate(protocol: OLH, kind: str, targets: NDArray[np.int64]) -> NDArra
     falls in the reported bucket; under the ideal hash the other values still fall
     there with ``1/g`` each.
     """
-    rate = np.full(protocol.domain_size, protocol.q)
     if kind == "rpa":
-        return rate
+        return np.full(protocol.domain_size, protocol.q)
     if kind == "mga":
-        rate[targets] = 1.0
-        return rate
+        return shaped_rate(protocol, targets, _NOTHING)
     raise not_described(protocol, kind, ATTACKS)
 
 
@@ -45,12 +46,11 @@ def support(
     per cent more or less often than ``1/g`` once the targets collide (up to 7% per
     value at d = 12, ``tests/attacks/test_attacks.py``); the targets' counts are exact.
     """
-    if kind not in ATTACKS:
-        raise not_described(protocol, kind, ATTACKS)
-    support = rng.binomial(fakes, protocol.q, size=protocol.domain_size).astype(np.int64)
     if kind == "mga":
-        support[targets] = fakes
-    return support
+        return shaped_support(protocol, targets, _NOTHING, fakes, rng)
+    if kind != "rpa":
+        raise not_described(protocol, kind, ATTACKS)
+    return rng.binomial(fakes, protocol.q, size=protocol.domain_size).astype(np.int64)
 
 
 def reports(
@@ -93,7 +93,7 @@ def joining_reports(
     """
     top = np.iinfo(np.uint64).max
     g = protocol.hash_range
-    shunned = np.zeros(0, dtype=np.int64) if avoid is None else np.asarray(avoid, np.int64)
+    shunned = _NOTHING if avoid is None else np.asarray(avoid, np.int64)
     tries = float(g) ** (targets.size - 1) * (g / (g - 1)) ** shunned.size
     if tries > MGA_TRIES_MAX:
         raise InputError(

@@ -33,23 +33,7 @@ def attack_controls(labels: list[str], *, ranges: bool = False) -> tuple[AttackS
     if ranges:
         return _range_controls(labels), 10
     kind_column, beta_column, targets_column, k_column = st.columns([3, 3, 2, 2])
-    kind = kind_column.selectbox(
-        "Attack",
-        list(ATTACKS),
-        index=list(ATTACKS).index("mga"),
-        key="attack",
-        bind="query-params",  # the URL holds the option as shown: so the short name
-        help="; ".join(f"{name}: {words}" for name, words in ATTACKS.items()),
-    )
-    kind_column.caption(ATTACKS[str(kind)])
-    beta = beta_column.select_slider(
-        "Fake users' share of all reports β",
-        BETAS,
-        value=0.05,
-        key="beta",
-        bind="query-params",
-        help=f"β = m / (n + m) for m fake users beside n honest ones; at most {BETA_MAX:.0%}.",
-    )
+    kind, beta = _kind_and_share(kind_column, beta_column, value=0.05, key="beta")
     targets = targets_column.number_input(
         "Targets r",
         min_value=1,
@@ -99,29 +83,37 @@ def attack_controls(labels: list[str], *, ranges: bool = False) -> tuple[AttackS
     return spec, int(top_k)
 
 
-def _range_controls(labels: list[str]) -> AttackSpec:
-    """A tree's attack: one range of consecutive values, and the reading it aims at."""
-    kind_column, beta_column, length_column, aim_column = st.columns([3, 3, 2, 3])
+def _kind_and_share(
+    kind_column: Any, beta_column: Any, *, value: float, key: str
+) -> tuple[str, float]:
+    """The attack's kind and its share β of fake users, both bound to the URL."""
     kind = kind_column.selectbox(
         "Attack",
         list(ATTACKS),
         index=list(ATTACKS).index("mga"),
         key="attack",
-        bind="query-params",
+        bind="query-params",  # the URL holds the option as shown: so the short name
         help="; ".join(f"{name}: {words}" for name, words in ATTACKS.items()),
     )
     kind_column.caption(ATTACKS[str(kind)])
     beta = beta_column.select_slider(
         "Fake users' share of all reports β",
         BETAS,
-        value=0.01,
-        # Its own key: against a tree a few fake users already lift a range past all of
-        # its mass (the gain saturates, and Norm-Sub then trims it), so 1% starts where
-        # Norm-Sub's amplification shows.
-        key="range-beta",
+        value=value,
+        key=key,
         bind="query-params",
         help=f"β = m / (n + m) for m fake users beside n honest ones; at most {BETA_MAX:.0%}.",
     )
+    return str(kind), float(beta)
+
+
+def _range_controls(labels: list[str]) -> AttackSpec:
+    """A tree's attack: one range of consecutive values, and the reading it aims at."""
+    kind_column, beta_column, length_column, aim_column = st.columns([3, 3, 2, 3])
+    # β has its own key here: against a tree a few fake users already lift a range past
+    # all of its mass (the gain saturates, and Norm-Sub then trims it), so 1% starts
+    # where Norm-Sub's amplification shows.
+    kind, beta = _kind_and_share(kind_column, beta_column, value=0.01, key="range-beta")
     length = length_column.number_input(
         "Range length",
         min_value=1,
