@@ -9,6 +9,7 @@ import streamlit as st
 from ldpcore.advice import parallel_seconds, winning_answer
 from ldpcore.data.datasets import Dataset
 from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.scope import scope_for
 from ldpcore.formats import round_up
 from ldpcore.postprocess import method_names
 from ldpcore.present import figures
@@ -21,7 +22,6 @@ from ldpcore.present.epsilon_sentences import (
 )
 from ldpcore.present.glossary import glossary_markdown, terms_help, terms_in
 from ldpcore.present.sentences import query_in_words
-from ldpcore.protocols import protocol_names
 from ldpcore.serving.settings import EPSILONS, USERS
 from pages.app_layer.controls.navigation import ensure_app
 from pages.app_layer.controls.uploads import histogram_picker
@@ -75,16 +75,37 @@ trials = row[1].slider(
     help="More trials: a narrower band, a slower answer.",
 )
 query = query_picker("choose", dataset)
+offered = run_or_explain(lambda: scope_for(dataset, query), "Checking what applies…")
+if offered is None:
+    st.stop()
 with st.expander("Protocols and methods searched"):
+    # Only what applies to this data and question is offered; a choice kept from other
+    # data that no longer applies is dropped, and said below.
+    kept_choice = st.session_state.get("choose-protocols")
+    if kept_choice is not None:
+        st.session_state["choose-protocols"] = [p for p in kept_choice if p in offered.protocols]
     protocols = st.multiselect(
-        "Protocols", protocol_names(), default=list(DEFAULT_PROTOCOLS), key="choose-protocols"
+        "Protocols",
+        offered.protocols,
+        default=[p for p in DEFAULT_PROTOCOLS if p in offered.protocols],
+        key="choose-protocols",
     )
     methods = st.multiselect(
         "Methods", method_names(), default=list(DEFAULT_METHODS), key="choose-methods"
     )
+    if offered.left_out:
+        st.caption("Not offered for this data and question: " + "; ".join(offered.left_out) + ".")
 if not protocols or not methods:
     st.error("Pick at least one protocol and one method.")
     st.stop()
+scope = run_or_explain(
+    lambda: scope_for(dataset, query, protocols=protocols, methods=methods),
+    "Checking what applies…",
+)
+if scope is None:
+    st.stop()
+if scope.left_out:
+    st.caption("Left out: " + "; ".join(scope.left_out) + ".")
 target_pp = 100 * wanted.size
 
 
@@ -95,7 +116,7 @@ config = run_or_explain(
         protocol=protocols[0],
         epsilon=1.0,
         query=query,
-        methods=tuple(methods),
+        methods=scope.methods_for(protocols[0]),
         trials=int(trials),
     ),
     "Checking the settings…",
@@ -103,10 +124,11 @@ config = run_or_explain(
 if config is None:
     st.stop()
 estimate = run_or_explain(
-    lambda: choose_epsilon_seconds(config, tuple(protocols)), "Timing the search…"
+    lambda: choose_epsilon_seconds(config, tuple(protocols), scope.methods),
+    "Timing the search…",
 )
 seconds = parallel_seconds(estimate, search_executor()[1]) if estimate else 0.0
-search_id = repr((config, wanted, tuple(protocols)))
+search_id = repr((config, wanted, tuple(protocols), scope.methods))
 approved: set[str] = st.session_state.setdefault("choose-approved", set())
 if st.session_state.get("choose-go"):
     approved.add(search_id)  # remembered, so later reruns (the risk slider) keep the answer
@@ -120,7 +142,7 @@ if seconds > LONG_SEARCH_SECONDS and search_id not in approved:
     st.button(f"Search anyway (about {seconds:.0f} s)", key="choose-go")
     st.stop()
 answers = run_or_explain(
-    lambda: epsilon_answers(config, wanted, tuple(protocols)),
+    lambda: epsilon_answers(config, wanted, tuple(protocols), scope.methods),
     f"Searching ε for {len(protocols)} protocols × {len(methods)} methods "
     f"(about {seconds:.0f} s the first time)…",
 )

@@ -8,13 +8,12 @@ import pandas as pd
 import streamlit as st
 
 from ldpcore.experiments.config import ExperimentConfig
-from ldpcore.experiments.costs import domain_size_of
+from ldpcore.experiments.scope import scope_of
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook, sweep_notebook
 from ldpcore.present.range_sentences import ordered_note
 from ldpcore.present.sentences import settings_line
-from ldpcore.protocols import protocol_names
 from pages.app_layer.controls.navigation import ensure_app
 from pages.app_layer.controls.widgets import require_config
 from pages.app_layer.serving.cache import (
@@ -90,9 +89,12 @@ if len(drawn) < len(config.methods):
 elif not shown.complete:
     st.caption(trials_shown(shown).strip())
 
-# Every protocol that takes this domain (SW takes at most 2,048 values).
-compared = protocol_names(domain_size_of(config))
+# Every protocol that applies to this data and query (the one rule every surface asks).
+applies = scope_of(config)
+compared = applies.protocols
 if compare:
+    if applies.left_out:
+        st.caption("Not compared here: " + "; ".join(applies.left_out) + ".")
     every = staged_sweep(staged, config, "protocol", compared, "Running every protocol…")
     if every is None:
         staged.finish()

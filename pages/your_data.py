@@ -29,7 +29,7 @@ from pages.app_layer.controls.uploads import (
     prior_choice,
     value_order,
 )
-from pages.app_layer.controls.widgets import follow, query_picker
+from pages.app_layer.controls.widgets import follow, per_upload, query_picker
 from pages.app_layer.serving.answers import collected_example, consistent, guessed_kind
 from pages.app_layer.serving.cache import by_rank_figure, mse_figure
 from pages.app_layer.serving.staging import Staged, staged_run, trials_shown
@@ -166,28 +166,27 @@ def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
     except TableError as exc:
         st.error(str(exc))
         return None
+    names = protocol_names()
+    defaults = {"kind": guessed, "protocol": names[1], "epsilon": 1.0, "n": 10_000}
+    per_upload(upload.file_id, {f"collected-{key}": value for key, value in defaults.items()})
     row = st.columns(4)
     kind = row[0].radio(
         "The file holds",
         ("counts", "estimates"),
-        index=0 if guessed == "counts" else 1,
         key="collected-kind",
         format_func={"counts": "support counts", "estimates": "Base estimates"}.__getitem__,
     )
-    protocol = row[1].selectbox(
-        "Protocol used", protocol_names(), index=1, key="collected-protocol"
-    )
+    protocol = row[1].selectbox("Protocol used", names, key="collected-protocol")
     epsilon = row[2].number_input(
         "ε used",
         bounds.EPSILON_MIN,
         bounds.EPSILON_MAX,
-        1.0,
         step=0.1,
         format="%.3f",
         key="collected-epsilon",
     )
     n = row[3].number_input(
-        "Users who reported (n)", bounds.N_USERS_MIN, bounds.N_USERS_MAX, 10_000, key="collected-n"
+        "Users who reported (n)", bounds.N_USERS_MIN, bounds.N_USERS_MAX, key="collected-n"
     )
     settings: dict[str, object] = {
         "kind": kind,
@@ -204,12 +203,10 @@ with collected_tab:
     inputs = _collected_inputs()
     if inputs is not None:
         data, source, settings = inputs
-        method = st.selectbox(
-            "Post-processing method",
-            method_names(),
-            index=method_names().index("Norm-Sub"),
-            key="collected-method",
-        )
+        offered = method_names(str(settings["protocol"]))
+        if st.session_state.get("collected-method") not in offered:
+            st.session_state["collected-method"] = "Norm-Sub"
+        method = st.selectbox("Post-processing method", offered, key="collected-method")
         credible = method_class(method).interval_kind == "credible"
         prior = prior_choice() if credible else (PRIORS[0], None, None)
         found = None

@@ -24,9 +24,9 @@ from ldpcore.advice.verdicts import Verdict, verdict
 from ldpcore.bounds import EPSILON_RANGE
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.scope import scope_for
 from ldpcore.experiments.trials import run
-from ldpcore.postprocess import runnable_methods
-from ldpcore.protocols import get_protocol
+from ldpcore.protocols import get_protocol, resolve_protocol_name
 from ldpcore.queries.specs import parse_query_spec
 from ldpcore.stats.compare import Comparison
 
@@ -59,6 +59,7 @@ def choose_epsilon(
     progress: Callable[[float, str], None] | None = None,
     executor: Executor | None = None,
     point_threads: int = 1,
+    methods: Sequence[str] | None = None,
 ) -> list[EpsilonAnswer]:
     """Per protocol, the smallest ε meeting the target: recommended method and Base.
 
@@ -88,6 +89,10 @@ def choose_epsilon(
     With an ``executor`` the protocols are searched in parallel there; with
     ``point_threads`` > 1 each search simulates its new ε points on that many threads at
     once. Neither changes a number: every point is its own run with its own seeds.
+
+    ``methods`` (default: ``config``'s) are searched on every protocol they run on
+    (:func:`ldpcore.experiments.scope.scope_for`, the rule every surface asks); a named
+    protocol that does not apply to the data is refused in words before any search.
     """
     wanted = accuracy_target(target_rmse, target)
     if isinstance(protocols, str) or not isinstance(protocols, Sequence):
@@ -98,14 +103,12 @@ def choose_epsilon(
     if not names:
         raise InputError("name at least one protocol to search")
     check_int(point_threads, name="point_threads", minimum=1, maximum=64)
-    point = dataclasses.replace(config, methods=tuple(dict.fromkeys(("Base", *config.methods))))
+    configs = searched_configs(config, names, methods)
 
     def at(protocol: str) -> ExperimentConfig:
-        # Each protocol runs the methods that can run on it (SW has no support counts
-        # for Power to read); Base always can.
-        return dataclasses.replace(
-            point, protocol=protocol, methods=runnable_methods(point.methods, protocol)[0]
-        )
+        return configs[resolve_protocol_name(protocol)]
+
+    point = at(names[0])
 
     twins = same_reports(point, names)
     searched = [name for name in names if name not in twins]
@@ -133,13 +136,32 @@ def choose_epsilon(
     return [
         dataclasses.replace(
             found[twins[name]],
-            protocol=dataclasses.replace(point, protocol=name).protocol,
+            protocol=at(name).protocol,
             same_as=found[twins[name]].protocol,
         )
         if name in twins
         else found[name]
         for name in names
     ]
+
+
+def searched_configs(
+    config: ExperimentConfig, protocols: Sequence[str], methods: Sequence[str] | None = None
+) -> dict[str, ExperimentConfig]:
+    """The run searched per protocol: ``config`` at it, with the methods that run on it.
+
+    ``methods`` (default: ``config``'s), Base always among them, are narrowed per protocol
+    by :func:`ldpcore.experiments.scope.scope_for` (SW has no support counts for Power to
+    read); a protocol named that does not apply to the data is an InputError saying why.
+    """
+    asked = tuple(dict.fromkeys(("Base", *(config.methods if methods is None else methods))))
+    scope = scope_for(
+        config.dataset.build(config.n), config.query, protocols=tuple(protocols), methods=asked
+    )
+    return {
+        name: dataclasses.replace(config, protocol=name, methods=scope.methods_for(name))
+        for name in scope.protocols
+    }
 
 
 @dataclass

@@ -7,12 +7,16 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import Executor
 
+from ldpcore.advice.epsilon_search import searched_configs
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.trials import run
 
 
 def estimate_choose_epsilon_seconds(
-    config: ExperimentConfig, protocols: Sequence[str], executor: Executor | None = None
+    config: ExperimentConfig,
+    protocols: Sequence[str],
+    executor: Executor | None = None,
+    methods: Sequence[str] | None = None,
 ) -> dict[str, float]:
     """Seconds :func:`choose_epsilon` will take per protocol, from one timed 1-trial run each.
 
@@ -20,17 +24,20 @@ def estimate_choose_epsilon_seconds(
     The adaptive search evaluates about :data:`RUNS_PER_PROTOCOL` points. With an
     ``executor`` (the search's own threads) the probes run at once; each then times its
     own run, a little longer for sharing the cores, so the guide errs towards warning.
+    Each protocol is timed with the methods the search will run on it (``methods``,
+    default ``config``'s: :func:`~ldpcore.advice.epsilon_search.searched_configs`).
     """
+    searched = searched_configs(config, protocols, methods)
 
     def timed(protocol: str) -> tuple[str, float]:
-        probe = dataclasses.replace(config, protocol=protocol, trials=1)
+        probe = dataclasses.replace(searched[protocol], trials=1)
         start = time.perf_counter()
         run(probe)
         return probe.protocol, (time.perf_counter() - start) * config.trials * RUNS_PER_PROTOCOL
 
     if executor is None:
-        return dict(timed(p) for p in protocols)
-    return dict(executor.map(timed, protocols))
+        return dict(timed(p) for p in searched)
+    return dict(executor.map(timed, searched))
 
 
 def parallel_seconds(estimates: dict[str, float], workers: int) -> float:

@@ -24,12 +24,10 @@ from ldpcore.postprocess import (
     default_method_names,
     method_names,
     resolve_method_name,
-    runnable_methods,
 )
 from ldpcore.protocols import (
     FrequencyOracle,
     get_protocol,
-    protocol_class,
     protocol_names,
     protocol_parameters,
 )
@@ -38,6 +36,7 @@ from ldpcore.specs import parse_number
 if TYPE_CHECKING:
     from ldpcore.data.specs import DatasetSpec
     from ldpcore.experiments.config import ExperimentConfig
+    from ldpcore.experiments.scope import Scope
 
 #: What ``--dataset`` accepts.
 DATASET_HELP = "zipf:d=D,s=S | uniform:d=D | file:PATH | a bundled dataset name"
@@ -266,50 +265,28 @@ def methods(raw: str, protocol: str | FrequencyOracle | None = None) -> tuple[st
     return names
 
 
-def protocols(raw: str) -> tuple[str, ...]:
-    """``all`` or ``P,P,...`` (checked against the registry)."""
-    if raw.strip().lower() == "all":
-        return protocol_names()
-    names = tuple(p.strip() for p in raw.split(",") if p.strip())
-    if not names:
-        valid = ", ".join(protocol_names())
-        raise InputError(f"--protocol must be 'all' or names from {valid}; got {raw!r}")
-    from ldpcore.protocols import resolve_protocol_name  # noqa: PLC0415
+def scope(
+    args: argparse.Namespace, dataset: str | DatasetSpec, n: int, *, methods: str | None = None
+) -> Scope:
+    """What ``--protocol`` and ``--methods`` (or ``methods``) mean for this data and query.
 
-    return tuple(dict.fromkeys(resolve_protocol_name(p) for p in names))
-
-
-def domain_of(dataset: str | DatasetSpec, n: int) -> int:
-    """The number of values of ``dataset`` (built once, at ``n`` users)."""
+    The one rule (:func:`ldpcore.experiments.scope.scope_for`): "all" is every protocol
+    that takes the domain and, for mechanisms made for ordered values, data with an order
+    or a question that reads one; each method runs where it can. What is left out is a
+    line each in :attr:`Scope.left_out`; what was named and cannot run is an InputError,
+    before any work.
+    """
     from ldpcore.data.specs import parse_dataset_spec  # noqa: PLC0415 (pandas for files)
+    from ldpcore.experiments.scope import scope_for  # noqa: PLC0415
+    from ldpcore.queries.specs import parse_query_spec  # noqa: PLC0415
 
     spec = parse_dataset_spec(dataset) if isinstance(dataset, str) else dataset
-    return spec.build(n).domain_size
-
-
-def runnable(
-    protocols: tuple[str, ...], methods: tuple[str, ...], domain_size: int
-) -> tuple[list[tuple[str, tuple[str, ...]]], list[str]]:
-    """Each protocol with the methods that run on it at ``domain_size``, and what is left out.
-
-    For "all protocols": a protocol that does not take the domain (SW above 2,048 values)
-    or on which none of the methods runs is left out, and a method that cannot run on a
-    protocol (it reads support counts SW does not have) is left out there; each leaving
-    is one line for people.
-    """
-    plan: list[tuple[str, tuple[str, ...]]] = []
-    said: list[str] = []
-    for name in protocols:
-        kind = protocol_class(name)
-        if kind.max_domain is not None and domain_size > kind.max_domain:
-            said.append(f"left out: {name} takes at most {kind.max_domain:,} values")
-            continue
-        kept, dropped = runnable_methods(methods, kind)
-        if dropped:
-            said.append(f"left out on {name}: {', '.join(dropped)} (it has no support counts)")
-        if kept:
-            plan.append((name, kept))
-    return plan, said
+    return scope_for(
+        spec.build(n),
+        parse_query_spec(args.query),
+        protocols=args.protocol,
+        methods=args.methods if methods is None else methods,
+    )
 
 
 def protocol(args: argparse.Namespace) -> FrequencyOracle:

@@ -68,19 +68,20 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Search and print."""
     from ldpcore.advice import advise_epsilon  # noqa: PLC0415 (pandas: only here)
+    from ldpcore.advice.targets import accuracy_target  # noqa: PLC0415
     from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
 
-    protocols = _args.protocols(args.protocol)
     target = _args.number(args.target_rmse, "target-rmse")
+    accuracy_target(target, None)  # checked before anything is said or searched
     dataset = _args.dataset(args)
     n = users_for(args.n, dataset)
-    methods = _args.methods(args.methods)
-    if args.protocol.strip().lower() == "all":
-        # "all" means every protocol these methods run on at this domain; what is left
-        # out is said, not silently dropped.
-        plan, left_out = _args.runnable(protocols, methods, _args.domain_of(dataset, n))
-    else:
-        plan, left_out = [(name, methods) for name in protocols], []
+    # "all" means every protocol that applies to this data and query, each with the
+    # methods that run on it; what is left out is said, not silently dropped.
+    scope = _args.scope(args, dataset, n)
+    plan, left_out = scope.plan, list(scope.left_out)
+    if args.format != "json":
+        for line in left_out:
+            print(f"left out: {line}", file=sys.stderr)
     configs = [
         ExperimentConfig(
             dataset=dataset,
@@ -118,8 +119,6 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         _args.print_json({"target_rmse": target, "advice": records, "left_out": left_out})
         return 0
-    for line in left_out:  # after the search: an error in it is the only line printed
-        print(line, file=sys.stderr)
     for record in records:
         if record["epsilon"] is None:
             line = "does not meet the target for any ε up to 10"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any
 
 from ldpcore.cli import _args
@@ -66,18 +67,25 @@ def run(args: argparse.Namespace) -> int:
     from ldpcore.formats import epsilon_interval  # noqa: PLC0415
     from ldpcore.present.epsilon_sentences import interval_note, option_words  # noqa: PLC0415
 
-    protocols = _args.protocols(args.protocol)
     if args.target is not None:
         wanted = parse_target(args.target)
     else:
         wanted = accuracy_target(_args.number(args.target_rmse, "target-rmse"), None)
     dataset = _args.dataset(args)
+    n = users_for(args.n, dataset)
+    # The protocols that apply to this data and question, each searched with the methods
+    # that run on it; what is left out is said before the search, in a line each.
+    scope = _args.scope(args, dataset, n)
+    protocols = scope.protocols
+    if args.format != "json":
+        for reason in scope.left_out:
+            print(f"left out: {reason}", file=sys.stderr)
     config = ExperimentConfig(
         dataset=dataset,
-        n=users_for(args.n, dataset),
+        n=n,
         protocol=protocols[0],
         epsilon=1.0,
-        methods=_args.methods(args.methods, protocols[0] if len(protocols) == 1 else None),
+        methods=scope.methods_for(protocols[0]),
         query=args.query,
         trials=_args.trials(args.trials),
         seed=_args.seed(args.seed),
@@ -101,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
                     executor=pool,
                     progress=progress,
                     point_threads=threads,
+                    methods=scope.methods,
                 )
         else:
             answers = choose_epsilon(
@@ -109,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
                 protocols=protocols,
                 progress=progress,
                 point_threads=threads,
+                methods=scope.methods,
             )
     if args.format == "json":
         _args.print_json(
@@ -116,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
                 "target_rmse": wanted.size if wanted.is_rmse else None,
                 "target": wanted.to_json_dict(),
                 "n": config.n,
+                "left_out": list(scope.left_out),
                 "answers": [
                     {**a.to_json_dict(), "interval_note": interval_note(a, config.query)}
                     for a in answers

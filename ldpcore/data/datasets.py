@@ -64,6 +64,15 @@ class Dataset:
         """``f_v = n_v / n``."""
         return self.counts / self.n
 
+    @property
+    def ordered(self) -> bool:
+        """Whether its values have an order: every label is a number (ages, years, ranks).
+
+        Words, countries or emoji have none, so ranges of them mean nothing and the
+        mechanisms made for ordered values do not join "all protocols" for them.
+        """
+        return self.by_number() is not None
+
     def by_number(self) -> Dataset | None:
         """The same data with its values in numeric order, or None if a label is no number.
 

@@ -217,6 +217,9 @@ def _describe(
         value = (text_columns or others or [None])[0]  # type: ignore[list-item]
     if number is None and not has_header and len(columns) == 2:  # "3,10": value, then count
         value, number = columns[0], columns[1]
+    rest = [c for c in numeric if c not in {value, group}]
+    if number is None and len(rest) == 1:  # "year,films": the value named, one number left
+        number = rest[0]
     return TableLayout(
         columns=tuple(columns),
         has_header=has_header,

@@ -29,6 +29,11 @@ TOTAL_FLAGS = {"drop": "--drop-total", "keep": "--keep-total"}
 _RELATIVE_TOLERANCE = 1e-9
 #: Frequencies' total is about 1, a value of half the users 0.5: the line between.
 _FREQUENCY_TOTAL_ABOVE = 0.75
+#: How close (absolute) a row of frequencies must be to the others' sum: a spreadsheet
+#: shows a total of estimates rounded (0.8777, or 0.88), while the rows it sums keep more
+#: digits. Above 3/4, a row this close to the sum of the others is no value: real values
+#: that large leave the others about 1 − 0.75 between them.
+_FREQUENCY_PRINTED = 0.005
 
 
 class TotalRowError(TableError):
@@ -62,7 +67,8 @@ def total_row(numbers: NDArray[np.float64], *, frequencies: bool = False) -> int
     so a row equal to a single other (support counts 1, 0, 0, 1 from a class of one) is
     two equal values, not a total. With ``frequencies`` (Base estimates, which sum to
     about 1) the row must also be above 3/4: a total of frequencies is about 1, while a
-    value that holds half of the users has 0.5, the sum of the others, too.
+    value that holds half of the users has 0.5, the sum of the others, too; and it may
+    differ from the others' sum by the rounding a spreadsheet prints a total with (0.005).
 
     Examples
     --------
@@ -70,6 +76,8 @@ def total_row(numbers: NDArray[np.float64], *, frequencies: bool = False) -> int
     (2, None)
     >>> total_row(np.array([8.0, 3.0, 5.0])), total_row(np.array([1.0, 0.0, 0.0, 1.0]))
     (0, None)
+    >>> total_row(np.array([0.8777, 0.31234, -0.0121, 0.57749]), frequencies=True)
+    0
     """
     if numbers.size < 3:
         return None
@@ -77,7 +85,10 @@ def total_row(numbers: NDArray[np.float64], *, frequencies: bool = False) -> int
     if np.count_nonzero(numbers > 0) < 3:  # the row and at least two others
         return None
     rest = float(numbers.sum() - numbers[top])
-    close = abs(float(numbers[top]) - rest) <= _RELATIVE_TOLERANCE * rest
+    slack = _RELATIVE_TOLERANCE * rest
+    if frequencies:
+        slack = max(slack, _FREQUENCY_PRINTED)
+    close = abs(float(numbers[top]) - rest) <= slack
     about_one = not frequencies or numbers[top] > _FREQUENCY_TOTAL_ABOVE
     return top if rest > 0 and close and about_one else None
 

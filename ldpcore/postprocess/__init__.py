@@ -74,12 +74,18 @@ def _protocol(protocol: ProtocolLike) -> FrequencyOracle | type[FrequencyOracle]
 def method_names(protocol: ProtocolLike | None = None) -> tuple[str, ...]:
     """Every registered method's canonical name, in display order.
 
-    For a ``protocol``, those that can run on it (:meth:`PostProcessor.refusal`).
+    For a ``protocol``, those that can run on it (:meth:`PostProcessor.refusal`) and mean
+    something there: the consistency step reconciles a tree's levels, so a flat protocol
+    is not offered it (:attr:`PostProcessor.for_composite`).
     """
     if protocol is None:
         return tuple(METHODS)
     chosen = _protocol(protocol)
-    return tuple(name for name, cls in METHODS.items() if cls.refusal(chosen) is None)
+    return tuple(
+        name
+        for name, cls in METHODS.items()
+        if cls.refusal(chosen) is None and (chosen.composite or not cls.for_composite)
+    )
 
 
 def default_method_names(protocol: ProtocolLike | None = None) -> tuple[str, ...]:
@@ -92,7 +98,9 @@ def default_method_names(protocol: ProtocolLike | None = None) -> tuple[str, ...
     """
     if protocol is None:
         return tuple(
-            name for name, cls in METHODS.items() if cls.by_default and not cls.for_ordered_values
+            name
+            for name, cls in METHODS.items()
+            if cls.by_default and not (cls.for_ordered_values or cls.for_composite)
         )
     chosen = _protocol(protocol)
     return tuple(name for name, cls in METHODS.items() if cls.joins_all(chosen))

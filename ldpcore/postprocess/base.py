@@ -140,6 +140,10 @@ class PostProcessor(ABC):
     #: Whether "all methods" includes it only for a flat protocol made for ordered
     #: values (:attr:`FrequencyOracle.ordered_values`): EMS averages neighbouring values.
     for_ordered_values: ClassVar[bool] = False
+    #: Whether it works on a composite protocol's parts together (the consistency step
+    #: reconciles a tree's levels): on a flat protocol it changes nothing, so "all
+    #: methods" leaves it out there, and it runs there only when named.
+    for_composite: ClassVar[bool] = False
     #: Whether it climbs the likelihood to its maximum (MLE, IBU): refused where the
     #: protocol says the top is out of reach (:attr:`FrequencyOracle.maximum_reachable`).
     climbs_to_top: ClassVar[bool] = False
@@ -182,6 +186,8 @@ class PostProcessor(ABC):
     def joins_all(cls, protocol: FrequencyOracle | type[FrequencyOracle]) -> bool:
         """Whether "all methods" includes this one for ``protocol``."""
         if not cls.by_default or cls.refusal(protocol) is not None:
+            return False
+        if cls.for_composite and not protocol.composite:
             return False
         return not cls.for_ordered_values or (protocol.ordered_values and not protocol.composite)
 

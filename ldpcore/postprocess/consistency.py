@@ -49,6 +49,9 @@ class Consistency(PostProcessor):
         "gets less noisy, most of all long ones. On a flat protocol it changes nothing."
     )
 
+    #: A flat protocol has no levels to reconcile.
+    for_composite: ClassVar[bool] = True
+
     def is_no_op(self, protocol: FrequencyOracle) -> bool:
         """A flat protocol has no levels to reconcile."""
         return not protocol.composite

@@ -89,6 +89,9 @@ class QuerySpec(ABC):
     single_values: ClassVar[bool] = False
     #: Whether it asks every value on its own (then equivalent users are defined).
     whole_domain: ClassVar[bool] = False
+    #: Whether it reads the values in their order (ranges, prefixes, quantiles): the
+    #: mechanisms made for ordered values then join "all protocols" whatever the data.
+    reads_order: ClassVar[bool] = False
 
     @classmethod
     @abstractmethod
@@ -257,6 +260,7 @@ class PrefixQuery(QuerySpec):
     """``P(value ≤ i)`` for every ``i`` of an ordered domain."""
 
     kind: ClassVar[str] = "prefix"
+    reads_order: ClassVar[bool] = True
     usage: ClassVar[str] = "prefix"
 
     @classmethod
@@ -283,6 +287,7 @@ class IntervalQuery(QuerySpec):
 
     samples: int = 10
     kind: ClassVar[str] = "interval"
+    reads_order: ClassVar[bool] = True
     usage: ClassVar[str] = "interval[:samples=M]"
 
     def __post_init__(self) -> None:
@@ -314,6 +319,7 @@ class RangeQuery(QuerySpec):
 
     length: int = 10
     kind: ClassVar[str] = "range"
+    reads_order: ClassVar[bool] = True
     usage: ClassVar[str] = "range:length=L"
 
     def __post_init__(self) -> None:
@@ -350,6 +356,7 @@ class QuantileQuery(QuerySpec):
 
     q: float | None = None
     kind: ClassVar[str] = "quantile"
+    reads_order: ClassVar[bool] = True
     usage: ClassVar[str] = "quantile[:q=Q]"
 
     def __post_init__(self) -> None:

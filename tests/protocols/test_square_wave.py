@@ -334,4 +334,4 @@ def test_the_command_line_runs_sw_with_its_own_methods_and_says_what_it_leaves_o
         "--target-rmse", "0.05", "--methods", "Base", "--trials", "2", "--format", "json",
     )  # fmt: skip
     assert wide.returncode == 0, wide.stderr
-    assert "left out: SW takes at most 2,048 values" in wide.stdout
+    assert "SW: at most 2,048 values, and this data has 3,000" in wide.stdout

@@ -15,6 +15,7 @@ from ldpcore.collection.report_check import ReportCheck, check_report_upload, ex
 from ldpcore.collection.report_files import recorded_extras, recorded_number, upload_parameters
 from ldpcore.present.run_sentences import report_check_words
 from ldpcore.protocols import get_protocol, protocol_names
+from pages.app_layer.controls.widgets import per_upload
 from pages.app_layer.views.display import run_or_explain
 
 
@@ -65,28 +66,28 @@ def report_inputs() -> tuple[bytes, str, dict[str, object]] | None:
     data, name = upload.getvalue(), upload.name
     recorded = upload_parameters(data, name)
     names = list(protocol_names())
-    row = st.columns(3)
-    protocol = row[0].selectbox(
-        "Protocol used",
-        names,
-        index=names.index(recorded["protocol"]) if recorded.get("protocol") in names else 0,
-        key="reports-protocol",
+    per_upload(
+        upload.file_id,
+        {
+            "reports-protocol": recorded["protocol"]
+            if recorded.get("protocol") in names
+            else names[0],
+            "reports-epsilon": recorded_number(recorded, "epsilon", 1.0),
+            "reports-d": int(recorded_number(recorded, "domain_size", 16)),
+        },
     )
+    row = st.columns(3)
+    protocol = row[0].selectbox("Protocol used", names, key="reports-protocol")
     epsilon = row[1].number_input(
         "ε used",
         bounds.EPSILON_MIN,
         bounds.EPSILON_MAX,
-        recorded_number(recorded, "epsilon", 1.0),
         step=0.1,
         format="%.3f",
         key="reports-epsilon",
     )
     domain_size = row[2].number_input(
-        "Values d",
-        bounds.DOMAIN_SIZE_MIN,
-        bounds.DOMAIN_SIZE_MAX,
-        int(recorded_number(recorded, "domain_size", 16)),
-        key="reports-d",
+        "Values d", bounds.DOMAIN_SIZE_MIN, bounds.DOMAIN_SIZE_MAX, key="reports-d"
     )
     extras = recorded_extras(recorded, protocol)
     check = run_or_explain(

@@ -12,6 +12,7 @@ from ldpcore import bounds
 from ldpcore.data.datasets import Dataset, bundled_names, parse_histogram
 from ldpcore.data.tables import DuplicateValuesError, TableError
 from ldpcore.data.totals import TotalRowError
+from pages.app_layer.controls.widgets import per_upload
 from pages.app_layer.serving.answers import (
     bundled_dataset,
     collected_notes,
@@ -84,6 +85,16 @@ def _uploaded_histogram(key: str) -> Dataset | None:
             st.error(str(exc))
             return None
     obvious = layout.number_column is not None and layout.value_column is not None
+    numeric = [c for c in columns if c in layout.numeric] or columns
+    choices = ["(none)", *columns]
+    per_upload(
+        (upload.file_id, header),
+        {
+            f"{key}-value-col": columns[_position(columns, layout.value_column)],
+            f"{key}-count-col": numeric[_position(numeric, layout.number_column)],
+            f"{key}-group-col": choices[_position(choices, layout.group_column)],
+        },
+    )
     with st.expander("Columns", expanded=not obvious):
         st.checkbox(
             "The first row names the columns",
@@ -92,26 +103,9 @@ def _uploaded_histogram(key: str) -> Dataset | None:
             help="Guessed from the file; untick it if the first row is a value and its count.",
         )
         pick = st.columns(3)
-        value = pick[0].selectbox(
-            "Value column",
-            columns,
-            key=f"{key}-value-col",
-            index=_position(columns, layout.value_column),
-        )
-        numeric = [c for c in columns if c in layout.numeric] or columns
-        count = pick[1].selectbox(
-            "Count column",
-            numeric,
-            key=f"{key}-count-col",
-            index=_position(numeric, layout.number_column),
-        )
-        choices = ["(none)", *columns]
-        group = pick[2].selectbox(
-            "Group column",
-            choices,
-            key=f"{key}-group-col",
-            index=_position(choices, layout.group_column),
-        )
+        value = pick[0].selectbox("Value column", columns, key=f"{key}-value-col")
+        count = pick[1].selectbox("Count column", numeric, key=f"{key}-count-col")
+        group = pick[2].selectbox("Group column", choices, key=f"{key}-group-col")
     sum_duplicates = st.session_state.get(f"{key}-sum", False)
     try:
         return with_total_choice(

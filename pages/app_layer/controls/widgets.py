@@ -187,6 +187,20 @@ def follow(key: str, source: object, default: object) -> None:
         st.session_state[key] = default
 
 
+def per_upload(upload: object, defaults: dict[str, object]) -> None:
+    """Start every widget in ``defaults`` at what ``upload`` says, afresh for each file.
+
+    The one rule of every upload surface (a histogram's columns, collected output's
+    settings, a report file's recorded ones): a widget whose default comes from a file
+    belongs to that file, so a second file never runs with the first one's choices while
+    the form shows its own. ``upload`` identifies the file (its upload id, with anything
+    the defaults were read under, such as whether the first row is a header); the widgets
+    are then drawn without ``value`` or ``index``.
+    """
+    for key, default in defaults.items():
+        follow(key, upload, default)
+
+
 def query_picker(key: str, dataset: Dataset) -> QuerySpec:
     """The query that matters, as a typed spec (its numbers as picked, never text)."""
     kinds = ["The most frequent values", "Every value", "A set of values", "Ranges of values"]

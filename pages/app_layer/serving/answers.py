@@ -136,19 +136,22 @@ def inspected_upload(data: bytes, *, source: str, header: bool | None = None) ->
 
 @st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
 def choose_epsilon_seconds(
-    config: ExperimentConfig, protocols: tuple[str, ...]
+    config: ExperimentConfig, protocols: tuple[str, ...], methods: tuple[str, ...]
 ) -> dict[str, float]:
     """How long a Choose ε search will take (one timed 1-trial run per protocol, at once
     on the search's threads when the search runs on this machine)."""
     here = search_point_threads() > 1
     return estimate_choose_epsilon_seconds(
-        config, protocols, search_executor()[0] if here else None
+        config, protocols, search_executor()[0] if here else None, methods
     )
 
 
 @st.cache_data(show_spinner=False, max_entries=16, hash_funcs=config_hash())
 def epsilon_answers(
-    config: ExperimentConfig, target: AccuracyTarget, protocols: tuple[str, ...]
+    config: ExperimentConfig,
+    target: AccuracyTarget,
+    protocols: tuple[str, ...],
+    methods: tuple[str, ...],
 ) -> list[EpsilonAnswer]:
     """The Choose ε search, protocols in parallel (:func:`search_executor`).
 
@@ -166,6 +169,7 @@ def epsilon_answers(
                 share, f"Searching ε: {round(share * count)} of {count} done ({protocol})"
             ),
             point_threads=search_point_threads(),
+            methods=methods,
         )
 
 
