@@ -133,12 +133,18 @@ def format_margin(sd: float, level: float = 0.95) -> str:
     --------
     >>> format_margin(0.00254), format_margin(0.00254, level=0.68), format_margin(1e-7)
     ('±0.498 pp', '±0.253 pp', '±1.96×10⁻⁵ pp')
-    >>> format_margin(0.485)
-    '±95.1 pp'
+    >>> format_margin(0.485), format_margin(0.95)
+    ('±95.1 pp', 'over ±100 pp')
+
+    A share is never off by more than 100 points from a value it could be, so a wider
+    margin is said as "over ±100 pp": the estimate says nothing, and no bound is printed
+    that a share cannot reach.
     """
     if not math.isfinite(sd):
         return "—"
     z = NormalDist().inv_cdf(0.5 + level / 2)
+    if 100 * z * sd > 100:
+        return "over ±100 pp"
     return f"±{format_error(100 * z * sd)} pp"
 
 

@@ -50,6 +50,9 @@ class ConsistentOption:
         The target's kind (:data:`ldpcore.advice.targets.TARGET_KINDS`).
     level : float
         How often a "within" target must hold.
+    measured_at : float or None
+        The ε it was measured at when Base meets the target nowhere in the range (the
+        range's end); None: at Base's ε.
     """
 
     method: str
@@ -63,6 +66,7 @@ class ConsistentOption:
     error_high: float | None = None
     epsilon_low: float | None = None
     epsilon_high: float | None = None
+    measured_at: float | None = None
 
     @property
     def error(self) -> float:
@@ -90,6 +94,7 @@ class ConsistentOption:
             "epsilon_for_target": json_value(self.epsilon_for_target),
             "epsilon_for_target_low": json_value(self.epsilon_low),
             "epsilon_for_target_high": json_value(self.epsilon_high),
+            "measured_at_epsilon": json_value(self.measured_at),
         }
 
 

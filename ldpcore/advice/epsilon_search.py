@@ -24,7 +24,7 @@ from ldpcore.advice.verdicts import Verdict, verdict
 from ldpcore.bounds import EPSILON_RANGE
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
-from ldpcore.experiments.scope import scope_for
+from ldpcore.experiments.scope import searched_configs
 from ldpcore.experiments.trials import run
 from ldpcore.protocols import get_protocol, resolve_protocol_name
 from ldpcore.queries.specs import parse_query_spec
@@ -108,20 +108,12 @@ def choose_epsilon(
     def at(protocol: str) -> ExperimentConfig:
         return configs[resolve_protocol_name(protocol)]
 
-    point = at(names[0])
-
-    twins = same_reports(point, names)
+    twins = same_reports(at(names[0]), names)
     searched = [name for name in names if name not in twins]
     found: dict[str, EpsilonAnswer] = {}
     if executor is not None:
         futures = [
-            executor.submit(
-                _search_protocol,
-                at(p),
-                wanted,
-                epsilon_range,
-                point_threads,
-            )
+            executor.submit(_search_protocol, at(p), wanted, epsilon_range, point_threads)
             for p in searched
         ]
         for position, (name, future) in enumerate(zip(searched, futures, strict=True)):
@@ -143,25 +135,6 @@ def choose_epsilon(
         else found[name]
         for name in names
     ]
-
-
-def searched_configs(
-    config: ExperimentConfig, protocols: Sequence[str], methods: Sequence[str] | None = None
-) -> dict[str, ExperimentConfig]:
-    """The run searched per protocol: ``config`` at it, with the methods that run on it.
-
-    ``methods`` (default: ``config``'s), Base always among them, are narrowed per protocol
-    by :func:`ldpcore.experiments.scope.scope_for` (SW has no support counts for Power to
-    read); a protocol named that does not apply to the data is an InputError saying why.
-    """
-    asked = tuple(dict.fromkeys(("Base", *(config.methods if methods is None else methods))))
-    scope = scope_for(
-        config.dataset.build(config.n), config.query, protocols=tuple(protocols), methods=asked
-    )
-    return {
-        name: dataclasses.replace(config, protocol=name, methods=scope.methods_for(name))
-        for name in scope.protocols
-    }
 
 
 @dataclass
@@ -447,7 +420,7 @@ class _Search:
             comparison=None,
             found=found,
             compared_at=where,
-            option=self._option(found.against_base, where),
+            option=self._option(found, where, beyond=base[0] is None),
         )
 
     def _helping(
@@ -471,10 +444,19 @@ class _Search:
         _, row, comparison, interval = min(candidates, key=lambda c: (c[0], c[1]))
         return comparison, row, interval
 
-    def _option(self, against_base: Sequence[Comparison], where: float) -> ConsistentOption | None:
-        """The first consistent method (not a no-op), with its RMSE and ratio at ``where``."""
-        by_name = {c.method: c for c in against_base}
-        for name in consistent_methods(self.names):
+    def _option(
+        self, found: Verdict, where: float, *, beyond: bool = False
+    ) -> ConsistentOption | None:
+        """The first consistent method (not a no-op), with its RMSE and ratio at ``where``.
+
+        The one the verdict at that ε recommends, or else finds best, comes first when it
+        gives a proper distribution, so the row's option and its "why" name one method;
+        otherwise Norm-Sub, the paper's general recommendation.
+        """
+        by_name = {c.method: c for c in found.against_base}
+        proper = consistent_methods(self.names)
+        named = [m for m in (found.recommended, found.best) if m in proper]
+        for name in dict.fromkeys([*named, *proper]):
             comparison = by_name.get(name)
             if comparison is not None and not comparison.no_op:
                 row = self.names.index(name)
@@ -500,6 +482,7 @@ class _Search:
                     error_high=error_high,
                     epsilon_low=reach[1],
                     epsilon_high=reach[2],
+                    measured_at=where if beyond else None,
                 )
         return None
 

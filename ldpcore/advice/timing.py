@@ -7,8 +7,8 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import Executor
 
-from ldpcore.advice.epsilon_search import searched_configs
 from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.scope import searched_configs
 from ldpcore.experiments.trials import run
 
 
@@ -25,7 +25,7 @@ def estimate_choose_epsilon_seconds(
     ``executor`` (the search's own threads) the probes run at once; each then times its
     own run, a little longer for sharing the cores, so the guide errs towards warning.
     Each protocol is timed with the methods the search will run on it (``methods``,
-    default ``config``'s: :func:`~ldpcore.advice.epsilon_search.searched_configs`).
+    default ``config``'s: :func:`~ldpcore.experiments.scope.searched_configs`).
     """
     searched = searched_configs(config, protocols, methods)
 

@@ -64,6 +64,7 @@ from ldpcore.experiments.metrics import t_interval
 from ldpcore.experiments.trials import trial_generator
 from ldpcore.postprocess import LDPRecover, PostProcessor, get_method
 from ldpcore.protocols.base import FrequencyOracle
+from ldpcore.stats.compare import judge_difference
 
 #: The spawn key of the run's target draw: apart from every trial's generator.
 _TARGETS_KEY = 1 << 30
@@ -189,7 +190,12 @@ class AttackResult:
                     "effect": (
                         "the same as Base"
                         if method in self.no_ops
-                        else effect(difference, scale, is_base=method == "Base")
+                        else effect(
+                            difference,
+                            scale,
+                            is_base=method == "Base",
+                            reference=float(self.gains[base].mean()),
+                        )
                     ),
                 }
             rows.append(row)
@@ -212,23 +218,36 @@ class AttackResult:
         }
 
 
-def effect(difference: NDArray[np.float64], scale: float = 1.0, *, is_base: bool = False) -> str:
+#: The one verdict rule's words (:func:`ldpcore.stats.compare.judge`) for a gain.
+_GAIN_WORDS = {
+    "lower": "shrinks the gain",
+    "higher": "amplifies the gain",
+    "about the same": "about the same",
+    "no significant difference": "no significant difference",
+}
+
+
+def effect(
+    difference: NDArray[np.float64],
+    scale: float = 1.0,
+    *,
+    is_base: bool = False,
+    reference: float = 0.0,
+) -> str:
     """Whether a method shrinks the fake users' gain, amplifies it, or cannot be told apart.
 
     ``difference`` is the method's gain minus Base's, per trial (paired); it is "the
     same as Base" when no trial's exceeds :data:`SAME_AS_BASE` times ``scale`` (rounding
-    only), else judged by its 95% t-interval.
+    only), else its 95% t-interval is judged on Base's gain ``reference`` by the one
+    verdict rule (:func:`ldpcore.stats.compare.judge_difference`, the 5% margin every
+    verdict uses): a change within 5% of Base's gain is "about the same".
     """
     if is_base:
         return "reference"
     if float(np.max(np.abs(difference))) <= SAME_AS_BASE * scale:
         return "the same as Base"
     low, high = t_interval(difference)
-    if high < 0:
-        return "shrinks the gain"
-    if low > 0:
-        return "amplifies the gain"
-    return "no significant difference"
+    return _GAIN_WORDS[judge_difference(low, high, reference)]
 
 
 def pick_targets(

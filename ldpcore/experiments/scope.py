@@ -22,6 +22,7 @@ The rule reads only what the registries declare:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -250,6 +251,25 @@ def scope_of(config: ExperimentConfig, *, methods: str | Sequence[str] = ALL) ->
     return scope_for(config.dataset.build(config.n), config.query, methods=methods)
 
 
+def searched_configs(
+    config: ExperimentConfig, protocols: Sequence[str], methods: Sequence[str] | None = None
+) -> dict[str, ExperimentConfig]:
+    """The run a search makes per protocol: ``config`` at it, with the methods that run on it.
+
+    ``methods`` (default: ``config``'s), Base always among them, are narrowed per protocol
+    by :func:`ldpcore.experiments.scope.scope_for` (SW has no support counts for Power to
+    read); a protocol named that does not apply to the data is an InputError saying why.
+    """
+    asked = tuple(dict.fromkeys(("Base", *(config.methods if methods is None else methods))))
+    scope = scope_for(
+        config.dataset.build(config.n), config.query, protocols=tuple(protocols), methods=asked
+    )
+    return {
+        name: dataclasses.replace(config, protocol=name, methods=scope.methods_for(name))
+        for name in scope.protocols
+    }
+
+
 __all__ = [
     "ALL",
     "Scope",
@@ -257,5 +277,6 @@ __all__ = [
     "protocol_refusal",
     "scope_for",
     "scope_of",
+    "searched_configs",
     "what_applies",
 ]

@@ -35,7 +35,7 @@ from ldpcore.experiments.metrics import (
     summarize_errors,
     total_variation_rows,
 )
-from ldpcore.postprocess import get_method
+from ldpcore.postprocess import get_method, method_class
 from ldpcore.postprocess.base import Context
 from ldpcore.postprocess.ibu import NotConverged
 from ldpcore.protocols import (
@@ -55,6 +55,7 @@ SUMMARY_COLUMNS = (
     "mse_low",
     "mse_high",
     "bias_sq",
+    "bias_noise",
     "variance",
     "mae",
     "max_error",
@@ -355,8 +356,15 @@ def _summarise(
     rows = []
     for row, name in enumerate(config.methods):
         summary = summarize_errors(answers[row], truth)
+        # What the trials' noise alone puts in a measured bias²: each answer's mean
+        # error over T trials has variance σ²/T, so an unbiased method shows about this.
+        noise = {"bias_noise": summary.variance / max(1, answers.shape[1])}
+        if method_class(name).unbiased:
+            # Unbiased by construction: its bias is 0, and its MSE is all variance.
+            noise = {"bias_noise": summary.bias_sq, "bias_sq": 0.0, "variance": summary.mse}
         rows.append(
             dataclasses.asdict(summary)
+            | noise
             | {
                 "method": name,
                 "tv": float(tv[row].mean()),

@@ -140,6 +140,10 @@ class PostProcessor(ABC):
     #: Whether "all methods" includes it only for a flat protocol made for ordered
     #: values (:attr:`FrequencyOracle.ordered_values`): EMS averages neighbouring values.
     for_ordered_values: ClassVar[bool] = False
+    #: Whether its answer is unbiased by construction (Base; a linear map of unbiased
+    #: parts, the consistent tree): its bias² is then shown as 0, and what a simulation
+    #: measures, the trials' own noise (about variance ÷ trials), is shown beside it.
+    unbiased: ClassVar[bool] = False
     #: Whether it works on a composite protocol's parts together (the consistency step
     #: reconciles a tree's levels): on a flat protocol it changes nothing, so "all
     #: methods" leaves it out there, and it runs there only when named.

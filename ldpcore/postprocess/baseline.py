@@ -23,6 +23,7 @@ class Base(RowWise):
     sums_to_one: ClassVar = "no"
     complexity: ClassVar[str] = "O(1)"
     reference: ClassVar[str] = "Wang et al., NDSS 2020, Sec. III"
+    unbiased: ClassVar[bool] = True
     bias: ClassVar[str] = "None: unbiased, but with the full variance and negative estimates"
     formula: ClassVar[str] = r"f'_v = \tilde f_v = \frac{c_v/n - q}{p - q}"
     explanation: ClassVar[str] = (

@@ -36,6 +36,7 @@ class Consistency(PostProcessor):
     complexity: ClassVar[str] = "O(nodes of the tree)"
     reference: ClassVar[str] = "Hay et al., VLDB 2010, Sec. 4; Kulkarni et al., VLDB 2019, Sec. 4.4"
     bias: ClassVar[str] = "none: a linear map of unbiased levels; every range's variance falls"
+    unbiased: ClassVar[bool] = True
     formula: ClassVar[str] = (
         r"\min_x \sum_v (x_v - \tilde x_v)^2/\sigma^2_{\ell(v)}"
         r"\ \text{s.t.}\ x_v = \textstyle\sum_{c \in \mathrm{children}(v)} x_c,"

@@ -38,11 +38,17 @@ def option_words(option: ConsistentOption) -> str:
     >>> option_words(ConsistentOption("Norm-Sub", 0.0049, c))
     "Norm-Sub gives a proper distribution; at this ε its MSE is between 0.97× and 1.33× Base's (RMSE 0.49 percentage points; paired 95% interval)"
     >>> option_words(ConsistentOption("Norm-Sub", 0.0053, c, 0.005, 0.4123)).split("; ")[-1]
-    'that is above your target of 0.5 percentage points (RMSE), so it does not meet it at this ε: it meets it from about ε = 0.413'
+    'that is above your target of 0.5 percentage points (RMSE), so it does not meet it at this ε: it meets it from about ε = 0.413 (no 95% interval: its band does not cross the target within the range searched, up to ε = 10)'
     """  # noqa: E501
     c = option.comparison
+    measured = (
+        "at this ε"
+        if option.measured_at is None
+        else f"at ε = {format_epsilon(option.measured_at)}, the largest searched (Base "
+        "meets the target at none)"
+    )
     text = (
-        f"{option.method} gives a proper distribution; at this ε its MSE is "
+        f"{option.method} gives a proper distribution; {measured} its MSE is "
         # In percentage points, the target's unit (0.0049 in share units read as a share).
         f"{ratio_range(c.low, c.high, BASES)} (RMSE {100 * option.rmse_at_epsilon:.2g} "
         "percentage points; paired 95% interval)"
@@ -54,7 +60,8 @@ def option_words(option: ConsistentOption) -> str:
         # A "within ±x" target: say its margin, in the target's own words.
         together = " all at once" if option.kind == "all" else ""
         text += (
-            f"; its answers are within ±{100 * option.error:.2g} percentage points{together} "
+            f"; its answers are within ±{_beside(option.error, option.target)} percentage "
+            f"points{together} "
             f"{100 * option.level:g}% of the time"
         )
     if option.meets_target is True:
@@ -72,7 +79,7 @@ def option_words(option: ConsistentOption) -> str:
             else f"{100 * option.target:g} percentage points (RMSE)"
         )
         if option.error > option.target:
-            text += f"; that is above your target of {asked}, so it does not meet it at this ε: "
+            text += f"; that is above your target of {asked}, so it does not meet it {measured}: "
         else:
             text += (
                 f"; that is within your target of {asked}, but not by more than the "
@@ -82,11 +89,37 @@ def option_words(option: ConsistentOption) -> str:
     return text
 
 
+def _beside(error: float, target: float | None) -> str:
+    """``error`` in percentage points, its digits comparing with ``target`` as it does.
+
+    Two significant digits, more where those would print the target's own number (±1
+    against a target of ±1 when the error is 1.04).
+
+    Examples
+    --------
+    >>> _beside(0.0104, 0.01), _beside(0.0063, 0.005), _beside(0.00996, 0.01)
+    ('1.04', '0.63', '0.996')
+    """
+    points = 100 * error
+    if target is None:
+        return f"{points:.2g}"
+    asked = float(f"{100 * target:g}")
+    for digits in range(2, 7):
+        printed = f"{points:.{digits}g}"
+        if (float(printed) > asked) == (points > asked) and float(printed) != asked:
+            return printed
+    return printed
+
+
 def _reach_interval(option: ConsistentOption) -> str:
     """The option's ε interval as " (95% interval 0.8–1.1)", or "" if not crossed."""
     low, high = option.epsilon_low, option.epsilon_high
     if low is None or high is None:
-        return ""
+        # Say why there is no interval, so every such clause reads alike.
+        return (
+            " (no 95% interval: its band does not cross the target within the range "
+            f"searched, up to ε = {EPSILON_RANGE[1]:g})"
+        )
     # The point is where the mean crosses: about half the time the truth lies above it.
     # The interval's upper end is the ε to copy when the target must hold.
     return (

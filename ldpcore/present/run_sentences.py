@@ -184,6 +184,12 @@ def attack_sentence(result: AttackResult) -> str:
             f"{'s' if len(shrink) <= 1 else ''} the gain and "
             f"{', '.join(amplify) or 'none'} amplif{'ies' if len(amplify) <= 1 else 'y'} it."
         )
+        close = named("about the same")
+        if close:
+            verdict += (
+                f" {', '.join(close)} change{'s' if len(close) == 1 else ''} it by less than "
+                "5% of Base's gain: about the same."
+            )
         same = [str(m) for m in summary.loc[summary["effect"] == "the same as Base", "method"]]
         if same:
             gives = "gives" if len(same) == 1 else "give"

@@ -63,7 +63,11 @@ def method_table(summary: pd.DataFrame) -> pd.DataFrame:
                     if pd.notna(users) and math.isfinite(users) and abs(users) < 1e18
                     else f'[—](#{METHOD_TABLE_ANCHOR} "{_NO_USERS}")'
                 ),
-                "bias²": format_error(record["bias_sq"]),
+                "bias²": (
+                    f"0 (unbiased; the trials' noise: {format_error(record['bias_noise'])})"
+                    if meta.unbiased
+                    else format_error(record["bias_sq"])
+                ),
                 "variance": format_error(record["variance"]),
                 # The registry's own word ("yes", "no", "almost"): a string is always
                 # true, so testing it as a flag had called every method "yes".

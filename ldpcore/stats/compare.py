@@ -64,6 +64,54 @@ _BOOTSTRAP_SEED = 0x1D9C0
 SAME = 1e-9
 
 
+#: What a comparison concludes: the one verdict rule's four answers.
+JUDGEMENTS = ("lower", "higher", "about the same", "no significant difference")
+
+
+def judge(low: float, high: float, *, margin: float = MARGIN) -> str:
+    """The one verdict rule, on a ratio's interval (a method over its reference).
+
+    An interval wholly within the practical margin ``[1/(1 + m), 1 + m]`` and excluding
+    1 is "about the same" (real, too small to act on); wholly below 1 "lower", above
+    "higher"; one that holds 1 is "no significant difference". Every verdict of the tool
+    (MSE ratios, fake users' gains, the record, the CLI) reads its interval through
+    this, with one margin, so the same effect gets the same word everywhere.
+
+    Examples
+    --------
+    >>> judge(0.5, 0.8), judge(0.97, 0.99), judge(0.9, 1.1), judge(1.2, 1.6)
+    ('lower', 'about the same', 'no significant difference', 'higher')
+    """
+    if not (isinstance(margin, int | float) and 0 <= margin < 1):
+        raise InputError(f"margin must be in [0, 1), got {margin!r}")
+    significant = high < 1 or low > 1
+    if significant and 1 / (1 + margin) <= low and high <= 1 + margin:
+        return "about the same"
+    if high < 1:
+        return "lower"
+    if low > 1:
+        return "higher"
+    return "no significant difference"
+
+
+def judge_difference(low: float, high: float, reference: float, *, margin: float = MARGIN) -> str:
+    """:func:`judge` of a paired difference's interval, on its reference's scale.
+
+    ``low``–``high`` bounds a method's value minus the reference's (fake users' gain minus
+    Base's); as a ratio it is ``1 + difference/|reference|``. With no reference to scale
+    by (a gain of 0), a significant difference is lower or higher.
+
+    Examples
+    --------
+    >>> judge_difference(-0.0006, -0.0004, 0.1), judge_difference(-0.02, -0.01, 0.1)
+    ('about the same', 'lower')
+    """
+    if reference == 0 or not math.isfinite(reference):
+        return "lower" if high < 0 else "higher" if low > 0 else "no significant difference"
+    scale = abs(reference)
+    return judge(1 + low / scale, 1 + high / scale, margin=margin)
+
+
 @dataclass(frozen=True)
 class Comparison:
     """One method's MSE against a reference's, on the same trials.
@@ -204,8 +252,7 @@ def compare(
             )
             continue
         ratio, low, high = found[i]
-        significant = high < 1 or low > 1
-        negligible = significant and 1 / (1 + margin) <= low and high <= 1 + margin
+        said = judge(low, high, margin=margin)
         results.append(
             Comparison(
                 names[i],
@@ -213,11 +260,11 @@ def compare(
                 ratio,
                 low,
                 high,
-                bool(high < 1 and not negligible),
-                bool(low > 1 and not negligible),
+                said == "lower",
+                said == "higher",
                 False,
                 trials,
-                bool(negligible),
+                said == "about the same",
             )
         )
     return results

@@ -34,7 +34,8 @@ def test_the_default_configuration_is_what_a_first_visitor_sees() -> None:
     said = settings_line(config) + "."
     assert at.caption[0].value.startswith(said), at.caption[0].value
     assert at.sidebar.caption[-1].value == (
-        f"Methods: all but Bayes, LDPRecover, Cons-NS, EM and EMS. Trials: {config.trials}. "
+        f"Methods: all but Bayes, LDPRecover, Consistency, Cons-NS, EM and EMS. Trials: "
+        f"{config.trials}. "
         f"Seed: {config.seed}."
     )
 
