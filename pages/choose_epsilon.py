@@ -240,5 +240,6 @@ with record_slot:
         query_words=query_in_words(query),
         protocol=winner.protocol,
         fakes=fakes,
+        methods=scope.methods,
     )
 meaning_section(answer_epsilon, int(n), dataset.frequencies(), protocols, winner.protocol)

@@ -34,6 +34,7 @@ from ldpcore.protocols import (
 from ldpcore.specs import parse_number
 
 if TYPE_CHECKING:
+    from ldpcore.data.reading import Reading
     from ldpcore.data.specs import DatasetSpec
     from ldpcore.experiments.config import ExperimentConfig
     from ldpcore.experiments.scope import Scope
@@ -177,6 +178,59 @@ def add_total_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_reading_arguments(parser: argparse.ArgumentParser, *, histogram: bool = True) -> None:
+    """The flags that read a file as a page's upload does (:mod:`ldpcore.data.reading`).
+
+    Its columns, and for a histogram whether the first row names them, whether repeated
+    values are summed and whether the values go in numeric order: the command a page
+    offers writes them, so it reads the file the way the page did.
+    """
+    read = parser.add_argument_group("how the file is read (default: guessed, as the pages do)")
+    read.add_argument("--value-column", help="the column of the values")
+    read.add_argument(
+        "--count-column",
+        help="the column of the counts" + ("" if histogram else " (or of the estimates)"),
+    )
+    if not histogram:
+        return
+    read.add_argument("--group-column", help="the column of each value's group, or none")
+    header = read.add_mutually_exclusive_group()
+    header.add_argument(
+        "--header", action="store_true", default=None, help="the first row names the columns"
+    )
+    header.add_argument(
+        "--no-header",
+        dest="header",
+        action="store_false",
+        help="the first row is a value and its count",
+    )
+    read.add_argument(
+        "--sum-duplicates",
+        action="store_true",
+        help="sum the counts of a value listed twice (else the file is refused)",
+    )
+    read.add_argument(
+        "--numeric-order",
+        action="store_true",
+        help="put the values in the order of their numbers (ranges and quantiles read it)",
+    )
+
+
+def reading(args: argparse.Namespace) -> Reading:
+    """The :class:`~ldpcore.data.reading.Reading` the flags of :func:`add_reading_arguments` say."""
+    from ldpcore.data.reading import NO_GROUP, Reading  # noqa: PLC0415
+
+    group = getattr(args, "group_column", None)
+    return Reading(
+        value_column=getattr(args, "value_column", None),
+        count_column=getattr(args, "count_column", None),
+        group_column="" if group is not None and group.strip().lower() == NO_GROUP else group,
+        header=getattr(args, "header", None),
+        sum_duplicates=bool(getattr(args, "sum_duplicates", False)),
+        numeric_order=bool(getattr(args, "numeric_order", False)),
+    )
+
+
 def total_choice(args: argparse.Namespace) -> str:
     """``"drop"``, ``"keep"`` or ``"ask"`` (neither flag) from :func:`add_total_arguments`."""
     if getattr(args, "drop_total", False):
@@ -192,19 +246,27 @@ def dataset(args: argparse.Namespace) -> DatasetSpec:
 
     spec = parse_dataset_spec(args.dataset)
     if isinstance(spec, FileData):
-        spec = dataclasses.replace(spec, total=total_choice(args))
+        return dataclasses.replace(spec, total=total_choice(args), reading=reading(args))
+    if reading(args).flags():
+        raise InputError(
+            f"{' '.join(reading(args).flags())}: these say how to read a file; "
+            f"--dataset {args.dataset} is not one (use file:PATH)"
+        )
     return spec
 
 
 def with_total(config: ExperimentConfig, args: argparse.Namespace) -> ExperimentConfig:
-    """``config`` with its file dataset read as ``--drop-total``/``--keep-total`` say."""
+    """``config`` with its file dataset read as ``--drop-total``/``--keep-total`` say.
+
+    (And the column and order flags, :func:`reading`, when the command takes them.)
+    """
     import dataclasses  # noqa: PLC0415
 
     from ldpcore.data.specs import FileData  # noqa: PLC0415
 
     if not isinstance(config.dataset, FileData):
         return config
-    spec = dataclasses.replace(config.dataset, total=total_choice(args))
+    spec = dataclasses.replace(config.dataset, total=total_choice(args), reading=reading(args))
     return dataclasses.replace(config, dataset=spec)
 
 

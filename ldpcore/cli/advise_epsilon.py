@@ -31,6 +31,7 @@ def add_search_arguments(
     parser.add_argument("--n", help="number of users (default: the dataset's own total)")
     parser.add_argument("--dataset", required=True, help=DATASET_HELP)
     _args.add_total_arguments(parser)
+    _args.add_reading_arguments(parser)
     target = parser.add_mutually_exclusive_group(required=True) if targets else parser
     target.add_argument(
         "--target-rmse",

@@ -95,6 +95,7 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         help="what the input holds (default: read from its header)",
     )
     _args.add_total_arguments(parser)
+    _args.add_reading_arguments(parser, histogram=False)
 
 
 def read_input(args: argparse.Namespace, n: int) -> Collected:
@@ -124,6 +125,8 @@ def read_input(args: argparse.Namespace, n: int) -> Collected:
             params=_args.protocol_params(args),
             progress=line,
             total=_args.total_choice(args),
+            value_column=args.value_column,
+            number_column=args.count_column,
         )
     # What the file looks like where the protocol and n could not have made it: said,
     # and the command goes on (the person may know better).

@@ -43,6 +43,7 @@ def add_parser(commands: Any) -> None:
     _args.add_protocol_parameter_arguments(sim)
     sim.add_argument("--dataset", required=True, help=_args.DATASET_HELP)
     _args.add_total_arguments(sim)
+    _args.add_reading_arguments(sim)
     sim.add_argument("--methods", default="all", help=_args.methods_help())
     sim.add_argument("--query", default="full", help=query_usage())
     sim.add_argument("--trials", default="30", help="independent repetitions (default: 30)")

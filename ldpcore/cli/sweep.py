@@ -38,6 +38,7 @@ def add_parser(commands: Any) -> None:
     swp.add_argument("--config", required=True, help="sweep file (TOML)")
     swp.add_argument("--out", required=True, help="results, .parquet or .csv")
     _args.add_total_arguments(swp)
+    _args.add_reading_arguments(swp)
     add_dask_arguments(swp)
 
 

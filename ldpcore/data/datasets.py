@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from ldpcore import bounds
 from ldpcore._validation import check_domain_size, check_n_users
+from ldpcore.data.reading import Reading
 from ldpcore.data.tables import TableError, read_numbers
 from ldpcore.errors import InputError
 
@@ -42,6 +43,9 @@ class Dataset:
     total : {"drop", "keep"}, optional
         What was done with its file's total row, when it had one
         (:mod:`ldpcore.data.totals`): a command that reads the file again says the same.
+    reading : Reading, optional
+        How its file was read (columns, header, order: :mod:`ldpcore.data.reading`), so
+        the command a page offers reads it the same way.
     """
 
     name: str
@@ -49,6 +53,7 @@ class Dataset:
     counts: NDArray[np.int64]
     groups: tuple[str, ...] | None = None
     total: str | None = None
+    reading: Reading | None = None
 
     @property
     def n(self) -> int:
@@ -91,6 +96,7 @@ class Dataset:
             return self
         return dataclasses.replace(
             self,
+            reading=dataclasses.replace(self.reading or Reading(), numeric_order=True),
             labels=tuple(self.labels[i] for i in order),
             counts=self.counts[order],
             groups=None if self.groups is None else tuple(self.groups[i] for i in order),
@@ -195,15 +201,25 @@ def parse_histogram(
         total=total,
     )
     counts = table.numbers.astype(np.int64)
-    return Dataset(source, table.labels, counts, table.groups, table.total)
+    reading = Reading(
+        value_column=value_column,
+        count_column=count_column,
+        group_column=group_column,
+        header=header,
+        sum_duplicates=sum_duplicates,
+    )
+    return Dataset(source, table.labels, counts, table.groups, table.total, reading)
 
 
-def read_histogram(path: str | Path, *, total: str = "ask") -> Dataset:
+def read_histogram(
+    path: str | Path, *, total: str = "ask", reading: Reading | None = None
+) -> Dataset:
     """Read a histogram file (``value,count[,group]`` CSV or TSV) into a :class:`Dataset`.
 
     Raises ``ValueError`` (a :class:`~ldpcore.data.tables.TableError`) with a message that
     says what to fix for a missing, empty, oversized or unreadable file and for every
-    problem :func:`parse_histogram` finds; ``total`` as there.
+    problem :func:`parse_histogram` finds; ``total`` as there, ``reading`` the choices
+    a page made (:class:`~ldpcore.data.reading.Reading`: columns, header, numeric order).
     """
     file = Path(path)
     if not file.is_file():
@@ -216,8 +232,27 @@ def read_histogram(path: str | Path, *, total: str = "ask") -> Dataset:
         data = file.read_bytes()
     except OSError as exc:
         raise TableError(f"cannot read {str(file)!r}: {exc.strerror}") from None
-    dataset = parse_histogram(data, source=repr(str(file)), total=total)
-    return dataclasses.replace(dataset, name=file.name)
+    how = reading or Reading()
+    dataset = parse_histogram(
+        data,
+        source=repr(str(file)),
+        value_column=how.value_column,
+        count_column=how.count_column,
+        group_column=how.group_column,
+        sum_duplicates=how.sum_duplicates,
+        header=how.header,
+        total=total,
+    )
+    dataset = dataclasses.replace(dataset, name=file.name)
+    if how.numeric_order:
+        ordered = dataset.by_number()
+        if ordered is None:
+            raise TableError(
+                f"{str(file)!r}: --numeric-order needs every value to be a number; "
+                "leave it out to keep the file's order"
+            )
+        dataset = ordered
+    return dataset
 
 
 def bundled_names() -> tuple[str, ...]:

@@ -30,6 +30,7 @@ from ldpcore.data.datasets import (
     uniform,
     zipf,
 )
+from ldpcore.data.reading import Reading
 from ldpcore.data.totals import TOTAL_FLAGS, check_total_choice
 from ldpcore.errors import InputError
 from ldpcore.specs import format_spec_number, parse_number, parse_spec
@@ -200,11 +201,14 @@ class FileData(_LoadedData):
     """A ``value,count[,group]`` CSV/TSV file on disk.
 
     ``total`` says what to do with a total row (:mod:`ldpcore.data.totals`); it is the
-    command line's ``--drop-total`` / ``--keep-total``, not part of the text form.
+    command line's ``--drop-total`` / ``--keep-total``, and ``reading`` its column,
+    header and order flags (:class:`~ldpcore.data.reading.Reading`); neither is part of
+    the text form.
     """
 
     path: str
     total: str = "ask"
+    reading: Reading = field(default_factory=Reading)
     kind: ClassVar[str] = "file"
 
     def __post_init__(self) -> None:
@@ -218,7 +222,7 @@ class FileData(_LoadedData):
         return f"file:{self.path}"
 
     def _load(self) -> Dataset:
-        return read_histogram(self.path, total=self.total)
+        return read_histogram(self.path, total=self.total, reading=self.reading)
 
     def in_words(self) -> str:
         """E.g. "the file counts.csv"."""
@@ -239,6 +243,7 @@ class ExplicitCounts(DatasetSpec):
     labels: tuple[str, ...] | None = None
     groups: tuple[str, ...] | None = None
     total: str | None = None
+    reading: Reading | None = None
     # The checked array, made once; not part of the value.
     _array: NDArray[np.int64] | None = field(
         default=None, init=False, repr=False, compare=False, hash=False
@@ -268,7 +273,7 @@ class ExplicitCounts(DatasetSpec):
         """The counts with their labels and groups, rescaled to ``n`` when it differs."""
         assert self._array is not None  # set in __post_init__
         labels = self.labels or tuple(str(i) for i in range(len(self.counts)))
-        data = Dataset(self.name, labels, self._array, self.groups, self.total)
+        data = Dataset(self.name, labels, self._array, self.groups, self.total, self.reading)
         return data if n is None or data.n == n else rescale(data, check_n_users(n))
 
     @property

@@ -136,6 +136,7 @@ class ExperimentConfig:
                 None if labels is None else _tuple(labels),
                 None if groups is None else _tuple(groups),
                 dataset.total if isinstance(dataset, ExplicitCounts) else None,
+                dataset.reading if isinstance(dataset, ExplicitCounts) else None,
             )
             setting(self, "dataset", explicit)
             setting(self, "true_counts", explicit.counts)
@@ -185,7 +186,9 @@ class ExperimentConfig:
         counts = tuple(int(c) for c in dataset.counts)
         return cls(
             # The file's name, and what was done with its total row, for the command.
-            dataset=ExplicitCounts(dataset.name, counts, total=dataset.total),
+            dataset=ExplicitCounts(
+                dataset.name, counts, total=dataset.total, reading=dataset.reading
+            ),
             n=n,
             protocol=protocol,
             epsilon=epsilon,

@@ -26,10 +26,13 @@ def _arguments(config: ExperimentConfig, query: str | QuerySpec) -> list[str]:
         dataset = f"file:{dataset}"
     # What was done with the file's total row, so the command reads the file the same way.
     total = config.dataset.total if isinstance(config.dataset, ExplicitCounts | FileData) else None
+    # And how it was read (its columns, header, order), so it gives the page's numbers.
+    read = config.dataset.reading if isinstance(config.dataset, ExplicitCounts | FileData) else None
     parts = [
         "--dataset",
         dataset,
         *([TOTAL_FLAGS[total]] if total in TOTAL_FLAGS else []),
+        *(read.flags() if read is not None else []),
         "--n",
         str(config.n),
         "--query",
@@ -88,21 +91,35 @@ def choose_epsilon_command(
     target_rmse: float | None = None,
     protocols: Sequence[str],
     target: AccuracyTarget | None = None,
+    methods: Sequence[str] | None = None,
 ) -> str:
-    """The ``ldpcore choose-epsilon`` command that asks the same question."""
+    """The ``ldpcore choose-epsilon`` command that asks the same question.
+
+    ``methods`` are those searched (default: ``config``'s); each protocol runs those that
+    run on it, as the page's search did.
+    """
     wanted = accuracy_target(target_rmse, target)
+    # The search's methods as a list, never "all": the ones chosen.
+    listed = None if methods is None else ",".join(dict.fromkeys(methods))
     asked = ["--target-rmse", f"{wanted.size:g}"] if wanted.is_rmse else ["--target", wanted.spec()]
     parts = [
         "ldpcore",
         "choose-epsilon",
         "--protocol",
         ",".join(protocols),
-        *_arguments(config, config.query),
+        *_with_methods(_arguments(config, config.query), listed),
         *asked,
         "--format",
         "json",
     ]
     return " ".join(shlex.quote(part) for part in parts)
+
+
+def _with_methods(arguments: list[str], methods: str | None) -> list[str]:
+    """``arguments`` with ``--methods`` set to ``methods`` (unchanged for None)."""
+    if methods is not None:
+        arguments[arguments.index("--methods") + 1] = methods
+    return arguments
 
 
 __all__ = ["choose_epsilon_command", "simulate_command"]

@@ -65,6 +65,7 @@ def decision_record(
     target: AccuracyTarget | None = None,
     plans: tuple[Sequence[CollectionPlan], str] | None = None,
     fakes: TopKQuestion | None = None,
+    methods: Sequence[str] | None = None,
 ) -> str:
     """The record as one HTML document (UTF-8 text; the chart's script is inlined).
 
@@ -73,6 +74,7 @@ def decision_record(
     deployments with the shuffled ε. ``plans`` are the ways to collect at that cadence
     (:func:`ldpcore.advice.longitudinal.collection_plans`) and what a round is called.
     ``fakes`` is the page's fake-user question, filed with its words and table as shown.
+    ``methods`` are the methods searched (default: ``config``'s), for its command.
     """
     wanted = accuracy_target(target_rmse, target)
     winner = winning_answer(answers)
@@ -187,7 +189,7 @@ def decision_record(
         ]
     parts += [
         "<h2>Reproduce</h2>",
-        f"<pre><code>{html.escape(choose_epsilon_command(config, target=wanted, protocols=protocols))}</code></pre>",  # noqa: E501
+        f"<pre><code>{html.escape(choose_epsilon_command(config, target=wanted, protocols=protocols, methods=methods))}</code></pre>",  # noqa: E501
         "</body></html>",
     ]
     return "\n".join(parts)

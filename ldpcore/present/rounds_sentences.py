@@ -62,6 +62,20 @@ def plans_frame(plans: Sequence[CollectionPlan]) -> pd.DataFrame:
     )
 
 
+def _within(sd: float) -> str:
+    """"within ±x pp", or what a margin past any share's reach says instead.
+
+    Examples
+    --------
+    >>> _within(0.00254), _within(0.95)
+    ('within ±0.498 pp', 'off by more than ±100 pp (no better than a guess)')
+    """
+    margin = format_margin(sd)
+    if margin.startswith("over"):
+        return "off by more than ±100 pp (no better than a guess)"
+    return f"within {margin}"
+
+
 def plans_words(plans: Sequence[CollectionPlan], *, n: int, period: str = "day") -> list[str]:
     """One sentence per plan, the memoized one first, in a stakeholder's words.
 
@@ -78,9 +92,9 @@ def plans_words(plans: Sequence[CollectionPlan], *, n: int, period: str = "day")
     for plan in plans:
         name = plan.protocol.name
         each = (
-            f"a typical value's estimate each {period} is within "
-            f"{format_margin(plan.round_error)} of the truth 95% of the time, and the "
-            f"average of all {format_count(rounds)} within {format_margin(plan.average_error)}"
+            f"a typical value's estimate each {period} is {_within(plan.round_error)} of the "
+            f"truth 95% of the time, and the average of all {format_count(rounds)} "
+            f"{_within(plan.average_error)}"
         )
         if plan.kind == "memoized":
             words.append(
@@ -124,7 +138,7 @@ def chains_words(chains: Sequence[CollectionPlan], *, period: str = "day") -> st
     return (
         f"Of the memoized chains at ε = {format_budget(best.per_report)} per report and "
         f"ε∞ = {format_budget(best.bound)}, {best.protocol.name} has the least error each "
-        f"{period}: a typical value within {format_margin(best.round_error)}, 95% of the time "
+        f"{period}: a typical value {_within(best.round_error)}, 95% of the time "
         f"(the average of {format_count(best.rounds)}: {format_margin(best.average_error)})"
         + (f"; then {others}." if rest else ".")
     )

@@ -265,6 +265,7 @@ def test_choose_epsilon_command_json_contract() -> None:
             "epsilon_for_target",
             "epsilon_for_target_low",
             "epsilon_for_target_high",
+            "measured_at_epsilon",
         }
         assert option["rmse_at_epsilon"] > 0
         # An RMSE target's measure is the RMSE.

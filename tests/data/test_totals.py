@@ -281,3 +281,67 @@ def test_a_sweep_over_a_file_with_a_total_asks_too(tmp_path: Path) -> None:
     code, _, err = _cli("sweep", "--config", str(sweep), "--out", str(out), "--drop-total")
     assert code == 0, err
     assert out.exists()
+
+
+#: Base estimates (negative ones among them) and a spreadsheet's total of them, printed
+#: rounded as a spreadsheet shows it, while the rows keep their digits.
+ESTIMATES = {"CHN": 0.06621, "DEU": 0.31234, "FRA": -0.0121, "ITA": 0.51127}
+
+
+def estimates_table(*, name: str, position: str, delimiter: str, digits: int) -> bytes:
+    """Base estimates with a total row printed to ``digits`` decimals."""
+    rows = [(k, repr(v)) for k, v in ESTIMATES.items()]
+    rows.insert(
+        {"first": 0, "middle": 2, "last": len(rows)}[position],
+        (name, f"{sum(ESTIMATES.values()):.{digits}f}"),
+    )
+    lines = ["value" + delimiter + "estimate", *(delimiter.join(r) for r in rows)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize("digits", [2, 4, 12])
+@pytest.mark.parametrize("delimiter", [",", ";"])
+@pytest.mark.parametrize("position", ["first", "last"])
+@pytest.mark.parametrize("name", ["Sum", "Total"])
+def test_a_rounded_total_of_estimates_is_asked_about(
+    name: str, position: str, delimiter: str, digits: int
+) -> None:
+    data = estimates_table(name=name, position=position, delimiter=delimiter, digits=digits)
+    with pytest.raises(TotalRowError, match=f"the row '{name}'"):
+        read_numbers(data, numbers="estimates")
+    dropped = read_numbers(data, numbers="estimates", total="drop")
+    assert list(dropped.labels) == list(ESTIMATES) and dropped.total == "drop"
+
+
+@pytest.mark.parametrize("command", ["postprocess", "recommend"])
+@pytest.mark.parametrize("position", ["first", "last"])
+def test_commands_ask_about_a_rounded_total_of_estimates_then_drop_it(
+    command: str, position: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "estimates.csv"
+    path.write_bytes(estimates_table(name="Sum", position=position, delimiter=";", digits=4))
+    base = [command, "--protocol", "OUE", "--epsilon", "1", "--n", "10000", "--input", str(path)]
+    if command == "postprocess":
+        base += ["--method", "Norm-Sub", "--output", str(tmp_path / "out.csv")]
+    else:
+        base += ["--trials", "5", "--methods", "Base,Norm-Sub"]
+    code, _, err = _cli(*base)
+    assert code == 2 and "the row 'Sum'" in err and "--drop-total" in err, err
+    code, _, err = _cli(*base, "--drop-total")
+    assert code == 0, err
+    if command == "postprocess":
+        assert "Sum" not in (tmp_path / "out.csv").read_text()
+
+
+def test_the_page_asks_about_a_rounded_total_of_estimates() -> None:
+    data = estimates_table(name="Sum", position="first", delimiter=";", digits=4)
+    at = _open("pages/your_data.py")
+    at.file_uploader(key="collected-upload").set_value(("eu.csv", data, "text/csv")).run()
+    assert not at.exception, at.exception
+    assert at.radio(key="collected-kind").value == "estimates"
+    assert "the row 'Sum'" in _said(at)
+    (question,) = [r for r in at.radio if r.key.startswith("collected-total-")]
+    question.set_value("drop").run()
+    assert not at.exception, at.exception
+    shown = next(d.value for d in at.dataframe if "estimate" in d.value.columns)
+    assert list(shown["value"]) == list(ESTIMATES)

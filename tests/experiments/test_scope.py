@@ -169,3 +169,25 @@ def _a_query(spec: type) -> object | None:
         except InputError:
             continue
     return None
+
+
+def test_an_unbiased_method_shows_no_bias_and_the_trials_noise_beside_it() -> None:
+    from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.trials import run  # noqa: PLC0415
+    from ldpcore.present.tables import method_table  # noqa: PLC0415
+
+    config = ExperimentConfig(
+        dataset="zipf:d=32", n=5_000, protocol="OUE", epsilon=1.0, trials=20, query="full"
+    )
+    result = run(config)
+    rows = result.summary.set_index("method")
+    for name in rows.index:
+        row = rows.loc[name]
+        if method_class(name).unbiased:
+            assert row["bias_sq"] == 0 and row["variance"] == pytest.approx(row["mse"])
+            assert row["bias_noise"] > 0  # what the trials measured: noise alone
+        else:
+            assert row["bias_noise"] == pytest.approx(row["variance"] / config.trials)
+        assert row["bias_sq"] + row["variance"] == pytest.approx(row["mse"])
+    shown = method_table(result.summary).set_index("method")
+    assert shown.loc["Base", "bias²"].startswith("0 (unbiased; the trials' noise: ")

@@ -65,6 +65,7 @@ def _summary() -> pd.DataFrame:
             "mse": 1e-4,
             "equivalent_users": 1000.0,
             "bias_sq": 1e-5,
+            "bias_noise": 1e-6,
             "variance": 9e-5,
         }
     )

@@ -90,6 +90,7 @@ def downloads(
     query_words: str,
     protocol: str,
     fakes: TopKQuestion | None = None,
+    methods: Sequence[str] | None = None,
 ) -> None:
     """The decision record and the notebook, each made only when its button is pressed.
 
@@ -116,6 +117,7 @@ def downloads(
             context=None if at is None else context_at(at, config.n),
             plans=None if at is None else repeated_plans(protocol, at, frequencies, config.n),
             fakes=fakes,
+            methods=methods,
         ).encode()
 
     record_column, notebook_column = st.columns(2)

@@ -1,0 +1,142 @@
+"""One state per upload: every surface that takes a file, run as "file A, change the
+form, file B"; what is shown and computed afterwards belongs to B."""
+
+from __future__ import annotations
+
+import io
+import json
+import shlex
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from apptest import frame, messages, open_page
+from command import COMMAND
+
+from ldpcore.collection.report_files import csv_parameter_line, reports_to_frame
+from ldpcore.formats import format_error
+from ldpcore.protocols import get_protocol, protocol_names
+
+
+def _counts_file(protocol: str, n: int, d: int, seed: int) -> tuple[bytes, np.ndarray]:
+    oracle = get_protocol(protocol, epsilon=1.0, domain_size=d)
+    truth = np.full(d, n // d)
+    truth[0] += n - truth.sum()
+    support = oracle.sample_support_counts(truth, seed)
+    text = "value,count\n" + "".join(f"team{i},{c}\n" for i, c in enumerate(support))
+    return text.encode(), support
+
+
+def _estimates_file(d: int) -> tuple[bytes, np.ndarray]:
+    estimates = np.random.default_rng(3).normal(1 / d, 0.02, d)
+    text = "club,estimate\n" + "".join(f"C{i},{float(e)!r}\n" for i, e in enumerate(estimates))
+    return text.encode(), estimates
+
+
+def test_collected_output_second_file_starts_from_what_it_says() -> None:
+    first, _ = _counts_file("OUE", 21_699, 12, seed=1)
+    at = open_page("pages/your_data.py")
+    at.file_uploader(key="collected-upload").set_value(("teams.csv", first, "text/csv"))
+    at = at.run()
+    # The person sets the first file's settings.
+    at.selectbox(key="collected-protocol").set_value("OUE")
+    at.number_input(key="collected-n").set_value(21_699)
+    at = at.run()
+    assert not at.exception and at.radio(key="collected-kind").value == "counts"
+    # File B holds estimates: the form starts from what B says, not from A's choices.
+    second, estimates = _estimates_file(9)
+    at.file_uploader(key="collected-upload").set_value(("clubs.csv", second, "text/csv"))
+    at = at.run()
+    assert not at.exception, at.exception
+    assert at.radio(key="collected-kind").value == "estimates"
+    assert at.selectbox(key="collected-protocol").value == protocol_names()[1]
+    assert at.number_input(key="collected-n").value == 10_000
+    assert "not a whole number" not in messages(at)
+    table = frame(at, "base_estimate")
+    assert list(table["value"]) == [f"C{i}" for i in range(9)]
+    np.testing.assert_allclose(table["base_estimate"], estimates)
+
+
+def test_a_histogram_s_columns_belong_to_its_file() -> None:
+    at = open_page("pages/your_data.py")
+    at.radio(key="yours-source").set_value("Upload a file").run()
+    at.file_uploader(key="yours-upload").set_value(
+        ("fruit.csv", b"fruit,units,shop\napple,120,a\npear,75,b\nfig,30,a\n", "text/csv")
+    )
+    at = at.run()
+    at.selectbox(key="yours-group-col").set_value("(none)")
+    at = at.run()
+    assert not at.exception, at.exception
+    # A file whose columns are a year and a count: both guessed, neither kept from A.
+    films = "year,films\n" + "".join(f"{1990 + i},{5 + i}\n" for i in range(12))
+    at.file_uploader(key="yours-upload").set_value(("films.csv", films.encode(), "text/csv"))
+    at = at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="yours-value-col").value == "year"
+    assert at.selectbox(key="yours-count-col").value == "films"
+    assert not at.error, messages(at)
+
+
+def _reports_file(protocol: str, d: int, epsilon: float) -> bytes:
+    oracle = get_protocol(protocol, epsilon=epsilon, domain_size=d)
+    rng = np.random.default_rng(0)
+    reports = oracle.randomize(rng.integers(0, d, 400), rng)
+    buffer = io.StringIO()
+    buffer.write(csv_parameter_line(oracle) + "\n")
+    reports_to_frame(oracle, reports, text=True).to_csv(buffer, index=False)
+    return buffer.getvalue().encode()
+
+
+@pytest.mark.parametrize(("first", "second"), [(("OUE", 16, 1.0), ("GRR", 6, 2.0))])
+def test_a_report_file_s_recorded_settings_fill_the_form_afresh(
+    first: tuple[str, int, float], second: tuple[str, int, float]
+) -> None:
+    at = open_page("pages/your_data.py")
+    at.radio(key="collected-shape").set_value("The reports, one row per user").run()
+    at.file_uploader(key="reports-upload").set_value(("a.csv", _reports_file(*first), "text/csv"))
+    at = at.run()
+    assert at.selectbox(key="reports-protocol").value == first[0]
+    at.number_input(key="reports-epsilon").set_value(3.0)  # the person changes the form
+    at = at.run()
+    at.file_uploader(key="reports-upload").set_value(("b.csv", _reports_file(*second), "text/csv"))
+    at = at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="reports-protocol").value == second[0]
+    assert at.number_input(key="reports-d").value == second[1]
+    assert at.number_input(key="reports-epsilon").value == pytest.approx(second[2])
+
+
+FILMS = "year,films\n" + "".join(
+    f"{year},{count}\n" for year, count in zip(range(2001, 1989, -1), range(40, 4, -3), strict=True)
+)
+
+
+def test_the_page_s_command_reads_the_upload_as_the_page_did(tmp_path: Path) -> None:
+    """Out of numeric order, columns guessed: the page orders the years; so does its command."""
+    at = open_page("pages/your_data.py")
+    at.radio(key="yours-source").set_value("Upload a file").run()
+    at.file_uploader(key="yours-upload").set_value(("films.csv", FILMS.encode(), "text/csv"))
+    at = at.run()
+    at.slider(key="yours-trials").set_value(5)
+    at.radio(key="yours-query").set_value("Ranges of values").run()
+    at.number_input(key="yours-length").set_value(3)
+    at.radio(key="yours-order").set_value("By their numbers").run()
+    assert not at.exception and not at.error, messages(at)
+    command = next(c.value for c in at.code if c.value.startswith("ldpcore simulate"))
+    assert "--numeric-order" in command and "--count-column films" in command
+    (tmp_path / "films.csv").write_text(FILMS)
+    done = subprocess.run(
+        [*COMMAND, *shlex.split(command)[1:]],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    printed = {r["method"]: r["mse"] for r in json.loads(done.stdout)["results"]}
+    shown = frame(at, "equivalent users n'").set_index("method")["MSE"].to_dict()
+    assert set(shown) <= set(printed)
+    for method, cell in shown.items():
+        assert cell == format_error(printed[method]), method
