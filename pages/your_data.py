@@ -8,6 +8,7 @@ from ldpcore import bounds
 from ldpcore.data.datasets import Dataset
 from ldpcore.data.tables import TableError
 from ldpcore.experiments.config import ExperimentConfig
+from ldpcore.experiments.scope import scope_for
 from ldpcore.postprocess import method_class, method_names
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
@@ -72,7 +73,11 @@ def _simulate_section(dataset: Dataset) -> None:
     _histogram_preview(dataset)
     st.header("Simulate a protocol on it")
     row = st.columns(4)
-    protocol = row[0].selectbox("Protocol", protocol_names(), index=1, key="yours-protocol")
+    offered = scope_for(dataset)  # what applies; a choice kept from other data: OLH
+    if st.session_state.get("yours-protocol") not in (None, *offered.protocols):
+        st.session_state["yours-protocol"] = "OLH"
+    names = offered.protocols
+    protocol = row[0].selectbox("Protocol", names, names.index("OLH"), key="yours-protocol")
     epsilon = row[1].select_slider("Privacy budget ε", EPSILONS, value=1.0, key="yours-epsilon")
     follow("yours-n", dataset.fingerprint, min(dataset.n, SURVEY_USERS))
     n = row[2].number_input(
@@ -87,6 +92,8 @@ def _simulate_section(dataset: Dataset) -> None:
     trials = row[3].slider("Trials", 5, 100, 20, key="yours-trials")
     dataset = value_order(dataset)
     query = query_picker("yours", dataset)
+    if offered.left_out:
+        st.caption("Not offered for these values: " + "; ".join(offered.left_out) + ".")
     config = run_or_explain(
         lambda: ExperimentConfig.from_dataset(
             dataset,

@@ -63,7 +63,7 @@ def plans_frame(plans: Sequence[CollectionPlan]) -> pd.DataFrame:
 
 
 def _within(sd: float) -> str:
-    """ "within ±x pp", or what a margin past any share's reach says instead.
+    """The words "within ±x pp", or what a margin past any share's reach says instead.
 
     Examples
     --------
