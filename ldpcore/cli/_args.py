@@ -238,6 +238,20 @@ def total_choice(args: argparse.Namespace) -> str:
     return "keep" if getattr(args, "keep_total", False) else "ask"
 
 
+def say_unused_total(args: argparse.Namespace, found: str | None, source: str) -> None:
+    """Say when ``--drop-total``/``--keep-total`` found no total row: never a silent no-op.
+
+    ``found`` is what reading ``source`` did with a total row (None: it had none).
+    """
+    asked = total_choice(args)
+    if asked != "ask" and found is None:
+        flag = "--drop-total" if asked == "drop" else "--keep-total"
+        print(
+            f"note: {source} has no row that sums the others; {flag} changed nothing",
+            file=sys.stderr,
+        )
+
+
 def dataset(args: argparse.Namespace) -> DatasetSpec:
     """``--dataset`` as a typed spec, a file read as ``--drop-total``/``--keep-total`` say."""
     import dataclasses  # noqa: PLC0415
@@ -246,7 +260,9 @@ def dataset(args: argparse.Namespace) -> DatasetSpec:
 
     spec = parse_dataset_spec(args.dataset)
     if isinstance(spec, FileData):
-        return dataclasses.replace(spec, total=total_choice(args), reading=reading(args))
+        spec = dataclasses.replace(spec, total=total_choice(args), reading=reading(args))
+        say_unused_total(args, spec.loaded.total, spec.path)
+        return spec
     if reading(args).flags():
         raise InputError(
             f"{' '.join(reading(args).flags())}: these say how to read a file; "

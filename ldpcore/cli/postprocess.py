@@ -128,6 +128,7 @@ def read_input(args: argparse.Namespace, n: int) -> Collected:
             value_column=args.value_column,
             number_column=args.count_column,
         )
+    _args.say_unused_total(args, collected.total, args.input)
     # What the file looks like where the protocol and n could not have made it: said,
     # and the command goes on (the person may know better).
     for note in collected.notes:

@@ -74,6 +74,8 @@ class Collected:
     notes : tuple of str
         What the file looks like where that is not what the protocol and n could have
         produced (:func:`plausibility_notes`).
+    total : {"drop", "keep"} or None
+        What was done with a row that sums the others, when the file had one.
     """
 
     labels: tuple[str, ...]
@@ -82,6 +84,7 @@ class Collected:
     kind: str
     estimate: NDArray[np.float64]
     notes: tuple[str, ...] = ()
+    total: str | None = None
 
 
 def guess_kind(data: bytes, *, source: str = "the file") -> str:
@@ -220,7 +223,7 @@ def read_collected(
                 f"above 1000 in size; if these are support counts, name the column 'count'"
             )
         notes += plausibility_notes(oracle, n, estimates=estimate)
-    return Collected(table.labels, oracle, n, kind, estimate, tuple(notes))
+    return Collected(table.labels, oracle, n, kind, estimate, tuple(notes), table.total)
 
 
 def _tally_columns(oracle: FrequencyOracle, layout: TableLayout, kind: str) -> tuple[str, ...]:

@@ -461,13 +461,16 @@ def _choose_columns(
     if number_column is None:
         raise TableError(
             f"{source} has several numeric columns ({', '.join(layout.numeric)}); "
-            f"choose the {what} column"
+            f"choose the {what} column (on the command line, --count-column NAME)"
         )
     for name in (value_column, number_column, group_column):
         if name is not None and name not in columns:
             raise TableError(f"{source} has no column {name!r}; columns: {', '.join(columns)}")
     if value_column is None or value_column == number_column:
-        raise TableError(f"{source}: choose a value column other than the {what} column")
+        raise TableError(
+            f"{source}: choose a value column other than the {what} column (on the command "
+            "line, --value-column NAME)"
+        )
     group_at = None if group_column is None else columns.index(group_column)
     return columns.index(value_column), columns.index(number_column), group_at
 

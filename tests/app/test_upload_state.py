@@ -107,16 +107,23 @@ def test_a_report_file_s_recorded_settings_fill_the_form_afresh(
     assert at.number_input(key="reports-epsilon").value == pytest.approx(second[2])
 
 
-FILMS = "year,films\n" + "".join(
-    f"{year},{count}\n" for year, count in zip(range(2001, 1989, -1), range(40, 4, -3), strict=True)
+FILMS = "year,films,shorts\n" + "".join(
+    f"{year},{count},{count // 3 + 1}\n"
+    for year, count in zip(range(2001, 1989, -1), range(40, 4, -3), strict=True)
 )
 
 
 def test_the_page_s_command_reads_the_upload_as_the_page_did(tmp_path: Path) -> None:
-    """Out of numeric order, columns guessed: the page orders the years; so does its command."""
+    """Out of numeric order, two count columns: the page orders the years and counts the
+    column picked; so does its command."""
     at = open_page("pages/your_data.py")
     at.radio(key="yours-source").set_value("Upload a file").run()
     at.file_uploader(key="yours-upload").set_value(("films.csv", FILMS.encode(), "text/csv"))
+    at = at.run()
+    # Two numbers beside the year: the count is not the year itself, and can be chosen.
+    assert at.selectbox(key="yours-value-col").value == "year"
+    assert at.selectbox(key="yours-count-col").value == "films"
+    at.selectbox(key="yours-count-col").set_value("shorts")
     at = at.run()
     at.slider(key="yours-trials").set_value(5)
     at.radio(key="yours-query").set_value("Ranges of values").run()
@@ -124,7 +131,7 @@ def test_the_page_s_command_reads_the_upload_as_the_page_did(tmp_path: Path) -> 
     at.radio(key="yours-order").set_value("By their numbers").run()
     assert not at.exception and not at.error, messages(at)
     command = next(c.value for c in at.code if c.value.startswith("ldpcore simulate"))
-    assert "--numeric-order" in command and "--count-column films" in command
+    assert "--numeric-order" in command and "--count-column shorts" in command
     (tmp_path / "films.csv").write_text(FILMS)
     done = subprocess.run(
         [*COMMAND, *shlex.split(command)[1:]],

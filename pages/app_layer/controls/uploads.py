@@ -91,7 +91,8 @@ def _uploaded_histogram(key: str) -> Dataset | None:
         (upload.file_id, header),
         {
             f"{key}-value-col": columns[_position(columns, layout.value_column)],
-            f"{key}-count-col": numeric[_position(numeric, layout.number_column)],
+            f"{key}-count-col": layout.number_column
+            or next((c for c in numeric if c != layout.value_column), numeric[0]),
             f"{key}-group-col": choices[_position(choices, layout.group_column)],
         },
     )
@@ -107,16 +108,19 @@ def _uploaded_histogram(key: str) -> Dataset | None:
         count = pick[1].selectbox("Count column", numeric, key=f"{key}-count-col")
         group = pick[2].selectbox("Group column", choices, key=f"{key}-group-col")
     sum_duplicates = st.session_state.get(f"{key}-sum", False)
+    picked_group = None if group == "(none)" else group
     try:
         return with_total_choice(
             lambda total: parsed_upload(
                 data,
                 source=upload.name,
-                value=value,
-                count=count,
-                group="" if group == "(none)" else group,
+                # Only the choices that differ from the guesses: the page's command then
+                # names just those (the file reads the same either way).
+                value=None if value == layout.value_column else value,
+                count=None if count == layout.number_column else count,
+                group=None if picked_group == layout.group_column else picked_group or "",
                 sum_duplicates=sum_duplicates,
-                header=header,
+                header=None if header == guessed.has_header else header,
                 total=total,
             ),
             f"{key}-total-{upload.file_id}",
