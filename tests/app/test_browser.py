@@ -459,3 +459,48 @@ def test_the_sidebar_s_settings_go_with_the_link_to_fake_users(
         page.get_by_role("slider", name=re.compile("Users n")).get_attribute("aria-valuetext")
         == "10000"
     )
+
+
+def test_collected_output_s_form_belongs_to_each_file_in_the_browser(
+    server: str, browser_page: Page, tmp_path: Path
+) -> None:
+    """Your data, collected output: file A with its protocol and n set by hand, then file B.
+
+    What the browser shows for B (what the file holds, the protocol, n) is what the run
+    used: B's own defaults, never A's choices hidden behind B's form.
+    """
+    page = browser_page
+    first, second = tmp_path / "teams.csv", tmp_path / "clubs.csv"
+    first.write_text("value,count\n" + "".join(f"t{i},{5200 + 37 * i}\n" for i in range(12)))
+    second.write_text(
+        "club,estimate\nCHN,0.0662\nDEU,0.3123\nFRA,-0.0121\nITA,0.5113\nESP,0.1223\n"
+    )
+    page.goto(server)
+    page.get_by_role("link", name="Your data").click()
+    page.get_by_role("tab", name="Make collected LDP output consistent").click()
+    upload = page.locator("input[type='file']").last
+    upload.set_input_files(str(first))
+    page.get_by_role("button", name="Consistent estimates (CSV)").wait_for(timeout=60_000)
+    protocol = page.get_by_label("Protocol used").last
+    protocol.click()
+    page.get_by_role("option", name="OUE", exact=True).click()
+    n_field = page.get_by_role("spinbutton", name="Users who reported (n)")
+    n_field.fill("21699")
+    n_field.press("Enter")
+    expect(n_field).to_have_value("21699", timeout=60_000)
+    page.wait_for_selector("[data-testid='stStatusWidget']", state="detached")
+    upload.set_input_files(str(second))
+    expect(page.get_by_role("radio", name="Base estimates")).to_be_checked(timeout=60_000)
+    expect(n_field).to_have_value("10000", timeout=60_000)
+    expect(page.get_by_label("Protocol used").last).to_contain_text("OLH")
+    button = page.get_by_role("button", name="Consistent estimates (CSV)")
+    button.wait_for(timeout=60_000)
+    page.wait_for_selector("[data-testid='stStatusWidget']", state="detached")
+    with page.expect_download() as download_info:
+        button.click()
+    lines = Path(download_info.value.path()).read_text().splitlines()
+    rows = [line.split(",") for line in lines[1:]]
+    assert [row[0] for row in rows] == ["CHN", "DEU", "FRA", "ITA", "ESP"]
+    assert [float(row[1]) for row in rows] == [0.0662, 0.3123, -0.0121, 0.5113, 0.1223]
+    assert "not a whole number" not in page.content()
+    assert page.locator("[data-testid='stException']").count() == 0
