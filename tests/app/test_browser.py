@@ -492,7 +492,7 @@ def test_collected_output_s_form_belongs_to_each_file_in_the_browser(
     upload.set_input_files(str(second))
     expect(page.get_by_role("radio", name="Base estimates")).to_be_checked(timeout=60_000)
     expect(n_field).to_have_value("10000", timeout=60_000)
-    expect(page.get_by_label("Protocol used").last).to_contain_text("OLH")
+    expect(page.get_by_label("Protocol used").last).to_have_value("OLH")
     button = page.get_by_role("button", name="Consistent estimates (CSV)")
     button.wait_for(timeout=60_000)
     page.wait_for_selector("[data-testid='stStatusWidget']", state="detached")
