@@ -44,10 +44,14 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the grid and write the table whole (or not at all)."""
+    from ldpcore.data.specs import FileData  # noqa: PLC0415
     from ldpcore.experiments.sweeps import read_sweep, run_sweep, write_table  # noqa: PLC0415
 
     points = read_sweep(Path(args.config))  # builds every point's config: all checked here
     points = [_args.with_total(point, args) for point in points]
+    for spec in dict.fromkeys(point.dataset for point in points):  # each file once
+        if isinstance(spec, FileData):
+            _args.say_unused_total(args, spec.loaded.total, spec.path)
     out = Path(args.out)
     if out.suffix.lower() not in {".parquet", ".csv"}:
         raise InputError(f"--out {args.out!r} must end in .parquet or .csv")

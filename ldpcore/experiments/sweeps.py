@@ -106,8 +106,12 @@ def with_parameter(config: ExperimentConfig, parameter: str, value: Any) -> Expe
         raise InputError(f"cannot sweep {parameter!r}; valid parameters are: {valid}")
     if parameter == "protocol":
         # Across protocols each runs the methods it can (SW has no support counts for
-        # Power to read); Base always can.
-        methods = runnable_methods(config.methods, value)[0] or ("Base",)
+        # Power to read); Base always can. "All" methods are each protocol's own (the
+        # consistency step on a tree, EMS on SW: experiments.scope's rule).
+        if tuple(config.methods) == default_method_names(config.protocol):
+            methods = default_method_names(value)
+        else:
+            methods = runnable_methods(config.methods, value)[0] or ("Base",)
         return dataclasses.replace(config, protocol=value, methods=methods)
     return dataclasses.replace(config, **{parameter: value})
 
@@ -152,8 +156,7 @@ def grid(spec: dict[str, Any], *, source: str = "the sweep") -> list[ExperimentC
         if not isinstance(values[key], list) or (key != "domain_sizes" and not values[key]):
             raise InputError(f"{source}: '{key}' must be a non-empty list")
     methods = values["methods"]
-    methods = default_method_names() if methods == "all" else methods
-    if not isinstance(methods, list | tuple) or not methods:
+    if methods != "all" and (not isinstance(methods, list | tuple) or not methods):
         raise InputError(f"{source}: 'methods' must be \"all\" or a non-empty list")
     sizes = values["domain_sizes"] or [None]
     points = []
@@ -166,7 +169,8 @@ def grid(spec: dict[str, Any], *, source: str = "the sweep") -> list[ExperimentC
                 n=n,
                 protocol=protocol,
                 epsilon=epsilon,
-                methods=tuple(methods),
+                # "all": each protocol's own methods (the rule every surface follows).
+                methods=default_method_names(protocol) if methods == "all" else tuple(methods),
                 query=query,
                 trials=values["trials"],
                 seed=values["seed"],

@@ -147,3 +147,18 @@ def test_the_page_s_command_reads_the_upload_as_the_page_did(tmp_path: Path) -> 
     assert set(shown) <= set(printed)
     for method, cell in shown.items():
         assert cell == format_error(printed[method]), method
+
+
+def test_the_sidebar_says_when_a_named_protocol_is_for_ordered_values_the_data_lacks() -> None:
+    from apptest import app  # noqa: PLC0415
+
+    from ldpcore.protocols import PROTOCOLS  # noqa: PLC0415
+
+    ordered = next(name for name, cls in PROTOCOLS.items() if cls.ordered_values)
+    at = app({"protocol": ordered, "dataset": "sample: countries", "trials": "5"})
+    at.run()
+    said = " | ".join(c.value for c in at.sidebar.caption)
+    assert f"{ordered} is made for ordered values; countries has none." in said
+    at = app({"protocol": ordered, "dataset": "sample: ages", "trials": "5"})
+    at.run()
+    assert "made for ordered values" not in " | ".join(c.value for c in at.sidebar.caption)

@@ -345,3 +345,25 @@ def test_the_page_asks_about_a_rounded_total_of_estimates() -> None:
     assert not at.exception, at.exception
     shown = next(d.value for d in at.dataframe if "estimate" in d.value.columns)
     assert list(shown["value"]) == list(ESTIMATES)
+
+
+@pytest.mark.parametrize("command", sorted(HISTOGRAM_COMMANDS))
+def test_a_total_flag_that_finds_no_total_says_so(command: str, tmp_path: Path) -> None:
+    """Never ignored: a --drop-total that finds nothing to drop is said, and the run goes on."""
+    clean = tmp_path / "flights.csv"
+    clean.write_bytes(CLEAN)
+    extra = HISTOGRAM_COMMANDS[command]
+    code, _, err = _cli(command, "--dataset", f"file:{clean}", "--drop-total", *extra)
+    assert code == 0, err
+    assert "has no row that sums the others; --drop-total changed nothing" in err
+
+
+def test_postprocess_says_a_total_flag_found_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "collected.csv"
+    path.write_bytes(b"value,estimate\na,0.5\nb,0.3\nc,0.2\n")
+    code, _, err = _cli(
+        "postprocess", "--protocol", "OUE", "--epsilon", "1", "--n", "1000", "--input",
+        str(path), "--method", "Norm-Sub", "--output", str(tmp_path / "o.csv"), "--keep-total",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "--keep-total changed nothing" in err

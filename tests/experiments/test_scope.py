@@ -191,3 +191,18 @@ def test_an_unbiased_method_shows_no_bias_and_the_trials_noise_beside_it() -> No
         assert row["bias_sq"] + row["variance"] == pytest.approx(row["mse"])
     shown = method_table(result.summary).set_index("method")
     assert shown.loc["Base", "bias²"].startswith("0 (unbiased; the trials' noise: ")
+
+
+def test_a_sweep_s_all_methods_are_each_protocol_s_own() -> None:
+    from ldpcore.experiments.config import ExperimentConfig  # noqa: PLC0415
+    from ldpcore.experiments.sweeps import grid, with_parameter  # noqa: PLC0415
+    from ldpcore.postprocess import default_method_names  # noqa: PLC0415
+
+    points = grid({"dataset": "ages", "protocols": list(PROTOCOLS), "ns": [1000], "methods": "all"})
+    for point in points:
+        assert point.methods == default_method_names(point.protocol), point.protocol
+    # "Every protocol" from a run with "all" methods: each protocol's own again.
+    config = ExperimentConfig(dataset="ages", n=1000, protocol="OUE", epsilon=1.0)
+    for name in PROTOCOLS:
+        swept = with_parameter(config, "protocol", name)
+        assert swept.methods == default_method_names(name), name

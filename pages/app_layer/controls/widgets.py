@@ -13,7 +13,7 @@ from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.postprocess import default_method_names, method_names
 from ldpcore.present.epsilon_sentences import TARGET_CHOICES, TARGET_HELP
-from ldpcore.protocols import protocol_names
+from ldpcore.protocols import protocol_class, protocol_names
 from ldpcore.queries.specs import (
     FullQuery,
     GroupsQuery,
@@ -33,6 +33,7 @@ from ldpcore.serving.settings import (
     methods_shown,
 )
 from pages.app_layer.controls.navigation import page_switched
+from pages.app_layer.serving.answers import bundled_dataset
 
 #: Where the sidebar's settings wait for the next page this session opens.
 CARRIED = "sidebar-settings"
@@ -147,6 +148,10 @@ def sidebar() -> ExperimentConfig | None:
     )
     st.session_state[CARRIED] = chosen
     _, left_out = chosen.runnable_methods()
+    if shape.startswith(SAMPLE_PREFIX) and protocol_class(str(protocol)).ordered_values:
+        data = bundled_dataset(shape.removeprefix(SAMPLE_PREFIX))
+        if not data.ordered:  # chosen by name, it runs; "every protocol" leaves it out
+            bar.caption(f"{protocol} is made for ordered values; {data.name} has none.")
     if left_out:
         bar.caption(f"Not run on {protocol} (it has no support counts): {', '.join(left_out)}.")
     try:
