@@ -17,11 +17,15 @@ reads the database file itself).
 from __future__ import annotations
 
 import hmac
+import logging
 import secrets
 import time
 
 from ldpcore.live.database import PollDatabase, key_hash, normalize_code, token_hash
 from ldpcore.live.poll import PollError
+
+#: The operator's log (:mod:`ldpcore.serving.logs` formats it).
+_LOG = logging.getLogger(__name__)
 
 #: Codes without look-alikes (no 0/O, 1/I/L): poll codes and handover codes.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -128,6 +132,7 @@ class TeacherKeys(PollDatabase):
                 "INSERT OR IGNORE INTO owners (code, key_hash) VALUES (?, ?)",
                 (row[0], token_hash(key)),
             )
+        _LOG.info("poll %s moved to another device by a handover code", row[0])
         return str(row[0])
 
     def admit_teacher(self, key: str) -> None:

@@ -15,6 +15,7 @@ This module is what a teacher, a student and the server's operator do with a pol
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import sqlite3
 import time
@@ -39,6 +40,8 @@ from ldpcore.live.reports import check_report, live_protocols, poll_protocol
 
 #: Poll codes: 6 characters of :data:`~ldpcore.live.keys.CODE_ALPHABET`, 32⁶ ≈ 10⁹ codes.
 CODE_LENGTH = 6
+#: The operator's log (:mod:`ldpcore.serving.logs` formats it).
+_LOG = logging.getLogger(__name__)
 #: A poll has between 2 and 50 options.
 OPTIONS_MIN, OPTIONS_MAX = 2, 50
 #: Longest question and option text kept (a poll is read on a phone).
@@ -145,6 +148,7 @@ class PollStore(TeacherKeys):
                 max_reports,
                 seats,
             )
+            _LOG.info("poll %s started: %s at ε = %g, %d seats", poll.code, name, epsilon, seats)
             return poll, key
         raise PollError("could not find a free poll code; try again")  # pragma: no cover
 
@@ -163,6 +167,7 @@ class PollStore(TeacherKeys):
     def close(self, code: str, key: str | Operator) -> None:
         """Take no more reports (the reports already stored stay)."""
         self._set(code, key, "closed = 1")
+        _LOG.info("poll %s closed", normalize_code(code))
 
     def reopen(self, code: str, key: str | Operator) -> None:
         """Take reports again."""
@@ -321,6 +326,7 @@ class PollStore(TeacherKeys):
                 "polls",
             ):
                 connection.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
+        _LOG.info("poll %s deleted with its reports", code)
 
     # Everyone --------------------------------------------------------------------------
 

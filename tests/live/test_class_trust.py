@@ -85,6 +85,19 @@ def _metric(page: Page, label: str, value: int, *, timeout: int = 20_000) -> Non
     metric.get_by_text(str(value), exact=True).wait_for(timeout=timeout)
 
 
+#: The font size the reader sees: the innermost element's, where the text is drawn.
+_INNER_PX = """e => {
+    let node = e;
+    while (node.firstElementChild) node = node.firstElementChild;
+    return parseFloat(getComputedStyle(node).fontSize);
+}"""
+
+
+def _px(page: Page, selector: str) -> float:
+    """The computed font size (px) of the text of the first ``selector`` on ``page``."""
+    return float(page.locator(selector).first.evaluate(_INNER_PX))
+
+
 def _teacher_key(page: Page) -> str:
     keys = [c["value"] for c in page.context.cookies() if c["name"] == KEY_COOKIE]
     assert keys, "the teacher's browser holds no key cookie"
@@ -483,6 +496,22 @@ def test_the_projector_view_follows_the_teacher_with_no_control_and_no_secret(
     wall.get_by_role("heading", name="2 · Base: the noise").wait_for(timeout=30_000)
     assert store.get(code).step == 1  # type: ignore[union-attr]
     wall.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+    # Read from the back row: the count, the question and the chart at least as large on
+    # the wall as on the teacher's screen (computed sizes, as the browser draws them).
+    teacher.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+    count = "[data-testid='stMetric']:has-text('reports') [data-testid='stMetricValue']"
+    assert _px(wall, count) >= _px(teacher, count), (_px(wall, count), _px(teacher, count))
+    assert _px(wall, count) >= 48  # 3 rem at least: legible across a classroom
+    question = "h2.ldp-question"
+    assert _px(wall, question) >= _px(teacher, question)
+    plot = ".js-plotly-plot"
+    wall_box = wall.locator(plot).first.bounding_box()
+    teacher_box = teacher.locator(plot).first.bounding_box()
+    assert wall_box is not None and teacher_box is not None
+    assert (
+        wall_box["height"] >= teacher_box["height"]
+        and wall_box["width"] >= 0.9 * teacher_box["width"]
+    )
     body = wall.inner_text("body")
     key = _teacher_key(teacher)
     secrets_shown = [

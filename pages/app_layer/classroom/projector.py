@@ -17,11 +17,16 @@ from pages.app_layer.classroom.class_views import plain_heading
 from pages.app_layer.classroom.lesson_steps import STEPS, lesson_step, live_count
 from pages.app_layer.classroom.live_class import REFRESH_S, join_link, qr_markdown
 
-#: Larger type for a room: the wall is read from the back row.
+#: Larger type for a room: the wall is read from the back row. The count's rule names the
+#: paragraph inside the metric too, and comes after the paragraphs' rule: with the same
+#: weight the later wins, so the count is never drawn at the sentences' size.
 _WALL_CSS = """<style>
 .stApp [data-testid="stMarkdownContainer"] p { font-size: 1.45rem; }
 .stApp h2.ldp-question { font-size: 2.6rem; }
-.stApp [data-testid="stMetricValue"] { font-size: 4rem; }
+.stApp [data-testid="stMetricValue"],
+.stApp [data-testid="stMetricValue"] div,
+.stApp [data-testid="stMetricValue"] p { font-size: 4rem; line-height: 1.15; }
+.stApp [data-testid="stMetricLabel"] p { font-size: 1.6rem; }
 </style>"""
 
 

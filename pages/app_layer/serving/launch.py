@@ -153,12 +153,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     from ldpcore.errors import InputError  # noqa: PLC0415 (ldpcore loads numpy)
     from ldpcore.live.network import network_addresses  # noqa: PLC0415
     from ldpcore.serving.arguments import class_settings, serving_arguments  # noqa: PLC0415
+    from ldpcore.serving.logs import configure_logging, log_settings  # noqa: PLC0415
 
     try:
+        # The operator's log first: a failure while preloading is then a line with its time.
+        level, log_file = log_settings()
+        configure_logging(level, log_file)
         preload()
         settings = class_settings()
     except (InputError, ValueError) as exc:  # e.g. LDPCORE_APP_WORKERS=two
         sys.exit(f"error: {exc}")
+    logging.getLogger(__name__).info(
+        "serving the app; log level %s%s",
+        logging.getLevelName(level),
+        f", also to {log_file}" if log_file else "",
+    )
     arguments = serving_arguments(list(sys.argv[1:] if argv is None else argv), network_addresses())
     print(settings, flush=True)
     sys.argv = ["streamlit", "run", str(APP), *arguments]

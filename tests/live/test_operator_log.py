@@ -1,0 +1,69 @@
+"""The operator's log: every line with its time, level and logger; the doors at WARNING
+with the address; a file and a level from the environment."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ldpcore.errors import InputError
+from ldpcore.live.doors import Doors
+from ldpcore.live.store import PollStore
+from ldpcore.serving.logs import APP_LOGGERS, configure_logging, log_settings
+
+#: ``2026-11-28T20:05:43.123 WARNING ldpcore.live.doors: a wrong passcode from …``
+LINE = re.compile(
+    r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3} (DEBUG|INFO|WARNING|ERROR) [a-z_.]+: .+$"
+)
+
+
+@pytest.fixture
+def log_file(tmp_path: Path) -> Iterator[Path]:
+    path = tmp_path / "operator.log"
+    handlers = configure_logging(logging.INFO, path)
+    yield path
+    for name in APP_LOGGERS:  # leave the loggers as the other tests found them
+        logger = logging.getLogger(name)
+        for handler in handlers:
+            logger.removeHandler(handler)
+            handler.close()
+        logger.propagate = True
+        logger.setLevel(logging.NOTSET)
+
+
+def test_every_line_has_its_time_level_and_logger(log_file: Path, tmp_path: Path) -> None:
+    doors = Doors(tmp_path / "doors.sqlite")
+    doors.failed("passcode", "127.0.0.55")
+    store = PollStore(tmp_path / "polls.sqlite")
+    poll, key = store.create("Pets?", ["cat", "dog"], protocol="GRR", epsilon=1.0)
+    store.close(poll.code, key)
+    store.delete(poll.code, key)
+    lines = log_file.read_text(encoding="utf-8").splitlines()
+    assert lines, "nothing was logged"
+    for line in lines:
+        assert LINE.match(line), line
+    wrong = [line for line in lines if "wrong passcode" in line]
+    assert wrong and " WARNING ldpcore.live.doors: " in wrong[0] and "127.0.0.55" in wrong[0]
+    said = "\n".join(lines)
+    assert f"INFO ldpcore.live.store: poll {poll.code} started" in said
+    assert f"poll {poll.code} closed" in said and f"poll {poll.code} deleted" in said
+    # Configured again (a restarted launcher in one process): still one line each.
+    configure_logging(logging.INFO, log_file)
+    doors.failed("passcode", "127.0.0.56")
+    again = [x for x in log_file.read_text(encoding="utf-8").splitlines() if "127.0.0.56" in x]
+    assert len(again) == 1
+
+
+def test_the_level_and_file_come_from_the_environment(tmp_path: Path) -> None:
+    level, path = log_settings(
+        {"LDPCORE_LOG_LEVEL": "warning", "LDPCORE_LOG_FILE": str(tmp_path / "a.log")}
+    )
+    assert level == logging.WARNING and path == tmp_path / "a.log"
+    with pytest.raises(InputError, match="LDPCORE_LOG_LEVEL='LOUD': use one of DEBUG"):
+        log_settings({"LDPCORE_LOG_LEVEL": "loud"})
+    with pytest.raises(InputError, match="does not exist"):
+        log_settings({"LDPCORE_LOG_FILE": str(tmp_path / "missing" / "a.log")})
