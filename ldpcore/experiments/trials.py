@@ -55,8 +55,8 @@ SUMMARY_COLUMNS = (
     "mse_low",
     "mse_high",
     "bias_sq",
-    "bias_noise",
     "variance",
+    "bias_noise",
     "mae",
     "max_error",
     "tv",
@@ -83,8 +83,10 @@ class ExperimentResult:
     ----------
     config : ExperimentConfig
     summary : DataFrame
-        One row per method: ``mse, mse_std, bias_sq, variance, mae, max_error, tv, kl,
-        equivalent_users``.
+        One row per method: ``mse, mse_std, bias_sq, variance, bias_noise, mae, max_error,
+        tv, kl, equivalent_users``. ``bias_noise`` is what the trials' noise alone puts in
+        a measured bias² (variance ÷ trials); a method unbiased by construction shows a
+        bias² of 0 and, as ``bias_noise``, the bias² the trials measured.
     per_item : DataFrame
         One row per (method, answer): ``truth, mean, bias, variance, mse``.
     analytic : dict

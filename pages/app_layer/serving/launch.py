@@ -24,6 +24,8 @@ from pathlib import Path
 from pages.app_layer import BLAS_THREAD_VARIABLES
 
 APP = Path(__file__).resolve().parents[3] / "app.py"
+#: The operator's log, by this module's name even when it runs as ``__main__``.
+_LOG_NAME = "pages.app_layer.serving.launch"
 
 
 #: What the pages import on a first visit (their own modules run per visit, not here).
@@ -136,7 +138,7 @@ def _default_view(timeout: float) -> None:
         st.empty()
         print(f"  {READY} ({time.perf_counter() - start:.2f} s).", flush=True)
     except Exception:  # the first visitor then computes it, and sees any error on the page
-        logging.getLogger(__name__).exception("computing the default view ahead failed")
+        logging.getLogger(_LOG_NAME).exception("computing the default view ahead failed")
     finally:
         context.setLevel(level)
 
@@ -163,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         settings = class_settings()
     except (InputError, ValueError) as exc:  # e.g. LDPCORE_APP_WORKERS=two
         sys.exit(f"error: {exc}")
-    logging.getLogger(__name__).info(
+    logging.getLogger(_LOG_NAME).info(
         "serving the app; log level %s%s",
         logging.getLevelName(level),
         f", also to {log_file}" if log_file else "",
