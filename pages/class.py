@@ -15,7 +15,7 @@ from ldpcore.errors import InputError
 from ldpcore.live.access import teacher_passcode
 from ldpcore.live.lesson import lesson_methods
 from ldpcore.present.class_sentences import seats_words
-from pages.app_layer.classroom.addresses import address_panel
+from pages.app_layer.classroom.addresses import address_panel, clear_confirmation
 from pages.app_layer.classroom.class_form import creation_form, links
 from pages.app_layer.classroom.class_views import (
     controls,
@@ -73,6 +73,7 @@ def live_results(code: str) -> None:
             # A reload resumes the step the class was shown.
             default=STEPS[min(poll.step, len(STEPS) - 1)],
             key="class-step",
+            on_change=clear_confirmation,  # another action: the last confirmation is done
             help="Reveal Base first, so the class sees the noise before post-processing fixes it.",
         )
         or STEPS[0]

@@ -98,6 +98,14 @@ def _px(page: Page, selector: str) -> float:
     return float(page.locator(selector).first.evaluate(_INNER_PX))
 
 
+def _stays(page: Page, text: str, *, exact: bool = True) -> None:
+    """``text`` shows, and still shows after two of the page's refreshes (3 s each)."""
+    said = page.get_by_text(text, exact=exact)
+    said.first.wait_for(timeout=20_000)
+    page.wait_for_timeout(7_000)  # two refreshes of the teacher's live results
+    said.first.wait_for(timeout=1_000)
+
+
 def _teacher_key(page: Page) -> str:
     keys = [c["value"] for c in page.context.cookies() if c["name"] == KEY_COOKIE]
     assert keys, "the teacher's browser holds no key cookie"
@@ -348,12 +356,16 @@ def test_a_burst_from_one_address_waits_for_the_teacher_who_counts_discards_or_r
         teacher.screenshot(path=str(ARTIFACTS / "class-trust-burst.png"), full_page=True)
         _click_until(teacher, f"Discard {label}'s waiting reports", lambda: not store.waiting(code))
         assert store.count(code) == 5
+        _stays(teacher, f"Discarded 6 waiting reports from address {label}: they are not counted.")
         for i in range(2):  # two more that wait; this time the teacher counts them
             page = _answer(browser, lab, code, OPTIONS[i])
             page.get_by_text(HELD).wait_for(timeout=30_000)
             page.context.close()
         _click_until(teacher, f"Count {label}'s waiting reports", lambda: not store.waiting(code))
         assert store.count(code) == 7
+        # The next action's confirmation replaces the last one, and stays in turn.
+        _stays(teacher, f"Counted 2 reports from address {label}.")
+        assert teacher.get_by_text("Discarded 6 waiting reports").count() == 0
         # Removing: the flagged address is the one preselected, and it asks first.
         _open_until(
             teacher,
@@ -365,6 +377,12 @@ def test_a_burst_from_one_address_waits_for_the_teacher_who_counts_discards_or_r
         confirm = teacher.get_by_text(f"Yes: delete address {label}'s 6 reports and take nothing")
         confirm.click()
         _click_until(teacher, f"Remove address {label}", lambda: store.count(code) == 1, confirm)
+        _stays(teacher, f"Removed 6 reports from address {label}.", exact=False)
+        # Dismissed, it goes.
+        teacher.get_by_role("button", name="Dismiss").click()
+        teacher.get_by_text(f"Removed 6 reports from address {label}.").wait_for(
+            state="detached", timeout=20_000
+        )
         # The lab's next private window is turned away: a removed address stays out.
         after = _answer(browser, lab, code, OPTIONS[1])
         after.get_by_text("your teacher removed the answers from this network address").wait_for(

@@ -23,6 +23,29 @@ from ldpcore.present.class_sentences import (
     waiting_words,
 )
 
+#: The teacher's last confirmation (count, discard, remove): kept in the session and
+#: shown at every refresh until the teacher's next action replaces or dismisses it. A
+#: message read once and dropped vanished with the page's 3-second refresh.
+CONFIRMATION = "class-confirmation"
+
+
+def confirm(text: str) -> None:
+    """Say ``text`` until the teacher's next action."""
+    st.session_state[CONFIRMATION] = text
+
+
+def clear_confirmation() -> None:
+    """The teacher did something else: the last confirmation is done with."""
+    st.session_state.pop(CONFIRMATION, None)
+
+
+def show_confirmation() -> None:
+    """The last confirmation, with a button to dismiss it (drawn at every refresh)."""
+    if said := st.session_state.get(CONFIRMATION):
+        text, dismiss = st.columns([6, 1], vertical_alignment="center")
+        text.success(said)
+        dismiss.button("Dismiss", key="class-dismiss", on_click=clear_confirmation)
+
 
 def turned_away_metric(where: Any, reasons: dict[str, int], poll: Poll) -> None:
     """The count of browsers turned away, with each reason in its help and below it."""
@@ -37,8 +60,7 @@ def address_panel(store: PollStore, poll: Poll, key: str) -> None:
 
     Addresses are shown by a label (six characters of a salted hash), never themselves.
     """
-    if said := st.session_state.pop("class-removed", None):
-        st.success(said)
+    show_confirmation()
     activity = store.addresses(poll.code)
     for each in activity:
         if each.waiting:
@@ -91,7 +113,7 @@ def address_panel(store: PollStore, poll: Poll, key: str) -> None:
         )
         if st.button(f"Remove address {chosen.label}", key="class-remove", disabled=not sure):
             removed = store.remove_address(poll.code, key, chosen.label)
-            st.session_state["class-removed"] = (
+            confirm(
                 f"Removed {removed} report{'' if removed == 1 else 's'} from address "
                 f"{chosen.label}. It takes no more reports, and the browsers that sent "
                 "them cannot answer again."
@@ -105,15 +127,27 @@ def held_notice(store: PollStore, poll: Poll, key: str, label: str, waiting: int
     left, right = st.columns(2)
     if left.button(f"Count {label}'s waiting reports", key=f"class-count-{label}"):
         counted, still = store.count_waiting(poll.code, key, label)
-        if still:
-            st.session_state["class-removed"] = (
-                f"Counted {counted}; {still} still wait{'s' if still == 1 else ''}: the poll "
-                "is full. Raise the class size under Run the poll, then count them."
-            )
+        confirm(
+            f"Counted {counted}; {still} still wait{'s' if still == 1 else ''}: the poll "
+            "is full. Raise the class size under Run the poll, then count them."
+            if still
+            else f"Counted {counted} report{'' if counted == 1 else 's'} from address {label}."
+        )
         st.rerun()
     if right.button(f"Discard {label}'s waiting reports", key=f"class-discard-{label}"):
-        store.discard_waiting(poll.code, key, label)
+        dropped = store.discard_waiting(poll.code, key, label)
+        confirm(
+            f"Discarded {dropped} waiting report{'' if dropped == 1 else 's'} from address "
+            f"{label}: they are not counted."
+        )
         st.rerun()
 
 
-__all__ = ["address_panel", "held_notice", "turned_away_metric"]
+__all__ = [
+    "address_panel",
+    "clear_confirmation",
+    "confirm",
+    "held_notice",
+    "show_confirmation",
+    "turned_away_metric",
+]

@@ -25,6 +25,7 @@ from ldpcore.present.class_sentences import (
     liars_caption,
     liars_words,
 )
+from pages.app_layer.classroom.addresses import clear_confirmation
 from pages.app_layer.classroom.live_class import current_doors
 from pages.app_layer.classroom.teacher import connection_address
 
@@ -76,10 +77,15 @@ def controls(store: PollStore, poll: Poll, key: str) -> None:
             key="class-export",
             on_click="ignore",
         )
-        if not poll.closed and two.button("Close the poll", key="class-close"):
+        # Another action: the last confirmation is done with.
+        if not poll.closed and two.button(
+            "Close the poll", key="class-close", on_click=clear_confirmation
+        ):
             store.close(poll.code, key)
             st.rerun()
-        if poll.closed and two.button("Reopen the poll", key="class-reopen"):
+        if poll.closed and two.button(
+            "Reopen the poll", key="class-reopen", on_click=clear_confirmation
+        ):
             store.reopen(poll.code, key)
             st.rerun()
         number_setting(
@@ -99,7 +105,9 @@ def controls(store: PollStore, poll: Poll, key: str) -> None:
             key=f"class-seats-{poll.code}",
             help=SEATS_HELP,
         )
-        if st.button("Move this poll to another device", key="class-handover"):
+        if st.button(
+            "Move this poll to another device", key="class-handover", on_click=clear_confirmation
+        ):
             until = time.time() + HANDOVER_SECONDS
             st.session_state["class-handover-code"] = (store.handover(poll.code, key), until)
         handed, until = st.session_state.get("class-handover-code", ("", 0.0))
