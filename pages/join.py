@@ -76,6 +76,8 @@ message = getattr(result, "report", None)
 if message:
     try:
         if not isinstance(message, dict):  # only our component sends it; check anyway
+            # Counted under "turned away" like every refused send (by a digest of it).
+            store.refuse_unreadable(poll.code, message, address=connection_address())
             raise InputError("the answer form sent something that is not a report; reload")
         client = str(message.get("client", ""))
         stored = store.submit(

@@ -30,8 +30,10 @@ teacher reads about refusals (a summary per reason) is :mod:`ldpcore.present`'s.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -126,6 +128,38 @@ def count_reports(connection: sqlite3.Connection, code: str) -> int:
     """Reports counted for the poll (waiting ones are not)."""
     (found,) = connection.execute("SELECT COUNT(*) FROM reports WHERE code = ?", (code,)).fetchone()
     return int(found)
+
+
+#: The longest client identifier a browser's answer form makes (a UUID is 36).
+CLIENT_CHARS = (8, 64)
+
+
+def refuse(
+    connection: sqlite3.Connection, code: str, client: str, reason: str, hashed: str | None
+) -> None:
+    """Count one browser turned away for ``reason`` (once per browser and poll)."""
+    connection.execute(
+        "INSERT OR IGNORE INTO refusals (code, client, reason, address, received) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (code, client, reason, hashed, time.time()),
+    )
+
+
+def unreadable_client(sent: object) -> str:
+    """The stand-in client of a send that names no usable browser, as a short digest.
+
+    A malformed identifier, or a message that is no report: the digest of what was sent
+    makes the same send count once, and nothing a phone sends is stored beyond 20
+    characters.
+
+    Examples
+    --------
+    >>> unreadable_client("ab"), len(unreadable_client("x" * 500))
+    ('unreadable-fb8e20fc', 19)
+    """
+    text = sent if isinstance(sent, str) else repr(sent)
+    digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
+    return f"unreadable-{digest[:8]}"
 
 
 def refusal_message(reason: str, code: str, size: int) -> str:

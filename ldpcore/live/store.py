@@ -457,19 +457,21 @@ class PollStore(TeacherKeys):
                 f"there is no poll with the code {normalize_code(code)!r}; check the code "
                 "your teacher shows"
             )
-        client = str(client).strip()
-        if not 8 <= len(client) <= 64 or not client.isascii():
-            raise PollError("this browser's answer identifier is malformed; reload the page")
         hashed = (
             None if address is None else address_hash(poll.code, self._salt(poll.code), address)
         )
+        client = str(client).strip()
+        low, high = admission.CLIENT_CHARS
+        if not low <= len(client) <= high or not client.isascii():
+            self.refuse_unreadable(poll.code, client, hashed=hashed)
+            raise PollError("this browser's answer identifier is malformed; reload the page")
         try:
             row = check_report(
                 poll_protocol(poll.protocol, poll.epsilon, len(poll.options)), report
             )
         except InputError:
             with self._write() as connection:
-                self._refuse(connection, poll.code, client, "invalid", hashed)
+                admission.refuse(connection, poll.code, client, "invalid", hashed)
             raise
         with self._write() as connection:
             verdict = admission.verdict(connection, poll.code, client, row, hashed)
@@ -486,7 +488,7 @@ class PollStore(TeacherKeys):
                 )
             elif verdict in REFUSAL_REASONS:
                 # Counted (once per browser) and committed, then refused below.
-                self._refuse(connection, poll.code, client, verdict, hashed)
+                admission.refuse(connection, poll.code, client, verdict, hashed)
             elif verdict == admission.COUNT:
                 connection.execute(
                     "INSERT INTO reports (code, client, report, received, address) "
@@ -503,15 +505,18 @@ class PollStore(TeacherKeys):
             raise Refused(admission.refusal_message(verdict, poll.code, size), verdict)
         return count
 
-    @staticmethod
-    def _refuse(
-        connection: sqlite3.Connection, code: str, client: str, reason: str, hashed: str | None
+    def refuse_unreadable(
+        self, code: str, sent: object, *, address: str | None = None, hashed: str | None = None
     ) -> None:
-        connection.execute(
-            "INSERT OR IGNORE INTO refusals (code, client, reason, address, received) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (code, client, reason, hashed, time.time()),
-        )
+        """Count a send that is no report, or names no usable browser, as turned away.
+
+        Under "invalid", by a digest of what was sent (never the send itself), once per
+        distinct send: the teacher's "turned away" accounts for every refused send.
+        """
+        if hashed is None and address is not None:
+            hashed = address_hash(code, self._salt(code), address)
+        with self._write() as connection:
+            admission.refuse(connection, code, admission.unreadable_client(sent), "invalid", hashed)
 
     def _salt(self, code: str) -> bytes:
         with self._connect() as connection:

@@ -1,5 +1,6 @@
-"""The operator's log: every line with its time, level and logger; the doors at WARNING
-with the address; a file and a level from the environment."""
+"""What the operator and the teacher can account for: the log (every line with its time,
+level and logger; the doors at WARNING with the address; a file and a level from the
+environment), and every refused send counted under "turned away"."""
 
 from __future__ import annotations
 
@@ -67,3 +68,27 @@ def test_the_level_and_file_come_from_the_environment(tmp_path: Path) -> None:
         log_settings({"LDPCORE_LOG_LEVEL": "loud"})
     with pytest.raises(InputError, match="does not exist"):
         log_settings({"LDPCORE_LOG_FILE": str(tmp_path / "missing" / "a.log")})
+
+
+def test_every_refused_send_is_counted_under_turned_away(tmp_path: Path) -> None:
+    """Malformed browser identifiers and messages that are no report: each refused send is
+    counted as "invalid", once per distinct send, and only a short digest is stored."""
+    import sqlite3  # noqa: PLC0415
+
+    from ldpcore.live.poll import PollError  # noqa: PLC0415
+
+    from ldpcore.live.database import DATABASE_NAME  # noqa: PLC0415
+
+    store = PollStore(tmp_path)
+    path = tmp_path / DATABASE_NAME
+    poll, _ = store.create("Pets?", ["cat", "dog"], protocol="GRR", epsilon=1.0)
+    report = {"value": 0}
+    for client in ("ab", "x" * 500, "ünïcödé-client"):
+        with pytest.raises(PollError, match="identifier is malformed"):
+            store.submit(poll.code, client, report, address="127.0.0.9")
+    store.refuse_unreadable(poll.code, ["not", "a", "report"], address="127.0.0.9")
+    store.refuse_unreadable(poll.code, ["not", "a", "report"], address="127.0.0.9")  # again
+    assert store.turned_away(poll.code)["invalid"] == 4
+    with sqlite3.connect(path) as connection:
+        clients = [c for (c,) in connection.execute("SELECT client FROM refusals")]
+    assert clients and max(map(len, clients)) <= 20
