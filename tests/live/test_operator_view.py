@@ -75,9 +75,8 @@ def test_every_refused_send_is_counted_under_turned_away(tmp_path: Path) -> None
     counted as "invalid", once per distinct send, and only a short digest is stored."""
     import sqlite3  # noqa: PLC0415
 
-    from ldpcore.live.poll import PollError  # noqa: PLC0415
-
     from ldpcore.live.database import DATABASE_NAME  # noqa: PLC0415
+    from ldpcore.live.poll import PollError  # noqa: PLC0415
 
     store = PollStore(tmp_path)
     path = tmp_path / DATABASE_NAME
