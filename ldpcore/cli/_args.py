@@ -126,18 +126,23 @@ def add_command(
     return parser
 
 
-def add_protocol_arguments(parser: argparse.ArgumentParser, *, population: str) -> None:
+def add_protocol_arguments(
+    parser: argparse.ArgumentParser, *, population: str, recorded: bool = False
+) -> None:
     """``--protocol --epsilon``, the population (``--n`` or ``--domain-size``), protocol options.
 
     Commands that simulate or read estimates need the number of users (``population="n"``);
-    those that handle single reports need the domain size (``"domain-size"``).
+    those that handle single reports need the domain size (``"domain-size"``). With
+    ``recorded``, the three may be left out when the input file records them.
     """
-    parser.add_argument("--protocol", required=True, help=" | ".join(protocol_names()))
-    parser.add_argument("--epsilon", required=True, help="privacy budget ε > 0")
+    said = " (default: what the input file records)" if recorded else ""
+    needed = not recorded
+    parser.add_argument("--protocol", required=needed, help=" | ".join(protocol_names()) + said)
+    parser.add_argument("--epsilon", required=needed, help="privacy budget ε > 0" + said)
     if population == "n":
         parser.add_argument("--n", required=True, help="number of users")
     else:
-        parser.add_argument("--domain-size", required=True, help="number of values d")
+        parser.add_argument("--domain-size", required=needed, help="number of values d" + said)
     add_protocol_parameter_arguments(parser)
 
 

@@ -13,6 +13,7 @@ from ldpcore.cli import _args
 from ldpcore.errors import InputError
 
 EXAMPLE = """examples:
+  ldpcore aggregate --input poll-ABC234.csv --output counts.csv   # a class's export
   ldpcore aggregate --protocol OLH --epsilon 1 --domain-size 1024 \\
       --input reports.parquet --output counts.csv
   ldpcore aggregate --protocol OUE --epsilon 1 --domain-size 1024 \\
@@ -30,10 +31,13 @@ def add_parser(commands: Any) -> None:
         "(memory stays bounded); a folder of Parquet/CSV partitions can be aggregated on a "
         "Dask cluster with the same per-chunk function. Output: CSV value,count (and, for "
         "dBitFlipPM, sampled: the users who sampled each value, for Ding et al.'s "
-        "estimator), ready for 'ldpcore postprocess --input-kind counts'.",
+        "estimator), ready for 'ldpcore postprocess --input-kind counts'. A file that "
+        "records its protocol, ε and d (every file ldpcore writes, a class's export too) "
+        "needs none of them named; a class's export also names each option, and the "
+        "output's values are those names.",
         example=EXAMPLE,
     )
-    _args.add_protocol_arguments(agg, population="domain-size")
+    _args.add_protocol_arguments(agg, population="domain-size", recorded=True)
     agg.add_argument("--input", required=True, help="a report file or a folder of them")
     agg.add_argument("--output", help="CSV value,count (default: standard output)")
     add_dask_arguments(agg)
@@ -56,20 +60,54 @@ def connect_timeout(raw: str) -> float:
     return value
 
 
+def fill_recorded(args: argparse.Namespace, recorded: dict[str, str], source: Path) -> None:
+    """The protocol, ε and d left out of the command, from what the file records.
+
+    And the protocol's own options; a refusal naming the flag when the file records
+    none. What is named is kept: the aggregation then checks it against the record.
+    """
+    for flag, key in (
+        ("protocol", "protocol"),
+        ("epsilon", "epsilon"),
+        ("domain_size", "domain_size"),
+    ):
+        if getattr(args, flag, None) is None:
+            if key not in recorded:
+                raise InputError(
+                    f"{source} records no {key.replace('_', ' ')}: name it "
+                    f"(--{flag.replace('_', '-')})"
+                )
+            setattr(args, flag, recorded[key])
+    from ldpcore.protocols import protocol_class  # noqa: PLC0415
+
+    for parameter in protocol_class(args.protocol).extra_parameters:
+        if getattr(args, parameter.name, None) is None and parameter.name in recorded:
+            setattr(args, parameter.name, recorded[parameter.name])
+
+
 def run(args: argparse.Namespace) -> int:
     """Aggregate the reports and write ``value,count``."""
     from ldpcore.collection.report_files import (  # noqa: PLC0415
         aggregate_file,
         counts_rows,
         empty_tallies,
+        file_parameters,
+        recorded_options,
         report_files,
     )
 
-    protocol = _args.protocol(args)
     chunk_rows = _args.whole(args.chunk_rows, "chunk-rows", 1) or 1
     if not args.input:
         raise InputError("--input must name a report file or a folder of them")
     files = report_files(Path(args.input))
+    fill_recorded(args, file_parameters(files[0]), files[0])
+    protocol = _args.protocol(args)
+    names = recorded_options(files[0]) if len(files) == 1 else None
+    if names is not None and len(names) != protocol.domain_size:
+        raise InputError(
+            f"{files[0]} names {len(names)} options, but d = {protocol.domain_size}: leave "
+            "--domain-size out to use the file's own"
+        )
     if args.dask:
         from ldpcore.experiments.cluster import aggregate_on_dask, dask_client, where  # noqa: PLC0415
 
@@ -85,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     header, table = counts_rows(protocol, counts)
+    if names is not None:  # a class's export: each value by its option's name
+        table = [[names[row[0]], *row[1:]] for row in table]
     writer.writerow(header)
     writer.writerows(table)
     _args.write_output(args.output, out.getvalue())

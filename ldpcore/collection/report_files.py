@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -297,6 +298,55 @@ def report_files(path: Path) -> list[Path]:
     if not path.exists():
         raise InputError(f"report file {str(path)!r} does not exist")
     return [path]
+
+
+#: How a poll export names each option after its parameter line: ``# option 0: Car``.
+OPTION_LINE = re.compile(r"^# option (\d+): (.*)$")
+
+
+def file_parameters(path: Path) -> dict[str, str]:
+    """What a report file on disk records (:func:`upload_parameters`), read from its head.
+
+    A Parquet file's schema metadata, or a CSV file's first line; a large file is not
+    read whole for it.
+    """
+    path = Path(path)
+    if path.suffix.lower() == ".parquet":
+        import pyarrow as pa  # noqa: PLC0415
+        import pyarrow.parquet as pq  # noqa: PLC0415
+
+        try:
+            metadata = pq.ParquetFile(path).schema_arrow.metadata or {}
+        except (pa.ArrowException, OSError):
+            return {}
+        return {
+            key.decode().removeprefix(META): value.decode()
+            for key, value in metadata.items()
+            if key.startswith(META.encode())
+        }
+    with path.open("rb") as file:
+        return upload_parameters(file.readline(), path.name)
+
+
+def recorded_options(path: Path) -> tuple[str, ...] | None:
+    """The option each value is, as a poll export names them (``# option i: text``).
+
+    None when the file names none (a report file from ``ldpcore randomize``), or names
+    them out of order.
+    """
+    path = Path(path)
+    if path.suffix.lower() != ".csv":
+        return None
+    found: list[str] = []
+    with path.open(encoding="utf-8", errors="replace") as file:
+        for line in file:
+            if not line.startswith("#"):
+                break
+            if match := OPTION_LINE.match(line.rstrip("\r\n")):
+                if int(match.group(1)) != len(found):
+                    return None
+                found.append(match.group(2))
+    return tuple(found) or None
 
 
 def recorded_number(recorded: Mapping[str, str], key: str, default: float) -> float:

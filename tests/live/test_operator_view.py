@@ -91,3 +91,57 @@ def test_every_refused_send_is_counted_under_turned_away(tmp_path: Path) -> None
     with sqlite3.connect(path) as connection:
         clients = [c for (c,) in connection.execute("SELECT client FROM refusals")]
     assert clients and max(map(len, clients)) <= 20
+
+
+def test_aggregate_reads_a_class_export_alone_and_keeps_the_option_names(tmp_path: Path) -> None:
+    """The export records its protocol, ε and d and names each option: ``aggregate`` needs
+    none of them named, and its counts carry the names (commas, quotes, an emoji, a
+    formula kept as typed); its counts equal the reports'."""
+    import csv  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+
+    import numpy as np  # noqa: PLC0415
+    from command import COMMAND  # noqa: PLC0415
+
+    from ldpcore.live.poll import Poll  # noqa: PLC0415
+    from ldpcore.live.reports import poll_export_text, poll_protocol  # noqa: PLC0415
+
+    options = ("Car", "Bus, or tram", 'Say "hi"', "🚲 Bicycle", "=1+1")
+    poll = Poll("ABCDEF", "How do you come?", options, "GRR", 1.0, 0.0, False)
+    protocol = poll_protocol("GRR", 1.0, len(options))
+    rng = np.random.default_rng(0)
+    sent = protocol.randomize(rng.integers(0, len(options), 40), rng)
+    export = tmp_path / "poll-ABCDEF.csv"
+    export.write_text(poll_export_text(poll, [{"value": int(v)} for v in sent]), "utf-8")
+    done = subprocess.run(
+        [*COMMAND, "aggregate", "--input", str(export)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    table = list(csv.reader(done.stdout.splitlines()))
+    assert table[0] == ["value", "count"]
+    assert [row[0] for row in table[1:]] == list(options)
+    assert [int(row[1]) for row in table[1:]] == np.bincount(sent, minlength=5).tolist()
+    # A flag that contradicts the record is refused in words; a file that records
+    # nothing asks for the flag by name.
+    wrong = subprocess.run(
+        [*COMMAND, "aggregate", "--input", str(export), "--epsilon", "2"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert wrong.returncode == 2 and "written for epsilon = 1.0" in wrong.stderr
+    bare = tmp_path / "bare.csv"
+    bare.write_text("value\n1\n0\n")
+    none = subprocess.run(
+        [*COMMAND, "aggregate", "--input", str(bare)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert none.returncode == 2 and "records no protocol: name it (--protocol)" in none.stderr
