@@ -61,6 +61,9 @@ class ClassReading:
         The option with the second largest estimate.
     options : int
         How many options the poll has.
+    narrowest, widest : float
+        The narrowest and the widest interval's width (shares): the sentence beside the
+        table says the range its cells show, not only their mean.
     """
 
     reports: int
@@ -82,6 +85,8 @@ class ClassReading:
     reports_needed: int
     runner_up: str = ""
     options: int = 0
+    narrowest: float = math.nan
+    widest: float = math.nan
 
     @property
     def leads(self) -> bool:
@@ -155,6 +160,8 @@ def read_class(
         reports_needed=max(1, math.ceil(needed)),
         runner_up=str(table["value"].iloc[int(order[1])]) if estimate.size > 1 else "",
         options=int(estimate.size),
+        narrowest=float(np.min(high - low)),
+        widest=float(np.max(high - low)),
     )
 
 

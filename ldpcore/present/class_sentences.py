@@ -35,6 +35,25 @@ def _reports(count: int) -> str:
     return f"{count:,} report{'' if count == 1 else 's'}"
 
 
+def _wide(reading: ClassReading) -> str:
+    """How wide the intervals are, in the numbers the table beside it shows.
+
+    Examples
+    --------
+    >>> from ldpcore.live.lesson import ClassReading
+    >>> r = ClassReading(24, 1.0, "GRR", "Norm-Sub", 0.95, "Car", 0.7, 0.3, 1.0, (), 0.72,
+    ...                  0, 0, 1.0, 0.0, 1.0, 900, "Bus", 5, 0.417, 1.0)
+    >>> _wide(r)
+    'the intervals are wide, 72 points of 0–100% on average (from 42 to 100)'
+    """
+    if math.isnan(reading.narrowest) or math.isnan(reading.widest):
+        return f"the intervals are wide, {reading.mean_width * 100:.0f} points of 0–100% on average"
+    return (
+        f"the intervals are wide, {reading.mean_width * 100:.0f} points of 0–100% on average "
+        f"(from {reading.narrowest * 100:.0f} to {reading.widest * 100:.0f})"
+    )
+
+
 def class_readout(reading: ClassReading) -> str:
     """The sentence a teacher reads out: what the class says, how sure, what changed.
 
@@ -49,7 +68,8 @@ def class_readout(reading: ClassReading) -> str:
     ...       0.0, 1.0, (), 0.98, 3, 1, 1.0, 0.0, 1.0, 1164, "Friday", 7)))
     ... # doctest: +NORMALIZE_WHITESPACE
     From 5 randomized reports (GRR, ε = 1), the class cannot tell yet which option comes
-    first: every interval spans most of 0–100%. About 1,164 reports would narrow each
+    first: the intervals are wide, 98 points of 0–100% on average. About 1,164 reports
+    would narrow each
     interval to about ±10 points. Post-processing turned Base's estimates (3 below 0%, 1
     above 100%) into shares between 0% and 100% that sum to 100%.
     >>> print(class_readout(ClassReading(1, 4.0, "GRR", "Norm-Sub", 0.95, "Yes", 0.9,
@@ -71,7 +91,7 @@ def class_readout(reading: ClassReading) -> str:
         )
     else:
         why = (
-            "every interval spans most of 0–100%"
+            _wide(reading)
             if reading.spans_most
             else (
                 f"{reading.method}'s two largest estimates, {reading.leader} "
