@@ -128,12 +128,38 @@ def lesson_outlook(
     )
 
 
+#: "Most classes": the share of simulated classes that must see both the noise and the
+#: fix for an ε to be offered as the lesson's.
+MOST_CLASSES = 0.8
+
+
+def teaching_epsilon(
+    protocol: str, options: int, size: int, epsilons: tuple[float, ...]
+) -> LessonOutlook | None:
+    """Of ``epsilons``, the largest at which most classes see both the noise and the fix.
+
+    The lesson's purpose is both; of the ε that show both to :data:`MOST_CLASSES` of
+    classes, the largest gives the class the most accurate answer while it still sees
+    the lesson. None when no ε shows both to most classes.
+
+    Examples
+    --------
+    >>> teaching_epsilon("GRR", 5, 30, (0.5, 1.0, 2.0, 6.0)).epsilon
+    1.0
+    """
+    seen = [lesson_outlook(protocol, e, options, size) for e in epsilons]
+    both = [o for o in seen if min(o.noise_shown, o.fix_shown) >= MOST_CLASSES]
+    return max(both, key=lambda o: o.epsilon) if both else None
+
+
 __all__ = [
     "CLASSES",
     "LESSON_EPSILON",
+    "MOST_CLASSES",
     "STEP_THREE_METHOD",
     "VISIBLE_CHANGE",
     "LessonOutlook",
     "lesson_outlook",
+    "teaching_epsilon",
     "uneven_class",
 ]

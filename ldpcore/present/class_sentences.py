@@ -177,6 +177,21 @@ def outlook_sentence(outlook: LessonOutlook) -> str:
     return said
 
 
+def teaching_label(outlook: LessonOutlook) -> str:
+    """The form's offer of the ε at which the class sees both the noise and the fix.
+
+    Examples
+    --------
+    >>> from ldpcore.live.outlook import LessonOutlook
+    >>> teaching_label(LessonOutlook("GRR", 1.0, 5, 30, 0.87, 0.86, 400))
+    'Use ε = 1: Base shows the noise in about 87% of classes, and Norm-Sub the fix in about 86%'
+    """
+    return (
+        f"Use ε = {outlook.epsilon:g}: Base shows the noise in {_often(outlook.noise_shown)} "
+        f"of classes, and {STEP_THREE_METHOD} the fix in {_often(outlook.fix_shown)}"
+    )
+
+
 def separating_label(outlook: LessonOutlook) -> str:
     """The form's offer of the ε at which a majority stands apart, with what it costs.
 

@@ -17,8 +17,10 @@ from apptest import app
 
 from ldpcore.live.outlook import (
     LESSON_EPSILON,
+    MOST_CLASSES,
     VISIBLE_CHANGE,
     lesson_outlook,
+    teaching_epsilon,
     uneven_class,
 )
 from ldpcore.live.reports import LESSON_PRESET, PRESETS
@@ -106,3 +108,21 @@ def test_the_class_form_opens_at_the_lesson_and_says_what_each_epsilon_shows() -
     assert "a 60% majority stands apart" in offer.label and "noise in" in offer.label
     offer.click().run()
     assert at.select_slider(key="class-epsilon").value == 6.0
+    # At ε = 6 the lesson is offered back, one click: the ε that shows both to most
+    # classes (never only the one that separates, which shows nothing to fix).
+    back = next(b for b in at.button if b.key == "class-use-teaching-epsilon")
+    assert back.label.startswith(f"Use ε = {LESSON_EPSILON:g}: Base shows the noise in")
+    back.click().run()
+    assert at.select_slider(key="class-epsilon").value == LESSON_EPSILON
+    assert not any(b.key == "class-use-teaching-epsilon" for b in at.button)
+
+
+def test_the_teaching_epsilon_shows_both_to_most_classes_and_is_the_largest_that_does() -> None:
+    options = len(PRESETS[LESSON_PRESET])
+    epsilons = (0.5, 1.0, 2.0, 3.0, 4.0, 6.0)
+    found = teaching_epsilon("GRR", options, 30, epsilons)
+    assert found is not None
+    assert min(found.noise_shown, found.fix_shown) >= MOST_CLASSES
+    for larger in (e for e in epsilons if e > found.epsilon):
+        other = lesson_outlook("GRR", larger, options, 30)
+        assert min(other.noise_shown, other.fix_shown) < MOST_CLASSES

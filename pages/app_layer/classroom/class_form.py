@@ -8,7 +8,13 @@ import streamlit as st
 
 from ldpcore.errors import InputError
 from ldpcore.live.lesson import class_advice
-from ldpcore.live.outlook import LESSON_EPSILON, LessonOutlook, lesson_outlook
+from ldpcore.live.outlook import (
+    LESSON_EPSILON,
+    MOST_CLASSES,
+    LessonOutlook,
+    lesson_outlook,
+    teaching_epsilon,
+)
 from ldpcore.live.poll import CLASS_SIZE_MAX, Poll
 from ldpcore.live.reports import LESSON_PRESET, PRESETS, live_protocols
 from ldpcore.live.store import OPTIONS_MAX, OPTIONS_MIN, PollStore
@@ -18,6 +24,7 @@ from ldpcore.present.class_sentences import (
     outlook_sentence,
     seats_words,
     separating_label,
+    teaching_label,
 )
 from pages.app_layer.classroom.class_views import plain_heading
 from pages.app_layer.classroom.live_class import join_address, join_link, qr_markdown
@@ -76,6 +83,17 @@ def creation_form(store: PollStore, key: str) -> None:
     st.info(outlook_sentence(outlook), icon=":material/school:")
     advice = class_advice(protocol, float(epsilon), count, int(size), epsilons=CLASS_EPSILONS)
     st.caption(class_advice_sentence(advice))
+    # Two changes a teacher may want, each one click: the ε at which the class sees the
+    # noise and the fix (the lesson), and the one at which a majority stands apart.
+    teaching = _teaching(protocol, count, int(size))
+    shows_both = min(outlook.noise_shown, outlook.fix_shown) >= MOST_CLASSES
+    if teaching is not None and teaching.epsilon != float(epsilon) and not shows_both:
+        st.button(
+            teaching_label(teaching),
+            key="class-use-teaching-epsilon",
+            on_click=st.session_state.__setitem__,
+            args=("class-epsilon", teaching.epsilon),
+        )
     if not advice.separates and advice.smallest_epsilon is not None:
         other = _outlook(protocol, advice.smallest_epsilon, count, int(size))
         st.button(
@@ -109,6 +127,11 @@ def creation_form(store: PollStore, key: str) -> None:
             return
         st.query_params.from_dict({"poll": poll.code})
         st.rerun()
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _teaching(protocol: str, options: int, size: int) -> LessonOutlook | None:
+    return teaching_epsilon(protocol, options, size, CLASS_EPSILONS)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
