@@ -17,6 +17,10 @@ from pages.app_layer.classroom.teacher import connection_address
 from pages.app_layer.controls.navigation import ensure_app
 
 ensure_app(__file__)
+# During an outage the answer form says itself that it reconnects and keeps the report;
+# Streamlit's own "connection error" modal would cover that sentence (and this page opens
+# no dialog of its own), so it is not drawn here.
+st.html("<style>[data-testid='stDialog'] { display: none !important; }</style>")
 st.title("Answer your class's poll")
 
 try:

@@ -266,3 +266,32 @@ def test_the_phone_says_what_a_report_reveals_at_its_epsilon(
     assert almost == gives_away, words
     if not gives_away:
         assert "no one can tell" in words or "without saying" in words or "not an answer" in words
+
+
+def test_an_outage_shows_the_app_s_reconnecting_sentence_not_streamlit_s_dialog(
+    browser: Browser, data_dir: Path
+) -> None:
+    """The server goes away after the phone opened the poll: the phone's own sentence
+    ("Reconnecting… your report is kept") is what shows, never covered by a modal."""
+    poll, _ = PollStore(data_dir).create(
+        "How do you come to school?", list(OPTIONS), protocol="GRR", epsilon=1.0
+    )
+    with _serve(data_dir, "streamlit-outage.log") as (url, _process):
+        phone = browser.new_context().new_page()
+        phone.goto(f"{url}/join?code={poll.code}")
+        phone.get_by_label(OPTIONS[0]).check(timeout=60_000)
+    # The server is gone: the tap waits, says so, and nothing covers it.
+    phone.get_by_role("button", name="Send my answer").click()
+    said = phone.get_by_text(re.compile("Reconnecting to the server"))
+    said.wait_for(timeout=30_000)
+    phone.wait_for_timeout(10_000)  # long past Streamlit's own connection-error modal
+    assert said.is_visible()
+    dialogs = phone.locator("[data-testid='stDialog']")
+    assert not any(dialog.is_visible() for dialog in dialogs.all())
+    assert phone.get_by_text(
+        re.compile("connected to the internet|Connection error")
+    ).count() == 0 or (
+        not phone.get_by_text(
+            re.compile("connected to the internet|Connection error")
+        ).first.is_visible()
+    )
