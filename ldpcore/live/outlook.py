@@ -152,13 +152,142 @@ def teaching_epsilon(
     return max(both, key=lambda o: o.epsilon) if both else None
 
 
+#: The leads (share points between the true leader and every other option) at which the
+#: larger class is shown: from a clear race to a landslide.
+LEADS = (0.10, 0.20, 0.30, 0.50)
+#: Simulated larger classes per lead: each share named within about ±7 points (95%).
+LARGER_CLASSES = 200
+#: The class a small room is compared with: one thousand students, a school year's
+#: survey, where the same noise is about six times narrower than in a class of 30.
+LARGER_CLASS = 1000
+
+
+@dataclass(frozen=True)
+class LargerClass:
+    """What the same noise does at ``size`` students, from the poll's settings alone.
+
+    Never from a class's own estimate: a small class's estimate is mostly noise, and a
+    simulation seeded by it would present that noise as a larger class's answer.
+
+    Attributes
+    ----------
+    protocol, epsilon, options, size
+        The poll's settings, and the larger class simulated.
+    half_width : float
+        The 95% interval's half-width at ``size`` for an option holding an even share,
+        for all options at once (NDSS Eq. 3 with Bonferroni), as the Class page's
+        intervals are.
+    leads : tuple of float
+        The true leader's lead over every other option, per scenario.
+    named_right, named_wrong : tuple of float
+        Share of simulated classes whose read-out names the true leader, or another
+        option, at each lead: named only when its simultaneous interval lies wholly
+        above every other's (the Class page's rule, Norm-Sub's estimate).
+    classes : int
+        Classes simulated per lead.
+    """
+
+    protocol: str
+    epsilon: float
+    options: int
+    size: int
+    half_width: float
+    leads: tuple[float, ...]
+    named_right: tuple[float, ...]
+    named_wrong: tuple[float, ...]
+    classes: int
+
+    def half_width_at(self, reports: int) -> float:
+        """The same half-width at ``reports`` students (it shrinks as 1/√n)."""
+        return self.half_width * (self.size / max(1, reports)) ** 0.5
+
+
+def led_class(options: int, size: int, lead: float) -> NDArray[np.int64]:
+    """A class whose first option leads every other by ``lead``, the others even.
+
+    Examples
+    --------
+    >>> led_class(5, 1000, 0.1).tolist()
+    [280, 180, 180, 180, 180]
+    >>> led_class(4, 30, 0.5).tolist()
+    [19, 4, 4, 3]
+    """
+    rest = (1.0 - lead) / options
+    exact = size * np.array([rest + lead] + [rest] * (options - 1))
+    counts = np.floor(exact).astype(np.int64)
+    short = size - int(counts.sum())
+    counts[np.argsort(counts - exact, kind="stable")[:short]] += 1
+    return counts
+
+
+def larger_class_outlook(
+    protocol: str,
+    epsilon: float,
+    options: int,
+    *,
+    size: int = LARGER_CLASS,
+    leads: tuple[float, ...] = LEADS,
+    classes: int = LARGER_CLASSES,
+    seed: int = 0,
+) -> LargerClass:
+    """Simulate ``classes`` classes of ``size`` at each lead and count what they name.
+
+    Each class's support counts are drawn exactly from the protocol's channel; its
+    Base estimate goes through Norm-Sub and the exact simultaneous intervals
+    (:func:`ldpcore.postprocess.intervals.frequency_intervals`), and the leader is
+    named as the Class page names one.
+    """
+    from ldpcore.postprocess.intervals import (  # noqa: PLC0415 (scipy)
+        frequency_intervals,
+        reports_for_half_width,
+    )
+
+    oracle = poll_protocol(protocol, epsilon, options)
+    # Eq. 3 inverted gives n = C / h²; so at ``size`` users h = √(C / size).
+    unit = reports_for_half_width(oracle, 1.0, share=1 / options, simultaneous=True)
+    method = get_method(STEP_THREE_METHOD)
+    rng = np.random.default_rng(seed)
+    right, wrong = [], []
+    for lead in leads:
+        truth = led_class(options, size, lead)
+        named = np.zeros(options + 1)  # named[v]: classes naming v; named[-1]: none
+        for _ in range(classes):
+            base = oracle.estimate(oracle.sample_support_counts(truth, rng), size)
+            point = method(base, protocol=oracle, n=size)
+            low, high = frequency_intervals(
+                base, protocol=oracle, n=size, point=point, simultaneous=True
+            )
+            top = int(np.argmax(point))
+            others = np.arange(options) != top
+            named[top if np.all(high[others] < low[top]) else -1] += 1
+        right.append(float(named[0] / classes))
+        wrong.append(float(named[1:options].sum() / classes))
+    return LargerClass(
+        protocol=protocol,
+        epsilon=epsilon,
+        options=options,
+        size=size,
+        half_width=float((unit / size) ** 0.5),
+        leads=tuple(leads),
+        named_right=tuple(right),
+        named_wrong=tuple(wrong),
+        classes=classes,
+    )
+
+
 __all__ = [
     "CLASSES",
+    "LARGER_CLASS",
+    "LARGER_CLASSES",
+    "LEADS",
     "LESSON_EPSILON",
     "MOST_CLASSES",
     "STEP_THREE_METHOD",
     "VISIBLE_CHANGE",
+    "LargerClass",
     "LessonOutlook",
+    "larger_class_outlook",
+    "led_class",
     "lesson_outlook",
     "teaching_epsilon",
     "uneven_class",

@@ -222,48 +222,7 @@ def with_simulated_liars(
     return Collected(poll.options, protocol, users, "reports", estimate)
 
 
-#: The class a small room is compared with: large enough that a 60% majority separates
-#: at the lesson's ε (the form's own computation, NDSS Eq. 3 inverted, says so for GRR
-#: at ε = 1 with five options).
-LARGER_CLASS = 1000
-
-
-def larger_class(
-    poll: Poll, rows: Sequence[Mapping[str, Any]], *, size: int = LARGER_CLASS
-) -> Collected:
-    """What a class of ``size`` answering as this class did would collect (simulated).
-
-    The class's own shares are its Base estimate made a distribution (Norm-Sub, the
-    Euclidean projection of NDSS Appendix A); ``size`` students hold them (largest
-    remainders), and their support counts are drawn exactly
-    (:meth:`~ldpcore.protocols.base.FrequencyOracle.sample_support_counts`). In memory
-    only, and labelled as simulated wherever it is shown: a small room sees what the
-    same answers would show at scale. Seeded by the poll and its number of reports, so
-    the page's refresh shows the same simulated class until a report arrives.
-    """
-    import hashlib  # noqa: PLC0415
-
-    import numpy as np  # noqa: PLC0415
-
-    from ldpcore.collection.estimates import Collected  # noqa: PLC0415
-    from ldpcore.postprocess.normalization import project_to_simplex  # noqa: PLC0415
-
-    if not rows:
-        raise InputError("a larger class is simulated from the class's own reports; none yet")
-    protocol = poll_protocol(poll.protocol, poll.epsilon, len(poll.options))
-    shares = project_to_simplex(class_collected(poll, rows).estimate)
-    scaled = shares * size
-    counts = np.floor(scaled).astype(np.int64)
-    short = size - int(counts.sum())
-    counts[np.argsort(-(scaled - counts), kind="stable")[:short]] += 1
-    seed = hashlib.sha256(f"{poll.code}:{len(rows)}:{size}".encode()).digest()[:8]
-    rng = np.random.default_rng(int.from_bytes(seed, "little"))
-    support = protocol.sample_support_counts(counts, rng)
-    return Collected(poll.options, protocol, size, "reports", protocol.estimate(support, size))
-
-
 __all__ = [
-    "LARGER_CLASS",
     "LESSON_PRESET",
     "PRESETS",
     "browser_parameters",
@@ -272,7 +231,6 @@ __all__ = [
     "class_support",
     "export_reports",
     "export_text",
-    "larger_class",
     "live_protocols",
     "poll_export_text",
     "poll_protocol",

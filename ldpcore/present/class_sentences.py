@@ -16,7 +16,7 @@ import pandas as pd
 from ldpcore.formats import plain_html
 from ldpcore.live.admission import BURST_REPORTS, BURST_SECONDS
 from ldpcore.live.lesson import HALF_WIDTH, MOST_OF_THE_RANGE
-from ldpcore.live.outlook import STEP_THREE_METHOD, VISIBLE_CHANGE
+from ldpcore.live.outlook import STEP_THREE_METHOD, VISIBLE_CHANGE, LargerClass
 from ldpcore.live.poll import Poll
 from ldpcore.live.reports import class_collected
 from ldpcore.present.figures import percent_label
@@ -300,22 +300,38 @@ TEACHERS_ONLY = (
 )
 
 
-def larger_class_note(size: int, reports: int, method: str) -> str:
-    """What the simulated larger class is, said before what it shows.
+def larger_class_words(larger: LargerClass, reports: int) -> str:
+    """What the same noise does at a larger class's size, said from the settings alone.
+
+    It names no option: the class's own reports support no leader when it is shown, and
+    a simulation seeded by their estimate would present noise as an answer.
 
     Examples
     --------
-    >>> print(larger_class_note(1000, 12, "Norm-Sub"))  # doctest: +NORMALIZE_WHITESPACE
-    Simulated, not stored: 1,000 students holding the answers in the shares this
-    class's 12 reports estimate (Norm-Sub), each report randomized as your phones did.
-    It shows what the same answers would show in a larger class; it says nothing new
-    about this one.
+    >>> from ldpcore.live.outlook import LargerClass
+    >>> larger = LargerClass("GRR", 1.0, 5, 1000, 0.123, (0.1, 0.5), (0.0, 0.995), (0.0, 0.0), 200)
+    >>> print(larger_class_words(larger, 24))  # doctest: +NORMALIZE_WHITESPACE
+    Simulated from this poll's settings (GRR, ε = 1, 5 options), not from this class's
+    answers: with 1,000 students each option's 95% interval would reach about ±12 points
+    (with this class's 24 reports, about ±79). If one option truly led every other by 10
+    or 50 points, a class of 1,000 would name it in fewer than 1% and about 99% of
+    classes, and name another option in fewer than 1% (200 classes simulated per lead).
     """
+    now = larger.half_width_at(reports)
+    said_now = "more than ±100" if now > 1 else f"about ±{now * 100:.0f}"
+    leads = [f"{lead * 100:.0f}" for lead in larger.leads]
+    said_leads = ", ".join(leads[:-1]) + (" or " if len(leads) > 1 else "") + leads[-1]
+    right = [_often(share) for share in larger.named_right]
+    said_right = ", ".join(right[:-1]) + (" and " if len(right) > 1 else "") + right[-1]
     return (
-        f"Simulated, not stored: {size:,} students holding the answers in the shares this "
-        f"class's {reports:,} report{'' if reports == 1 else 's'} estimate ({method}), "
-        "each report randomized as your phones did. It shows what the same answers would "
-        "show in a larger class; it says nothing new about this one."
+        f"Simulated from this poll's settings ({larger.protocol}, ε = {larger.epsilon:g}, "
+        f"{larger.options} options), not from this class's answers: with {larger.size:,} "
+        f"students each option's 95% interval would reach about "
+        f"±{larger.half_width * 100:.0f} points (with this class's {_reports(reports)}, "
+        f"{said_now}). If one option truly led "
+        f"every other by {said_leads} points, a class of {larger.size:,} would name it in "
+        f"{said_right} of classes, and name another option in "
+        f"{_often(max(larger.named_wrong))} ({larger.classes:,} classes simulated per lead)."
     )
 
 

@@ -59,13 +59,14 @@ def test_five_reports_name_no_leader_and_say_how_many_would(five: tuple[str, str
     assert "From 5 randomized reports (GRR, ε = 1), the class cannot tell yet" in text
     assert "puts" not in text  # no leader is named
     assert "reports would narrow each interval to about ±10 points" in text
-    # Where the room cannot tell, a simulated class of 1,000 answering the same shows
-    # what the same answers would show at scale, labelled as simulated.
+    # Where the room cannot tell, what the same noise does at 1,000 students: from the
+    # poll's settings, never this class's noisy estimate, and naming no option.
     larger = next(e for e in at.expander if "class of 1,000" in e.label)
-    assert "Simulated, not stored: 1,000 students" in " ".join(c.value for c in larger.caption)
-    assert "From 1,000 randomized reports" in html.unescape(
-        " ".join(m.value for m in larger.markdown)
-    )
+    said = html.unescape(" ".join(m.value for m in larger.markdown))
+    assert "Simulated from this poll's settings (GRR, ε = 1" in said
+    assert "not from this class's answers" in said and "puts" not in said
+    table = next(d.value for d in larger.dataframe)
+    assert list(table.columns)[0] == "the leader's lead"
     # The projector follows the step the teacher shows.
     assert PollStore(Path(os.environ["LDPCORE_DATA_DIR"])).get(five[0]).step == 2  # type: ignore[union-attr]
     assert [m.value for m in at.metric] == ["5", "2"]  # reports, turned away

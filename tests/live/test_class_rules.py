@@ -31,10 +31,9 @@ from ldpcore.live.access import (
 )
 from ldpcore.live.lesson import class_advice, read_class, reports_to_separate
 from ldpcore.live.poll import Poll
-from ldpcore.live.reports import LARGER_CLASS, class_collected, larger_class, poll_protocol
+from ldpcore.live.reports import class_collected, poll_protocol
 from ldpcore.live.store import OPERATOR, Held, PollError, PollStore, Refused
 from ldpcore.postprocess.intervals import reports_for_half_width
-from ldpcore.postprocess.normalization import project_to_simplex
 from ldpcore.present.class_sentences import class_advice_sentence, class_readout
 
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -440,24 +439,31 @@ def test_simulated_lying_students_are_said_and_never_stored(
     assert store.count(poll.code) == 12
 
 
-def test_a_larger_class_is_drawn_from_the_class_s_own_shares() -> None:
-    """The simulated class of 1,000: its students hold the class's Norm-Sub shares, and
-    its Base estimate falls within 4σ of them (NDSS Eq. 2's variance at n = 1,000) for
-    each option of 40 seeded polls, with z-scores centred on 0."""
-    rows = [{"value": v} for v in (0, 0, 0, 1, 2, 0, 1, 0, 3, 4, 0, 2)]
-    zs = []
-    for i in range(40):
-        poll = Poll(f"CODE{i:02d}", "Day?", tuple("ABCDE"), "GRR", 1.0, 0.0, False)
-        shares = project_to_simplex(class_collected(poll, rows).estimate)
-        simulated = larger_class(poll, rows)
-        assert simulated.n == LARGER_CLASS and simulated.labels == poll.options
-        sigma = np.sqrt(poll_protocol("GRR", 1.0, 5).variance(shares, LARGER_CLASS))
-        zs.append((simulated.estimate - shares) / sigma)
-    z = np.concatenate(zs)
-    assert np.all(np.abs(z) < 4), z
-    assert abs(z.mean()) < 4 / np.sqrt(z.size)
-    # The same poll and reports: the same simulated class (a refresh redraws nothing).
-    np.testing.assert_array_equal(larger_class(poll, rows).estimate, simulated.estimate)
+def test_the_larger_class_is_read_from_the_settings_and_names_only_what_it_should() -> None:
+    """The panel's numbers come from the poll's settings alone (no class's estimate), its
+    half-width is NDSS Eq. 3's at 1,000 students, a true leader far ahead is named in
+    nearly every class, and an even class almost never has a leader named (the
+    intervals hold for all options at once, at 95%)."""
+    from ldpcore.live.outlook import LARGER_CLASS, larger_class_outlook  # noqa: PLC0415
+    from ldpcore.present.class_sentences import larger_class_words  # noqa: PLC0415
+
+    larger = larger_class_outlook("GRR", 2.0, 5, leads=(0.0, 0.3), classes=300, seed=4)
+    grr = poll_protocol("GRR", 2.0, 5)
+    # Bonferroni over 5 options at 95%: z for 99% two-sided, Eq. 3 at an even share.
+    from scipy import special  # noqa: PLC0415
+
+    z = float(special.ndtri(1 - 0.05 / 10))
+    sigma = float(np.sqrt(grr.variance(np.full(5, 0.2), LARGER_CLASS)[0]))
+    assert larger.half_width == pytest.approx(z * sigma, rel=1e-9)
+    even_right, far_right = larger.named_right
+    even_wrong, far_wrong = larger.named_wrong
+    # An even class: any option named is named wrongly; at most 5% (+4σ of 300 draws).
+    assert even_right + even_wrong <= 0.05 + 4 * np.sqrt(0.05 * 0.95 / 300)
+    assert far_right >= 0.95 and far_wrong == 0.0
+    # The words name no option (there is none to name) and say where they come from.
+    said = larger_class_words(larger, 24)
+    assert "not from this class's answers" in said
+    assert not any(f" {option} " in said for option in ("A", "B", "C", "D", "E"))
 
 
 def test_every_refusal_reason_has_the_teacher_s_words() -> None:

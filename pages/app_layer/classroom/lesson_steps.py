@@ -14,14 +14,15 @@ import pandas as pd
 import streamlit as st
 
 from ldpcore.live.lesson import lesson_methods, read_class
+from ldpcore.live.outlook import LARGER_CLASS
 from ldpcore.live.poll import Poll
-from ldpcore.live.reports import LARGER_CLASS, class_support
+from ldpcore.live.reports import class_support
 from ldpcore.live.store import PollStore
-from ldpcore.present.class_sentences import base_readout, class_readout, larger_class_note
+from ldpcore.present.class_sentences import base_readout, class_readout, larger_class_words
 from ldpcore.present.figures import poll_estimates
 from pages.app_layer.classroom.addresses import turned_away_metric
 from pages.app_layer.classroom.class_views import every_method, plain_strong
-from pages.app_layer.serving.answers import class_tables, larger_class_tables
+from pages.app_layer.serving.answers import class_tables, larger_class
 from pages.app_layer.views.display import run_or_explain, show_chart
 
 #: The lesson's steps: the teacher reveals the noise before the fix.
@@ -101,7 +102,7 @@ def lesson_step(poll: Poll, rows: list[Any], step: int, chosen: str, *, projecte
     if projected:
         return
     if len(rows) < LARGER_CLASS and not reading.leads:
-        larger_class_view(poll, rows, chosen, print_)
+        larger_class_view(poll, len(rows))
     st.dataframe(every_method(poll, tables), hide_index=True, key="class-table")
     st.caption(
         f"Each cell: the method's estimate of the share of the class, with a 95% "
@@ -115,19 +116,29 @@ def lesson_step(poll: Poll, rows: list[Any], step: int, chosen: str, *, projecte
     )
 
 
-def larger_class_view(poll: Poll, rows: list[Any], chosen: str, print_: str) -> None:
-    """A small room's answers at scale: a simulated class of :data:`LARGER_CLASS`
-    answering in the same shares, its readout and chart (the teacher's screen only)."""
-    with st.expander(f"What a class of {LARGER_CLASS:,} answering like this one would see"):
-        st.caption(larger_class_note(LARGER_CLASS, len(rows), "Norm-Sub"))
-        tables = run_or_explain(
-            lambda: larger_class_tables(poll, print_, (chosen,), rows), "Simulating…"
+def larger_class_view(poll: Poll, reports: int) -> None:
+    """What the same noise does at :data:`LARGER_CLASS` students (the teacher's screen
+    only): from the poll's settings alone, never from this class's noisy estimate."""
+    with st.expander(f"What a class of {LARGER_CLASS:,} would see"):
+        larger = run_or_explain(
+            lambda: larger_class(poll.protocol, poll.epsilon, len(poll.options)), "Simulating…"
         )
-        if not tables:
+        if larger is None:
             return
-        reading = read_class(tables[chosen], poll=poll, method=chosen, reports=LARGER_CLASS)
-        plain_strong(class_readout(reading))
-        show_chart(poll_estimates(tables[chosen], chosen), key="chart-larger-class")
+        st.write(larger_class_words(larger, reports))
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    "the leader's lead": [f"{lead * 100:.0f} points" for lead in larger.leads],
+                    f"a class of {LARGER_CLASS:,} names it": [
+                        f"{share:.0%}" for share in larger.named_right
+                    ],
+                    "names another option": [f"{share:.0%}" for share in larger.named_wrong],
+                }
+            ),
+            hide_index=True,
+            key="class-larger",
+        )
 
 
 __all__ = [

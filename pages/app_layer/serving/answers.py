@@ -35,8 +35,9 @@ from ldpcore.data.datasets import Dataset, load_bundled, parse_histogram
 from ldpcore.data.tables import TableLayout, inspect_table
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.learn.prior_demo import PriorDemo, prior_demo
+from ldpcore.live.outlook import LARGER_CLASS, LargerClass, larger_class_outlook
 from ldpcore.live.poll import Poll
-from ldpcore.live.reports import class_collected, larger_class, with_simulated_liars
+from ldpcore.live.reports import class_collected, with_simulated_liars
 from ldpcore.postprocess import JEFFREYS, LEARNED, UNIFORM, method_class
 from ldpcore.postprocess.caveats import Caveat
 from pages.app_layer.serving.cache import config_hash
@@ -84,17 +85,10 @@ def class_tables_with_liars(
     }
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def larger_class_tables(
-    poll: Poll, fingerprint: str, methods: tuple[str, ...], _rows: Sequence[Mapping[str, Any]]
-) -> dict[str, pd.DataFrame]:
-    """:func:`class_tables` for a simulated class of
-    :data:`~ldpcore.live.reports.LARGER_CLASS` answering as this one did (never stored)."""
-    collected = larger_class(poll, _rows)
-    return {
-        method: consistent_estimates_and_caveats(collected, method, simultaneous=True)[0]
-        for method in methods
-    }
+@st.cache_data(show_spinner=False, max_entries=16)
+def larger_class(protocol: str, epsilon: float, options: int) -> LargerClass:
+    """What the same noise does at a larger class's size (simulated once per setting)."""
+    return larger_class_outlook(protocol, epsilon, options, size=LARGER_CLASS)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
