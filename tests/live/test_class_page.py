@@ -66,7 +66,7 @@ def test_five_reports_name_no_leader_and_say_how_many_would(five: tuple[str, str
     assert "Simulated from this poll's settings (GRR, ε = 1" in said
     assert "not from this class's answers" in said and "puts" not in said
     table = next(d.value for d in larger.dataframe)
-    assert list(table.columns)[0] == "the leader's lead"
+    assert next(iter(table.columns)) == "the leader's lead"
     # The projector follows the step the teacher shows.
     assert PollStore(Path(os.environ["LDPCORE_DATA_DIR"])).get(five[0]).step == 2  # type: ignore[union-attr]
     assert [m.value for m in at.metric] == ["5", "2"]  # reports, turned away
