@@ -20,6 +20,7 @@ import argparse
 
 import numpy as np
 
+from ldpcore.data.datasets import round_to_total
 from ldpcore.live.outlook import LARGER_CLASS, larger_class_outlook, led_class
 from ldpcore.live.reports import poll_protocol
 from ldpcore.postprocess import get_method
@@ -77,8 +78,7 @@ def part_two(rooms: int, size: int, lead: float, options: int = 5) -> None:
             undecided += 1
             # The old panel: 1,000 students holding the room's Norm-Sub estimate.
             shares = get_method("Norm-Sub")(base, protocol=oracle, n=size)
-            held = np.floor(shares * LARGER_CLASS).astype(np.int64)
-            held[np.argsort(held - shares * LARGER_CLASS)[: LARGER_CLASS - held.sum()]] += 1
+            held = round_to_total(shares, LARGER_CLASS)
             big = oracle.estimate(oracle.sample_support_counts(held, rng), LARGER_CLASS)
             named = _named(oracle, big, LARGER_CLASS)
             if named is not None:

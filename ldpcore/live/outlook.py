@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from ldpcore.data.datasets import round_to_total
 from ldpcore.live.reports import poll_protocol
 from ldpcore.postprocess import get_method
 
@@ -72,13 +73,8 @@ def uneven_class(options: int, size: int) -> NDArray[np.int64]:
     >>> uneven_class(4, 30).tolist()
     [12, 9, 6, 3]
     """
-    weights = np.arange(options, 0, -1, dtype=float)
-    exact = size * weights / weights.sum()
-    counts = np.floor(exact).astype(np.int64)
     # The students left by rounding down go to the largest remainders.
-    short = size - int(counts.sum())
-    counts[np.argsort(counts - exact, kind="stable")[:short]] += 1
-    return counts
+    return round_to_total(np.arange(options, 0, -1, dtype=float), size)
 
 
 def lesson_outlook(
@@ -213,11 +209,7 @@ def led_class(options: int, size: int, lead: float) -> NDArray[np.int64]:
     [19, 4, 4, 3]
     """
     rest = (1.0 - lead) / options
-    exact = size * np.array([rest + lead] + [rest] * (options - 1))
-    counts = np.floor(exact).astype(np.int64)
-    short = size - int(counts.sum())
-    counts[np.argsort(counts - exact, kind="stable")[:short]] += 1
-    return counts
+    return round_to_total(np.array([rest + lead] + [rest] * (options - 1)), size)
 
 
 def larger_class_outlook(
