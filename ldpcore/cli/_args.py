@@ -149,7 +149,7 @@ def add_protocol_arguments(
 def add_protocol_parameter_arguments(parser: argparse.ArgumentParser) -> None:
     """One ``--NAME`` per extra parameter the registered protocols declare (``--g``, ``--k``)."""
     for parameter in protocol_parameters().values():
-        parser.add_argument(parameter.flag, dest=parameter.name, help=parameter.help)
+        parser.add_argument(parameter.flag, dest=parameter.name, help=parameter.described())
 
 
 def protocol_params(args: argparse.Namespace) -> dict[str, int | float]:

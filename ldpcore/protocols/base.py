@@ -65,6 +65,33 @@ class ProtocolParameter:
     help: str
     minimum: float
     whole: bool = True
+    #: The rule the constructor computes the default with, from (ε, d): the help shows
+    #: its values, so what a person reads is what runs (a test checks them against the
+    #: built protocol).
+    default: Callable[[float, int], float] | None = None
+    #: The settings ``(ε, d)`` the help shows the default at.
+    examples: tuple[tuple[float, int], ...] = ()
+
+    def described(self) -> str:
+        """The help, with the default computed at :attr:`examples` by :attr:`default`.
+
+        Examples
+        --------
+        >>> ProtocolParameter("g", "a hash range (default round(e^ε + 1))", 2,
+        ...     default=lambda e, d: round(math.exp(e) + 1), examples=((1.0, 8),)).described()
+        'a hash range (default round(e^ε + 1): 4 at ε = 1, d = 8)'
+        """
+        if self.default is None or not self.examples:
+            return self.help
+        shown = "; ".join(
+            f"{self.default(epsilon, d):.3g} at ε = {epsilon:g}, d = {d:,}"
+            for epsilon, d in self.examples
+        )
+        return (
+            f"{self.help.removesuffix(')')}: {shown})"
+            if self.help.endswith(")")
+            else (f"{self.help} (default {shown})")
+        )
 
     @property
     def flag(self) -> str:

@@ -103,7 +103,11 @@ class DBitFlipPM(FrequencyOracle):
     memoizes_report: ClassVar[bool] = True
     extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = (
         ProtocolParameter(
-            "d_bits", "dBitFlipPM's sampled values per report, 1 <= d_bits <= d (default 2)", 1
+            "d_bits",
+            "dBitFlipPM's sampled values per report, 1 <= d_bits <= d (default 2, or d if less)",
+            1,
+            default=lambda _epsilon, d: min(2, d),
+            examples=((1.0, 2), (1.0, 64)),
         ),
     )
 

@@ -86,8 +86,11 @@ class Hierarchy(Composite, FrequencyOracle):
     extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = (
         ProtocolParameter(
             "branching",
-            "a hierarchy's branching factor B, 2 to 1,024 (default: the best for d, 4 or 5)",
+            "a hierarchy's branching factor B, 2 to 1,024 (default: the whole B with the "
+            "least worst-range variance bound at d, Kulkarni et al. Sec. 4.3)",
             2,
+            default=lambda _epsilon, d: optimal_branching(d),
+            examples=((1.0, 16), (1.0, 128), (1.0, 500), (1.0, 1024), (1.0, 2048)),
         ),
     )
     good_for: ClassVar[str] = (

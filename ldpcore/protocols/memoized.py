@@ -60,6 +60,8 @@ class Memoized(FrequencyOracle):
             "a memoized protocol's lifetime ε per value, at least ε (default 2ε)",
             bounds.EPSILON_MIN,
             whole=False,
+            default=lambda epsilon, _d: min(DEFAULT_LIFETIME_FACTOR * epsilon, bounds.EPSILON_MAX),
+            examples=((1.0, 8), (2.0, 8)),
         ),
     )
 

@@ -111,7 +111,13 @@ class OLH(FrequencyOracle):
     )
     communication: ClassVar[str] = "a hash seed and one bucket (log2 g bits)"
     extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = (
-        ProtocolParameter("g", "OLH's hash range (default round(e^ε + 1))", 2),
+        ProtocolParameter(
+            "g",
+            "OLH's hash range (default round(e^ε + 1))",
+            2,
+            default=lambda epsilon, _d: default_g(epsilon),
+            examples=((0.5, 64), (1.0, 64), (2.0, 64), (4.0, 64)),
+        ),
     )
     g: int | None = None
 

@@ -109,6 +109,8 @@ class SquareWave(FrequencyOracle):
             "half_width",
             "the Square Wave's window half-width b in values (default: Li et al.'s, ⌊b* d⌋)",
             0,
+            default=lambda epsilon, d: math.floor(continuous_half_width(epsilon) * d),
+            examples=((1.0, 64), (1.0, 1024), (2.0, 1024)),
         ),
     )
 

@@ -67,7 +67,13 @@ class SubsetSelection(FrequencyOracle):
     )
     communication: ClassVar[str] = "k values (k log2 d bits)"
     extra_parameters: ClassVar[tuple[ProtocolParameter, ...]] = (
-        ProtocolParameter("k", "SS's subset size, 1 <= k < d (default round(d/(e^ε + 1)))", 1),
+        ProtocolParameter(
+            "k",
+            "SS's subset size, 1 <= k < d (default round(d/(e^ε + 1)))",
+            1,
+            default=default_k,
+            examples=((1.0, 16), (1.0, 1024), (2.0, 1024)),
+        ),
     )
     k: int | None = None
     # Per-protocol cache of the fast sampler's split kernels: trials reuse them.

@@ -119,6 +119,8 @@ class THE(UnaryEncoding):
             "THE's threshold, 0.5 <= theta <= 1 (default: the one with the least error at ε)",
             THETA_MIN,
             whole=False,
+            default=lambda epsilon, _d: best_theta(epsilon),
+            examples=((0.5, 64), (1.0, 64), (2.0, 64)),
         ),
     )
 
