@@ -250,6 +250,12 @@ def effect(
     return _GAIN_WORDS[judge_difference(low, high, reference)]
 
 
+def _set_answer(vector: NDArray[np.float64], targets: NDArray[np.int64], *, clamp: bool) -> float:
+    """The targets' total, clamped at zero for a method that acts on answers."""
+    total = float(vector[targets].sum())
+    return max(total, 0.0) if clamp else total
+
+
 def pick_targets(
     attack: AttackSpec,
     truth: NDArray[np.float64],
@@ -429,8 +435,11 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
             clean = method(
                 honest.estimate, protocol=protocol, n=honest.users, tallies=honest.tallies
             )
-            before = float(clean[targets].sum())
-            gains[row, trial] = float(vector[targets].sum()) - before
+            # The targets' total as the method answers it: a method that acts on the
+            # query's answer (Post-Pos clamps it at zero) is measured on that answer,
+            # as every query of a run is (Query.answer's clamp).
+            before = _set_answer(clean, targets, clamp=method.answers_only)
+            gains[row, trial] = _set_answer(vector, targets, clamp=method.answers_only) - before
             honest_bias[row, trial] = before - true_total
             collateral[row, trial] = (
                 float(np.mean((vector[others] - truth[others]) ** 2)) if others.size else math.nan

@@ -244,3 +244,25 @@ def test_targets_are_picked_at_random_the_rarest_or_by_name() -> None:
     np.testing.assert_allclose(none.kendall, 1.0, rtol=0, atol=1e-12)
     table = rarest.summary.set_index("method")
     assert 0 < table.loc["Base", "kendall_tau"] < 1  # the fake users moved the ranking
+
+
+def test_post_pos_is_measured_on_the_set_answer_it_gives() -> None:
+    """Post-Pos clamps the targets' total at zero: its gain is the clamped answers'
+    difference, computed here by hand from Base's own totals on the same trials."""
+    config = ExperimentConfig(
+        dataset="zipf:d=100",
+        n=10_000,
+        protocol="OUE",
+        epsilon=0.5,
+        trials=80,
+        methods=["Base", "Post-Pos"],
+    )
+    result = run_attack(config, AttackSpec("mga", beta=0.01, targets=2, pick="rarest"))
+    base, post = result.methods.index("Base"), result.methods.index("Post-Pos")
+    honest = result.honest_bias[base] + result.truth  # Base's targets' total, no fakes
+    attacked = honest + result.gains[base]  # and with them
+    assert np.any(honest < 0), "no trial's total went negative: the check would be vacuous"
+    by_hand = np.maximum(attacked, 0.0) - np.maximum(honest, 0.0)
+    np.testing.assert_allclose(result.gains[post], by_hand, atol=1e-12)
+    effect = result.summary.set_index("method").loc["Post-Pos", "effect"]
+    assert effect != "the same as Base"
