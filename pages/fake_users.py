@@ -64,9 +64,10 @@ st.caption(
     "total with the fake users minus its estimate without them, on the same honest "
     "reports (Cao, Jia and Gong's definition): the mean over the trials with its 95% "
     "interval. Its own bias, in grey, is its error on the targets without any attack: "
-    "beside the gain, not part of it. LDPRecover (Sun et al., ICDE 2024), a defence, is "
-    f"always shown, told the share of fake users (η = m/n = {tables['fakes'] / config.n:.3g}) "
-    "as its paper tells the server; on the honest run it removes mass no fake user added."
+    "beside the gain, not part of it. LDPRecover (Sun et al., ICDE 2024) is always shown, "
+    f"told the share of fake users (η = m/n = {tables['fakes'] / config.n:.3g}) as its paper "
+    "tells the server; without the targets it is Norm-Sub of the estimate stretched by 1 + η "
+    "wherever Norm-Sub keeps only values above zero, so it does not undo a targeted attack."
 )
 show_chart(attack_gains(tables["summary"], tables["expected"]), key="chart-attack-gain")
 if not ranges:

@@ -22,6 +22,16 @@ Where this differs from the paper, and why: the paper learns the fake users' tot
 from the adaptive attack's reports; here it is read from the collection's own sums,
 which is unbiased whatever the attack and needs no model of the fake reports. With
 ``η = 0`` (no fake users assumed) LDPRecover is Norm-Sub exactly.
+
+What that leaves, said as it is: without the attack's targets, the fake users' learned
+mass is one constant on every value estimated above zero, and the projection subtracts
+a constant from those values anyway. So the output is Norm-Sub of ``(1 + η) f̃_Z``
+exactly whenever the projection keeps only values estimated above zero; it differs only
+where the simplex needs mass on a value estimated at or below zero (positive estimates
+summing to less than one). It rescales, and cannot tell which values the fake users
+promoted: here it is not a defence against a targeted attack
+(``tests/postprocess/test_recover.py`` checks the equality and
+when it breaks).
 """
 
 from __future__ import annotations
@@ -100,11 +110,15 @@ class LDPRecover(RowWise):
         r"\textstyle\sum_v \tilde f_Y(v) = \big((1+\eta)\sum_v \tilde f_Z(v) - 1\big)/\eta"
     )
     explanation: ClassVar[str] = (
-        "A defence against fake users. Told what share η of the reports are fake, it undoes "
-        "the mixing (the honest estimate is (1 + η) times the poisoned one minus η times the "
-        "fake users'), learns the fake users' total mass from the estimates' sum and places it "
-        "evenly on the values estimated above zero, then finds the nearest consistent vector, "
-        "as Norm-Sub does. It cannot tell which values the fake users promoted."
+        "Sun et al.'s recovery from fake users, without the attack's targets. Told what share "
+        "η of the reports are fake, it undoes the mixing (the honest estimate is (1 + η) times "
+        "the poisoned one minus η times the fake users'), learns the fake users' total mass "
+        "from the estimates' sum and places it evenly on the values estimated above zero, "
+        "then finds the nearest consistent vector, as Norm-Sub does. Said as it is: that "
+        "even mass is one constant the projection removes anyway, so the answer is Norm-Sub "
+        "of the estimate stretched by 1 + η whenever Norm-Sub keeps only values estimated "
+        "above zero. It cannot tell which values the fake users promoted, so it does not "
+        "undo a targeted attack."
     )
     caveat: ClassVar[str] = (
         f"LDPRecover assumes a share of fake users ({ASSUMED_FAKE_SHARE:.0%} unless told); on "

@@ -123,3 +123,30 @@ def test_every_attack_run_shows_ldprecover_told_the_attack_s_share() -> None:
     gain = after[targets].sum() - before[targets].sum()
     assert result.gains[-1, 0] == pytest.approx(gain, abs=1e-12)
     assert result.summary.set_index("method").loc["LDPRecover", "effect"] == "shrinks the gain"
+
+
+def test_without_the_targets_it_is_norm_sub_of_the_stretched_estimate() -> None:
+    """Said as it is: the learned fake mass is one constant on the values estimated above
+    zero, which the projection removes anyway. Equal to Norm-Sub of (1 + η) f̃ exactly
+    when neither projection keeps a value estimated at or below zero; different only
+    there (the simplex then needs mass on such a value), and both cases occur."""
+    from ldpcore.postprocess.normalization import project_to_simplex  # noqa: PLC0415
+    from ldpcore.postprocess.recover import genuine_estimate  # noqa: PLC0415
+
+    rng = np.random.default_rng(7)
+    equal = differ = 0
+    for eta in (0.01, 0.05, 0.2):
+        for _ in range(600):
+            d = int(rng.integers(3, 50))
+            noise = float(rng.choice([0.005, 0.05, 0.2]))
+            f = rng.dirichlet(np.ones(d)) + rng.normal(0.0, noise, d)
+            recovered = project_to_simplex(genuine_estimate(f, eta))
+            stretched = project_to_simplex((1 + eta) * f)
+            keeps_nonpositive = bool(
+                np.any((stretched > 0) & (f <= 0)) or np.any((recovered > 0) & (f <= 0))
+            )
+            same = bool(np.max(np.abs(recovered - stretched)) <= 1e-12)
+            assert same != keeps_nonpositive, (eta, f)
+            equal += same
+            differ += not same
+    assert equal > 0 and differ > 0
