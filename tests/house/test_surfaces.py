@@ -64,6 +64,18 @@ def _answered_or_refused(done: subprocess.CompletedProcess[str]) -> None:
     assert done.stderr.splitlines()[-1].startswith("error:"), done.stderr
 
 
+def _sweep_point(
+    where: Path, *, protocol: str, method: str, query: str, data: str, surface: str
+) -> None:
+    """One drawn point: the command run on the drawn data, answered or refused in words."""
+    (where / "data.csv").write_text(DATA[data])
+    args = [
+        *SURFACES[surface], "--protocol", protocol, "--methods", f"Base,{method}",
+        "--dataset", "file:data.csv", "--n", "3000", "--query", _query(query),
+    ]  # fmt: skip
+    _answered_or_refused(_run(args, where))
+
+
 SURFACES = {
     "simulate": ["simulate", "--epsilon", "2", "--trials", "2", "--format", "json"],
     "choose-epsilon": [
@@ -92,12 +104,9 @@ SURFACES = {
 def test_every_command_answers_or_refuses_in_words(
     tmp_path: Path, *, protocol: str, method: str, query: str, data: str, surface: str
 ) -> None:
-    (tmp_path / "data.csv").write_text(DATA[data])
-    args = [
-        *SURFACES[surface], "--protocol", protocol, "--methods", f"Base,{method}",
-        "--dataset", "file:data.csv", "--n", "3000", "--query", _query(query),
-    ]  # fmt: skip
-    _answered_or_refused(_run(args, tmp_path))
+    _sweep_point(
+        tmp_path, protocol=protocol, method=method, query=query, data=data, surface=surface
+    )
 
 
 @settings(
@@ -155,13 +164,9 @@ def test_the_wider_sweep(protocol: str, method: str, query: str, data: str, surf
     import tempfile  # noqa: PLC0415
 
     with tempfile.TemporaryDirectory() as folder:
-        where = Path(folder)
-        (where / "data.csv").write_text(DATA[data])
-        args = [
-            *SURFACES[surface], "--protocol", protocol, "--methods", f"Base,{method}",
-            "--dataset", "file:data.csv", "--n", "3000", "--query", _query(query),
-        ]  # fmt: skip
-        _answered_or_refused(_run(args, where))
+        _sweep_point(
+            Path(folder), protocol=protocol, method=method, query=query, data=data, surface=surface
+        )
 
 
 def test_the_queries_texts_parse() -> None:

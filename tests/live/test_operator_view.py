@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import logging
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from command import COMMAND
 
 from ldpcore.errors import InputError
 from ldpcore.live.doors import Doors
@@ -93,15 +95,20 @@ def test_every_refused_send_is_counted_under_turned_away(tmp_path: Path) -> None
     assert clients and max(map(len, clients)) <= 20
 
 
+def _aggregate(*args: str) -> subprocess.CompletedProcess[str]:
+    """``ldpcore aggregate ARGS``, never raising."""
+    return subprocess.run(
+        [*COMMAND, "aggregate", *args], capture_output=True, text=True, check=False, timeout=120
+    )
+
+
 def test_aggregate_reads_a_class_export_alone_and_keeps_the_option_names(tmp_path: Path) -> None:
     """The export records its protocol, ε and d and names each option: ``aggregate`` needs
     none of them named, and its counts carry the names (commas, quotes, an emoji, a
     formula kept as typed); its counts equal the reports'."""
     import csv  # noqa: PLC0415
-    import subprocess  # noqa: PLC0415
 
     import numpy as np  # noqa: PLC0415
-    from command import COMMAND  # noqa: PLC0415
 
     from ldpcore.live.poll import Poll  # noqa: PLC0415
     from ldpcore.live.reports import poll_export_text, poll_protocol  # noqa: PLC0415
@@ -113,13 +120,7 @@ def test_aggregate_reads_a_class_export_alone_and_keeps_the_option_names(tmp_pat
     sent = protocol.randomize(rng.integers(0, len(options), 40), rng)
     export = tmp_path / "poll-ABCDEF.csv"
     export.write_text(poll_export_text(poll, [{"value": int(v)} for v in sent]), "utf-8")
-    done = subprocess.run(
-        [*COMMAND, "aggregate", "--input", str(export)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    done = _aggregate("--input", str(export))
     assert done.returncode == 0, done.stderr
     table = list(csv.reader(done.stdout.splitlines()))
     assert table[0] == ["value", "count"]
@@ -127,21 +128,9 @@ def test_aggregate_reads_a_class_export_alone_and_keeps_the_option_names(tmp_pat
     assert [int(row[1]) for row in table[1:]] == np.bincount(sent, minlength=5).tolist()
     # A flag that contradicts the record is refused in words; a file that records
     # nothing asks for the flag by name.
-    wrong = subprocess.run(
-        [*COMMAND, "aggregate", "--input", str(export), "--epsilon", "2"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    wrong = _aggregate("--input", str(export), "--epsilon", "2")
     assert wrong.returncode == 2 and "written for epsilon = 1.0" in wrong.stderr
     bare = tmp_path / "bare.csv"
     bare.write_text("value\n1\n0\n")
-    none = subprocess.run(
-        [*COMMAND, "aggregate", "--input", str(bare)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    none = _aggregate("--input", str(bare))
     assert none.returncode == 2 and "records no protocol: name it (--protocol)" in none.stderr
