@@ -81,15 +81,9 @@ if offered is None:
 with st.expander("Protocols and methods searched"):
     # Only what applies to this data and question is offered; a choice kept from other
     # data that no longer applies is dropped, and said below.
-    kept_choice = st.session_state.get("choose-protocols")
-    if kept_choice is not None:
-        st.session_state["choose-protocols"] = [p for p in kept_choice if p in offered.protocols]
-    protocols = st.multiselect(
-        "Protocols",
-        offered.protocols,
-        default=[p for p in DEFAULT_PROTOCOLS if p in offered.protocols],
-        key="choose-protocols",
-    )
+    kept = st.session_state.get("choose-protocols", DEFAULT_PROTOCOLS)
+    st.session_state["choose-protocols"] = [p for p in kept if p in offered.protocols]
+    protocols = st.multiselect("Protocols", offered.protocols, key="choose-protocols")
     methods = st.multiselect(
         "Methods", method_names(), default=list(DEFAULT_METHODS), key="choose-methods"
     )

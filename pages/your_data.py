@@ -74,10 +74,9 @@ def _simulate_section(dataset: Dataset) -> None:
     st.header("Simulate a protocol on it")
     row = st.columns(4)
     offered = scope_for(dataset)  # what applies; a choice kept from other data: OLH
-    if st.session_state.get("yours-protocol") not in (None, *offered.protocols):
+    if st.session_state.get("yours-protocol") not in offered.protocols:
         st.session_state["yours-protocol"] = "OLH"
-    names = offered.protocols
-    protocol = row[0].selectbox("Protocol", names, names.index("OLH"), key="yours-protocol")
+    protocol = row[0].selectbox("Protocol", offered.protocols, key="yours-protocol")
     epsilon = row[1].select_slider("Privacy budget ε", EPSILONS, value=1.0, key="yours-epsilon")
     follow("yours-n", dataset.fingerprint, min(dataset.n, SURVEY_USERS))
     n = row[2].number_input(
