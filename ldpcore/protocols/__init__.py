@@ -5,7 +5,9 @@ support counts, the Base estimate) and offers two ways to draw support counts: t
 real per-user randomizer with the server's aggregation, and a fast exact sampler.
 
 * :mod:`~ldpcore.protocols.base` — :class:`FrequencyOracle`, the contract every protocol
-  keeps (the mechanism only: features keep their own entries in their own packages);
+  keeps (the mechanism only: features keep their own entries in their own packages),
+  over :mod:`~ldpcore.protocols.parameters` (a protocol's own parameters and the rule
+  each default follows);
 * one module per protocol: ``grr``, ``olh`` (OLH, BLH), ``unary`` (OUE, SUE), ``she``,
   ``the``, ``subset_selection``, ``hadamard``, ``dbitflip``;
 * ranges over ordered values: ``hierarchy`` (TreeOUE, TreeOLH) over ``trees`` (the tree of
@@ -29,7 +31,6 @@ from ldpcore.errors import InputError
 from ldpcore.protocols.base import (
     SAMPLERS,
     FrequencyOracle,
-    ProtocolParameter,
     Sampler,
     ValueReports,
     ratio_from_matrix,
@@ -43,6 +44,7 @@ from ldpcore.protocols.lgrr import LGRR
 from ldpcore.protocols.lue import LOSUE, LOUE, LSOUE, LSUE
 from ldpcore.protocols.memoized import Memoized
 from ldpcore.protocols.olh import BLH, OLH, HashedReports
+from ldpcore.protocols.parameters import ProtocolParameter
 from ldpcore.protocols.she import SHE
 from ldpcore.protocols.square_wave import SquareWave
 from ldpcore.protocols.subset_selection import SubsetSelection

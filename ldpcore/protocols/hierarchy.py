@@ -34,11 +34,11 @@ from ldpcore._validation import check_counts, check_n_users, check_values
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import (
     FrequencyOracle,
-    ProtocolParameter,
     users_per_batch,
 )
 from ldpcore.protocols.composite import Composite, Part
 from ldpcore.protocols.olh import OLH
+from ldpcore.protocols.parameters import ProtocolParameter
 from ldpcore.protocols.tree_least_squares import consistent_levels
 from ldpcore.protocols.trees import TreeLayout, optimal_branching
 from ldpcore.protocols.unary import OUE

@@ -27,7 +27,8 @@ from numpy.typing import ArrayLike
 from ldpcore import bounds
 from ldpcore._validation import check_real
 from ldpcore.errors import InputError
-from ldpcore.protocols.base import FrequencyOracle, ProtocolParameter
+from ldpcore.protocols.base import FrequencyOracle
+from ldpcore.protocols.parameters import ProtocolParameter
 from ldpcore.protocols.rounds import Chain, ChainRatio, ChainShape, FreshRound, solve_fresh_round
 from ldpcore.rng import ClientRNG, as_source
 

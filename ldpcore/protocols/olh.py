@@ -28,10 +28,10 @@ from ldpcore._validation import check_int
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import (
     FrequencyOracle,
-    ProtocolParameter,
     independent_support_counts,
     ratio_from_matrix,
 )
+from ldpcore.protocols.parameters import ProtocolParameter
 from ldpcore.rng import ClientRNG, RandomSource, as_source
 
 if TYPE_CHECKING:

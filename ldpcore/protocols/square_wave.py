@@ -34,9 +34,9 @@ from ldpcore._validation import check_counts, check_n_users
 from ldpcore.errors import InputError
 from ldpcore.protocols.base import (
     FrequencyOracle,
-    ProtocolParameter,
     ratio_from_matrix,
 )
+from ldpcore.protocols.parameters import ProtocolParameter
 from ldpcore.protocols.windows import window_sums
 from ldpcore.rng import ClientRNG, as_source
 

@@ -20,7 +20,8 @@ from numpy.typing import ArrayLike, NDArray
 from ldpcore._validation import check_int
 from ldpcore.errors import InputError
 from ldpcore.protocols._halving import SplitKernels, sample_support
-from ldpcore.protocols.base import FrequencyOracle, ProtocolParameter
+from ldpcore.protocols.base import FrequencyOracle
+from ldpcore.protocols.parameters import ProtocolParameter
 from ldpcore.rng import ClientRNG, as_source
 
 if TYPE_CHECKING:

@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ldpcore._validation import check_real
-from ldpcore.protocols.base import ProtocolParameter
+from ldpcore.protocols.parameters import ProtocolParameter
 from ldpcore.protocols.unary import UnaryEncoding
 from ldpcore.rng import ClientRNG, as_source
 
