@@ -10,6 +10,7 @@ before any work, never a traceback. The quick tier draws a sample; the slow tier
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 from pathlib import Path
@@ -46,7 +47,12 @@ QUERY_TEXT = {
 
 
 def _query(kind: str) -> str:
-    return QUERY_TEXT.get(kind, kind)
+    """A query of ``kind`` fit for 8 values: its known text, or its usage with each
+    placeholder at 2 and the optional parts left out (a kind registered later)."""
+    if kind in QUERY_TEXT:
+        return QUERY_TEXT[kind]
+    usage = re.sub(r"\[.*?\]", "", QUERY_KINDS[kind].usage)
+    return re.sub(r"=[A-Z]+", "=2", usage)
 
 
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
