@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ldpcore.data.datasets import Dataset
@@ -124,16 +124,18 @@ def method_refusal(method: str, protocol: type[FrequencyOracle], *, domain_size:
     return f"{cls.name} on {protocol.name}: {re.split(r'[:.] ', reason, maxsplit=1)[0]}"
 
 
-def _names(raw: str | Sequence[str], resolve: object, what: str) -> tuple[str, ...] | None:
+def _names(
+    raw: str | Sequence[str], resolve: Callable[[str], str], what: str
+) -> tuple[str, ...] | None:
     """None for "all", else the canonical names, each once, in the order given."""
     if isinstance(raw, str):
         if raw.strip().lower() == ALL:
             return None
-        raw = [part for part in raw.split(",")]
+        raw = raw.split(",")
     names = tuple(part.strip() for part in raw if str(part).strip())
     if not names:
         raise InputError(f"name at least one {what}, or write {ALL!r}")
-    return tuple(dict.fromkeys(resolve(name) for name in names))  # type: ignore[operator]
+    return tuple(dict.fromkeys(resolve(name) for name in names))
 
 
 def what_applies(

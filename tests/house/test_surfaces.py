@@ -21,6 +21,7 @@ from command import COMMAND
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ldpcore.data.datasets import parse_histogram
 from ldpcore.experiments.scope import scope_for
 from ldpcore.formats import format_error
 from ldpcore.postprocess import METHODS
@@ -94,19 +95,23 @@ SURFACES = {
 }  # fmt: skip
 
 
+#: One drawn point of the sweep, from the registries (the quick sample and the slow tier).
+POINT = {
+    "protocol": st.sampled_from(list(PROTOCOLS)),
+    "method": st.sampled_from(list(METHODS)),
+    "query": st.sampled_from(list(QUERY_KINDS)),
+    "data": st.sampled_from(list(DATA)),
+    "surface": st.sampled_from(list(SURFACES)),
+}
+
+
 @settings(
     max_examples=12,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
-@given(
-    protocol=st.sampled_from(list(PROTOCOLS)),
-    method=st.sampled_from(list(METHODS)),
-    query=st.sampled_from(list(QUERY_KINDS)),
-    data=st.sampled_from(list(DATA)),
-    surface=st.sampled_from(list(SURFACES)),
-)
+@given(**POINT)
 def test_every_command_answers_or_refuses_in_words(
     tmp_path: Path, *, protocol: str, method: str, query: str, data: str, surface: str
 ) -> None:
@@ -134,8 +139,6 @@ def test_your_data_offers_what_applies_and_its_command_gives_its_numbers(
     at.file_uploader(key="yours-upload").set_value(("data.csv", DATA[data].encode(), "text/csv"))
     at = at.run()
     offered = at.selectbox(key="yours-protocol").options
-    from ldpcore.data.datasets import parse_histogram  # noqa: PLC0415
-
     scope = scope_for(parse_histogram(DATA[data].encode()))
     assert list(offered) == list(scope.protocols)
     if protocol not in offered:
@@ -159,13 +162,7 @@ def test_your_data_offers_what_applies_and_its_command_gives_its_numbers(
 
 @pytest.mark.slow
 @settings(max_examples=150, deadline=None)
-@given(
-    protocol=st.sampled_from(list(PROTOCOLS)),
-    method=st.sampled_from(list(METHODS)),
-    query=st.sampled_from(list(QUERY_KINDS)),
-    data=st.sampled_from(list(DATA)),
-    surface=st.sampled_from(list(SURFACES)),
-)
+@given(**POINT)
 def test_the_wider_sweep(protocol: str, method: str, query: str, data: str, surface: str) -> None:
     import tempfile  # noqa: PLC0415
 
