@@ -7,7 +7,7 @@ PORT ?= 8501
 # class"); the default keeps the app on this machine.
 HOST ?= localhost
 
-.PHONY: run test test-browser test-slow test-toys lint format bench samples clean
+.PHONY: run test test-browser test-slow test-toys lint format bench samples clean docs screenshots
 
 # The stamp files depend on pyproject.toml, so editing dependencies re-installs.
 $(BIN)/python:
@@ -63,6 +63,20 @@ test-slow: $(VENV)/.stamp-test
 test-toys: $(VENV)/.stamp-test
 	LDPCORE_TEST_TOYS=1 PYTHONPATH=$(CURDIR)/tests/toys_site $(BIN)/python -m pytest -m "not browser and not slow" -q -n auto
 
+# The documentation site, built offline into site/ in strict mode: a warning, a broken
+# link or an anchor that is not there fails the build. The references and results pages
+# are generated from the code and benchmarks/README.md as it builds (mkdocs.yml).
+# The two variables silence banners the docs plugins print about MkDocs' future.
+docs: $(VENV)/.stamp-test
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/python -m mkdocs build --strict --quiet
+	@echo "the site is in site/ (open site/index.html)"
+
+# The pictures of the app in the site (docs/assets/screens/, kept in git): the app served
+# as `make run` serves it, each page opened in Debian's chromium. The browser tier checks
+# that they still match the app.
+screenshots: $(VENV)/.stamp-test
+	$(BIN)/python -m devtools.screenshots
+
 bench: $(VENV)/.stamp-test
 	$(BIN)/python benchmarks/bench_samplers.py
 	$(BIN)/python benchmarks/bench_postprocess.py
@@ -77,4 +91,4 @@ samples: $(VENV)/.stamp-run
 	$(BIN)/python sample_data/make_samples.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build site *.egg-info

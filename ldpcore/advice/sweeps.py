@@ -14,6 +14,8 @@ from ldpcore.formats import format_ratio
 class SweepVerdict:
     """What a sweep supports: the best method at each point.
 
+    :func:`ldpcore.present.sentences.sweep_headline` says it in one sentence.
+
     Attributes
     ----------
     table : DataFrame
@@ -28,8 +30,6 @@ class SweepVerdict:
         The swept parameter in words.
     has_base : bool
         Whether Base was among the methods (nothing is compared without it).
-
-    :func:`ldpcore.present.sentences.sweep_headline` says it in one sentence.
     """
 
     table: pd.DataFrame

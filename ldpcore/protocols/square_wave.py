@@ -68,6 +68,10 @@ def continuous_half_width(epsilon: float) -> float:
 class SquareWave(FrequencyOracle):
     """Square Wave: report a position in a window around the value (Li et al. 2020, Sec. 4).
 
+    Reports are positions, an int64 array in ``[0, d + 2b)``; the tallies are their
+    histogram. ``p`` and ``q`` are the channel's two levels, the chance of one position
+    inside and outside the window: there is no support count per value here.
+
     Parameters
     ----------
     epsilon : float
@@ -77,10 +81,6 @@ class SquareWave(FrequencyOracle):
     half_width : int, optional
         ``b``, the window's half-width in values; by default ``⌊b* d⌋``
         (:func:`continuous_half_width`).
-
-    Reports are positions, an int64 array in ``[0, d + 2b)``; the tallies are their
-    histogram. ``p`` and ``q`` are the channel's two levels, the chance of one position
-    inside and outside the window: there is no support count per value here.
 
     Examples
     --------

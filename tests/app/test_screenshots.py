@@ -1,0 +1,35 @@
+"""The site's pictures of the app are current: drawn again, each page still shows the
+title and the headings its picture was taken with (``make screenshots`` draws them anew).
+
+The script is the one ``make screenshots`` runs, on the app served as ``make run`` serves
+it; the pictures go to a temporary folder, never over the ones in git.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+# The browser tests' setup: chromium's path, and a module skip where it is missing.
+from served import ARTIFACTS
+
+from devtools.screenshots import SHOTS, draw, recorded
+
+pytestmark = pytest.mark.browser
+
+
+def test_every_picture_in_the_site_still_matches_its_page(tmp_path: Path) -> None:
+    now = draw(tmp_path, log=ARTIFACTS / "streamlit-screenshots.log")
+    kept = recorded()
+    assert list(now) == [shot.name for shot in SHOTS]
+    stale = [
+        f"{name}: the picture shows {kept.get(name, {}).get('headings')}, the page now "
+        f"{shot['headings']}"
+        for name, shot in now.items()
+        if kept.get(name, {}).get("title") != shot["title"]
+        or kept.get(name, {}).get("headings") != shot["headings"]
+    ]
+    assert not stale, "run `make screenshots`:\n" + "\n".join(stale)
+    for shot in SHOTS:
+        assert (tmp_path / f"{shot.name}.png").stat().st_size > 10_000, shot.name
