@@ -10,8 +10,10 @@ gain, its paired difference from Base's with a 95% t-interval, and what each fak
 user is worth in honest users holding a value in the range.
 
 A second table holds β and the protocol fixed (TreeOUE, β = 0.005, aimed at the raw
-tree) and moves the range: Norm-Sub's effect follows whether the levels the fake users
-fill hold a node the raw reading *subtracts* (the lower prefix's).
+tree) and moves the range: whether Norm-Sub's effect depends on where the range lies.
+The raw tree is read as Kulkarni et al. read it, from the fewest nodes that tile the
+range, which subtracts no node (read as two prefixes' difference, the lower prefix's
+nodes were subtracted, and Norm-Sub shrank the gain where the fake users filled them).
 
 A third compares TreeOLH's fake users drawn under the ideal hash (the simulation) with
 the real reports the tool's multiply-shift hash makes, on the raw reading's gain.
@@ -50,13 +52,15 @@ def main() -> None:
     olh_real_reports(args.trials)
 
 
-#: Ranges ``[start, stop)`` at d = 1,024 (B = 4): one whole node of level 2, two
-#: ranges whose filled level subtracts no node, and two whose filled level does.
+#: Ranges ``[start, stop)`` at d = 1,024 (B = 4): one whole node of level 2, and four
+#: that begin or end inside nodes (the last two subtracted nodes at their filled level
+#: when a range was read as two prefixes' difference).
 PLACES = ((768, 832), (961, 969), (960, 976), (688, 752), (939, 971))
 
 
 def by_place(trials: int) -> None:
-    """Norm-Sub against Base as the range moves: subtracted nodes where the fakes go."""
+    """Norm-Sub against Base as the range moves (and the nodes subtracted: none, read
+    off the fewest nodes)."""
     print(f"\n### Norm-Sub by the range's place, TreeOUE, β = 0.005, raw aim ({trials} trials)\n")
     print(
         "| range | fake users per level | subtracted nodes there | Base gain "

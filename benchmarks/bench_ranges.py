@@ -13,9 +13,10 @@ centre 0.4 d, scale d/20), the same ``trials`` seeds for every mechanism:
    the noises are independent, so pairing only matches the trials);
 2. the branching factor: TreeOUE with Consistency at B = 2, 3, 4, 5, 8, 16 on every
    range of lengths 16 to 512;
-3. how many nodes a range sums on the raw tree: as two prefixes' difference (the tool)
-   against its own fewest-node decomposition (Kulkarni et al.), averaged over every
-   range of each length: the noise of a raw answer is about proportional to it;
+3. how many nodes a range sums on the raw tree: its own fewest-node decomposition
+   (Kulkarni et al., Sec. 4.1, the tool's reading) against two prefixes' difference,
+   averaged over every range of each length: a raw answer's noise is about
+   proportional to it;
 4. a trial's seconds: flat OUE (draw and estimate) against TreeOUE (draw and the raw
    estimate; with the consistency step), best of 5 × 200;
 6. with ``--wave``, only this: the Square Wave (Li et al., SIGMOD 2020) on the same data
@@ -25,6 +26,14 @@ centre 0.4 d, scale d/20), the same ``trials`` seeds for every mechanism:
 7. with ``--haar``, only this: the Haar wavelet (HaarHRR, Kulkarni et al. Sec. 4.4) on the
    Cauchy data beside flat OUE and TreeOUE with Consistency, the paired ratio of its Base
    to the consistent tree's, and a trial's seconds (best of 5 × 200);
+8. with ``--grid``, only this: every comparison the docs state, over the grid
+   :data:`GRID` (d = 256 and 1,024, ε = 0.5 and 2, n = 10⁵ and 10⁶, and the headline
+   setting d = 1,024, ε = 1, n = 10⁶), on the Cauchy-shaped data and on Zipf s = 1.5:
+   flat OUE, TreeOUE (raw, Consistency, Cons-NS), HaarHRR and SW (Base, EM, EMS), every
+   range of each length read as each protocol's paper reads it (``run_ranges``, 256
+   ranges per length at most, drawn once), with the paired 95% ratios the claims are
+   made of. Written to ``benchmarks/results/ranges.json``, from which
+   ``devtools/claims.py`` makes the sentences the docs carry (a test holds them equal);
 5. with ``--hash``, only this: OLH's real hash family against the ideal hash the fast
    sampler draws, on a sum of values (d = 64, n = 2,000, ε = 1, 1,500 collections each
    way): the variance of the range [0, 32) and of every other value's sum, per-user
@@ -34,12 +43,18 @@ centre 0.4 d, scale d/20), the same ``trials`` seeds for every mechanism:
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
+import time
+from pathlib import Path
 
 import numpy as np
 
 from benchmarks._common import best_of
+from ldpcore.experiments.readings import Output, post_process, read_runs
 from ldpcore.postprocess import get_method
 from ldpcore.protocols import get_protocol
+from ldpcore.protocols.base import FrequencyOracle
 from ldpcore.protocols.trees import TreeLayout
 from ldpcore.reproduce.ranges import cauchy_counts
 from ldpcore.stats.compare import compare
@@ -49,25 +64,26 @@ LENGTHS = (1, 4, 16, 64, 256, 512, 1023)
 BRANCHINGS = (2, 3, 4, 5, 8, 16)
 
 
-def range_errors(estimate: np.ndarray, truth: np.ndarray, length: int) -> float:
-    """Mean squared error over every range of ``length`` consecutive values."""
-    got = np.concatenate(([0.0], np.cumsum(estimate)))
-    true = np.concatenate(([0.0], np.cumsum(truth)))
+def range_errors(reading: tuple[Output, FrequencyOracle], truth: np.ndarray, length: int) -> float:
+    """Mean squared error over every range of ``length`` consecutive values, each read as
+    its protocol's paper reads it (a raw tree: the fewest nodes; ``readings.py``)."""
+    output, protocol = reading
     start = np.arange(0, truth.size - length + 1)
-    return float(
-        np.mean(((got[start + length] - got[start]) - (true[start + length] - true[start])) ** 2)
-    )
+    got = read_runs(output, protocol, start, start + length)
+    true = np.concatenate(([0.0], np.cumsum(truth)))
+    return float(np.mean((got - (true[start + length] - true[start])) ** 2))
 
 
 def estimates(
     name: str, counts: np.ndarray, seed: int, methods: tuple[str, ...], **params: int
-) -> dict[str, np.ndarray]:
-    """Each method's estimate from one collection drawn with ``seed``."""
+) -> dict[str, tuple[Output, FrequencyOracle]]:
+    """Each method's output from one collection drawn with ``seed``, with its protocol."""
     protocol = get_protocol(name, epsilon=EPSILON, domain_size=counts.size, **params)
     tallies = protocol.sample_tallies(counts, seed)
-    base = protocol.estimate_from_tallies(tallies, int(counts.sum()))
+    n = int(counts.sum())
+    base = protocol.estimate_from_tallies(tallies, n)
     return {
-        m: get_method(m)(base, protocol=protocol, n=int(counts.sum()), tallies=tallies)
+        m: (post_process(get_method(m), base, protocol=protocol, n=n, tallies=tallies), protocol)
         for m in methods
     }
 
@@ -106,8 +122,8 @@ def fewest_nodes(layout: TreeLayout, start: int, stop: int) -> int:
 
 
 def prefix_nodes(layout: TreeLayout, start: int, stop: int) -> int:
-    """The nodes the tool's answer sums: two prefixes, their shared nodes cancelling."""
-    weights = layout.range_weights(start, stop)
+    """The nodes two prefixes' difference sums, their shared nodes cancelling."""
+    weights = layout.prefix_difference_weights(start, stop)
     return int(sum(np.count_nonzero(w) for w in weights))
 
 
@@ -250,13 +266,123 @@ def haar(trials: int) -> None:
         print(f"| {k} | {seconds:.2e} | {seconds / times['OUE']:.2f}× |")
 
 
+#: The settings the stored comparisons span: (d, ε, n), the headline setting first.
+GRID: tuple[tuple[int, float, int], ...] = (
+    (1024, 1.0, 1_000_000),
+    *((d, eps, n) for d in (256, 1024) for eps in (0.5, 2.0) for n in (100_000, 1_000_000)),
+)
+#: The lengths the grid asks at each d: these, then d/4, d/2 and d − 1.
+GRID_LENGTHS = (1, 4, 16, 64)
+RESULTS = Path(__file__).resolve().parent / "results" / "ranges.json"
+#: The ratios stored per length: (entry, reference), each paired over the same trials.
+RATIOS = (
+    ("TreeOUE · Consistency", "OUE · Base"),
+    ("TreeOUE · Consistency", "TreeOUE · Base"),
+    ("TreeOUE · Base", "OUE · Base"),
+    ("HaarHRR · Base", "TreeOUE · Consistency"),
+    ("SW · EMS", "OUE · Base"),
+    ("SW · EMS", "TreeOUE · Consistency"),
+    ("SW · EM", "SW · EMS"),
+    ("SW · EM", "OUE · Base"),
+)
+
+
+def grid(trials: int) -> None:
+    """Part 8: every stored comparison over :data:`GRID`, on both datasets, as JSON."""
+    from ldpcore.data.datasets import zipf
+    from ldpcore.data.specs import ExplicitCounts
+    from ldpcore.experiments import ExperimentConfig
+    from ldpcore.experiments.ranges import run_ranges
+
+    settings = []
+    for d, epsilon, n in GRID:
+        for data, counts in (
+            ("cauchy", tuple(cauchy_counts(d, n))),
+            ("zipf", tuple(int(c) for c in zipf(d, n, 1.5).counts)),
+        ):
+            started = time.perf_counter()
+            config = ExperimentConfig(
+                dataset=ExplicitCounts(data, counts),
+                n=n,
+                protocol="OUE",
+                epsilon=epsilon,
+                trials=trials,
+                seed=2019,
+                true_counts=counts,
+            )
+            lengths = (*GRID_LENGTHS, d // 4, d // 2, d - 1)
+            found = run_ranges(
+                config,
+                lengths=lengths,
+                protocols=("TreeOUE", "HaarHRR", "SW"),
+                branching=4,
+                wave_methods=("Base", "EM", "EMS"),
+            )
+            entries = list(found.entries)
+            mse = {
+                e: [float(found.errors[i, at].mean()) for at in range(len(found.lengths))]
+                for i, e in enumerate(entries)
+            }
+            ratios = []
+            for entry, reference in RATIOS:
+                for at, length in enumerate(found.lengths):
+                    pair = np.vstack(
+                        [
+                            found.errors[entries.index(reference), at],
+                            found.errors[entries.index(entry), at],
+                        ]
+                    )
+                    c = compare(pair, [reference, entry], reference=reference, margin=0)[0]
+                    ratios.append(
+                        {
+                            "entry": entry,
+                            "reference": reference,
+                            "length": length,
+                            "ratio": float(c.ratio),
+                            "low": float(c.low),
+                            "high": float(c.high),
+                        }
+                    )
+            settings.append(
+                {
+                    "d": d,
+                    "epsilon": epsilon,
+                    "n": n,
+                    "data": data,
+                    "lengths": list(found.lengths),
+                    "mse": mse,
+                    "ratios": ratios,
+                }
+            )
+            seconds = time.perf_counter() - started
+            print(f"d = {d}, ε = {epsilon:g}, n = {n:,}, {data}: {seconds:.0f} s", flush=True)
+    record = {
+        "command": f"python -m benchmarks.bench_ranges --grid --trials {trials}",
+        "date": datetime.date.today().isoformat(),
+        "trials": trials,
+        "branching": 4,
+        "data": {
+            "cauchy": "Cauchy-shaped histogram, centre 0.4 d, scale d/20 (smooth)",
+            "zipf": "Zipf s = 1.5 (a spike at the first value)",
+        },
+        "settings": settings,
+    }
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(json.dumps(record, indent=1) + "\n")
+    print(f"written to {RESULTS}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=50)
     parser.add_argument("--hash", action="store_true", help="only part 5, OLH's real hash")
     parser.add_argument("--wave", action="store_true", help="only part 6, the Square Wave")
     parser.add_argument("--haar", action="store_true", help="only part 7, the Haar wavelet")
+    parser.add_argument("--grid", action="store_true", help="only part 8, the stored grid")
     args = parser.parse_args()
+    if args.grid:
+        grid(args.trials)
+        return
     if args.hash:
         real_hash()
         return
@@ -280,15 +406,20 @@ def trees(trials: int) -> None:
     }
     errors = errors_by_length(runs, counts, trials)
     print(f"## Range MSE by length (d = {D:,}, ε = {EPSILON:g}, n = {N:,}, {trials} trials)\n")
-    print("| L | " + " | ".join(errors) + " | TreeOUE Consistency / OUE Base (95%) |")
-    print("|---" * (len(errors) + 2) + "|")
+    print(
+        "| L | "
+        + " | ".join(errors)
+        + " | TreeOUE Consistency / OUE Base (95%) | TreeOUE Consistency / TreeOUE raw (95%) |"
+    )
+    print("|---" * (len(errors) + 3) + "|")
     for row, length in enumerate(LENGTHS):
-        pair = np.vstack([errors["OUE Base"][row], errors["TreeOUE Consistency"][row]])
-        found = compare(pair, ["OUE Base", "TreeOUE Consistency"], reference="OUE Base", margin=0)[
-            0
-        ]
+        ratios = []
+        for reference in ("OUE Base", "TreeOUE Base"):
+            pair = np.vstack([errors[reference][row], errors["TreeOUE Consistency"][row]])
+            found = compare(pair, [reference, "TreeOUE Consistency"], reference=reference, margin=0)
+            ratios.append(f"{found[0].ratio:.3f} ({found[0].low:.3f}–{found[0].high:.3f})")
         cells = " | ".join(f"{errors[k][row].mean():.2e}" for k in errors)
-        print(f"| {length} | {cells} | {found.ratio:.3f} ({found.low:.3f}–{found.high:.3f}) |")
+        print(f"| {length} | {cells} | {' | '.join(ratios)} |")
 
     print("\n## TreeOUE with Consistency by branching factor (ranges of 16 to 512)\n")
     middle = [i for i, length in enumerate(LENGTHS) if 16 <= length <= 512]
@@ -307,13 +438,13 @@ def trees(trials: int) -> None:
 
     print("\n## Nodes a raw range sums (B = 4), averaged over every range of each length\n")
     layout = TreeLayout(D, 4)
-    print("| L | two prefixes (the tool) | fewest nodes (Kulkarni et al.) |")
+    print("| L | fewest nodes (Kulkarni et al., the tool) | two prefixes' difference |")
     print("|---|---|---|")
     for length in LENGTHS:
         starts = range(0, D - length + 1)
         tool = np.mean([prefix_nodes(layout, a, a + length) for a in starts])
         fewest = np.mean([fewest_nodes(layout, a, a + length) for a in starts])
-        print(f"| {length} | {tool:.2f} | {fewest:.2f} |")
+        print(f"| {length} | {fewest:.2f} | {tool:.2f} |")
 
     print("\n## A trial's seconds (best of 5 × 200)\n")
     rng = np.random.default_rng(0)

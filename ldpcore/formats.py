@@ -300,9 +300,17 @@ def format_epsilon(value: float) -> str:
 
 
 def epsilon_interval(
-    value: float | None, low: float | None, high: float | None, *, exact: bool = False
+    value: float | None,
+    low: float | None,
+    high: float | None,
+    *,
+    exact: bool = False,
+    source: str = "NDSS Eq. 3",
 ) -> str:
     """An ε with its interval in words: ``ε ≈ 0.41 (0.34–0.49)``; ``exact``: no interval.
+
+    ``source`` names where an exact ε's variance comes from (the protocol's
+    :attr:`~ldpcore.protocols.base.FrequencyOracle.variance_source`).
 
     The ε is rounded up (:func:`format_epsilon`), the interval outwards, so the ε a
     person copies meets the target and the interval still holds it.
@@ -319,7 +327,7 @@ def epsilon_interval(
     if value is None:
         return f"not reachable for ε ≤ {EPSILON_RANGE[1]:g}"
     if exact:
-        return f"ε = {format_epsilon(value)} (exact, NDSS Eq. 3)"
+        return f"ε = {format_epsilon(value)} (exact, {source})"
     upper = f"above {EPSILON_RANGE[1]:g}" if high is None else f"{round_up(high):.3g}"
     lower = f"below {EPSILON_RANGE[0]:g}" if low is None else f"{round_down(low):.3g}"
     return f"ε ≈ {format_epsilon(value)} ({lower}–{upper})"

@@ -143,6 +143,9 @@ class EpsilonAnswer:
         The protocol whose search this answer is, when one report of ``protocol`` is
         one report of that protocol (a memoized chain's first round at the same ε): the
         same law gives the same answer, searched once.
+    not_converged : tuple of str
+        The iterative methods (IBU, MLE, EM, EMS) that stopped at their step cap rather
+        than by their stopping rule in any trial of the search.
     """
 
     protocol: str
@@ -162,6 +165,7 @@ class EpsilonAnswer:
     base_exact: bool = False
     target: AccuracyTarget | None = None
     same_as: str | None = None
+    not_converged: tuple[str, ...] = ()
 
     def to_json_dict(self) -> dict[str, object]:
         """The ``choose-epsilon --format json`` record."""
@@ -191,6 +195,7 @@ class EpsilonAnswer:
         record["consistent_option"] = None if option is None else option.to_json_dict()
         record["base_exact"] = self.base_exact
         record["target"] = None if self.target is None else self.target.to_json_dict()
+        record["not_converged"] = list(self.not_converged)
         return record
 
 

@@ -32,12 +32,8 @@ from ldpcore.stats.compare import Comparison
 
 #: Trials of the first, coarse pass when Base has no exact curve for the query.
 _SCREEN_TRIALS = 3
-
-
 #: Points of that coarse pass over the ε range.
 _SCREEN_POINTS = 6
-
-
 #: Largest spacing (ratio of neighbouring ε) left around a crossing that matters.
 _FINE_SPACING = 1.2
 
@@ -194,6 +190,8 @@ class _Search:
         # Base's exact ε (NDSS Eq. 3) where the query asks single values; None elsewhere.
         self.exact = config.query.single_values
         self._exact_base: float | None = None
+        #: The methods that stopped at their step cap in any trial of any point.
+        self.stuck: set[str] = set()
 
     def key(self, epsilon: float) -> float:
         """ε clipped to the range and rounded, so that equal points are found again."""
@@ -210,20 +208,24 @@ class _Search:
         """
         new = sorted({self.key(e) for e in epsilons} - set(self.points))
 
-        def errors_at(key: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        def errors_at(key: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, set[str]]:
             result = run(dataclasses.replace(self.config, epsilon=key))
+            summary = result.summary
+            stuck = set(summary.loc[summary["converged"] < 1, "method"])
             errors = result.trial_errors
             if self.wanted.is_rmse:
                 mse = errors.mean(axis=1)
-                return errors, mse, errors.std(axis=1, ddof=1) / math.sqrt(errors.shape[1])
-            return errors, *self.wanted.statistic(result.answers, result.truth)
+                se = errors.std(axis=1, ddof=1) / math.sqrt(errors.shape[1])
+                return errors, mse, se, stuck
+            return errors, *self.wanted.statistic(result.answers, result.truth), stuck
 
         if self.threads > 1 and len(new) > 1:
             with ThreadPoolExecutor(min(self.threads, len(new))) as pool:
                 found = list(pool.map(errors_at, new))
         else:
             found = [errors_at(key) for key in new]
-        for key, (errors, stat, stat_se) in zip(new, found, strict=True):
+        for key, (errors, stat, stat_se, stuck) in zip(new, found, strict=True):
+            self.stuck |= stuck
             self.points[key] = _Point(
                 errors.mean(axis=1),
                 errors.std(axis=1, ddof=1) / math.sqrt(errors.shape[1]),
@@ -538,6 +540,7 @@ class _Search:
             consistent_option=option,
             base_exact=self.exact,
             target=self.wanted,
+            not_converged=tuple(name for name in self.names if name in self.stuck),
         )
 
     def curve(self) -> tuple[dict[str, float | str], ...]:

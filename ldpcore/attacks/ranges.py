@@ -24,15 +24,16 @@ over the level's nodes. The three attacks of :mod:`ldpcore.attacks.kinds`:
   nodes that lower the answer, and leaves the level's Base sum near one, where a
   bare report pulls it below one and lets Norm-Sub hand the missing mass to the
   nodes left standing, the targets among them. That is how Norm-Sub amplifies the
-  gain, measured where the levels the fake users fill hold no node the raw reading
-  subtracts; where they hold one, its fall is part of the gain and Norm-Sub stops it
-  at zero, so the gain shrinks (``benchmarks/bench_range_attack.py``).
+  gain, measured where the levels the fake users fill hold no node the reading
+  subtracts (the consistent tree's weights can be negative; the raw tree's fewest
+  nodes are all added); where they hold one, its fall is part of the gain and Norm-Sub
+  stops it at zero, so the gain shrinks (``benchmarks/bench_range_attack.py``).
 
 **The expected gain.** With ``n_ℓ`` honest and ``m_ℓ`` fake users at level ℓ, Base
 estimates node ``j`` as ``(C_ℓj/N_ℓ − q)/(p − q)``, ``N_ℓ = n_ℓ + m_ℓ`` (NDSS 2020 Sec.
 III). An honest report supports the node with ``q + (p − q) f_ℓj``, a fake one with
 its attack's rate ``ρ_ℓj``. Any linear reading of the tree answers the range as
-``c + Σ W_ℓj f̂_ℓj``: the raw tree's two prefixes (weights ±1 on the nodes they sum,
+``c + Σ W_ℓj f̂_ℓj``: the raw tree's fewest nodes that tile the range (weight one each,
 Kulkarni et al. Sec. 4.1) or the consistent tree (Hay et al. 2010; its weights by
 :func:`~ldpcore.protocols.tree_least_squares.range_weights`). Given ``n_ℓ`` the fake
 users move each node's mean by ``β_ℓ[(ρ_ℓj − q)/(p − q) − f_ℓj]``, ``β_ℓ = m_ℓ/N_ℓ``, so
@@ -57,8 +58,8 @@ targets to the reported bucket *and keeps the nodes the reading subtracts out of
 the honest users' draw assumes too (Kulkarni et al. Sec. 4), ``1/g`` each. The tool's
 real hash (multiply-shift, :mod:`ldpcore.protocols.olh`) is pairwise independent only:
 once a report's targets share a bucket the nodes next to them join it more or less
-often than ``1/g``. Keeping the subtracted nodes out makes the raw reading's gain the
-same under both hashes (the other nodes weigh nothing in it; measured in
+often than ``1/g``. The raw reading subtracts no node, so its gain is the same under
+both hashes (the nodes outside the range weigh nothing in it; measured in
 ``benchmarks/bench_range_attack.py``); readings that weigh every node (the consistent
 tree, Norm-Sub) can still see the difference.
 
@@ -187,7 +188,7 @@ def tree_weights(
         raise InputError(f"a tree attack aims at the {' or the '.join(AIMS)} reading")
     layout = protocol.layout
     if reading == "raw":
-        weights = layout.range_weights(start, stop)
+        weights = layout.cover_weights(start, stop)
     else:
         weights = range_weights(layout, start, stop, np.ones(protocol.height))
     return [w[: layout.occupied(level)] for level, w in enumerate(weights, start=1)]

@@ -61,6 +61,7 @@ from ldpcore.attacks.ranges import (
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.metrics import t_interval
+from ldpcore.experiments.readings import per_value, post_process, set_answer
 from ldpcore.experiments.trials import trial_generator
 from ldpcore.postprocess import LDPRecover, PostProcessor, get_method
 from ldpcore.protocols.base import FrequencyOracle
@@ -250,12 +251,6 @@ def effect(
     return _GAIN_WORDS[judge_difference(low, high, reference)]
 
 
-def _set_answer(vector: NDArray[np.float64], targets: NDArray[np.int64], *, clamp: bool) -> float:
-    """The targets' total, clamped at zero for a method that acts on answers."""
-    total = float(vector[targets].sum())
-    return max(total, 0.0) if clamp else total
-
-
 def pick_targets(
     attack: AttackSpec,
     truth: NDArray[np.float64],
@@ -429,17 +424,25 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
             plan=plan,
         )
         for row, method in enumerate(methods):
-            vector = method(
-                attacked.estimate, protocol=protocol, n=attacked.users, tallies=attacked.tallies
+            attacked_output = post_process(
+                method,
+                attacked.estimate,
+                protocol=protocol,
+                n=attacked.users,
+                tallies=attacked.tallies,
             )
-            clean = method(
-                honest.estimate, protocol=protocol, n=honest.users, tallies=honest.tallies
+            honest_output = post_process(
+                method, honest.estimate, protocol=protocol, n=honest.users, tallies=honest.tallies
             )
-            # The targets' total as the method answers it: a method that acts on the
-            # query's answer (Post-Pos clamps it at zero) is measured on that answer,
-            # as every query of a run is (Query.answer's clamp).
-            before = _set_answer(clean, targets, clamp=method.answers_only)
-            gains[row, trial] = _set_answer(vector, targets, clamp=method.answers_only) - before
+            # The targets' total as the method answers it, as every query of a run is
+            # (readings.py): a method that acts on the query's answer (Post-Pos clamps it
+            # at zero) is measured on that answer, and a raw tree reads it off its nodes.
+            clamp = method.answers_only
+            before = set_answer(honest_output, protocol, targets, clamp=clamp)
+            after = set_answer(attacked_output, protocol, targets, clamp=clamp)
+            gains[row, trial] = after - before
+            vector = per_value(attacked_output, protocol)
+            clean = per_value(honest_output, protocol)
             honest_bias[row, trial] = before - true_total
             collateral[row, trial] = (
                 float(np.mean((vector[others] - truth[others]) ** 2)) if others.size else math.nan

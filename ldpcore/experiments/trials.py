@@ -35,6 +35,7 @@ from ldpcore.experiments.metrics import (
     summarize_errors,
     total_variation_rows,
 )
+from ldpcore.experiments.readings import post_process, query_answers
 from ldpcore.postprocess import get_method, method_class
 from ldpcore.postprocess.base import Context
 from ldpcore.postprocess.ibu import NotConverged
@@ -248,6 +249,7 @@ def _run_trials(
     for row, method in enumerate(methods):
         # A composite protocol's methods run part by part from each trial's tallies.
         parent = None if protocol.composite else outputs.get(method.derived_from or "")
+        read: NDArray[np.float64] | None = None  # answers read off a composite's parts
         if method.rows_at_once and parent is None and not protocol.composite:
             vectors = method.apply_rows(estimates, protocol=protocol, n=n)
         else:
@@ -261,13 +263,25 @@ def _run_trials(
                             parent[column], estimates[column], context
                         )
                     else:
-                        vectors[column] = method(
-                            estimates[column], protocol=protocol, n=n, tallies=context.tallies
+                        output = post_process(
+                            method,
+                            estimates[column],
+                            protocol=protocol,
+                            n=n,
+                            tallies=context.tallies,
                         )
+                        vectors[column] = output.vector
+                        if output.parts is not None:
+                            # A raw tree answers as its paper reads it (readings.py).
+                            if read is None:
+                                read = np.empty((trials, len(query.labels)))
+                            read[column] = query_answers(
+                                query, output, protocol, clamp=method.answers_only
+                            )
                 stuck[row, column] = any(issubclass(w.category, NotConverged) for w in caught)
         if method.name in parents:
             outputs[method.name] = vectors
-        answers[row] = query.answer(vectors, clamp=method.answers_only)
+        answers[row] = query.answer(vectors, clamp=method.answers_only) if read is None else read
         tv[row] = total_variation_rows(vectors, truth_vector)
         kl[row] = kl_divergence_rows(truth_vector, vectors)
     return answers, tv, kl, stuck

@@ -18,7 +18,7 @@ from ldpcore._validation import check_n_users
 from ldpcore.errors import InputError
 from ldpcore.postprocess.intervals import IntervalEstimates, frequency_intervals
 from ldpcore.protocols.base import FrequencyOracle
-from ldpcore.protocols.composite import as_composite
+from ldpcore.protocols.composite import Part, as_composite
 
 #: Whether a method guarantees a property of its output vector.
 Enforcement = Literal["yes", "no", "almost"]
@@ -302,14 +302,21 @@ class PostProcessor(ABC):
         joins the levels' outputs as it joins their Base estimates. A method that
         reads the whole structure (the consistency step) overrides this.
         """
+        parts, outputs = self.part_outputs(context)
+        return as_composite(context.protocol).assemble(parts, outputs)
+
+    def part_outputs(self, context: Context) -> tuple[tuple[Part, ...], list[Vector]]:
+        """A composite protocol's parts and this method's output on each (before assembly).
+
+        What a reading of the parts needs (a raw tree's ranges,
+        :meth:`~ldpcore.protocols.composite.Composite.read_ranges`).
+        """
         if context.tallies is None:
             raise InputError(
                 f"{context.protocol.name} is post-processed part by part: pass its tallies"
             )
-        whole = as_composite(context.protocol)
-        parts = whole.parts(context.tallies)
-        outputs = [self(part.estimate, protocol=part.oracle, n=part.n) for part in parts]
-        return whole.assemble(parts, outputs)
+        parts = as_composite(context.protocol).parts(context.tallies)
+        return parts, [self(part.estimate, protocol=part.oracle, n=part.n) for part in parts]
 
     def apply_rows(
         self, estimates: ArrayLike, *, protocol: FrequencyOracle, n: int

@@ -147,6 +147,7 @@ def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
             answer.base_epsilon_low,
             answer.base_epsilon_high,
             exact=answer.base_exact,
+            source=_source(answer.protocol),
         )
         return (
             f"With {n_users:,} users, {answer.protocol} + {answer.method} meets your target "
@@ -154,7 +155,11 @@ def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
             f"({answer.method}: {comparison_words(answer.comparison)})."
         )
     reach = epsilon_interval(
-        answer.epsilon, answer.epsilon_low, answer.epsilon_high, exact=answer.base_exact
+        answer.epsilon,
+        answer.epsilon_low,
+        answer.epsilon_high,
+        exact=answer.base_exact,
+        source=_source(answer.protocol),
     )
     text = (
         f"With {n_users:,} users, {answer.protocol} without post-processing (Base) meets "
@@ -199,7 +204,21 @@ def interval_note(answer: EpsilonAnswer, query: str | QuerySpec) -> str:
 
 
 def epsilon_reason(answer: EpsilonAnswer) -> str:
-    """Why Choose ε recommends this method for this protocol, in one sentence."""
+    """Why Choose ε recommends this method for this protocol, in one sentence.
+
+    A second says which iterative methods stopped at their step cap in the search.
+    """
+    reason = _reason(answer)
+    if answer.not_converged:
+        names = ", ".join(answer.not_converged)
+        reason += (
+            f" {names} stopped at its step cap, not by its stopping rule, in some trials "
+            "of the search: its numbers there are those of its last step."
+        )
+    return reason
+
+
+def _reason(answer: EpsilonAnswer) -> str:
     if answer.same_as is not None:
         twin = dataclasses.replace(answer, same_as=None)
         return (
@@ -234,12 +253,17 @@ def answers_table(answers: Sequence[EpsilonAnswer]) -> pd.DataFrame:
                     a.epsilon_low,
                     a.epsilon_high,
                     exact=a.base_exact and not a.post_processing_helps,
+                    source=_source(a.protocol),
                 )
                 for a in answers
             ],
             "without post-processing (Base)": [
                 epsilon_interval(
-                    a.base_epsilon, a.base_epsilon_low, a.base_epsilon_high, exact=a.base_exact
+                    a.base_epsilon,
+                    a.base_epsilon_low,
+                    a.base_epsilon_high,
+                    exact=a.base_exact,
+                    source=_source(a.protocol),
                 )
                 for a in answers
             ],
@@ -253,6 +277,13 @@ def answers_table(answers: Sequence[EpsilonAnswer]) -> pd.DataFrame:
     )
 
 
+def _source(protocol: str) -> str:
+    """Where ``protocol``'s exact Base variance comes from (NDSS Eq. 3 for a flat oracle)."""
+    from ldpcore.protocols import protocol_class  # noqa: PLC0415 (the registry, at call time)
+
+    return protocol_class(protocol).variance_source
+
+
 def users_needed_sentence(
     protocol: str,
     method: str,
@@ -263,7 +294,8 @@ def users_needed_sentence(
     """The reverse search's answer: users needed at a fixed ε (markdown, bold count).
 
     ``between`` is a simulated answer's range (the search cannot tell within it), said
-    with "about"; without it the count is exact (Base's, from NDSS Eq. 3).
+    with "about"; without it the count is exact (Base's, from the protocol's exact
+    variance: NDSS Eq. 3 for a flat oracle).
 
     Examples
     --------
@@ -277,7 +309,7 @@ def users_needed_sentence(
     if between is None:
         return (
             f"{protocol} + {method} at ε = {epsilon:g}: **{math.ceil(users):,} users** "
-            "(exact, NDSS Eq. 3)."
+            f"(exact, {_source(protocol)})."
         )
     low, high = between
     spread = (

@@ -128,6 +128,9 @@ class FrequencyOracle(ABC):
     #: The largest domain it takes (None: any within the bounds); the Square Wave keeps
     #: its channel's inverse, of d × (d + 2b) numbers.
     max_domain: ClassVar[int | None] = None
+    #: Where :meth:`variance`'s exact form comes from, said beside an exact ε or count:
+    #: NDSS Eq. 3 for a flat oracle's (p, q) estimator, the mechanism's paper otherwise.
+    variance_source: ClassVar[str] = "NDSS Eq. 3"
 
     epsilon: float
     domain_size: int

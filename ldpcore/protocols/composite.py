@@ -61,6 +61,20 @@ class Composite(ABC):
         parents and children), by least squares.
         """
 
+    def read_ranges(
+        self,
+        parts: Sequence[Part],
+        outputs: Sequence[ArrayLike],
+        starts: ArrayLike,
+        stops: ArrayLike,
+    ) -> NDArray[np.float64] | None:
+        """Each range ``[start, stop)`` read off the parts as the protocol's paper reads it.
+
+        None (the default) where the assembled estimate's sums are that reading. ``outputs``
+        may be stacked: each part's shape ``(..., part's domain)``.
+        """
+        return None
+
 
 def as_composite(protocol: FrequencyOracle) -> Composite:
     """``protocol`` as a composite one, or an InputError if it is one flat collection."""

@@ -93,6 +93,7 @@ class DBitFlipPM(FrequencyOracle):
         "Microsoft's telemetry oracle: d' sampled values, one noisy bit each, memoized"
     )
     reference: ClassVar[str] = "Ding, Kulkarni & Yekhanin, NeurIPS 2017, Sec. 3-4"
+    variance_source: ClassVar[str] = "Ding et al. Sec. 3"
     good_for: ClassVar[str] = (
         "Collecting again and again on a tiny message: d' bits a report and ε spent once "
         "per value, at a much higher error than the unary encodings'"

@@ -64,6 +64,7 @@ class HaarHRR(FrequencyOracle):
         "estimate is consistent as it comes"
     )
     reference: ClassVar[str] = "Kulkarni, Cormode and Srivastava, VLDB 2019, Sec. 4.4"
+    variance_source: ClassVar[str] = "Kulkarni et al. Sec. 4.4"
     communication: ClassVar[str] = "a level, a row and one bit (about 2 log2 d bits)"
     support_view: ClassVar[bool] = False
     ordered_values: ClassVar[bool] = True

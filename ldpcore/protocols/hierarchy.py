@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
@@ -43,6 +43,17 @@ from ldpcore.protocols.tree_least_squares import consistent_levels
 from ldpcore.protocols.trees import TreeLayout, optimal_branching
 from ldpcore.protocols.unary import OUE
 from ldpcore.rng import ClientRNG, as_source
+
+#: A reading's nodes at one level: runs ``[first, last)`` of nodes with a coefficient each,
+#: once for ``Σ w_j x_j`` and once for ``Σ w_j² x_j``.
+_Runs = list[tuple[tuple[NDArray[np.int64], NDArray[np.int64]], float]]
+_Reading = tuple[_Runs, _Runs]
+
+
+def _run_sum(values: NDArray[np.float64], run: tuple[Any, Any]) -> NDArray[np.float64]:
+    """``Σ values[first:last]`` for every run at once (an empty run sums to zero)."""
+    running = np.concatenate(([0.0], np.cumsum(values)))
+    return running[run[1]] - running[np.minimum(run[0], run[1])]
 
 
 @dataclass(frozen=True)
@@ -274,18 +285,37 @@ class Hierarchy(Composite, FrequencyOracle):
     def assemble(
         self, parts: Sequence[Part], outputs: Sequence[ArrayLike], *, consistent: bool = False
     ) -> NDArray[np.float64]:
-        """The levels' outputs as one value per leaf: the differences of the tree's prefixes.
+        """The levels' outputs as one value per leaf: each value as the tree answers it.
 
-        A level no user reported stands at its nodes' share of the domain.
-        ``consistent``: the least-squares consistent tree first, each level weighted by
-        its variance (:func:`~ldpcore.protocols.tree_least_squares.consistent_levels`);
-        its prefixes are then its leaves' running sums.
+        A raw tree answers a value from the fewest nodes that tile it, its leaf (Kulkarni
+        et al., Sec. 4.1), so the estimate is the leaf level; a range is read off the
+        levels (:meth:`read_ranges`), not summed from the leaves. A level no user
+        reported stands at its nodes' share of the domain. ``consistent``: the
+        least-squares consistent tree first, each level weighted by its variance
+        (:func:`~ldpcore.protocols.tree_least_squares.consistent_levels`); every reading
+        of it agrees, and its leaves' running sums are its prefixes.
         """
         levels = self.filled_levels(parts, outputs)
         if consistent:
             fitted = consistent_levels(self.layout, levels, self.part_variances(parts))
             return fitted[-1][: self.domain_size]
-        return self.layout.leaves(levels)
+        return levels[-1][: self.domain_size].copy()
+
+    def read_ranges(
+        self,
+        parts: Sequence[Part],
+        outputs: Sequence[ArrayLike],
+        starts: ArrayLike,
+        stops: ArrayLike,
+    ) -> NDArray[np.float64]:
+        """Each range as the sum of the fewest nodes that tile it (Kulkarni et al., Sec. 4.1).
+
+        The raw tree's answer, whose variance is :meth:`range_variances`. (Summing
+        :meth:`prefix_difference_leaves` instead reads two prefixes' difference,
+        :meth:`prefix_difference_variances`, about twice the variance on short ranges.)
+        """
+        levels = self.filled_levels(parts, outputs)
+        return self.layout.read_ranges(levels, starts, stops)
 
     def filled_levels(
         self, parts: Sequence[Part], outputs: Sequence[ArrayLike]
@@ -304,14 +334,25 @@ class Hierarchy(Composite, FrequencyOracle):
         return variance
 
     def estimate_from_tallies(self, tallies: ArrayLike, n: int) -> NDArray[np.float64]:
-        """The raw tree's per-leaf values: differences of its prefix answers (no consistency).
+        """The raw tree's per-value estimates: each value's leaf (no consistency).
 
-        Their running sums are the tree's prefix answers (:meth:`TreeLayout.leaves`), so a
-        range summed from them is the difference of two prefixes read off the tree.
+        A range is read off the levels as Kulkarni et al. read it (:meth:`read_ranges`);
+        the prefix-difference reading is :meth:`prefix_difference_leaves`.
         """
         check_n_users(n)
         parts = self.parts(tallies)
         return self.assemble(parts, [part.estimate for part in parts])
+
+    def prefix_difference_leaves(self, tallies: ArrayLike, n: int) -> NDArray[np.float64]:
+        """One value per leaf whose running sums are the raw tree's prefix answers.
+
+        The differences of consecutive prefixes (:meth:`TreeLayout.leaves`): a range
+        summed from them is two prefixes' difference, whose variance is
+        :meth:`prefix_difference_variances` (about twice the fewest nodes' on short ranges).
+        """
+        check_n_users(n)
+        parts = self.parts(tallies)
+        return self.layout.leaves(self.filled_levels(parts, [part.estimate for part in parts]))
 
     # ------------------------------------------------------------------- accuracy
     def range_variances(
@@ -319,9 +360,8 @@ class Hierarchy(Composite, FrequencyOracle):
     ) -> NDArray[np.float64]:
         """The variance of the raw tree's answer for each range ``[start, stop)``, to order 1/n².
 
-        A range is two prefixes' difference; at level ``ℓ`` it sums the nodes ``w`` (+1 in
-        the upper prefix's run of nodes, −1 in the lower's, the overlap cancelling). Two
-        parts add:
+        The answer is Kulkarni et al.'s (Sec. 4.1): the sum of the fewest nodes that tile
+        the range (:meth:`TreeLayout.cover_runs`), weight one each. Two parts add:
 
         * the oracles' noise: level ``ℓ`` contributes ``E[1/n_ℓ] Σ_j w_j² [q(1−q) + f_j
           (p−q)(1−p−q)]/(p−q)²`` (NDSS Eq. 3 for each node; a level's supports are
@@ -329,8 +369,47 @@ class Hierarchy(Composite, FrequencyOracle):
           ``n_ℓ ~ Bin(n, 1/h)``;
         * which users report which level: linearising each level's frequency in its users
           gives ``(h/n) Σ_ℓ Var(g_ℓ) − F(1 − F)/n``, with ``g_ℓ(x) = w_{anc_ℓ(x)}`` over
-          the population and ``F`` the range's true frequency.
+          the population and ``F`` the range's true frequency (each value of the range
+          lies under exactly one of its nodes).
+
+        The whole domain is the root, known: variance zero.
         """
+        return self._reading_variances(frequencies, n, starts, stops, self._cover)
+
+    def prefix_difference_variances(
+        self, frequencies: ArrayLike, n: int, starts: ArrayLike, stops: ArrayLike
+    ) -> NDArray[np.float64]:
+        """The variance of each range read as two prefixes' difference, to order 1/n².
+
+        What a range summed from :meth:`prefix_difference_leaves` reads: the upper
+        prefix's nodes minus the lower's, the nodes both sum cancelling. The same two
+        parts as :meth:`range_variances`, with weights ±1.
+        """
+        return self._reading_variances(frequencies, n, starts, stops, self._prefix_difference)
+
+    def _cover(self, start: NDArray[np.int64], stop: NDArray[np.int64], level: int) -> _Reading:
+        first, last, second_first, second_last = self.layout.cover_runs(start, stop, level)
+        runs = [((first, last), 1.0), ((second_first, second_last), 1.0)]
+        return runs, runs
+
+    def _prefix_difference(
+        self, start: NDArray[np.int64], stop: NDArray[np.int64], level: int
+    ) -> _Reading:
+        upper = self.layout.prefix_runs(stop, level)
+        lower = self.layout.prefix_runs(start, level)
+        low = np.maximum(upper[0], lower[0])
+        overlap = (low, np.maximum(low, np.minimum(upper[1], lower[1])))
+        # The nodes both prefixes sum cancel: weight +1 − 1 = 0, so no square either.
+        return [(upper, 1.0), (lower, -1.0)], [(upper, 1.0), (lower, 1.0), (overlap, -2.0)]
+
+    def _reading_variances(
+        self,
+        frequencies: ArrayLike,
+        n: int,
+        starts: ArrayLike,
+        stops: ArrayLike,
+        reading: Callable[[NDArray[np.int64], NDArray[np.int64], int], _Reading],
+    ) -> NDArray[np.float64]:
         n = check_n_users(n)
         f = np.asarray(frequencies, dtype=np.float64)
         if f.shape != (self.domain_size,):
@@ -347,43 +426,38 @@ class Hierarchy(Composite, FrequencyOracle):
         for level, (oracle, node) in enumerate(zip(self.levels, nodes, strict=True), start=1):
             p, q = oracle.p, oracle.q
             per_node = (q * (1 - q) + node * (p - q) * (1 - p - q)) / (p - q) ** 2
-            upper, lower = layout.prefix_runs(stop, level), layout.prefix_runs(start, level)
-            overlap = (np.maximum(upper[0], lower[0]), np.minimum(upper[1], lower[1]))
-            overlap = (overlap[0], np.maximum(overlap[0], overlap[1]))
-
-            def run_sum(values: NDArray[np.float64], run: tuple[Any, Any]) -> NDArray[np.float64]:
-                running = np.concatenate(([0.0], np.cumsum(values)))
-                return running[run[1]] - running[run[0]]
-
-            noise += inverse_users * (
-                run_sum(per_node, upper) + run_sum(per_node, lower) - 2 * run_sum(per_node, overlap)
-            )
-            squares = run_sum(node, upper) + run_sum(node, lower) - 2 * run_sum(node, overlap)
-            spread += squares - (run_sum(node, upper) - run_sum(node, lower)) ** 2
+            signed, squared = reading(start, stop, level)
+            noise += inverse_users * sum(c * _run_sum(per_node, run) for run, c in squared)
+            square = sum(c * _run_sum(node, run) for run, c in squared)
+            spread += square - sum(c * _run_sum(node, run) for run, c in signed) ** 2
         running = np.concatenate(([0.0], np.cumsum(f)))
         answer = running[stop] - running[start]
-        return noise + (h / n) * spread - answer * (1 - answer) / n
+        variance = noise + (h / n) * spread - answer * (1 - answer) / n
+        # The fewest-node reading answers the whole domain with the root, known.
+        ends = layout.domain_size if reading == self._cover else layout.padded
+        known = (start == 0) & (stop >= ends)
+        return np.where(known, 0.0, variance)
 
     def variance(self, frequencies: ArrayLike, n: int) -> NDArray[np.float64]:
-        """Each leaf value's variance (the range of that one value), :meth:`range_variances`."""
+        """Each value's variance as the raw tree answers it (its leaf: :meth:`range_variances`)."""
         values = np.arange(self.domain_size)
         return self.range_variances(frequencies, n, values, values + 1)
 
     def approx_variance(self, n: int) -> float:
         """The mean over values of :meth:`variance` with its frequency terms dropped.
 
-        The hierarchy's counterpart of NDSS Eq. (5): the oracles' noise alone.
+        The hierarchy's counterpart of NDSS Eq. (5): the oracles' noise alone, on the
+        fewest nodes that tile each value (its leaf).
         """
         n = check_n_users(n)
         p, q = self.p, self.q
         values = np.arange(self.domain_size)
         nodes = np.zeros(self.domain_size)
         for level in range(1, self.height + 1):
-            upper = self.layout.prefix_runs(values + 1, level)
-            lower = self.layout.prefix_runs(values, level)
-            low = np.maximum(upper[0], lower[0])
-            shared = np.maximum(np.minimum(upper[1], lower[1]) - low, 0)
-            nodes += (upper[1] - upper[0]) + (lower[1] - lower[0]) - 2 * shared
+            first, last, second_first, second_last = self.layout.cover_runs(
+                values, values + 1, level
+            )
+            nodes += (last - first) + (second_last - second_first)
         h = self.height
         per_node = q * (1 - q) / (p - q) ** 2
         return float((h / n) * (1 + (h - 1) / n) * per_node * nodes.mean())
@@ -458,6 +532,7 @@ class TreeOUE(Hierarchy):
         "Hierarchy of intervals: each user reports one level's node with OUE"
     )
     reference: ClassVar[str] = "Kulkarni, Cormode and Srivastava, VLDB 2019, Sec. 4"
+    variance_source: ClassVar[str] = "the fewest nodes' variance, Kulkarni et al. Sec. 4.1"
     communication: ClassVar[str] = "a level and B^level bits (at most about B·d)"
     level_oracle: ClassVar[type[FrequencyOracle]] = OUE
     vector_reports: ClassVar[bool] = True
@@ -472,6 +547,7 @@ class TreeOLH(Hierarchy):
         "Hierarchy of intervals: each user reports one level's node with OLH"
     )
     reference: ClassVar[str] = "Kulkarni, Cormode and Srivastava, VLDB 2019, Sec. 4"
+    variance_source: ClassVar[str] = "the fewest nodes' variance, Kulkarni et al. Sec. 4.1"
     communication: ClassVar[str] = "a level, a hash seed and one bucket"
     level_oracle: ClassVar[type[FrequencyOracle]] = OLH
 

@@ -98,6 +98,7 @@ class SquareWave(FrequencyOracle):
         "trades a little blur for much less noise"
     )
     reference: ClassVar[str] = "Li et al., SIGMOD 2020, Sec. 4 (discretised as in Sec. 5)"
+    variance_source: ClassVar[str] = "the positions' multinomial, Li et al. Sec. 4"
     communication: ClassVar[str] = "one position (log2(d + 2b) bits)"
     support_view: ClassVar[bool] = False
     tallies_count: ClassVar[str] = "the positions its reports take, not values"

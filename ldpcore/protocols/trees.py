@@ -8,15 +8,16 @@ nodes, node ``j`` of level ``ℓ`` the ``B^(h−ℓ)`` leaves from ``j·B^(h−�
 ``B`` the leaves run on to ``B^h``; the leaves past ``d`` hold nobody, and a node made
 only of them is known to be empty.
 
-A range is read off a tree as the difference of two prefixes, ``[a, b) = P(< b) −
-P(< a)``, and a prefix as the fewest nodes that tile it: at most ``B − 1`` per level
-(the root alone for the whole domain). Differencing the prefixes of consecutive leaves
-therefore turns any tree, a consistent one or not, into one value per leaf whose running
-sums are the tree's prefix answers: every range is then a sum of leaves, as for a flat
-estimate.
-Kulkarni et al. sum a range's own decomposition instead (at most ``2(B − 1)`` nodes
-per level, none shared with the other end); the two agree on a consistent tree, and
-on a raw tree they differ only in which nodes the range's two ends use.
+A range is read off a raw tree as Kulkarni et al. read it (Sec. 4.1): the fewest nodes
+that tile it, each the largest node inside the range whose parent is not (at most
+``2(B − 1)`` per level; the root alone for the whole domain). A prefix is the special
+case with at most ``B − 1`` per level. Differencing the prefixes of consecutive leaves
+turns any tree into one value per leaf whose running sums are the tree's prefix answers
+(:meth:`TreeLayout.leaves`): on a consistent tree every reading agrees and those leaves
+are its own, but on a raw tree a range summed from them is the *prefix-difference
+reading*, two prefixes' nodes with the shared ones cancelled, which uses more nodes
+than the range's own tiling (a single value: its leaf, against the two prefixes'
+differing nodes at every level) and has up to about twice its variance.
 """
 
 from __future__ import annotations
@@ -123,6 +124,95 @@ class TreeLayout:
         stop = np.asarray(stops, dtype=np.int64)
         return (stop // self.span(level - 1)) * self.branching, stop // self.span(level)
 
+    def cover_runs(
+        self, starts: ArrayLike, stops: ArrayLike, level: int
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """The level-``ℓ`` nodes of the fewest that tile ``[start, stop)``: two runs.
+
+        The nodes inside the range are ``[⌈a/s⌉, ⌊b/s⌋)`` (``s`` the level's span); those
+        whose parent is inside too are left to the parent. With the parent level's inside
+        run ``[P, Q)``, the level keeps ``[⌈a/s⌉, P·B)`` and ``[Q·B, ⌊b/s⌋)`` when ``P < Q``,
+        else its whole inside run (and an empty second run). A range that ends at ``d``
+        ends at ``B^h``: the leaves past ``d`` hold nobody, so larger nodes tile it; a
+        node wholly past ``d`` is known to be empty and never in a run.
+
+        Returns
+        -------
+        tuple of ndarray
+            ``(first, last, second_first, second_last)``; a run with ``first ≥ last`` is
+            empty.
+        """
+        start = np.asarray(starts, dtype=np.int64)
+        stop = np.asarray(stops, dtype=np.int64)
+        stop = np.where(stop >= self.domain_size, self.padded, stop)
+        span, parent = self.span(level), self.span(level - 1)
+        first, last = -(-start // span), stop // span
+        above_first, above_last = -(-start // parent), stop // parent
+        split = above_first < above_last
+        left_last = np.where(split, np.maximum(first, above_first * self.branching), last)
+        right_first = np.where(split, np.minimum(last, above_last * self.branching), last)
+        # Nodes wholly past d are known to hold nobody: no run reaches them.
+        held = self.occupied(level)
+        left_last, right_first, last = (np.minimum(x, held) for x in (left_last, right_first, last))
+        first = np.minimum(first, held)
+        return first, np.maximum(first, left_last), right_first, np.maximum(right_first, last)
+
+    def whole(self, starts: ArrayLike, stops: ArrayLike) -> NDArray[np.bool_]:
+        """Which ranges are the whole domain: the root answers them (one, for frequencies)."""
+        start = np.asarray(starts, dtype=np.int64)
+        stop = np.asarray(stops, dtype=np.int64)
+        return (start == 0) & (stop >= self.domain_size)
+
+    def read_ranges(
+        self,
+        levels: Sequence[ArrayLike],
+        starts: ArrayLike,
+        stops: ArrayLike,
+        *,
+        total: float = 1.0,
+    ) -> NDArray[np.float64]:
+        """Each range ``[start, stop)`` as the sum of the fewest nodes that tile it.
+
+        Kulkarni et al.'s raw answer (Sec. 4.1); on a consistent tree, the same as any
+        other reading. O(h) per range after one running sum per level.
+
+        Parameters
+        ----------
+        levels : sequence of array_like
+            Level ``ℓ``'s node values at position ``ℓ − 1``, each ``(..., B^ℓ)``.
+        starts, stops : array_like
+            The ranges, ``0 ≤ start < stop ≤ d``.
+        total : float
+            The root's value.
+        """
+        checked = self.check_levels(levels)
+        start = np.asarray(starts, dtype=np.int64)
+        stop = np.asarray(stops, dtype=np.int64)
+        answer = np.zeros((*checked[0].shape[:-1], start.size))
+        answer[..., self.whole(start, stop)] = total
+        for level, values in enumerate(checked, start=1):
+            running = np.concatenate((np.zeros((*values.shape[:-1], 1)), np.cumsum(values, -1)), -1)
+            first, last, second_first, second_last = self.cover_runs(start, stop, level)
+            answer += running[..., last] - running[..., first]
+            answer += running[..., second_last] - running[..., second_first]
+        return answer
+
+    def cover_weights(self, start: int, stop: int) -> list[NDArray[np.float64]]:
+        """The nodes of levels 1 to ``h`` that tile ``[start, stop)``, a 0/1 weight each.
+
+        The whole domain is the root alone (all zeros here: the root is known).
+        """
+        start = check_int(start, name="start", minimum=0, maximum=self.domain_size - 1)
+        stop = check_int(stop, name="stop", minimum=start + 1, maximum=self.domain_size)
+        weights = [np.zeros(self.level_size(level)) for level in range(1, self.height + 1)]
+        if self.whole(start, stop):
+            return weights
+        for level in range(1, self.height + 1):
+            first, last, second_first, second_last = self.cover_runs(start, stop, level)
+            weights[level - 1][int(first) : int(last)] = 1.0
+            weights[level - 1][int(second_first) : int(second_last)] = 1.0
+        return weights
+
     def node_totals(self, leaves: ArrayLike) -> list[NDArray[np.float64]]:
         """The sum under every node of levels 1 to ``h`` of per-leaf numbers.
 
@@ -205,8 +295,11 @@ class TreeLayout:
             weights[level - 1][int(first) : int(last)] = 1.0
         return weights
 
-    def range_weights(self, start: int, stop: int) -> list[NDArray[np.float64]]:
-        """The signed node weights of the range ``[start, stop)`` as two prefixes' difference."""
+    def prefix_difference_weights(self, start: int, stop: int) -> list[NDArray[np.float64]]:
+        """The signed node weights of ``[start, stop)`` read as two prefixes' difference.
+
+        What a range summed from :meth:`leaves` reads on a raw tree.
+        """
         start = check_int(start, name="start", minimum=0, maximum=self.domain_size - 1)
         stop = check_int(stop, name="stop", minimum=start + 1, maximum=self.domain_size)
         upper = self.prefix_weights(stop)

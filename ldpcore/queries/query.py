@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -89,6 +90,23 @@ class Query:
         """Which questions sum no value (their answer is 0)."""
         return np.array([m.size == 0 for m in self.members], dtype=bool)
 
+    @cached_property
+    def runs(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]] | None:
+        """Every question as runs of consecutive values: ``(starts, stops, question)``.
+
+        A question's answer is the sum of its runs' ``[start, stop)``: what a reading that
+        answers ranges its own way (a raw tree's, :meth:`~ldpcore.protocols.trees.TreeLayout.
+        read_ranges`) needs. None for quantiles, which are not sums.
+        """
+        if self.layout == "quantiles":
+            return None
+        if self.layout == "values":
+            return self._values, self._values + 1, np.arange(self._values.size)
+        if self.layout == "ranges":
+            starts, ends = self._layout
+            return starts, ends, np.arange(starts.size)
+        return contiguous_runs(self.members)
+
     def matrix(self, domain_size: int) -> NDArray[np.float64]:
         """The 0/1 matrix ``A`` (questions × values)."""
         a = np.zeros((len(self.members), domain_size))
@@ -129,6 +147,28 @@ class Query:
                 # reduceat gives an element for an empty group: its sum is 0.
                 answers[..., self._empty] = 0.0
         return np.maximum(answers, 0.0) if clamp else answers
+
+
+def contiguous_runs(
+    members: Sequence[NDArray[np.int64]],
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """Each set of values as its runs of consecutive values: ``(starts, stops, which set)``.
+
+    An empty set has no run (its sum is zero).
+    """
+    starts, stops, owners = [], [], []
+    for owner, values in enumerate(members):
+        ordered = np.unique(np.asarray(values, dtype=np.int64))
+        if ordered.size == 0:
+            continue
+        breaks = np.flatnonzero(np.diff(ordered) != 1) + 1
+        starts.append(ordered[np.concatenate(([0], breaks))])
+        stops.append(ordered[np.concatenate((breaks - 1, [ordered.size - 1]))] + 1)
+        owners.append(np.full(breaks.size + 1, owner, dtype=np.int64))
+    if not starts:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    return np.concatenate(starts), np.concatenate(stops), np.concatenate(owners)
 
 
 #: How far below a level a running sum still reaches it (floating-point rounding).

@@ -104,9 +104,9 @@ def ranges(context: Context) -> RecipeOutput:
         f"ε = {EPSILON:g}, {trials} trials shared by every protocol; ranges of "
         f"{found.lengths[0]} to {found.lengths[-1]} values; B = 4 for the comparison",
         "The paper is not in ../shared/papers: its claims are checked as stated in the "
-        "module. A raw tree's range is read here as two prefixes' difference, not as the "
-        'range\'s own fewest nodes (benchmarks/README.md, "Ranges"); the consistent tree, '
-        "the one the claims are about, answers every range the same either way.",
+        "module. A raw tree's range is read as the paper reads it, from the range's own "
+        'fewest nodes (Sec. 4.1; benchmarks/README.md, "Ranges"); the consistent tree '
+        "answers every range the same under any reading.",
     )
 
 

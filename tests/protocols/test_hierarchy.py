@@ -194,39 +194,67 @@ def test_fast_level_split_has_the_multinomial_variance() -> None:
     assert np.all(np.abs(covariance - expected) <= 5 * 300 * (2 / 9) * math.sqrt(2 / 2000))
 
 
+@pytest.mark.parametrize("reading", ["fewest nodes", "prefix difference"])
 @pytest.mark.parametrize(("name", "d", "branching"), [("TreeOUE", 16, 2), ("TreeOLH", 20, 3)])
-def test_range_variances_match_simulation(name: str, d: int, branching: int) -> None:
+def test_range_variances_match_simulation(name: str, d: int, branching: int, reading: str) -> None:
+    """Each reading of the raw tree is unbiased with the variance its closed form says.
+
+    The fewest nodes are read off the levels (Kulkarni et al. Sec. 4.1); the prefix
+    difference is what a range summed from the per-leaf estimate reads.
+    """
     n, trials = 5_000, 3_000
     protocol = get_protocol(name, epsilon=1.0, domain_size=d, branching=branching)
     assert isinstance(protocol, Hierarchy)
     counts = _counts(d, n, seed=3)
     f = counts / n
-    starts = np.array([0, 1, 3, 5, 0, d - 1])
-    stops = np.array([d, d - 1, 9, 6, 7, d])
+    starts = np.array([0, 1, 3, 5, 0, d - 1, 4])
+    stops = np.array([d, d - 1, 9, 6, 7, d, 5])
     answers = np.empty((trials, starts.size))
     for trial in range(trials):
-        leaves = protocol.estimate_from_tallies(protocol.sample_tallies(counts, trial), n)
-        running = np.concatenate(([0.0], np.cumsum(leaves)))
-        answers[trial] = running[stops] - running[starts]
+        tallies = protocol.sample_tallies(counts, trial)
+        if reading == "fewest nodes":
+            parts = protocol.parts(tallies)
+            answers[trial] = protocol.read_ranges(
+                parts, [part.estimate for part in parts], starts, stops
+            )
+        else:
+            leaves = protocol.prefix_difference_leaves(tallies, n)
+            running = np.concatenate(([0.0], np.cumsum(leaves)))
+            answers[trial] = running[stops] - running[starts]
     truth = np.array([f[a:b].sum() for a, b in zip(starts, stops, strict=True)])
-    analytic = protocol.range_variances(f, n, starts, stops)
+    closed_form = (
+        protocol.range_variances
+        if reading == "fewest nodes"
+        else protocol.prefix_difference_variances
+    )
+    analytic = closed_form(f, n, starts, stops)
     # Unbiased, and the variance within 4.5 standard errors of a sample variance.
     assert np.all(np.abs(answers.mean(axis=0) - truth) <= 4.5 * np.sqrt(analytic / trials))
     measured = answers.var(axis=0, ddof=1)
-    whole = (starts == 0) & (stops == protocol.layout.padded)
+    # The root answers the whole domain when the range's own nodes are read; the
+    # prefix difference reads [0, d) from nodes unless d fills the tree.
+    whole = (starts == 0) & (stops == (d if reading == "fewest nodes" else protocol.layout.padded))
     assert np.all(measured[whole] < 1e-20) and np.all(analytic[whole] < 1e-15)
     relative = np.abs(measured[~whole] / analytic[~whole] - 1)
     assert np.all(relative <= 4.5 * math.sqrt(2 / trials))
 
 
-def test_range_variances_equal_their_node_by_node_sum() -> None:
-    protocol = get_protocol("TreeOUE", epsilon=0.7, domain_size=27, branching=3)
+@pytest.mark.parametrize(("d", "branching"), [(27, 3), (64, 4), (100, 5)])
+@pytest.mark.parametrize("reading", ["fewest nodes", "prefix difference"])
+def test_range_variances_equal_their_node_by_node_sum(d: int, branching: int, reading: str) -> None:
+    """The closed forms against a sum over every node with its weight, written out."""
+    protocol = get_protocol("TreeOUE", epsilon=0.7, domain_size=d, branching=branching)
     assert isinstance(protocol, Hierarchy)
-    f = _counts(27, 1000) / 1000
+    f = _counts(d, 1000) / 1000
     n, h = 10_000, protocol.height
-    for start, stop in [(0, 5), (4, 20), (13, 27), (2, 3)]:
-        weights = protocol.layout.range_weights(start, stop)
-        nodes = protocol.layout.node_totals(f)
+    layout = protocol.layout
+    for start, stop in [(0, 5), (4, 20), (13, d), (2, 3), (1, d - 1)]:
+        if reading == "fewest nodes":
+            weights, closed_form = layout.cover_weights(start, stop), protocol.range_variances
+        else:
+            weights = layout.prefix_difference_weights(start, stop)
+            closed_form = protocol.prefix_difference_variances
+        nodes = layout.node_totals(f)
         noise = sampling = 0.0
         for oracle, whole_w, whole_node in zip(protocol.levels, weights, nodes, strict=True):
             w, node = whole_w[: oracle.domain_size], whole_node[: oracle.domain_size]
@@ -236,7 +264,55 @@ def test_range_variances_equal_their_node_by_node_sum() -> None:
             sampling += float(np.sum(w**2 * node) - np.sum(w * node) ** 2)
         big_f = f[start:stop].sum()
         by_hand = (h / n) * (1 + (h - 1) / n) * noise + (h / n) * sampling - big_f * (1 - big_f) / n
-        assert protocol.range_variances(f, n, [start], [stop])[0] == pytest.approx(by_hand)
+        assert closed_form(f, n, [start], [stop])[0] == pytest.approx(by_hand)
+
+
+@pytest.mark.parametrize(("d", "branching"), [(27, 3), (64, 4), (100, 5), (16, 2)])
+def test_the_fewest_nodes_tile_the_range_once_each_and_are_the_fewest(
+    d: int, branching: int
+) -> None:
+    """Every value of the range under exactly one chosen node, none outside it; and no
+    tiling by whole nodes uses fewer (checked against a search over all ranges)."""
+    layout = TreeLayout(d, branching)
+    for start in range(d):
+        for stop in range(start + 1, d + 1):
+            weights = layout.cover_weights(start, stop)
+            covered = np.zeros(layout.padded)
+            used = 0
+            for level, w in enumerate(weights, start=1):
+                span = layout.span(level)
+                for node in np.flatnonzero(w):
+                    covered[node * span : (node + 1) * span] += 1
+                    used += 1
+            inside = np.zeros(layout.padded)
+            inside[start:stop] = 1
+            if stop == d:
+                inside[d:] = covered[d:]  # the empty leaves past d may be tiled too
+            whole = start == 0 and stop == d
+            assert whole or np.array_equal(covered, inside), (start, stop)
+            assert used == _fewest_tiling(layout, start, stop), (start, stop)
+
+
+def _fewest_tiling(layout: TreeLayout, start: int, stop: int) -> int:
+    """The fewest whole nodes of levels 1 to h that tile [start, stop), by recursion.
+
+    A node inside the range counts one; a node that straddles it is split into its
+    children; the leaves past d may be included (they hold nobody).
+    """
+    end = layout.padded if stop == layout.domain_size else stop
+    if start == 0 and end == layout.padded:
+        return 0  # the root, known
+
+    def count(level: int, node: int) -> int:
+        span = layout.span(level)
+        low, high = node * span, (node + 1) * span
+        if high <= start or low >= end or low >= layout.domain_size:
+            return 0  # outside the range, or wholly past d (known to hold nobody)
+        if start <= low and high <= end and level > 0:
+            return 1
+        return sum(count(level + 1, node * layout.branching + k) for k in range(layout.branching))
+
+    return count(0, 0)
 
 
 def test_consistency_lowers_long_ranges_error() -> None:
@@ -251,7 +327,11 @@ def test_consistency_lowers_long_ranges_error() -> None:
         tallies = protocol.sample_tallies(counts, trial)
         raw = protocol.estimate_from_tallies(tallies, n)
         fitted = consistency(raw, protocol=protocol, n=n, tallies=tallies)
-        raw_errors.append(np.mean((np.cumsum(raw)[31:] - truth[31:]) ** 2))
+        # The raw tree's prefixes as Kulkarni et al. read them: the fewest nodes.
+        parts = protocol.parts(tallies)
+        ends = np.arange(1, d + 1)
+        prefixes = protocol.read_ranges(parts, [p.estimate for p in parts], 0 * ends, ends)
+        raw_errors.append(np.mean((prefixes[31:] - truth[31:]) ** 2))
         fitted_errors.append(np.mean((np.cumsum(fitted)[31:] - truth[31:]) ** 2))
     difference = np.array(raw_errors) - np.array(fitted_errors)
     assert difference.mean() > 4 * difference.std(ddof=1) / math.sqrt(difference.size)
@@ -295,7 +375,8 @@ def test_a_flat_method_runs_on_each_level_then_is_assembled() -> None:
         level = (counts / count - oracle.q) / (oracle.p - oracle.q)
         projected = get_method("Norm-Sub")(level, protocol=oracle, n=int(count))
         levels.append(np.concatenate((projected, np.zeros(3 ** (len(levels) + 1) - level.size))))
-    np.testing.assert_allclose(got, np.diff(protocol.layout.prefixes(levels), prepend=0.0))
+    # Each value as the raw tree answers it: its leaf, at the last level.
+    np.testing.assert_allclose(got, levels[-1][:30])
 
 
 def test_a_hierarchy_asks_for_what_it_needs_in_words() -> None:
@@ -345,8 +426,9 @@ def test_the_real_hash_correlates_a_tree_olh_level() -> None:
     """What the per-user TreeOLH draws differs from the ideal hash the formula assumes.
 
     OLH's hash family (multiply-shift) is not 3-wise independent: for a user of value x,
-    whether two other nodes share the reported bucket is correlated. A leaf of the raw
-    tree is a difference of nodes of one level, so its real variance exceeds the formula
+    whether two other nodes share the reported bucket is correlated. A value read as two
+    prefixes' difference is a difference of nodes of one level, so its real variance
+    exceeds the formula
     (about 20% here); the fast sampler and the formula agree with each other.
     """
     protocol = get_protocol("TreeOLH", epsilon=2.0, domain_size=10)
@@ -357,11 +439,15 @@ def test_the_real_hash_correlates_a_tree_olh_level() -> None:
     for tree in (protocol, oue):
         leaves = np.array(
             [
-                tree.estimate_from_tallies(tree.sample_tallies(counts, s, sampler="per-user"), 300)
+                tree.prefix_difference_leaves(
+                    tree.sample_tallies(counts, s, sampler="per-user"), 300
+                )
                 for s in range(800)
             ]
         )
-        ratios[tree.name] = leaves.var(axis=0, ddof=1).sum() / tree.variance(f, 300).sum()
+        values = np.arange(10)
+        expected = tree.prefix_difference_variances(f, 300, values, values + 1)
+        ratios[tree.name] = leaves.var(axis=0, ddof=1).sum() / expected.sum()
     # A pooled variance of 800 trials has a relative spread of about 2% here.
     assert abs(ratios["TreeOUE"] - 1) < 0.08
     assert ratios["TreeOLH"] > 1.08
