@@ -363,7 +363,11 @@ def chart_of(body: str) -> dict[str, Any] | None:
 def commands_of(body: str) -> list[str]:
     """The commands a section says it was measured with, in order, each once."""
     found = re.findall(
-        r"`((?:\.venv/bin/)?(?:python|pytest|ldpcore|make|time make|LDPCORE)[^`]*)`", body
+        r"`((?:\.venv/bin/)?(?:python|pytest|ldpcore|make|time make|LDPCORE)[^`]*"
+        r"|\S*(?:bench_\w+|compare_peers)\.py[^`]*"
+        r"|tests/\S+::\S+"
+        r"|(?:randomize|aggregate|simulate) --[^`]*)`",
+        body,
     )
     return list(dict.fromkeys(" ".join(command.split()) for command in found))
 
