@@ -343,10 +343,16 @@ def chart_of(body: str) -> dict[str, Any] | None:
         if not columns:
             continue
         labels = [re.sub(r"[`*]", "", row[0])[:40] for row in rows]
+        shown = columns[:4]
         traces = [
             {"type": "bar", "name": re.sub(r"[`*]", "", name), "x": labels, "y": values}
-            for name, values in columns[:4]
+            for name, values in shown
         ]
+        positive = [v for _name, values in shown for v in values if v is not None and v > 0]
+        # Results often span orders of magnitude (an error by range length): a log axis
+        # keeps the small bars visible; the rows are categories even when they are numbers.
+        spread = bool(positive) and len(positive) == sum(len(v) for _n, v in shown)
+        wide = spread and max(positive) / min(positive) > 100
         return {
             "data": traces,
             "layout": {
@@ -354,7 +360,11 @@ def chart_of(body: str) -> dict[str, Any] | None:
                 "height": 380,
                 "margin": {"l": 60, "r": 20, "t": 30, "b": 120},
                 "legend": {"orientation": "h", "y": 1.12},
-                "yaxis": {"title": {"text": "as in the table's columns"}},
+                "xaxis": {"type": "category"},
+                "yaxis": {
+                    "title": {"text": "as in the table's columns"},
+                    "type": "log" if wide else "linear",
+                },
             },
         }
     return None
@@ -363,7 +373,7 @@ def chart_of(body: str) -> dict[str, Any] | None:
 def commands_of(body: str) -> list[str]:
     """The commands a section says it was measured with, in order, each once."""
     found = re.findall(
-        r"`((?:\.venv/bin/)?(?:python|pytest|ldpcore|make|time make|LDPCORE)[^`]*"
+        r"`((?:\.venv/bin/)?(?:python |pytest |ldpcore |make |time make |LDPCORE_)[^`]*"
         r"|\S*(?:bench_\w+|compare_peers)\.py[^`]*"
         r"|tests/\S+::\S+"
         r"|(?:randomize|aggregate|simulate) --[^`]*)`",
