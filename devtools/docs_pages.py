@@ -247,9 +247,14 @@ def screens() -> dict[str, dict[str, Any]]:
 
 def app_pages_page() -> str:
     """Every page of the app with its picture, in the menu's order."""
+    from devtools.screenshots import SHOTS
     from pages.app_layer.controls.navigation import PAGES
 
-    shots = screens()
+    drawn = screens()
+    # The captions are the script's (they may be reworded without drawing again); the
+    # record says which pictures exist.
+    shots = {shot.name: {"title": shot.title, "caption": shot.caption} for shot in SHOTS}
+    shots = {name: shot for name, shot in shots.items() if name in drawn}
     parts = [
         "# Every page of the app",
         "",

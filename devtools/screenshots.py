@@ -165,8 +165,9 @@ CLASS_SHOTS: tuple[Shot, ...] = (
         "class_live",
         "Class",
         "/class",
-        f"A poll running with {STUDENTS} answers: the join link, its QR code, the count, "
-        "and the lesson's steps.",
+        f"A poll running with {STUDENTS} answers and the lesson's second step, Base's noise. "
+        "The answers came from one computer, so the page flags them as a burst from one "
+        "address, as it would a lab (its reports can be removed below).",
     ),
     Shot(
         "projector",
