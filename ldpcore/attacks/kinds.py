@@ -42,7 +42,7 @@ ATTACKS: Final = MappingProxyType(
 #: protocol.
 AIMS: Final = MappingProxyType(
     {
-        "raw": "the raw tree: the range read off its two prefixes' nodes",
+        "raw": "the raw tree: the range read off the fewest nodes that tile it",
         "consistent": "the consistent tree (the Consistency step), which reads every level",
     }
 )
