@@ -22,6 +22,7 @@ from ldpcore.present.epsilon_sentences import (
 )
 from ldpcore.present.glossary import glossary_markdown, terms_help, terms_in
 from ldpcore.present.sentences import query_in_words
+from ldpcore.protocols import protocol_class
 from ldpcore.serving.settings import EPSILONS, USERS
 from pages.app_layer.controls.navigation import ensure_app
 from pages.app_layer.controls.uploads import histogram_picker
@@ -195,7 +196,8 @@ if frame is not None:
     show_chart(figure, key="chart-choose")
     if frame["exact"].any():
         st.caption(
-            "Base's curve is exact (NDSS Eq. 3), as its ε above is; the other methods' "
+            f"Base's curve is exact ({protocol_class(winner.protocol).variance_source}), as its "
+            "ε above is; the other methods' "
             f"are simulated, {trials} trials per ε."
         )
 

@@ -10,6 +10,7 @@ from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import sweep_notebook
 from ldpcore.present.sentences import users_saved_sentence
+from ldpcore.protocols import protocol_class
 from pages.app_layer.controls.navigation import ensure_app
 from pages.app_layer.controls.widgets import require_config
 from pages.app_layer.serving.staging import Staged, staged_sweep
@@ -40,7 +41,7 @@ if frame is not None:
         x_title="ε",
         y_title="mean squared error",
         references=[
-            ("analytic Base (Eq. 3)", base, "dash"),
+            (f"analytic Base ({protocol_class(config.protocol).variance_source})", base, "dash"),
             ("lower bound", bound, "dot"),
         ],
     )

@@ -11,7 +11,7 @@ from ldpcore import bounds
 from ldpcore.cli import _args
 from ldpcore.present.rounds_sentences import PERIODS as ROUND_PERIODS
 from ldpcore.present.sentences import not_converged_sentence, settings_line
-from ldpcore.protocols import protocol_names
+from ldpcore.protocols import protocol_class, protocol_names
 
 if TYPE_CHECKING:
     from ldpcore.data.specs import DatasetSpec
@@ -138,7 +138,8 @@ def run(args: argparse.Namespace) -> int:
         print(settings_line(config))
         print(result.summary.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
         if analytic["base_mse"] is not None:
-            print(f"analytic Base MSE (Eq. 3): {analytic['base_mse']:.4g}")
+            source = protocol_class(config.protocol).variance_source
+            print(f"analytic Base MSE ({source}): {analytic['base_mse']:.4g}")
         if analytic["lower_bound"] is not None:
             print(f"lower bound (asymptotic, prior-averaged): {analytic['lower_bound']:.4g}")
     for record in result.summary.to_dict("records"):

@@ -223,7 +223,7 @@ def range_attack_words() -> str:
         "construction, whose details this tool's library does not hold. Each method's "
         "effect is measured against Base on the same trials. The raw tree reads a range off "
         "the fewest nodes that tile it (Kulkarni et al.), so the attack only raises nodes. "
-        "Measured at d = 1,024, n = 10⁶, ε = 1 (benchmarks/README.md, \"Fake users\"): "
+        'Measured at d = 1,024, n = 10⁶, ε = 1 (benchmarks/README.md, "Fake users"): '
         "Norm-Sub, run on each level, amplifies the gain on TreeOUE while fake users are "
         "a small share (+14% to +33% at β = 0.5%) and caps it once their gain is large; "
         "on TreeOLH it lowers it."

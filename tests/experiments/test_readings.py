@@ -155,6 +155,8 @@ def test_em_at_its_cap_is_said_not_to_have_converged_by_the_run_and_the_command(
     assert "EM stopped at its iteration cap without converging in 100% of the trials" in (
         said.out + said.err
     )
+    # SW's exact Base MSE is its own channel's, said so (not NDSS Eq. 3).
+    assert "analytic Base MSE (the positions' multinomial, Li et al. Sec. 4)" in said.out
 
 
 def test_choose_epsilon_says_which_method_stopped_at_its_cap(

@@ -153,7 +153,7 @@ def test_reference_lines_are_labelled_on_the_line_inside_the_axis(relative: bool
         assert low <= at <= high
     if not relative:
         assert set(labels.values()) == {
-            "analytic Base MSE (Eq. 3)",
+            "analytic Base MSE (NDSS Eq. 3)",
             "lower bound (asymptotic, prior-averaged)",
         }
 

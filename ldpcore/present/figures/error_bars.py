@@ -27,6 +27,7 @@ def mse_bars(
     lower_bound: float | None,
     relative_to_base: bool = False,
     facet: str | None = None,
+    base_source: str = "NDSS Eq. 3",
 ) -> go.Figure:
     """MSE per method with its spread over trials, and the reference lines.
 
@@ -37,6 +38,9 @@ def mse_bars(
         the paired ``mse_ratio_to_base, ratio_low, ratio_high`` when present.
     base_mse, lower_bound : float, optional
         Drawn as labelled horizontal lines (not in relative mode).
+    base_source : str
+        Where the exact Base MSE comes from, said in its label (the protocol's
+        ``variance_source``).
     relative_to_base : bool
         Plot ``mse / mse(Base)`` instead (per facet): the paired ratio with its
         interval when the summary has it, else the plain quotient with scaled spreads.
@@ -100,7 +104,7 @@ def mse_bars(
         if base_mse is not None:
             references.append(
                 reference_entries(
-                    base_mse, "analytic Base MSE (Eq. 3)", log_y=True, where="top left"
+                    base_mse, f"analytic Base MSE ({base_source})", log_y=True, where="top left"
                 )
             )
             shown.append(float(base_mse))

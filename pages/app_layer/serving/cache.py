@@ -29,7 +29,7 @@ from ldpcore.experiments.ranges import RangeRun, run_ranges
 from ldpcore.experiments.sweeps import sweep
 from ldpcore.present import figures
 from ldpcore.present.sentences import query_in_words
-from ldpcore.protocols import describe_protocols
+from ldpcore.protocols import describe_protocols, protocol_class
 from ldpcore.serving.tables import simulate_tables
 from ldpcore.serving.workers import Workers
 from pages.app_layer.serving.executors import (
@@ -168,6 +168,7 @@ def mse_figure(config: ExperimentConfig, relative: bool) -> go.Figure:
         base_mse=analytic["base_mse"],
         lower_bound=analytic["lower_bound"],
         relative_to_base=relative,
+        base_source=protocol_class(config.protocol).variance_source,
     )
 
 
