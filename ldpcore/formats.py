@@ -305,12 +305,13 @@ def epsilon_interval(
     high: float | None,
     *,
     exact: bool = False,
-    source: str = "NDSS Eq. 3",
+    source: str | None = None,
 ) -> str:
     """An ε with its interval in words: ``ε ≈ 0.41 (0.34–0.49)``; ``exact``: no interval.
 
     ``source`` names where an exact ε's variance comes from (the protocol's
-    :attr:`~ldpcore.protocols.base.FrequencyOracle.variance_source`).
+    :attr:`~ldpcore.protocols.base.FrequencyOracle.variance_source`); an exact ε
+    needs it, so that no surface says NDSS Eq. 3 for a protocol whose variance is not.
 
     The ε is rounded up (:func:`format_epsilon`), the interval outwards, so the ε a
     person copies meets the target and the interval still holds it.
@@ -321,12 +322,14 @@ def epsilon_interval(
     'ε ≈ 0.412 (0.34–above 10)'
     >>> epsilon_interval(0.39043, 0.38011, 0.40111)
     'ε ≈ 0.391 (0.38–0.402)'
-    >>> epsilon_interval(0.4051, 0.4051, 0.4051, exact=True)
+    >>> epsilon_interval(0.4051, 0.4051, 0.4051, exact=True, source="NDSS Eq. 3")
     'ε = 0.406 (exact, NDSS Eq. 3)'
     """
     if value is None:
         return f"not reachable for ε ≤ {EPSILON_RANGE[1]:g}"
     if exact:
+        if source is None:
+            raise ValueError("an exact ε says where its variance comes from: pass source")
         return f"ε = {format_epsilon(value)} (exact, {source})"
     upper = f"above {EPSILON_RANGE[1]:g}" if high is None else f"{round_up(high):.3g}"
     lower = f"below {EPSILON_RANGE[0]:g}" if low is None else f"{round_down(low):.3g}"

@@ -167,6 +167,13 @@ class EpsilonAnswer:
     same_as: str | None = None
     not_converged: tuple[str, ...] = ()
 
+    @property
+    def variance_source(self) -> str:
+        """Where Base's exact ε comes from: the protocol's ``variance_source``."""
+        from ldpcore.protocols import protocol_class  # noqa: PLC0415 (the registry, when asked)
+
+        return protocol_class(self.protocol).variance_source
+
     def to_json_dict(self) -> dict[str, object]:
         """The ``choose-epsilon --format json`` record."""
         keys = (

@@ -141,11 +141,20 @@ def run(args: argparse.Namespace) -> int:
     for answer in answers:
         exact = answer.base_exact
         helps = answer.post_processing_helps
+        source = answer.variance_source
         method = epsilon_interval(
-            answer.epsilon, answer.epsilon_low, answer.epsilon_high, exact=exact and not helps
+            answer.epsilon,
+            answer.epsilon_low,
+            answer.epsilon_high,
+            exact=exact and not helps,
+            source=source,
         )
         base = epsilon_interval(
-            answer.base_epsilon, answer.base_epsilon_low, answer.base_epsilon_high, exact=exact
+            answer.base_epsilon,
+            answer.base_epsilon_low,
+            answer.base_epsilon_high,
+            exact=exact,
+            source=source,
         )
         print(
             f"{answer.protocol:>4} + {answer.method:<9} {method}   Base: {base}   "

@@ -147,7 +147,7 @@ def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
             answer.base_epsilon_low,
             answer.base_epsilon_high,
             exact=answer.base_exact,
-            source=_source(answer.protocol),
+            source=answer.variance_source,
         )
         return (
             f"With {n_users:,} users, {answer.protocol} + {answer.method} meets your target "
@@ -159,7 +159,7 @@ def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
         answer.epsilon_low,
         answer.epsilon_high,
         exact=answer.base_exact,
-        source=_source(answer.protocol),
+        source=answer.variance_source,
     )
     text = (
         f"With {n_users:,} users, {answer.protocol} without post-processing (Base) meets "
@@ -253,7 +253,7 @@ def answers_table(answers: Sequence[EpsilonAnswer]) -> pd.DataFrame:
                     a.epsilon_low,
                     a.epsilon_high,
                     exact=a.base_exact and not a.post_processing_helps,
-                    source=_source(a.protocol),
+                    source=a.variance_source,
                 )
                 for a in answers
             ],
@@ -263,7 +263,7 @@ def answers_table(answers: Sequence[EpsilonAnswer]) -> pd.DataFrame:
                     a.base_epsilon_low,
                     a.base_epsilon_high,
                     exact=a.base_exact,
-                    source=_source(a.protocol),
+                    source=a.variance_source,
                 )
                 for a in answers
             ],

@@ -192,7 +192,7 @@ def test_the_epsilon_printed_meets_the_target_it_answers(protocol: str) -> None:
     oracle = get_protocol(protocol, epsilon=shown, domain_size=data.domain_size)
     rmse = math.sqrt(analytic_base_mse(oracle, data.frequencies(), data.n, values=index))
     assert rmse <= target
-    said = epsilon_interval(answer.epsilon, None, None, exact=True)
+    said = epsilon_interval(answer.epsilon, None, None, exact=True, source=answer.variance_source)
     assert f"ε = {format_epsilon(answer.epsilon)} " in said
 
 
