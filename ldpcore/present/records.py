@@ -111,7 +111,8 @@ def decision_record(
         f"<style>{_STYLE}</style></head><body>",
         "<h1>Decision record: choosing the privacy budget ε</h1>",
         f'<p class="small">Made on {html.escape(when)} with the LDP post-processing '
-        "explorer (ldpcore). Each number below is exact where it says so (NDSS Eq. 3) and "
+        "explorer (ldpcore). Each number below is exact where it says so (with the formula "
+        "it comes from, NDSS Eq. 3 for a flat protocol's Base) and "
         "otherwise simulated and seeded: the command at the end reproduces it.</p>",
         "<h2>What was asked</h2>",
         inputs.to_html(index=False, escape=True, border=0),
