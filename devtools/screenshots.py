@@ -62,7 +62,10 @@ def _upload(page: Page) -> None:
     page.get_by_text("Upload a file").first.click()
     page.locator("input[type='file']").first.wait_for(state="attached", timeout=_WAIT_MS)
     page.locator("input[type='file']").first.set_input_files(str(ROOT / "sample_data" / "ages.csv"))
-    page.get_by_text("ages.csv").first.wait_for(timeout=_WAIT_MS)
+    # The file's chip can be drawn hidden for a moment while the page reruns; what shows
+    # that the file was read is its count of users (944 respondents).
+    page.get_by_text("ages.csv").first.wait_for(state="attached", timeout=_WAIT_MS)
+    page.get_by_text("944", exact=True).first.wait_for(timeout=_WAIT_MS)
     _chart(page)
 
 
