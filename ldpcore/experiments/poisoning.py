@@ -61,7 +61,7 @@ from ldpcore.attacks.ranges import (
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.metrics import t_interval
-from ldpcore.experiments.readings import per_value, post_process, set_answer
+from ldpcore.experiments.readings import post_process, set_answer
 from ldpcore.experiments.trials import trial_generator
 from ldpcore.postprocess import LDPRecover, PostProcessor, get_method
 from ldpcore.protocols.base import FrequencyOracle
@@ -441,8 +441,8 @@ def run_attack(config: ExperimentConfig, attack: AttackSpec, *, top_k: int = 10)
             before = set_answer(honest_output, protocol, targets, clamp=clamp)
             after = set_answer(attacked_output, protocol, targets, clamp=clamp)
             gains[row, trial] = after - before
-            vector = per_value(attacked_output, protocol)
-            clean = per_value(honest_output, protocol)
+            # Each value's own answer: the estimate (a raw tree's is its fewest nodes too).
+            vector, clean = attacked_output.vector, honest_output.vector
             honest_bias[row, trial] = before - true_total
             collateral[row, trial] = (
                 float(np.mean((vector[others] - truth[others]) ** 2)) if others.size else math.nan

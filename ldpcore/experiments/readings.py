@@ -100,14 +100,6 @@ def query_answers(
     return np.maximum(answers, 0.0) if clamp else answers
 
 
-def per_value(output: Output, protocol: FrequencyOracle) -> NDArray[np.float64]:
-    """Each value's own answer (its range of one): the estimate, or the parts' reading."""
-    if output.parts is None:
-        return output.vector
-    values = np.arange(protocol.domain_size)
-    return np.asarray(read_runs(output, protocol, values, values + 1), dtype=np.float64)
-
-
 def set_answer(
     output: Output, protocol: FrequencyOracle, members: ArrayLike, *, clamp: bool = False
 ) -> float:
@@ -117,4 +109,4 @@ def set_answer(
     return max(total, 0.0) if clamp else total
 
 
-__all__ = ["Output", "per_value", "post_process", "query_answers", "read_runs", "set_answer"]
+__all__ = ["Output", "post_process", "query_answers", "read_runs", "set_answer"]

@@ -70,8 +70,8 @@ class Composite(ABC):
     ) -> NDArray[np.float64] | None:
         """Each range ``[start, stop)`` read off the parts as the protocol's paper reads it.
 
-        None (the default) where the assembled estimate's sums are that reading. ``outputs``
-        may be stacked: each part's shape ``(..., part's domain)``.
+        None (the default) where the assembled estimate's sums are that reading; one
+        output per part, as :meth:`assemble` takes them.
         """
         return None
 

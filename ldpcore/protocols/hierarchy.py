@@ -287,9 +287,10 @@ class Hierarchy(Composite, FrequencyOracle):
     ) -> NDArray[np.float64]:
         """The levels' outputs as one value per leaf: each value as the tree answers it.
 
-        A raw tree answers a value from the fewest nodes that tile it, its leaf (Kulkarni
-        et al., Sec. 4.1), so the estimate is the leaf level; a range is read off the
-        levels (:meth:`read_ranges`), not summed from the leaves. A level no user
+        A raw tree answers a value from the fewest nodes that tile it (Kulkarni et al.,
+        Sec. 4.1): its leaf, or for the last value a larger node that holds no other
+        (the leaves past ``d`` are empty); a range is read off the levels
+        (:meth:`read_ranges`), not summed from these values. A level no user
         reported stands at its nodes' share of the domain. ``consistent``: the
         least-squares consistent tree first, each level weighted by its variance
         (:func:`~ldpcore.protocols.tree_least_squares.consistent_levels`); every reading
@@ -299,7 +300,8 @@ class Hierarchy(Composite, FrequencyOracle):
         if consistent:
             fitted = consistent_levels(self.layout, levels, self.part_variances(parts))
             return fitted[-1][: self.domain_size]
-        return levels[-1][: self.domain_size].copy()
+        values = np.arange(self.domain_size)
+        return self.layout.read_ranges(levels, values, values + 1)
 
     def read_ranges(
         self,
@@ -334,7 +336,7 @@ class Hierarchy(Composite, FrequencyOracle):
         return variance
 
     def estimate_from_tallies(self, tallies: ArrayLike, n: int) -> NDArray[np.float64]:
-        """The raw tree's per-value estimates: each value's leaf (no consistency).
+        """The raw tree's per-value estimates: each value's fewest nodes (no consistency).
 
         A range is read off the levels as Kulkarni et al. read it (:meth:`read_ranges`);
         the prefix-difference reading is :meth:`prefix_difference_leaves`.
@@ -439,7 +441,7 @@ class Hierarchy(Composite, FrequencyOracle):
         return np.where(known, 0.0, variance)
 
     def variance(self, frequencies: ArrayLike, n: int) -> NDArray[np.float64]:
-        """Each value's variance as the raw tree answers it (its leaf: :meth:`range_variances`)."""
+        """Each value's variance as the raw tree answers it (:meth:`range_variances`)."""
         values = np.arange(self.domain_size)
         return self.range_variances(frequencies, n, values, values + 1)
 
@@ -447,7 +449,7 @@ class Hierarchy(Composite, FrequencyOracle):
         """The mean over values of :meth:`variance` with its frequency terms dropped.
 
         The hierarchy's counterpart of NDSS Eq. (5): the oracles' noise alone, on the
-        fewest nodes that tile each value (its leaf).
+        fewest nodes that tile each value.
         """
         n = check_n_users(n)
         p, q = self.p, self.q

@@ -491,3 +491,19 @@ def test_cons_ns_is_non_negative_consistent_and_norm_sub_on_a_flat_protocol() ->
     assert get_method("Consistency").is_no_op(flat) and not get_method("Consistency").is_no_op(
         protocol
     )
+
+
+def test_each_raw_value_is_its_own_fewest_nodes_even_past_a_padded_end() -> None:
+    """d = 10 in a tree of 27 leaves: the last value's fewest nodes are a level-1 node
+    (it holds no other value), and the estimate is that reading, as its variance says."""
+    protocol = get_protocol("TreeOUE", epsilon=1.0, domain_size=10, branching=3)
+    assert isinstance(protocol, Hierarchy)
+    weights = protocol.layout.cover_weights(9, 10)
+    assert [int(w.sum()) for w in weights] == [1, 0, 0]
+    tallies = protocol.sample_tallies(_counts(10, 500), 4)
+    parts = protocol.parts(tallies)
+    values = np.arange(10)
+    np.testing.assert_array_equal(
+        protocol.estimate_from_tallies(tallies, 500),
+        protocol.read_ranges(parts, [p.estimate for p in parts], values, values + 1),
+    )
