@@ -210,10 +210,11 @@ def epsilon_reason(answer: EpsilonAnswer) -> str:
     """
     reason = _reason(answer)
     if answer.not_converged:
-        names = ", ".join(answer.not_converged)
+        names = " and ".join(answer.not_converged)
+        its = "its" if len(answer.not_converged) == 1 else "their"
         reason += (
-            f" {names} stopped at its step cap, not by its stopping rule, in some trials "
-            "of the search: its numbers there are those of its last step."
+            f" {names} stopped at {its} step cap, not by {its} stopping rule, in some trials "
+            f"of the search: {its} numbers there are those of the last step."
         )
     return reason
 
@@ -277,13 +278,6 @@ def answers_table(answers: Sequence[EpsilonAnswer]) -> pd.DataFrame:
     )
 
 
-def _source(protocol: str) -> str:
-    """Where ``protocol``'s exact Base variance comes from (NDSS Eq. 3 for a flat oracle)."""
-    from ldpcore.protocols import protocol_class  # noqa: PLC0415 (the registry, at call time)
-
-    return protocol_class(protocol).variance_source
-
-
 def users_needed_sentence(
     protocol: str,
     method: str,
@@ -304,12 +298,14 @@ def users_needed_sentence(
     >>> users_needed_sentence("OLH", "Norm-Sub", 1.0, 12_345.2, (11_000.0, 13_900.2))
     'OLH + Norm-Sub at ε = 1: **about 12,346 users** (simulated: between 11,000 and 13,901).'
     """
+    from ldpcore.protocols import protocol_class  # noqa: PLC0415 (the registry, at call time)
+
     if users is None:
         return f"{protocol} + {method} at ε = {epsilon:g}: **more than 10⁹ users**."
     if between is None:
         return (
             f"{protocol} + {method} at ε = {epsilon:g}: **{math.ceil(users):,} users** "
-            f"(exact, {_source(protocol)})."
+            f"(exact, {protocol_class(protocol).variance_source})."
         )
     low, high = between
     spread = (

@@ -205,9 +205,7 @@ class TreeLayout:
         start = check_int(start, name="start", minimum=0, maximum=self.domain_size - 1)
         stop = check_int(stop, name="stop", minimum=start + 1, maximum=self.domain_size)
         weights = [np.zeros(self.level_size(level)) for level in range(1, self.height + 1)]
-        if self.whole(start, stop):
-            return weights
-        for level in range(1, self.height + 1):
+        for level in range(1, self.height + 1):  # the whole domain's runs are all empty
             first, last, second_first, second_last = self.cover_runs(start, stop, level)
             weights[level - 1][int(first) : int(last)] = 1.0
             weights[level - 1][int(second_first) : int(second_last)] = 1.0
