@@ -241,7 +241,7 @@ def api_pages() -> dict[str, str]:
 
 
 def screens() -> dict[str, dict[str, Any]]:
-    """The pictures' record: name → page title, caption and headings."""
+    """The pictures' record: name → page title and headings."""
     return json.loads(SCREENS_RECORD.read_text(encoding="utf-8"))
 
 

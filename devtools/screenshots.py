@@ -3,7 +3,8 @@
 The app is served as ``make run`` serves it (:func:`devtools.serving.streamlit_server`),
 Debian's chromium opens each page at a state worth showing, and each picture is written
 to ``docs/assets/screens/NAME.png``. Beside them, ``shots.json`` records what each
-picture shows: its page's title and the headings on screen when it was taken. The
+picture shows: its page's title and the headings on screen when it was taken (the
+captions are :data:`SHOTS`', so rewording one needs no new picture). The
 browser tier draws the pictures again into a temporary folder and compares those records
 (``tests/app/test_screenshots.py``): a page whose title or headings changed fails there
 until ``make screenshots`` draws it anew. The pictures are kept in git because drawing
@@ -232,7 +233,7 @@ def _take(page: Page, shot: Shot, folder: Path) -> dict[str, Any]:
     errors = page.locator("[data-testid='stException']").count()
     if errors:
         raise RuntimeError(f"the {shot.title} page showed an exception; see {shot.name}.png")
-    return {"title": shot.title, "caption": shot.caption, "headings": headings(page)}
+    return {"title": shot.title, "headings": headings(page)}
 
 
 def _pages(browser: Browser, url: str, folder: Path) -> dict[str, dict[str, Any]]:
