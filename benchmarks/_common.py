@@ -1,9 +1,14 @@
-"""Helpers shared by the benchmark scripts (timing, the Zipf workload)."""
+"""Helpers shared by the benchmark scripts (timing, the Zipf workload, stored results)."""
 
 from __future__ import annotations
 
+import datetime
+import json
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -27,3 +32,26 @@ def best_of(func: Callable[[], object], *, repeat: int, number: int = 1) -> floa
             func()
         best = min(best, (time.perf_counter() - start) / number)
     return best
+
+
+#: Where a benchmark keeps the results the docs' claims are made from.
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def store(name: str, record: dict[str, Any], *, argv: list[str] | None = None) -> Path:
+    """Write ``benchmarks/results/NAME.json``: the record with its command and date.
+
+    The docs' comparisons (``devtools/claims``) are made from these files, never typed, so
+    a run that changes a number changes the sentence that states it.
+    """
+    args = sys.argv if argv is None else argv
+    script = Path(args[0])
+    command = " ".join(
+        [f".venv/bin/python benchmarks/{script.name}" if script.suffix else args[0], *args[1:]]
+    )
+    stamped = {"command": command, "date": datetime.date.today().isoformat(), **record}
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(stamped, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"\nStored {path.relative_to(RESULTS.parent.parent)}", file=sys.stderr)
+    return path

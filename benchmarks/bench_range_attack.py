@@ -19,16 +19,19 @@ A third compares TreeOLH's fake users drawn under the ideal hash (the simulation
 the real reports the tool's multiply-shift hash makes, on the raw reading's gain.
 
 Run: ``.venv/bin/python benchmarks/bench_range_attack.py [--trials 50]``. Prints
-Markdown tables and a trial's time.
+Markdown tables and a trial's time, and stores the numbers in
+``benchmarks/results/range_attack.json``, from which the docs' table and findings are
+made (``devtools/claims``).
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 import numpy as np
-from _common import zipf_counts
+from _common import store, zipf_counts
 
 from ldpcore.attacks import AttackSpec, parse_attack
 from ldpcore.attacks.ranges import TreePlan, fake_tallies, fake_tree_reports, plan_attack
@@ -45,11 +48,35 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trials", type=int, default=50)
     args = parser.parse_args()
-    for protocol in ("TreeOUE", "TreeOLH"):
-        for aim in ("raw", "consistent"):
-            table(protocol, aim, args.trials)
-    by_place(args.trials)
-    olh_real_reports(args.trials)
+    rows = [
+        row
+        for protocol in ("TreeOUE", "TreeOLH")
+        for aim in ("raw", "consistent")
+        for row in table(protocol, aim, args.trials)
+    ]
+    record = {
+        "setting": {"d": D, "n": N, "epsilon": 1.0, "data": "zipf s=1.1", "branching": 4},
+        "trials": args.trials,
+        "by_beta": rows,
+        "by_place": by_place(args.trials),
+        "olh_real": olh_real_reports(args.trials),
+    }
+    store("range_attack", record)
+
+
+def _methods(summary: Any, methods: tuple[str, ...]) -> dict[str, dict[str, float]]:
+    """Each method's mean gain and its paired difference from Base's (95% interval)."""
+    rows = summary.set_index("method")
+    return {
+        m: {
+            "gain": float(rows.loc[m, "gain"]),
+            "vs_base": float(rows.loc[m, "vs_base"]),
+            "low": float(rows.loc[m, "vs_base_low"]),
+            "high": float(rows.loc[m, "vs_base_high"]),
+            "influence": float(rows.loc[m, "influence"]),
+        }
+        for m in methods
+    }
 
 
 #: Ranges ``[start, stop)`` at d = 1,024 (B = 4): one whole node of level 2, and four
@@ -58,7 +85,7 @@ def main() -> None:
 PLACES = ((768, 832), (961, 969), (960, 976), (688, 752), (939, 971))
 
 
-def by_place(trials: int) -> None:
+def by_place(trials: int) -> list[dict[str, Any]]:
     """Norm-Sub against Base as the range moves (and the nodes subtracted: none, read
     off the fewest nodes)."""
     print(f"\n### Norm-Sub by the range's place, TreeOUE, β = 0.005, raw aim ({trials} trials)\n")
@@ -67,6 +94,7 @@ def by_place(trials: int) -> None:
         "| Norm-Sub − Base (95%) |"
     )
     print("|---|---|---|---|---|")
+    found = []
     for start, stop in PLACES:
         config = ExperimentConfig(
             dataset=f"zipf:d={D},s=1.1",
@@ -93,9 +121,19 @@ def by_place(trials: int) -> None:
             f"({change['vs_base_low']:+.4f} to {change['vs_base_high']:+.4f}) |",
             flush=True,
         )
+        found.append(
+            {
+                "start": start,
+                "stop": stop,
+                "fakes_per_level": plan.fakes.tolist(),
+                "subtracted": subtracted,
+                "methods": _methods(result.summary, ("Base", "Norm-Sub")),
+            }
+        )
+    return found
 
 
-def table(protocol: str, aim: str, trials: int) -> None:
+def table(protocol: str, aim: str, trials: int) -> list[dict[str, Any]]:
     """One protocol and aim: a row per β, each method's gain and its change from Base."""
     print(f"\n### {protocol}, aimed at the {aim} tree ({trials} trials per row)\n")
     print(
@@ -104,6 +142,7 @@ def table(protocol: str, aim: str, trials: int) -> None:
         + " | each fake, in honest users (Base) | s per trial |"
     )
     print("|---" * (len(METHODS) + 3) + "|")
+    found = []
     for beta in BETAS:
         config = ExperimentConfig(
             dataset=f"zipf:d={D},s=1.1",
@@ -130,10 +169,21 @@ def table(protocol: str, aim: str, trials: int) -> None:
             + f" | {base['influence']:.3g} | {seconds:.3f} |",
             flush=True,
         )
+        found.append(
+            {
+                "protocol": protocol,
+                "aim": aim,
+                "beta": beta,
+                "seconds_per_trial": seconds,
+                "targets": [int(result.targets[0]), int(result.targets[-1])],
+                "methods": _methods(result.summary, METHODS),
+            }
+        )
     print(f"\nTarget range: values {result.targets[0]} to {result.targets[-1]}.")
+    return found
 
 
-def olh_real_reports(draws: int) -> None:
+def olh_real_reports(draws: int) -> list[dict[str, Any]]:
     """TreeOLH's maximal-gain fake users: the ideal-hash draw against real reports.
 
     The raw reading's shift per unit share from 500 fake users alone,
@@ -145,6 +195,7 @@ def olh_real_reports(draws: int) -> None:
     tree = get_protocol("TreeOLH", epsilon=1.0, domain_size=D)
     counts = zipf_counts(D, N, 1.1)
     cuts = np.cumsum([0] + [oracle.domain_size for oracle in tree.levels])
+    found = []
     for start, stop in PLACES[:4]:
         plan = plan_attack(
             tree, start, stop, fakes=500, honest=N, frequencies=counts / counts.sum()
@@ -190,6 +241,16 @@ def olh_real_reports(draws: int) -> None:
             f"{np.mean(real) / np.mean(ideal):.3f} |",
             flush=True,
         )
+        found.append(
+            {
+                "start": start,
+                "stop": stop,
+                "targets_per_level": sizes,
+                "ideal": float(np.mean(ideal)),
+                "real": float(np.mean(real)),
+            }
+        )
+    return found
 
 
 if __name__ == "__main__":

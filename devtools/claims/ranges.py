@@ -1,58 +1,28 @@
-"""The comparisons the docs state, made from the benchmarks' stored results.
+"""The range comparisons: trees, the Square Wave and the Haar wavelet against flat OUE.
 
-A sentence in the docs that says how a method or mechanism compares ("consistency lowers
-the raw tree's error 1.3–4×") is not typed: it sits between two markers,
-``<!-- claim: NAME -->`` and ``<!-- /claim -->``, and :data:`CLAIMS` makes its text from
-the results a benchmark stored (``benchmarks/results/*.json``), with the setting it was
-measured at and, over the benchmark's grid of settings, where it holds and where it
-flips. ``tests/house/test_claims.py`` makes every claim again and fails when a sentence
-no longer matches its results; ``python -m devtools.claims --write`` writes them after a
-benchmark is run again.
+Made from ``benchmarks/results/ranges.json`` (``benchmarks/bench_ranges.py --grid``):
+each leads with the benchmarks' headline setting and then says, over the grid of
+settings, where it holds and where it flips.
 """
 
 from __future__ import annotations
 
-import json
-import re
-import sys
-from collections.abc import Callable, Iterable, Sequence
-from functools import cache
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Iterable
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
-#: The files whose claims are made here (a claim marker anywhere else is not read).
-DOCUMENTS = (
-    ROOT / "README.md",
-    ROOT / "benchmarks" / "README.md",
-    *sorted((ROOT / "docs").rglob("*.md")),
+from devtools.claims.words import (
+    Setting,
+    count_words,
+    length_range,
+    percent,
+    results,
+    setting_words,
+    shared_setting,
+    span,
+    stamp,
 )
+
 #: The setting each range comparison leads with (the benchmarks' headline one).
 HEADLINE = {"d": 1024, "epsilon": 1.0, "n": 1_000_000, "data": "cauchy"}
-_MARKER = re.compile(r"<!-- claim: ([\w.-]+) -->(.*?)<!-- /claim -->", re.S)
-
-Setting = dict[str, Any]
-
-
-@cache
-def results(name: str) -> dict[str, Any]:
-    """A benchmark's stored results (``benchmarks/results/NAME.json``)."""
-    return dict(json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8")))
-
-
-def _n(n: int) -> str:
-    exponent = len(str(n)) - 1
-    return (
-        f"10{''.join('⁰¹²³⁴⁵⁶⁷⁸⁹'[int(c)] for c in str(exponent))}"
-        if n == 10**exponent
-        else f"{n:,}"
-    )
-
-
-def setting_words(setting: Setting) -> str:
-    """``d = 1,024, ε = 1, n = 10⁶``."""
-    return f"d = {setting['d']:,}, ε = {setting['epsilon']:g}, n = {_n(setting['n'])}"
 
 
 def _ratios(setting: Setting, entry: str, reference: str) -> list[dict[str, float]]:
@@ -64,28 +34,6 @@ def _upto_half(setting: Setting, rows: Iterable[dict[str, float]]) -> list[dict[
     return [r for r in rows if r["length"] <= setting["d"] // 2]
 
 
-def _lengths(values: Iterable[float]) -> str:
-    """Range lengths as whole numbers: ``4 to 64``."""
-    ordered = sorted({int(v) for v in values})
-    return f"{ordered[0]:,}" if len(ordered) == 1 else f"{ordered[0]:,} to {ordered[-1]:,}"
-
-
-def _number(value: float, digits: int = 2) -> str:
-    """A ratio or share as people write it: 0.0021, 0.96, 3.1, 190, 4,300."""
-    if abs(value) >= 10**digits:
-        return f"{value:,.0f}"
-    return f"{value:.{digits}g}"
-
-
-def _span(values: Sequence[float], digits: int = 2) -> str:
-    low, high = _number(min(values), digits), _number(max(values), digits)
-    return low if low == high else f"{low}–{high}"
-
-
-def _percent(values: Sequence[float]) -> str:
-    return _span([100 * v for v in values]) + "%"
-
-
 def _headline(name: str) -> Setting:
     return next(s for s in results(name)["settings"] if all(s[k] == v for k, v in HEADLINE.items()))
 
@@ -94,33 +42,14 @@ def _grid(name: str, data: str = "cauchy") -> list[Setting]:
     return [s for s in results(name)["settings"] if s["data"] == data]
 
 
-def _where(settings: Sequence[Setting]) -> str:
-    """What the settings share, in words ("all at ε = 2"), or how many they are."""
-    words = {
-        "d": lambda v: f"d = {v:,}",
-        "epsilon": lambda v: f"ε = {v:g}",
-        "n": lambda v: f"n = {_n(v)}",
-    }
-    shared = [
-        say(settings[0][key]) for key, say in words.items() if len({s[key] for s in settings}) == 1
-    ]
-    if not shared:
-        return ""
-    return ", all at " + " and ".join(shared)
-
-
 def _grid_words(name: str) -> str:
     record = results(name)
     ds = sorted({s["d"] for s in record["settings"]})
     eps = sorted({s["epsilon"] for s in record["settings"]})
     ns = sorted({s["n"] for s in record["settings"]})
     sizes = " and ".join(f"{d:,}" for d in ds)
-    return f"d = {sizes}, ε = {eps[0]:g} to {eps[-1]:g}, n = {' and '.join(_n(n) for n in ns)}"
-
-
-def _stamp(name: str) -> str:
-    record = results(name)
-    return f"{record['trials']} trials each, `{record['command']}`, {record['date']}"
+    people = " and ".join(count_words(n) for n in ns)
+    return f"d = {sizes}, ε = {eps[0]:g} to {eps[-1]:g}, n = {people}"
 
 
 # --- the range comparisons (benchmarks/results/ranges.json) ----------------------------
@@ -140,16 +69,16 @@ def consistency_gain() -> str:
     ]
     unclear = sum(r["high"] >= 1 for r in every)
     return (
-        f"Consistency lowers the raw tree's error {_span(gains)}× on ranges of 1 to "
+        f"Consistency lowers the raw tree's error {span(gains)}× on ranges of 1 to "
         f"{head['d'] // 2} values at {setting_words(head)} (Cauchy-shaped data), the raw "
         f"tree read off the fewest nodes as Kulkarni et al. read it; over the grid "
-        f"({_grid_words('ranges')}, both datasets) {_span([1 / r['ratio'] for r in every])}×, "
+        f"({_grid_words('ranges')}, both datasets) {span([1 / r['ratio'] for r in every])}×, "
         + (
             "significantly in every comparison"
             if not unclear
             else f"not significantly in {unclear} of {len(every)} comparisons"
         )
-        + f" ({_stamp('ranges')})."
+        + f" ({stamp('ranges')})."
     )
 
 
@@ -169,9 +98,9 @@ def tree_against_flat() -> str:
     return (
         f"The consistent TreeOUE beats flat OUE (paired 95% interval below 1) from ranges of "
         f"{_crossover(head)} values on at {setting_words(head)}; over the grid from "
-        f"{_lengths(found)} values on"
+        f"{length_range(found)} values on"
         + (f" (in {never} settings at no length up to d/2)" if never else "")
-        + f", and flat OUE is better on single values in every setting ({_span(single)}×)."
+        + f", and flat OUE is better on single values in every setting ({span(single)}×)."
     )
 
 
@@ -185,16 +114,16 @@ def ems_on_smooth_data() -> str:
     below = [r["ratio"] for _s, r in every if r["high"] < 1]
     above = [(s, r) for s, r in every if r["low"] > 1]
     words = (
-        f"On the smooth (Cauchy-shaped) data, SW with EMS has {_percent(shares)} of flat "
+        f"On the smooth (Cauchy-shaped) data, SW with EMS has {percent(shares)} of flat "
         f"OUE's error on ranges of 1 to {head['d'] // 2} values at {setting_words(head)}; "
         f"over the grid ({_grid_words('ranges')}) it is below flat OUE's in {len(below)} of "
-        f"{len(every)} comparisons ({_percent(below)})"
+        f"{len(every)} comparisons ({percent(below)})"
     )
     if above:
         words += (
-            f" and above it in {len(above)} ({_span([r['ratio'] for _s, r in above])}×, on "
-            f"ranges of {_lengths(r['length'] for _s, r in above)} values"
-            f"{_where([s for s, _r in above])})"
+            f" and above it in {len(above)} ({span([r['ratio'] for _s, r in above])}×, on "
+            f"ranges of {length_range(r['length'] for _s, r in above)} values"
+            f"{shared_setting([s for s, _r in above])})"
         )
     return words + "."
 
@@ -227,9 +156,9 @@ def em_against_ems() -> str:
         lengths = sorted({int(r["length"]) for _, r in better})
         parts.append(
             f"on {label} plain EM is significantly better than EMS in {len(better)} of "
-            f"{total} comparisons ({_span([r['ratio'] for _, r in better])}× EMS's error; "
-            f"ranges of {_lengths(lengths)} values; in {len(where)} of {len(settings)} settings"
-            f"{_where([s for s, _ in better])}), and EMS better in {len(worse)}"
+            f"{total} comparisons ({span([r['ratio'] for _, r in better])}× EMS's error; "
+            f"ranges of {length_range(lengths)} values; in {len(where)} of {len(settings)} settings"
+            f"{shared_setting([s for s, _ in better])}), and EMS better in {len(worse)}"
         )
     return (
         f"Of the Square Wave's answers over the grid ({_grid_words('ranges')}), "
@@ -244,7 +173,7 @@ def haar_against_tree() -> str:
     rows = _upto_half(head, _ratios(head, "HaarHRR · Base", "TreeOUE · Consistency"))
     level = all(r["low"] <= 1 <= r["high"] for r in rows[1:])
     words = [
-        f"HaarHRR's error on ranges is {_span([r['ratio'] for r in rows])}× the consistent "
+        f"HaarHRR's error on ranges is {span([r['ratio'] for r in rows])}× the consistent "
         f"TreeOUE's at {setting_words(head)}"
         + (" (level from 4 values on: every paired interval holds 1)" if level else "")
     ]
@@ -257,7 +186,7 @@ def haar_against_tree() -> str:
     better = [(s, r) for s, r in every if r["high"] < 1]
     sides = [
         f"{side} in {len(found)} of {len(every)} comparisons "
-        f"({_span([r['ratio'] for _s, r in found], 3)}×{_where([s for s, _r in found])})"
+        f"({span([r['ratio'] for _s, r in found], 3)}×{shared_setting([s for s, _r in found])})"
         for found, side in ((worse, "worse"), (better, "better"))
         if found
     ]
@@ -279,10 +208,10 @@ def _crossover(setting: Setting) -> int | None:
 def grid_table() -> str:
     """One row per setting of the grid: where each comparison stands, ranges of 1 to d/2."""
 
-    def span(setting: Setting, entry: str, reference: str, invert: bool = False) -> str:
+    def cell(setting: Setting, entry: str, reference: str, invert: bool = False) -> str:
         rows = _upto_half(setting, _ratios(setting, entry, reference))
         values = [1 / r["ratio"] if invert else r["ratio"] for r in rows]
-        return _span(values) + "×"
+        return span(values) + "×"
 
     lines = [
         "| d | ε | n | data | consistent tree beats flat OUE from | consistency's gain on "
@@ -292,13 +221,67 @@ def grid_table() -> str:
     for s in results("ranges")["settings"]:
         crossing = _crossover(s)
         lines.append(
-            f"| {s['d']:,} | {s['epsilon']:g} | {_n(s['n'])} | {s['data']} | "
+            f"| {s['d']:,} | {s['epsilon']:g} | {count_words(s['n'])} | {s['data']} | "
             f"{'none' if crossing is None else f'{crossing} values'} | "
-            f"{span(s, 'TreeOUE · Consistency', 'TreeOUE · Base', invert=True)} | "
-            f"{span(s, 'SW · EMS', 'OUE · Base')} | {span(s, 'SW · EM', 'SW · EMS')} | "
-            f"{span(s, 'HaarHRR · Base', 'TreeOUE · Consistency')} |"
+            f"{cell(s, 'TreeOUE · Consistency', 'TreeOUE · Base', invert=True)} | "
+            f"{cell(s, 'SW · EMS', 'OUE · Base')} | {cell(s, 'SW · EM', 'SW · EMS')} | "
+            f"{cell(s, 'HaarHRR · Base', 'TreeOUE · Consistency')} |"
         )
     return "\n\n" + "\n".join(lines) + "\n\n"
+
+
+def _headline_of(data: str) -> Setting:
+    return next(
+        s
+        for s in results("ranges")["settings"]
+        if s["data"] == data and all(s[k] == v for k, v in HEADLINE.items() if k != "data")
+    )
+
+
+def _at(setting: Setting, entry: str, reference: str, length: int) -> float:
+    return next(r["ratio"] for r in _ratios(setting, entry, reference) if r["length"] == length)
+
+
+def target_tree() -> str:
+    """The targets table's cell: where the consistent tree beats flat OUE, at the headline."""
+    head = _headline("ranges")
+    start = _crossover(head)
+    pair = ("TreeOUE · Consistency", "OUE · Base")
+    longest = head["d"] // 2
+    shown = sorted({start or 1, 64, longest})
+    return (
+        f"from {start} values on: "
+        + ", ".join(f"{_at(head, *pair, length):.2g}× at {length}" for length in shown)
+        + f" (paired 95% intervals below 1); {_at(head, *pair, 1):.2g}× and "
+        f"{_at(head, *pair, 4):.2g}× on 1 and 4 values ({setting_words(head)}, Cauchy data)"
+    )
+
+
+def target_wave() -> str:
+    """The targets table's cell: SW's EMS and EM against flat OUE, both datasets."""
+    smooth, steep = _headline_of("cauchy"), _headline_of("zipf")
+
+    def spread(setting: Setting, entry: str) -> str:
+        rows = _upto_half(setting, _ratios(setting, entry, "OUE · Base"))
+        return span([r["ratio"] for r in rows])
+
+    return (
+        f"smooth data: EMS {spread(smooth, 'SW · EMS')}× flat OUE's error on ranges of 1 to "
+        f"{smooth['d'] // 2} values; Zipf: EMS {spread(steep, 'SW · EMS')}× it, EM "
+        f"{spread(steep, 'SW · EM')}× ({setting_words(smooth)})"
+    )
+
+
+def target_haar() -> str:
+    """The targets table's cell: HaarHRR against the consistent tree at the headline."""
+    head = _headline("ranges")
+    rows = _upto_half(head, _ratios(head, "HaarHRR · Base", "TreeOUE · Consistency"))
+    level = [r["length"] for r in rows if r["low"] <= 1 <= r["high"]]
+    return (
+        f"level (paired interval holding 1) on {len(level)} of {len(rows)} lengths; "
+        f"{span([r['ratio'] for r in rows])}× over ranges of 1 to {head['d'] // 2} values "
+        f"({setting_words(head)})"
+    )
 
 
 #: Claim name → the function that makes its sentence.
@@ -309,44 +292,7 @@ CLAIMS: dict[str, Callable[[], str]] = {
     "ranges.em-against-ems": em_against_ems,
     "ranges.haar-against-tree": haar_against_tree,
     "ranges.grid-table": grid_table,
+    "ranges.target-tree": target_tree,
+    "ranges.target-wave": target_wave,
+    "ranges.target-haar": target_haar,
 }
-
-
-def stated() -> list[tuple[Path, str, str]]:
-    """Every claim the docs carry: (file, name, its text as written, whitespace made single)."""
-    found = []
-    for path in DOCUMENTS:
-        for name, text in _MARKER.findall(path.read_text(encoding="utf-8")):
-            found.append((path, name, " ".join(text.split())))
-    return found
-
-
-def write() -> int:
-    """Write every claim's sentence between its markers; returns how many changed."""
-    changed = 0
-    for path in DOCUMENTS:
-        text = path.read_text(encoding="utf-8")
-
-        def made(match: re.Match[str]) -> str:
-            return f"<!-- claim: {match.group(1)} -->{CLAIMS[match.group(1)]()}<!-- /claim -->"
-
-        new = _MARKER.sub(made, text)
-        if new != text:
-            path.write_text(new, encoding="utf-8")
-            changed += 1
-    return changed
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Print every claim (``--write``: write them into the docs)."""
-    args = sys.argv[1:] if argv is None else argv
-    if "--write" in args:
-        print(f"{write()} files written")
-        return 0
-    for name, make in CLAIMS.items():
-        print(f"{name}: {make()}\n")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

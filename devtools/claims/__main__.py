@@ -1,0 +1,5 @@
+"""``python -m devtools.claims [--write]``."""
+
+from devtools.claims import main
+
+raise SystemExit(main())
