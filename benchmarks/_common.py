@@ -45,10 +45,10 @@ def store(name: str, record: dict[str, Any], *, argv: list[str] | None = None) -
     a run that changes a number changes the sentence that states it.
     """
     args = sys.argv if argv is None else argv
-    script = Path(args[0])
-    command = " ".join(
-        [f".venv/bin/python benchmarks/{script.name}" if script.suffix else args[0], *args[1:]]
-    )
+    main = sys.modules["__main__"]
+    spec = getattr(main, "__spec__", None)
+    ran = f"-m {spec.name}" if spec is not None else f"benchmarks/{Path(args[0]).name}"
+    command = " ".join([f".venv/bin/python {ran}", *args[1:]])
     stamped = {"command": command, "date": datetime.date.today().isoformat(), **record}
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"{name}.json"

@@ -16,7 +16,10 @@ Usage::
     .venv/bin/python -m benchmarks.bench_coverage --credible --blocks 100  # Bayes's
 
 The two configurations: OLH, ε = 1, n = 1e5, Zipf(1.5) d = 256, the full
-query; and GRR, ε = 2, n = 1e4, d = 64, top-10; 30 trials per block (the Explorer's).
+query; and GRR, ε = 2, n = 1e4, d = 64, top-10; 30 trials per block (the Explorer's)
+and 10 (Choose ε's). The ratio intervals' coverage is stored in
+``benchmarks/results/coverage.json``, from which the docs' tables and sentences are made
+(``devtools/claims``).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import argparse
 import time
 from collections.abc import Sequence
 
+from benchmarks._common import store
 from devtools.coverage import (
     CONFIGURATIONS,
     credible_coverage,
@@ -75,7 +79,9 @@ def print_credible_coverage(runs: int) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--blocks", type=int, default=200)
-    parser.add_argument("--trials", type=int, default=30, help="trials per block")
+    parser.add_argument(
+        "--trials", type=int, nargs="+", default=[30, 10], help="trials per block, each a run"
+    )
     parser.add_argument("--values", action="store_true", help="the per-value intervals only")
     parser.add_argument(
         "--credible", action="store_true", help="Bayes's credible intervals only (--blocks runs)"
@@ -87,24 +93,46 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.values:
         print_value_coverage(args.blocks)
         return
-    for label, config in CONFIGURATIONS.items():
-        start = time.perf_counter()
-        # The truth from the whole pool; each block is 1/blocks of it, so its own share
-        # of the truth is negligible at 200 blocks.
-        pool = pooled_errors(config, args.blocks * args.trials)
-        seconds = time.perf_counter() - start
-        print(f"\n### {label} ({args.blocks} blocks of {args.trials} trials; pool {seconds:.0f} s)")
-        results = [
-            measure(label, pool, list(config.methods), block=args.trials, interval=kind)
-            for kind in ("fieller", "bootstrap")
-        ]
-        print("\n| method | true ratio | " + " | ".join(r.interval for r in results) + " |")
-        print("|---|---:|" + "---:|" * len(results))
-        for name in results[0].per_method:
-            cells = " | ".join(f"{100 * r.per_method[name]:.1f}%" for r in results)
-            print(f"| {name} | {results[0].true_ratio[name]:.4f} | {cells} |")
-        joint = " | ".join(f"**{100 * r.joint:.1f}%**" for r in results)
-        print(f"| all at once (claimed ≥ {100 * (1 - ALPHA):.0f}%) | | {joint} |")
+    runs = []
+    for trials in args.trials:
+        for label, config in CONFIGURATIONS.items():
+            start = time.perf_counter()
+            # The truth from the whole pool; each block is 1/blocks of it, so its own
+            # share of the truth is negligible at 200 blocks.
+            pool = pooled_errors(config, args.blocks * trials)
+            seconds = time.perf_counter() - start
+            print(f"\n### {label} ({args.blocks} blocks of {trials} trials; pool {seconds:.0f} s)")
+            found = [
+                measure(label, pool, list(config.methods), block=trials, interval=kind)
+                for kind in ("fieller", "bootstrap")
+            ]
+            print("\n| method | true ratio | " + " | ".join(r.interval for r in found) + " |")
+            print("|---|---:|" + "---:|" * len(found))
+            for name in found[0].per_method:
+                cells = " | ".join(f"{100 * r.per_method[name]:.1f}%" for r in found)
+                print(f"| {name} | {found[0].true_ratio[name]:.4f} | {cells} |")
+            joint = " | ".join(f"**{100 * r.joint:.1f}%**" for r in found)
+            print(f"| all at once (claimed ≥ {100 * (1 - ALPHA):.0f}%) | | {joint} |", flush=True)
+            runs.append(
+                {
+                    "configuration": label,
+                    "trials": trials,
+                    "pool_seconds": seconds,
+                    "true_ratio": found[0].true_ratio,
+                    "intervals": {
+                        r.interval: {"joint": r.joint, "per_method": r.per_method} for r in found
+                    },
+                }
+            )
+    store(
+        "coverage",
+        {
+            "blocks": args.blocks,
+            "claimed": 1 - ALPHA,
+            "methods": len(found[0].per_method),
+            "runs": runs,
+        },
+    )
 
 
 if __name__ == "__main__":

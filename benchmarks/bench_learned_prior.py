@@ -27,6 +27,11 @@ Usage::
     .venv/bin/python benchmarks/bench_learned_prior.py --runs 20   # n ≤ 10⁴: 80
     .venv/bin/python benchmarks/bench_learned_prior.py --runs 20 --prior Jeffreys
     .venv/bin/python benchmarks/bench_learned_prior.py --runs 4 --only GRR   # a quick look
+
+The whole table under the learned prior is stored in
+``benchmarks/results/learned_prior.json``, from which the docs' table and sentences are
+made (``devtools/claims``); a partial run (``--only``, ``--n``) or another prior is
+printed only.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import warnings
 from collections.abc import Sequence
 
 import numpy as np
+from _common import store
 
 from ldpcore.data.datasets import zipf
 from ldpcore.postprocess import Bayes
@@ -109,17 +115,23 @@ def measure(
     (versus,) = compare(errors, ["Bayes", "MLE"], reference="MLE", margin=0.0)[:1]
     raw_held, shown_held = np.array(raw), np.array(shown)
     return {
+        "protocol": protocol,
+        "epsilon": epsilon,
+        "n": n,
+        "d": d,
+        "zipf": s,
+        "collections": runs,
         "ratio": versus.ratio,
         "low": versus.low,
         "high": versus.high,
         "outcome": versus.outcome,
-        "raw": (raw_held[:, frequent].mean(), raw_held[:, rare].mean()),
-        "shown": (shown_held[:, frequent].mean(), shown_held[:, rare].mean()),
+        "raw": (float(raw_held[:, frequent].mean()), float(raw_held[:, rare].mean())),
+        "shown": (float(shown_held[:, frequent].mean()), float(shown_held[:, rare].mean())),
         "alpha": float(np.median(alphas)) if alphas else float("nan"),
         "pull": float(np.median(pulls)),
         "seconds": float(np.median(seconds)),
-        "unconverged": unconverged,
-        "flagged": flagged,
+        "unconverged": int(unconverged),
+        "flagged": int(flagged),
     }
 
 
@@ -149,6 +161,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "(credible) | (as shown) | α (median) | prior pull | s (median) | not converged | flagged |"
     )
     print("|---|---:|---:|---:|---:|---|---|---|---|---:|---:|---:|---:|---:|")
+    rows = []
     for protocol, epsilon, n, d, s in regimes(args.only, args.n):
         runs = args.small_runs if n <= 10_000 else args.runs
         row = measure(protocol, epsilon, n, d, s, runs=runs, prior=args.prior)
@@ -161,6 +174,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"{row['alpha']:.3f} | {row['pull']:.2f} | {row['seconds']:.2f} | "
             f"{row['unconverged']} | {row['flagged']} |",
             flush=True,
+        )
+        rows.append(row)
+    if args.only is None and args.n is None and args.prior == "learned":
+        store(
+            "learned_prior",
+            {"runs": args.runs, "small_runs": args.small_runs, "level": LEVEL, "regimes": rows},
         )
 
 

@@ -24,10 +24,10 @@ from ldpcore.protocols import get_protocol
 from ldpcore.stats.compare import ALPHA, compare
 
 CONFIGURATIONS = {
-    "OLH ε=1 n=1e5 zipf d=256 full": ExperimentConfig(
+    "OLH, ε = 1, n = 10⁵, Zipf 1.5, d = 256, full query": ExperimentConfig(
         dataset="zipf:d=256,s=1.5", n=100_000, protocol="OLH", epsilon=1.0, query="full"
     ),
-    "GRR ε=2 n=1e4 zipf d=64 top-10": ExperimentConfig(
+    "GRR, ε = 2, n = 10⁴, Zipf 1.5, d = 64, top-10": ExperimentConfig(
         dataset="zipf:d=64,s=1.5", n=10_000, protocol="GRR", epsilon=2.0, query="topk:k=10"
     ),
 }

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from devtools.claims import attacks, ranges
+from devtools.claims import attacks, defences, methods, ranges
 from devtools.claims.words import ROOT, results
 
 __all__ = ["CLAIMS", "DOCUMENTS", "main", "results", "stated", "write"]
@@ -31,7 +31,12 @@ DOCUMENTS = (
 _MARKER = re.compile(r"<!-- claim: ([\w.-]+) -->(.*?)<!-- /claim -->", re.S)
 
 #: Claim name → the function that makes its text, from every module's own registry.
-CLAIMS: dict[str, Callable[[], str]] = {**ranges.CLAIMS, **attacks.CLAIMS}
+CLAIMS: dict[str, Callable[[], str]] = {
+    **ranges.CLAIMS,
+    **attacks.CLAIMS,
+    **defences.CLAIMS,
+    **methods.CLAIMS,
+}
 
 
 def stated() -> list[tuple[Path, str, str]]:

@@ -1,9 +1,8 @@
-"""The comparisons under fake users: each method's gain, LDPRecover against Norm-Sub.
+"""The comparisons under fake users on a tree's range: each method's gain against Base.
 
-Made from ``benchmarks/results/range_attack.json`` (``bench_range_attack.py``) and
-``benchmarks/results/recover.json`` (``bench_recover.py``). A change is stated with its
-paired 95% interval's verdict: a percentage whose interval holds zero is said to be no
-measurable change, never a number.
+Made from ``benchmarks/results/range_attack.json`` (``bench_range_attack.py``). A change
+is stated with its paired 95% interval's verdict: a percentage whose interval holds zero
+is said to be no measurable change, never a number.
 """
 
 from __future__ import annotations
@@ -175,84 +174,6 @@ def range_attack_olh_reports() -> str:
     )
 
 
-# --- LDPRecover against Norm-Sub (benchmarks/results/recover.json) --------------------
-
-
-def _recover_setting() -> str:
-    record = results("recover")
-    s = record["setting"]
-    return (
-        f"d = {s['d']:,}, n = {count_words(s['n'])}, ε = {s['epsilon']:g}, "
-        f"Zipf s = {s['data'].split('=')[1]}, {record['trials']} seeded collections"
-    )
-
-
-def _percent_of(pair: Row) -> str:
-    if pair["low"] <= 0 <= pair["high"]:
-        return "no measurable difference"
-    return f"{signed(100 * pair['difference'] / pair['second'], '+.1f')}%"
-
-
-def recover_how() -> str:
-    """The honest table's setting and command."""
-    record = results("recover")
-    return (
-        f"`{record['command']}` ({record['date']}): {_recover_setting()} per protocol; the "
-        f"MSE over all values of each method on the same collections, and the paired "
-        f"difference with its 95% t-interval"
-    )
-
-
-def recover_honest_table() -> str:
-    """LDPRecover (η assumed) against Norm-Sub on honest data."""
-    lines = [
-        "| protocol | Norm-Sub MSE | LDPRecover MSE | LDPRecover − Norm-Sub (95%) |",
-        "|---|---:|---:|---:|",
-    ]
-    for r in results("recover")["honest"]:
-        m = r["mse"]
-        lines.append(
-            f"| {r['protocol']} | {m['second']:.3g} | {m['first']:.3g} | "
-            + f"{signed(m['difference'], '+.2g')} ({signed(m['low'], '+.2g')} to "
-            f"{signed(m['high'], '+.2g')}; {_percent_of(m)}) |"
-        )
-    return "\n\n" + "\n".join(lines) + "\n\n"
-
-
-def recover_honest() -> str:
-    """What LDPRecover costs when no one lies, per protocol."""
-    record = results("recover")
-    parts = [f"{r['protocol']} {_percent_of(r['mse'])}" for r in record["honest"]]
-    return (
-        f"On honest data, told η = {record['assumed_share']:g}, LDPRecover's error against "
-        f"Norm-Sub's is {', '.join(parts)} ({_recover_setting()}, paired)"
-    )
-
-
-def recover_attacked() -> str:
-    """Under each attack, told the attack's own η: the gain and the other values' error."""
-    record = results("recover")
-    rows = [r for r in record["attacked"] if abs(r["gain"]["second"]) > 0.01]
-    gains = [r["gain"]["first"] / r["gain"]["second"] for r in rows]
-    collateral = {
-        kind: [
-            r["collateral"]["first"] / r["collateral"]["second"]
-            for r in record["attacked"]
-            if r["attack"] == kind
-        ]
-        for kind in dict.fromkeys(r["attack"] for r in record["attacked"])
-    }
-    names = {"rpa": "uniform reports", "ria": "random items", "mga": "maximal gain"}
-    return (
-        f"Under attack (β = {record['beta']:g}, {record['targets']} targets, told the "
-        f"attack's own η), LDPRecover's gain on the targets is {fixed_span(gains)}× Norm-Sub's "
-        f"wherever Norm-Sub's exceeds 0.01, and its error on the other values "
-        + ", ".join(f"{fixed_span(v)}× under {names[k]}" for k, v in collateral.items())
-        + f" ({', '.join(r for r in dict.fromkeys(x['protocol'] for x in record['attacked']))}; "
-        f"{_recover_setting()})"
-    )
-
-
 #: Claim name → the function that makes its text.
 CLAIMS: dict[str, Callable[[], str]] = {
     "range-attack.how": range_attack_how,
@@ -262,8 +183,4 @@ CLAIMS: dict[str, Callable[[], str]] = {
     "range-attack.consistency": range_attack_consistency,
     "range-attack.cap": range_attack_cap,
     "range-attack.olh-reports": range_attack_olh_reports,
-    "recover.how": recover_how,
-    "recover.honest-table": recover_honest_table,
-    "recover.honest": recover_honest,
-    "recover.attacked": recover_attacked,
 }

@@ -40,13 +40,14 @@ def test_each_claim_says_its_setting() -> None:
     """A comparison carries where it was measured: d, ε and n, or the grid it spans."""
     for name, make in claims.CLAIMS.items():
         text = make()
-        if text.lstrip().startswith("|"):
-            continue  # a table: its columns are the setting
-        assert re.search(r"d = [\d,]+", text) and "ε = " in text and "n = " in text, name
+        if "\n|" in text:
+            continue  # a table: its columns and heading are the setting
+        # ε is a setting, or the answer itself where the claim is about the ε needed.
+        assert re.search(r"d = [\d,]+", text) and re.search("ε [=≈]", text) and "n = " in text, name
 
 
 def _stretched(value: Any, step: Iterator[int]) -> Any:
-    """Every measured number in a record made larger, each by its own factor (a ratio of
+    """Every measured number in a record made smaller, each by its own factor (a ratio of
     two must change too), and its date another, in place (ε stays: it names the setting a
     claim looks up)."""
     if isinstance(value, dict):
@@ -58,7 +59,7 @@ def _stretched(value: Any, step: Iterator[int]) -> Any:
     elif isinstance(value, list):
         value[:] = [_stretched(item, step) for item in value]
     elif isinstance(value, float):
-        return value * (1.3 + 0.1 * (next(step) % 7))
+        return value * (0.8 + 0.03 * (next(step) % 7))
     return value
 
 

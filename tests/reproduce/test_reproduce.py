@@ -286,9 +286,7 @@ def test_a_claim_is_judged_by_its_interval(ratio: float, noise: float, status: s
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "label", ["OLH ε=1 n=1e5 zipf d=256 full", "GRR ε=2 n=1e4 zipf d=64 top-10"]
-)
+@pytest.mark.parametrize("label", sorted(CONFIGURATIONS))
 def test_joint_coverage_of_the_ratio_intervals(label: str) -> None:
     """all methods' paired intervals hold together in ≥ 93% of 200 experiments
     of 30 trials (claimed ≥ 95%), the truth from the 6,000 trials' means."""
