@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from devtools.coverage import CONFIGURATIONS
 from ldpcore.reproduce import (
     Context,
     Reproduction,
@@ -290,7 +291,7 @@ def test_a_claim_is_judged_by_its_interval(ratio: float, noise: float, status: s
 def test_joint_coverage_of_the_ratio_intervals(label: str) -> None:
     """all methods' paired intervals hold together in ≥ 93% of 200 experiments
     of 30 trials (claimed ≥ 95%), the truth from the 6,000 trials' means."""
-    from devtools.coverage import CONFIGURATIONS, measure, pooled_errors  # noqa: PLC0415
+    from devtools.coverage import measure, pooled_errors  # noqa: PLC0415
 
     config = CONFIGURATIONS[label]
     pool = pooled_errors(config, 200 * 30)
