@@ -17,10 +17,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from devtools.claims import attacks, defences, methods, ranges
+from devtools.claims import attacks, defences, methods, papers, ranges
 from devtools.claims.words import ROOT, results
 
-__all__ = ["CLAIMS", "DOCUMENTS", "main", "results", "stated", "write"]
+__all__ = ["CLAIMS", "DOCUMENTS", "SETTING_ELSEWHERE", "main", "results", "stated", "write"]
 
 #: The files whose claims are made here (a claim marker anywhere else is not read).
 DOCUMENTS = (
@@ -28,6 +28,8 @@ DOCUMENTS = (
     ROOT / "benchmarks" / "README.md",
     *sorted((ROOT / "docs").rglob("*.md")),
 )
+#: The claims whose setting is said elsewhere than in their sentence, and where.
+SETTING_ELSEWHERE: dict[str, str] = {**papers.SETTING_ELSEWHERE}
 _MARKER = re.compile(r"<!-- claim: ([\w.-]+) -->(.*?)<!-- /claim -->", re.S)
 
 #: Claim name → the function that makes its text, from every module's own registry.
@@ -36,6 +38,7 @@ CLAIMS: dict[str, Callable[[], str]] = {
     **attacks.CLAIMS,
     **defences.CLAIMS,
     **methods.CLAIMS,
+    **papers.CLAIMS,
 }
 
 
