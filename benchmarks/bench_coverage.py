@@ -40,12 +40,14 @@ from ldpcore.stats.compare import ALPHA
 
 
 def print_value_coverage(runs: int) -> None:
-    """The per-value interval table of benchmarks/README.md."""
+    """The per-value interval table of benchmarks/README.md, stored in
+    ``benchmarks/results/value_coverage.json``."""
     methods = ("Base", "Norm-Sub", "MLE")
     print(f"\n### Per-value intervals, Zipf(1.5) d = 64, {runs} collections each")
     print("\nCells: frequent (top 10%) / rare (bottom half) values covered.\n")
     print("| protocol | ε | n | level | " + " | ".join(methods) + " |")
     print("|---|---:|---:|---:|" + "---|" * len(methods))
+    rows = []
     for protocol in ("GRR", "OLH", "OUE", "SS", "HR"):
         for epsilon in (0.5, 2.0):
             for n in (100, 10_000, 1_000_000):
@@ -56,7 +58,22 @@ def print_value_coverage(runs: int) -> None:
                     cells = " | ".join(
                         f"{100 * found[m][0]:.1f} / {100 * found[m][1]:.1f}" for m in methods
                     )
-                    print(f"| {protocol} | {epsilon:g} | {n:,} | {level:g} | {cells} |")
+                    print(f"| {protocol} | {epsilon:g} | {n:,} | {level:g} | {cells} |", flush=True)
+                    rows.append(
+                        {
+                            "protocol": protocol,
+                            "epsilon": epsilon,
+                            "n": n,
+                            "level": level,
+                            "covered": {
+                                m: [float(found[m][0]), float(found[m][1])] for m in methods
+                            },
+                        }
+                    )
+    store(
+        "value_coverage",
+        {"collections": runs, "d": 64, "data": "zipf s=1.5", "rows": rows},
+    )
 
 
 def print_credible_coverage(runs: int) -> None:

@@ -12,6 +12,8 @@ target (a bisection on ε, the same seeds at every ε). At the option's printed 
 pooled one) the method then runs ``--trials`` fresh trials, and the table gives the
 share of trials in which the value least often within ±x was within, with its 95%
 Wilson interval (the promise is 95%; the least of many values' shares leans low).
+Stored in ``benchmarks/results/option_epsilon.json``, from which the docs' table and
+sentences are made (``devtools/claims``).
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+from typing import Any
 from unittest import mock
 
 import numpy as np
+from _common import store
 from bench_target_coverage import METHODS, SEARCH_TRIALS, wilson
 
 from ldpcore.advice import choose_epsilon
@@ -100,6 +104,7 @@ def main() -> None:
         "reference | measured at the printed ε | measured at the interval's upper end |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
+    rows: list[dict[str, Any]] = []
     for dataset, protocol, query, size in WORKLOADS:
         config = ExperimentConfig(
             dataset=dataset,
@@ -117,6 +122,7 @@ def main() -> None:
         workload = f"{dataset}, {protocol}, {query}"
         if now is None or before is None:
             print(f"| {workload} | ±{100 * size:g} pp | — | no option | | | | | |")
+            rows.append({"workload": workload, "target": size, "method": None})
             continue
         method = now[0]
         reference = _reference(config, method, size, args.trials)
@@ -126,9 +132,9 @@ def main() -> None:
             method: str = method,
             config: ExperimentConfig = config,
             size: float = size,
-        ) -> str:
+        ) -> dict[str, float] | None:
             if epsilon is None:
-                return "—"
+                return None
             check = dataclasses.replace(
                 config, epsilon=epsilon, methods=(method,), trials=args.trials, seed=CHECK_SEED
             )
@@ -136,19 +142,46 @@ def main() -> None:
             inside = np.abs(result.answers[0] - result.truth) <= size
             share = float(inside.mean(axis=0).min())
             low, high = wilson(share * args.trials, args.trials)
-            return f"{100 * share:.1f}% ({100 * low:.1f}–{100 * high:.1f})"
+            return {"share": share, "low": float(low), "high": float(high)}
 
-        interval = (
-            f" ({now[2]:.3g}–{now[3]:.3g})" if now[2] is not None and now[3] is not None else ""
-        )
         upper = None if now[3] is None else round_up(now[3])
-        print(
-            f"| {workload} | ±{100 * size:g} pp | {method} | {round_up(now[1]):g}{interval} | "
-            f"{round_up(before[1]):g} ({before[0]}) | {reference:.3g} | "
-            f"{now[1] / reference:.2f} | {before[1] / reference:.2f} | "
-            f"{measured(round_up(now[1]))} | {measured(upper)} |",
-            flush=True,
-        )
+        row = {
+            "workload": workload,
+            "target": size,
+            "method": method,
+            "epsilon": now[1],
+            "printed": round_up(now[1]),
+            # An interval only where the page shows one: both ends, and not the ε itself.
+            "low": now[2] if None not in (now[2], now[3]) and now[2] != now[3] else None,
+            "high": now[3] if None not in (now[2], now[3]) and now[2] != now[3] else None,
+            "before": before[1],
+            "before_method": before[0],
+            "reference": reference,
+            "at_printed": measured(round_up(now[1])),
+            "at_upper": measured(upper)
+            if None not in (now[2], now[3]) and now[2] != now[3]
+            else None,
+        }
+        rows.append(row)
+        print(_row(row), flush=True)
+    store("option_epsilon", {"trials": args.trials, "users": USERS, "workloads": rows})
+
+
+def _share(found: dict[str, float] | None) -> str:
+    if found is None:
+        return "—"
+    return f"{100 * found['share']:.1f}% ({100 * found['low']:.1f}–{100 * found['high']:.1f})"
+
+
+def _row(row: dict[str, Any]) -> str:
+    interval = f" ({row['low']:.3g}–{row['high']:.3g})" if row["low"] is not None else ""
+    return (
+        f"| {row['workload']} | ±{100 * row['target']:g} pp | {row['method']} | "
+        f"{row['printed']:g}{interval} | {round_up(row['before']):g} ({row['before_method']}) "
+        f"| {row['reference']:.3g} | {row['epsilon'] / row['reference']:.2f} | "
+        f"{row['before'] / row['reference']:.2f} | {_share(row['at_printed'])} | "
+        f"{_share(row['at_upper'])} |"
+    )
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ centre 0.4 d, scale d/20), the same ``trials`` seeds for every mechanism:
    range of each length read as each protocol's paper reads it (``run_ranges``, 256
    ranges per length at most, drawn once), with the paired 95% ratios the claims are
    made of. Written to ``benchmarks/results/ranges.json``, from which
-   ``devtools/claims.py`` makes the sentences the docs carry (a test holds them equal);
+   ``devtools/claims`` makes the sentences the docs carry (a test holds them equal);
 5. with ``--hash``, only this: OLH's real hash family against the ideal hash the fast
    sampler draws, on a sum of values (d = 64, n = 2,000, ε = 1, 1,500 collections each
    way): the variance of the range [0, 32) and of every other value's sum, per-user
@@ -47,10 +47,11 @@ import datetime
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from benchmarks._common import best_of
+from benchmarks._common import best_of, store
 from ldpcore.experiments.readings import Output, post_process, read_runs
 from ldpcore.postprocess import get_method
 from ldpcore.protocols import get_protocol
@@ -62,6 +63,8 @@ from ldpcore.stats.compare import compare
 D, EPSILON, N = 1024, 1.0, 1_000_000
 LENGTHS = (1, 4, 16, 64, 256, 512, 1023)
 BRANCHINGS = (2, 3, 4, 5, 8, 16)
+#: The setting of parts 1 to 4, 6 and 7, as stored with their results.
+_SETTING = {"d": D, "epsilon": EPSILON, "n": N, "branching": 4}
 
 
 def range_errors(reading: tuple[Output, FrequencyOracle], truth: np.ndarray, length: int) -> float:
@@ -127,7 +130,7 @@ def prefix_nodes(layout: TreeLayout, start: int, stop: int) -> int:
     return int(sum(np.count_nonzero(w) for w in weights))
 
 
-def real_hash() -> None:
+def real_hash() -> dict[str, Any]:
     """Part 5: a sum of OLH's support counts, per-user reports against the fast sampler."""
     from scipy import stats
 
@@ -137,7 +140,7 @@ def real_hash() -> None:
     sums = {"the range [0, 32)": np.arange(32), "every other value": np.arange(0, d, 2)}
     print("| sum of | per-user variance | fast variance | ratio (95%) |")
     print("|---|---:|---:|---|")
-    drawn = {}
+    drawn, rows = {}, []
     for sampler in ("per-user", "fast"):
         support = np.array(
             [protocol.sample_support_counts(counts, s, sampler=sampler) for s in range(collections)]
@@ -150,9 +153,67 @@ def real_hash() -> None:
         low = ratio / stats.f.ppf(0.975, collections - 1, collections - 1)
         high = ratio / stats.f.ppf(0.025, collections - 1, collections - 1)
         print(f"| {label} | {real:.4g} | {ideal:.4g} | {ratio:.3f} ({low:.3f}–{high:.3f}) |")
+        rows.append(
+            {
+                "sum": label,
+                "per_user": float(real),
+                "fast": float(ideal),
+                "ratio": float(ratio),
+                "low": float(low),
+                "high": float(high),
+            }
+        )
+    return {
+        "setting": {"d": d, "n": n, "epsilon": 1.0, "data": "uniform multinomial"},
+        "collections": collections,
+        "sums": rows,
+    }
 
 
-def _wave_table(data: str, counts: np.ndarray, trials: int) -> None:
+def _length_table(
+    title: str, errors: dict[str, np.ndarray], pairs: tuple[tuple[str, str], ...]
+) -> dict[str, Any]:
+    """Print one table of range MSE by length with paired ratios, and return its record.
+
+    ``pairs`` are (entry, reference) columns of ``errors``; each ratio is the entry's MSE
+    over the reference's on the same trials, with the tool's paired 95% interval.
+    """
+    print(f"## {title}\n")
+    print(
+        "| L | "
+        + " | ".join(errors)
+        + " | "
+        + " | ".join(f"{e} / {r} (95%)" for e, r in pairs)
+        + " |"
+    )
+    print("|---" * (len(errors) + len(pairs) + 1) + "|")
+    ratios = []
+    for row, length in enumerate(LENGTHS):
+        cells = []
+        for entry, reference in pairs:
+            pair = np.vstack([errors[reference][row], errors[entry][row]])
+            found = compare(pair, [reference, entry], reference=reference, margin=0)[0]
+            cells.append(f"{found.ratio:.3f} ({found.low:.3f}–{found.high:.3f})")
+            ratios.append(
+                {
+                    "entry": entry,
+                    "reference": reference,
+                    "length": length,
+                    "ratio": float(found.ratio),
+                    "low": float(found.low),
+                    "high": float(found.high),
+                }
+            )
+        means = " | ".join(f"{errors[k][row].mean():.2e}" for k in errors)
+        print(f"| {length} | {means} | {' | '.join(cells)} |", flush=True)
+    return {
+        "lengths": list(LENGTHS),
+        "mse": {k: [float(v) for v in errors[k].mean(axis=1)] for k in errors},
+        "ratios": ratios,
+    }
+
+
+def _wave_table(data: str, counts: np.ndarray, trials: int) -> dict[str, Any]:
     """One dataset's table of range errors by length, with SW with EMS's paired ratios."""
     runs = {
         "OUE": ("OUE", ("Base",), {}),
@@ -160,27 +221,15 @@ def _wave_table(data: str, counts: np.ndarray, trials: int) -> None:
         "SW": ("SW", ("Base", "EM", "EMS"), {}),
     }
     errors = errors_by_length(runs, counts, trials)
-    print(
-        f"## The Square Wave on ranges, {data} (d = {D:,}, ε = {EPSILON:g}, n = {N:,}, "
-        f"{trials} trials)\n"
+    title = (
+        f"The Square Wave on ranges, {data} (d = {D:,}, ε = {EPSILON:g}, n = {N:,}, "
+        f"{trials} trials)"
     )
-    print(
-        "| L | "
-        + " | ".join(errors)
-        + " | SW EMS / OUE Base (95%) | SW EMS / TreeOUE Cons. (95%) |"
-    )
-    print("|---" * (len(errors) + 3) + "|")
-    for row, length in enumerate(LENGTHS):
-        cells = " | ".join(f"{errors[k][row].mean():.2e}" for k in errors)
-        ratios = []
-        for reference in ("OUE Base", "TreeOUE Consistency"):
-            pair = np.vstack([errors[reference][row], errors["SW EMS"][row]])
-            found = compare(pair, [reference, "SW EMS"], reference=reference, margin=0)[0]
-            ratios.append(f"{found.ratio:.3f} ({found.low:.3f}–{found.high:.3f})")
-        print(f"| {length} | {cells} | {' | '.join(ratios)} |")
+    pairs = (("SW EMS", "OUE Base"), ("SW EMS", "TreeOUE Consistency"))
+    return {"data": data, **_length_table(title, errors, pairs)}
 
 
-def wave(trials: int) -> None:
+def wave(trials: int) -> dict[str, Any]:
     """Part 6: the Square Wave's Base, EM and EMS against flat OUE and the consistent tree.
 
     On the Cauchy-shaped data (smooth: what EMS's smoothing assumes) and on Zipf s = 1.5
@@ -188,11 +237,13 @@ def wave(trials: int) -> None:
     """
     from ldpcore.data.datasets import zipf
 
-    for label, counts in (
-        ("Cauchy-shaped", np.array(cauchy_counts(D, N))),
-        ("Zipf s = 1.5", np.asarray(zipf(D, N, 1.5).counts)),
-    ):
+    tables = [
         _wave_table(label, counts, trials)
+        for label, counts in (
+            ("Cauchy-shaped", np.array(cauchy_counts(D, N))),
+            ("Zipf s = 1.5", np.asarray(zipf(D, N, 1.5).counts)),
+        )
+    ]
     counts = np.array(cauchy_counts(D, N))
     rng = np.random.default_rng(0)
     sw = get_protocol("SW", epsilon=EPSILON, domain_size=D)
@@ -217,9 +268,10 @@ def wave(trials: int) -> None:
     }
     for k, seconds in times.items():
         print(f"| {k} | {seconds:.2e} | {seconds / times['OUE']:.2f}× |")
+    return {"setting": _SETTING, "trials": trials, "tables": tables, "seconds": times}
 
 
-def haar(trials: int) -> None:
+def haar(trials: int) -> dict[str, Any]:
     """Part 7: the Haar wavelet against flat OUE and the consistent tree, and its speed."""
     counts = np.array(cauchy_counts(D, N))
     runs = {
@@ -228,24 +280,9 @@ def haar(trials: int) -> None:
         "HaarHRR": ("HaarHRR", ("Base", "Norm-Sub"), {}),
     }
     errors = errors_by_length(runs, counts, trials)
-    print(
-        f"## The Haar wavelet on ranges (d = {D:,}, ε = {EPSILON:g}, n = {N:,}, {trials} trials)\n"
-    )
-    references = ("OUE Base", "TreeOUE Consistency")
-    print(
-        "| L | "
-        + " | ".join(errors)
-        + " | HaarHRR Base ÷ OUE Base (95%) | HaarHRR Base ÷ TreeOUE Cons. (95%) |"
-    )
-    print("|---" * (len(errors) + 3) + "|")
-    for row, length in enumerate(LENGTHS):
-        cells = " | ".join(f"{errors[k][row].mean():.2e}" for k in errors)
-        ratios = []
-        for reference in references:
-            pair = np.vstack([errors[reference][row], errors["HaarHRR Base"][row]])
-            found = compare(pair, [reference, "HaarHRR Base"], reference=reference, margin=0)[0]
-            ratios.append(f"{found.ratio:.3f} ({found.low:.3f}–{found.high:.3f})")
-        print(f"| {length} | {cells} | {' | '.join(ratios)} |")
+    title = f"The Haar wavelet on ranges (d = {D:,}, ε = {EPSILON:g}, n = {N:,}, {trials} trials)"
+    pairs = (("HaarHRR Base", "OUE Base"), ("HaarHRR Base", "TreeOUE Consistency"))
+    table = _length_table(title, errors, pairs)
     rng = np.random.default_rng(0)
     wavelet = get_protocol("HaarHRR", epsilon=EPSILON, domain_size=D)
     flat = get_protocol("OUE", epsilon=EPSILON, domain_size=D)
@@ -264,6 +301,7 @@ def haar(trials: int) -> None:
     print("|---|---:|---:|")
     for k, seconds in times.items():
         print(f"| {k} | {seconds:.2e} | {seconds / times['OUE']:.2f}× |")
+    return {"setting": _SETTING, "trials": trials, "table": table, "seconds": times}
 
 
 #: The settings the stored comparisons span: (d, ε, n), the headline setting first.
@@ -384,18 +422,18 @@ def main() -> None:
         grid(args.trials)
         return
     if args.hash:
-        real_hash()
+        store("range_hash", real_hash())
         return
     if args.wave:
-        wave(args.trials)
+        store("range_wave", wave(args.trials))
         return
     if args.haar:
-        haar(args.trials)
+        store("range_haar", haar(args.trials))
         return
-    trees(args.trials)
+    store("range_trees", trees(args.trials))
 
 
-def trees(trials: int) -> None:
+def trees(trials: int) -> dict[str, Any]:
     """Parts 1 to 4: flat OUE against the hierarchies, the branching factor, nodes, time."""
     counts = np.array(cauchy_counts(D, N))
     truth = counts / N
@@ -405,26 +443,18 @@ def trees(trials: int) -> None:
         "TreeOLH": ("TreeOLH", ("Base", "Consistency"), {"branching": 4}),
     }
     errors = errors_by_length(runs, counts, trials)
-    print(f"## Range MSE by length (d = {D:,}, ε = {EPSILON:g}, n = {N:,}, {trials} trials)\n")
-    print(
-        "| L | "
-        + " | ".join(errors)
-        + " | TreeOUE Consistency / OUE Base (95%) | TreeOUE Consistency / TreeOUE raw (95%) |"
+    title = f"Range MSE by length (d = {D:,}, ε = {EPSILON:g}, n = {N:,}, {trials} trials)"
+    pairs = (
+        ("TreeOUE Consistency", "OUE Base"),
+        ("TreeOUE Consistency", "TreeOUE Base"),
+        ("TreeOLH Consistency", "TreeOUE Consistency"),
     )
-    print("|---" * (len(errors) + 3) + "|")
-    for row, length in enumerate(LENGTHS):
-        ratios = []
-        for reference in ("OUE Base", "TreeOUE Base"):
-            pair = np.vstack([errors[reference][row], errors["TreeOUE Consistency"][row]])
-            found = compare(pair, [reference, "TreeOUE Consistency"], reference=reference, margin=0)
-            ratios.append(f"{found[0].ratio:.3f} ({found[0].low:.3f}–{found[0].high:.3f})")
-        cells = " | ".join(f"{errors[k][row].mean():.2e}" for k in errors)
-        print(f"| {length} | {cells} | {' | '.join(ratios)} |")
-
+    table = _length_table(title, errors, pairs)
     print("\n## TreeOUE with Consistency by branching factor (ranges of 16 to 512)\n")
     middle = [i for i, length in enumerate(LENGTHS) if 16 <= length <= 512]
     print("| B | height | mean range MSE |")
     print("|---|---|---|")
+    branchings = []
     for branching in BRANCHINGS:
         values = []
         for trial in range(trials):
@@ -435,16 +465,50 @@ def trees(trials: int) -> None:
         height = TreeLayout(D, branching).height
         spread = np.std(values, ddof=1) / np.sqrt(len(values))
         print(f"| {branching} | {height} | {np.mean(values):.3e} ± {spread:.1e} |")
+        branchings.append(
+            {
+                "branching": branching,
+                "height": height,
+                "mse": float(np.mean(values)),
+                "se": float(spread),
+            }
+        )
 
     print("\n## Nodes a raw range sums (B = 4), averaged over every range of each length\n")
     layout = TreeLayout(D, 4)
     print("| L | fewest nodes (Kulkarni et al., the tool) | two prefixes' difference |")
     print("|---|---|---|")
+    nodes = []
     for length in LENGTHS:
         starts = range(0, D - length + 1)
         tool = np.mean([prefix_nodes(layout, a, a + length) for a in starts])
         fewest = np.mean([fewest_nodes(layout, a, a + length) for a in starts])
         print(f"| {length} | {fewest:.2f} | {tool:.2f} |")
+        nodes.append({"length": length, "fewest": float(fewest), "prefixes": float(tool)})
+
+    print("\n## Single values: the prefix reading's exact variance over the fewest nodes'\n")
+    print("| d | B | ratio (mean, least, most over the values) |")
+    print("|---|---|---|")
+    exact = []
+    for d in (64, 256, 1000):
+        for branching in (2, 4, 8):
+            tree = get_protocol("TreeOUE", epsilon=EPSILON, domain_size=d, branching=branching)
+            uniform, starts = np.full(d, 1 / d), np.arange(d)
+            ratio = tree.prefix_difference_variances(
+                uniform, N, starts, starts + 1
+            ) / tree.range_variances(uniform, N, starts, starts + 1)
+            print(
+                f"| {d} | {branching} | {ratio.mean():.3f} ({ratio.min():.3f}–{ratio.max():.3f}) |"
+            )
+            exact.append(
+                {
+                    "d": d,
+                    "branching": branching,
+                    "mean": float(ratio.mean()),
+                    "least": float(ratio.min()),
+                    "most": float(ratio.max()),
+                }
+            )
 
     print("\n## A trial's seconds (best of 5 × 200)\n")
     rng = np.random.default_rng(0)
@@ -474,6 +538,15 @@ def trees(trials: int) -> None:
     }
     for label, seconds in times.items():
         print(f"| {label} | {seconds * 1e3:.3f} ms | {seconds / times['OUE']:.2f}× |")
+    return {
+        "setting": _SETTING,
+        "trials": trials,
+        "table": table,
+        "branchings": branchings,
+        "nodes": nodes,
+        "single_value_variance": exact,
+        "seconds": times,
+    }
 
 
 if __name__ == "__main__":

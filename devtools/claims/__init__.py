@@ -17,7 +17,18 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from devtools.claims import attacks, defences, methods, papers, ranges
+from devtools.claims import (
+    advice,
+    attacks,
+    defences,
+    intervals,
+    methods,
+    papers,
+    postprocess,
+    range_parts,
+    ranges,
+    top_k,
+)
 from devtools.claims.words import ROOT, results
 
 __all__ = ["CLAIMS", "DOCUMENTS", "SETTING_ELSEWHERE", "main", "results", "stated", "write"]
@@ -29,16 +40,21 @@ DOCUMENTS = (
     *sorted((ROOT / "docs").rglob("*.md")),
 )
 #: The claims whose setting is said elsewhere than in their sentence, and where.
-SETTING_ELSEWHERE: dict[str, str] = {**papers.SETTING_ELSEWHERE}
-_MARKER = re.compile(r"<!-- claim: ([\w.-]+) -->(.*?)<!-- /claim -->", re.S)
+SETTING_ELSEWHERE: dict[str, str] = {**papers.SETTING_ELSEWHERE, **range_parts.SETTING_ELSEWHERE}
+_MARKER = re.compile(r"(?<!`)<!-- claim: ([\w.-]+) -->(.*?)<!-- /claim -->", re.S)
 
 #: Claim name → the function that makes its text, from every module's own registry.
 CLAIMS: dict[str, Callable[[], str]] = {
     **ranges.CLAIMS,
+    **range_parts.CLAIMS,
     **attacks.CLAIMS,
     **defences.CLAIMS,
     **methods.CLAIMS,
     **papers.CLAIMS,
+    **postprocess.CLAIMS,
+    **top_k.CLAIMS,
+    **intervals.CLAIMS,
+    **advice.CLAIMS,
 }
 
 

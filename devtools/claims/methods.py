@@ -2,8 +2,7 @@
 
 Made from ``benchmarks/results/coverage.json`` (``bench_coverage.py``: every method's
 true MSE ratio to Base and how often the paired intervals hold it),
-``benchmarks/results/choose_epsilon.json`` (``bench_choose_epsilon.py --compare``: the
-ε a method needs against Base's) and ``benchmarks/results/learned_prior.json``
+and ``benchmarks/results/learned_prior.json``
 (``bench_learned_prior.py``: Bayes against the MLE over 34 regimes).
 """
 
@@ -138,27 +137,84 @@ def coverage_target() -> str:
     )
 
 
-# --- the ε a method needs (choose_epsilon.json) ----------------------------------------
+# --- Bayes with the learned prior against the MLE (learned_prior.json) -----------------
 
 
-def choose_epsilon_compared() -> str:
-    """The ε the recommended method needs against Base's, and its MSE ratio."""
-    record = results("choose_epsilon")
-    s, a = record["setting"], record["answer"]
-    base = (
-        f"Base's {a['base_epsilon_as_shown']:g} (exact)"
-        if a["base_exact"]
-        else f"Base's {a['base_epsilon_as_shown']:g} ({a['base_epsilon_low']:.3g}–"
-        f"{a['base_epsilon_high']:.3g})"
-    )
+def _regimes() -> list[Row]:
+    return list(results("learned_prior")["regimes"])
+
+
+def _prior_setting() -> str:
+    record = results("learned_prior")
+    regimes = _regimes()
+    ns = sorted({r["n"] for r in regimes})
+    eps = sorted({r["epsilon"] for r in regimes})
+    ds = sorted({r["d"] for r in regimes})
+    protocols = list(dict.fromkeys(r["protocol"] for r in regimes))
+    sizes = " and ".join(f"{d:,}" for d in ds)
     return (
-        f"on {a['protocol']} with the {s['query']} query (Zipf 1.5, d = "
-        f"{int(s['dataset'].split('d=')[1].split(',')[0]):,}, n = {count_words(s['n'])}, "
-        f"target {100 * s['target_rmse']:g} pp, {s['trials']} trials a point) {a['method']} "
-        f"needs ε ≈ {a['epsilon_as_shown']:g} ({a['epsilon_low']:.3g}–{a['epsilon_high']:.3g}) "
-        f"against {base}, {1 / a['mse_ratio_to_base']:.1f}× lower MSE "
-        f"({1 / a['ratio_high']:.1f}–{1 / a['ratio_low']:.1f}×; `{record['command']}`, "
-        f"{record['date']})"
+        f"{len(regimes)} regimes: {', '.join(protocols)}; d = {sizes}, "
+        f"ε = {' and '.join(f'{e:g}' for e in eps)}, n = {count_words(ns[0])} to "
+        f"{count_words(ns[-1])}; {record['runs']} collections a regime, "
+        f"{record['small_runs']} where n ≤ 10⁴; `{record['command']}`, {record['date']}"
+    )
+
+
+def learned_prior_table() -> str:
+    """Every regime: the paired MSE ratio, coverage, α, prior pull, time and flags."""
+    lines = [
+        "| protocol | ε | n | d | collections | Bayes/MLE MSE [95% interval] | | frequent / rare "
+        "covered (credible) | (as shown) | α (median) | prior pull | s (median) | not "
+        "converged | flagged |",
+        "|---|---:|---:|---:|---:|---|---|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in _regimes():
+        lines.append(
+            f"| {r['protocol']} | {r['epsilon']:g} | {r['n']:,} | {r['d']:,} | "
+            f"{r['collections']} | {r['ratio']:.3f} [{r['low']:.3f}, {r['high']:.3f}] | "
+            f"{r['outcome']} | {100 * r['raw'][0]:.1f} / {100 * r['raw'][1]:.1f} | "
+            f"{100 * r['shown'][0]:.1f} / {100 * r['shown'][1]:.1f} | {r['alpha']:.3f} | "
+            f"{r['pull']:.2f} | {r['seconds']:.2f} | {r['unconverged']} | {r['flagged']} |"
+        )
+    return "\n\n" + "\n".join(lines) + "\n\n"
+
+
+def learned_prior_mse() -> str:
+    """Where Bayes's MSE is below the MLE's, level with it, or above it."""
+    regimes = _regimes()
+    lower = [r for r in regimes if r["high"] < 1]
+    higher = [r for r in regimes if r["low"] > 1]
+    level = len(regimes) - len(lower) - len(higher)
+    words = (
+        f"Bayes's MSE is below the MLE's in {len(lower)} of {len(regimes)} regimes "
+        f"({span([r['ratio'] for r in lower], 2)}× it), level with it in {level}"
+    )
+    if higher:
+        words += (
+            f" and above it in {len(higher)} (by at most "
+            f"{100 * (max(r['ratio'] for r in higher) - 1):.1f}%: "
+            + ", ".join(
+                f"{r['protocol']} ε = {r['epsilon']:g}, n = {count_words(r['n'])}" for r in higher
+            )
+            + ")"
+        )
+    return words + f" (paired 95% intervals; {_prior_setting()})"
+
+
+def learned_prior_coverage() -> str:
+    """How often the intervals held the truth, where the note flags the prior and not."""
+    regimes = _regimes()
+    flagged = [r for r in regimes if r["flagged"] > r["collections"] / 2]
+    quiet = [r for r in regimes if r["flagged"] <= r["collections"] / 2]
+
+    def rates(rows: list[Row], which: int) -> str:
+        return span([100 * r["raw"][which] for r in rows], 3) + "%"
+
+    return (
+        f"the 95% credible intervals held frequent values {rates(flagged, 0)} of the time in "
+        f"the {len(flagged)} regimes where the note that the prior shapes the answer shows "
+        f"in most collections, and {rates(quiet, 0)} in the other {len(quiet)}; rare values "
+        f"{rates(regimes, 1)} ({_prior_setting()})"
     )
 
 
@@ -169,5 +225,7 @@ CLAIMS: dict[str, Callable[[], str]] = {
     "coverage.short-blocks": coverage_short_blocks,
     "coverage.finding": coverage_finding,
     "coverage.target": coverage_target,
-    "choose-epsilon.compared": choose_epsilon_compared,
+    "learned-prior.table": learned_prior_table,
+    "learned-prior.mse": learned_prior_mse,
+    "learned-prior.coverage": learned_prior_coverage,
 }

@@ -1,0 +1,122 @@
+"""Choose ε's answers measured: the ε a method needs, and the consistent option's ε.
+
+Made from ``benchmarks/results/choose_epsilon.json`` (``bench_choose_epsilon.py
+--compare``: the ε a method needs against Base's, where post-processing helps) and
+``benchmarks/results/option_epsilon.json`` (``bench_option_epsilon.py``: the option's ε,
+pooled and answer by answer, against a reference from many trials).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from devtools.claims.words import count_words, results, span
+
+Row = dict[str, Any]
+
+
+def choose_epsilon_compared() -> str:
+    """The ε the recommended method needs against Base's, and its MSE ratio."""
+    record = results("choose_epsilon")
+    s, a = record["setting"], record["answer"]
+    base = (
+        f"Base's {a['base_epsilon_as_shown']:g} (exact)"
+        if a["base_exact"]
+        else f"Base's {a['base_epsilon_as_shown']:g} ({a['base_epsilon_low']:.3g}–"
+        f"{a['base_epsilon_high']:.3g})"
+    )
+    return (
+        f"on {a['protocol']} with the {s['query']} query (Zipf 1.5, d = "
+        f"{int(s['dataset'].split('d=')[1].split(',')[0]):,}, n = {count_words(s['n'])}, "
+        f"target {100 * s['target_rmse']:g} pp, {s['trials']} trials a point) {a['method']} "
+        f"needs ε ≈ {a['epsilon_as_shown']:g} ({a['epsilon_low']:.3g}–{a['epsilon_high']:.3g}) "
+        f"against {base}, {1 / a['mse_ratio_to_base']:.1f}× lower MSE "
+        f"({1 / a['ratio_high']:.1f}–{1 / a['ratio_low']:.1f}×; `{record['command']}`, "
+        f"{record['date']})"
+    )
+
+
+def _options() -> list[Row]:
+    return [w for w in results("option_epsilon")["workloads"] if w["method"] is not None]
+
+
+def _option_setting() -> str:
+    record = results("option_epsilon")
+    return (
+        f"the bundled countries (d = 248) and emoji (d = 1,573) data, n = "
+        f"{count_words(record['users'])}, ε ≈ the ε each row prints; {record['trials']:,}-trial "
+        f"references; `{record['command']}`, {record['date']}"
+    )
+
+
+def _share(found: Row | None) -> str:
+    if found is None:
+        return "—"
+    return f"{100 * found['share']:.1f}% ({100 * found['low']:.1f}–{100 * found['high']:.1f})"
+
+
+def option_table() -> str:
+    """Per workload: the option's ε now and before, the reference, and what it meets."""
+    trials = results("option_epsilon")["trials"]
+    lines = [
+        "| workload | target | option | ε: pooled (now), 95% interval | ε: answer by answer "
+        f"(before) | ε: {trials:,}-trial reference | now / reference | before / reference | "
+        "measured at the printed ε | measured at the interval's upper end |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for w in results("option_epsilon")["workloads"]:
+        if w["method"] is None:
+            lines.append(
+                f"| {w['workload']} | ±{100 * w['target']:g} pp | — | no option | | | | | | |"
+            )
+            continue
+        interval = (
+            f" ({w['low']:.3g}–{w['high']:.3g})"
+            if w["low"] is not None and w["high"] is not None
+            else ""
+        )
+        lines.append(
+            f"| {w['workload']} | ±{100 * w['target']:g} pp | {w['method']} | "
+            f"{w['printed']:g}{interval} | {w['before']:.3g} ({w['before_method']}) | "
+            f"{w['reference']:.3g} | {w['epsilon'] / w['reference']:.2f} | "
+            f"{w['before'] / w['reference']:.2f} | {_share(w['at_printed'])} | "
+            f"{_share(w['at_upper'])} |"
+        )
+    return "\n\n" + "\n".join(lines) + "\n\n"
+
+
+def option_against_reference() -> str:
+    """The option's ε over the reference, before and now; what the printed ε meets."""
+    rows = _options()
+    with_interval = [w for w in rows if w["low"] is not None and w["high"] is not None]
+    held = sum(w["low"] <= w["reference"] <= w["high"] for w in with_interval)
+    upper = [100 * w["at_upper"]["share"] for w in with_interval if w["at_upper"]]
+    printed = [100 * w["at_printed"]["share"] for w in rows if w["at_printed"]]
+    return (
+        f"before, {span([w['before'] / w['reference'] for w in rows], 3)}× the ε needed; now "
+        f"{span([w['epsilon'] / w['reference'] for w in rows], 3)}×. The interval holds the "
+        f"reference in {held} of the {len(with_interval)} rows that have one, and its upper end "
+        f"meets the target in {span(upper, 3)}% of trials; at the printed ε, "
+        f"{span(printed, 3)}% ({_option_setting()})"
+    )
+
+
+def option_short() -> str:
+    """The option's ε over the reference, before and now, in a clause."""
+    rows = _options()
+    before = span([w["before"] / w["reference"] for w in rows], 3)
+    now = span([w["epsilon"] / w["reference"] for w in rows], 3)
+    return (
+        f"answer by answer it came out {before}× the ε the reference needs, pooled {now}× "
+        f"({_option_setting()})"
+    )
+
+
+#: Claim name → the function that makes its text.
+CLAIMS: dict[str, Callable[[], str]] = {
+    "choose-epsilon.compared": choose_epsilon_compared,
+    "option-epsilon.table": option_table,
+    "option-epsilon.against-reference": option_against_reference,
+    "option-epsilon.short": option_short,
+}
