@@ -22,6 +22,7 @@ from devtools.claims import (
     attacks,
     defences,
     intervals,
+    lesson,
     methods,
     papers,
     postprocess,
@@ -55,6 +56,7 @@ CLAIMS: dict[str, Callable[[], str]] = {
     **top_k.CLAIMS,
     **intervals.CLAIMS,
     **advice.CLAIMS,
+    **lesson.CLAIMS,
 }
 
 
