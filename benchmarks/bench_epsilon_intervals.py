@@ -21,7 +21,8 @@ method only when it recommends that method over Base; those are the intervals me
 per search, grouped by the method recommended.
 
 Coverage is the share of searches whose interval holds the true crossing, with a 95%
-Wilson interval for that share.
+Wilson interval for that share. Stored in ``benchmarks/results/epsilon_intervals.json``,
+from which the docs' table and sentence are made (``devtools/claims``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import time
 from collections import defaultdict
 
 import numpy as np
+from _common import store
 
 from ldpcore.advice import choose_epsilon
 from ldpcore.advice.epsilon_search import _crossing
@@ -102,6 +104,7 @@ def main() -> None:
     args = parser.parse_args()
     print("| workload | method | searches | coverage | 95% interval | median width (ε) |")
     print("| --- | --- | ---: | ---: | --- | ---: |")
+    rows: list[dict[str, object]] = []
     for dataset, protocol, query, target in WORKLOADS:
         started = time.perf_counter()
         config = ExperimentConfig(
@@ -137,6 +140,7 @@ def main() -> None:
         label = f"{dataset}/{protocol} {query}, target {100 * target:g} pp"
         if "Base" in exact:
             print(f"| {label} | Base | {args.repeats} | exact (Eq. 3): no interval | | 0 |")
+            rows.append({"workload": label, "query": query, "method": "Base", "exact": True})
         for method, pairs in sorted(stated.items(), key=lambda item: -len(item[1])):
             true = truth[method]
             hits = sum(low <= true <= high for low, high in pairs)
@@ -147,7 +151,24 @@ def main() -> None:
                 f"| {label} | {method} | {len(pairs)} | {hits / len(pairs):.1%} | "
                 f"{share_low:.1%}–{share_high:.1%} | {width} |"
             )
+            rows.append(
+                {
+                    "workload": label,
+                    "query": query,
+                    "method": method,
+                    "exact": False,
+                    "searches": len(pairs),
+                    "covered": hits,
+                    "low": share_low,
+                    "high": share_high,
+                    "median_width": float(np.median(widths)) if widths else None,
+                }
+            )
         print(f"<!-- {dataset}: {time.perf_counter() - started:.0f} s -->", flush=True)
+    store(
+        "epsilon_intervals",
+        {"repeats": args.repeats, "truth_trials": args.truth_trials, "users": 10**6, "rows": rows},
+    )
 
 
 if __name__ == "__main__":

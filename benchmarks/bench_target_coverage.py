@@ -18,7 +18,9 @@ each with a 95% Wilson interval over the trials.
 
 The search's margin models each answer's error as normal with its measured bias and
 variance (:mod:`ldpcore.advice.targets`); this measures whether the promise holds for
-the methods that are not normal (clamped at zero).
+the methods that are not normal (clamped at zero). Stored in
+``benchmarks/results/target_coverage.json``, from which the docs' table and sentences
+are made (``devtools/claims``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import math
 import time
 
 import numpy as np
+from _common import store
 
 from ldpcore.advice import choose_epsilon
 from ldpcore.advice.targets import AccuracyTarget
@@ -68,6 +71,7 @@ def main() -> None:
         "averaged over the values | search s |"
     )
     print("|---|---|---|---|---|---|---|")
+    rows: list[dict[str, object]] = []
     for dataset, n, protocol, query, size in WORKLOADS:
         for kind in ("each", "all"):
             config = ExperimentConfig(
@@ -86,6 +90,7 @@ def main() -> None:
             workload = f"{dataset}, {protocol}, {query}, n = {n:,}"
             if answer.epsilon is None:
                 print(f"| {workload} | {kind} ±{100 * size:g} pp | — | not met | | | |")
+                rows.append({"workload": workload, "kind": kind, "size": size, "method": None})
                 continue
             claims = [(answer.method, answer.epsilon)]
             option = answer.consistent_option
@@ -118,6 +123,24 @@ def main() -> None:
                     f"{seconds:.1f} |",
                     flush=True,
                 )
+                rows.append(
+                    {
+                        "workload": workload,
+                        "query": query,
+                        "kind": kind,
+                        "size": size,
+                        "method": method,
+                        "option": method.endswith("(the option)"),
+                        "base_exact": bool(answer.base_exact) and method == "Base",
+                        "printed": printed,
+                        "share": share,
+                        "low": low,
+                        "high": high,
+                        "averaged": float(inside.mean()) if kind == "each" else None,
+                        "search_seconds": seconds,
+                    }
+                )
+    store("target_coverage", {"trials": args.trials, "rows": rows})
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 Made from ``benchmarks/results/choose_epsilon.json`` (``bench_choose_epsilon.py
 --compare``: the ε a method needs against Base's, where post-processing helps) and
 ``benchmarks/results/option_epsilon.json`` (``bench_option_epsilon.py``: the option's ε,
-pooled and answer by answer, against a reference from many trials).
+pooled and answer by answer, against a reference from many trials) and
+``benchmarks/results/target_coverage.json`` (``bench_target_coverage.py``: whether the ε
+printed meets "within ±x, 95% of the time" on fresh trials).
 """
 
 from __future__ import annotations
@@ -113,10 +115,81 @@ def option_short() -> str:
     )
 
 
+# --- whether the printed ε meets the target (target_coverage.json) -------------------
+
+
+def _targets() -> list[Row]:
+    return [r for r in results("target_coverage")["rows"] if r["method"] is not None]
+
+
+def _pct(r: Row) -> str:
+    return f"{100 * r['share']:.1f}% ({100 * r['low']:.1f}–{100 * r['high']:.1f})"
+
+
+def target_table() -> str:
+    """Per workload, target and method: the share of fresh trials within ±x."""
+    lines = [
+        "| workload | target | method | ε printed | measured: within ±x | averaged over the "
+        "values |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in results("target_coverage")["rows"]:
+        if r["method"] is None:
+            lines.append(
+                f"| {r['workload']} | {r['kind']} ±{100 * r['size']:g} pp | — | not met | | |"
+            )
+            continue
+        averaged = "—" if r["averaged"] is None else f"{100 * r['averaged']:.1f}%"
+        lines.append(
+            f"| {r['workload']} | {r['kind']} ±{100 * r['size']:g} pp | {r['method']} | "
+            f"{r['printed']:g} | {_pct(r)} | {averaged} |"
+        )
+    return "\n\n" + "\n".join(lines) + "\n\n"
+
+
+def _target_setting() -> str:
+    record = results("target_coverage")
+    return (
+        f"n = 10⁵ and 10⁶, d = 248 to 1,573, ε ≈ each answer's printed one; "
+        f"{record['trials']:,} fresh trials each; `{record['command']}`, {record['date']}"
+    )
+
+
+def target_base() -> str:
+    """Base's printed ε against the target: exact and simulated."""
+    base = [r for r in _targets() if r["method"] == "Base"]
+    exact = [100 * r["share"] for r in base if r["base_exact"]]
+    simulated = [100 * r["share"] for r in base if not r["base_exact"]]
+    words = f"Base meets the target as printed in {span(exact, 3)}% of trials where its ε is exact"
+    if simulated:
+        words += f" and {span(simulated, 3)}% where it is simulated"
+    return words + f" ({_target_setting()})"
+
+
+def target_option() -> str:
+    """The option's ε at its point against the target, and the rows below 95%."""
+    options = [r for r in _targets() if r["option"]]
+    short = [r for r in options if r["high"] < 0.95]
+    words = (
+        f"the option at its point meets it in {span([100 * r['share'] for r in options], 3)}% "
+        f"of trials over {len(options)} rows"
+    )
+    if short:
+        words += "; below 95% beyond its interval in " + "; ".join(
+            f"{r['workload']}, {r['kind']} ±{100 * r['size']:g} pp: {_pct(r)} at ε = "
+            f"{r['printed']:g}"
+            for r in short
+        )
+    return words + f" ({_target_setting()})"
+
+
 #: Claim name → the function that makes its text.
 CLAIMS: dict[str, Callable[[], str]] = {
     "choose-epsilon.compared": choose_epsilon_compared,
     "option-epsilon.table": option_table,
     "option-epsilon.against-reference": option_against_reference,
     "option-epsilon.short": option_short,
+    "target-coverage.table": target_table,
+    "target-coverage.base": target_base,
+    "target-coverage.option": target_option,
 }

@@ -1,9 +1,12 @@
-"""The per-value intervals: how often each method's interval holds the true frequency.
+"""The intervals the tool shows, measured: how often each holds what it claims to.
 
 Made from ``benchmarks/results/value_coverage.json`` (``bench_coverage.py --values``: the
 intervals of :func:`ldpcore.postprocess.intervals.frequency_intervals` on Zipf 1.5, d = 64,
-over seeded collections per regime, for the frequent (top 10%) and rare (bottom half)
-values).
+for the frequent (top 10%) and rare (bottom half) values),
+``benchmarks/results/class_intervals.json`` (``bench_class_intervals.py``: the Class
+page's exact intervals at class sizes, against the score interval it showed before, and
+Bayes's credible interval) and ``benchmarks/results/epsilon_intervals.json``
+(``bench_epsilon_intervals.py``: Choose ε's interval for the smallest ε).
 """
 
 from __future__ import annotations
@@ -90,8 +93,118 @@ def value_shortfall() -> str:
     )
 
 
+# --- the Class page's intervals (class_intervals.json) ---------------------------------
+
+
+def class_table() -> str:
+    """The worst cell of each protocol and class size: exact per option, all at once, score."""
+    lines = [
+        "| protocol | n | per option, worst | all options at once, worst | before: score, worst |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for r in results("class_intervals")["rows"]:
+        lines.append(
+            f"| {r['protocol']} | {r['n']} | {100 * r['per_option']:.1f}% | "
+            f"{100 * r['all_at_once']:.1f}% | {100 * r['score']:.1f}% |"
+        )
+    return "\n\n" + "\n".join(lines) + "\n\n"
+
+
+def class_finding() -> str:
+    """The exact intervals' lowest cell against the score interval's."""
+    record = results("class_intervals")
+    rows = record["rows"]
+    lowest = min(rows, key=lambda r: r["all_at_once"])
+    score = min(rows, key=lambda r: r["score"])
+    classes = record["classes"]
+    se = math.sqrt(0.95 * 0.05 / classes)
+    ones = record["ones"]
+    return (
+        f"the exact intervals' lowest cell, all options at once, is "
+        f"{100 * lowest['all_at_once']:.1f}% ({lowest['protocol']}, n = {lowest['n']}; "
+        f"{(0.95 - lowest['all_at_once']) / se:.1f} standard errors of one cell below 95%, "
+        f"the lowest of {record['cells_per_row']} cells in its row), and the score interval "
+        f"fell as low as {100 * score['score']:.1f}% ({score['protocol']}, n = {score['n']}). "
+        f"At n = 1 the reported option's interval includes 0 in {ones['reported_holds_zero']} "
+        f"of {ones['cells']} cells (d = 2 to 10, ε = 0.5 to 4, n = 1 to 60, {classes} "
+        f"seeded classes a cell; `{record['command']}`, {record['date']})"
+    )
+
+
+def class_bayes_table() -> str:
+    """Bayes's credible interval for the most popular option, by prior and widened."""
+    record = results("class_intervals")
+    lines = [
+        "| cell | Jeffreys' credible interval | uniform prior's | as Bayes shows it now |",
+        "|---|---:|---:|---:|",
+    ]
+    for r in record["bayes"]:
+        lines.append(
+            f"| {r['cell']} | {100 * r['jeffreys']:.0f}% | {100 * r['uniform']:.0f}% | "
+            f"{100 * r['widened']:.0f}% |"
+        )
+    return f"\n\n{record['bayes_classes']} seeded classes a cell:\n\n" + "\n".join(lines) + "\n\n"
+
+
+# --- Choose ε's interval for the smallest ε (epsilon_intervals.json) -------------------
+
+
+def epsilon_table() -> str:
+    """Per workload and recommended method: how often the stated interval held the truth."""
+    lines = [
+        "| workload | method | searches | coverage | 95% interval | median width (ε) |",
+        "| --- | --- | ---: | ---: | --- | ---: |",
+    ]
+    record = results("epsilon_intervals")
+    for r in record["rows"]:
+        if r["exact"]:
+            lines.append(
+                f"| {r['workload']} | {r['method']} | {record['repeats']} | exact (Eq. 3): no "
+                "interval | | 0 |"
+            )
+            continue
+        width = "—" if r["median_width"] is None else f"{r['median_width']:.3g}"
+        lines.append(
+            f"| {r['workload']} | {r['method']} | {r['searches']} | "
+            f"{100 * r['covered'] / r['searches']:.1f}% | {100 * r['low']:.1f}%–"
+            f"{100 * r['high']:.1f}% | {width} |"
+        )
+    return "\n\n" + "\n".join(lines) + "\n\n"
+
+
+def epsilon_finding() -> str:
+    """Where the stated ε interval covers as it says, and where it falls short."""
+    record = results("epsilon_intervals")
+    rows = [r for r in record["rows"] if not r["exact"] and r["searches"] >= 20]
+    short = [r for r in rows if r["high"] < 0.95]
+    fine = [r for r in rows if r["high"] >= 0.95]
+    words = (
+        f"where the page states an interval on at least 20 searches it covers "
+        f"{span([100 * r['covered'] / r['searches'] for r in fine], 3)}% of the time, the "
+        f"95% Wilson interval of each holding 95%"
+        if fine
+        else "no stated interval's coverage holds 95% in its Wilson interval"
+    )
+    if short:
+        words += "; it falls short for " + "; ".join(
+            f"{r['method']} on {r['workload']}, recommended in {r['searches']} of "
+            f"{record['repeats']} searches: {100 * r['covered'] / r['searches']:.0f}% "
+            f"({100 * r['low']:.0f}–{100 * r['high']:.0f}%)"
+            for r in short
+        )
+    return (
+        words + f" (n = {count_words(record['users'])}, d = 248 to 1,573, ε ≈ each answer's; "
+        f"`{record['command']}`, {record['date']})"
+    )
+
+
 #: Claim name → the function that makes its text.
 CLAIMS: dict[str, Callable[[], str]] = {
     "value-coverage.table": value_table,
     "value-coverage.shortfall": value_shortfall,
+    "class-intervals.table": class_table,
+    "class-intervals.finding": class_finding,
+    "class-intervals.bayes": class_bayes_table,
+    "epsilon-intervals.table": epsilon_table,
+    "epsilon-intervals.finding": epsilon_finding,
 }
