@@ -300,8 +300,12 @@ class Hierarchy(Composite, FrequencyOracle):
         if consistent:
             fitted = consistent_levels(self.layout, levels, self.part_variances(parts))
             return fitted[-1][: self.domain_size]
-        values = np.arange(self.domain_size)
-        return self.layout.read_ranges(levels, values, values + 1)
+        # Every value's fewest nodes are its leaf but the last's, whose range ends at d and
+        # may take a larger node over the empty leaves past it: read that one alone.
+        last = self.domain_size - 1
+        answer = np.array(np.asarray(levels[-1], dtype=np.float64)[..., : self.domain_size])
+        answer[..., last] = self.layout.read_ranges(levels, [last], [last + 1])[..., 0]
+        return answer
 
     def read_ranges(
         self,
