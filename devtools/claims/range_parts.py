@@ -175,17 +175,24 @@ def trees_single_values() -> str:
     )
 
 
+def _against_flat(name: str, entries: dict[str, str], how: str) -> str:
+    """Each timed entry's milliseconds and ratio to flat OUE's trial, from one stored run."""
+    seconds = results(name)["seconds"]
+    flat = seconds["OUE"]
+    timed = "; ".join(
+        f"{label} {1e3 * seconds[key]:.3g} ms ({seconds[key] / flat:.3g}×)"
+        for key, label in entries.items()
+    )
+    return (
+        f"flat OUE {1e3 * flat:.3g} ms; {timed} ({how} at {_setting(name)}, "
+        f"{results(name)['date']})"
+    )
+
+
 def trees_speed() -> str:
     """A tree's trial against a flat OUE trial."""
-    seconds = results("range_trees")["seconds"]
-    flat = seconds["OUE"]
-    return (
-        f"flat OUE {1e3 * flat:.3f} ms; TreeOUE raw {1e3 * seconds['TreeOUE raw']:.3f} ms "
-        f"({seconds['TreeOUE raw'] / flat:.2f}×); with the consistency step "
-        f"{1e3 * seconds['TreeOUE + Consistency']:.3f} ms "
-        f"({seconds['TreeOUE + Consistency'] / flat:.2f}×) (best of 5 × 200 at "
-        f"{_setting('range_trees')}, {results('range_trees')['date']})"
-    )
+    entries = {"TreeOUE raw": "TreeOUE raw", "TreeOUE + Consistency": "with the consistency step"}
+    return _against_flat("range_trees", entries, "best of 5 × 200")
 
 
 # --- the Square Wave (range_wave.json) ------------------------------------------------
@@ -252,14 +259,8 @@ def wave_em() -> str:
 
 def wave_speed() -> str:
     """SW's trial against flat OUE's."""
-    seconds = results("range_wave")["seconds"]
-    flat = seconds["OUE"]
-    return (
-        f"flat OUE {1e3 * flat:.2f} ms; SW's trial (draw and Base) "
-        f"{1e3 * seconds['SW, Base']:.1f} ms ({seconds['SW, Base'] / flat:.0f}×), with EMS "
-        f"{1e3 * seconds['SW with EMS']:.0f} ms (best of 3 × 5 at {_setting('range_wave')}, "
-        f"{results('range_wave')['date']})"
-    )
+    entries = {"SW, Base": "SW's trial (draw and Base)", "SW with EMS": "with EMS"}
+    return _against_flat("range_wave", entries, "best of 3 × 5")
 
 
 # --- the Haar wavelet (range_haar.json) and OLH's hash (range_hash.json) ---------------
@@ -302,12 +303,8 @@ def haar_level() -> str:
 
 def haar_speed() -> str:
     """HaarHRR's trial against flat OUE's."""
-    seconds = results("range_haar")["seconds"]
-    return (
-        f"a trial (draw and estimate) {1e3 * seconds['HaarHRR']:.1f} ms against flat OUE's "
-        f"{1e3 * seconds['OUE']:.2f} ms ({seconds['HaarHRR'] / seconds['OUE']:.0f}×; best of "
-        f"5 × 200 at {_setting('range_haar')}, {results('range_haar')['date']})"
-    )
+    entries = {"HaarHRR": "HaarHRR's trial (draw and estimate)"}
+    return _against_flat("range_haar", entries, "best of 5 × 200")
 
 
 def hash_variance() -> str:
