@@ -77,11 +77,13 @@ def print_value_coverage(runs: int) -> None:
 
 
 def print_credible_coverage(runs: int) -> None:
-    """The credible-interval table of benchmarks/README.md."""
+    """The credible-interval table of benchmarks/README.md, stored in
+    ``benchmarks/results/credible_coverage.json``."""
     print(f"\n### Bayes's credible intervals, Jeffreys' prior, Zipf(1.5) d = 64, {runs} runs")
     print("\nCells: frequent (top 10%) / rare (bottom half) values covered.\n")
     print("| protocol | ε | n | 90% | 95% | prior pull (median) |")
     print("|---|---:|---:|---|---|---:|")
+    rows = []
     for protocol in ("GRR", "OLH", "OUE", "SS", "HR"):
         for epsilon in (0.5, 2.0):
             for n in (100, 10_000, 1_000_000):
@@ -91,6 +93,16 @@ def print_credible_coverage(runs: int) -> None:
                     for level in (0.9, 0.95)
                 )
                 print(f"| {protocol} | {epsilon:g} | {n:,} | {cells} | {pull:.2f} |", flush=True)
+                rows.append(
+                    {
+                        "protocol": protocol,
+                        "epsilon": epsilon,
+                        "n": n,
+                        "covered": {str(level): list(found[level]) for level in (0.9, 0.95)},
+                        "pull": float(pull),
+                    }
+                )
+    store("credible_coverage", {"runs": runs, "d": 64, "data": "zipf s=1.5", "rows": rows})
 
 
 def main(argv: Sequence[str] | None = None) -> None:

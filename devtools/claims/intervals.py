@@ -5,8 +5,10 @@ intervals of :func:`ldpcore.postprocess.intervals.frequency_intervals` on Zipf 1
 for the frequent (top 10%) and rare (bottom half) values),
 ``benchmarks/results/class_intervals.json`` (``bench_class_intervals.py``: the Class
 page's exact intervals at class sizes, against the score interval it showed before, and
-Bayes's credible interval) and ``benchmarks/results/epsilon_intervals.json``
-(``bench_epsilon_intervals.py``: Choose ε's interval for the smallest ε).
+Bayes's credible interval), ``benchmarks/results/epsilon_intervals.json``
+(``bench_epsilon_intervals.py``: Choose ε's interval for the smallest ε) and
+``benchmarks/results/credible_coverage.json`` (``bench_coverage.py --credible``: Bayes's
+credible intervals under Jeffreys' prior, and how far the prior pulled).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from devtools.claims.words import count_words, results, span
+from ldpcore.postprocess.posterior import PRIOR_PULL_WARNING
 
 Row = dict[str, Any]
 GROUPS = ("frequent", "rare")
@@ -198,6 +201,53 @@ def epsilon_finding() -> str:
     )
 
 
+# --- Bayes's credible intervals (credible_coverage.json) -------------------------------
+
+
+def credible_table() -> str:
+    """Each regime: frequent / rare values covered at 90% and 95%, and the prior's pull."""
+    lines = [
+        "| protocol | ε | n | 90% | 95% | prior pull (median) |",
+        "|---|---:|---:|---|---|---:|",
+    ]
+    for r in results("credible_coverage")["rows"]:
+        cells = " | ".join(
+            f"{100 * pair[0]:.1f} / {100 * pair[1]:.1f}" for pair in r["covered"].values()
+        )
+        lines.append(
+            f"| {r['protocol']} | {r['epsilon']:g} | {r['n']:,} | {cells} | {r['pull']:.2f} |"
+        )
+    return "\n\n" + "\n".join(lines) + "\n\n"
+
+
+def credible_finding() -> str:
+    """Coverage where the reports decide (pull at most the warning's threshold) and not."""
+    record = results("credible_coverage")
+    rows = record["rows"]
+    decide = [r for r in rows if r["pull"] <= PRIOR_PULL_WARNING]
+    pulled = [r for r in rows if r["pull"] > PRIOR_PULL_WARNING]
+
+    def held(group: list[Row], level: str, which: int) -> str:
+        return span([100 * r["covered"][level][which] for r in group], 2) + "%"
+
+    words = (
+        f"where the reports decide (median pull ≤ {PRIOR_PULL_WARNING:g}, {len(decide)} "
+        f"regimes) the 95% intervals held the truth {held(decide, '0.95', 0)} of the time for "
+        f"frequent values and {held(decide, '0.95', 1)} for rare ones; the 90% ones "
+        f"{held(decide, '0.9', 0)} and {held(decide, '0.9', 1)}"
+    )
+    if pulled:
+        words += (
+            f". Where the prior pulls harder ({len(pulled)} regimes) the 95% intervals of "
+            f"frequent values covered {held(pulled, '0.95', 0)}"
+        )
+    return words + (
+        f" (Jeffreys' prior; Zipf s = {record['data'].split('=')[1]}, d = {record['d']}, "
+        f"ε = 0.5 and 2, n = 10² to 10⁶, {record['runs']} collections a regime; "
+        f"`{record['command']}`, {record['date']})"
+    )
+
+
 #: Claim name → the function that makes its text.
 CLAIMS: dict[str, Callable[[], str]] = {
     "value-coverage.table": value_table,
@@ -207,4 +257,6 @@ CLAIMS: dict[str, Callable[[], str]] = {
     "class-intervals.bayes": class_bayes_table,
     "epsilon-intervals.table": epsilon_table,
     "epsilon-intervals.finding": epsilon_finding,
+    "credible-coverage.table": credible_table,
+    "credible-coverage.finding": credible_finding,
 }

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from devtools.claims.words import count_words, results, signed, span
+from devtools.claims.words import count_words, number, results, signed, span
 
 Row = dict[str, Any]
 
@@ -61,7 +61,7 @@ def length_table(table: Row) -> str:
     for at, length in enumerate(table["lengths"]):
         cells = [f"{values[at]:.2e}" for values in table["mse"].values()]
         cells += [
-            f"{r['ratio']:.3g} ({r['low']:.3g}–{r['high']:.3g})"
+            f"{number(r['ratio'], 3)} ({number(r['low'], 3)}–{number(r['high'], 3)})"
             for r in (_ratio(table, e, ref, length) for e, ref in pairs)
         ]
         lines.append(f"| {length:,} | " + " | ".join(cells) + " |")

@@ -46,9 +46,9 @@ def length_range(values: Iterable[float]) -> str:
 
 def number(value: float, digits: int = 2) -> str:
     """A ratio or share as people write it: 0.0021, 0.96, 3.1, 190, 4,300."""
-    if abs(value) >= 10**digits:
-        return f"{value:,.0f}"
-    return f"{value:.{digits}g}"
+    text = f"{value:.{digits}g}"
+    # Rounding up to the next power of ten (99.96 to two figures) is written out.
+    return f"{value:,.0f}" if abs(value) >= 10**digits or "e+" in text else text
 
 
 def span(values: Sequence[float], digits: int = 2) -> str:

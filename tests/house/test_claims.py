@@ -134,3 +134,13 @@ def test_a_table_claim_stands_apart_from_the_text_after_it() -> None:
             assert match.group(2) in ("", "\n") or match.group(1) == "", (
                 f"{path}: put a blank line after the table claim ending at {match.start()}"
             )
+
+
+def test_the_coverage_a_page_quotes_is_the_stored_runs() -> None:
+    """The note beside a prior-shaped answer quotes how often such intervals covered: the
+    span over the stored run's regimes where the note shows, to two digits."""
+    from ldpcore.present.run_sentences import FLAGGED_FREQUENT_COVERAGE  # noqa: PLC0415
+
+    regimes = claims.results("learned_prior")["regimes"]
+    flagged = [r["raw"][0] for r in regimes if r["flagged"] > r["collections"] / 2]
+    assert (round(min(flagged), 2), round(max(flagged), 2)) == FLAGGED_FREQUENT_COVERAGE
