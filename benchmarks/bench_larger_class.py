@@ -12,16 +12,21 @@ and read them as the page does; it named a leader in most such rooms, often the 
 one, because the estimate it started from was mostly noise. The new panel names none.
 
     .venv/bin/python benchmarks/bench_larger_class.py [--rooms 400] [--size 24] [--lead 0.1]
+
+Stored in ``benchmarks/results/larger_class.json``, from which the docs' table and
+sentence are made (``devtools/claims``).
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import numpy as np
+from _common import store
 
 from ldpcore.data.datasets import round_to_total
-from ldpcore.live.outlook import LARGER_CLASS, larger_class_outlook, led_class
+from ldpcore.live.outlook import LARGER_CLASS, LEADS, larger_class_outlook, led_class
 from ldpcore.live.reports import poll_protocol
 from ldpcore.postprocess import get_method
 from ldpcore.postprocess.intervals import frequency_intervals
@@ -36,19 +41,28 @@ def _named(oracle, base: np.ndarray, n: int) -> int | None:  # type: ignore[no-u
     return top if np.all(high[others] < low[top]) else None
 
 
+def _wilson_bounds(k: int, n: int) -> tuple[float, float]:
+    """The 95% Wilson interval of k successes in n."""
+    if n == 0:
+        return float("nan"), float("nan")
+    z, p = 1.959964, k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    spread = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return float(centre - spread), float(centre + spread)
+
+
 def _wilson(k: int, n: int) -> str:
     """The 95% Wilson interval of k successes in n, in percent."""
     if n == 0:
         return "—"
-    z, p = 1.959964, k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    spread = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return f"{100 * (centre - spread):.0f}–{100 * (centre + spread):.0f}%"
+    low, high = _wilson_bounds(k, n)
+    return f"{100 * low:.0f}–{100 * high:.0f}%"
 
 
-def part_one() -> None:
+def part_one() -> list[dict[str, Any]]:
     print("| protocol | ε | ±half-width at 1,000 | named (lead 10 / 20 / 30 / 50 points) | wrong |")
     print("| --- | ---: | ---: | --- | ---: |")
+    rows = []
     for protocol in ("GRR", "OUE", "OLH"):
         for epsilon in (1.0, 2.0):
             larger = larger_class_outlook(protocol, epsilon, 5)
@@ -57,9 +71,19 @@ def part_one() -> None:
                 f"| {protocol} | {epsilon:g} | {larger.half_width * 100:.1f} pp | {named} "
                 f"| {max(larger.named_wrong):.0%} |"
             )
+            rows.append(
+                {
+                    "protocol": protocol,
+                    "epsilon": epsilon,
+                    "half_width": float(larger.half_width),
+                    "named_right": [float(x) for x in larger.named_right],
+                    "named_wrong": float(max(larger.named_wrong)),
+                }
+            )
+    return rows
 
 
-def part_two(rooms: int, size: int, lead: float, options: int = 5) -> None:
+def part_two(rooms: int, size: int, lead: float, options: int = 5) -> list[dict[str, Any]]:
     print()
     print(
         f"| protocol, ε = 1 | rooms that name no leader (of {rooms}) | old panel named one "
@@ -67,6 +91,7 @@ def part_two(rooms: int, size: int, lead: float, options: int = 5) -> None:
     )
     print("| --- | ---: | ---: | ---: | ---: |")
     rng = np.random.default_rng(2026)
+    rows = []
     for protocol in ("GRR", "OUE", "OLH"):
         oracle = poll_protocol(protocol, 1.0, options)
         truth = led_class(options, size, lead)
@@ -90,6 +115,17 @@ def part_two(rooms: int, size: int, lead: float, options: int = 5) -> None:
             f"| {old_right / max(1, old_named):.0%} ({old_right}, "
             f"{_wilson(old_right, old_named)}) | 0% |"
         )
+        rows.append(
+            {
+                "protocol": protocol,
+                "undecided": undecided,
+                "old_named": old_named,
+                "old_named_interval": _wilson_bounds(old_named, undecided),
+                "old_right": old_right,
+                "old_right_interval": _wilson_bounds(old_right, old_named),
+            }
+        )
+    return rows
 
 
 def main() -> None:
@@ -98,8 +134,21 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=24)
     parser.add_argument("--lead", type=float, default=0.1)
     args = parser.parse_args()
-    part_one()
-    part_two(args.rooms, args.size, args.lead)
+    panel = part_one()
+    study = part_two(args.rooms, args.size, args.lead)
+    store(
+        "larger_class",
+        {
+            "options": 5,
+            "larger": 1000,
+            "leads": list(LEADS),
+            "panel": panel,
+            "rooms": args.rooms,
+            "size": args.size,
+            "lead": args.lead,
+            "study": study,
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
-"""What a class of 30 sees at each ε: the noise in Base and Norm-Sub's fix.
+"""The Class page measured: what a class sees at each ε, and the larger-class panel.
 
 Made from ``benchmarks/results/lesson_outlook.json`` (``bench_lesson_outlook.py``: seeded
-classes per preset question, protocol and ε of the Class form), and read at the form's
-own defaults (``ldpcore.live``), so a changed default changes the sentence.
+classes per preset question, protocol and ε of the Class form), read at the form's own
+defaults (``ldpcore.live``), so a changed default changes the sentence; and from
+``benchmarks/results/larger_class.json`` (``bench_larger_class.py``: the panel at 1,000
+students, and the study of the panel it replaced).
 """
 
 from __future__ import annotations
@@ -68,9 +70,54 @@ def outlook_old_default() -> str:
     )
 
 
+def larger_table() -> str:
+    """Per protocol and ε: the half-width at 1,000 and how often a leader is named."""
+    record = results("larger_class")
+    leads = " / ".join(f"{100 * lead:.0f}" for lead in record["leads"])
+    lines = [
+        f"| protocol | ε | ±half-width at {record['larger']:,} | named (lead {leads} points) "
+        "| wrong |",
+        "| --- | ---: | ---: | --- | ---: |",
+    ]
+    for r in record["panel"]:
+        named = " / ".join(f"{100 * share:.0f}%" for share in r["named_right"])
+        lines.append(
+            f"| {r['protocol']} | {r['epsilon']:g} | {100 * r['half_width']:.1f} pp | {named} | "
+            f"{100 * r['named_wrong']:.0f}% |"
+        )
+    return "\n\n" + "\n".join(lines) + "\n\n"
+
+
+def larger_study() -> str:
+    """The panel it replaced: how often it named a leader from a room's noise, and rightly."""
+    record = results("larger_class")
+
+    def share(k: int, total: int, bounds: list[float]) -> str:
+        low, high = 100 * bounds[0], 100 * bounds[1]
+        return f"{100 * k / max(1, total):.0f}% ({k}; 95% Wilson {low:.0f}–{high:.0f}%)"
+
+    named = "; ".join(
+        f"{r['protocol']} {share(r['old_named'], r['undecided'], r['old_named_interval'])}"
+        for r in record["study"]
+    )
+    right = "; ".join(
+        f"{r['protocol']} {share(r['old_right'], r['old_named'], r['old_right_interval'])}"
+        for r in record["study"]
+    )
+    return (
+        f"in {record['rooms']} rooms of {record['size']} students at ε = 1 (d = "
+        f"{record['options']} options, a true leader {100 * record['lead']:.0f} points ahead, "
+        f"n = {record['size']}; rooms whose own reports name no leader), that simulation "
+        f"named a leader in {named} of the rooms, and that leader was the true one in "
+        f"{right} of them (`{record['command']}`, {record['date']})"
+    )
+
+
 #: Claim name → the function that makes its text.
 CLAIMS: dict[str, Callable[[], str]] = {
     "lesson.table": outlook_table,
     "lesson.default": outlook_default,
     "lesson.old-default": outlook_old_default,
+    "larger-class.table": larger_table,
+    "larger-class.study": larger_study,
 }
