@@ -41,7 +41,11 @@ DOCUMENTS = (
     *sorted((ROOT / "docs").rglob("*.md")),
 )
 #: The claims whose setting is said elsewhere than in their sentence, and where.
-SETTING_ELSEWHERE: dict[str, str] = {**papers.SETTING_ELSEWHERE, **range_parts.SETTING_ELSEWHERE}
+SETTING_ELSEWHERE: dict[str, str] = {
+    **papers.SETTING_ELSEWHERE,
+    **range_parts.SETTING_ELSEWHERE,
+    **advice.SETTING_ELSEWHERE,
+}
 _MARKER = re.compile(r"(?<!`)<!-- claim: ([\w.-]+) -->(.*?)<!-- /claim -->", re.S)
 
 #: Claim name → the function that makes its text, from every module's own registry.

@@ -5,7 +5,9 @@ Made from ``benchmarks/results/choose_epsilon.json`` (``bench_choose_epsilon.py
 ``benchmarks/results/option_epsilon.json`` (``bench_option_epsilon.py``: the option's ε,
 pooled and answer by answer, against a reference from many trials) and
 ``benchmarks/results/target_coverage.json`` (``bench_target_coverage.py``: whether the ε
-printed meets "within ±x, 95% of the time" on fresh trials).
+printed meets "within ±x, 95% of the time" on fresh trials) and
+``benchmarks/results/shuffling.json`` (``bench_shuffling.py``: the central ε after
+shuffling, FMT 2021's numerical bound against its closed form).
 """
 
 from __future__ import annotations
@@ -183,6 +185,48 @@ def target_option() -> str:
     return words + f" ({_target_setting()})"
 
 
+# --- the central ε after shuffling (shuffling.json) -------------------------------------
+
+
+def shuffling_table() -> str:
+    """Per ε₀ and n: the numerical bound, the closed form, the time and the divergences."""
+    record = results("shuffling")
+    lines = [
+        "| ε₀ | n | central ε (δ = 10⁻⁶) | closed form | seconds | divergences |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in record["rows"]:
+        closed = "—" if r["closed_form"] is None else f"{r['closed_form']:.4g}"
+        lines.append(
+            f"| {r['epsilon0']:g} | {r['n']:,} | {r['numerical']:.4g} | {closed} | "
+            f"{r['seconds']:.3f} | {r['divergences']} |"
+        )
+    return "\n\n" + "\n".join(lines) + "\n\n"
+
+
+#: FMT 2021's published example, as their companion code computes it (the range is
+#: over its settings of the numerical search), and their closed form's value.
+FMT_EXAMPLE = {"low": 0.1675, "high": 0.1728, "closed_form": 0.538}
+
+
+def shuffling_example() -> str:
+    """The published example, ours against the paper's."""
+    record = results("shuffling")
+    e = record["example"]
+    return (
+        f"the published example (ε₀ = {e['epsilon0']:g}, n = {count_words(e['n'])}, "
+        f"δ = 10⁻⁶) gives {e['numerical']:.4g} (FMT's companion code: "
+        f"{FMT_EXAMPLE['low']}–{FMT_EXAMPLE['high']}); the closed form "
+        f"{e['closed_form']:.3g} (theirs ≤ {FMT_EXAMPLE['closed_form']}; `{record['command']}`, "
+        f"{record['date']})"
+    )
+
+
+#: The claims whose setting is not a d, ε and n, and why.
+SETTING_ELSEWHERE = {
+    "shuffling.example": "the central ε depends on ε₀, n and δ alone, which it says",
+}
+
 #: Claim name → the function that makes its text.
 CLAIMS: dict[str, Callable[[], str]] = {
     "choose-epsilon.compared": choose_epsilon_compared,
@@ -192,4 +236,6 @@ CLAIMS: dict[str, Callable[[], str]] = {
     "target-coverage.table": target_table,
     "target-coverage.base": target_base,
     "target-coverage.option": target_option,
+    "shuffling.table": shuffling_table,
+    "shuffling.example": shuffling_example,
 }
