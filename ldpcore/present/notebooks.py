@@ -133,6 +133,7 @@ def run_notebook(config: ExperimentConfig, *, title: str, relative: bool = False
             (
                 "figures.mse_bars(result.summary, base_mse=result.analytic.get('base_mse'),\n"
                 "                 lower_bound=result.analytic.get('lower_bound'),\n"
+                "                 base_source=config.build()[1].variance_source,\n"
                 f"                 relative_to_base={relative!r})"
             ),
         ),

@@ -64,6 +64,7 @@ def warm_code_paths() -> None:
         tables["summary"],
         base_mse=tables["analytic"]["base_mse"],
         lower_bound=tables["analytic"]["lower_bound"],
+        base_source=tiny.build()[1].variance_source,
     ).to_json()
 
 

@@ -9,7 +9,7 @@ from apptest import app, chart, small, values
 
 from ldpcore.postprocess import default_method_names
 from ldpcore.present.sentences import settings_line
-from ldpcore.protocols import protocol_names
+from ldpcore.protocols import protocol_class, protocol_names
 from ldpcore.serving.settings import default_config
 from pages.app_layer.controls.navigation import page_files
 
@@ -353,6 +353,7 @@ def test_pages_leave_the_shared_cached_figures_unchanged(monkeypatch: pytest.Mon
             base_mse=result["analytic"]["base_mse"],
             lower_bound=result["analytic"]["lower_bound"],
             relative_to_base=True,
+            base_source=protocol_class(config.protocol).variance_source,
         ),
     }
     for name, figure in fresh.items():

@@ -144,3 +144,13 @@ def test_the_coverage_a_page_quotes_is_the_stored_runs() -> None:
     regimes = claims.results("learned_prior")["regimes"]
     flagged = [r["raw"][0] for r in regimes if r["flagged"] > r["collections"] / 2]
     assert (round(min(flagged), 2), round(max(flagged), 2)) == FLAGGED_FREQUENT_COVERAGE
+
+
+def test_the_range_attack_a_page_quotes_is_the_stored_runs() -> None:
+    """The Fake users page's words on Norm-Sub under a range attack quote the place
+    table's span of Norm-Sub's change from Base, to two digits."""
+    from ldpcore.present.run_sentences import NORM_SUB_RANGE_GAIN  # noqa: PLC0415
+
+    rows = claims.results("range_attack")["by_place"]
+    changes = [r["methods"]["Norm-Sub"]["vs_base"] / r["methods"]["Base"]["gain"] for r in rows]
+    assert (round(min(changes), 2), round(max(changes), 2)) == NORM_SUB_RANGE_GAIN

@@ -113,6 +113,19 @@ def test_relative_bars_show_the_paired_ratio_and_its_interval() -> None:
         assert ratio - float(trace.error_y.arrayminus[0]) == pytest.approx(row["ratio_low"])
 
 
+def test_an_analytic_base_line_names_its_variance_source() -> None:
+    """The label says where the exact Base MSE comes from, and a line without it is
+    refused: a default of NDSS Eq. 3 had labelled SW's, whose variance is Li et al.'s."""
+    result = _per_item(ALL)
+    with pytest.raises(ValueError, match="base_source"):
+        figures.mse_bars(result.summary, base_mse=1e-3, lower_bound=None)
+    figure = figures.mse_bars(
+        result.summary, base_mse=1e-3, lower_bound=None, base_source="Li et al., Sec. 4"
+    )
+    texts = [annotation.text for annotation in figure.layout.annotations]
+    assert any("analytic Base MSE (Li et al., Sec. 4)" in text for text in texts), texts
+
+
 def test_mse_axis_fits_the_bars_and_reference_lines() -> None:
     """The log axis spans the drawn values with under a decade to spare (it ran to 1)."""
     import math  # noqa: PLC0415
@@ -120,7 +133,10 @@ def test_mse_axis_fits_the_bars_and_reference_lines() -> None:
     result = _per_item(ALL)
     analytic = result.analytic
     figure = figures.mse_bars(
-        result.summary, base_mse=analytic["base_mse"], lower_bound=analytic["lower_bound"]
+        result.summary,
+        base_mse=analytic["base_mse"],
+        lower_bound=analytic["lower_bound"],
+        base_source="NDSS Eq. 3",
     )
     low, high = figure.layout.yaxis.range
     values = [*result.summary["mse"], analytic["base_mse"], analytic["lower_bound"]]
@@ -142,6 +158,7 @@ def test_reference_lines_are_labelled_on_the_line_inside_the_axis(relative: bool
         base_mse=analytic["base_mse"],
         lower_bound=analytic["lower_bound"],
         relative_to_base=relative,
+        base_source="NDSS Eq. 3",
     )
     lines = [shape.y0 for shape in figure.layout.shapes if shape.y0 == shape.y1]
     assert len(lines) == (1 if relative else 2)
@@ -369,7 +386,9 @@ def _every_chart() -> dict[str, go.Figure]:
     return {
         "estimates by rank": figures.estimates_by_rank(result.per_item),
         "bias by rank": figures.by_rank(result.per_item, "bias", title="Bias by rank"),
-        "MSE bars": figures.mse_bars(summary, base_mse=1e-3, lower_bound=1e-4),
+        "MSE bars": figures.mse_bars(
+            summary, base_mse=1e-3, lower_bound=1e-4, base_source="NDSS Eq. 3"
+        ),
         "MSE bars, relative": figures.mse_bars(
             summary, base_mse=None, lower_bound=None, relative_to_base=True
         ),

@@ -20,6 +20,13 @@ from ldpcore.present.figures.style import (
 )
 
 
+def _base_label(source: str | None) -> str:
+    """The analytic Base line's label, which names where its variance comes from."""
+    if source is None:
+        raise ValueError("an analytic Base MSE says where its variance comes from: base_source")
+    return f"analytic Base MSE ({source})"
+
+
 def mse_bars(
     summary: pd.DataFrame,
     *,
@@ -27,7 +34,7 @@ def mse_bars(
     lower_bound: float | None,
     relative_to_base: bool = False,
     facet: str | None = None,
-    base_source: str = "NDSS Eq. 3",
+    base_source: str | None = None,
 ) -> go.Figure:
     """MSE per method with its spread over trials, and the reference lines.
 
@@ -38,9 +45,10 @@ def mse_bars(
         the paired ``mse_ratio_to_base, ratio_low, ratio_high`` when present.
     base_mse, lower_bound : float, optional
         Drawn as labelled horizontal lines (not in relative mode).
-    base_source : str
+    base_source : str, optional
         Where the exact Base MSE comes from, said in its label (the protocol's
-        ``variance_source``).
+        ``variance_source``); required with ``base_mse``, so that no chart says NDSS Eq. 3
+        for a protocol whose variance is another paper's.
     relative_to_base : bool
         Plot ``mse / mse(Base)`` instead (per facet): the paired ratio with its
         interval when the summary has it, else the plain quotient with scaled spreads.
@@ -103,9 +111,7 @@ def mse_bars(
     if not relative_to_base:
         if base_mse is not None:
             references.append(
-                reference_entries(
-                    base_mse, f"analytic Base MSE ({base_source})", log_y=True, where="top left"
-                )
+                reference_entries(base_mse, _base_label(base_source), log_y=True, where="top left")
             )
             shown.append(float(base_mse))
         if lower_bound is not None:
