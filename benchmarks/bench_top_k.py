@@ -106,6 +106,13 @@ def share_inside(protocol: Any, counts: np.ndarray, rate: np.ndarray, fakes: int
     return inside / COLLECTIONS
 
 
+def inside(protocol: Any, data: Any, fakes: int, *, target: int, k: int, padded: bool) -> float:
+    """:func:`share_inside` at ``fakes`` with the rate the count was found with."""
+    f, n = data.frequencies(), int(data.n)
+    rate = attacker_rate(protocol, f, n, fakes, target=target, k=k, padded=padded)
+    return share_inside(protocol, data.counts, rate, fakes, target=target, k=k)
+
+
 def check() -> None:
     """Measure the counts at :data:`CHECKS` and store them."""
     rows: list[dict[str, Any]] = []
@@ -124,6 +131,7 @@ def check() -> None:
         expected = fakes_to_enter_top_k(protocol, f, n, target=target, k=k)
         if best is None or expected is None or padded is None:
             raise SystemExit(f"no count at {name} ε = {epsilon}")
+
         row = {
             "protocol": name,
             "epsilon": epsilon,
@@ -132,23 +140,9 @@ def check() -> None:
             "rank": rank,
             "k": k,
             "best": int(best),
-            "best_inside": share_inside(
-                protocol,
-                data.counts,
-                attacker_rate(protocol, f, n, best, target=target, k=k, padded=False),
-                best,
-                target=target,
-                k=k,
-            ),
+            "best_inside": inside(protocol, data, best, target=target, k=k, padded=False),
             "expected": int(expected),
-            "expected_inside": share_inside(
-                protocol,
-                data.counts,
-                attacker_rate(protocol, f, n, expected, target=target, k=k, padded=True),
-                expected,
-                target=target,
-                k=k,
-            ),
+            "expected_inside": inside(protocol, data, expected, target=target, k=k, padded=True),
             "random_padding": int(padded),
         }
         rows.append(row)
