@@ -23,13 +23,10 @@ from ldpcore.formats import (
 from ldpcore.postprocess.caveats import Caveat, PriorShapes, Unsettled, Widened
 from ldpcore.protocols.base import FrequencyOracle
 
-#: How often Bayes's 95% credible intervals held the frequent values' truth, lowest and
-#: highest, over the measured regimes where the prior shapes the answer (the learned
-#: prior's table in benchmarks/README.md; a test holds these to the stored run).
+# Measured spans the words quote; tests/house/test_claims.py holds them to the stored runs.
+#: Bayes's 95% credible intervals on frequent values where the prior shapes the answer.
 FLAGGED_FREQUENT_COVERAGE = (0.41, 0.91)
-#: How much Norm-Sub raised the raw-aimed gain on TreeOUE at β = 0.5%, least and most over
-#: the ranges measured (benchmarks/README.md, "Fake users against a tree's range"; a test
-#: holds these to the stored run).
+#: Norm-Sub's change of the raw-aimed gain on TreeOUE at β = 0.5%, over the ranges measured.
 NORM_SUB_RANGE_GAIN = (0.14, 0.33)
 
 if TYPE_CHECKING:
