@@ -15,6 +15,7 @@ from ldpcore.postprocess import method_names
 from ldpcore.present import figures
 from ldpcore.present.epsilon_sentences import (
     answers_table,
+    epsilon_headline,
     epsilon_reason,
     epsilon_sentence,
     interval_note,
@@ -47,6 +48,8 @@ LONG_SEARCH_SECONDS = 60
 
 ensure_app(__file__)
 st.title("Choose ε")
+answer_slot = st.container()  # the answer and its chart first, once the search has run
+st.subheader("Your question", divider="gray")
 st.caption(
     "For a dataset like yours, a number of users and the query that matters: the smallest "
     "ε that meets an accuracy target, per protocol with its best post-processing, and what "
@@ -149,7 +152,13 @@ winner = winning_answer(answers)
 # The answer's ε as printed everywhere (rounded up): the page's section and the
 # decision record describe this one.
 answer_epsilon = None if winner.epsilon is None else round_up(winner.epsilon)
-st.success(epsilon_sentence(winner, int(n)))
+target_words = f"{wanted.in_words()}, for {query_in_words(query)}, with {int(n):,} users"
+with answer_slot:
+    st.success(epsilon_headline(winner, target_words))
+    every = figures.epsilon_per_protocol(answers, target=target_words, winner=winner.protocol)
+    show_chart(every, key="chart-every-protocol")
+st.subheader("Why", divider="gray")
+st.write(epsilon_sentence(winner, int(n)))
 caveat = interval_note(winner, config.query)
 if caveat:
     st.warning(caveat)

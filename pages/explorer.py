@@ -11,15 +11,15 @@ from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.scope import scope_of
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
+from ldpcore.present.figures.text import legend_traces
 from ldpcore.present.notebooks import run_notebook, sweep_notebook
 from ldpcore.present.range_sentences import ordered_note
 from ldpcore.present.sentences import settings_line
 from pages.app_layer.controls.navigation import ensure_app
 from pages.app_layer.controls.widgets import require_config
 from pages.app_layer.serving.cache import (
-    bias_variance_figure,
     by_rank_figure,
-    mse_figure,
+    comparison_figure,
     protocols_table,
     simulate,
     simulate_summary,
@@ -37,11 +37,11 @@ from pages.app_layer.views.exports import downloads
 
 ensure_app(__file__)
 st.title("Explorer")
+st.caption(
+    "How far each way of cleaning up the noisy private estimates lands from the truth, "
+    "against the raw estimate (Base). New to local privacy? Start with **Learn** in the menu."
+)
 config: ExperimentConfig = require_config()
-
-left, right = st.columns(2)
-relative = left.toggle("MSE relative to Base", key="relative", bind="query-params")
-compare = right.toggle("Compare protocols", key="compare", bind="query-params")
 
 # A dear run is drawn first from its first trials, then from all of them once the
 # page is drawn; above the server's budget only when asked (pages/app_layer/serving/staging.py).
@@ -61,15 +61,34 @@ if result is None:
 summary: pd.DataFrame = result["summary"]
 
 verdict_banner(result["ranking"], users=config.n if config.query.whole_domain else None)
+# The comparison the page exists for, first: every method's MSE against Base, split
+# into bias² and variance, the winner highlighted; every protocol's on request.
+chart_place = st.container()
+left, right = st.columns(2)
+compare = left.toggle("Compare protocols", key="compare", bind="query-params")
+relative = compare and right.toggle("MSE relative to Base", key="relative", bind="query-params")
+applies = scope_of(config)  # every protocol that applies (the rule every surface asks)
+compared = applies.protocols
+if compare:
+    every = staged_sweep(staged, config, "protocol", compared, "Running every protocol…")
+    if every is None:
+        staged.finish()
+        st.stop()
+    first_chart = figures.mse_points(
+        every, base_mse=None, lower_bound=None, relative_to_base=relative, facet="protocol"
+    )
+    if applies.left_out:
+        chart_place.caption("Not compared here: " + "; ".join(applies.left_out) + ".")
+else:
+    first_chart = comparison_figure(drawn_config)
+with chart_place:
+    show_chart(first_chart, key="chart-compare" if compare else "chart-mse")
+    st.caption(f"{settings_line(config)}." + trials_shown(shown))
 if ordered_note(config.protocol):
     st.info(ordered_note(config.protocol), icon=":material/account_tree:")
 convergence_warning(result["summary"])
-st.caption(
-    f"{settings_line(config)}. The table below has every method's MSE ratio to Base with "
-    "its interval."
-)
-# One by-rank chart at a time, and by default only the featured methods on it: every
-# trace, even a legend-only one, costs the browser time on each slider move.
+
+# Per value, by the value's true rank: where each method's error comes from.
 VIEWS = {"Estimates vs truth": "estimates", "Bias by rank": "bias", "Variance by rank": "variance"}
 view_column, lines_column = st.columns([3, 1], vertical_alignment="bottom")
 view = view_column.segmented_control(
@@ -79,35 +98,13 @@ every_method = lines_column.toggle("Every method", key="lines", bind="query-para
 chosen = VIEWS.get(view or "Estimates vs truth", "estimates")
 by_rank = by_rank_figure(drawn_config, chosen, every_method)
 show_chart(by_rank, key=f"chart-{chosen}")
-drawn = [trace.name for trace in by_rank.data if trace.name != "truth"]
+drawn = [trace.name for trace in legend_traces(by_rank) if trace.name != "truth"]
 if len(drawn) < len(config.methods):
     st.caption(
-        f"Drawn: {', '.join(str(name) for name in drawn)}. The MSE chart and the table below "
-        f"have all {len(config.methods)} methods; switch on *Every method*, or choose "
-        "methods under *Methods, trials and seed* (sidebar), to draw others." + trials_shown(shown)
+        f"Drawn: {', '.join(str(name) for name in drawn)}. The chart at the top and the table "
+        f"below have all {len(config.methods)} methods; switch on *Every method*, or choose "
+        "methods under *Methods, trials and seed* (sidebar), to draw others."
     )
-elif not shown.complete:
-    st.caption(trials_shown(shown).strip())
-
-# Every protocol that applies to this data and query (the one rule every surface asks).
-applies = scope_of(config)
-compared = applies.protocols
-if compare:
-    if applies.left_out:
-        st.caption("Not compared here: " + "; ".join(applies.left_out) + ".")
-    every = staged_sweep(staged, config, "protocol", compared, "Running every protocol…")
-    if every is None:
-        staged.finish()
-        st.stop()
-    mse_chart = figures.mse_bars(
-        every, base_mse=None, lower_bound=None, relative_to_base=relative, facet="protocol"
-    )
-else:
-    mse_chart = mse_figure(drawn_config, relative)
-show_chart(mse_chart, key="chart-mse")
-st.caption(figures.lower_bound_note() + trials_shown(shown))
-# What each MSE is made of: the trade the methods make (bias for variance), per method.
-show_chart(bias_variance_figure(drawn_config), key="chart-bias-variance")
 
 show_method_table(summary)
 st.caption(PAIRED_NOTE + trials_shown(shown))
@@ -122,9 +119,9 @@ notebook = (
         x_title="protocol",
     )
     if compare
-    else partial(run_notebook, config, title="Explorer", relative=relative)
+    else partial(run_notebook, config, title="Explorer")
 )
-downloads("explorer", summary, mse_chart, simulate_command(config), notebook)
+downloads("explorer", summary, first_chart, simulate_command(config), notebook)
 
 # A toggle, not an expander: an expander's content is drawn (and redrawn on every slider
 # move) even while closed, and this table changes with ε.

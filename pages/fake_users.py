@@ -8,14 +8,10 @@ from ldpcore.experiments.clock import busy_now, clock_seconds
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.costs import run_seconds, within_budget
 from ldpcore.formats import format_duration, format_number
+from ldpcore.present.attack_sentences import attack_table, attack_top_k_words, range_attack_words
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.figures.attacks import attack_gains, attack_top_k
-from ldpcore.present.run_sentences import (
-    attack_table,
-    attack_top_k_words,
-    clock_words,
-    range_attack_words,
-)
+from ldpcore.present.run_sentences import clock_words
 from ldpcore.present.sentences import settings_line
 from pages.app_layer.controls.navigation import ensure_app
 from pages.app_layer.controls.widgets import require_config
@@ -25,6 +21,7 @@ from pages.app_layer.views.display import run_or_explain, show_chart
 ensure_app(__file__)
 st.title("Fake users")
 config: ExperimentConfig = require_config()
+answer_slot = st.container()  # the answer and its chart first, once the run is drawn
 st.caption(
     "Every other page assumes each report came from an honest user. Here a share β of the "
     "reports come from fake users who want a few values, the targets, to look frequent "
@@ -54,6 +51,9 @@ tables = run_or_explain(lambda: attack_tables(config, attack, top_k), "Simulatin
 if tables is None:
     st.stop()
 
+with answer_slot:
+    st.info(tables["headline"], icon=":material/report:")
+    show_chart(attack_gains(tables["summary"], tables["expected"]), key="chart-attack-gain")
 st.markdown(tables["sentence"])
 if not ranges:
     st.markdown(attack_top_k_words(tables["summary"], tables["top_k"], attack.targets))
@@ -69,7 +69,6 @@ st.caption(
     "tells the server; without the targets it is Norm-Sub of the estimate stretched by 1 + η "
     "wherever Norm-Sub keeps only values above zero, so it does not undo a targeted attack."
 )
-show_chart(attack_gains(tables["summary"], tables["expected"]), key="chart-attack-gain")
 if not ranges:
     show_chart(
         attack_top_k(tables["summary"], tables["top_k"], attack.targets), key="chart-attack-top-k"

@@ -15,7 +15,7 @@ from ldpcore.present.range_sentences import WHY_A_HIERARCHY_HELPS, range_headlin
 from pages.app_layer.controls.navigation import ensure_app
 from pages.app_layer.controls.widgets import require_config, with_query
 from pages.app_layer.serving.answers import bundled_dataset
-from pages.app_layer.serving.cache import simulate_ranges
+from pages.app_layer.serving.cache import comparison_figure, simulate_ranges
 from pages.app_layer.serving.staging import Staged, staged_run, staged_sweep, trials_shown
 from pages.app_layer.views.display import (
     PAIRED_NOTE,
@@ -54,7 +54,7 @@ if kind == "Sets of values":
             "rho",
             title="Set-query MSE against set size ρ (bands: the middle 80% of trials)",
             x_title="ρ (fraction of the domain)",
-            y_title="MSE",
+            y_title=figures.MSE_AXIS,
         )
         show_chart(figure, key="chart-sets")
         sweep_details(found, "ρ")
@@ -78,7 +78,7 @@ elif kind == "Most frequent values":
             "topk",
             title="Top-k MSE against k (bands: the middle 80% of trials)",
             x_title="k",
-            y_title="MSE",
+            y_title=figures.MSE_AXIS,
             log_x=True,
         )
         show_chart(figure, key="chart-topk")
@@ -102,14 +102,14 @@ elif kind == "Groups":
         )
     else:
         result, shown = staged_run(staged, with_query(config, "groups"), "Simulating group totals…")
-        if result is not None:
+        if result is not None and shown.config is not None:
             verdict_banner(result["ranking"])
             st.caption(
                 "Each group's total frequency: the sum of its values' estimates. "
                 + PAIRED_NOTE
                 + trials_shown(shown)
             )
-            figure = figures.mse_bars(result["summary"], base_mse=None, lower_bound=None)
+            figure = comparison_figure(shown.config)
             show_chart(figure, key="chart-groups")
             downloads(
                 "groups",
@@ -147,9 +147,9 @@ elif kind == "Ranges by length":
 else:
     ranges = with_query(config, "interval:samples=20")
     result, shown = staged_run(staged, ranges, "Simulating intervals…")
-    if result is not None:
+    if result is not None and shown.config is not None:
         verdict_banner(result["ranking"])
-        figure = figures.mse_bars(result["summary"], base_mse=None, lower_bound=None)
+        figure = comparison_figure(shown.config)
         show_chart(figure, key="chart-intervals")
         st.caption(
             "20 random ranges [a, b] of the (ordered) domain. " + PAIRED_NOTE + trials_shown(shown)

@@ -13,6 +13,7 @@ from ldpcore.present.rounds_sentences import (
     no_attack_words,
     plans_frame,
     plans_words,
+    rounds_table,
 )
 from ldpcore.present.sentences import settings_line
 from ldpcore.protocols import PROTOCOLS
@@ -33,6 +34,22 @@ from pages.app_layer.views.exports import downloads
 ensure_app(__file__)
 st.title("Collecting again")
 config: ExperimentConfig = require_config()
+rounds, period, lifetime = rounds_controls(config)
+plans = run_or_explain(lambda: rounds_plans(config, rounds, lifetime), "Working out the plans…")
+if plans is None:
+    st.stop()
+data = config.dataset.build(config.n)  # the query is not needed: no build()
+# The answer first: what each plan spends and how far off it is, then the words.
+chains = run_or_explain(lambda: chains_at(config, rounds, lifetime), "Comparing the chains…")
+if chains:
+    st.info(chains_words(chains, period=period), icon=":material/event_repeat:")
+left, right = st.columns(2)
+spend = spending_figure(plans, period=period)
+show_chart(spend, key="chart-rounds-spend", where=left)
+error = error_figure(plans, data.frequencies(), data.n, period=period)
+show_chart(error, key="chart-rounds-error", where=right)
+table = plans_frame(plans)
+st.table(table, hide_index=True)
 st.caption(
     "Telemetry is collected again and again from the same people. Each report spends ε, "
     "and without memoization the reports add up. A memoized protocol (RAPPOR's chain, "
@@ -40,25 +57,10 @@ st.caption(
     "randomization of it each round, so no number of reports spends more than ε∞. The "
     "sidebar's ε is one report's."
 )
-rounds, period, lifetime = rounds_controls(config)
-plans = run_or_explain(lambda: rounds_plans(config, rounds, lifetime), "Working out the plans…")
-if plans is None:
-    st.stop()
-data = config.dataset.build(config.n)  # the query is not needed: no build()
 words = plans_words(plans, n=config.n, period=period)
 st.markdown(words[0])
 for sentence in words[1:]:
     st.markdown(f"- {sentence}")
-table = plans_frame(plans)
-st.table(table, hide_index=True)
-chains = run_or_explain(lambda: chains_at(config, rounds, lifetime), "Comparing the chains…")
-if chains:
-    st.markdown(chains_words(chains, period=period))
-left, right = st.columns(2)
-spend = spending_figure(plans, period=period)
-show_chart(spend, key="chart-rounds-spend", where=left)
-error = error_figure(plans, data.frequencies(), data.n, period=period)
-show_chart(error, key="chart-rounds-error", where=right)
 st.caption(
     f"{settings_line(config)}. Exact figures: one round's error is NDSS 2020 Eq. 3 with "
     "the protocol's p and q, the average's keeps the permanent round's variance, and ε "
@@ -112,5 +114,5 @@ check_config = plan_config(config, plan, tuple(methods) or ("Base",))
 result = run_or_explain(lambda: rounds_check(check_config, rounds), "Simulating the rounds…")
 if result is not None:
     st.markdown(result["words"].replace("\n", "\n\n"))
-    st.dataframe(result["summary"], hide_index=True)
+    st.dataframe(rounds_table(result["summary"]), hide_index=True)
     st.caption(settings_line(check_config))

@@ -34,19 +34,22 @@ if frame is not None:
     per_epsilon = frame.groupby("epsilon", sort=False)
     base = per_epsilon["base_mse"].first().to_numpy()
     bound = per_epsilon["lower_bound"].first().to_numpy()
+    beaten = figures.below_lower_bound(frame)
+    references = [
+        (f"analytic Base ({protocol_class(config.protocol).variance_source})", base, "dash")
+    ]
+    if not beaten:
+        references.append((figures.LOWER_BOUND_NAME, bound, "dot"))
     figure = figures.curves(
         frame,
         "epsilon",
         title="MSE against ε (bands: the middle 80% of trials)",
         x_title="ε",
-        y_title="mean squared error",
-        references=[
-            (f"analytic Base ({protocol_class(config.protocol).variance_source})", base, "dash"),
-            ("lower bound", bound, "dot"),
-        ],
+        y_title=figures.MSE_AXIS,
+        references=references,
     )
     show_chart(figure, key="chart-mse-epsilon")
-    st.caption(figures.lower_bound_note())
+    st.caption(figures.lower_bound_note(beaten))
     downloads(
         "mse-vs-epsilon",
         frame,
@@ -74,6 +77,7 @@ if users is not None:
         "n",
         y="equivalent_users",
         band=None,
+        higher_is_better=True,
         title=f"Equivalent users at ε = {config.epsilon:g}",
         x_title="users n",
         y_title="equivalent users n′",

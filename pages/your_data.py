@@ -32,7 +32,7 @@ from pages.app_layer.controls.uploads import (
 )
 from pages.app_layer.controls.widgets import follow, per_upload, query_picker
 from pages.app_layer.serving.answers import collected_example, consistent, guessed_kind
-from pages.app_layer.serving.cache import by_rank_figure, mse_figure
+from pages.app_layer.serving.cache import by_rank_figure, comparison_figure
 from pages.app_layer.serving.staging import Staged, staged_run, trials_shown
 from pages.app_layer.views.display import (
     PAIRED_NOTE,
@@ -112,10 +112,9 @@ def _simulate_section(dataset: Dataset) -> None:
         drawn = shown.config
         verdict_banner(result["ranking"], explain=True)
         convergence_warning(result["summary"])
-        st.caption(PAIRED_NOTE + trials_shown(shown))
-        chart = mse_figure(drawn, False)
+        chart = comparison_figure(drawn)
         show_chart(chart, key="yours-mse")
-        st.caption(figures.lower_bound_note())
+        st.caption(PAIRED_NOTE + trials_shown(shown))
         estimates = by_rank_figure(drawn, "estimates", False)
         show_chart(estimates, key="yours-estimates")
         show_method_table(result["summary"])

@@ -65,3 +65,24 @@ def frame(at: AppTest, column: str):
         if column in element.value.columns:
             return element.value
     raise AssertionError(f"no table with a {column!r} column")
+
+
+def page_caption(at: AppTest) -> str:
+    """The caption under a page's first chart and its text alternative: its settings."""
+    captions = [c.value for c in at.caption]
+    first = next(i for i, text in enumerate(captions) if text.startswith('Chart "'))
+    return next(text for text in captions[first + 1 :] if not text.startswith('Chart "'))
+
+
+def compared(spec: dict) -> dict[str, tuple[float, float]]:
+    """The comparison chart's rows: each method's MSE ÷ Base and typical error in pp.
+
+    Read off the hover data the chart carries for every row (its bars are cut at the
+    axis's edge, its hover is not).
+    """
+    bias = spec["data"][0]
+    custom = np.asarray(values(bias["customdata"])).reshape(len(values(bias["y"])), -1)
+    return {
+        str(method): (float(row[0]), float(row[2]))
+        for method, row in zip(values(bias["y"]), custom, strict=True)
+    }

@@ -46,6 +46,11 @@ class Verdict:
     best: str
     query: str
 
+    @property
+    def winner(self) -> str | None:
+        """The recommended method when it measurably helps (charts highlight it), else None."""
+        return self.recommended if self.helps else None
+
 
 def verdict(
     errors: NDArray[np.float64],
@@ -60,10 +65,13 @@ def verdict(
 ) -> Verdict:
     """The recommendation from paired per-trial errors, with Base as the reference.
 
-    If some method is significantly better than Base, the recommended one is, among
-    those, the one with the lowest mean MSE. Otherwise post-processing does not help
-    measurably: the recommendation is a method from ``consistent`` (which give a proper
-    distribution) that is not significantly worse than Base, else Base itself.
+    If some method is significantly better than Base by more than the practical margin
+    (its MSE ratio below ``1 / (1 + margin)``), the recommended one is, among those, the
+    one with the lowest mean MSE. Otherwise post-processing does not help enough to act
+    on: the recommendation is a method from ``consistent`` (which give a proper
+    distribution) that is not significantly worse than Base, else Base itself. A gain
+    whose interval lies below 1 but whose ratio is within the margin (1.05× by default) is
+    real and too small to recommend a method for.
 
     Parameters
     ----------
@@ -92,7 +100,7 @@ def verdict(
     against_best = (
         compare(errors, names, reference=best, alpha=alpha, margin=margin) if len(names) > 1 else []
     )
-    winners = [c for c in against_base if c.better]
+    winners = [c for c in against_base if c.better and c.ratio < 1 / (1 + margin)]
     if winners:
         chosen = min(winners, key=lambda c: c.ratio)
         return Verdict(chosen.method, True, against_base, against_best, best, query)

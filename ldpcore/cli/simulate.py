@@ -232,7 +232,7 @@ def _attacked(config: Any, args: argparse.Namespace) -> int:
     """``--attack``: every method's gain on the targets, against Base on the same trials."""
     from ldpcore.attacks import parse_attack  # noqa: PLC0415
     from ldpcore.experiments.poisoning import run_attack  # noqa: PLC0415 (pandas)
-    from ldpcore.present.run_sentences import attack_sentence  # noqa: PLC0415
+    from ldpcore.present.attack_sentences import attack_sentence  # noqa: PLC0415
 
     attack = parse_attack(args.attack)
     top_k = _args.whole(args.top_k, "top-k", 1, bounds.DOMAIN_SIZE_MAX) or 10

@@ -5,8 +5,10 @@ Sentences, by what they speak for:
 * :mod:`~ldpcore.present.sentences` — comparisons and verdicts: a paired comparison in
   words, a verdict's and a sweep's headline, gains in users, what was simulated, the
   notes under tables;
-* :mod:`~ldpcore.present.run_sentences` — a run: its cost, a method's caveats, fake
-  users' gain;
+* :mod:`~ldpcore.present.run_sentences` — a run: its cost, a method's caveats, a report
+  file's checks, fake users in the top k;
+* :mod:`~ldpcore.present.attack_sentences` — fake users against every method: the
+  answer, each method's effect, the table;
 * :mod:`~ldpcore.present.epsilon_sentences` — the Choose ε answer: its rows, reasons,
   option and users needed;
 * :mod:`~ldpcore.present.context_sentences` — an ε in context: its odds, after shuffling,

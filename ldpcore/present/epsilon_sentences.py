@@ -128,6 +128,44 @@ def _reach_interval(option: ConsistentOption) -> str:
     )
 
 
+def epsilon_headline(answer: EpsilonAnswer, target: str) -> str:
+    """The Choose ε answer in one line, its number first: what a page opens on.
+
+    ``target`` is the question in words (the target, the query and the users). The
+    reasons, the consistent option and the intervals' caveats follow it on the page
+    (:func:`epsilon_sentence`).
+    """
+    if answer.epsilon is None:
+        return (
+            f"No protocol searched meets the target ({target}) within the ε searched: relax "
+            "the target or collect from more users."
+        )
+    if answer.post_processing_helps:
+        reach = epsilon_interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
+        base = epsilon_interval(
+            answer.base_epsilon,
+            answer.base_epsilon_low,
+            answer.base_epsilon_high,
+            exact=answer.base_exact,
+            source=answer.variance_source,
+        )
+        return (
+            f"Smallest ε to have {target}: **{reach}**, with {answer.protocol} + "
+            f"{answer.method} (without post-processing: {base})."
+        )
+    reach = epsilon_interval(
+        answer.epsilon,
+        answer.epsilon_low,
+        answer.epsilon_high,
+        exact=answer.base_exact,
+        source=answer.variance_source,
+    )
+    return (
+        f"Smallest ε to have {target}: **{reach}**, with {answer.protocol}; no post-processing "
+        "needed."
+    )
+
+
 def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
     """The Choose ε answer in one sentence, with its intervals (the page and the record).
 

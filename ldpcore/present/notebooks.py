@@ -107,7 +107,7 @@ _COMPARISON = (
 )
 
 
-def run_notebook(config: ExperimentConfig, *, title: str, relative: bool = False) -> bytes:
+def run_notebook(config: ExperimentConfig, *, title: str) -> bytes:
     """One configuration, every method: the table, the verdict and the charts."""
     setup = (
         "from ldpcore import ExperimentConfig, run\n"
@@ -129,12 +129,11 @@ def run_notebook(config: ExperimentConfig, *, title: str, relative: bool = False
             ),
         ),
         (
-            "Mean squared error per method.",
+            "Each method's mean squared error against Base's, split into bias² and variance.",
             (
-                "figures.mse_bars(result.summary, base_mse=result.analytic.get('base_mse'),\n"
-                "                 lower_bound=result.analytic.get('lower_bound'),\n"
-                "                 base_source=config.build()[1].variance_source,\n"
-                f"                 relative_to_base={relative!r})"
+                "figures.error_breakdown(result.summary,\n"
+                "                        recommended=ranking.verdict.winner,\n"
+                "                        query=query_in_words(config.query))"
             ),
         ),
     ]

@@ -10,9 +10,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ldpcore.formats import format_budget, format_count, format_error, format_margin
+from ldpcore.formats import (
+    format_budget,
+    format_count,
+    format_error,
+    format_margin,
+    format_ratio,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -268,6 +274,43 @@ def _against(record: dict[str, object], label: str) -> str:
     return f"{outcome} from averaging Base's"
 
 
+#: How the simulated check averages the rounds, as its table names each way.
+_AVERAGED = {
+    "average": "each round post-processed, then averaged",
+    "pooled": "Base averaged, then post-processed once",
+}
+
+
+def rounds_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """The simulated check's table in words, per method.
+
+    One round's MSE, and each way of averaging the rounds with its MSE against averaging
+    Base's (paired, 95%).
+
+    ``summary`` is :attr:`ldpcore.experiments.rounds.RoundsRun.summary`.
+    """
+    import pandas as pd  # noqa: PLC0415
+
+    rows = []
+    for record in summary.to_dict("records"):
+        row = {"method": record["method"], "one round: MSE (95%)": _mse(record, "round")}
+        for label, words in _AVERAGED.items():
+            ratio = format_ratio(
+                record[f"{label}_ratio"],
+                record[f"{label}_ratio_low"],
+                record[f"{label}_ratio_high"],
+            )
+            row[f"{words}: MSE (95%)"] = _mse(record, label)
+            row[f"{words}: ÷ Base averaged (95%)"] = f"{ratio}, {record[f'{label}_vs_base']}"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _mse(record: dict[str, Any], label: str) -> str:
+    low, high = format_error(record[f"{label}_low"]), format_error(record[f"{label}_high"])
+    return f"{format_error(record[f'{label}_mse'])} ({low}–{high})"
+
+
 __all__ = [
     "PERIODS",
     "attack_rounds",
@@ -277,4 +320,5 @@ __all__ = [
     "plans_frame",
     "plans_words",
     "rounds_run_words",
+    "rounds_table",
 ]

@@ -1,9 +1,10 @@
-"""Sentences about one run and its answer: its cost, its caveats, what fake users did.
+"""Sentences about one run and its answer: its cost, its caveats, fake users in the top k.
 
 Beside :mod:`ldpcore.present.sentences` (the advice's sentences): a run's cost before
 it starts (the budget's question), what a method records about its answer as facts
 (:mod:`ldpcore.postprocess.caveats`, :class:`~ldpcore.postprocess.ibu.NotConverged`),
-and the targets' gain under fake users (:mod:`ldpcore.experiments.poisoning`).
+and what an uploaded report file's checks found. What fake users did to each method is
+:mod:`ldpcore.present.attack_sentences`.
 """
 
 from __future__ import annotations
@@ -16,18 +17,13 @@ from ldpcore.formats import (
     format_duration,
     format_durations_apart,
     format_error,
-    format_number,
-    format_percent_change,
     format_share,
 )
 from ldpcore.postprocess.caveats import Caveat, PriorShapes, Unsettled, Widened
-from ldpcore.protocols.base import FrequencyOracle
 
 # Measured spans the words quote; tests/house/test_claims.py holds them to the stored runs.
 #: Bayes's 95% credible intervals on frequent values where the prior shapes the answer.
 FLAGGED_FREQUENT_COVERAGE = (0.41, 0.91)
-#: Norm-Sub's change of the raw-aimed gain on TreeOUE at β = 0.5%, over the ranges measured.
-NORM_SUB_RANGE_GAIN = (0.14, 0.33)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -36,7 +32,6 @@ if TYPE_CHECKING:
     from ldpcore.collection.report_check import ReportCheck
     from ldpcore.experiments.clock import Busy
     from ldpcore.experiments.config import ExperimentConfig
-    from ldpcore.experiments.poisoning import AttackResult
     from ldpcore.postprocess.ibu import NotConverged
 
 
@@ -151,138 +146,6 @@ def extrapolation(beyond: bool) -> str:
         f" Costs were measured up to d = {measured_up_to():,}: beyond that this is an "
         "extrapolation, and the iterative methods (MLE, IBU) can take far longer."
     )
-
-
-def attack_sentence(result: AttackResult) -> str:
-    """What the fake users did, in one sentence with its closed form.
-
-    The targets' gain is their total estimated frequency with the fake users minus the
-    same without them, on the same honest reports (Cao, Jia and Gong 2021, Sec. 3);
-    Base's mean gain is the closed form up to Monte Carlo error.
-    """
-    ranges = result.config.oracle().composite
-    targets = (
-        f"the range {result.labels[0]} to {result.labels[-1]} ({len(result.labels)} "
-        f"value{'s' if len(result.labels) != 1 else ''})"
-        if ranges
-        else ", ".join(result.labels)
-    )
-    summary = result.summary
-    base = summary[summary["method"] == "Base"]
-    measured = (
-        f"; Base's measured {format_number(float(base['gain'].iloc[0]))}" if len(base) else ""
-    )
-    verdict = ""
-    if "effect" in summary and len(base):
-        reference = float(base["gain"].iloc[0])
-
-        def named(effect: str) -> list[str]:
-            chosen = summary[summary["effect"] == effect]
-            return [
-                f"{row.method} ({format_percent_change(row.vs_base / reference)})"
-                if reference
-                else str(row.method)
-                for row in chosen.itertuples()
-            ]
-
-        shrink, amplify = named("shrinks the gain"), named("amplifies the gain")
-        verdict = (
-            f" Against Base on the same trials, {', '.join(shrink) or 'no method'} shrink"
-            f"{'s' if len(shrink) <= 1 else ''} the gain and "
-            f"{', '.join(amplify) or 'none'} amplif{'ies' if len(amplify) <= 1 else 'y'} it."
-        )
-        close = named("about the same")
-        if close:
-            verdict += (
-                f" {', '.join(close)} change{'s' if len(close) == 1 else ''} it by less than "
-                "5% of Base's gain: about the same."
-            )
-        same = [str(m) for m in summary.loc[summary["effect"] == "the same as Base", "method"]]
-        if same:
-            gives = "gives" if len(same) == 1 else "give"
-            verdict += f" {', '.join(same)} {gives} Base's gain exactly."
-    pull = ""
-    if ranges and len(base) and math.isfinite(float(base["influence"].iloc[0])):
-        pull = (
-            f" Each fake user moves Base's answer as far as {base['influence'].iloc[0]:.3g} "
-            "honest users holding a value in the range would."
-        )
-    return (
-        f"{result.fakes:,} fake users ({result.attack.in_words(ranges=ranges)}) on {targets}: "
-        "the targets' "
-        f"estimated share {'rises' if result.expected >= 0 else 'falls'} (with them minus "
-        "without them, on the same honest reports) by "
-        f"{format_number(abs(result.expected))} in expectation "
-        f"(closed form{', the raw tree' if ranges else ''}){measured}.{pull}{verdict}"
-        f"{generalized_base_words(result.config.oracle())}"
-    )
-
-
-def range_attack_words() -> str:
-    """How fake users attack a tree's ranges here, and whose finding the page measures."""
-    return (
-        "Against a tree the fake users push one range of consecutive values up (Liao et al., "
-        "arXiv 2503.03454, who find that Norm-Sub amplifies what they do). Under the "
-        "maximal-gain attack each fake user names a level and reports, there, the nodes that "
-        "raise the range's answer in the reading of the tree it aims at, and the fake users "
-        "are spread over the levels where they raise it most. That attack is derived here "
-        "from the estimator, as Cao et al. derive theirs; it is not Liao et al.'s own "
-        "construction, whose details this tool's library does not hold. Each method's "
-        "effect is measured against Base on the same trials. The raw tree reads a range off "
-        "the fewest nodes that tile it (Kulkarni et al.), so the attack only raises nodes. "
-        'Measured at d = 1,024, n = 10⁶, ε = 1 (benchmarks/README.md, "Fake users"): '
-        "Norm-Sub, run on each level, amplifies the gain on TreeOUE while fake users are "
-        f"a small share (+{100 * NORM_SUB_RANGE_GAIN[0]:.0f}% to "
-        f"+{100 * NORM_SUB_RANGE_GAIN[1]:.0f}% at β = 0.5%) and caps it once their gain is "
-        "large; "
-        "on TreeOLH it lowers it."
-    )
-
-
-def generalized_base_words(protocol: FrequencyOracle) -> str:
-    """Where a run's Base is the generalized form and the protocol has its own estimator.
-
-    Fake users' gains are defined through ``p`` and ``q`` (Cao, Jia and Gong 2021), so
-    a run with them estimates every protocol by ``(c_v/n − q)/(p − q)``; a protocol
-    whose simulations use another estimator (dBitFlipPM: Ding et al.'s) says so.
-    """
-    own = type(protocol).estimate_from_tallies
-    if own is FrequencyOracle.estimate_from_tallies:
-        return ""
-    return (
-        f" {protocol.name}'s Base here is the generalized form (c/n − q)/(p − q), through "
-        "which the gains are defined; the Explorer uses its own estimator "
-        f"({protocol.reference}), unbiased too, with a smaller variance."
-    )
-
-
-def attack_top_k_words(summary: Any, top_k: int, targets: int) -> str:
-    """What the top-k query shows: how many targets Base (and the best method) lets in.
-
-    ``summary`` is :attr:`ldpcore.experiments.poisoning.AttackResult.summary`.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> table = pd.DataFrame({"method": ["Base", "Norm-Mul"], "in_top_k": [2.5, 1.0],
-    ...                       "honest_in_top_k": [0.0, 0.0], "top_k_any": [1.0, 0.75]})
-    >>> attack_top_k_words(table, 10, 3)[:72]
-    'Top-10 query: with the fake users, Base ranks 2.5 of the 3 targets among'
-    """
-    rows = summary.set_index("method")
-    lowest = rows["in_top_k"].idxmin()
-    sentence = ""
-    if "Base" in rows.index:
-        base = rows.loc["Base"]
-        sentence = (
-            f"Top-{top_k} query: with the fake users, Base ranks {base['in_top_k']:.2g} of the "
-            f"{targets} target{'s' if targets != 1 else ''} among its {top_k} largest "
-            f"estimates on average (at least one in {base['top_k_any']:.0%} of the trials), "
-            f"against {base['honest_in_top_k']:.2g} without them."
-        )
-    if lowest != "Base" and rows.loc[lowest, "in_top_k"] < rows["in_top_k"].max():
-        sentence += f" {lowest} lets in the fewest: {rows.loc[lowest, 'in_top_k']:.2g} on average."
-    return sentence.strip()
 
 
 def report_check_words(check: ReportCheck) -> str:
@@ -517,81 +380,15 @@ def fake_users_caption(question: TopKQuestion) -> str:
     )
 
 
-def attack_table(summary: Any, *, ranges: bool = False) -> Any:
-    """The Fake users page's table: per method, its gain, against Base, its top-k, its error.
-
-    Parameters
-    ----------
-    summary : DataFrame
-        :attr:`ldpcore.experiments.poisoning.AttackResult.summary`.
-    ranges : bool
-        The targets are one range (a tree): each fake user's pull in honest users
-        replaces the top-k column, which asks of values.
-
-    Returns
-    -------
-    DataFrame
-        Columns in words, numbers formatted (``—`` where Base has no comparison).
-    """
-    import pandas as pd  # noqa: PLC0415 (pandas loads with the run)
-
-    def interval(low: float, high: float) -> str:
-        return f"{format_number(low)} to {format_number(high)}"
-
-    rows = []
-    for row in summary.itertuples():
-        against = "—"
-        effect = getattr(row, "effect", "reference")
-        if effect == "the same as Base":
-            against = "the same as Base (every trial, to rounding)"
-        elif effect != "reference":
-            against = (
-                f"{format_number(row.vs_base)} ({interval(row.vs_base_low, row.vs_base_high)}): "
-                f"{row.effect}"
-            )
-        asked = (
-            {
-                "each fake, in honest users": (
-                    f"{row.influence:.3g}" if math.isfinite(row.influence) else "—"
-                )
-            }
-            if ranges
-            else {
-                "targets in the top k (honest)": f"{row.in_top_k:.2g} ({row.honest_in_top_k:.2g})"
-            }
-        )
-        rows.append(
-            {
-                "method": row.method,
-                "gain: with minus without the fakes (95% interval)": (
-                    f"{format_number(row.gain)} ({interval(row.gain_low, row.gain_high)})"
-                ),
-                "own bias, no attack": f"{format_number(row.honest_bias)}",
-                "against Base, same trials": against,
-                **asked,
-                "MSE on the other values": format_error(row.collateral_mse),
-                "ranking kept (Kendall's τ)": (
-                    "—" if math.isnan(row.kendall_tau) else f"{row.kendall_tau:.3f}"
-                ),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
 __all__ = [
-    "attack_sentence",
-    "attack_table",
-    "attack_top_k_words",
     "caveat_words",
     "caveats_note",
     "clock_words",
     "extrapolation",
     "fake_users_caption",
     "fake_users_to_top_k_words",
-    "generalized_base_words",
     "itemset_words",
     "not_converged_words",
-    "range_attack_words",
     "report_check_words",
     "run_in_words",
     "top_k_question_words",

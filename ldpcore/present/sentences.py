@@ -113,7 +113,7 @@ def ranking_note(verdict: Verdict, ranks: Mapping[str, int]) -> str:
         )
     return (
         "The table is ranked by mean MSE on these trials, which is not a recommendation "
-        f"here: no method is significantly more accurate than Base, so {named} is named as "
+        f"here: no method is more accurate than Base by more than 5%, so {named} is named as "
         "the first method that gives a proper distribution without being significantly "
         "less accurate than Base."
     )
@@ -140,14 +140,23 @@ def verdict_headline(verdict: Verdict) -> str:
     if verdict.helps:
         chosen = by_name[verdict.recommended]
         return f"For {query}, {chosen.method} has {comparison_words(chosen)}."
+    # A gain that is real but within the practical margin is not a reason to switch.
+    small_gain = any((c.better or c.negligible) and c.ratio < 1 for c in verdict.against_base)
     if verdict.recommended == "Base":
+        how = "more than 5%" if small_gain else "significantly"
         return (
-            f"For {query}, no post-processing method is significantly more accurate "
+            f"For {query}, no post-processing method is {how} more accurate "
             "than Base here; Base is recommended."
         )
     # Not significant is not free: with few trials a 1.3× higher MSE can go undetected,
     # so the sentence says what the interval still allows.
     cost = by_name[verdict.recommended]
+    if small_gain:
+        return (
+            f"Post-processing changes the accuracy of {query} by less than 5% here: about "
+            f"the same as Base. {verdict.recommended} gives a proper distribution, with an "
+            f"MSE {ratio_range(cost.low, cost.high, BASES)} (paired 95% interval)."
+        )
     return (
         f"Post-processing does not change the accuracy of {query} here "
         f"significantly; {verdict.recommended} gives a proper distribution, with an MSE "

@@ -60,12 +60,7 @@ def warm_code_paths() -> None:
     )
     tables = simulate_tables(tiny)
     figures.estimates_by_rank(tables["per_item"], featured=figures.FEATURED)
-    figures.mse_bars(
-        tables["summary"],
-        base_mse=tables["analytic"]["base_mse"],
-        lower_bound=tables["analytic"]["lower_bound"],
-        base_source=tiny.build()[1].variance_source,
-    ).to_json()
+    figures.error_breakdown(tables["summary"], recommended="Base").to_json()
 
 
 __all__ = ["simulate_tables", "warm_code_paths"]

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from apptest import app, chart, small, values
+from apptest import app, chart, compared, page_caption, small, values
 
 from ldpcore.postprocess import default_method_names
+from ldpcore.present import figures
 from ldpcore.present.sentences import settings_line
-from ldpcore.protocols import protocol_class, protocol_names
+from ldpcore.protocols import protocol_names
 from ldpcore.serving.settings import default_config
 from pages.app_layer.controls.navigation import page_files
 
@@ -32,7 +33,7 @@ def test_the_default_configuration_is_what_a_first_visitor_sees() -> None:
     config = default_config()
     assert config.methods == default_method_names()
     said = settings_line(config) + "."
-    assert at.caption[0].value.startswith(said), at.caption[0].value
+    assert page_caption(at).startswith(said), page_caption(at)
     assert at.sidebar.caption[-1].value == (
         f"Methods: all but Bayes, LDPRecover, Consistency, Cons-NS, EM and EMS. Trials: "
         f"{config.trials}. "
@@ -43,17 +44,17 @@ def test_the_default_configuration_is_what_a_first_visitor_sees() -> None:
 def test_explorer_reacts_to_epsilon_protocol_and_methods() -> None:
     at = small(app())
     assert not at.exception
-    before = chart(at, "chart-mse")
-    assert len(before["data"]) == len(default_method_names())  # one bar per method
+    before = compared(chart(at, "chart-mse"))
+    assert set(before) == set(default_method_names())  # one row per method
+    assert list(before) == sorted(before, key=lambda m: before[m][0])  # lowest first
+    assert before["Base"][0] == 1  # the reference
     at.select_slider(key="epsilon").set_value(4.0).run()
-    after = chart(at, "chart-mse")
-    base_before = values(next(t for t in before["data"] if t["name"] == "Base")["y"])[0]
-    base_after = values(next(t for t in after["data"] if t["name"] == "Base")["y"])[0]
-    assert base_after < base_before  # more budget, less error
+    after = compared(chart(at, "chart-mse"))
+    assert after["Base"][1] < before["Base"][1]  # more budget, less error
     at.pills(key="protocol").set_value("GRR").run()
-    assert "GRR" in at.caption[0].value
+    assert "GRR" in page_caption(at)
     at.multiselect(key="methods").set_value(["Base", "Norm-Sub"]).run()
-    assert [t["name"] for t in chart(at, "chart-mse")["data"]] == ["Base", "Norm-Sub"]
+    assert set(compared(chart(at, "chart-mse"))) == {"Base", "Norm-Sub"}
     table = at.table[0].value
     assert list(table["method"]) == ["Base", "Norm-Sub"]
 
@@ -208,8 +209,9 @@ def test_explorer_compare_protocols_facets_the_chart() -> None:
     at.multiselect(key="methods").set_value(["Base", "Norm-Sub"]).run()
     at.toggle(key="compare").set_value(True).run()
     assert not at.exception
-    bars = chart(at, "chart-mse")["data"]
-    assert set(values(bars[0]["x"])) == set(protocol_names())
+    dots = chart(at, "chart-compare")["data"]
+    assert set(values(dots[0]["x"])) == set(protocol_names())
+    assert all(t["type"] == "scatter" for t in dots)  # dots on its log axis, never bars
 
 
 def test_by_rank_chart_draws_the_featured_methods_or_every_method() -> None:
@@ -221,9 +223,13 @@ def test_by_rank_chart_draws_the_featured_methods_or_every_method() -> None:
     assert bands == names[1:]  # each drawn method with its 95% band
     assert any("switch on *Every method*" in c.value for c in at.caption)
     at.toggle(key="lines").set_value(True).run()
-    assert len(chart(at, "chart-estimates")["data"]) == 1 + len(default_method_names())
+    # Every method, the ones past the palette in grey under one legend entry.
+    every = chart(at, "chart-estimates")["data"]
+    assert {t["name"] for t in every} >= {"truth", *default_method_names()}
+    assert sum(t.get("legendgroup") == "muted" for t in every) == len(default_method_names()) - 5
     at.segmented_control(key="view").set_value("Bias by rank").run()
-    assert len(chart(at, "chart-bias")["data"]) == len(default_method_names())
+    drawn = [t["name"] for t in chart(at, "chart-bias")["data"] if t["x"] != [None]]
+    assert sorted(drawn) == sorted(default_method_names())
     # From the URL, with a few methods picked in the sidebar: all of them are drawn.
     at = app(
         {
@@ -259,8 +265,8 @@ def test_url_restores_the_view() -> None:
     assert not at.exception
     assert at.pills(key="protocol").value == "OUE"
     assert at.select_slider(key="d").value == 64
-    assert "OUE, ε = 2, n = 10,000" in at.caption[0].value
-    assert [t["name"] for t in chart(at, "chart-mse")["data"]] == ["Norm-Sub"]
+    assert "OUE, ε = 2, n = 10,000" in page_caption(at)
+    assert set(compared(chart(at, "chart-mse"))) == {"Norm-Sub"}
 
 
 def test_no_methods_is_explained_not_a_traceback() -> None:
@@ -277,7 +283,10 @@ def test_tradeoffs_and_queries_pages_change_with_the_sidebar() -> None:
     assert not at.exception
     curve = chart(at, "chart-mse-epsilon")
     names = [t.get("name") for t in curve["data"]]
-    assert "Base" in names and "lower bound" in names
+    assert "Base" in names
+    # The prior-averaged bound is drawn only under every measured error, else said why not.
+    beaten = any("It is not drawn here" in c.value for c in at.caption)
+    assert beaten != (figures.LOWER_BOUND_NAME in names)
     at.switch_page("pages/queries.py").run()
     assert not at.exception
     sets = chart(at, "chart-sets")
@@ -305,7 +314,7 @@ def test_bundled_sample_in_the_sidebar() -> None:
     at = small(app())
     at.pills(key="dataset").set_value("sample: zipf").run()
     assert not at.exception
-    assert ", zipf, query full, 5 trials" in at.caption[0].value
+    assert ", zipf, query full, 5 trials" in page_caption(at)
 
 
 def test_explorer_protocol_table_behind_its_toggle() -> None:
@@ -329,7 +338,6 @@ def test_pages_leave_the_shared_cached_figures_unchanged(monkeypatch: pytest.Mon
 
     at = app({"d": "64", "n": "10000", "trials": "5"})
     at.run()
-    at.toggle(key="relative").set_value(True).run()
     for view in ("Bias by rank", "Variance by rank", "Estimates vs truth"):
         at.segmented_control(key="view").set_value(view).run()
     at.switch_page("pages/your_data.py").run()
@@ -341,23 +349,21 @@ def test_pages_leave_the_shared_cached_figures_unchanged(monkeypatch: pytest.Mon
     monkeypatch.setattr(figures, "estimates_by_rank", lambda *a, **k: built.append(1))
     shared = {
         "estimates": cache.by_rank_figure(config, "estimates", False),
-        "mse": cache.mse_figure(config, True),
+        "mse": cache.comparison_figure(config),
     }  # the objects every session gets
     assert not built, "not the cached figures: the test would prove nothing"
     monkeypatch.undo()
     result = cache.simulate(config)
     fresh = {
         "estimates": figures.estimates_by_rank(result["per_item"], featured=figures.FEATURED),
-        "mse": figures.mse_bars(
+        "mse": figures.error_breakdown(
             result["summary"],
-            base_mse=result["analytic"]["base_mse"],
-            lower_bound=result["analytic"]["lower_bound"],
-            relative_to_base=True,
-            base_source=protocol_class(config.protocol).variance_source,
+            recommended=result["ranking"].verdict.winner,
+            query="every value's frequency",
         ),
     }
     for name, figure in fresh.items():
-        assert shared[name].to_plotly_json() == figure.to_plotly_json(), name
+        assert shared[name].to_json() == figure.to_json(), name
 
 
 def test_learn_compares_a_good_and_a_wrong_prior() -> None:
@@ -383,12 +389,13 @@ def test_every_chart_has_a_text_alternative_and_its_data() -> None:
     toggle opens the data behind it as a table."""
     at = small(app())
     sentences = [c.value for c in at.caption if c.value.startswith('Chart "')]
-    assert any("MSE per method" in s for s in sentences), sentences
+    assert any("Error per method" in s for s in sentences), sentences
     assert any("Estimates vs truth, by true rank" in s for s in sentences), sentences
     at.toggle(key="chart-mse-data").set_value(True).run()
     assert not at.exception, at.exception
     table = next(d.value for d in at.dataframe if list(d.value.columns)[:3] == ["series", "x", "y"])
-    assert {"Base", "Norm-Sub"} <= set(table["series"]) and table["y"].notna().all()
+    # One row per method and part (bias², variance, the interval), the method named.
+    assert {"Base", "Norm-Sub"} <= set(table["x"]) and table["y"].notna().all()
 
 
 def test_the_class_page_starts_a_poll_or_says_what_to_change() -> None:

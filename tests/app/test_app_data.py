@@ -16,6 +16,11 @@ from ldpcore.protocols import get_protocol
 HISTOGRAM = b"value,count,group\napple,480,fruit\npear,320,fruit\nleek,150,veg\nkale,50,veg\n"
 
 
+def answer_sentence(at) -> str:
+    """Choose ε's answer in full, under its one-line headline."""
+    return next(m.value for m in at.markdown if m.value.startswith("With "))
+
+
 def upload(at: AppTest, key: str, name: str, content: bytes) -> AppTest:
     at.radio(key=f"{key}-source").set_value("Upload a file").run()
     at.file_uploader(key=f"{key}-upload").set_value((name, content, "text/csv"))
@@ -175,7 +180,9 @@ def test_choose_epsilon_answers_in_one_sentence_with_risk() -> None:
     at.number_input(key="choose-target").set_value(1.0)
     at = at.run()
     assert not at.exception, at.exception
-    sentence = at.success[0].value
+    # The answer in one line first (the green headline), the sentence with its reasons under it.
+    assert at.success[0].value.startswith("Smallest ε to have each value asked about within ±1")
+    sentence = answer_sentence(at)
     assert sentence.startswith("With 1,000,000 users") and "meets your target" in sentence
     table = frame(at, "recommended method")
     assert list(table["protocol"]) == ["GRR", "OUE"]
@@ -300,7 +307,7 @@ def test_choose_epsilon_with_good_and_bad_uploads() -> None:
     at.multiselect(key="choose-methods").set_value(["Base", "Norm-Sub"])
     at = at.run()
     assert not at.exception, at.exception
-    assert at.success and "meets your target" in at.success[0].value
+    assert at.success and "meets your target" in answer_sentence(at)
     assert list(frame(at, "recommended method")["protocol"]) == ["OUE"]
 
 
@@ -323,7 +330,7 @@ def test_choose_epsilon_asks_before_a_long_search(monkeypatch: pytest.MonkeyPatc
     assert at.warning and "would take about" in at.warning[0].value and not at.success
     at.button(key="choose-go").click()
     at = at.run()
-    assert at.success and "meets your target" in at.success[0].value
+    assert at.success and "meets your target" in answer_sentence(at)
     at.select_slider(key="choose-risk-epsilon").set_value(2.0)
     at = at.run()
     assert at.success and not at.warning  # approved once, kept on later reruns
@@ -401,8 +408,10 @@ def test_choose_epsilon_asks_all_at_once_in_people_s_words() -> None:
         at.selectbox(key="choose-target-kind").set_value(kind)
         at = at.run()
         assert not at.exception, at.exception
-        printed = re.search(r"from ε [=≈] ([0-9.]+)", at.success[0].value)
-        assert printed, at.success[0].value
+        printed = re.search(r"from ε [=≈] ([0-9.]+)", answer_sentence(at))
+        assert printed, answer_sentence(at)
+        headline = re.search(r"\*\*ε [=≈] ([0-9.]+)", at.success[0].value)
+        assert headline and headline.group(1) == printed.group(1), at.success[0].value
         found[kind] = float(printed.group(1))
     assert found["each"] < found["all"]
     curve = chart(at, "chart-choose")

@@ -67,10 +67,12 @@ BASE_MSE_JS = """() => {
   const plots = [...document.querySelectorAll('.js-plotly-plot')];
   for (const plot of plots) {
     const title = plot.layout && plot.layout.title && plot.layout.title.text;
-    if (title && title.includes('MSE per method')) {
-      // _fullData holds the decoded arrays (data may carry base64 typed arrays).
-      const base = (plot._fullData || []).find(t => t.name === 'Base');
-      return base ? Number(base.y[0]) : null;
+    if (title && title.includes('Error per method')) {
+      // _fullData holds the decoded arrays (data may carry base64 typed arrays). Base's
+      // bar is 1 (the reference); its typical error in pp rides on the hover data.
+      const bias = (plot._fullData || [])[0];
+      const row = bias ? [...bias.y].indexOf('Base') : -1;
+      return row >= 0 ? Number(bias.customdata[row][2]) : null;
     }
   }
   return null;

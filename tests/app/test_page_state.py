@@ -50,6 +50,7 @@ from ldpcore.live.outlook import lesson_outlook
 from ldpcore.live.reports import PRESETS
 from ldpcore.postprocess import default_method_names
 from ldpcore.present import figures
+from ldpcore.present.attack_sentences import attack_table
 from ldpcore.present.class_sentences import (
     class_advice_sentence,
     outlook_sentence,
@@ -58,12 +59,12 @@ from ldpcore.present.class_sentences import (
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.epsilon_sentences import (
     answers_table,
+    epsilon_headline,
     epsilon_sentence,
     users_needed_sentence,
 )
 from ldpcore.present.rounds_sentences import plans_frame
-from ldpcore.present.run_sentences import attack_table
-from ldpcore.present.sentences import settings_line, users_saved_sentence
+from ldpcore.present.sentences import query_in_words, settings_line, users_saved_sentence
 from ldpcore.present.tables import method_table
 from ldpcore.serving.settings import DEFAULTS, Settings
 from pages.app_layer.classroom.class_form import CLASS_EPSILONS
@@ -613,7 +614,7 @@ class QueriesPage(SidebarPage):
         else:
             key, query = RUN_QUERIES[self.kind]
             summary = run(with_query(config, query)).summary
-            figure = figures.mse_bars(summary, base_mse=None, lower_bound=None)
+            figure = figures.error_breakdown(summary)
         assert chart_lines(self.at, key) == fresh_lines(figure)
         assert shown_command(self.at) == simulate_command(config, query=query)
 
@@ -768,7 +769,9 @@ class ChooseEpsilonPage(RuleBasedStateMachine):
         shown = next(d.value for d in at.dataframe if "why" in d.value.columns)
         assert shown.equals(answers_table(answers)), (shown, answers_table(answers))
         winner = winning_answer(answers)
-        assert at.success[0].value == epsilon_sentence(winner, n)
+        words = f"{target.in_words()}, for {query_in_words(config.query)}, with {n:,} users"
+        assert at.success[0].value == epsilon_headline(winner, words)
+        assert epsilon_sentence(winner, n) in " ".join(m.value for m in at.markdown)
         fixed = float(at.select_slider(key="choose-fixed-epsilon").value)
         reverse = dataclasses.replace(
             config,

@@ -82,7 +82,7 @@ def test_above_the_budget_the_first_trials_are_drawn_and_the_rest_wait(
         run_seconds(HR_16384), HR_16384.trials, fixed_seconds(16_384, len(HR_16384.methods))
     )
     assert f"Showing the first {first} of 30 trials" in info and "when you ask" in info
-    assert len(at.get("plotly_chart")) == 3  # the by-rank, MSE and bias-variance charts, already
+    assert len(at.get("plotly_chart")) == 2  # the comparison and the by-rank charts, already
     captions = " ".join(c.value for c in at.caption)
     assert f"Drawn from the first {first} of 30 trials." in captions
     preview = dataclasses.replace(HR_16384, trials=first)
@@ -144,4 +144,4 @@ def test_beyond_the_measured_sizes_nothing_runs_until_asked(
     assert not at.get("plotly_chart")
     next(b for b in at.button if b.label.startswith("Run it")).click()
     at.run()
-    assert not at.exception and len(at.get("plotly_chart")) == 3
+    assert not at.exception and len(at.get("plotly_chart")) == 2

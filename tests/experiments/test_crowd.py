@@ -86,7 +86,7 @@ def test_on_a_crowded_server_a_new_run_is_drawn_from_its_first_trials(
     assert f"Showing the first {CROWDED_TRIALS} of {asked} trials" in info
     captions = " ".join(c.value for c in at.caption)
     assert f"Drawn from the first {CROWDED_TRIALS} of {asked} trials." in captions
-    assert len(at.get("plotly_chart")) == 3  # by rank, MSE, bias and variance
+    assert len(at.get("plotly_chart")) == 2  # the comparison, then by rank
     # What is drawn is a run of the first 10 trials, bit for bit.
     asked_config = dataclasses.replace(config, epsilon=3.0, seed=7)
     shown = at.table[0].value

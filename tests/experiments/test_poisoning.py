@@ -17,7 +17,7 @@ from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.poisoning import run_attack
 from ldpcore.experiments.trials import trial_generator
 from ldpcore.postprocess import LDPRecover, get_method
-from ldpcore.present.run_sentences import attack_sentence
+from ldpcore.present.attack_sentences import attack_sentence
 from ldpcore.protocols import protocol_class, protocol_names
 
 

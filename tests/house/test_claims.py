@@ -149,7 +149,7 @@ def test_the_coverage_a_page_quotes_is_the_stored_runs() -> None:
 def test_the_range_attack_a_page_quotes_is_the_stored_runs() -> None:
     """The Fake users page's words on Norm-Sub under a range attack quote the place
     table's span of Norm-Sub's change from Base, to two digits."""
-    from ldpcore.present.run_sentences import NORM_SUB_RANGE_GAIN  # noqa: PLC0415
+    from ldpcore.present.attack_sentences import NORM_SUB_RANGE_GAIN  # noqa: PLC0415
 
     rows = claims.results("range_attack")["by_place"]
     changes = [r["methods"]["Norm-Sub"]["vs_base"] / r["methods"]["Base"]["gain"] for r in rows]

@@ -53,13 +53,13 @@ def test_five_sessions_move_epsilon_together_and_each_sees_its_own_page(
 
 
 def _mse_chart(charts: list[str]) -> dict[str, Any]:
-    return json.loads(charts[1])  # the Explorer draws the by-rank chart, then the MSE chart
+    return json.loads(charts[1])  # the Explorer draws the comparison, then the by-rank chart
 
 
 async def _isolation(url: str) -> tuple[list[str], list[str], list[str], list[str]]:
     async with Session(url) as alice, Session(url) as bob:
         alice_before, bob_before = await asyncio.gather(alice.rerun(), bob.rerun())
-        switch = alice_before.widgets["MSE relative to Base"]
+        switch = alice_before.widgets["Every method"]
         alice_after = await alice.rerun([toggle_state(switch, True)])
         bob_after = await bob.rerun()
         return alice_before.charts, alice_after.charts, bob_before.charts, bob_after.charts

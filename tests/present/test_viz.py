@@ -39,15 +39,15 @@ def _per_item(methods: tuple[str, ...]):
 def test_by_rank_charts_draw_featured_methods(methods, featured, expected) -> None:
     result = _per_item(methods)
     estimates = figures.estimates_by_rank(result.per_item, featured=featured)
-    lines = [t.name for t in estimates.data if t.showlegend is not False]
+    lines = [t.name for t in figures.text.legend_traces(estimates)]
     assert lines == ["truth", *expected]
-    bands = [t for t in estimates.data if t.showlegend is False]
+    bands = [t for t in estimates.data if t.fill == "toself"]
     if len(expected) <= figures.BANDS_UP_TO:  # each line with its band, hidden with it
         assert [(t.legendgroup, t.fill) for t in bands] == [(m, "toself") for m in expected]
     else:
         assert not bands
     bias = figures.by_rank(result.per_item, "bias", title="Bias", featured=featured)
-    assert [t.name for t in bias.data] == expected
+    assert [t.name for t in figures.text.legend_traces(bias)] == expected
 
 
 def test_the_estimate_bands_hold_95_percent_of_single_estimates() -> None:
@@ -74,19 +74,13 @@ def test_the_estimate_bands_hold_95_percent_of_single_estimates() -> None:
     assert 0.85 <= inside.mean() <= 1.0
 
 
-def test_a_method_keeps_its_colour_and_dash_on_every_chart() -> None:
-    result = _per_item(ALL)
-    lines = figures.by_rank(result.per_item, "variance", title="V", featured=None)
-    bars = figures.mse_bars(result.summary, base_mse=None, lower_bound=None)
-    colours = {t.name: t.line.color for t in lines.data}
-    assert {t.name: t.marker.color for t in bars.data} == colours
-    # Distinct colours up to the palette's size (then the dash and marker tell them apart).
-    assert len(set(colours.values())) == min(len(ALL), len(figures.style.COLOURS))
+def test_every_method_has_its_own_look() -> None:
+    """Colour, dash and marker together tell every registered method apart; Base alone
+    has the reference's look."""
     triples = {tuple(figures.method_style(m).values()) for m in ALL}
     assert len(triples) == len(ALL)
-    assert {t.name: t.line.dash for t in lines.data} == {
-        m: figures.method_style(m)["dash"] for m in ALL
-    }
+    others = {figures.method_style(m)["color"] for m in ALL if m != "Base"}
+    assert figures.method_style("Base")["color"] not in others
 
 
 def test_relative_bars_show_the_paired_ratio_and_its_interval() -> None:
@@ -101,7 +95,7 @@ def test_relative_bars_show_the_paired_ratio_and_its_interval() -> None:
         methods=("Base", "Norm-Sub", "PowerNS"),
     )
     summary = run(config).summary.set_index("method")
-    figure = figures.mse_bars(
+    figure = figures.mse_points(
         summary.reset_index(), base_mse=None, lower_bound=None, relative_to_base=True
     )
     assert "95% intervals" in figure.layout.title.text
@@ -111,6 +105,15 @@ def test_relative_bars_show_the_paired_ratio_and_its_interval() -> None:
         assert ratio == pytest.approx(row["mse"] / summary.loc["Base", "mse"])
         assert ratio + float(trace.error_y.array[0]) == pytest.approx(row["ratio_high"])
         assert ratio - float(trace.error_y.arrayminus[0]) == pytest.approx(row["ratio_low"])
+    # The breakdown draws the same paired interval as its whisker.
+    breakdown = figures.error_breakdown(summary.reset_index())
+    whisker = next(t for t in breakdown.data if t.type == "scatter")
+    for method, x, plus, minus in zip(
+        whisker.y, whisker.x, whisker.error_x.array, whisker.error_x.arrayminus, strict=True
+    ):
+        assert x == pytest.approx(summary.loc[method, "mse_ratio_to_base"])
+        assert x + plus == pytest.approx(summary.loc[method, "ratio_high"])
+        assert x - minus == pytest.approx(summary.loc[method, "ratio_low"])
 
 
 def test_an_analytic_base_line_names_its_variance_source() -> None:
@@ -118,8 +121,8 @@ def test_an_analytic_base_line_names_its_variance_source() -> None:
     refused: a default of NDSS Eq. 3 had labelled SW's, whose variance is Li et al.'s."""
     result = _per_item(ALL)
     with pytest.raises(ValueError, match="base_source"):
-        figures.mse_bars(result.summary, base_mse=1e-3, lower_bound=None)
-    figure = figures.mse_bars(
+        figures.mse_points(result.summary, base_mse=1e-3, lower_bound=None)
+    figure = figures.mse_points(
         result.summary, base_mse=1e-3, lower_bound=None, base_source="Li et al., Sec. 4"
     )
     texts = [annotation.text for annotation in figure.layout.annotations]
@@ -132,7 +135,7 @@ def test_mse_axis_fits_the_bars_and_reference_lines() -> None:
 
     result = _per_item(ALL)
     analytic = result.analytic
-    figure = figures.mse_bars(
+    figure = figures.mse_points(
         result.summary,
         base_mse=analytic["base_mse"],
         lower_bound=analytic["lower_bound"],
@@ -153,7 +156,7 @@ def test_reference_lines_are_labelled_on_the_line_inside_the_axis(relative: bool
 
     result = _per_item(ALL)
     analytic = result.analytic
-    figure = figures.mse_bars(
+    figure = figures.mse_points(
         result.summary,
         base_mse=analytic["base_mse"],
         lower_bound=analytic["lower_bound"],
@@ -171,7 +174,7 @@ def test_reference_lines_are_labelled_on_the_line_inside_the_axis(relative: bool
     if not relative:
         assert set(labels.values()) == {
             "analytic Base MSE (NDSS Eq. 3)",
-            "lower bound (asymptotic, prior-averaged)",
+            figures.LOWER_BOUND_NAME,
         }
 
 
@@ -283,8 +286,8 @@ def test_a_chart_is_described_and_tabulated_with_its_real_values() -> None:
     assert set(table["series"]) == {"truth", "Base", "Norm-Sub"}  # bands left out
     truth = table[table["series"] == "truth"]["y"].to_numpy(dtype=float)
     np.testing.assert_allclose(np.sort(truth), np.sort(result.truth))
-    bars = figures.mse_bars(result.summary, base_mse=None, lower_bound=None)
-    assert "(2 points)" in figures.describe(bars)
+    bars = figures.mse_points(result.summary, base_mse=None, lower_bound=None)
+    assert 'dots of "Base", "Norm-Sub" (2 points)' in figures.describe(bars)
     rows = figures.figure_table(bars)
     assert (rows["low"] <= rows["y"]).all() and (rows["y"] <= rows["high"]).all()
 
@@ -386,13 +389,13 @@ def _every_chart() -> dict[str, go.Figure]:
     return {
         "estimates by rank": figures.estimates_by_rank(result.per_item),
         "bias by rank": figures.by_rank(result.per_item, "bias", title="Bias by rank"),
-        "MSE bars": figures.mse_bars(
+        "MSE points": figures.mse_points(
             summary, base_mse=1e-3, lower_bound=1e-4, base_source="NDSS Eq. 3"
         ),
-        "MSE bars, relative": figures.mse_bars(
+        "MSE points, relative": figures.mse_points(
             summary, base_mse=None, lower_bound=None, relative_to_base=True
         ),
-        "bias and variance": figures.bias_variance_bars(summary),
+        "error breakdown": figures.error_breakdown(summary, recommended="Norm-Sub"),
         "curves": figures.curves(sweep, "rho", title="MSE against ρ", x_title="ρ", y_title="MSE"),
         "top values": figures.top_values(["a", "b"], [3, 1]),
         "consistent estimates": figures.estimates_with_intervals(table),
@@ -412,8 +415,10 @@ def test_every_chart_has_a_title_axis_titles_and_a_legend_for_its_series() -> No
     for name, figure in _every_chart().items():
         assert figure.layout.title.text, name
         assert figure.layout.xaxis.title.text, f"{name}: no x-axis title"
-        assert figure.layout.yaxis.title.text, f"{name}: no y-axis title"
-        series = [t for t in figure.data if t.showlegend is not False]
+        # Rows that name their methods need no axis title.
+        rows = figure.layout.yaxis.categoryarray is not None
+        assert figure.layout.yaxis.title.text or rows, f"{name}: no y-axis title"
+        series = figures.text.legend_traces(figure)
         if len(series) > 1:
             assert all(t.name for t in series), f"{name}: a series without a name"
         # Bars whose category is their own name are labelled on the axis instead.
@@ -424,12 +429,72 @@ def test_every_chart_has_a_title_axis_titles_and_a_legend_for_its_series() -> No
                 assert figure.layout.showlegend is True, f"{name}: one line, no legend"
 
 
-def test_the_bias_variance_bars_stack_to_each_methods_mse() -> None:
+def test_the_breakdown_stacks_bias_and_variance_to_each_methods_mse_ratio() -> None:
+    """Bias² and variance over Base's MSE stack to the method's MSE ratio, rows lowest
+    first; a method past the cut keeps its parts' proportions and has its value written."""
     summary = _per_item(ALL).summary
-    figure = figures.bias_variance_bars(summary, query="every value's frequency")
-    bias, variance = figure.data
-    np.testing.assert_allclose(
-        np.asarray(bias.y) + np.asarray(variance.y), summary["mse"].to_numpy(), rtol=1e-12
+    figure = figures.error_breakdown(
+        summary, query="every value's frequency", recommended="Norm-Sub"
     )
-    assert list(bias.x) == list(summary["method"]) and figure.layout.barmode == "stack"
-    assert "every value's frequency" in figure.layout.title.text
+    bias, variance = figure.data[:2]
+    rows = summary.set_index("method").loc[list(bias.y)]
+    base = float(rows.loc["Base", "mse"])
+    assert list(rows["mse"]) == sorted(rows["mse"])
+    end = figure.layout.xaxis.range[1]
+    total = rows["mse"].to_numpy() / base
+    drawn = np.asarray(bias.x) + np.asarray(variance.x)
+    np.testing.assert_allclose(drawn, np.minimum(total, end), rtol=1e-12)
+    np.testing.assert_allclose(
+        np.asarray(bias.x) / drawn, rows["bias_sq"].to_numpy() / rows["mse"].to_numpy()
+    )
+    cut = {a.y: a.text for a in figure.layout.annotations}
+    assert set(cut) == set(rows.index[total > end])
+    for method, text in cut.items():
+        assert text.startswith(f"{total[list(rows.index).index(method)]:.3g}")
+    assert figure.layout.barmode == "stack" and figure.layout.xaxis.range[0] == 0
+    assert "every value's frequency" in figure.layout.title.subtitle.text
+
+
+def _answer(protocol: str, epsilon: float | None, method: str = "Base", helps: bool = False):
+    from types import SimpleNamespace  # noqa: PLC0415
+
+    base = None if epsilon is None else (epsilon * 1.5 if helps else epsilon)
+    return SimpleNamespace(
+        protocol=protocol,
+        method=method,
+        epsilon=epsilon,
+        epsilon_low=None if epsilon is None else epsilon * 0.9,
+        epsilon_high=None if epsilon is None else epsilon * 1.1,
+        base_epsilon=base,
+        base_epsilon_low=base,
+        base_epsilon_high=base,
+        post_processing_helps=helps,
+    )
+
+
+def test_every_protocol_s_epsilon_is_one_row_smallest_first_with_the_target_unmet_said() -> None:
+    answers = [
+        _answer("GRR", 2.4),
+        _answer("OLH", 0.6, "Norm-Sub", helps=True),
+        _answer("HR", None),
+        _answer("SS", 0.77),
+    ]
+    figure = figures.epsilon_per_protocol(answers, target="each within ±0.5 pp", winner="OLH")
+    assert list(figure.layout.yaxis.categoryarray) == ["OLH", "SS", "GRR", "HR"]
+    assert (
+        figure.layout.xaxis.type == "log"
+        and "smaller is more private" in figure.layout.xaxis.title.text
+    )
+    base, helped = figure.data
+    assert list(base.y) == ["OLH", "SS", "GRR"] and list(base.x) == pytest.approx([0.9, 0.77, 2.4])
+    assert base.marker.color == figures.method_style("Base")["color"]
+    assert base.error_x.visible is False  # exact: no whisker of zero length
+    assert list(helped.y) == ["OLH"] and list(helped.marker.color) == [
+        figures.method_style("Norm-Sub")["color"]
+    ]
+    assert helped.x[0] + helped.error_x.array[0] == pytest.approx(0.66)
+    assert [a.y for a in figure.layout.annotations] == ["HR"]
+    assert "not met" in figure.layout.annotations[0].text
+    band = figure.layout.shapes[0]
+    assert band.y0 < 0 < band.y1  # the winner's row, first
+    assert figure.layout.showlegend is True

@@ -5,8 +5,9 @@
   reference line; every other module builds on it;
 * :mod:`~ldpcore.present.figures.ranks` — estimates, bias or error per value, by the
   value's true rank, and the rank and symmetric-log axes;
-* :mod:`~ldpcore.present.figures.error_bars` — each method's MSE against Base and the
-  lower bound, and its bias² and variance;
+* :mod:`~ldpcore.present.figures.error_bars` — the comparison every results page opens
+  on (each method's MSE against Base, split into bias² and variance), and MSE as dots on
+  a log axis;
 * :mod:`~ldpcore.present.figures.sweeps` — curves over a swept setting, and Choose ε's
   error against ε;
 * :mod:`~ldpcore.present.figures.histograms` — one collection's frequencies: the top
@@ -16,7 +17,7 @@
 * :mod:`~ldpcore.present.figures.ranges` — ranges of growing length, flat and hierarchical;
 * :mod:`~ldpcore.present.figures.text` — every chart's text alternative and data table.
 
-The names most pages use are re-exported here (``figures.mse_bars``).
+The names most pages use are re-exported here (``figures.error_breakdown``).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from __future__ import annotations
 from ldpcore.present.figures.error_bars import (
     BIAS_COLOUR,
     VARIANCE_COLOUR,
-    bias_variance_bars,
-    mse_bars,
+    error_breakdown,
+    mse_points,
 )
 from ldpcore.present.figures.histograms import (
     TOP_VALUES,
@@ -47,8 +48,21 @@ from ldpcore.present.figures.ranks import (
     symlog,
     symlog_ticks,
 )
-from ldpcore.present.figures.style import assemble, method_style, reference_line
-from ldpcore.present.figures.sweeps import curves, error_against_epsilon, lower_bound_note
+from ldpcore.present.figures.style import (
+    LOWER_BOUND_NAME,
+    MSE_AXIS,
+    assemble,
+    emphasis,
+    method_style,
+    reference_line,
+)
+from ldpcore.present.figures.sweeps import (
+    below_lower_bound,
+    curves,
+    epsilon_per_protocol,
+    error_against_epsilon,
+    lower_bound_note,
+)
 from ldpcore.present.figures.text import describe, figure_table
 
 __all__ = [
@@ -56,21 +70,26 @@ __all__ = [
     "BIAS_COLOUR",
     "DRAW_ALL_UP_TO",
     "FEATURED",
+    "LOWER_BOUND_NAME",
     "MAX_RANKS_DRAWN",
+    "MSE_AXIS",
     "TOP_VALUES",
     "VARIANCE_COLOUR",
     "assemble",
-    "bias_variance_bars",
+    "below_lower_bound",
     "by_rank",
     "curves",
     "describe",
+    "emphasis",
+    "epsilon_per_protocol",
     "error_against_epsilon",
+    "error_breakdown",
     "estimates_by_rank",
     "estimates_with_intervals",
     "figure_table",
     "lower_bound_note",
     "method_style",
-    "mse_bars",
+    "mse_points",
     "percent_label",
     "poll_estimates",
     "range_curves",

@@ -15,13 +15,15 @@ from numpy.typing import NDArray
 
 from ldpcore.formats import plain_html
 from ldpcore.present.figures.style import (
-    COLOURS,
     method_style,
     on_white,
 )
 
 #: The most values the histogram chart draws.
 TOP_VALUES = 50
+
+#: A histogram's bars, which are data, not a method: a slate no method is drawn in.
+DATA_COLOUR = "rgb(90,110,135)"
 
 
 def top_values(labels: Sequence[str], counts: Sequence[float] | NDArray[Any]) -> go.Figure:
@@ -32,7 +34,7 @@ def top_values(labels: Sequence[str], counts: Sequence[float] | NDArray[Any]) ->
     top = pd.DataFrame({"value": list(labels), "count": list(counts)})
     shown = min(TOP_VALUES, len(top))
     top = top.sort_values("count", ascending=False, kind="stable").head(shown)
-    figure = go.Figure(go.Bar(x=top["value"], y=top["count"], marker_color=COLOURS[0]))
+    figure = go.Figure(go.Bar(x=top["value"], y=top["count"], marker_color=DATA_COLOUR))
     on_white(figure)
     figure.update_layout(
         title=(
@@ -65,7 +67,7 @@ def estimates_with_intervals(table: pd.DataFrame) -> go.Figure:
         go.Bar(
             x=top["value"],
             y=top["estimate"],
-            marker_color=COLOURS[6],
+            marker_color=DATA_COLOUR,
             error_y=_interval_error_y(top),
         )
     )

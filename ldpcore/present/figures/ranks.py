@@ -17,8 +17,10 @@ from numpy.typing import NDArray
 
 from ldpcore.present.figures.style import (
     assemble,
+    emphasis,
     method_line,
     method_style,
+    muted_entry,
 )
 
 #: Ranks drawn per trace: every rank of the head, an evenly spread sample of the tail.
@@ -107,6 +109,26 @@ def _drawn(methods: Sequence[str], featured: Sequence[str] | None) -> list[str]:
     return [m for m in methods if m in featured] or list(methods)
 
 
+#: A by-rank chart's value axis, with its unit (the scale closes it).
+BY_RANK_AXES = {"bias": "bias (frequency", "variance": "variance (frequency²"}
+
+
+def _emphasised(groups: Any, drawn: Sequence[str]) -> frozenset[str]:
+    """The drawn methods kept in their own look (:func:`emphasis`), lowest error first."""
+    error = {
+        str(m): float(np.mean(rows["bias"].to_numpy() ** 2 + rows["variance"].to_numpy()))
+        for m, rows in groups
+        if m in drawn
+    }
+    return emphasis(sorted(error, key=error.__getitem__))
+
+
+def _muted_legend(drawn: Any, strong: frozenset[str]) -> list[dict[str, Any]]:
+    """The one legend entry of the muted lines, if any."""
+    muted = [m for m in drawn if m not in strong]
+    return [muted_entry(len(muted))] if muted else []
+
+
 def estimates_by_rank(
     per_item: pd.DataFrame, *, log_y: bool = True, featured: Sequence[str] | None = FEATURED
 ) -> go.Figure:
@@ -151,6 +173,7 @@ def estimates_by_rank(
             "hovertemplate": "rank %{x}<br>true %{customdata:.3g}%<extra>truth</extra>",
         }
     ]
+    strong = _emphasised(groups, drawn)
     for method, mean in means.items():
         if len(means) <= BANDS_UP_TO:
             low, high = mean - spreads[method], mean + spreads[method]
@@ -163,8 +186,10 @@ def estimates_by_rank(
                 customdata=100 * mean,
                 meta={"y": mean.tolist()},
                 hover="rank %{x}<br>estimate %{customdata:.3g}%",
+                muted=method not in strong,
             )
         )
+    traces.extend(_muted_legend(means, strong))
     # Frequencies in percent, as people read them (errors stay in frequency units).
     axis = "frequency (%; symmetric log: negatives below 0)" if log_y else "frequency"
     if log_y:
@@ -249,23 +274,26 @@ def by_rank(
     Which methods are drawn: as in :func:`estimates_by_rank`.
     """
     _, order, ranks, groups, drawn = _by_rank_prelude(per_item, featured)
+    strong = _emphasised(groups, drawn)
     traces = [
         method_line(
             str(method),
             ranks,
             rows[column].to_numpy()[order],
             hover="rank %{x}<br>" + column + " %{y:.3g}",
+            muted=method not in strong,
         )
         for method, rows in groups
         if method in drawn
     ]
+    traces.extend(_muted_legend(drawn, strong))
     # The line at 0 that add_hline would make (see reference_entries).
     zero = {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": 0, "y1": 0}
     return assemble(
         traces,
         title=title,
         x="rank of the value",
-        y=column,
+        y=BY_RANK_AXES.get(column, column) + (", log scale)" if log_y else ")"),
         log_y=log_y,
         xaxis=rank_axis(ranks),
         shapes=[{**zero, "line": {"color": "grey", "width": 1}}] if column == "bias" else [],

@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ldpcore.present.figures.style import MUTED_GROUP
+
 
 def _axis_title(figure: go.Figure, axis: str) -> str:
     title = getattr(figure.layout, axis).title
@@ -19,8 +21,21 @@ def _axis_title(figure: go.Figure, axis: str) -> str:
 
 
 def legend_traces(figure: go.Figure) -> list[Any]:
-    """The traces a reader is told about: those in the legend (bands are left out)."""
-    return [trace for trace in figure.data if trace.showlegend is not False]
+    """The traces a reader is told about: those in the legend, and the muted ones.
+
+    Muted methods are named on hover; bands and the muted methods' one legend entry,
+    which draws nothing, are left out.
+    """
+    return [
+        trace
+        for trace in figure.data
+        if (trace.showlegend is not False or trace.legendgroup == MUTED_GROUP)
+        and not _draws_nothing(trace)
+    ]
+
+
+def _draws_nothing(trace: Any) -> bool:
+    return trace.x is not None and len(trace.x) == 1 and trace.x[0] is None
 
 
 def describe(figure: go.Figure) -> str:
@@ -37,14 +52,16 @@ def describe(figure: go.Figure) -> str:
     series = legend_traces(figure)
     kinds = {"bar": "bars", "scatter": "lines"}
     kind = kinds.get(series[0].type, "marks") if series else "no data"
+    if kind == "lines" and series[0].mode == "markers":
+        kind = "dots"
     names = [str(trace.name) for trace in series if trace.name]
     # Quoted: a series is named as its legend says, and a name such as "with the fake
     # users" read unquoted after "bars of" is not a sentence.
     quoted = [f'"{name}"' for name in names[:6]]
     shown = ", ".join(quoted) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
     lengths = [len(trace.x) for trace in series if trace.x is not None]
-    # Bars: every bar counts; lines: the points along one line.
-    points = sum(lengths) if kind == "bars" else max(lengths, default=0)
+    # Bars and dots: every one counts; lines: the points along one line.
+    points = sum(lengths) if kind in {"bars", "dots"} else max(lengths, default=0)
     x, y = _axis_title(figure, "xaxis"), _axis_title(figure, "yaxis")
     what = f"{kind} of {shown}" if shown else kind
     axes = f", {y} against {x}" if x and y else ""
@@ -63,11 +80,22 @@ def figure_table(figure: go.Figure) -> pd.DataFrame:
         if trace.x is None or trace.y is None:
             continue
         meta = trace.meta if isinstance(trace.meta, dict) else {}
-        y = np.asarray(meta.get("y", trace.y), dtype=object)
-        frame = pd.DataFrame({"series": trace.name or "", "x": list(trace.x), "y": list(y)})
-        error = trace.error_y if trace.type in {"bar", "scatter"} else None
+        # A row chart (horizontal bars, dots beside them) names its rows on the y axis.
+        across = trace.orientation == "h" or (
+            trace.type == "scatter"
+            and trace.error_x is not None
+            and trace.error_x.array is not None
+        )
+        category, value = (trace.y, trace.x) if across else (trace.x, trace.y)
+        y = np.asarray(meta.get("y", value), dtype=object)
+        frame = pd.DataFrame({"series": trace.name or "", "x": list(category), "y": list(y)})
+        error = (
+            (trace.error_x if across else trace.error_y)
+            if trace.type in {"bar", "scatter"}
+            else None
+        )
         if error is not None and error.array is not None:
-            values = np.asarray(trace.y, dtype=float)
+            values = np.asarray(value, dtype=float)
             upper = np.asarray(error.array, dtype=float)
             lower = np.asarray(error.arrayminus if error.arrayminus is not None else upper, float)
             frame["low"], frame["high"] = values - lower, values + upper

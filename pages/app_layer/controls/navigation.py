@@ -25,13 +25,14 @@ MENU_POSITION: Final = "top"
 #: list of them: the navigation below and the tests (every page renders) read it.
 PAGES: Final[tuple[tuple[str, str, dict[str, Any]], ...]] = (
     ("pages/explorer.py", "Explorer", {"icon": ":material/query_stats:", "default": True}),
+    # Second: the gentle way in, next to the page a first visit lands on.
+    ("pages/learn.py", "Learn", {"icon": ":material/school:"}),
     ("pages/tradeoffs.py", "ε trade-offs", {"icon": ":material/tune:"}),
     ("pages/queries.py", "Queries", {"icon": ":material/join:"}),
     ("pages/fake_users.py", "Fake users", {"icon": ":material/report:"}),
     ("pages/your_data.py", "Your data", {"icon": ":material/upload_file:"}),
     ("pages/choose_epsilon.py", "Choose ε", {"icon": ":material/shield:"}),
     ("pages/rounds.py", "Collecting again", {"icon": ":material/event_repeat:"}),
-    ("pages/learn.py", "Learn", {"icon": ":material/school:"}),
     ("pages/class.py", "Class", {"icon": ":material/groups:", "url_path": "class"}),
     ("pages/paper.py", "Paper", {"icon": ":material/article:"}),
     # Students reach it by the teacher's link or QR code; it has no place in the menu.

@@ -97,6 +97,10 @@ def sidebar() -> ExperimentConfig | None:
         required=True,
         key="protocol",
         bind="query-params",
+        help="How each user's report is randomized:\n\n"
+        + "\n".join(
+            f"- **{name}**: {protocol_class(name).description}" for name in protocol_names()
+        ),
     )
     epsilon = bar.select_slider(
         "Privacy budget ε", EPSILONS, value=default.epsilon, key="epsilon", bind="query-params"

@@ -173,7 +173,7 @@ def attack_tables(config: ExperimentConfig, attack: AttackSpec, top_k: int) -> d
     """
     # pandas and scipy load with the run, not with the page.
     from ldpcore.experiments.poisoning import run_attack  # noqa: PLC0415
-    from ldpcore.present.run_sentences import attack_sentence  # noqa: PLC0415
+    from ldpcore.present.attack_sentences import attack_headline, attack_sentence  # noqa: PLC0415
 
     result = run_attack(config, attack, top_k=top_k)
     return {
@@ -184,6 +184,7 @@ def attack_tables(config: ExperimentConfig, attack: AttackSpec, top_k: int) -> d
         "truth": result.truth,
         "top_k": result.top_k,
         "sentence": attack_sentence(result),
+        "headline": attack_headline(result),
     }
 
 

@@ -29,7 +29,7 @@ from ldpcore.experiments.ranges import RangeRun, run_ranges
 from ldpcore.experiments.sweeps import sweep
 from ldpcore.present import figures
 from ldpcore.present.sentences import query_in_words
-from ldpcore.protocols import describe_protocols, protocol_class
+from ldpcore.protocols import describe_protocols
 from ldpcore.serving.tables import simulate_tables
 from ldpcore.serving.workers import Workers
 from pages.app_layer.serving.executors import (
@@ -159,24 +159,20 @@ def by_rank_figure(config: ExperimentConfig, view: str, every_method: bool) -> g
 
 
 @st.cache_resource(show_spinner=False, max_entries=32, hash_funcs=config_hash())
-def mse_figure(config: ExperimentConfig, relative: bool) -> go.Figure:
-    """The MSE-per-method bars (``relative``: the paired ratio to Base), shared."""
+def comparison_figure(config: ExperimentConfig) -> go.Figure:
+    """The comparison a results page opens on: every method's MSE against Base, split
+    into bias² and variance, the measurable winner highlighted (shared)."""
     result = simulate_summary(config)
-    summary, analytic = result["summary"], result["analytic"]
-    return figures.mse_bars(
-        summary,
-        base_mse=analytic["base_mse"],
-        lower_bound=analytic["lower_bound"],
-        relative_to_base=relative,
-        base_source=protocol_class(config.protocol).variance_source,
-    )
+    return comparison_of(result, query_in_words(config.query))
 
 
-@st.cache_resource(show_spinner=False, max_entries=32, hash_funcs=config_hash())
-def bias_variance_figure(config: ExperimentConfig) -> go.Figure:
-    """Every method's MSE split into bias² and variance for the query asked, shared."""
-    return figures.bias_variance_bars(
-        simulate_summary(config)["summary"], query=query_in_words(config.query)
+def comparison_of(result: dict[str, Any], query: str) -> go.Figure:
+    """:func:`comparison_figure` of a run's tables already at hand (not cached)."""
+    ranking = result["ranking"]
+    return figures.error_breakdown(
+        result["summary"],
+        recommended=ranking.verdict.winner if ranking is not None else None,
+        query=query,
     )
 
 

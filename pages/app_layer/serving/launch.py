@@ -128,9 +128,8 @@ def _default_view(timeout: float) -> None:
         cache.simulate_summary(config)
         # The calls the Explorer makes at its defaults (a cache keys on the arguments;
         # tests/app/test_first_visit.py checks the page then only hits).
+        cache.comparison_figure(config)
         cache.by_rank_figure(config, "estimates", False)
-        cache.mse_figure(config, False)
-        cache.bias_variance_figure(config)
         # Computed: a class arriving at once joins it rather than crowding the server.
         staging.server_crowd().know(run_key(config, None, ()))
         # A process's first page element makes Streamlit walk the whole call stack (to
