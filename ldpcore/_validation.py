@@ -176,6 +176,34 @@ def whole_number(value: object) -> int | None:
     return None
 
 
+def json_integer(value: object) -> int | None:
+    """An int sent as a JSON number, else None.
+
+    A report is accepted only in the type its form declares: the text "3" is not the
+    number 3, nor is ``true`` 1.
+
+    Examples
+    --------
+    >>> json_integer(3), json_integer("3"), json_integer(True), json_integer(3.0)
+    (3, None, None, None)
+    """
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def decimal_text(value: object) -> int | None:
+    """An int sent as decimal text, else None.
+
+    For a 64-bit seed, which a JavaScript number cannot hold exactly: the number 7 is
+    not the text "7" here.
+
+    Examples
+    --------
+    >>> decimal_text("18446744073709551615"), decimal_text(7), decimal_text("-1")
+    (18446744073709551615, None, None)
+    """
+    return whole_number(value) if isinstance(value, str) else None
+
+
 def is_hex(text: str) -> bool:
     """Whether ``text`` is hexadecimal digits only (either case)."""
     return all(ch in "0123456789abcdefABCDEF" for ch in text)

@@ -72,6 +72,8 @@ def live_results(code: str) -> None:
             STEPS,
             # A reload resumes the step the class was shown.
             default=STEPS[min(poll.step, len(STEPS) - 1)],
+            # A click on the step already shown keeps it (it had sent the class to step 1).
+            required=True,
             key="class-step",
             on_change=clear_confirmation,  # another action: the last confirmation is done
             help="Reveal Base first, so the class sees the noise before post-processing fixes it.",

@@ -92,7 +92,12 @@ convergence_warning(result["summary"])
 VIEWS = {"Estimates vs truth": "estimates", "Bias by rank": "bias", "Variance by rank": "variance"}
 view_column, lines_column = st.columns([3, 1], vertical_alignment="bottom")
 view = view_column.segmented_control(
-    "By rank", list(VIEWS), default="Estimates vs truth", key="view", bind="query-params"
+    "By rank",
+    list(VIEWS),
+    default="Estimates vs truth",
+    required=True,  # a click on the view shown keeps it
+    key="view",
+    bind="query-params",
 )
 every_method = lines_column.toggle("Every method", key="lines", bind="query-params")
 chosen = VIEWS.get(view or "Estimates vs truth", "estimates")

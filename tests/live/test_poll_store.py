@@ -112,12 +112,22 @@ def test_the_report_space_is_exactly_what_the_protocol_reads(protocol: str) -> N
         report = _report(protocol, rng)
         assert check_report(chosen, report) == report
     refused = {
-        "GRR": [{"value": "7"}, {"value": "x"}, {"value": 3, "extra": 1}],
+        # In range but not in the declared type: text for a number, a boolean.
+        "GRR": [
+            {"value": "7"},
+            {"value": "x"},
+            {"value": 3, "extra": 1},
+            {"value": "3"},
+            {"value": True},
+            {"value": 3.0},
+        ],
         "OUE": [{"bits": "80"}, {"bits": "0"}, {"bits": "zz"}, {"bits": 5}],
         "OLH": [
             {"seed_a": str(2**64), "seed_b": "1", "bucket": 0},
             {"seed_a": "-1", "seed_b": "1", "bucket": 0},
             {"seed_a": 1.0, "seed_b": "1", "bucket": 0},
+            {"seed_a": 1, "seed_b": "1", "bucket": 0},
+            {"seed_a": "1", "seed_b": "1", "bucket": "0"},
             {"seed_a": "1", "seed_b": "1", "bucket": browser_parameters(chosen).get("g", 0)},
         ],
     }[protocol]

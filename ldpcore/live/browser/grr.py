@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ldpcore._validation import whole_number
+from ldpcore._validation import json_integer
 from ldpcore.errors import InputError
 from ldpcore.live.browser.base import BrowserForm
 from ldpcore.protocols.grr import GRR
@@ -21,7 +21,7 @@ def parameters(protocol: GRR) -> dict[str, Any]:
 
 
 def check_row(protocol: GRR, report: Mapping[str, Any]) -> dict[str, Any]:
-    """A value in ``[0, d)``.
+    """A value in ``[0, d)``, sent as a JSON number.
 
     Examples
     --------
@@ -30,7 +30,7 @@ def check_row(protocol: GRR, report: Mapping[str, Any]) -> dict[str, Any]:
     ...
     ldpcore.errors.InputError: a GRR report is a value in [0, 7); got {'value': 7}
     """
-    value = whole_number(report["value"])
+    value = json_integer(report["value"])
     if value is None or not 0 <= value < protocol.domain_size:
         raise InputError(
             f"a GRR report is a value in [0, {protocol.domain_size}); got {dict(report)!r}"

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ldpcore._validation import whole_number
+from ldpcore._validation import decimal_text, json_integer
 from ldpcore.errors import InputError
 
 if TYPE_CHECKING:
@@ -31,9 +31,13 @@ def parameters(protocol: OLH) -> dict[str, Any]:
 
 
 def check_row(protocol: OLH, report: Mapping[str, Any]) -> dict[str, Any]:
-    """Two 64-bit seeds (decimal text: JavaScript numbers cannot hold 64 bits), a bucket."""
-    seeds = [whole_number(report[c]) for c in ("seed_a", "seed_b")]
-    bucket = whole_number(report["bucket"])
+    """Two 64-bit seeds and a bucket, each only in its declared type.
+
+    The seeds are decimal text (JavaScript numbers cannot hold 64 bits), the bucket a
+    JSON number.
+    """
+    seeds = [decimal_text(report[c]) for c in ("seed_a", "seed_b")]
+    bucket = json_integer(report["bucket"])
     g = protocol.hash_range
     if (
         any(s is None or not 0 <= s < 2**64 for s in seeds)

@@ -180,12 +180,15 @@ TITLE_AT_TOP = {
 #: The legend's place on every chart: a row above the plot, wrapping on a phone.
 LEGEND_ABOVE = {
     "orientation": "h",
-    "xref": "container",
+    # Across the plot's width, where Plotly wraps its rows (across the figure's, the
+    # rows ran past the right edge); its height is the figure's, under the title.
     "yref": "container",
-    "x": EDGE,
+    "x": 0,
     "xanchor": "left",
     "yanchor": "top",
 }
+#: A legend row's height in pixels, and the entries a row holds on a phone.
+LEGEND_ROW, LEGEND_PER_ROW = 22, 3
 #: Plotly's height of a figure that sets none, in pixels.
 DEFAULT_HEIGHT = 450
 
@@ -263,7 +266,11 @@ def assemble(
         "title": {"text": "method"},
         **layout.pop("legend", {}),
     }
-    margin = {"l": 60, "r": 20, "t": under_title + 50, "b": 50, **layout.pop("margin", {})}
+    # Room for the legend's rows, counted for a phone's width (about three entries a row).
+    entries = sum(1 for t in traces if t.get("showlegend", True) and t.get("name"))
+    rows = max(1, math.ceil(entries / LEGEND_PER_ROW)) if layout.get("showlegend", True) else 0
+    top = under_title + LEGEND_ROW * rows + 10
+    margin = {"l": 60, "r": 20, "t": top, "b": 50, **layout.pop("margin", {})}
     y_axis: dict[str, Any] = {"title": {"text": y}}
     if log_y:
         y_axis.update(type="log", exponentformat="power")
