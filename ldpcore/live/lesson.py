@@ -64,6 +64,9 @@ class ClassReading:
     narrowest, widest : float
         The narrowest and the widest interval's width (shares): the sentence beside the
         table says the range its cells show, not only their mean.
+    moved, moved_most : float, str
+        How far the method moved an option's estimate from Base's, at most (a share),
+        and which option: the step's words follow how far each method moved.
     """
 
     reports: int
@@ -87,6 +90,8 @@ class ClassReading:
     options: int = 0
     narrowest: float = math.nan
     widest: float = math.nan
+    moved: float = 0.0
+    moved_most: str = ""
 
     @property
     def leads(self) -> bool:
@@ -162,6 +167,8 @@ def read_class(
         options=int(estimate.size),
         narrowest=float(np.min(high - low)),
         widest=float(np.max(high - low)),
+        moved=float(np.max(np.abs(estimate - base))),
+        moved_most=str(table["value"].iloc[int(np.argmax(np.abs(estimate - base)))]),
     )
 
 

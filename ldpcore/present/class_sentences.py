@@ -220,13 +220,30 @@ def _base_flaws(reading: ClassReading) -> list[str]:
     return flaws
 
 
+#: A move of an option's share under this much is "little" (one percentage point).
+LITTLE = 0.01
+
+
+def _points(share: float) -> str:
+    """A change of share in percentage points: ``12 percentage points``."""
+    points = round(100 * share)
+    return f"{points} percentage point{'' if points == 1 else 's'}"
+
+
 def _changed(reading: ClassReading) -> str:
     flaws = _base_flaws(reading)
     if abs(reading.base_total - 1) > 0.005:
         flaws.append(f"summing to {_share(reading.base_total)}")
     if not flaws:
+        if reading.moved < LITTLE:
+            return (
+                "Base's estimates were already shares that sum to 100%: "
+                f"{reading.method} changed each by under {_points(LITTLE)}."
+            )
         return (
-            "Base's estimates were already shares that sum to 100%: post-processing changed little."
+            "Base's estimates were already shares that sum to 100%, yet "
+            f"{reading.method} moved {reading.moved_most} by {_points(reading.moved)}: "
+            "it reshapes the estimates, not only their sum."
         )
     consistent = reading.method_min >= -1e-9 and abs(reading.method_total - 1) <= 0.005
     into = (

@@ -36,3 +36,29 @@ def test_the_readout_says_the_widths_the_table_shows() -> None:
         round(widths.min()),
         round(widths.max()),
     ]
+
+
+def test_the_fix_step_says_how_far_each_method_moved_a_proper_base() -> None:
+    """Base already shares summing to 100%: a method that moves an option by 12 points is
+    said to, and one that moves nothing is said to change little (it had been "changed
+    little" for every method)."""
+    options = ("Car", "Bus", "Walk")
+    poll = Poll("ABCDEF", "How?", options, "GRR", 1.0, 0.0, False)
+    base = [0.5, 0.3, 0.2]
+
+    def said(estimate: list[float]) -> str:
+        table = pd.DataFrame(
+            {
+                "value": options,
+                "base_estimate": base,
+                "estimate": estimate,
+                "low": [0.0] * 3,
+                "high": [1.0] * 3,
+            }
+        )
+        return class_readout(read_class(table, poll=poll, method="Power", reports=30))
+
+    moved = said([0.44, 0.24, 0.32])
+    assert "moved Walk by 12 percentage points" in moved and "changed" not in moved
+    still = said([0.5, 0.3, 0.2])
+    assert "changed each by under 1 percentage point" in still

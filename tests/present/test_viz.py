@@ -498,3 +498,35 @@ def test_every_protocol_s_epsilon_is_one_row_smallest_first_with_the_target_unme
     band = figure.layout.shapes[0]
     assert band.y0 < 0 < band.y1  # the winner's row, first
     assert figure.layout.showlegend is True
+
+
+def test_a_histogram_keeps_its_plot_area_whatever_its_labels() -> None:
+    """Long labels are cut on the axis (whole on hover) and the figure grows by their
+    height, so rotated labels never squash the bars."""
+    from ldpcore.present.figures import histograms  # noqa: PLC0415
+
+    long = ["Democratic Republic of the Congo", "Saint Vincent and the Grenadines", "Chad"]
+    short = figures.top_values(["a", "b", "c"], [3, 2, 1])
+    cut = figures.top_values(long, [3, 2, 1])
+    assert all(len(t) <= histograms.LABEL_CHARS for t in cut.layout.xaxis.ticktext)
+    assert list(cut.data[0].hovertext) == long  # whole, where a reader points
+    grown = cut.layout.height - short.layout.height
+    assert grown == histograms.LABEL_PX * (histograms.LABEL_CHARS - 1)
+
+
+def test_the_wall_s_class_chart_reads_from_the_back_row() -> None:
+    from ldpcore.present.figures import histograms  # noqa: PLC0415
+
+    table = pd.DataFrame(
+        {
+            "value": ["a", "b"],
+            "base_estimate": [0.6, 0.4],
+            "estimate": [0.6, 0.4],
+            "low": [0.5, 0.3],
+            "high": [0.7, 0.5],
+        }
+    )
+    desk = figures.poll_estimates(table, "Norm-Sub")
+    wall = figures.poll_estimates(table, "Norm-Sub", wall=True)
+    assert wall.layout.font.size == histograms.WALL_FONT > 12
+    assert wall.layout.height >= desk.layout.height

@@ -26,6 +26,11 @@ TOP_VALUES = 50
 DATA_COLOUR = "rgb(90,110,135)"
 
 
+#: The histogram's plot area in pixels, the characters a tick label keeps, and the pixels
+#: each character of a rotated label takes below the plot.
+PLOT_HEIGHT, LABEL_CHARS, LABEL_PX = 280, 18, 6
+
+
 def top_values(labels: Sequence[str], counts: Sequence[float] | NDArray[Any]) -> go.Figure:
     """The 50 most frequent values of a histogram, as bars (Your data).
 
@@ -34,7 +39,21 @@ def top_values(labels: Sequence[str], counts: Sequence[float] | NDArray[Any]) ->
     top = pd.DataFrame({"value": list(labels), "count": list(counts)})
     shown = min(TOP_VALUES, len(top))
     top = top.sort_values("count", ascending=False, kind="stable").head(shown)
-    figure = go.Figure(go.Bar(x=top["value"], y=top["count"], marker_color=DATA_COLOUR))
+    names = [str(v) for v in top["value"]]
+    # A tick shows at most LABEL_CHARS of a label (the bar's hover has it whole), and the
+    # figure grows by the labels' height, so long rotated labels never eat the plot.
+    ticks = [n if len(n) <= LABEL_CHARS else n[: LABEL_CHARS - 1] + "…" for n in names]
+    longest = max((len(t) for t in ticks), default=1)
+    figure = go.Figure(
+        go.Bar(
+            x=names,
+            y=top["count"],
+            marker_color=DATA_COLOUR,
+            hovertext=names,
+            hovertemplate="%{hovertext}: %{y:,}<extra></extra>",
+        )
+    )
+    figure.update_xaxes(type="category", tickvals=names, ticktext=ticks, automargin=True)
     on_white(figure)
     figure.update_layout(
         title=(
@@ -44,7 +63,7 @@ def top_values(labels: Sequence[str], counts: Sequence[float] | NDArray[Any]) ->
         ),
         xaxis_title="value",
         yaxis_title="count",
-        height=320,
+        height=PLOT_HEIGHT + LABEL_PX * longest,
         margin={"t": 40, "b": 40},
     )
     return figure
@@ -82,14 +101,21 @@ def estimates_with_intervals(table: pd.DataFrame) -> go.Figure:
     return figure
 
 
-def poll_estimates(table: pd.DataFrame, method: str, *, base_only: bool = False) -> go.Figure:
+#: The wall's chart: type read from the back row, as tall as the teacher's.
+WALL_FONT, WALL_HEIGHT = 22, 380
+
+
+def poll_estimates(
+    table: pd.DataFrame, method: str, *, base_only: bool = False, wall: bool = False
+) -> go.Figure:
     """A live poll's answer shares: ``method``'s estimate with its interval, and Base.
 
     ``table`` is :func:`ldpcore.collection.estimates.consistent_estimates_and_caveats`'s
     (``value, base_estimate, estimate, low, high``), drawn in option order: Base as
     markers (unbiased, possibly negative), the method as bars with their intervals.
     ``base_only``: Base alone, with the 0% and 100% lines it crosses (the lesson's
-    second step: the noise before the fix).
+    second step: the noise before the fix). ``wall``: the projector's, its text as large
+    as the rest of the wall's.
     """
     style = method_style(method)
     base = method_style("Base")
@@ -130,8 +156,10 @@ def poll_estimates(table: pd.DataFrame, method: str, *, base_only: bool = False)
         xaxis_title="option",
         yaxis_title="share of the class",
         yaxis_tickformat=".0%",
-        height=380,
+        height=WALL_HEIGHT if wall else 380,
         legend={"orientation": "h", "y": -0.2},
         showlegend=True,
     )
+    if wall:
+        figure.update_layout(font={"size": WALL_FONT}, title_font={"size": WALL_FONT + 6})
     return figure

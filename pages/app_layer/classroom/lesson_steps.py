@@ -91,14 +91,17 @@ def lesson_step(poll: Poll, rows: list[Any], step: int, chosen: str, *, projecte
     reading = read_class(tables[chosen], poll=poll, method=chosen, reports=len(rows))
     if step == 1:
         plain_strong(base_readout(reading))
-        show_chart(poll_estimates(tables[chosen], chosen, base_only=True), key="chart-class")
+        show_chart(
+            poll_estimates(tables[chosen], chosen, base_only=True, wall=projected),
+            key="chart-class",
+        )
         if not projected:
             st.dataframe(
                 every_method(poll, {"Base": tables["Base"]}), hide_index=True, key="class-table"
             )
         return
     plain_strong(class_readout(reading))
-    show_chart(poll_estimates(tables[chosen], chosen), key="chart-class")
+    show_chart(poll_estimates(tables[chosen], chosen, wall=projected), key="chart-class")
     if projected:
         return
     if len(rows) < LARGER_CLASS and not reading.leads:

@@ -20,13 +20,20 @@ from pages.app_layer.classroom.live_class import REFRESH_S, join_link, qr_markdo
 #: Larger type for a room: the wall is read from the back row. The count's rule names the
 #: paragraph inside the metric too, and comes after the paragraphs' rule: with the same
 #: weight the later wins, so the count is never drawn at the sentences' size.
+#: The wall shows no menu, header or sidebar: the room sees the poll, not the app. The
+#: question is the largest text, the join code next, then the count.
 _WALL_CSS = """<style>
+.stApp [data-testid="stTopNav"], .stApp header[data-testid="stHeader"],
+.stApp [data-testid="stSidebar"], .stApp [data-testid="stSidebarCollapsedControl"]
+{ display: none; }
 .stApp [data-testid="stMarkdownContainer"] p { font-size: 1.45rem; }
-.stApp h2.ldp-question { font-size: 2.6rem; }
+.stApp h2.ldp-question { font-size: 3.6rem; }
+.stApp [data-testid="stMarkdownContainer"] h1 { font-size: 3.3rem; letter-spacing: 0.1em; }
 .stApp [data-testid="stMetricValue"],
 .stApp [data-testid="stMetricValue"] div,
-.stApp [data-testid="stMetricValue"] p { font-size: 4rem; line-height: 1.15; }
+.stApp [data-testid="stMetricValue"] p { font-size: 3rem; line-height: 1.15; }
 .stApp [data-testid="stMetricLabel"] p { font-size: 1.6rem; }
+.stApp [data-testid="stMainBlockContainer"] { padding-top: 1rem; }
 </style>"""
 
 
