@@ -329,10 +329,11 @@ def larger_class_words(larger: LargerClass, reports: int) -> str:
     >>> larger = LargerClass("GRR", 1.0, 5, 1000, 0.123, (0.1, 0.5), (0.0, 0.995), (0.0, 0.0), 200)
     >>> print(larger_class_words(larger, 24))  # doctest: +NORMALIZE_WHITESPACE
     Simulated from this poll's settings (GRR, ε = 1, 5 options), not from this class's
-    answers: with 1,000 students each option's 95% interval would reach about ±12 points
-    (with this class's 24 reports, about ±79). If one option truly led every other by 10
-    or 50 points, a class of 1,000 would name it in fewer than 1% and about 99% of
-    classes, and name another option in fewer than 1% (200 classes simulated per lead).
+    answers: with 1,000 students each option's interval (95% for all options at once)
+    would reach about ±12 points (with this class's 24 reports, about ±79). If one option
+    truly led every other by 10 or 50 points, a class of 1,000 would name it in fewer
+    than 1% and about 100% of classes, and name another option in fewer than 1% (200
+    classes simulated per lead).
     """
     now = larger.half_width_at(reports)
     said_now = "more than ±100" if now > 1 else f"about ±{now * 100:.0f}"
@@ -343,7 +344,7 @@ def larger_class_words(larger: LargerClass, reports: int) -> str:
     return (
         f"Simulated from this poll's settings ({larger.protocol}, ε = {larger.epsilon:g}, "
         f"{larger.options} options), not from this class's answers: with {larger.size:,} "
-        f"students each option's 95% interval would reach about "
+        f"students each option's interval (95% for all options at once) would reach about "
         f"±{larger.half_width * 100:.0f} points (with this class's {_reports(reports)}, "
         f"{said_now}). If one option truly led "
         f"every other by {said_leads} points, a class of {larger.size:,} would name it in "
@@ -515,8 +516,20 @@ def removal_effect(poll: Poll, rows: list[Any], kept: list[Any], label: str) -> 
 
 
 def _rounded_percent(share: float) -> str:
-    # Rounded first: a share of -0.001 reads "0%", not "-0%".
-    return f"{round(share, 2) + 0.0:.0%}"
+    """A share in whole percent, rounded once as a table rounds it (0.475: "48%").
+
+    Examples
+    --------
+    >>> _rounded_percent(0.475), _rounded_percent(-0.001), _rounded_percent(0.995)
+    ('48%', '0%', '100%')
+    """
+    # A share within half a point of 0 reads "0%", not "-0%".
+    return f"{0.0 if abs(share) < 0.005 else share:.0%}"
+
+
+def percent_cell(share: float) -> str:
+    """A share as a class table's cell says it, the same way as the sentence beside it."""
+    return _rounded_percent(share)
 
 
 def every_method(poll: Poll, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -561,6 +574,7 @@ __all__ = [
     "liars_caption",
     "liars_words",
     "outlook_sentence",
+    "percent_cell",
     "removal_effect",
     "separating_label",
     "turned_away_help",

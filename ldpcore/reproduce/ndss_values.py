@@ -34,10 +34,10 @@ def fig1(context: Context) -> RecipeOutput:
     result = _bias_run(context)
     trials = result.config.trials
     per_item = result.per_item
-    figure = figures.estimates_by_rank(_counts(per_item, ZIPF[1]), featured=None)
-    figure.update_layout(
-        title="NDSS Fig. 1: mean count estimates by rank (Zipf, ε = 1)", yaxis_title="count"
-    )
+    # Drawn as shares, which the rank chart's percent ticks read (the paper's counts are
+    # these times n, the table's unit): counts on it read "100000000%".
+    figure = figures.estimates_by_rank(per_item, featured=None)
+    figure.update_layout(title="NDSS Fig. 1: mean estimates by rank (Zipf, ε = 1)")
     z_base = np.abs(_z(per_item, "Base", trials)).max()
     tail = _ranked(per_item, "Base-Pos", "bias")[512:]
     claims = [

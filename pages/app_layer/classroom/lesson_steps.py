@@ -18,7 +18,12 @@ from ldpcore.live.outlook import LARGER_CLASS
 from ldpcore.live.poll import Poll
 from ldpcore.live.reports import class_support
 from ldpcore.live.store import PollStore
-from ldpcore.present.class_sentences import base_readout, class_readout, larger_class_words
+from ldpcore.present.class_sentences import (
+    base_readout,
+    class_readout,
+    larger_class_words,
+    percent_cell,
+)
 from ldpcore.present.figures import poll_estimates
 from pages.app_layer.classroom.addresses import turned_away_metric
 from pages.app_layer.classroom.class_views import every_method, plain_strong
@@ -134,9 +139,9 @@ def larger_class_view(poll: Poll, reports: int) -> None:
                 {
                     "the leader's lead": [f"{lead * 100:.0f} points" for lead in larger.leads],
                     f"a class of {LARGER_CLASS:,} names it": [
-                        f"{share:.0%}" for share in larger.named_right
+                        percent_cell(share) for share in larger.named_right
                     ],
-                    "names another option": [f"{share:.0%}" for share in larger.named_wrong],
+                    "names another option": [percent_cell(s) for s in larger.named_wrong],
                 }
             ),
             hide_index=True,
