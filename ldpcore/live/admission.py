@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -39,6 +40,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ldpcore.live.database import address_label
+
+_LOG = logging.getLogger(__name__)
 
 #: Why a report can be turned away, in the order the teacher reads them (the words are
 #: :data:`ldpcore.present.class_sentences.REFUSAL_WORDS`).
@@ -279,6 +282,31 @@ def is_burst(times: Sequence[float]) -> bool:
     )
 
 
+#: How the operator's log names each decision about a report.
+_DECIDED = {COUNT: "counted", AGAIN: "sent again (stored once)", HOLD: "held for the teacher"}
+
+
+def log_decision(code: str, verdict: str, hashed: str | None) -> None:
+    """One line in the operator's log for every decision about a report.
+
+    With the address's digest as the teacher sees it, never the address.
+    """
+    said = _DECIDED.get(verdict) or (
+        "held again" if verdict == HELD_AGAIN else f"refused ({verdict})"
+    )
+    _LOG.info("poll %s: a report %s, address %s", code, said, _label(hashed))
+
+
+def log_teacher(code: str, change: str, hashed: str | None = None) -> None:
+    """One line in the operator's log for a change the teacher makes."""
+    where = "" if hashed is None else f", address {_label(hashed)}"
+    _LOG.info("poll %s: the teacher %s%s", code, change, where)
+
+
+def _label(hashed: str | None) -> str:
+    return "unknown" if hashed is None else address_label(hashed)
+
+
 __all__ = [
     "AGAIN",
     "BURST_REPORTS",
@@ -292,6 +320,8 @@ __all__ = [
     "address_activity",
     "count_reports",
     "is_burst",
+    "log_decision",
+    "log_teacher",
     "most_suspect",
     "refusal_message",
     "verdict",

@@ -91,4 +91,33 @@ class Held(PollError):
     """
 
 
+def check_size(size: object) -> None:
+    """A class size: the most reports a poll takes, from 1 to :data:`CLASS_SIZE_MAX`."""
+    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= CLASS_SIZE_MAX:
+        raise PollError(
+            f"the class size is the most reports the poll takes: a whole number from 1 "
+            f"to {CLASS_SIZE_MAX:,}; got {size!r}"
+        )
+
+
+def check_seats(seats: object, size: int = CLASS_SIZE_MAX) -> None:
+    """The reports counted from one network address: from 1 to the class size."""
+    if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= size:
+        raise PollError(
+            "the seats per network address are how many students answer from one "
+            f"connection (1, or a computer lab's count): a whole number from 1 to {size:,}; "
+            f"got {seats!r}"
+        )
+
+
+def clean_text(text: object, what: str, limit: int) -> str:
+    """A question or an option as stored: its spaces collapsed, never empty nor too long."""
+    cleaned = " ".join(str(text).split())
+    if not cleaned:
+        raise PollError(f"{what} is empty; write some text")
+    if len(cleaned) > limit:
+        raise PollError(f"{what} is {len(cleaned)} characters long; keep it to {limit}")
+    return cleaned
+
+
 __all__ = ["CLASS_SIZE_DEFAULT", "CLASS_SIZE_MAX", "Held", "Poll", "PollError", "Refused"]

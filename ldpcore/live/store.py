@@ -35,7 +35,16 @@ from ldpcore.live.database import (
     token_hash,
 )
 from ldpcore.live.keys import CODE_ALPHABET, HANDOVER_SECONDS, OPERATOR, Operator, TeacherKeys
-from ldpcore.live.poll import CLASS_SIZE_DEFAULT, CLASS_SIZE_MAX, Held, Poll, PollError, Refused
+from ldpcore.live.poll import (
+    CLASS_SIZE_DEFAULT,
+    Held,
+    Poll,
+    PollError,
+    Refused,
+    check_seats,
+    check_size,
+    clean_text,
+)
 from ldpcore.live.reports import check_report, live_protocols, poll_protocol
 
 #: Poll codes: 6 characters of :data:`~ldpcore.live.keys.CODE_ALPHABET`, 32⁶ ≈ 10⁹ codes.
@@ -86,9 +95,9 @@ class PollStore(TeacherKeys):
             is not a whole number from 1 to :data:`~ldpcore.live.poll.CLASS_SIZE_MAX`;
             seats that are not a whole number from 1 to the class size.
         """
-        question = _clean(question, "the question", QUESTION_MAX)
+        question = clean_text(question, "the question", QUESTION_MAX)
         cleaned = [
-            _clean(option, f"option {i + 1}", OPTION_MAX) for i, option in enumerate(options)
+            clean_text(option, f"option {i + 1}", OPTION_MAX) for i, option in enumerate(options)
         ]
         if not OPTIONS_MIN <= len(cleaned) <= OPTIONS_MAX:
             raise PollError(
@@ -103,8 +112,8 @@ class PollStore(TeacherKeys):
                 f"a live poll runs {', '.join(live_protocols())} in the browser; got {protocol!r}"
             )
         poll_protocol(name, epsilon, len(cleaned))  # checks ε (InputError with the reason)
-        _check_size(max_reports)
-        _check_seats(seats, max_reports)
+        check_size(max_reports)
+        check_seats(seats, max_reports)
         if key is not None and len(str(key)) < 16:
             raise PollError("a teacher's key has at least 16 characters")  # a page's bug
         key = secrets.token_urlsafe(18) if key is None else str(key)
@@ -172,15 +181,17 @@ class PollStore(TeacherKeys):
     def reopen(self, code: str, key: str | Operator) -> None:
         """Take reports again."""
         self._set(code, key, "closed = 0")
+        admission.log_teacher(normalize_code(code), "reopened the poll")
 
     def set_seats(self, code: str, key: str | Operator, seats: int) -> None:
         """The reports counted from one network address (several in a lab)."""
-        _check_seats(seats)
+        check_seats(seats)
         self._require_key(code, key)
         with self._write() as connection:
             connection.execute(
                 "UPDATE polls SET seats = ? WHERE code = ?", (seats, normalize_code(code))
             )
+        admission.log_teacher(normalize_code(code), f"set {seats} seats per address")
 
     def show(self, code: str, key: str | Operator, step: int, method: str) -> None:
         """What the class sees now: the lesson's step and the method drawn at the fix.
@@ -195,10 +206,11 @@ class PollStore(TeacherKeys):
                 "UPDATE polls SET step = ?, shown_method = ? WHERE code = ?",
                 (step, str(method), normalize_code(code)),
             )
+        admission.log_teacher(normalize_code(code), f"showed step {step + 1} ({method})")
 
     def resize(self, code: str, key: str | Operator, size: int) -> None:
         """Set the class size (the most reports taken); never below the reports stored."""
-        _check_size(size)
+        check_size(size)
         self._require_key(code, key)
         with self._write() as connection:
             have = admission.count_reports(connection, normalize_code(code))
@@ -211,6 +223,7 @@ class PollStore(TeacherKeys):
             connection.execute(
                 "UPDATE polls SET max_reports = ? WHERE code = ?", (size, normalize_code(code))
             )
+        admission.log_teacher(normalize_code(code), f"set the class size to {size:,}")
 
     def _set(self, code: str, key: str | Operator, assignment: str) -> None:
         # ``assignment`` is one of this class's own fixed strings, never a caller's text.
@@ -236,6 +249,7 @@ class PollStore(TeacherKeys):
                 connection.execute(
                     "INSERT OR IGNORE INTO blocked (code, address) VALUES (?, ?)", (code, hashed)
                 )
+        admission.log_teacher(code, f"removed {gone} reports and refused the address", hashed)
         return gone
 
     def count_waiting(self, code: str, key: str | Operator, address: str) -> tuple[int, int]:
@@ -266,6 +280,7 @@ class PollStore(TeacherKeys):
                 [(code, *row[1:]) for row in taken],
             )
             connection.executemany("DELETE FROM held WHERE id = ?", [(row[0],) for row in taken])
+        admission.log_teacher(code, f"counted {len(taken)} waiting reports of address {address}")
         return len(taken), len(waiting) - len(taken)
 
     def discard_waiting(self, code: str, key: str | Operator, address: str) -> int:
@@ -275,7 +290,11 @@ class PollStore(TeacherKeys):
         """
         self._require_key(code, key)
         with self._write() as connection:
-            return self._move_to_removed(connection, normalize_code(code), address, ("held",))
+            gone = self._move_to_removed(connection, normalize_code(code), address, ("held",))
+        admission.log_teacher(
+            normalize_code(code), f"discarded {gone} waiting reports of {address}"
+        )
+        return gone
 
     @staticmethod
     def _move_to_removed(
@@ -472,6 +491,7 @@ class PollStore(TeacherKeys):
         except InputError:
             with self._write() as connection:
                 admission.refuse(connection, poll.code, client, "invalid", hashed)
+            admission.log_decision(poll.code, "invalid", hashed)
             raise
         with self._write() as connection:
             verdict = admission.verdict(connection, poll.code, client, row, hashed)
@@ -479,6 +499,7 @@ class PollStore(TeacherKeys):
                 # The same report again: its first sending committed but the student
                 # never saw the confirmation (a dropped connection, a server restart).
                 # It is stored once; say "sent" now.
+                admission.log_decision(poll.code, verdict, hashed)
                 return admission.count_reports(connection, poll.code)
             if verdict == admission.HOLD:
                 connection.execute(
@@ -495,6 +516,7 @@ class PollStore(TeacherKeys):
                     "VALUES (?, ?, ?, ?, ?)",
                     (poll.code, client, json.dumps(row), time.time(), hashed),
                 )
+            admission.log_decision(poll.code, verdict, hashed)
             count = admission.count_reports(connection, poll.code)
             (size,) = connection.execute(
                 "SELECT max_reports FROM polls WHERE code = ?", (poll.code,)
@@ -517,6 +539,7 @@ class PollStore(TeacherKeys):
             hashed = address_hash(code, self._salt(code), address)
         with self._write() as connection:
             admission.refuse(connection, code, admission.unreadable_client(sent), "invalid", hashed)
+        admission.log_decision(code, "invalid", hashed)
 
     def _salt(self, code: str) -> bytes:
         with self._connect() as connection:
@@ -524,32 +547,6 @@ class PollStore(TeacherKeys):
                 "SELECT key_salt FROM polls WHERE code = ?", (code,)
             ).fetchone()
         return bytes(salt)
-
-
-def _check_size(size: object) -> None:
-    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= CLASS_SIZE_MAX:
-        raise PollError(
-            f"the class size is the most reports the poll takes: a whole number from 1 "
-            f"to {CLASS_SIZE_MAX:,}; got {size!r}"
-        )
-
-
-def _check_seats(seats: object, size: int = CLASS_SIZE_MAX) -> None:
-    if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= size:
-        raise PollError(
-            "the seats per network address are how many students answer from one "
-            f"connection (1, or a computer lab's count): a whole number from 1 to {size:,}; "
-            f"got {seats!r}"
-        )
-
-
-def _clean(text: object, what: str, limit: int) -> str:
-    cleaned = " ".join(str(text).split())
-    if not cleaned:
-        raise PollError(f"{what} is empty; write some text")
-    if len(cleaned) > limit:
-        raise PollError(f"{what} is {len(cleaned)} characters long; keep it to {limit}")
-    return cleaned
 
 
 _POLL_COLUMNS = (

@@ -354,3 +354,43 @@ def test_a_database_from_before_class_sizes_opens_with_the_default(tmp_path: Pat
     assert store.get("ABCDEF").max_reports == 200  # type: ignore[union-attr]
     assert store.submit("ABCDEF", "browser-0001", {"value": 1}) == 1
     assert store.refused("ABCDEF") == 0
+
+
+def test_the_operator_s_log_holds_every_decision_and_every_teacher_change(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Counted, held, refused and removed, each with the address's digest (never the
+    address), and the teacher's changes: what an operator reads after a lesson."""
+    import logging  # noqa: PLC0415
+
+    from ldpcore.live.store import Held, Refused  # noqa: PLC0415
+
+    store = PollStore(tmp_path)
+    poll, key = store.create("Day?", DAYS, protocol="GRR", epsilon=1.0)
+    with caplog.at_level(logging.INFO, logger="ldpcore.live"):
+        store.submit(poll.code, "client-0001", {"value": 1}, address="127.0.0.5")
+        with pytest.raises(Held):  # a second browser behind the same address: held
+            store.submit(poll.code, "client-0002", {"value": 2}, address="127.0.0.5")
+        with pytest.raises(InputError):  # not in its declared type
+            store.submit(poll.code, "client-0003", {"value": "3"}, address="127.0.0.6")
+        label = store.addresses(poll.code)[0].label
+        store.set_seats(poll.code, key, 2)
+        store.show(poll.code, key, 1, "Norm-Sub")
+        store.resize(poll.code, key, 30)
+        store.remove_address(poll.code, key, label)
+        with pytest.raises(Refused):
+            store.submit(poll.code, "client-0004", {"value": 1}, address="127.0.0.5")
+    said = "\n".join(record.getMessage() for record in caplog.records)
+    for words in (
+        "a report counted",
+        "a report held for the teacher",
+        "a report refused (invalid)",
+        "a report refused (removed)",
+        "the teacher set 2 seats per address",
+        "the teacher showed step 2 (Norm-Sub)",
+        "the teacher set the class size to 30",
+        "the teacher removed 2 reports and refused the address",
+    ):
+        assert words in said, (words, said)
+    assert f"address {label}" in said
+    assert "127.0.0" not in said  # the digest, never the address
