@@ -82,6 +82,13 @@ def _picker(page: Page) -> None:
     _idle(page)
 
 
+def _last_section(page: Page) -> None:
+    """The Learn page is drawn section by section: wait for its last one, then idle (on a
+    loaded machine the status widget could come and go before the later sections did)."""
+    page.get_by_text("When some users lie").first.wait_for(timeout=_WAIT_MS)
+    _idle(page)
+
+
 @dataclass(frozen=True)
 class Shot:
     """One picture: which page, at which address, and what to do before taking it."""
@@ -150,7 +157,7 @@ PAGE_SHOTS: tuple[Shot, ...] = (
         "Learn",
         "/learn",
         "Learn: one user's value randomized, step by step, for a class or a first visit.",
-        ready=_idle,
+        ready=_last_section,
     ),
     Shot(
         "paper",

@@ -49,7 +49,7 @@ LONG_SEARCH_SECONDS = 60
 ensure_app(__file__)
 st.title("Choose ε")
 answer_slot = st.container()  # the answer and its chart first, once the search has run
-st.subheader("Your question", divider="gray")
+st.header("Your question", divider="gray")
 st.caption(
     "For a dataset like yours, a number of users and the query that matters: the smallest "
     "ε that meets an accuracy target, per protocol with its best post-processing, and what "
@@ -157,7 +157,7 @@ with answer_slot:
     st.success(epsilon_headline(winner, target_words))
     every = figures.epsilon_per_protocol(answers, target=target_words, winner=winner.protocol)
     show_chart(every, key="chart-every-protocol")
-st.subheader("Why", divider="gray")
+st.header("Why", divider="gray")
 st.write(epsilon_sentence(winner, int(n)))
 caveat = interval_note(winner, config.query)
 if caveat:

@@ -523,3 +523,76 @@ def test_collected_output_s_form_belongs_to_each_file_in_the_browser(
     assert [float(row[1]) for row in rows] == [0.0662, 0.3123, -0.0121, 0.5113, 0.1223]
     assert "not a whole number" not in page.content()
     assert page.locator("[data-testid='stException']").count() == 0
+
+
+#: The words a result page shows above its first chart, at most: its title, its answer in
+#: one line and what the chart is of. Collecting again also shows its two controls and the
+#: note on the protocol's chain there.
+WORDS_BEFORE_THE_CHART = {"": 60, "choose_epsilon": 60, "fake_users": 60, "rounds": 80}
+#: Two settings beside the defaults: the slider's low edge, and another protocol.
+OTHER_SETTINGS = ("&epsilon=0.1", "&protocol=GRR&epsilon=4.0")
+
+WORDS_ABOVE_JS = """(top) => {
+  const skip = "[data-testid='stTopNav'], header, [data-testid='stSidebar'], "
+    + "[data-testid='stIconMaterial'], [data-testid='stToolbar']";
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  let words = 0;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const element = node.parentElement;
+    if (!element || element.closest(skip)) continue;
+    const box = element.getBoundingClientRect();
+    if (box.height === 0 || box.bottom > top) continue;
+    words += node.textContent.trim().split(/\\s+/).filter(Boolean).length;
+  }
+  return words;
+}"""
+
+
+@pytest.mark.parametrize("settings", ["", *OTHER_SETTINGS])
+@pytest.mark.parametrize("path", list(WORDS_BEFORE_THE_CHART))
+def test_a_result_page_opens_on_its_answer_and_its_chart(
+    server: str, browser_page: Page, path: str, settings: str
+) -> None:
+    """At 1440 × 900 the answer (a banner) and the chart that shows it lie in the first
+    screen, the banner above the chart, with few words before them."""
+    browser = browser_page.context.browser
+    assert browser is not None
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{server}/{path}?n=10000&d=64&trials=3{settings}")
+        chart = page.locator(".js-plotly-plot").locator("visible=true").first
+        chart.wait_for(timeout=120_000)
+        page.wait_for_selector("[data-testid='stStatusWidget']", state="detached", timeout=180_000)
+        page.wait_for_timeout(500)
+        answer = page.locator("[data-testid='stAlert']").locator("visible=true").first
+        chart_box, answer_box = chart.bounding_box(), answer.bounding_box()
+        assert chart_box is not None and answer_box is not None
+        assert answer_box["y"] + answer_box["height"] <= chart_box["y"] + 1  # answer first
+        assert chart_box["y"] + chart_box["height"] <= 900, chart_box  # wholly in view
+        words = page.evaluate(WORDS_ABOVE_JS, answer_box["y"])
+        assert words <= WORDS_BEFORE_THE_CHART[path], words
+    finally:
+        context.close()
+
+
+def test_on_a_phone_the_comparison_names_every_method(server: str, browser_page: Page) -> None:
+    """At 390 × 844 every method's row keeps its name, and the legend sits above the plot."""
+    browser = browser_page.context.browser
+    assert browser is not None
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto(f"{server}/?n=10000&d=64&trials=3")
+        chart = page.locator(".js-plotly-plot").locator("visible=true").first
+        chart.wait_for(timeout=120_000)
+        page.wait_for_selector("[data-testid='stStatusWidget']", state="detached", timeout=180_000)
+        names = chart.locator(".ytick text").all_inner_texts()
+        drawn = page.evaluate("() => [...document.querySelector('.js-plotly-plot')._fullData[0].y]")
+        assert len(names) == len(drawn) >= 10, (names, drawn)
+        legend = chart.locator(".legend").bounding_box()
+        plot = chart.locator(".nsewdrag").first.bounding_box()
+        assert legend is not None and plot is not None
+        assert legend["y"] + legend["height"] <= plot["y"] + 1
+    finally:
+        context.close()

@@ -67,8 +67,8 @@ def test_the_first_visitor_s_view_is_computed_before_they_ask() -> None:
         assert before[("simulate_summary", "miss")] == 1
         charts = asyncio.run(first_visit(url))
         after = lookups(url)
-    # The by-rank, MSE and bias-variance charts, drawn from the computed view.
-    assert len(charts) == 3
+    # The comparison and the by-rank chart, drawn from the computed view.
+    assert len(charts) == 2
     changed = {
         key: after[key] - before.get(key, 0) for key in after if after[key] != before.get(key, 0)
     }

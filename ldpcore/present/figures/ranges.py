@@ -58,7 +58,7 @@ def range_curves(frame: pd.DataFrame, *, title: str) -> go.Figure:
         traces,
         title=title,
         x="range length (values)",
-        y="MSE of a range's frequency",
+        y="MSE of a range's frequency (frequency², log scale)",
         log_y=True,
         xaxis={"type": "log"},
         legend={"title": {"text": "protocol · method"}},
