@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ldpcore.advice.targets import Kind
 from ldpcore.bounds import EPSILON_RANGE
@@ -140,30 +140,31 @@ def epsilon_headline(answer: EpsilonAnswer, target: str) -> str:
             f"No protocol searched meets the target ({target}) within the ε searched: relax "
             "the target or collect from more users."
         )
+    reach, base = _epsilons(answer)
     if answer.post_processing_helps:
-        reach = epsilon_interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
-        base = epsilon_interval(
-            answer.base_epsilon,
-            answer.base_epsilon_low,
-            answer.base_epsilon_high,
-            exact=answer.base_exact,
-            source=answer.variance_source,
-        )
         return (
             f"Smallest ε to have {target}: **{reach}**, with {answer.protocol} + "
             f"{answer.method} (without post-processing: {base})."
         )
-    reach = epsilon_interval(
-        answer.epsilon,
-        answer.epsilon_low,
-        answer.epsilon_high,
-        exact=answer.base_exact,
-        source=answer.variance_source,
-    )
     return (
         f"Smallest ε to have {target}: **{reach}**, with {answer.protocol}; no post-processing "
         "needed."
     )
+
+
+def _epsilons(answer: EpsilonAnswer) -> tuple[str, str]:
+    """The answer's ε and Base's, each in words with its interval (or exact, with its source).
+
+    Where post-processing does not help the answer's ε is Base's, exact where Base's is.
+    """
+    exact: dict[str, Any] = {"exact": answer.base_exact, "source": answer.variance_source}
+    base = epsilon_interval(
+        answer.base_epsilon, answer.base_epsilon_low, answer.base_epsilon_high, **exact
+    )
+    # A method's ε is simulated, never exact; Base's own may be (Eq. 3).
+    helped: dict[str, Any] = {} if answer.post_processing_helps else exact
+    reach = epsilon_interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high, **helped)
+    return reach, base
 
 
 def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
@@ -178,27 +179,13 @@ def epsilon_sentence(answer: EpsilonAnswer, n_users: int) -> str:
             f"With {n_users:,} users no protocol meets the target for ε up to "
             f"{EPSILON_RANGE[1]:g}; relax the target or collect from more users."
         )
+    reach, base = _epsilons(answer)
     if answer.post_processing_helps and answer.comparison is not None:
-        reach = epsilon_interval(answer.epsilon, answer.epsilon_low, answer.epsilon_high)
-        base = epsilon_interval(
-            answer.base_epsilon,
-            answer.base_epsilon_low,
-            answer.base_epsilon_high,
-            exact=answer.base_exact,
-            source=answer.variance_source,
-        )
         return (
             f"With {n_users:,} users, {answer.protocol} + {answer.method} meets your target "
             f"from {reach}; without post-processing you would need {base} "
             f"({answer.method}: {comparison_words(answer.comparison)})."
         )
-    reach = epsilon_interval(
-        answer.epsilon,
-        answer.epsilon_low,
-        answer.epsilon_high,
-        exact=answer.base_exact,
-        source=answer.variance_source,
-    )
     text = (
         f"With {n_users:,} users, {answer.protocol} without post-processing (Base) meets "
         f"your target from {reach}; no post-processing method measurably lowers the ε "

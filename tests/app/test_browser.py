@@ -555,16 +555,9 @@ def test_a_result_page_opens_on_its_answer_and_its_chart(
 ) -> None:
     """At 1440 × 900 the answer (a banner) and the chart that shows it lie in the first
     screen, the banner above the chart, with few words before them."""
-    browser = browser_page.context.browser
-    assert browser is not None
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
-    try:
-        page = context.new_page()
-        page.goto(f"{server}/{path}?n=10000&d=64&trials=3{settings}")
-        chart = page.locator(".js-plotly-plot").locator("visible=true").first
-        chart.wait_for(timeout=120_000)
-        page.wait_for_selector("[data-testid='stStatusWidget']", state="detached", timeout=180_000)
-        page.wait_for_timeout(500)
+    with _first_chart(
+        browser_page, f"{server}/{path}?n=10000&d=64&trials=3{settings}", 1440, 900
+    ) as (page, chart):
         answer = page.locator("[data-testid='stAlert']").locator("visible=true").first
         chart_box, answer_box = chart.bounding_box(), answer.bounding_box()
         assert chart_box is not None and answer_box is not None
@@ -572,21 +565,11 @@ def test_a_result_page_opens_on_its_answer_and_its_chart(
         assert chart_box["y"] + chart_box["height"] <= 900, chart_box  # wholly in view
         words = page.evaluate(WORDS_ABOVE_JS, answer_box["y"])
         assert words <= WORDS_BEFORE_THE_CHART[path], words
-    finally:
-        context.close()
 
 
 def test_on_a_phone_the_comparison_names_every_method(server: str, browser_page: Page) -> None:
     """At 390 × 844 every method's row keeps its name, and the legend sits above the plot."""
-    browser = browser_page.context.browser
-    assert browser is not None
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    try:
-        page = context.new_page()
-        page.goto(f"{server}/?n=10000&d=64&trials=3")
-        chart = page.locator(".js-plotly-plot").locator("visible=true").first
-        chart.wait_for(timeout=120_000)
-        page.wait_for_selector("[data-testid='stStatusWidget']", state="detached", timeout=180_000)
+    with _first_chart(browser_page, f"{server}/?n=10000&d=64&trials=3", 390, 844) as (page, chart):
         names = chart.locator(".ytick text").all_inner_texts()
         drawn = page.evaluate("() => [...document.querySelector('.js-plotly-plot')._fullData[0].y]")
         assert len(names) == len(drawn) >= 10, (names, drawn)
@@ -594,5 +577,23 @@ def test_on_a_phone_the_comparison_names_every_method(server: str, browser_page:
         plot = chart.locator(".nsewdrag").first.bounding_box()
         assert legend is not None and plot is not None
         assert legend["y"] + legend["height"] <= plot["y"] + 1
+
+
+@contextmanager
+def _first_chart(
+    browser_page: Page, url: str, width: int, height: int
+) -> Iterator[tuple[Page, Locator]]:
+    """``url`` in a fresh window of this size, once its first chart is drawn and idle."""
+    browser = browser_page.context.browser
+    assert browser is not None
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        page = context.new_page()
+        page.goto(url)
+        chart = page.locator(".js-plotly-plot").locator("visible=true").first
+        chart.wait_for(timeout=120_000)
+        page.wait_for_selector("[data-testid='stStatusWidget']", state="detached", timeout=180_000)
+        page.wait_for_timeout(500)
+        yield page, chart
     finally:
         context.close()
