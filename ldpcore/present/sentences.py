@@ -93,7 +93,7 @@ def ranking_note(verdict: Verdict, ranks: Mapping[str, int]) -> str:
     >>> print(ranking_note(v, {"Norm-Mul": 1, "Norm-Sub": 2, "Base": 3}))
     ... # doctest: +NORMALIZE_WHITESPACE
     The table is ranked by mean MSE on these trials, which is not a recommendation here:
-    no method is significantly more accurate than Base, so Norm-Sub (rank 2) is named as
+    no method is more accurate than Base by more than 5%, so Norm-Sub (rank 2) is named as
     the first method that gives a proper distribution without being significantly less
     accurate than Base.
     """
