@@ -15,6 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 from playwright.sync_api import Browser, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from served import ARTIFACTS, ROOT
 
 from devtools.serving import free_port, streamlit_server
@@ -31,6 +32,18 @@ def _open(browser: Browser, url: str, code: str, option: str) -> Page:
     page.goto(f"{url}/join?code={code}")
     page.get_by_label(option).check(timeout=60_000)
     return page
+
+
+def _wait_until_sent(page: Page, who: str, timeout_s: float = 180.0) -> None:
+    """Wait for the page's "sent"; failing, say what the page shows instead (and keep its
+    picture), so a failure on a loaded machine names its cause."""
+    try:
+        page.get_by_text(SENT).wait_for(timeout=timeout_s * 1000)
+    except PlaywrightTimeout:
+        picture = ARTIFACTS / f"join-stuck-{who.replace(' ', '-')}.png"
+        page.screenshot(path=str(picture), full_page=True)
+        shown = " | ".join(page.inner_text("body").split("\n"))[-1200:]
+        pytest.fail(f"{who} never read 'sent' within {timeout_s:g} s; the page shows: {shown}")
 
 
 def test_a_full_poll_refuses_in_words_and_the_teacher_sees_it(
@@ -97,7 +110,7 @@ def test_a_server_killed_while_students_send_keeps_each_confirmed_report_once(
         # by itself, never a new one, with no click and no reload.
         for i, page in enumerate(students):
             if i not in confirmed:
-                page.get_by_text(SENT).wait_for(timeout=120_000)
+                _wait_until_sent(page, f"student {i}")
         for i in confirmed:
             students[i].reload()
             students[i].get_by_text("This browser has answered this poll").wait_for(timeout=60_000)

@@ -49,13 +49,20 @@ let ldpRetry = null;
 
 // Send `message`, and again after a growing wait until the server answers (the page
 // is then drawn anew, which cancels the wait). The same report each time: stored once.
+// The next try is scheduled before this one is sent, so a send that fails (the page
+// between two servers) cannot end the tries.
 function ldpSendUntilAnswered(setTriggerValue, message, status, wait) {
-  setTriggerValue("report", message);
+  clearTimeout(ldpRetry);
   ldpRetry = setTimeout(() => {
     status.textContent = "Reconnecting to the server\u2026 your report is kept in this " +
       "browser and sent again (the same report, stored once).";
     ldpSendUntilAnswered(setTriggerValue, message, status, Math.min(2 * wait, LDP_RETRY_MAX_S));
   }, wait * 1000);
+  try {
+    setTriggerValue("report", message);
+  } catch (error) {
+    console.warn("ldpcore: sending the report failed; it is tried again", error);
+  }
 }
 
 export default function (component) {
