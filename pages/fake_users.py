@@ -17,6 +17,7 @@ from pages.app_layer.controls.navigation import ensure_app
 from pages.app_layer.controls.widgets import require_config
 from pages.app_layer.features.attacks import attack_controls, attack_tables, dataset_labels
 from pages.app_layer.views.display import run_or_explain, show_chart
+from pages.app_layer.views.exports import show_command
 
 ensure_app(__file__)
 st.title("Fake users")
@@ -86,10 +87,4 @@ st.caption(
     "honest run's figure. \"The same as Base\": no trial differs from Base's gain beyond "
     "rounding."
 )
-# Wrapped, so the block never scrolls: a scrolling region a keyboard cannot reach fails
-# WCAG 2.1.1 (axe: scrollable-region-focusable).
-st.code(
-    f"{simulate_command(config)} --attack {attack} --top-k {top_k}",
-    language="bash",
-    wrap_lines=True,
-)
+show_command(f"{simulate_command(config)} --attack {attack} --top-k {top_k}")

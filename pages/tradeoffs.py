@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from ldpcore.advice import sweep_verdicts
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
@@ -14,14 +15,13 @@ from ldpcore.protocols import protocol_class
 from pages.app_layer.controls.navigation import ensure_app
 from pages.app_layer.controls.widgets import require_config
 from pages.app_layer.serving.staging import Staged, staged_sweep
-from pages.app_layer.views.display import show_chart
+from pages.app_layer.views.display import show_chart, sweep_banner
 from pages.app_layer.views.exports import downloads
 
 ensure_app(__file__)
 st.title("ε trade-offs")
 config: ExperimentConfig = require_config()
-# The page's answer comes first (a headline where a reader starts); it is
-# filled in once the users sweep below has run.
+# The page's answer comes first, above the chart it reads from: the best method over ε.
 headline = st.empty()
 
 EPSILON_GRID = (0.2, 0.4, 0.7, 1.0, 1.5, 2.0, 3.0, 4.0)
@@ -34,6 +34,8 @@ if frame is not None:
     per_epsilon = frame.groupby("epsilon", sort=False)
     base = per_epsilon["base_mse"].first().to_numpy()
     bound = per_epsilon["lower_bound"].first().to_numpy()
+    with headline:
+        sweep_banner(sweep_verdicts(frame, "epsilon", "ε"))
     beaten = figures.below_lower_bound(frame)
     references = [
         (f"analytic Base ({protocol_class(config.protocol).variance_source})", base, "dash")
@@ -84,8 +86,8 @@ if users is not None:
         log_x=True,
         references=[("n′ = n (Base)", np.array(N_GRID, dtype=float), "dash")],
     )
+    st.info(users_saved_sentence(users, N_GRID[2]), icon=":material/insights:")
     show_chart(figure, key="chart-equivalent-users")
-    headline.info(users_saved_sentence(users, N_GRID[2]), icon=":material/insights:")
     downloads(
         "equivalent-users",
         users,

@@ -86,3 +86,15 @@ def compared(spec: dict) -> dict[str, tuple[float, float]]:
         str(method): (float(row[0]), float(row[2]))
         for method, row in zip(values(bias["y"]), custom, strict=True)
     }
+
+
+def commands(at: AppTest) -> list[str]:
+    """The command lines a page shows (inline code under "The command that computes
+    this"), as a person would copy them."""
+    shown = []
+    for block in at.markdown:
+        text = str(block.value)
+        fence = text[: len(text) - len(text.lstrip("`"))]
+        if fence and text.endswith(f" {fence}") and text.startswith(f"{fence} ldpcore "):
+            shown.append(text[len(fence) + 1 : -len(fence) - 1])
+    return shown

@@ -7,7 +7,7 @@ import dataclasses
 import re
 
 import pytest
-from apptest import app, chart, small, values
+from apptest import app, chart, commands, small, values
 
 from ldpcore.attacks import AttackSpec
 from ldpcore.experiments.poisoning import run_attack
@@ -50,7 +50,7 @@ def test_the_page_shows_the_core_s_gain_with_the_honest_run_beside_it() -> None:
     assert values(gains["data"][0]["y"]) == pytest.approx(list(core["gain"]))
     words = " ".join(m.value for m in at.markdown)
     assert f"{result.fakes:,} fake users" in words and "Top-10 query" in words
-    assert "--attack mga:beta=0.05,targets=3 --top-k 10" in at.code[0].value
+    assert "--attack mga:beta=0.05,targets=3 --top-k 10" in commands(at)[0]
 
 
 def test_no_fake_users_no_gain_for_any_method() -> None:
@@ -74,7 +74,7 @@ def test_the_url_restores_the_attack() -> None:
     assert at.selectbox(key="attack").value == "rpa"
     assert at.select_slider(key="beta").value == 0.1
     assert at.number_input(key="targets").value == 2
-    assert "--attack rpa:beta=0.1,targets=2 --top-k 5" in at.code[0].value
+    assert "--attack rpa:beta=0.1,targets=2 --top-k 5" in commands(at)[0]
 
 
 def test_learn_adds_fake_users_to_the_class() -> None:
@@ -133,7 +133,7 @@ def test_the_targets_can_be_the_rarest_or_named_and_the_command_says_so() -> Non
     small(at).multiselect(key="methods").set_value(["Base", "Norm-Sub"]).run()
     assert not at.exception, at.exception
     assert at.selectbox(key="pick").value == "rarest"
-    assert "pick=rarest" in at.code[0].value
+    assert "pick=rarest" in commands(at)[0]
     words = " ".join(m.value for m in at.markdown)
     assert "(the least frequent)" in words
     table = _table(at)
@@ -141,7 +141,7 @@ def test_the_targets_can_be_the_rarest_or_named_and_the_command_says_so() -> Non
     at.selectbox(key="pick").set_value("named").run()
     at.multiselect(key="named-targets").set_value(["5", "9"]).run()
     assert not at.exception, at.exception
-    assert "pick=5+9" in at.code[0].value and "targets=2" in at.code[0].value
+    assert "pick=5+9" in commands(at)[0] and "targets=2" in commands(at)[0]
 
 
 def test_a_tree_s_fake_users_push_one_range_up() -> None:
@@ -160,13 +160,13 @@ def test_a_tree_s_fake_users_push_one_range_up() -> None:
     words = " ".join(m.value for m in at.markdown)
     assert "on the range" in words and "honest users holding a value in the range" in words
     assert "Liao et al." in " ".join(c.value for c in at.caption)
-    assert "--attack mga:beta=0.01,targets=32" in at.code[0].value
+    assert "--attack mga:beta=0.01,targets=32" in commands(at)[0]
     at.selectbox(key="aim").set_value("consistent").run()
     at.selectbox(key="pick").set_value("named").run()
     at.selectbox(key="range-start").set_value("10").run()
     assert not at.exception, at.exception
     assert "aimed at the consistent tree" in " ".join(m.value for m in at.markdown)
-    command = at.code[0].value
+    command = commands(at)[0]
     assert "pick=10+11+" in command and "+41,aim=consistent " in command
 
 

@@ -41,7 +41,7 @@ def test_your_data_simulates_an_upload_and_recommends_a_method() -> None:
     banners = [e.value for e in [*at.success, *at.info] if "Recommended:" in e.value]
     assert len(banners) == 1, messages(at)
     # Green only when the headline credits a significant gain (with its interval).
-    assert bool(at.success) == ("lower MSE than Base (" in banners[0])
+    assert bool(at.success) == ("lower than the raw estimates' (Base; " in banners[0])
     table = frame(at, "equivalent users n'")
     assert set(table["method"]) >= {"Base", "Norm-Sub"}
     by_method = table.set_index("method")

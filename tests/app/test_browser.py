@@ -120,7 +120,12 @@ def test_explorer_slider_changes_the_chart_and_csv_downloads(server: str, browse
     _wait_for_change(page, None)
     _screenshot(page, ARTIFACTS / "explorer.png")
     # The answer at a glance: the verdict in words, with the paired interval.
-    assert page.get_by_text(re.compile(r"Recommended: .*lower MSE than Base \(")).count() >= 1
+    assert (
+        page.get_by_text(
+            re.compile(r"Recommended: .*lower than the raw estimates' \(Base; ")
+        ).count()
+        >= 1
+    )
     before = _base_mse(page)
     slider = _epsilon_slider(page)
     slider.focus()

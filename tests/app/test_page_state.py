@@ -28,12 +28,12 @@ import hypothesis.strategies as st
 import numpy as np
 import plotly.graph_objects as go
 import pytest
-from apptest import app, chart, values
+from apptest import app, chart, commands, values
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 from streamlit.testing.v1 import AppTest
 
-from ldpcore.advice import choose_epsilon, winning_answer
+from ldpcore.advice import choose_epsilon, sweep_verdicts, winning_answer
 from ldpcore.advice.bisection import advise_users
 from ldpcore.advice.longitudinal import collection_plans
 from ldpcore.advice.targets import AccuracyTarget
@@ -64,7 +64,12 @@ from ldpcore.present.epsilon_sentences import (
     users_needed_sentence,
 )
 from ldpcore.present.rounds_sentences import plans_frame
-from ldpcore.present.sentences import query_in_words, settings_line, users_saved_sentence
+from ldpcore.present.sentences import (
+    query_in_words,
+    settings_line,
+    sweep_headline,
+    users_saved_sentence,
+)
 from ldpcore.present.tables import method_table
 from ldpcore.serving.settings import DEFAULTS, Settings
 from pages.app_layer.classroom.class_form import CLASS_EPSILONS
@@ -101,9 +106,9 @@ def sequences(examples: int, steps: int) -> settings:
 
 
 def shown_command(at: AppTest) -> str:
-    commands = [c.value for c in at.code if c.value.startswith("ldpcore simulate")]
-    assert len(commands) == 1, [c.value for c in at.code]
-    return commands[0]
+    simulated = [c for c in commands(at) if c.startswith("ldpcore simulate")]
+    assert len(simulated) == 1, commands(at)
+    return simulated[0]
 
 
 def shown_table(at: AppTest):
@@ -428,9 +433,9 @@ def test_the_sidebar_s_settings_go_with_the_person_to_every_page(page: str) -> N
     assert not at.exception, at.exception
     assert at.select_slider(key="n").value == 10_000 and at.number_input(key="seed").value == 5
     expected = dataclasses.replace(DEFAULTS, n=10_000, d=64, trials=3, seed=5).config()
-    commands = [c.value for c in at.code if c.value.startswith("ldpcore simulate")]
-    assert commands and all(c.startswith(simulate_command(expected)[:60]) for c in commands)
-    assert all("--n 10000 " in c and "--seed 5 " in c for c in commands), commands
+    simulated = [c for c in commands(at) if c.startswith("ldpcore simulate")]
+    assert simulated and all(c.startswith(simulate_command(expected)[:60]) for c in simulated)
+    assert all("--n 10000 " in c and "--seed 5 " in c for c in simulated), simulated
 
 
 def test_a_move_on_the_same_page_is_never_undone_by_the_carried_settings() -> None:
@@ -608,7 +613,7 @@ class QueriesPage(SidebarPage):
             figure = figures.curves(frame, parameter, title="", x_title="", y_title="")
         elif self.kind == "Groups" and self.settings.shape == "Zipf":
             # No groups in a Zipf shape: the page says so and draws nothing.
-            assert not self.at.get("plotly_chart") and not self.at.code
+            assert not self.at.get("plotly_chart") and not commands(self.at)
             assert "Group queries need values with groups" in self.at.info[0].value
             return
         else:
@@ -661,8 +666,12 @@ class TradeoffsPage(SidebarPage):
         assert chart_lines(self.at, "chart-equivalent-users")[: len(fresh_lines(figure))] == (
             fresh_lines(figure)
         )
-        assert self.at.info[0].value == users_saved_sentence(users, TRADEOFF_USERS[2])
-        assert all(c.value.startswith(simulate_command(config)) for c in self.at.code)
+        said = [alert.value for alert in [*self.at.success, *self.at.info]]
+        assert sweep_headline(sweep_verdicts(frame, "epsilon", "ε")) in said
+        assert users_saved_sentence(users, TRADEOFF_USERS[2]) in said
+        assert commands(self.at) and all(
+            c.startswith(simulate_command(config)) for c in commands(self.at)
+        )
 
 
 TestTradeoffsPage = TradeoffsPage.TestCase

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from apptest import frame, messages, open_page
+from apptest import commands, frame, messages, open_page
 from command import COMMAND
 
 from ldpcore.collection.report_files import csv_parameter_line, reports_to_frame
@@ -130,7 +130,7 @@ def test_the_page_s_command_reads_the_upload_as_the_page_did(tmp_path: Path) -> 
     at.number_input(key="yours-length").set_value(3)
     at.radio(key="yours-order").set_value("By their numbers").run()
     assert not at.exception and not at.error, messages(at)
-    command = next(c.value for c in at.code if c.value.startswith("ldpcore simulate"))
+    command = next(c for c in commands(at) if c.startswith("ldpcore simulate"))
     assert "--numeric-order" in command and "--count-column shorts" in command
     (tmp_path / "films.csv").write_text(FILMS)
     done = subprocess.run(

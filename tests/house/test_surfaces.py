@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from apptest import frame, open_page
+from apptest import commands, frame, open_page
 from command import COMMAND
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -150,7 +150,7 @@ def test_your_data_offers_what_applies_and_its_command_gives_its_numbers(
     assert not at.exception, at.exception
     if at.error:
         return  # refused in words, on the page
-    command = next(c.value for c in at.code if c.value.startswith("ldpcore simulate"))
+    command = next(c for c in commands(at) if c.startswith("ldpcore simulate"))
     (tmp_path / "data.csv").write_text(DATA[data])
     done = _run(shlex.split(command)[1:], tmp_path)
     assert done.returncode == 0, done.stderr

@@ -92,6 +92,7 @@ OTHER_CHARTS = {
     "epsilon_per_protocol": "one row per protocol, Base's ε and a method's (test_viz)",
     "estimates_with_intervals": "one method's estimates with their intervals",
     "poll_estimates": "the class's poll: one method beside Base",
+    "poll_reports": "the class's randomized reports per option: data, not a method",
     "range_curves": "protocol · method entries of a range run, a chart of its own",
     "attack_gains": "one bar per method, each named on its axis; the honest run in grey",
     "attack_top_k": "one bar per method, each named on its axis",

@@ -401,6 +401,7 @@ def _every_chart() -> dict[str, go.Figure]:
         "consistent estimates": figures.estimates_with_intervals(table),
         "class": figures.poll_estimates(table, "Norm-Sub"),
         "class, Base only": figures.poll_estimates(table, "Norm-Sub", base_only=True),
+        "class, the reports": figures.poll_reports(["a", "b"], [3, 1]),
         "error against ε, one method": figures.error_against_epsilon(
             sweep.rename(columns={"rho": "epsilon"}).query("method == 'Base'"),
             target_pp=1.0,
@@ -530,3 +531,23 @@ def test_the_wall_s_class_chart_reads_from_the_back_row() -> None:
     wall = figures.poll_estimates(table, "Norm-Sub", wall=True)
     assert wall.layout.font.size == histograms.WALL_FONT > 12
     assert wall.layout.height >= desk.layout.height
+    # The legend sits under the title, above the plot, as on every chart.
+    for figure in (desk, wall):
+        assert figure.layout.legend.orientation == "h" and figure.layout.legend.y < 1
+        assert figure.layout.legend.yanchor == "top" and figure.layout.title.y == 1
+
+
+def test_the_lesson_s_first_step_counts_the_reports_from_zero() -> None:
+    """Step 1 is a chart: one bar per option, its height the reports that support it,
+    on a linear axis from 0, each bar's count written on it; the wall's text enlarged."""
+    from ldpcore.present.figures import histograms  # noqa: PLC0415
+
+    options, support = ("Walk", "Bus <b>", "Car"), (4, 0, 9)
+    for wall in (False, True):
+        figure = figures.poll_reports(options, support, wall=wall)
+        (bars,) = figure.data
+        assert bars.type == "bar" and list(bars.y) == list(support)
+        assert list(bars.text) == ["4", "0", "9"]
+        assert figure.layout.yaxis.rangemode == "tozero" and figure.layout.yaxis.type is None
+        assert "&lt;b&gt;" in figure.layout.xaxis.ticktext[1]  # the teacher's text as typed
+        assert (figure.layout.font.size == histograms.WALL_FONT) is wall

@@ -32,6 +32,7 @@ from ldpcore.present.figures.histograms import (
     TOP_VALUES,
     estimates_with_intervals,
     poll_estimates,
+    poll_reports,
     top_values,
 )
 from ldpcore.present.figures.ranges import range_curves
@@ -92,6 +93,7 @@ __all__ = [
     "mse_points",
     "percent_label",
     "poll_estimates",
+    "poll_reports",
     "range_curves",
     "rank_axis",
     "rank_sample",

@@ -15,6 +15,8 @@ from numpy.typing import NDArray
 
 from ldpcore.formats import plain_html
 from ldpcore.present.figures.style import (
+    LEGEND_ABOVE,
+    TITLE_AT_TOP,
     method_style,
     on_white,
 )
@@ -156,10 +158,60 @@ def poll_estimates(
         xaxis_title="option",
         yaxis_title="share of the class",
         yaxis_tickformat=".0%",
-        height=WALL_HEIGHT if wall else 380,
-        legend={"orientation": "h", "y": -0.2},
         showlegend=True,
     )
-    if wall:
-        figure.update_layout(font={"size": WALL_FONT}, title_font={"size": WALL_FONT + 6})
+    return _poll_layout(figure, wall=wall)
+
+
+def _poll_layout(figure: go.Figure, *, wall: bool, legend: bool = True) -> go.Figure:
+    """The class charts' one layout.
+
+    The title at the top, the legend under it, and on the wall type read from the back
+    row (the wall's chart text as large as the rest of the wall's).
+    """
+    size = WALL_FONT if wall else 14
+    height = WALL_HEIGHT if wall else 380
+    under_title = TITLE_AT_TOP["pad"]["t"] + size + 6 + 10  # the title's pad and its line
+    legend_row = (size + 12) if legend else 0
+    figure.update_layout(
+        title={**TITLE_AT_TOP, "font": {"size": size + 6}},
+        legend={**LEGEND_ABOVE, "y": 1 - under_title / height},
+        height=height,
+        margin={"t": under_title + legend_row + 10, "b": 40 + size},
+        font={"size": size},
+    )
     return figure
+
+
+def poll_reports(
+    options: Sequence[str], support: Sequence[int], *, wall: bool = False
+) -> go.Figure:
+    """The lesson's first step: how many randomized reports support each option.
+
+    Counts, not estimates: a report is a randomized answer, so these bars are what the
+    server holds before any estimate (under GRR a report supports one option; under OUE
+    or OLH it can support several). Bars from 0 on a linear axis, in the data's colour.
+    """
+    shown = [plain_html(str(v)) for v in options]
+    figure = go.Figure(
+        go.Bar(
+            x=list(options),
+            y=list(support),
+            name="reports supporting the option",
+            marker_color=DATA_COLOUR,
+            text=[f"{count:,}" for count in support],
+            textposition="outside",
+            hovertext=shown,
+            hovertemplate="%{hovertext}: %{y:,} reports<extra></extra>",
+        )
+    )
+    figure.update_xaxes(tickvals=list(options), ticktext=shown)
+    figure.update_yaxes(rangemode="tozero")
+    on_white(figure)
+    figure.update_layout(
+        title="The randomized reports: how many support each option",
+        xaxis_title="option",
+        yaxis_title="reports",
+        showlegend=False,
+    )
+    return _poll_layout(figure, wall=wall, legend=False)

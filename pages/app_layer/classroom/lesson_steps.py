@@ -24,7 +24,7 @@ from ldpcore.present.class_sentences import (
     larger_class_words,
     percent_cell,
 )
-from ldpcore.present.figures import poll_estimates
+from ldpcore.present.figures import poll_estimates, poll_reports
 from pages.app_layer.classroom.addresses import turned_away_metric
 from pages.app_layer.classroom.class_views import every_method, plain_strong
 from pages.app_layer.serving.answers import class_tables, larger_class
@@ -71,18 +71,21 @@ def lesson_step(poll: Poll, rows: list[Any], step: int, chosen: str, *, projecte
             if len(rows) == 1
             else f"{len(rows):,} randomized reports arrived"
         )
-        st.write(
+        support = class_support(poll, rows)
+        _words_and_chart(
             f"{arrived}. Each one is a student's answer after their browser randomized "
             "it: the server never saw a true answer. Next: what the reports say when taken "
-            "at face value (Base)."
+            "at face value (Base).",
+            poll_reports(poll.options, support, wall=projected),
+            projected=projected,
+            plain=False,
         )
-        st.dataframe(
-            pd.DataFrame(
-                {"option": list(poll.options), "reports supporting it": class_support(poll, rows)}
-            ),
-            hide_index=True,
-            key="class-support",
-        )
+        if not projected:
+            st.dataframe(
+                pd.DataFrame({"option": list(poll.options), "reports supporting it": support}),
+                hide_index=True,
+                key="class-support",
+            )
         return
     methods = lesson_methods(poll) if step == 2 else ("Base",)
     wanted = tuple(dict.fromkeys((*methods, chosen)))
@@ -95,18 +98,21 @@ def lesson_step(poll: Poll, rows: list[Any], step: int, chosen: str, *, projecte
         return
     reading = read_class(tables[chosen], poll=poll, method=chosen, reports=len(rows))
     if step == 1:
-        plain_strong(base_readout(reading))
-        show_chart(
+        _words_and_chart(
+            base_readout(reading),
             poll_estimates(tables[chosen], chosen, base_only=True, wall=projected),
-            key="chart-class",
+            projected=projected,
         )
         if not projected:
             st.dataframe(
                 every_method(poll, {"Base": tables["Base"]}), hide_index=True, key="class-table"
             )
         return
-    plain_strong(class_readout(reading))
-    show_chart(poll_estimates(tables[chosen], chosen, wall=projected), key="chart-class")
+    _words_and_chart(
+        class_readout(reading),
+        poll_estimates(tables[chosen], chosen, wall=projected),
+        projected=projected,
+    )
     if projected:
         return
     if len(rows) < LARGER_CLASS and not reading.leads:
@@ -122,6 +128,20 @@ def lesson_step(poll: Poll, rows: list[Any], step: int, chosen: str, *, projecte
         "not sum to 100%); the other methods trade a little bias for a proper "
         "distribution. With few reports every interval is wide: that is the lesson."
     )
+
+
+def _words_and_chart(words: str, figure: Any, *, projected: bool, plain: bool = True) -> None:
+    """A step's sentence and its chart: on the teacher's screen the sentence first (the
+    answer, then its picture); on the wall the chart first, under the step's heading, so
+    the whole lesson fits the projector and the teacher speaks over it."""
+    if projected:
+        show_chart(figure, key="chart-class", wall=True)
+    if plain:
+        plain_strong(words)  # it holds the teacher's words (the options)
+    else:
+        st.write(words)
+    if not projected:
+        show_chart(figure, key="chart-class")
 
 
 def larger_class_view(poll: Poll, reports: int) -> None:

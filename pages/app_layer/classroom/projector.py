@@ -21,11 +21,15 @@ from pages.app_layer.classroom.live_class import REFRESH_S, join_link, qr_markdo
 #: paragraph inside the metric too, and comes after the paragraphs' rule: with the same
 #: weight the later wins, so the count is never drawn at the sentences' size.
 #: The wall shows no menu, header or sidebar: the room sees the poll, not the app. The
-#: question is the largest text, the join code next, then the count.
+#: question is the largest text, the join code next, then the count. A link breaks
+#: anywhere rather than run past its narrow column.
 _WALL_CSS = """<style>
 .stApp [data-testid="stTopNav"], .stApp header[data-testid="stHeader"],
-.stApp [data-testid="stSidebar"], .stApp [data-testid="stSidebarCollapsedControl"]
+.stApp [data-testid="stSidebar"], .stApp [data-testid="stSidebarCollapsedControl"],
+.stApp [data-testid="stHeading"]:has(h1)
 { display: none; }
+.stApp h2.ldp-question { margin: 0 0 0.5rem 0; padding: 0; }
+.stApp [data-testid="stMarkdownContainer"] strong a { overflow-wrap: anywhere; }
 .stApp [data-testid="stMarkdownContainer"] p { font-size: 1.45rem; }
 .stApp h2.ldp-question { font-size: 3.6rem; }
 .stApp [data-testid="stMarkdownContainer"] h1 { font-size: 3.3rem; letter-spacing: 0.1em; }
@@ -38,18 +42,24 @@ _WALL_CSS = """<style>
 
 
 def projector_view(store: PollStore, poll: Poll, key: str) -> None:
-    """The wall's page for ``poll`` (drawn only for a browser that runs it)."""
+    """The wall's page for ``poll`` (drawn only for a browser that runs it).
+
+    The question across the top; under it the step the teacher shows, its chart as wide
+    as the wall allows, beside a narrow column with the join code, the QR code and the
+    count: the whole lesson fits a 1280 × 720 projector without scrolling.
+    """
     st.html(_WALL_CSS)
-    left, right = st.columns([2, 1])
-    with left:
-        plain_heading(poll.question)
+    plain_heading(poll.question)
+    step_column, join_column = st.columns([2, 1])
+    with join_column:
         st.markdown(f"Open **{join_link(poll.code)}** or type the code:")
         st.markdown(f"# {' '.join(poll.code)}")
-    right.markdown(
-        qr_markdown(join_link(poll.code), f"QR code of the join link for poll {poll.code}")
-    )
-    live_count(store, poll.code, teacher=False)
-    projected_step(store, poll.code, key)
+        st.markdown(
+            qr_markdown(join_link(poll.code), f"QR code of the join link for poll {poll.code}")
+        )
+        live_count(store, poll.code, teacher=False)
+    with step_column:
+        projected_step(store, poll.code, key)
 
 
 @st.fragment(run_every=REFRESH_S)

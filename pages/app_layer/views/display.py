@@ -129,15 +129,20 @@ def frequency_columns(table: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def show_chart(figure: go.Figure, *, key: str, where: Any = None) -> None:
+def show_chart(figure: go.Figure, *, key: str, where: Any = None, wall: bool = False) -> None:
     """A chart with its text alternative (WCAG 1.1.1).
 
     Below it, one sentence says what it shows (:func:`ldpcore.present.figures.describe`), and
     a toggle opens the data behind it as a table a screen reader can read. ``where`` is a column or
-    container (the page by default).
+    container (the page by default). ``wall``: the projector's, which holds no control
+    (the sentence stays: it is the chart's text alternative), and no chart toolbar.
     """
     place = st if where is None else where
-    place.plotly_chart(figure, key=key, theme=None)
+    place.plotly_chart(
+        figure, key=key, theme=None, config={"displayModeBar": False} if wall else None
+    )
     place.caption(figures.describe(figure))
+    if wall:
+        return
     if place.toggle("Show the data as a table", key=f"{key}-data"):
         place.dataframe(figures.figure_table(figure), hide_index=True, key=f"{key}-table")

@@ -47,12 +47,37 @@ def downloads(
         key=f"cmd-{name}",
         on_click="ignore",
     )
-    # The command in view too, to copy: made from the same configuration as the run
-    # above it, so what is copied is what was computed.
-    with st.expander("The command that computes this", icon=":material/terminal:"):
-        st.code(command, language="bash", wrap_lines=True)
+    show_command(command)
     if figure is not None:
         _figure_downloads(columns, name, figure, command)
+
+
+def show_command(command: str) -> None:
+    """The command in view too, to copy, folded: made from the same configuration as the
+    run above it, so what is copied is what was computed.
+
+    Inline code, not ``st.code``: a code block makes a first visit load the browser's
+    1.5 MB syntax highlighter, for a line that needs no colours (and inline code wraps,
+    so the line never scrolls out of a keyboard's reach).
+    """
+    with st.expander("The command that computes this", icon=":material/terminal:"):
+        st.markdown(command_markdown(command))
+
+
+def command_markdown(command: str) -> str:
+    """``command`` as Markdown inline code, whatever backticks it holds.
+
+    Examples
+    --------
+    >>> command_markdown("ldpcore simulate --epsilon 1")
+    '` ldpcore simulate --epsilon 1 `'
+    >>> command_markdown("echo `date`")
+    '`` echo `date` ``'
+    """
+    # The fence is one backtick longer than the longest run of backticks inside.
+    runs = [len(part) for part in "".join(c if c == "`" else " " for c in command).split()]
+    fence = "`" * (max(runs, default=0) + 1)
+    return f"{fence} {command} {fence}"
 
 
 def _figure_downloads(columns: Any, name: str, figure: go.Figure, command: str) -> None:
