@@ -190,3 +190,20 @@ class ThreadWorkers:
     def submit(self, function: Any, *args: Any) -> Any:
         """Run ``function(*args)`` on a thread; its future."""
         return self.pool.submit(function, *args)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def installed_components_scanned_once() -> Iterator[None]:
+    """Each AppTest scans every installed package's metadata for Streamlit components
+    (0.4–0.8 s an AppTest here, most of a page test's time); the installed packages do
+    not change during a run, so the scan runs once per test process."""
+    import functools  # noqa: PLC0415
+
+    from streamlit.components.v2 import manifest_scanner  # noqa: PLC0415
+
+    scan = manifest_scanner.scan_component_manifests
+    manifest_scanner.scan_component_manifests = functools.cache(scan)
+    try:
+        yield
+    finally:
+        manifest_scanner.scan_component_manifests = scan
