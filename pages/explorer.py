@@ -34,6 +34,7 @@ from pages.app_layer.views.display import (
     verdict_banner,
 )
 from pages.app_layer.views.exports import downloads
+from pages.app_layer.views.first_paint import first_screen_drawn
 
 ensure_app(__file__)
 st.title("Explorer")
@@ -87,6 +88,9 @@ with chart_place:
 if ordered_note(config.protocol):
     st.info(ordered_note(config.protocol), icon=":material/account_tree:")
 convergence_warning(result["summary"])
+if not first_screen_drawn():  # the rest once the browser has drawn the chart above
+    staged.finish()
+    st.stop()
 
 # Per value, by the value's true rank: where each method's error comes from.
 VIEWS = {"Estimates vs truth": "estimates", "Bias by rank": "bias", "Variance by rank": "variance"}

@@ -14,11 +14,7 @@ from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook
 from ldpcore.present.run_sentences import caveats_note
-from ldpcore.present.sentences import (
-    BASE_OUTSIDE_NOTE,
-    CREDIBLE_NOTE,
-    INTERVAL_NOTE,
-)
+from ldpcore.present.sentences import BASE_OUTSIDE_NOTE, CREDIBLE_NOTE, INTERVAL_NOTE
 from ldpcore.protocols import protocol_names
 from ldpcore.serving.settings import EPSILONS
 from pages.app_layer.controls.navigation import ensure_app
@@ -52,15 +48,18 @@ simulate_tab, collected_tab = st.tabs(
 )
 
 
-def _histogram_preview(dataset: Dataset) -> None:
+def _what_was_read(dataset: Dataset) -> None:
     columns = st.columns(3)
     columns[0].metric("Values d", f"{dataset.domain_size:,}")
     columns[1].metric("Users n", f"{dataset.n:,}")
     columns[2].metric(
         "Groups", "none" if dataset.groups is None else f"{len(set(dataset.groups)):,}"
     )
-    figure = figures.top_values(dataset.labels, dataset.counts)
-    show_chart(figure, key="chart-histogram")
+
+
+def _histogram(dataset: Dataset) -> None:
+    st.header("Your histogram")
+    show_chart(figures.top_values(dataset.labels, dataset.counts), key="chart-histogram")
 
 
 #: The default number of users of a simulated collection: a large survey's, not the file's
@@ -69,8 +68,9 @@ SURVEY_USERS = 1_000_000
 
 
 def _simulate_section(dataset: Dataset) -> None:
-    """Settings, the recommendation and the charts for one uploaded or bundled histogram."""
-    _histogram_preview(dataset)
+    """Settings, the recommendation and the charts for one uploaded or bundled histogram:
+    what was read, the answer and its chart, then the histogram itself."""
+    _what_was_read(dataset)
     st.header("Simulate a protocol on it")
     row = st.columns(4)
     offered = scope_for(dataset)  # what applies; a choice kept from other data: OLH
@@ -125,6 +125,7 @@ def _simulate_section(dataset: Dataset) -> None:
             simulate_command(config),
             lambda: run_notebook(config, title=f"Your data: {dataset.name}"),
         )
+    _histogram(dataset)
     staged.finish()  # the rest of the trials, once the section is drawn
 
 

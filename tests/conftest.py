@@ -207,3 +207,27 @@ def installed_components_scanned_once() -> Iterator[None]:
         yield
     finally:
         manifest_scanner.scan_component_manifests = scan
+
+
+@pytest.fixture(autouse=True)
+def a_browser_that_has_drawn_its_first_screen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An AppTest session starts as a browser's does once it has drawn its first screen.
+
+    A page's first run in a browser draws the first screen alone and is run again when
+    the browser signals it has drawn it (``pages/app_layer/views/first_paint.py``); no
+    AppTest ever signals, so each starts past that point and sees the page whole. A test
+    of the first screen itself takes the flag away (``test_first_screen``); the browser
+    tier covers the signal.
+    """
+    from streamlit.testing.v1 import AppTest  # noqa: PLC0415 (app tests only)
+
+    from pages.app_layer.views.first_paint import PAINTED  # noqa: PLC0415
+
+    made = AppTest.from_file.__func__  # type: ignore[attr-defined]
+
+    def from_file(cls: type[AppTest], *args: Any, **kwargs: Any) -> AppTest:
+        at = made(cls, *args, **kwargs)
+        at.session_state[PAINTED] = True
+        return at
+
+    monkeypatch.setattr(AppTest, "from_file", classmethod(from_file))

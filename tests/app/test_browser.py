@@ -530,10 +530,17 @@ def test_collected_output_s_form_belongs_to_each_file_in_the_browser(
     assert page.locator("[data-testid='stException']").count() == 0
 
 
-#: The words a result page shows above its first chart, at most: its title, its answer in
-#: one line and what the chart is of. Collecting again also shows its two controls and the
-#: note on the protocol's chain there.
-WORDS_BEFORE_THE_CHART = {"": 60, "choose_epsilon": 60, "fake_users": 60, "rounds": 80}
+#: The words a result page shows above its answer, at most: its title and what it asks.
+#: Collecting again also shows its two controls and the note on the protocol's chain
+#: there; Queries its choice of query and what that query is.
+WORDS_BEFORE_THE_CHART = {
+    "": 60,
+    "choose_epsilon": 60,
+    "fake_users": 60,
+    "rounds": 80,
+    "tradeoffs": 60,
+    "queries": 60,
+}
 #: Two settings beside the defaults: the slider's low edge, and another protocol.
 OTHER_SETTINGS = ("&epsilon=0.1", "&protocol=GRR&epsilon=4.0")
 
@@ -572,16 +579,41 @@ def test_a_result_page_opens_on_its_answer_and_its_chart(
         assert words <= WORDS_BEFORE_THE_CHART[path], words
 
 
-def test_on_a_phone_the_comparison_names_every_method(server: str, browser_page: Page) -> None:
-    """At 390 × 844 every method's row keeps its name, and the legend sits above the plot."""
-    with _first_chart(browser_page, f"{server}/?n=10000&d=64&trials=3", 390, 844) as (page, chart):
-        names = chart.locator(".ytick text").all_inner_texts()
-        drawn = page.evaluate("() => [...document.querySelector('.js-plotly-plot')._fullData[0].y]")
-        assert len(names) == len(drawn) >= 10, (names, drawn)
+#: What the first chart's items are on each result page's phone view: rows named on the
+#: axis (every row keeps its label), or lines named in the legend (every entry in view).
+PHONE_CHARTS = {
+    "": "rows",
+    "queries?query=Groups&dataset=sample%3A+emoji": "rows",
+    "tradeoffs": "lines",
+}
+
+
+@pytest.mark.parametrize("path", list(PHONE_CHARTS))
+def test_on_a_phone_the_first_chart_names_every_method(
+    server: str, browser_page: Page, path: str
+) -> None:
+    """At 390 × 844 every method keeps its name (a row's label, or a legend entry inside
+    the chart's width), and the legend sits above the plot, clear of the toolbar."""
+    glue = "&" if "?" in path else "?"
+    url = f"{server}/{path}{glue}n=10000&d=64&trials=3"
+    with _first_chart(browser_page, url, 390, 844) as (_, chart):
+        box = chart.bounding_box()
         legend = chart.locator(".legend").bounding_box()
         plot = chart.locator(".nsewdrag").first.bounding_box()
-        assert legend is not None and plot is not None
+        assert box is not None and legend is not None and plot is not None
         assert legend["y"] + legend["height"] <= plot["y"] + 1
+        title = chart.locator(".gtitle").bounding_box()
+        assert title is not None and title["y"] + title["height"] <= legend["y"] + 1
+        if PHONE_CHARTS[path] == "rows":
+            names = chart.locator(".ytick text").all_inner_texts()
+            drawn = chart.evaluate("e => [...e._fullData[0].y]")
+            assert len(names) == len(drawn) >= 5, (names, drawn)
+        else:
+            for entry in chart.locator(".legend .traces").all():
+                shown = entry.bounding_box()
+                assert (
+                    shown is not None and shown["x"] + shown["width"] <= box["x"] + box["width"] + 1
+                )
 
 
 @contextmanager
