@@ -68,9 +68,9 @@ SURVEY_USERS = 1_000_000
 
 
 def _simulate_section(dataset: Dataset) -> None:
-    """Settings, the recommendation and the charts for one uploaded or bundled histogram:
-    what was read, the answer and its chart, then the histogram itself."""
+    """What was read, the answer and its chart, the settings that made them, the rest."""
     _what_was_read(dataset)
+    answer = st.container()  # filled once the settings below are read
     st.header("Simulate a protocol on it")
     row = st.columns(4)
     offered = scope_for(dataset)  # what applies; a choice kept from other data: OLH
@@ -110,11 +110,12 @@ def _simulate_section(dataset: Dataset) -> None:
     result, shown = staged_run(staged, config, "Simulating…")
     if result is not None and shown.config is not None:
         drawn = shown.config
-        verdict_banner(result["ranking"], explain=True)
-        convergence_warning(result["summary"])
-        chart = comparison_figure(drawn)
-        show_chart(chart, key="yours-mse")
-        st.caption(PAIRED_NOTE + trials_shown(shown))
+        with answer:
+            verdict_banner(result["ranking"], explain=True)
+            convergence_warning(result["summary"])
+            chart = comparison_figure(drawn)
+            show_chart(chart, key="yours-mse")
+            st.caption(PAIRED_NOTE + trials_shown(shown))
         estimates = by_rank_figure(drawn, "estimates", False)
         show_chart(estimates, key="yours-estimates")
         show_method_table(result["summary"])

@@ -220,9 +220,9 @@ def sweep_headline(found: SweepVerdict) -> str:
             )
             sure = format_times(min(g for _, g in gains))
             parts.append(
-                f"{method} is the most accurate of those significantly better than "
-                f"Base {where(values)} ({span} lower MSE; at least {sure} with 95% "
-                "confidence)"
+                f"{method} is the most accurate of the methods significantly better than "
+                f"the raw estimates (Base) {where(values)}: {span} lower mean squared "
+                f"error, at least {sure} with 95% confidence"
             )
     text = "; ".join(parts)
     return text[0].upper() + text[1:] + "."

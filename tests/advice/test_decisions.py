@@ -463,7 +463,7 @@ def test_sweep_verdicts_name_the_best_significant_method_per_run_of_points() -> 
     headline = sweep_headline(found)
     assert "PowerNS" in headline and "for ρ from 0.1 to 0.2" in headline
     # Point gains 4× and 2×; the weakest guaranteed gain is 1/0.8 = 1.25×.
-    assert "2× to 4× lower MSE" in headline and "at least 1.25×" in headline
+    assert "2× to 4× lower mean squared error" in headline and "at least 1.25×" in headline
     assert "no method is significantly more accurate than Base at ρ = 0.5" in headline
     nothing = sweep_verdicts(
         _sweep_frame([*base, (0.5, "Norm", 1.0, 1.0, 1.0, "same answers")]), "rho", "ρ"

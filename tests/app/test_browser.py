@@ -540,7 +540,12 @@ WORDS_BEFORE_THE_CHART = {
     "rounds": 80,
     "tradeoffs": 60,
     "queries": 60,
+    "your_data": 60,
 }
+#: The share of the first chart that lies in the first screen: all of it, except where a
+#: page's inputs come first (Your data's file and its size): there the answer and the
+#: chart's first rows, the recommended one among them.
+CHART_IN_VIEW = {"your_data": 0.4}
 #: Two settings beside the defaults: the slider's low edge, and another protocol.
 OTHER_SETTINGS = ("&epsilon=0.1", "&protocol=GRR&epsilon=4.0")
 
@@ -574,7 +579,8 @@ def test_a_result_page_opens_on_its_answer_and_its_chart(
         chart_box, answer_box = chart.bounding_box(), answer.bounding_box()
         assert chart_box is not None and answer_box is not None
         assert answer_box["y"] + answer_box["height"] <= chart_box["y"] + 1  # answer first
-        assert chart_box["y"] + chart_box["height"] <= 900, chart_box  # wholly in view
+        in_view = CHART_IN_VIEW.get(path, 1.0) * chart_box["height"]
+        assert chart_box["y"] + in_view <= 900, chart_box  # in view, wholly or as declared
         words = page.evaluate(WORDS_ABOVE_JS, answer_box["y"])
         assert words <= WORDS_BEFORE_THE_CHART[path], words
 

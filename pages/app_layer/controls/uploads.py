@@ -29,10 +29,12 @@ def histogram_picker(key: str, *, allow_bundled: bool = True) -> Dataset | None:
     values are summed only when the person ticks the box the message offers.
     """
     sources = ("A bundled dataset", "Upload a file") if allow_bundled else ("Upload a file",)
-    source = st.radio("Data", sources, horizontal=True, key=f"{key}-source")
+    # The choice and the dataset on one row: the answer below starts higher.
+    left, right = st.columns([1, 2], vertical_alignment="bottom")
+    source = left.radio("Data", sources, horizontal=True, key=f"{key}-source")
     if source == "A bundled dataset":
         names = bundled_names()
-        name = st.selectbox(
+        name = right.selectbox(
             "Bundled dataset",
             names,
             # Countries first: real data with groups, the view every visitor has met.
