@@ -126,6 +126,7 @@ class Run:
     texts: list[str] = field(default_factory=list)  # markdown, captions and alerts
     widgets: dict[str, Any] = field(default_factory=dict)  # label -> element
     errors: list[str] = field(default_factory=list)  # exceptions the page showed
+    paint_signal: str = ""  # the first-paint component's id, if the page placed one
 
     def chart_seconds(self, count: int) -> float:
         """Seconds until the ``count``-th chart arrived (the script's end if it never did)."""
@@ -164,7 +165,21 @@ class Session:
             await self._socket.close()
 
     async def rerun(self, widget_states: Sequence[Any] = (), *, timeout: float = 120.0) -> Run:
-        """Ask for a rerun with these widget values; collect what arrives until it ends."""
+        """Ask for a rerun with these widget values; collect what arrives until it ends.
+
+        As a browser does, a page that draws its first screen alone and asks to be told
+        once it is drawn (``pages/app_layer/views/first_paint.py``) is told at once, and
+        the run returned is the whole page's, each chart at the time it first arrived.
+        """
+        start = time.perf_counter()
+        run = await self._run(widget_states, start, timeout)
+        if run.paint_signal:
+            first = run
+            run = await self._run([*widget_states, _painted(first.paint_signal)], start, timeout)
+            run.charts_at[: len(first.charts_at)] = first.charts_at
+        return run
+
+    async def _run(self, widget_states: Sequence[Any], start: float, timeout: float) -> Run:
         from streamlit.proto.BackMsg_pb2 import BackMsg
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -172,7 +187,6 @@ class Session:
         request.rerun_script.query_string = ""
         request.rerun_script.page_script_hash = self._page_hash
         request.rerun_script.widget_states.widgets.extend(widget_states)
-        start = time.perf_counter()
         await self._socket.send(request.SerializeToString())
         run = Run(seconds=float("nan"))
         async with asyncio.timeout(timeout):
@@ -205,11 +219,28 @@ class Session:
             run.texts.append(element.alert.body)
         elif kind == "exception":
             run.errors.append(f"{element.exception.type}: {element.exception.message}")
+        elif kind == "bidi_component" and element.bidi_component.component_name.endswith(
+            "first_paint"
+        ):
+            run.paint_signal = element.bidi_component.id
         else:
             inner = getattr(element, kind, None)
             label = getattr(inner, "label", None)
             if label:
                 run.widgets[label] = inner
+
+
+def _painted(component_id: str) -> Any:
+    """The trigger a browser sends once it has drawn the first screen: the component's
+    "painted" event, in the widget Streamlit keeps for a component's events."""
+    import json
+
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+    from streamlit.runtime.state.session_state import STREAMLIT_INTERNAL_KEY_PREFIX
+
+    state = WidgetState(id=f"{STREAMLIT_INTERNAL_KEY_PREFIX}_{component_id}__events")
+    state.json_trigger_value = json.dumps([{"event": "painted", "value": True}])
+    return state
 
 
 def select_slider_state(element: Any, value: str) -> Any:

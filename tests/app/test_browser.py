@@ -458,8 +458,9 @@ def test_the_sidebar_s_settings_go_with_the_link_to_fake_users(
     _wait_for_change(page, None)
     page.get_by_text("What if some users lie?").click()
     page.wait_for_url(re.compile(r"/fake_users"), timeout=30_000)
+    page.get_by_text("The command that computes this").click(timeout=120_000)
     command = page.locator("code", has_text="ldpcore simulate")
-    command.wait_for(timeout=120_000)
+    command.wait_for(timeout=30_000)
     text = command.inner_text()
     assert "--dataset zipf:d=64,s=1.5 --n 10000" in text and "--trials 3 --seed 5" in text
     assert (

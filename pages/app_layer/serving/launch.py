@@ -113,6 +113,7 @@ def _default_view(timeout: float) -> None:
     from ldpcore.serving.settings import default_config  # noqa: PLC0415
     from ldpcore.serving.staging import run_key  # noqa: PLC0415
     from pages.app_layer.serving import cache, staging  # noqa: PLC0415
+    from pages.app_layer.views import first_paint  # noqa: PLC0415
 
     # Outside a page's run Streamlit warns once per cached call that there is no page
     # context; here that is expected, so those warnings are not shown (for these half
@@ -132,6 +133,7 @@ def _default_view(timeout: float) -> None:
         cache.by_rank_figure(config, "estimates", False)
         # Computed: a class arriving at once joins it rather than crowding the server.
         staging.server_crowd().know(run_key(config, None, ()))
+        first_paint.signal()  # registered now, not during the first visitor's run
         # A process's first page element makes Streamlit walk the whole call stack (to
         # warn a REPL user, inspect.stack: 0.09 s here); paid now, not in the first run.
         st.empty()

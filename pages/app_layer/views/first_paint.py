@@ -45,7 +45,7 @@ export default function (component) {
 
 
 @st.cache_resource(show_spinner=False)
-def _signal() -> Any:
+def signal() -> Any:
     """The component (registered once per server: its name must be unique)."""
     return st.components.v2.component("ldpcore.first_paint", html="<span></span>", js=_JS)
 
@@ -56,7 +56,7 @@ def first_screen_drawn(selector: str = ".js-plotly-plot .main-svg") -> bool:
     the caller stops, to be run again when the browser has drawn it."""
     if st.session_state.get(PAINTED):
         return True
-    result = _signal()(
+    result = signal()(
         key="first-paint",
         data={"selector": selector, "wait_ms": WAIT_MS},
         on_painted_change=lambda: None,
@@ -67,4 +67,4 @@ def first_screen_drawn(selector: str = ".js-plotly-plot .main-svg") -> bool:
     return False
 
 
-__all__ = ["PAINTED", "WAIT_MS", "first_screen_drawn"]
+__all__ = ["PAINTED", "WAIT_MS", "first_screen_drawn", "signal"]
