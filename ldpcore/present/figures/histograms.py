@@ -17,6 +17,7 @@ from ldpcore.formats import plain_html
 from ldpcore.present.figures.style import (
     LEGEND_ABOVE,
     TITLE_AT_TOP,
+    TITLE_PAD,
     method_style,
     on_white,
 )
@@ -171,7 +172,7 @@ def _poll_layout(figure: go.Figure, *, wall: bool, legend: bool = True) -> go.Fi
     """
     size = WALL_FONT if wall else 14
     height = WALL_HEIGHT if wall else 380
-    under_title = TITLE_AT_TOP["pad"]["t"] + size + 6 + 10  # the title's pad and its line
+    under_title = TITLE_PAD + size + 6 + 10  # the title's pad and its line
     legend_row = (size + 12) if legend else 0
     figure.update_layout(
         title={**TITLE_AT_TOP, "font": {"size": size + 6}},
@@ -184,7 +185,7 @@ def _poll_layout(figure: go.Figure, *, wall: bool, legend: bool = True) -> go.Fi
 
 
 def poll_reports(
-    options: Sequence[str], support: Sequence[int], *, wall: bool = False
+    options: Sequence[str], support: Sequence[int] | NDArray[Any], *, wall: bool = False
 ) -> go.Figure:
     """The lesson's first step: how many randomized reports support each option.
 
@@ -199,7 +200,7 @@ def poll_reports(
             y=list(support),
             name="reports supporting the option",
             marker_color=DATA_COLOUR,
-            text=[f"{count:,}" for count in support],
+            text=[f"{int(count):,}" for count in support],
             textposition="outside",
             hovertext=shown,
             hovertemplate="%{hovertext}: %{y:,} reports<extra></extra>",

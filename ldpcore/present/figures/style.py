@@ -167,6 +167,8 @@ MSE_AXIS = "mean squared error (frequency², log scale)"
 
 #: Where the title and the legend start, as a share of the figure's width: one left edge.
 EDGE = 0.02
+#: The pixels above every chart's title.
+TITLE_PAD = 14
 #: The title's place on every chart: the figure's top edge.
 TITLE_AT_TOP = {
     "x": EDGE,
@@ -175,7 +177,7 @@ TITLE_AT_TOP = {
     "y": 1,
     "yref": "container",
     "yanchor": "top",
-    "pad": {"t": 14},
+    "pad": {"t": TITLE_PAD},
 }
 #: The legend's place on every chart: a row above the plot, wrapping on a phone.
 LEGEND_ABOVE = {
