@@ -54,10 +54,7 @@ def comparison_words(comparison: Comparison) -> str:
     if c.no_op:
         return f"the same answers as {c.reference}"
     if c.better:
-        return (
-            f"{format_times(_inverse(c.ratio))} lower MSE than {c.reference} "
-            f"({format_times(_inverse(c.high))}–{format_times(_inverse(c.low))})"
-        )
+        return f"{format_times(_inverse(c.ratio))} lower MSE than {c.reference} ({_gains(c)})"
     if c.worse:
         return (
             f"{format_times(c.ratio)} higher MSE than {c.reference} "
@@ -90,9 +87,14 @@ def gain_words(comparison: Comparison) -> str:
     c = comparison
     return (
         f"mean squared error is {format_times(_inverse(c.ratio))} lower than the raw "
-        f"estimates' ({c.reference}; {format_times(_inverse(c.high))}–"
-        f"{format_times(_inverse(c.low))}, paired 95% interval)"
+        f"estimates' ({c.reference}; {_gains(c)}, paired 95% interval)"
     )
+
+
+def _gains(comparison: Comparison) -> str:
+    """A gain's interval as factors, the least first ("3.33×–5×")."""
+    low, high = _inverse(comparison.high), _inverse(comparison.low)
+    return f"{format_times(low)}–{format_times(high)}"
 
 
 def _inverse(value: float) -> float:
