@@ -108,6 +108,7 @@ def _default_view(timeout: float) -> None:
         if time.monotonic() > deadline:
             return
         time.sleep(0.05)
+    import plotly.io  # noqa: PLC0415
     import streamlit as st  # noqa: PLC0415
 
     from ldpcore.serving.settings import default_config  # noqa: PLC0415
@@ -129,8 +130,13 @@ def _default_view(timeout: float) -> None:
         cache.simulate_summary(config)
         # The calls the Explorer makes at its defaults (a cache keys on the arguments;
         # tests/app/test_first_visit.py checks the page then only hits).
-        cache.comparison_figure(config)
-        cache.by_rank_figure(config, "estimates", False)
+        # Serialized too, as the page's chart element does (the JSON encoder's first
+        # use imports and sets up its engine).
+        for figure in (
+            cache.comparison_figure(config),
+            cache.by_rank_figure(config, "estimates", False),
+        ):
+            plotly.io.to_json(figure, validate=False)
         # Computed: a class arriving at once joins it rather than crowding the server.
         staging.server_crowd().know(run_key(config, None, ()))
         first_paint.signal()  # registered now, not during the first visitor's run
