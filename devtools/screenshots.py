@@ -66,7 +66,8 @@ def _upload(page: Page) -> None:
     # The file's chip can be drawn hidden for a moment while the page reruns; what shows
     # that the file was read is its count of users (944 respondents).
     page.get_by_text("ages.csv").first.wait_for(state="attached", timeout=_WAIT_MS)
-    page.get_by_text("944", exact=True).first.wait_for(timeout=_WAIT_MS)
+    users = page.locator("[data-testid='stMetricValue']", has_text=re.compile(r"^944$"))
+    users.locator("visible=true").first.wait_for(timeout=_WAIT_MS)
     _chart(page)
 
 
@@ -244,13 +245,24 @@ def _take(page: Page, shot: Shot, folder: Path) -> dict[str, Any]:
 
 
 def _pages(browser: Browser, url: str, folder: Path) -> dict[str, dict[str, Any]]:
+    from playwright.sync_api import Error as PlaywrightError
+
     taken = {}
     for shot in PAGE_SHOTS:
         context = browser.new_context(viewport=shot.viewport)  # type: ignore[arg-type]
         page = context.new_page()
         page.goto(f"{url}{shot.path}")
-        page.get_by_role("heading", name=shot.title).first.wait_for(timeout=_WAIT_MS)
-        shot.ready(page)
+        try:
+            page.get_by_role("heading", name=shot.title).first.wait_for(timeout=_WAIT_MS)
+            shot.ready(page)
+        except PlaywrightError as error:
+            # What the stuck page shows names the cause: its picture and its words.
+            page.screenshot(path=str(folder / f"stuck-{shot.name}.png"), full_page=True)
+            words = page.locator("body").inner_text()[-2000:]
+            raise RuntimeError(
+                f"the {shot.title} page never became ready ({error.message.splitlines()[0]}); "
+                f"see stuck-{shot.name}.png. It showed:\n{words}"
+            ) from None
         taken[shot.name] = _take(page, shot, folder)
         context.close()
     return taken
