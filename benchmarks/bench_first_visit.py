@@ -95,6 +95,20 @@ def first_chart_seconds(
     return first, warm
 
 
+def _ratio_interval(
+    minimal: Sequence[float], app: Sequence[float], draws: int = 4000
+) -> tuple[float, float]:
+    """A 95% percentile-bootstrap interval of the ratio of medians: rounds are resampled
+    as pairs, since a round's two servers ran side by side on the same machine load."""
+    import numpy as np
+
+    pairs = np.column_stack([minimal, app])
+    rounds = np.random.default_rng(0).integers(0, len(pairs), (draws, len(pairs)))
+    ratios = np.median(pairs[rounds, 1], axis=1) / np.median(pairs[rounds, 0], axis=1)
+    low, high = np.percentile(ratios, [2.5, 97.5])
+    return float(low), float(high)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Measure, then print the table for benchmarks/README.md."""
     from playwright.sync_api import sync_playwright
@@ -158,7 +172,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"{statistics.median(seconds_warm):.2f} |"
         )
     warm_ratio = statistics.median(app_warm) / statistics.median(minimal_warm)
-    print(f"\nratio of medians: {ratio:.2f} (target ≤ 1.2); second visitor: {warm_ratio:.2f}")
+    low, high = _ratio_interval(minimal_times, app_times)
+    print(
+        f"\nratio of medians: {ratio:.2f} (95% bootstrap interval over the rounds "
+        f"{low:.2f}–{high:.2f}; target ≤ 1.2); second visitor: {warm_ratio:.2f}"
+    )
     if answers:
         print(
             f"the answer (first banner), median: {statistics.median(answers):.2f} s, "

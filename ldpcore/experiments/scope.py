@@ -14,6 +14,10 @@ The rule reads only what the registries declare:
   wavelet, the Square Wave) joins "all" only when the values have an order
   (:attr:`ldpcore.data.datasets.Dataset.ordered`) or the question reads one
   (:attr:`ldpcore.queries.specs.QuerySpec.reads_order`); named, it runs anyway;
+* a protocol made for collecting again (a memoized chain or dBitFlipPM: its
+  :attr:`~ldpcore.protocols.base.FrequencyOracle.one_shot` names the protocol it
+  memoizes) joins "all" only when the question is about repeated collection, the one
+  its memo exists for; named, it runs anyway;
 * a method joins "all" for a protocol as :meth:`~ldpcore.postprocess.base.PostProcessor.joins_all`
   says, and a named method is left out of a protocol it cannot run on
   (:meth:`~ldpcore.postprocess.base.PostProcessor.refusal`) or of a domain larger than
@@ -86,6 +90,7 @@ def protocol_refusal(
     ordered: bool,
     reads_order: bool,
     named: bool,
+    repeated: bool = False,
 ) -> str | None:
     """Why ``protocol`` does not apply here, in one line (None when it does).
 
@@ -98,6 +103,10 @@ def protocol_refusal(
     >>> protocol_refusal(SquareWave, domain_size=100, ordered=False, reads_order=False,
     ...                  named=False)
     'SW: made for ordered values (ranges, quantiles), and these values have no order'
+    >>> from ldpcore.protocols import PROTOCOLS
+    >>> protocol_refusal(PROTOCOLS["L-GRR"], domain_size=100, ordered=False,
+    ...                  reads_order=False, named=False)
+    'L-GRR: made for collecting again (memoized reports), and this question is one collection'
     """
     if protocol.max_domain is not None and domain_size > protocol.max_domain:
         return (
@@ -108,6 +117,11 @@ def protocol_refusal(
         return (
             f"{protocol.name}: made for ordered values (ranges, quantiles), and these "
             "values have no order"
+        )
+    if protocol.one_shot is not None and not (repeated or named):
+        return (
+            f"{protocol.name}: made for collecting again (memoized reports), and this "
+            "question is one collection"
         )
     return None
 
@@ -143,6 +157,7 @@ def what_applies(
     domain_size: int,
     ordered: bool,
     reads_order: bool = False,
+    repeated: bool = False,
     protocols: str | Sequence[str] = ALL,
     methods: str | Sequence[str] = ALL,
 ) -> Scope:
@@ -157,6 +172,9 @@ def what_applies(
     reads_order : bool, optional
         Whether the question reads the values in order (a range, a quantile:
         :attr:`ldpcore.queries.specs.QuerySpec.reads_order`).
+    repeated : bool, optional
+        Whether the question is about collecting the same values again (rounds): only
+        then do the protocols made for it join "all".
     protocols, methods : str or sequence of str, optional
         ``"all"`` (the default), ``"A,B"`` or names.
 
@@ -181,6 +199,7 @@ def what_applies(
     named_methods = _names(methods, resolve_method_name, "method")
     plan: list[tuple[str, tuple[str, ...]]] = []
     said: list[str] = []
+    unfit: dict[str, list[str]] = {}  # "all"'s protocols left out, by the reason
     refused: list[str] = []
     for name in named_protocols or tuple(PROTOCOLS):
         cls = protocol_class(name)
@@ -190,9 +209,13 @@ def what_applies(
             ordered=ordered,
             reads_order=reads_order,
             named=named_protocols is not None,
+            repeated=repeated,
         )
+        if reason is not None and named_protocols is None:
+            unfit.setdefault(reason.removeprefix(f"{name}: "), []).append(name)
+            continue
         if reason is not None:
-            (said if named_protocols is None else refused).append(reason)
+            refused.append(reason)
             continue
         if named_methods is None:
             kept = tuple(
@@ -209,6 +232,8 @@ def what_applies(
         else:
             line = f"{name}: none of the methods asked for runs on it"
             (said if named_protocols is None else refused).append(line)
+    # One line per reason, naming every protocol it leaves out.
+    said[:0] = [f"{', '.join(names)}: {why}" for why, names in unfit.items()]
     if refused:
         raise InputError("; ".join(refused))
     if not plan:
@@ -234,7 +259,9 @@ def scope_for(
     True
     >>> words = parse_dataset_spec("words").build(1000)
     >>> scope_for(words, parse_query_spec("topk:k=10")).left_out[0]
-    'TreeOUE: made for ordered values (ranges, quantiles), and these values have no order'
+    'L-GRR, L-OSUE, L-SUE, L-OUE, L-SOUE, dBitFlipPM: made for collecting again (memoized reports), and this question is one collection'
+    >>> scope_for(words, parse_query_spec("topk:k=10")).left_out[1]
+    'TreeOUE, TreeOLH, HaarHRR: made for ordered values (ranges, quantiles), and these values have no order'
     """
     return what_applies(
         domain_size=data.domain_size,

@@ -21,14 +21,24 @@ from tests.command import ldpcore
 ORDERED_PROTOCOLS = [name for name, cls in PROTOCOLS.items() if cls.ordered_values]
 FLAT = [name for name, cls in PROTOCOLS.items() if not cls.composite]
 LIMITED = [name for name, cls in PROTOCOLS.items() if cls.max_domain is not None]
+FOR_ROUNDS = [name for name, cls in PROTOCOLS.items() if cls.one_shot is not None]
 
 
-def _expected_in_all(name: str, *, d: int, ordered: bool, reads_order: bool) -> bool:
+def _expected_in_all(
+    name: str, *, d: int, ordered: bool, reads_order: bool, repeated: bool = False
+) -> bool:
     """The rule, written from the declarations alone (the test's own reading of it)."""
     cls = PROTOCOLS[name]
     if cls.max_domain is not None and d > cls.max_domain:
         return False
-    return not cls.ordered_values or ordered or reads_order
+    if cls.ordered_values and not (ordered or reads_order):
+        return False
+    return cls.one_shot is None or repeated
+
+
+def _named_in(line: str) -> list[str]:
+    """The protocols a left-out line names ("A, B: why")."""
+    return line.split(": ", 1)[0].split(", ")
 
 
 @settings(max_examples=60, deadline=None)
@@ -36,14 +46,21 @@ def _expected_in_all(name: str, *, d: int, ordered: bool, reads_order: bool) -> 
     d=st.sampled_from([2, 17, 2_048, 2_049, 10_000]),
     ordered=st.booleans(),
     reads_order=st.booleans(),
+    repeated=st.booleans(),
 )
-def test_all_protocols_follow_the_declarations(d: int, ordered: bool, reads_order: bool) -> None:
-    scope = what_applies(domain_size=d, ordered=ordered, reads_order=reads_order)
+def test_all_protocols_follow_the_declarations(
+    d: int, ordered: bool, reads_order: bool, repeated: bool
+) -> None:
+    scope = what_applies(
+        domain_size=d, ordered=ordered, reads_order=reads_order, repeated=repeated
+    )
     for name in PROTOCOLS:
-        wanted = _expected_in_all(name, d=d, ordered=ordered, reads_order=reads_order)
+        wanted = _expected_in_all(
+            name, d=d, ordered=ordered, reads_order=reads_order, repeated=repeated
+        )
         assert (name in scope.protocols) == wanted, name
         # What is left out is said, a line naming it; what is in is not said.
-        said = [line for line in scope.left_out if line.startswith(f"{name}:")]
+        said = [line for line in scope.left_out if name in _named_in(line)]
         assert len(said) == (0 if wanted else 1), (name, scope.left_out)
     for name in scope.protocols:
         cls = PROTOCOLS[name]
@@ -79,6 +96,19 @@ def test_ordered_mechanisms_join_for_ordered_data_or_an_ordered_question() -> No
     # Named, an ordered mechanism runs on unordered data: the person chose it.
     named = scope_for(words, None, protocols=ORDERED_PROTOCOLS)
     assert named.protocols == tuple(ORDERED_PROTOCOLS) and not named.left_out
+
+
+def test_protocols_made_for_collecting_again_join_all_only_for_repeated_collection() -> None:
+    assert FOR_ROUNDS, "no protocol declares a one-shot form: nothing to check"
+    once = what_applies(domain_size=64, ordered=False)
+    again = what_applies(domain_size=64, ordered=False, repeated=True)
+    for name in FOR_ROUNDS:
+        assert name not in once.protocols and name in again.protocols, name
+    (line,) = [line for line in once.left_out if set(FOR_ROUNDS) & set(_named_in(line))]
+    assert _named_in(line) == FOR_ROUNDS and "collecting again" in line
+    # Named, a chain runs on a one-time question: the person chose it.
+    named = what_applies(domain_size=64, ordered=False, protocols=FOR_ROUNDS)
+    assert named.protocols == tuple(FOR_ROUNDS) and not named.left_out
 
 
 @pytest.mark.parametrize("protocol", LIMITED)
@@ -132,13 +162,15 @@ def test_choose_epsilon_all_leaves_out_the_ordered_mechanisms_first(tmp_path: Pa
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
     searched = {a["protocol"] for a in answer["answers"]}
-    wanted = {p for p in PROTOCOLS if not PROTOCOLS[p].ordered_values}
+    wanted = {p for p in PROTOCOLS if _expected_in_all(p, d=8, ordered=False, reads_order=False)}
     assert searched == wanted
-    assert {line.split(":")[0] for line in answer["left_out"]} == set(ORDERED_PROTOCOLS)
-    # A range question reads an order: then they are searched too.
+    named = {name for line in answer["left_out"] for name in _named_in(line)}
+    assert named == set(ORDERED_PROTOCOLS) | set(FOR_ROUNDS)
+    # A range question reads an order: then they are searched too (one collection still).
     ranged = ldpcore(*[("range:length=2" if a == "topk:k=3" else a) for a in args])
     assert ranged.returncode == 0, ranged.stderr
-    assert {a["protocol"] for a in json.loads(ranged.stdout)["answers"]} == set(PROTOCOLS)
+    searched = {a["protocol"] for a in json.loads(ranged.stdout)["answers"]}
+    assert searched == set(PROTOCOLS) - set(FOR_ROUNDS)
 
 
 def test_choose_epsilon_refuses_a_named_protocol_beyond_its_domain_in_words() -> None:
