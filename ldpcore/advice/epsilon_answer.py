@@ -53,6 +53,9 @@ class ConsistentOption:
     measured_at : float or None
         The ε it was measured at when Base meets the target nowhere in the range (the
         range's end); None: at Base's ε.
+    searched_to : float or None
+        The largest ε the search evaluated: a crossing not found was looked for up to
+        there, not to the range's end (None: not known to this record).
     """
 
     method: str
@@ -67,6 +70,7 @@ class ConsistentOption:
     epsilon_low: float | None = None
     epsilon_high: float | None = None
     measured_at: float | None = None
+    searched_to: float | None = None
 
     @property
     def error(self) -> float:
@@ -95,6 +99,7 @@ class ConsistentOption:
             "epsilon_for_target_low": json_value(self.epsilon_low),
             "epsilon_for_target_high": json_value(self.epsilon_high),
             "measured_at_epsilon": json_value(self.measured_at),
+            "searched_up_to_epsilon": json_value(self.searched_to),
         }
 
 

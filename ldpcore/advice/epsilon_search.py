@@ -485,6 +485,7 @@ class _Search:
                     epsilon_low=reach[1],
                     epsilon_high=reach[2],
                     measured_at=where if beyond else None,
+                    searched_to=max(self.points),
                 )
         return None
 

@@ -262,7 +262,7 @@ def scope_for(
     'L-GRR, L-OSUE, L-SUE, L-OUE, L-SOUE, dBitFlipPM: made for collecting again (memoized reports), and this question is one collection'
     >>> scope_for(words, parse_query_spec("topk:k=10")).left_out[1]
     'TreeOUE, TreeOLH, HaarHRR: made for ordered values (ranges, quantiles), and these values have no order'
-    """
+    """  # noqa: E501
     return what_applies(
         domain_size=data.domain_size,
         ordered=data.ordered,

@@ -37,8 +37,9 @@ def option_words(option: ConsistentOption) -> str:
     >>> c = Comparison("Norm-Sub", "Base", 1.12, 0.97, 1.33, False, False, False, 10)
     >>> option_words(ConsistentOption("Norm-Sub", 0.0049, c))
     "Norm-Sub gives a proper distribution; at this ε its MSE is between 0.97× and 1.33× Base's (RMSE 0.49 percentage points; paired 95% interval)"
-    >>> option_words(ConsistentOption("Norm-Sub", 0.0053, c, 0.005, 0.4123)).split("; ")[-1]
-    'that is above your target of 0.5 percentage points (RMSE), so it does not meet it at this ε: it meets it from about ε = 0.413 (no 95% interval: its band does not cross the target within the range searched, up to ε = 10)'
+    >>> far = ConsistentOption("Norm-Sub", 0.0053, c, 0.005, 0.4123, searched_to=0.774)
+    >>> option_words(far).split("; ")[-1]
+    "that is above your target of 0.5 percentage points (RMSE), so it does not meet it at this ε: it meets it from about ε = 0.413 (no 95% interval: its band's top stays above the target at every ε searched, up to ε = 0.774)"
     """  # noqa: E501
     c = option.comparison
     measured = (
@@ -71,7 +72,7 @@ def option_words(option: ConsistentOption) -> str:
             f"it meets it from about ε = {format_epsilon(option.epsilon_for_target)}"
             + _reach_interval(option)
             if option.epsilon_for_target is not None
-            else f"it does not meet it for any ε up to {EPSILON_RANGE[1]:g}"
+            else f"it does not meet it for any ε searched, up to ε = {_searched(option)}"
         )
         asked = (
             f"±{100 * option.target:g} percentage points"
@@ -111,14 +112,22 @@ def _beside(error: float, target: float | None) -> str:
     return printed
 
 
+def _searched(option: ConsistentOption) -> str:
+    """The largest ε the search evaluated, as a clause names it.
+
+    The range's end when a record does not say.
+    """
+    return format_epsilon(EPSILON_RANGE[1] if option.searched_to is None else option.searched_to)
+
+
 def _reach_interval(option: ConsistentOption) -> str:
     """The option's ε interval as " (95% interval 0.8–1.1)", or "" if not crossed."""
     low, high = option.epsilon_low, option.epsilon_high
     if low is None or high is None:
         # Say why there is no interval, so every such clause reads alike.
         return (
-            " (no 95% interval: its band does not cross the target within the range "
-            f"searched, up to ε = {EPSILON_RANGE[1]:g})"
+            " (no 95% interval: its band's top stays above the target at every ε "
+            f"searched, up to ε = {_searched(option)})"
         )
     # The point is where the mean crosses: about half the time the truth lies above it.
     # The interval's upper end is the ε to copy when the target must hold.

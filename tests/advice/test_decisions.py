@@ -12,6 +12,7 @@ from command import ldpcore
 
 from ldpcore.advice import choose_epsilon
 from ldpcore.advice.verdicts import verdict
+from ldpcore.bounds import EPSILON_RANGE
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.trials import run
 from ldpcore.postprocess import METHODS, get_method
@@ -266,7 +267,13 @@ def test_choose_epsilon_command_json_contract() -> None:
             "epsilon_for_target_low",
             "epsilon_for_target_high",
             "measured_at_epsilon",
+            "searched_up_to_epsilon",
         }
+        # The search's reach: every crossing it reports lies within what it evaluated.
+        reach = option["searched_up_to_epsilon"]
+        assert answer["epsilon"] <= reach <= EPSILON_RANGE[1]
+        for key in ("epsilon_for_target", "epsilon_for_target_low", "epsilon_for_target_high"):
+            assert option[key] is None or option[key] <= reach * (1 + 1e-9), key
         assert option["rmse_at_epsilon"] > 0
         # An RMSE target's measure is the RMSE.
         assert option["error_at_epsilon"] == option["rmse_at_epsilon"]

@@ -51,9 +51,7 @@ def _named_in(line: str) -> list[str]:
 def test_all_protocols_follow_the_declarations(
     d: int, ordered: bool, reads_order: bool, repeated: bool
 ) -> None:
-    scope = what_applies(
-        domain_size=d, ordered=ordered, reads_order=reads_order, repeated=repeated
-    )
+    scope = what_applies(domain_size=d, ordered=ordered, reads_order=reads_order, repeated=repeated)
     for name in PROTOCOLS:
         wanted = _expected_in_all(
             name, d=d, ordered=ordered, reads_order=reads_order, repeated=repeated

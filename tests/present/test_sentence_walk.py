@@ -11,6 +11,7 @@ each said only where true.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 from collections.abc import Iterable
@@ -25,7 +26,8 @@ from ldpcore.advice.epsilon_answer import winning_answer
 from ldpcore.advice.epsilon_context import CADENCES, cadence_plans, epsilon_context
 from ldpcore.advice.targets import AccuracyTarget
 from ldpcore.experiments.config import ExperimentConfig
-from ldpcore.formats import round_up
+from ldpcore.formats import format_epsilon, round_up
+from ldpcore.present.epsilon_sentences import option_words
 from ldpcore.present.records import decision_record
 
 #: A share written as a decimal after ± with no unit ("±0.00254", "±0.95 per value").
@@ -227,3 +229,35 @@ def test_a_second_target_in_pp_is_said_in_pp_everywhere(choose_page: AppTest) ->
         t for t in texts if "pp" in t
     ][:5]
     check_sentences(texts, "Choose ε at ±1 pp")
+
+
+#: A clause about how far a search looked ("…, up to ε = 0.774)").
+SEARCHED = re.compile(r"searched, up to ε = ([\d.]+)")
+
+
+def test_every_clause_about_the_search_names_the_range_it_covered() -> None:
+    """Words about a crossing not found name the largest ε the search evaluated, which
+    the answer records; never the range's end when the search stopped before it."""
+    config = ExperimentConfig(
+        dataset="countries",
+        n=10**6,
+        protocol="GRR",
+        epsilon=1.0,
+        query="topk:k=10",
+        methods=("Base", "Norm-Sub"),
+        trials=5,
+    )
+    answers = choose_epsilon(config, target=AccuracyTarget("rmse", 0.005), protocols=["OLH"])
+    options = [a.consistent_option for a in answers if a.consistent_option is not None]
+    assert options, "no consistent option offered: nothing to read"
+    read = 0
+    for option in options:
+        assert option.searched_to is not None
+        assert option.searched_to == max(float(row["epsilon"]) for row in answers[0].curve)
+        # The clause as the search left it, and as it reads when no band crossed.
+        missed = dataclasses.replace(option, error_high=1.0, epsilon_low=None, epsilon_high=None)
+        for forged in (option, missed, dataclasses.replace(missed, epsilon_for_target=None)):
+            for found in SEARCHED.findall(option_words(forged)):
+                assert found == format_epsilon(option.searched_to), option_words(forged)
+                read += 1
+    assert read >= 2 * len(options), "no clause about the search was read"
