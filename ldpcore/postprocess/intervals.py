@@ -12,7 +12,10 @@ The interval for the true ``f_v`` is the score interval: every ``f`` in [0, 1] w
 construction for a binomial proportion, here for the protocol's noise). It is a
 confidence interval for the *truth*, so it is valid whichever post-processing method
 made the point estimate; :func:`frequency_intervals` widens it, where needed, to
-contain the method's estimate (a union only adds coverage). Coverage is measured per
+contain the method's estimate (a union only adds coverage). Where it reaches zero it is
+joined with Feldman and Cousins's interval for a mean bounded at zero
+(:mod:`ldpcore.stats.bounded_normal`), so a value estimated far below zero is given
+``[0, u]`` with ``u > 0``, never the point 0. Coverage is measured per
 protocol, ε, n and value frequency in benchmarks/README.md, "Coverage".
 
 At class sizes the normal approximation behind the score interval fails: with one GRR
@@ -45,6 +48,7 @@ from numpy.typing import ArrayLike, NDArray
 from ldpcore.errors import InputError
 from ldpcore.postprocess.caveats import Caveat
 from ldpcore.protocols import FrequencyOracle
+from ldpcore.stats.bounded_normal import feldman_cousins
 
 
 def check_level(level: object) -> float:
@@ -159,6 +163,16 @@ def _score_intervals(
     empty = (discriminant < 0) | (half_sum + root < 0) | (half_sum - root > 1)
     low = np.where(empty & (f < 0.5), 0.0, np.where(empty, 1.0, low))
     high = np.where(empty & (f < 0.5), 0.0, np.where(empty, 1.0, high))
+    # Where the interval reaches zero, it may be that point or a sliver above it, which
+    # reads "certainly none" of a value a few users may hold. There Feldman and
+    # Cousins's interval for a mean bounded at zero, in the standard deviation of an
+    # estimate whose truth is zero (√A, the truths such an interval is about), is never
+    # empty and never a point; the union of two intervals that each cover their level
+    # covers it too. An interval clear of zero is the score interval alone.
+    _, near_high = feldman_cousins(f / math.sqrt(a), level)
+    touches = low <= 0.0
+    low = np.where(touches, 0.0, low)
+    high = np.where(touches, np.clip(np.maximum(high, near_high * math.sqrt(a)), 0.0, 1.0), high)
     return low, high
 
 

@@ -31,6 +31,7 @@ from ldpcore.postprocess.intervals import (
     frequency_intervals,
 )
 from ldpcore.protocols import get_protocol, protocol_class, protocol_names
+from ldpcore.stats.bounded_normal import feldman_cousins
 
 
 @pytest.mark.parametrize(
@@ -91,10 +92,12 @@ def test_intervals_lie_in_the_unit_interval_and_hold_their_estimate(
 
 
 def test_bounds_solve_the_score_equation() -> None:
-    """Interior bounds satisfy (f̃ − f)² = z² (A + B f), with A and B from NDSS Eq. 3."""
+    """Interior bounds satisfy (f̃ − f)² = z² (A + B f), with A and B from NDSS Eq. 3, or,
+    near zero, are the bounded-mean interval's (Feldman–Cousins in units of √A) where
+    that one reaches further."""
     for name in ("GRR", "OUE", "HR"):  # B > 0, B < 0 and SUE-like cases
         oracle = get_protocol(name, epsilon=1.0, domain_size=16)
-        estimate = np.array([0.3, 0.1, 0.02, 0.005] + [0.575 / 12] * 12)
+        estimate = np.array([0.3, 0.1, 0.02, 0.005, -0.03] + [0.605 / 11] * 11)
         low, high = frequency_intervals(estimate, protocol=oracle, n=10_000, level=0.9)
         a, b = base_variance_terms(oracle, 10_000)
         # A and B from the per-value variance of Bin(n f, p) + Bin(n (1 − f), q), directly.
@@ -103,12 +106,17 @@ def test_bounds_solve_the_score_equation() -> None:
         direct = (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (n * (p - q) ** 2)
         assert a + b * f == pytest.approx(direct, rel=1e-12)
         z = float(special.ndtri(0.95))
-        for bound in (low, high):
+        bounded = [v * math.sqrt(a) for v in feldman_cousins(estimate / math.sqrt(a), 0.9)]
+        for bound, near in zip((low, high), bounded, strict=True):
             interior = (bound > 0) & (bound < 1)
             lhs = (estimate - bound) ** 2
             rhs = z**2 * (a + b * bound)
-            assert np.allclose(lhs[interior], rhs[interior], rtol=1e-9)
-            assert interior.any()
+            score = np.isclose(lhs, rhs, rtol=1e-9)
+            assert np.all((score | np.isclose(bound, near, rtol=1e-12))[interior])
+            # Far from zero (the top value) the score interval stands alone.
+            assert score[0], name
+        # The value estimated below zero is not "certainly none".
+        assert high[4] > 0.001, name
 
 
 def test_postprocess_writes_an_interval_for_every_value(tmp_path: Path) -> None:
