@@ -181,16 +181,20 @@ def test_every_sentence_on_a_sidebar_page_reads_in_its_units(
     check_sentences(texts, name)
 
 
+#: The record's setting: a million users' top-10 countries, a few trials.
+RECORD_SETTING = ExperimentConfig(
+    dataset="countries",
+    n=10**6,
+    protocol="GRR",
+    epsilon=1.0,
+    query="topk:k=10",
+    methods=("Base", "Norm-Sub", "PowerNS"),
+    trials=5,
+)
+
+
 def test_every_sentence_in_the_record_reads_in_its_units_and_says_exact_where_true() -> None:
-    config = ExperimentConfig(
-        dataset="countries",
-        n=10**6,
-        protocol="GRR",
-        epsilon=1.0,
-        query="topk:k=10",
-        methods=("Base", "Norm-Sub", "PowerNS"),
-        trials=5,
-    )
+    config = RECORD_SETTING
     target = AccuracyTarget("each", 0.005)
     protocols = ["GRR", "OUE"]
     answers = choose_epsilon(config, target=target, protocols=protocols)
@@ -238,15 +242,8 @@ SEARCHED = re.compile(r"searched, up to ε = ([\d.]+)")
 def test_every_clause_about_the_search_names_the_range_it_covered() -> None:
     """Words about a crossing not found name the largest ε the search evaluated, which
     the answer records; never the range's end when the search stopped before it."""
-    config = ExperimentConfig(
-        dataset="countries",
-        n=10**6,
-        protocol="GRR",
-        epsilon=1.0,
-        query="topk:k=10",
-        methods=("Base", "Norm-Sub"),
-        trials=5,
-    )
+    # The record's setting, with one consistent method to offer.
+    config = dataclasses.replace(RECORD_SETTING, methods=("Base", "Norm-Sub"))
     answers = choose_epsilon(config, target=AccuracyTarget("rmse", 0.005), protocols=["OLH"])
     options = [a.consistent_option for a in answers if a.consistent_option is not None]
     assert options, "no consistent option offered: nothing to read"
