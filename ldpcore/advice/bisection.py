@@ -224,3 +224,21 @@ def smallest_meeting(
         else:
             lo = mid
     return (float(math.ceil(hi)) if integer else hi), hi_rmse
+
+
+def log_crossing(epsilons: np.ndarray, rmse: np.ndarray, target: float) -> float:
+    """First ε where a decreasing RMSE curve reaches ``target`` (inf if it never does).
+
+    Between the two points around it, the crossing is read off the straight line through
+    them on log–log axes, where an error falls like a power of ε.
+    """
+    meeting = np.flatnonzero(rmse <= target)
+    if meeting.size == 0:
+        return math.inf
+    i = int(meeting[0])
+    if i == 0:
+        return float(epsilons[0])
+    x0, x1 = math.log(epsilons[i - 1]), math.log(epsilons[i])
+    y0, y1 = math.log(rmse[i - 1]), math.log(max(rmse[i], 1e-300))
+    t = (math.log(target) - y0) / (y1 - y0) if y1 != y0 else 1.0
+    return math.exp(x0 + min(max(t, 0.0), 1.0) * (x1 - x0))

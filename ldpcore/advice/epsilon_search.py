@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ldpcore._validation import check_int
-from ldpcore.advice.bisection import smallest_meeting, t_quantile
+from ldpcore.advice.bisection import log_crossing, smallest_meeting, t_quantile
 from ldpcore.advice.epsilon_answer import ConsistentOption, EpsilonAnswer
-from ldpcore.advice.ranking import consistent_methods, no_op_methods
+from ldpcore.advice.ranking import asked_factors, consistent_methods, no_op_methods
 from ldpcore.advice.targets import AccuracyTarget, accuracy_target
 from ldpcore.advice.twins import same_reports
 from ldpcore.advice.verdicts import Verdict, verdict
@@ -146,6 +146,7 @@ class _Point:
     errors: np.ndarray
     stat: np.ndarray
     stat_se: np.ndarray
+    factors: dict[str, float] | None = None
 
 
 def _search_protocol(
@@ -208,23 +209,27 @@ class _Search:
         """
         new = sorted({self.key(e) for e in epsilons} - set(self.points))
 
-        def errors_at(key: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, set[str]]:
+        def errors_at(
+            key: float,
+        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, set[str], dict[str, float] | None]:
             result = run(dataclasses.replace(self.config, epsilon=key))
             summary = result.summary
             stuck = set(summary.loc[summary["converged"] < 1, "method"])
             errors = result.trial_errors
+            factors = asked_factors(result)
             if self.wanted.is_rmse:
                 mse = errors.mean(axis=1)
                 se = errors.std(axis=1, ddof=1) / math.sqrt(errors.shape[1])
-                return errors, mse, se, stuck
-            return errors, *self.wanted.statistic(result.answers, result.truth), stuck
+                return errors, mse, se, stuck, factors
+            stat, stat_se = self.wanted.statistic(result.answers, result.truth)
+            return errors, stat, stat_se, stuck, factors
 
         if self.threads > 1 and len(new) > 1:
             with ThreadPoolExecutor(min(self.threads, len(new))) as pool:
                 found = list(pool.map(errors_at, new))
         else:
             found = [errors_at(key) for key in new]
-        for key, (errors, stat, stat_se, stuck) in zip(new, found, strict=True):
+        for key, (errors, stat, stat_se, stuck, factors) in zip(new, found, strict=True):
             self.stuck |= stuck
             self.points[key] = _Point(
                 errors.mean(axis=1),
@@ -232,6 +237,7 @@ class _Search:
                 errors,
                 stat,
                 stat_se,
+                factors,
             )
 
     def anchor(self) -> float:
@@ -266,7 +272,7 @@ class _Search:
             screen = dataclasses.replace(self.config, methods=("Base",), trials=trials)
             coarse = np.geomspace(self.low_end, self.high_end, _SCREEN_POINTS)
             rmse = [self._screen(dataclasses.replace(screen, epsilon=float(e))) for e in coarse]
-            crossed = _crossing(coarse, np.array(rmse), self.target)
+            crossed = log_crossing(coarse, np.array(rmse), self.target)
             found = None if math.isinf(crossed) else crossed
         self._anchor = self.high_end if found is None else found
         return self._anchor
@@ -301,7 +307,7 @@ class _Search:
         """ε where ``mean + band·t·SE`` reaches the target; state −1 below the grid, +1 above."""
         grid = sorted(self.points)
         rmse = np.array([self.measure(e, method, band) for e in grid])
-        value = _crossing(np.array(grid), rmse, self.target)
+        value = log_crossing(np.array(grid), rmse, self.target)
         if math.isinf(value):
             return None, 1
         if rmse[0] <= self.target and grid[0] > self.low_end:
@@ -397,12 +403,16 @@ class _Search:
             no_ops=no_op_methods(names, self.protocol),
             consistent=consistent_methods(names),
             query=parse_query_spec(self.config.query).in_words(),
+            factors=self.points[where].factors,
         )
-        chosen = self._helping(found.against_base, base)
+        # A method whose answers to the values asked are off by more than the rule's
+        # tolerance is never the answer, whatever its ε (the verdict names it).
+        fit = [c for c in found.against_base if c.method not in found.too_biased]
+        chosen = self._helping(fit, base)
         if chosen is not None and chosen[1] not in {0, self.best_method()}:
             # Its crossing was not refined with Base's and the best method's: refine it.
             self.refine(also=(chosen[1],))
-            chosen = self._helping(found.against_base, base)
+            chosen = self._helping(fit, base)
         if chosen is not None:
             comparison, _, interval = chosen
             return self._answer(
@@ -583,17 +593,3 @@ def _gallop(ends: list[float]) -> float:
     """
     gap = ends[-1] / ends[0] if len(ends) == 2 else 1.0
     return max(_FINE_SPACING**2, gap**2)
-
-
-def _crossing(epsilons: np.ndarray, rmse: np.ndarray, target: float) -> float:
-    """First ε where a decreasing RMSE curve reaches ``target`` (inf if it never does)."""
-    meeting = np.flatnonzero(rmse <= target)
-    if meeting.size == 0:
-        return math.inf
-    i = int(meeting[0])
-    if i == 0:
-        return float(epsilons[0])
-    x0, x1 = math.log(epsilons[i - 1]), math.log(epsilons[i])
-    y0, y1 = math.log(rmse[i - 1]), math.log(max(rmse[i], 1e-300))
-    t = (math.log(target) - y0) / (y1 - y0) if y1 != y0 else 1.0
-    return math.exp(x0 + min(max(t, 0.0), 1.0) * (x1 - x0))

@@ -16,7 +16,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ldpcore._json import json_value
-from ldpcore.advice.verdicts import Verdict, verdict
+from ldpcore.advice.verdicts import Verdict, total_factors, verdict
 from ldpcore.data.datasets import round_to_total
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
@@ -106,6 +106,19 @@ def no_op_methods(methods: Sequence[str], protocol: FrequencyOracle) -> tuple[st
     return tuple(m for m in methods if get_method(m).is_no_op(protocol))
 
 
+def asked_factors(result: ExperimentResult) -> dict[str, float] | None:
+    """Each method's answers in total, as a multiple of the truth's, on some values.
+
+    :func:`ldpcore.advice.verdicts.total_factors`; None for a question about every value
+    at once, which MSE alone answers.
+    """
+    if result.config.query.whole_domain:
+        return None
+    found = total_factors(result.answers, result.truth)
+    methods = result.config.methods
+    return {m: float(f) for m, f in zip(methods, found, strict=True) if np.isfinite(f)}
+
+
 def rank_methods(
     result: ExperimentResult, protocol: FrequencyOracle, *, query_words: str = "the query"
 ) -> Recommendation:
@@ -122,6 +135,7 @@ def rank_methods(
         consistent=consistent_methods(names),
         query=query_words,
         against_base=result.against_base or None,  # the summary's own comparisons
+        factors=asked_factors(result),
     )
     to_base = {c.method: c for c in found.against_base}
     to_best = {c.method: c for c in found.against_best}

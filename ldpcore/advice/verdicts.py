@@ -8,8 +8,8 @@ decision: the method to use and whether post-processing helps. The statistics ar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,6 +37,10 @@ class Verdict:
     query : str
         The query in words (for the headline that
         :func:`ldpcore.present.sentences.verdict_headline` writes).
+    too_biased : dict of str to float
+        The methods not recommended although their MSE might be, because their answers
+        to the values asked are off by more than :data:`BIAS_TOLERANCE` of their total:
+        each one's mean total as a multiple of the truth's (0.3: 70% too low).
     """
 
     recommended: str
@@ -45,11 +49,38 @@ class Verdict:
     against_best: list[Comparison]
     best: str
     query: str
+    too_biased: dict[str, float] = field(default_factory=dict)
 
     @property
     def winner(self) -> str | None:
         """The recommended method when it measurably helps (charts highlight it), else None."""
         return self.recommended if self.helps else None
+
+
+#: How far the answers to the values a question singles out (a top-k's shares, a set's
+#: or a range's total) may be off, as a share of their true total, before a method is
+#: refused whatever its MSE: an estimate of the top-10's shares at 0.3× the truth has a
+#: small MSE when the shares are small, and no analyst would act on it. A question
+#: about every value at once is judged by its MSE alone.
+BIAS_TOLERANCE = 0.5
+
+
+def total_factors(answers: NDArray[np.float64], truth: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Each method's answers in total over the trials' mean, as a multiple of the truth's.
+
+    ``answers`` is ``(methods, trials, answers)``; 1 is unbiased in total, 0.3 is 70%
+    too low. NaN where the true answers total nothing (no share to be off by).
+
+    Examples
+    --------
+    >>> answers = np.array([[[0.3, 0.2], [0.1, 0.2]], [[0.06, 0.04], [0.06, 0.04]]])
+    >>> total_factors(answers, np.array([0.2, 0.2])).round(2).tolist()
+    [1.0, 0.25]
+    """
+    total = float(np.sum(truth))
+    if total <= 0:
+        return np.full(answers.shape[0], np.nan)
+    return answers.mean(axis=1).sum(axis=1) / total
 
 
 def verdict(
@@ -62,6 +93,7 @@ def verdict(
     alpha: float = ALPHA,
     margin: float = MARGIN,
     against_base: Sequence[Comparison] | None = None,
+    factors: Mapping[str, float] | None = None,
 ) -> Verdict:
     """The recommendation from paired per-trial errors, with Base as the reference.
 
@@ -85,6 +117,11 @@ def verdict(
         of preference for the no-gain case.
     query : str
         The query in words, kept on the verdict for its headline.
+    factors : mapping of str to float, optional
+        For a question about some values (not all at once): each method's answers in
+        total as a multiple of the truth's (:func:`total_factors`). A method off by more
+        than :data:`BIAS_TOLERANCE` is neither recommended nor the fallback, and is named
+        on the verdict (``too_biased``).
     """
     names = list(names)
     if "Base" not in names:
@@ -100,16 +137,30 @@ def verdict(
     against_best = (
         compare(errors, names, reference=best, alpha=alpha, margin=margin) if len(names) > 1 else []
     )
-    winners = [c for c in against_base if c.better and c.ratio < 1 / (1 + margin)]
+    biased = {
+        name: float(factor)
+        for name, factor in (factors or {}).items()
+        if name != "Base" and abs(factor - 1) > BIAS_TOLERANCE
+    }
+    winners = [
+        c
+        for c in against_base
+        if c.better and c.ratio < 1 / (1 + margin) and c.method not in biased
+    ]
+    said = (against_base, against_best, best, query, biased)
     if winners:
         chosen = min(winners, key=lambda c: c.ratio)
-        return Verdict(chosen.method, True, against_base, against_best, best, query)
+        return Verdict(chosen.method, True, *said)
     by_name = {c.method: c for c in against_base}
     fallback = next(
-        (m for m in consistent if m in by_name and not by_name[m].worse and not by_name[m].no_op),
+        (
+            m
+            for m in consistent
+            if m in by_name and not by_name[m].worse and not by_name[m].no_op and m not in biased
+        ),
         "Base",
     )
-    return Verdict(fallback, False, against_base, against_best, best, query)
+    return Verdict(fallback, False, *said)
 
 
-__all__ = ["Verdict", "verdict"]
+__all__ = ["BIAS_TOLERANCE", "Verdict", "total_factors", "verdict"]

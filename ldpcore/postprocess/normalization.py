@@ -91,8 +91,8 @@ class NormMul(RowWise):
     )
     caveat: ClassVar[str] = (
         "Norm-Mul shrinks every value by one factor, so on skewed data the most frequent "
-        "values are badly underestimated even where its MSE over all values is lowest; if "
-        "those values matter, ask for the top-k query, or use Norm-Sub"
+        "values are badly underestimated even where its MSE over all values is lowest; "
+        "where those values matter, use Norm-Sub"
     )
 
     def _apply_rows(self, estimates: Rows, context: Context) -> Rows:

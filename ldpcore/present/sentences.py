@@ -156,7 +156,47 @@ def method_caveat(method: str) -> str:
 
 
 def verdict_headline(verdict: Verdict) -> str:
-    """What a verdict recommends, in one sentence (the query in the verdict's words)."""
+    """What a verdict recommends, in one sentence (the query in the verdict's words).
+
+    Then why a method with a lower MSE is not the one (:func:`too_biased_words`).
+    """
+    said = _verdict_sentence(verdict)
+    refused = too_biased_words(verdict)
+    return f"{said} {refused}" if refused else said
+
+
+def too_biased_words(verdict: Verdict) -> str:
+    """Why a method whose MSE is lower is not recommended: its answers' total is off.
+
+    Examples
+    --------
+    >>> from ldpcore.advice.verdicts import Verdict
+    >>> from ldpcore.stats.compare import Comparison
+    >>> mul = Comparison("Norm-Mul", "Base", 0.54, 0.45, 0.66, True, False, False, 20)
+    >>> found = Verdict("Norm-Sub", True, [mul], [], "Norm-Mul", "the top-10", {"Norm-Mul": 0.31})
+    >>> too_biased_words(found)
+    "Norm-Mul's MSE is lower than Base's, but it puts the values asked at 0.31× their true total (69% too low): not recommended."
+    """  # noqa: E501
+    by_name = {c.method: c for c in verdict.against_base}
+    lines = []
+    for method, factor in verdict.too_biased.items():
+        compared = by_name.get(method)
+        if method != verdict.best and (compared is None or not compared.better):
+            continue  # never in the running: nothing to explain
+        off = f"{abs(1 - factor):.0%} too {'low' if factor < 1 else 'high'}"
+        lower = (
+            f"{method}'s MSE is lower than Base's"
+            if compared is not None and compared.better
+            else f"{method} has the lowest MSE"
+        )
+        lines.append(
+            f"{lower}, but it puts the values asked at {format_times(factor)} their true "
+            f"total ({off}): not recommended."
+        )
+    return " ".join(lines)
+
+
+def _verdict_sentence(verdict: Verdict) -> str:
     query = verdict.query
     by_name = {c.method: c for c in verdict.against_base}
     if verdict.helps:

@@ -7,7 +7,7 @@ import re
 import pytest
 from apptest import app, chart, compared, page_caption, small, values
 
-from ldpcore.postprocess import default_method_names
+from ldpcore.postprocess import default_method_names, method_names
 from ldpcore.present import figures
 from ldpcore.present.sentences import settings_line
 from ldpcore.protocols import protocol_class, protocol_names
@@ -227,9 +227,15 @@ def test_explorer_compare_protocols_facets_the_chart() -> None:
 def test_by_rank_chart_draws_the_featured_methods_or_every_method() -> None:
     at = small(app())
     drawn = chart(at, "chart-estimates")["data"]
-    names = [t["name"] for t in drawn if t.get("showlegend") is not False]
-    assert names == ["truth", "Base", "Base-Cut", "Norm-Sub", "PowerNS"]  # registry order
-    bands = [t["legendgroup"] for t in drawn if t.get("showlegend") is False]
+    # Every line (a muted one too) is named; bands are the filled shapes.
+    names = [t["name"] for t in drawn if t.get("fill") != "toself" and t["x"] != [None]]
+    assert names[0] == "truth"
+    # The featured methods and the one the page recommends, in registry order.
+    banner = " ".join(str(a.value) for a in [*at.success, *at.info])
+    extra = [m for m in names[1:] if m not in figures.FEATURED]
+    assert len(extra) <= 1 and all(f"**{m}**" in banner for m in extra), (names, banner)
+    assert names == ["truth", *(m for m in method_names() if m in {*figures.FEATURED, *extra})]
+    bands = [t["legendgroup"] for t in drawn if t.get("fill") == "toself"]
     assert bands == names[1:]  # each drawn method with its 95% band
     assert any("switch on *Every method*" in c.value for c in at.caption)
     at.toggle(key="lines").set_value(True).run()
@@ -365,7 +371,11 @@ def test_pages_leave_the_shared_cached_figures_unchanged(monkeypatch: pytest.Mon
     monkeypatch.undo()
     result = cache.simulate(config)
     fresh = {
-        "estimates": figures.estimates_by_rank(result["per_item"], featured=figures.FEATURED),
+        "estimates": figures.estimates_by_rank(
+            result["per_item"],
+            featured=figures.FEATURED,
+            recommended=result["ranking"].verdict.recommended,
+        ),
         "mse": figures.error_breakdown(
             result["summary"],
             recommended=result["ranking"].verdict.winner,

@@ -57,8 +57,9 @@ FEATURED = ("Base", "Norm-Sub", "Base-Cut", "PowerNS")
 DRAW_ALL_UP_TO = 6
 
 
-#: Up to this many methods drawn, each estimate line carries its 95% band.
-BANDS_UP_TO = 4
+#: Up to this many methods drawn, each estimate line carries its 95% band: the featured
+#: four and a recommended method beside them.
+BANDS_UP_TO = 5
 
 
 def _band(method: str, x: Any, low: Any, high: Any) -> dict[str, Any]:
@@ -88,7 +89,7 @@ def _rgb(colour: str) -> tuple[int, int, int]:
 
 
 def _by_rank_prelude(
-    per_item: pd.DataFrame, featured: Sequence[str] | None
+    per_item: pd.DataFrame, featured: Sequence[str] | None, recommended: str | None = None
 ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], Any, list[str]]:
     """What a by-rank chart draws: the values at the sampled ranks, by true frequency.
 
@@ -100,6 +101,9 @@ def _by_rank_prelude(
     shown = rank_sample(truth.size)
     order = np.argsort(-truth, kind="stable")[shown]
     groups = per_item.groupby("method", sort=False)
+    # A chart never hides the method its page recommends.
+    if featured is not None and recommended is not None:
+        featured = tuple(dict.fromkeys((*featured, recommended)))
     return truth, order, shown + 1, groups, _drawn([str(m) for m in groups.groups], featured)
 
 
@@ -113,14 +117,17 @@ def _drawn(methods: Sequence[str], featured: Sequence[str] | None) -> list[str]:
 BY_RANK_AXES = {"bias": "bias (frequency", "variance": "variance (frequency²"}
 
 
-def _emphasised(groups: Any, drawn: Sequence[str]) -> frozenset[str]:
-    """The drawn methods kept in their own look (:func:`emphasis`), lowest error first."""
+def _emphasised(groups: Any, drawn: Sequence[str], recommended: str | None) -> frozenset[str]:
+    """The drawn methods kept in their own look (:func:`emphasis`), lowest error first.
+
+    The recommended one always keeps its look.
+    """
     error = {
         str(m): float(np.mean(rows["bias"].to_numpy() ** 2 + rows["variance"].to_numpy()))
         for m, rows in groups
         if m in drawn
     }
-    return emphasis(sorted(error, key=error.__getitem__))
+    return emphasis(sorted(error, key=error.__getitem__), recommended=recommended)
 
 
 def _muted_legend(drawn: Any, strong: frozenset[str]) -> list[dict[str, Any]]:
@@ -130,13 +137,17 @@ def _muted_legend(drawn: Any, strong: frozenset[str]) -> list[dict[str, Any]]:
 
 
 def estimates_by_rank(
-    per_item: pd.DataFrame, *, log_y: bool = True, featured: Sequence[str] | None = FEATURED
+    per_item: pd.DataFrame,
+    *,
+    log_y: bool = True,
+    featured: Sequence[str] | None = FEATURED,
+    recommended: str | None = None,
 ) -> go.Figure:
     """Mean estimate of each value against the truth, values by true rank (NDSS Fig. 1).
 
     Large domains are drawn at the ranks of :func:`rank_sample`. With more than
     :data:`DRAW_ALL_UP_TO` methods only the ``featured`` ones are drawn (``None``: all;
-    if none of them is present, all).
+    if none of them is present, all); ``recommended`` is drawn too, in its own look.
 
     With ``log_y`` the axis is a symmetric log (:func:`symlog`): logarithmic above a
     small threshold, linear through zero, and mirrored below it, so the negative
@@ -147,7 +158,7 @@ def estimates_by_rank(
     deviations of its single-trial estimates, where about 95% of one collection's
     estimates fall (it hides with its method in the legend).
     """
-    truth, order, ranks, groups, drawn = _by_rank_prelude(per_item, featured)
+    truth, order, ranks, groups, drawn = _by_rank_prelude(per_item, featured, recommended)
     means = {str(m): rows["mean"].to_numpy()[order] for m, rows in groups if m in drawn}
     spreads = {
         str(m): 1.96 * np.sqrt(rows["variance"].to_numpy()[order])
@@ -173,7 +184,7 @@ def estimates_by_rank(
             "hovertemplate": "rank %{x}<br>true %{customdata:.3g}%<extra>truth</extra>",
         }
     ]
-    strong = _emphasised(groups, drawn)
+    strong = _emphasised(groups, drawn, recommended)
     for method, mean in means.items():
         if len(means) <= BANDS_UP_TO:
             low, high = mean - spreads[method], mean + spreads[method]
@@ -268,13 +279,14 @@ def by_rank(
     title: str,
     log_y: bool = False,
     featured: Sequence[str] | None = FEATURED,
+    recommended: str | None = None,
 ) -> go.Figure:
     """``bias`` or ``variance`` of each value by true rank (NDSS Figs. 2, 3; ranks sampled).
 
     Which methods are drawn: as in :func:`estimates_by_rank`.
     """
-    _, order, ranks, groups, drawn = _by_rank_prelude(per_item, featured)
-    strong = _emphasised(groups, drawn)
+    _, order, ranks, groups, drawn = _by_rank_prelude(per_item, featured, recommended)
+    strong = _emphasised(groups, drawn, recommended)
     traces = [
         method_line(
             str(method),

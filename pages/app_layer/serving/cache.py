@@ -147,13 +147,15 @@ def by_rank_figure(config: ExperimentConfig, view: str, every_method: bool) -> g
     """
     per_item = simulate(config)["per_item"]
     featured = None if every_method else figures.FEATURED
+    # A page never hides the method it recommends.
+    ranking = simulate_summary(config)["ranking"]
+    chosen: str | None = None if ranking is None else ranking.verdict.recommended
     if view == "estimates":
-        return figures.estimates_by_rank(per_item, featured=featured)
-    if view == "bias":
-        return figures.by_rank(per_item, "bias", title="Bias by rank", featured=featured)
-    if view == "variance":
+        return figures.estimates_by_rank(per_item, featured=featured, recommended=chosen)
+    if view in ("bias", "variance"):
+        title, log_y = ("Bias by rank", False) if view == "bias" else ("Variance by rank", True)
         return figures.by_rank(
-            per_item, "variance", title="Variance by rank", log_y=True, featured=featured
+            per_item, view, title=title, log_y=log_y, featured=featured, recommended=chosen
         )
     raise ValueError(f"unknown by-rank view {view!r}; one of {BY_RANK_VIEWS}")
 
