@@ -2,8 +2,10 @@
 
 One concept per module:
 
-* :mod:`~ldpcore.advice.ranking` — :func:`recommend` (NDSS 2020 Sec. V-D: rank the
-  methods on a consistent stand-in for the truth) and :func:`rank_methods`;
+* :mod:`~ldpcore.advice.ranking` — :func:`rank_methods`, and ranking on one consistent
+  stand-in for the truth (NDSS 2020 Sec. V-D);
+* :mod:`~ldpcore.advice.unknown_truth` — :func:`recommend`: rank the methods for a
+  collection on truths drawn from the posterior given it;
 * :mod:`~ldpcore.advice.sweeps` — :func:`sweep_verdicts`, the best significant method
   along a sweep;
 * :mod:`~ldpcore.advice.bisection` — :func:`advise_epsilon` and :func:`advise_users`,
@@ -41,7 +43,6 @@ from ldpcore.advice.ranking import (
     consistent_methods,
     no_op_methods,
     rank_methods,
-    recommend,
 )
 from ldpcore.advice.risk import privacy_risk
 from ldpcore.advice.shuffling import ShuffleBound, shuffled_epsilon
@@ -52,6 +53,7 @@ from ldpcore.advice.timing import (
     estimate_choose_epsilon_seconds,
     parallel_seconds,
 )
+from ldpcore.advice.unknown_truth import recommend
 from ldpcore.advice.verdicts import Verdict, verdict
 from ldpcore.bounds import EPSILON_RANGE, USERS_RANGE
 

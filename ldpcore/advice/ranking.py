@@ -1,9 +1,11 @@
-"""Which post-processing method to use: paired rankings and :func:`recommend` (NDSS Sec. V-D).
+"""Which post-processing method to use: paired rankings of a run's methods.
 
-:func:`recommend` makes a consistent stand-in for the unknown truth from the Base
-estimate (Norm-Sub or PowerNS of it), simulates the whole pipeline on it and ranks the
-methods for the query that matters; :func:`rank_methods` ranks any run's methods with
-paired intervals (:mod:`ldpcore.stats.compare`).
+:func:`rank_methods` ranks any run's methods with paired intervals
+(:mod:`ldpcore.stats.compare`); :func:`recommend_on_stand_in` makes one consistent
+stand-in for the unknown truth from the Base estimate (Norm-Sub or PowerNS of it, NDSS
+Sec. V-D), simulates on it and ranks the methods for the query that matters. What a
+person gets by default draws truths from the posterior instead
+(:func:`ldpcore.advice.unknown_truth.recommend`).
 """
 
 from __future__ import annotations
@@ -137,18 +139,23 @@ def rank_methods(
         against_base=result.against_base or None,  # the summary's own comparisons
         factors=asked_factors(result),
     )
+    measured = [(str(row["method"]), row["mse"], row["mse_std"]) for row in result.rows]
+    return ranked(measured, found)
+
+
+def ranked(measured: Sequence[tuple[str, float, float]], found: Verdict) -> Recommendation:
+    """The ranking table of ``(method, mse, mse_std)`` rows beside a verdict's intervals."""
     to_base = {c.method: c for c in found.against_base}
     to_best = {c.method: c for c in found.against_best}
     rows = []
-    for row in result.rows:  # the summary's rows as plain dicts (no DataFrame round trip)
-        name = str(row["method"])
+    for name, mse, mse_std in measured:
         best = to_best.get(name)
         base = to_base.get(name)
         rows.append(
             {
                 "method": name,
-                "mse": row["mse"],
-                "mse_std": row["mse_std"],
+                "mse": mse,
+                "mse_std": mse_std,
                 "mse_ratio_to_best": 1.0 if best is None else best.ratio,
                 "ratio_low": 1.0 if best is None else best.low,
                 "ratio_high": 1.0 if best is None else best.high,
@@ -164,7 +171,7 @@ def rank_methods(
     return Recommendation(ranking, found)
 
 
-def recommend(
+def recommend_on_stand_in(
     estimate: ArrayLike,
     *,
     protocol: FrequencyOracle,
@@ -177,12 +184,14 @@ def recommend(
     groups: Sequence[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Recommendation:
-    """Rank post-processing methods for data like this estimate (NDSS Sec. V-D).
+    """Rank post-processing methods on one stand-in for the truth (NDSS Sec. V-D).
 
-    Every method is simulated on the same trials (common random numbers) on a
-    consistent stand-in for the truth, and compared with Base and with the best method
+    Every method is simulated on the same trials on the consistent stand-in that
+    ``truth_from`` makes of the estimate, and compared with Base and with the best method
     by paired ratios of mean squared error with simultaneous intervals
-    (:mod:`ldpcore.stats.compare`). Base is always simulated, as the reference.
+    (:mod:`ldpcore.stats.compare`). Those intervals hold for the stand-in, not for the
+    unknown truth: :func:`ldpcore.advice.unknown_truth.recommend` draws truths from the
+    posterior instead, by default. Base is always simulated, as the reference.
 
     Parameters
     ----------
@@ -199,7 +208,7 @@ def recommend(
     trials, seed : int
         Simulation size and seed.
     truth_from : {"Norm-Sub", "PowerNS"}
-        How the consistent stand-in for the truth is made.
+        The method that makes the consistent stand-in.
     groups : sequence of str, optional
         The group of each value, for the ``groups`` query.
     progress : callable, optional
@@ -210,12 +219,12 @@ def recommend(
     Recommendation
         The ranking (best first, with intervals) and the verdict.
     """
-    if truth_from not in {"Norm-Sub", "PowerNS"}:
+    if truth_from not in STAND_INS:
         raise InputError(f"truth_from must be 'Norm-Sub' or 'PowerNS', got {truth_from!r}")
+    wanted = default_method_names() if methods is None else tuple(methods)
     stand_in = get_method(truth_from)(estimate, protocol=protocol, n=n)
     counts = round_to_total(stand_in, n)
     extras = protocol.parameters()
-    wanted = default_method_names() if methods is None else tuple(methods)
     config = ExperimentConfig(
         dataset=f"synthetic truth ({truth_from} of the estimate)",
         n=n,
@@ -233,12 +242,22 @@ def recommend(
     )
     result = run(config, progress=progress)
     found = rank_methods(result, protocol, query_words=parse_query_spec(query).in_words())
-    # Base is the reference, not a candidate, unless asked for; but when no candidate
-    # beats it and none is a consistent method at no significant cost, Base is what is
-    # recommended, and its row stays so the recommendation has one.
+    return without_base_unless_asked(found, wanted)
+
+
+#: The methods whose output can stand in for the truth (NDSS Sec. V-D).
+STAND_INS = ("Norm-Sub", "PowerNS")
+
+
+def without_base_unless_asked(found: Recommendation, wanted: Sequence[str]) -> Recommendation:
+    """Base is the reference, not a candidate, unless asked for.
+
+    When no candidate beats it and none is a consistent method at no significant cost,
+    Base is what is recommended, and its row stays so the recommendation has one.
+    """
     asked = {resolve_method_name(m) for m in wanted}
     if "Base" not in asked and found.recommended != "Base":
         ranking = found.ranking[found.ranking["method"] != "Base"].reset_index(drop=True)
         ranking["rank"] = np.arange(1, len(ranking) + 1)
-        found = Recommendation(ranking, found.verdict)
+        return Recommendation(ranking, found.verdict)
     return found

@@ -20,10 +20,11 @@ def add_parser(commands: Any) -> None:
         commands,
         "recommend",
         help="rank post-processing methods for your collected estimates",
-        description="Simulate on a consistent stand-in for your data (NDSS Sec. V-D) and rank "
-        "the methods for the query that matters. Every method is compared with Base and "
-        "with the best one on the same trials: a method is called better only when its "
-        "paired interval says so.",
+        description="Simulate on truths drawn from the posterior given your collection and "
+        "rank the methods for the query that matters. Every method is compared with Base "
+        "over those truths: a method is called better only when its whole interval says "
+        "so, and one whose answers to the values asked are off by more than half in total "
+        "is not recommended.",
         example=EXAMPLE,
     )
     _args.add_protocol_arguments(rec, population="n")
@@ -32,7 +33,14 @@ def add_parser(commands: Any) -> None:
     rec.add_argument("--methods", default="all", help=_args.methods_help())
     rec.add_argument("--trials", default="20")
     rec.add_argument("--seed", default="0")
-    rec.add_argument("--truth-from", default="Norm-Sub", choices=["Norm-Sub", "PowerNS"])
+    rec.add_argument(
+        "--truth-from",
+        default="posterior",
+        help="where the simulated truths come from: posterior (the default: drawn from the "
+        "posterior given your collection; the intervals are the spread over those truths), "
+        "or Norm-Sub or PowerNS (the one stand-in that method makes of your estimate; its "
+        "intervals hold for the stand-in, not for the unknown truth)",
+    )
     rec.add_argument("--format", default="table", choices=["table", "json"])
 
 

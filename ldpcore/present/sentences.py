@@ -87,7 +87,7 @@ def gain_words(comparison: Comparison) -> str:
     c = comparison
     return (
         f"mean squared error is {format_times(_inverse(c.ratio))} lower than the raw "
-        f"estimates' ({c.reference}; {_gains(c)}, paired 95% interval)"
+        f"estimates' ({c.reference}; {_gains(c)}, {c.interval})"
     )
 
 
@@ -217,12 +217,12 @@ def _verdict_sentence(verdict: Verdict) -> str:
         return (
             f"Post-processing changes the accuracy of {query} by less than 5% here: about "
             f"the same as Base. {verdict.recommended} gives a proper distribution, with an "
-            f"MSE {ratio_range(cost.low, cost.high, BASES)} (paired 95% interval)."
+            f"MSE {ratio_range(cost.low, cost.high, BASES)} ({cost.interval})."
         )
     return (
         f"Post-processing does not change the accuracy of {query} here "
         f"significantly; {verdict.recommended} gives a proper distribution, with an MSE "
-        f"{ratio_range(cost.low, cost.high, BASES)} (paired 95% interval)."
+        f"{ratio_range(cost.low, cost.high, BASES)} ({cost.interval})."
     )
 
 

@@ -133,6 +133,10 @@ class Comparison:
         The number of paired trials.
     negligible : bool
         The interval excludes 1 but lies within the practical margin: "about the same".
+    interval : str
+        What the interval is, as a sentence names it: a paired 95% interval by default;
+        over truths drawn from a posterior, where the truth is unknown
+        (:mod:`ldpcore.advice.unknown_truth`).
     """
 
     method: str
@@ -145,6 +149,7 @@ class Comparison:
     no_op: bool
     trials: int
     negligible: bool = False
+    interval: str = "paired 95% interval"
 
     @property
     def outcome(self) -> str:
