@@ -6,34 +6,24 @@ import streamlit as st
 
 from ldpcore import bounds
 from ldpcore.data.datasets import Dataset
-from ldpcore.data.tables import TableError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.scope import scope_for
-from ldpcore.postprocess import method_class, method_names
 from ldpcore.present import figures
 from ldpcore.present.commands import simulate_command
 from ldpcore.present.notebooks import run_notebook
-from ldpcore.present.run_sentences import caveats_note
-from ldpcore.present.sentences import BASE_OUTSIDE_NOTE, CREDIBLE_NOTE, INTERVAL_NOTE
-from ldpcore.protocols import protocol_names
 from ldpcore.serving.settings import EPSILONS
 from pages.app_layer.controls.navigation import ensure_app
-from pages.app_layer.controls.report_uploads import report_inputs
 from pages.app_layer.controls.uploads import (
-    PRIORS,
-    checked_collected,
     histogram_picker,
-    prior_choice,
     value_order,
 )
-from pages.app_layer.controls.widgets import follow, per_upload, query_picker
-from pages.app_layer.serving.answers import collected_example, consistent, guessed_kind
+from pages.app_layer.controls.widgets import follow, query_picker
+from pages.app_layer.features.collected import collected_inputs, collected_section
 from pages.app_layer.serving.cache import by_rank_figure, comparison_figure
 from pages.app_layer.serving.staging import Staged, staged_run, trials_shown
 from pages.app_layer.views.display import (
     PAIRED_NOTE,
     convergence_warning,
-    frequency_columns,
     run_or_explain,
     show_chart,
     show_method_table,
@@ -136,115 +126,7 @@ with simulate_tab:
         _simulate_section(picked)
 
 
-def _collected_inputs() -> tuple[bytes, str, dict[str, object]] | None:
-    shape = st.radio(
-        "What you collected",
-        ("Support counts or estimates, one row per value", "The reports, one row per user"),
-        key="collected-shape",
-        horizontal=True,
-    )
-    if shape.startswith("The reports"):
-        return report_inputs()
-    upload = st.file_uploader(
-        "Collected output: CSV or TSV with a value column and either `count` (support "
-        "counts) or `estimate` (Base frequency estimates)",
-        type=["csv", "tsv", "txt"],
-        key="collected-upload",
-    )
-    if upload is None:
-        st.info(
-            "Support counts are how many reports supported each value (what `ldpcore "
-            "aggregate` writes); Base estimates are the unbiased frequencies (Eq. 2), which "
-            "may be negative. To try it, download the example below (support counts from "
-            "OLH at ε = 1 on 10,000 users, the settings this page starts with) and upload it."
-        )
-        st.download_button(
-            "Example: support counts (CSV)",
-            data=collected_example(),
-            file_name="example_support_counts.csv",
-            mime="text/csv",
-            key="collected-example",
-            on_click="ignore",
-        )
-        return None
-    data = upload.getvalue()
-    try:
-        guessed = guessed_kind(data, upload.name)
-    except TableError as exc:
-        st.error(str(exc))
-        return None
-    names = protocol_names()
-    defaults = {"kind": guessed, "protocol": names[1], "epsilon": 1.0, "n": 10_000}
-    per_upload(upload.file_id, {f"collected-{key}": value for key, value in defaults.items()})
-    row = st.columns(4)
-    kind = row[0].radio(
-        "The file holds",
-        ("counts", "estimates"),
-        key="collected-kind",
-        format_func={"counts": "support counts", "estimates": "Base estimates"}.__getitem__,
-    )
-    protocol = row[1].selectbox("Protocol used", names, key="collected-protocol")
-    epsilon = row[2].number_input(
-        "ε used",
-        bounds.EPSILON_MIN,
-        bounds.EPSILON_MAX,
-        step=0.1,
-        format="%.3f",
-        key="collected-epsilon",
-    )
-    n = row[3].number_input(
-        "Users who reported (n)", bounds.N_USERS_MIN, bounds.N_USERS_MAX, key="collected-n"
-    )
-    settings: dict[str, object] = {
-        "kind": kind,
-        "protocol": protocol,
-        "epsilon": float(epsilon),
-        "n": int(n),
-    }
-    if not checked_collected(data, upload.name, settings):
-        return None
-    return data, upload.name, settings
-
-
 with collected_tab:
-    inputs = _collected_inputs()
+    inputs = collected_inputs()
     if inputs is not None:
-        data, source, settings = inputs
-        offered = method_names(str(settings["protocol"]))
-        if st.session_state.get("collected-method") not in offered:
-            st.session_state["collected-method"] = "Norm-Sub"
-        method = st.selectbox("Post-processing method", offered, key="collected-method")
-        credible = method_class(method).interval_kind == "credible"
-        prior = prior_choice() if credible else (PRIORS[0], None, None)
-        found = None
-        if prior is not None:
-            picked_prior = prior  # a name the closure keeps, typed without None
-            found = run_or_explain(
-                lambda: consistent(data, source, settings, method, picked_prior),
-                "Post-processing…",
-            )
-        if found is not None:
-            table, caveats = found
-            if warning := caveats_note(caveats):
-                st.warning(warning, icon=":material/warning:")
-            note = CREDIBLE_NOTE if credible else INTERVAL_NOTE
-            st.caption(
-                f"{method}: {method_class(method).explanation} {note}"
-                + (
-                    f" {BASE_OUTSIDE_NOTE}"
-                    if ((table["estimate"] < 0) | (table["estimate"] > 1)).any()
-                    else ""
-                )
-            )
-            figure = figures.estimates_with_intervals(table)
-            show_chart(figure, key="chart-consistent")
-            shown = frequency_columns(table[["estimate", "low", "high"]])
-            st.dataframe(table, hide_index=True, key="consistent-table", column_config=shown)
-            st.download_button(
-                "Consistent estimates (CSV)",
-                data=table.to_csv(index=False).encode(),
-                file_name="consistent_estimates.csv",
-                mime="text/csv",
-                key="consistent-download",
-                on_click="ignore",
-            )
+        collected_section(*inputs)

@@ -122,4 +122,47 @@ def _with_methods(arguments: list[str], methods: str | None) -> list[str]:
     return arguments
 
 
-__all__ = ["choose_epsilon_command", "simulate_command"]
+def collected_commands(
+    source: str,
+    settings: dict[str, object],
+    *,
+    method: str,
+    query: str | QuerySpec,
+) -> tuple[str, str]:
+    """The ``ldpcore recommend`` and ``ldpcore postprocess`` commands for a collected file.
+
+    ``settings`` are the form's (``kind``, ``protocol``, ``epsilon``, ``n``, and the
+    protocol's own ``params``); ``source`` is the file's name, as the person saved it.
+
+    Examples
+    --------
+    >>> settings = {"kind": "counts", "protocol": "OLH", "epsilon": 1.0, "n": 10_000}
+    >>> for line in collected_commands("my counts.csv", settings, method="Norm-Sub",
+    ...                                query="topk:k=3"):
+    ...     print(line)
+    ldpcore recommend --protocol OLH --epsilon 1 --n 10000 --input 'my counts.csv' --input-kind counts --query topk:k=3
+    ldpcore postprocess --protocol OLH --epsilon 1 --n 10000 --input 'my counts.csv' --input-kind counts --method Norm-Sub --interval 0.95
+    """  # noqa: E501
+    shared = [
+        "--protocol",
+        str(settings["protocol"]),
+        "--epsilon",
+        f"{float(settings['epsilon']):g}",  # type: ignore[arg-type]
+        "--n",
+        str(settings["n"]),
+        "--input",
+        source,
+        "--input-kind",
+        str(settings["kind"]),
+    ]
+    total = settings.get("total")
+    if total in TOTAL_FLAGS:
+        shared.append(TOTAL_FLAGS[str(total)])
+    for name, value in dict(settings.get("params") or {}).items():  # type: ignore[call-overload]
+        shared += ["--" + name.replace("_", "-"), f"{value:g}"]
+    ranked = ["ldpcore", "recommend", *shared, "--query", str(query)]
+    cleaned = ["ldpcore", "postprocess", *shared, "--method", method, "--interval", "0.95"]
+    return " ".join(shlex.quote(p) for p in ranked), " ".join(shlex.quote(p) for p in cleaned)
+
+
+__all__ = ["choose_epsilon_command", "collected_commands", "simulate_command"]

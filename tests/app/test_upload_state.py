@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from apptest import commands, frame, messages, open_page
 from command import COMMAND
@@ -162,3 +163,120 @@ def test_the_sidebar_says_when_a_named_protocol_is_for_ordered_values_the_data_l
     at = app({"protocol": ordered, "dataset": "sample: ages", "trials": "5"})
     at.run()
     assert "made for ordered values" not in " | ".join(c.value for c in at.sidebar.caption)
+
+
+def _ordered_counts_file() -> bytes:
+    """Counts per year: a file of ordered values."""
+    oracle = get_protocol("OLH", epsilon=1.0, domain_size=16)
+    support = oracle.sample_support_counts(np.full(16, 600), 4)
+    return ("year,count\n" + "".join(f"{1990 + i},{c}\n" for i, c in enumerate(support))).encode()
+
+
+#: Every kind of collected file the tab takes: how to upload it and what its form says.
+COLLECTED_KINDS = {
+    "counts": (lambda: _counts_file("OUE", 21_699, 12, seed=1)[0], "counts"),
+    "estimates": (lambda: _estimates_file(9)[0], "estimates"),
+    "ordered": (_ordered_counts_file, "counts"),
+    "reports": (lambda: _reports_file("GRR", 6, 2.0), None),
+}
+
+
+def _upload_collected(at: object, kind: str) -> object:
+    make, _ = COLLECTED_KINDS[kind]
+    shape = (
+        "The reports, one row per user"
+        if kind == "reports"
+        else ("Support counts or estimates, one row per value")
+    )
+    at.radio(key="collected-shape").set_value(shape).run()  # type: ignore[attr-defined]
+    key = "reports-upload" if kind == "reports" else "collected-upload"
+    at.file_uploader(key=key).set_value((f"{kind}.csv", make(), "text/csv"))  # type: ignore[attr-defined]
+    return at.run()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [(a, b) for a in COLLECTED_KINDS for b in COLLECTED_KINDS if a != b],
+)
+def test_every_pair_of_collected_files_keeps_one_state_per_file(first: str, second: str) -> None:
+    """File A, its method and n changed by hand, then file B: B's form, its recommended
+    method and the estimates shown are B's own, computed from the settings on its form."""
+    from ldpcore.advice import recommend  # noqa: PLC0415
+    from ldpcore.collection.estimates import (  # noqa: PLC0415
+        consistent_estimates_and_caveats,
+        read_collected,
+    )
+
+    at = _upload_collected(open_page("pages/your_data.py"), first)
+    assert not at.exception and not at.error, messages(at)
+    at.selectbox(key="collected-method").set_value("Base-Cut")
+    if first != "reports":
+        at.number_input(key="collected-n").set_value(9_600)
+    at = at.run()
+    at = _upload_collected(at, second)
+    assert not at.exception and not at.error, (first, second, messages(at))
+    # The method starts at B's recommendation, not at A's choice.
+    method = at.selectbox(key="collected-method").value
+    shown = frame(at, "estimate")
+    if second == "reports":
+        assert at.selectbox(key="reports-protocol").value == "GRR"
+        return
+    _, kind = COLLECTED_KINDS[second]
+    assert at.radio(key="collected-kind").value == kind
+    assert at.number_input(key="collected-n").value == 10_000
+    settings = {
+        "kind": kind,
+        "protocol": at.selectbox(key="collected-protocol").value,
+        "epsilon": at.number_input(key="collected-epsilon").value,
+        "n": 10_000,
+    }
+    collected = read_collected(COLLECTED_KINDS[second][0](), source=f"{second}.csv", **settings)
+    k = min(10, len(collected.labels) - 1)  # the query picker's default: the top values
+    found = recommend(
+        collected.estimate, protocol=collected.protocol, n=collected.n, query=f"topk:k={k}"
+    )
+    assert method == found.recommended, (method, found.recommended)
+    table, _ = consistent_estimates_and_caveats(collected, method)
+    np.testing.assert_allclose(shown["estimate"], table["estimate"], rtol=1e-12)
+    assert list(shown["value"]) == list(table["value"])
+
+
+def test_the_collected_tab_s_commands_give_its_numbers(tmp_path: Path) -> None:
+    """The commands shown under the collected file's answer: `postprocess` writes the
+    table the page shows, `recommend` names the method the page recommends."""
+    import re  # noqa: PLC0415
+
+    data, _ = _counts_file("OUE", 21_699, 12, seed=1)
+    at = open_page("pages/your_data.py")
+    at.file_uploader(key="collected-upload").set_value(("teams.csv", data, "text/csv"))
+    at = at.run()
+    assert not at.exception and not at.error, messages(at)
+    said = " ".join(str(block.value) for block in at.markdown)
+    lines = re.findall(r"`+ (ldpcore (?:recommend|postprocess) [^`]+?) `+", said)
+    assert len(lines) == 2, said
+    (tmp_path / "teams.csv").write_bytes(data)
+    done = {}
+    for line in lines:
+        args = (
+            [*shlex.split(line)[1:], "--format", "json"]
+            if " recommend " in line
+            else [*shlex.split(line)[1:], "--output", "out.csv"]
+        )
+        ran = subprocess.run(
+            [*COMMAND, *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=180,
+        )
+        assert ran.returncode == 0, (line, ran.stderr)
+        done[args[0]] = ran.stdout
+    assert (
+        json.loads(done["recommend"])["recommended"] == at.selectbox(key="collected-method").value
+    )
+    written = pd.read_csv(tmp_path / "out.csv")
+    shown = frame(at, "estimate")
+    assert list(written.columns)[:2] == ["value", "frequency"] or "estimate" in written.columns
+    column = "estimate" if "estimate" in written.columns else "frequency"
+    np.testing.assert_allclose(written[column], shown["estimate"], rtol=1e-9)

@@ -16,10 +16,12 @@ import streamlit as st
 from ldpcore.advice import (
     Advice,
     EpsilonAnswer,
+    Recommendation,
     advise_users,
     choose_epsilon,
     error_curve,
     estimate_choose_epsilon_seconds,
+    recommend,
 )
 from ldpcore.advice.epsilon_context import epsilon_context
 from ldpcore.advice.targets import AccuracyTarget
@@ -203,6 +205,21 @@ def guessed_kind(data: bytes, source: str) -> str:
 def collected_notes(data: bytes, source: str, settings: dict[str, object]) -> tuple[str, ...]:
     """What a collected file looks like where its settings could not have made it."""
     return read_collected(data, source=source, **settings).notes  # type: ignore[arg-type]
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def collected_values(data: bytes, source: str, settings: dict[str, object]) -> tuple[str, ...]:
+    """The values a collected file holds, in its order."""
+    return read_collected(data, source=source, **settings).labels  # type: ignore[arg-type]
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def collected_recommendation(
+    data: bytes, source: str, settings: dict[str, object], query: str
+) -> Recommendation:
+    """The methods ranked for a collected file and a query, its truth unknown."""
+    collected: Collected = read_collected(data, source=source, **settings)  # type: ignore[arg-type]
+    return recommend(collected.estimate, protocol=collected.protocol, n=collected.n, query=query)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
