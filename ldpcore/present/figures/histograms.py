@@ -43,10 +43,6 @@ def top_values(labels: Sequence[str], counts: Sequence[float] | NDArray[Any]) ->
     shown = min(TOP_VALUES, len(top))
     top = top.sort_values("count", ascending=False, kind="stable").head(shown)
     names = [str(v) for v in top["value"]]
-    # A tick shows at most LABEL_CHARS of a label (the bar's hover has it whole), and the
-    # figure grows by the labels' height, so long rotated labels never eat the plot.
-    ticks = [n if len(n) <= LABEL_CHARS else n[: LABEL_CHARS - 1] + "…" for n in names]
-    longest = max((len(t) for t in ticks), default=1)
     figure = go.Figure(
         go.Bar(
             x=names,
@@ -56,7 +52,6 @@ def top_values(labels: Sequence[str], counts: Sequence[float] | NDArray[Any]) ->
             hovertemplate="%{hovertext}: %{y:,}<extra></extra>",
         )
     )
-    figure.update_xaxes(type="category", tickvals=names, ticktext=ticks, automargin=True)
     on_white(figure)
     figure.update_layout(
         title=(
@@ -66,9 +61,20 @@ def top_values(labels: Sequence[str], counts: Sequence[float] | NDArray[Any]) ->
         ),
         xaxis_title="value",
         yaxis_title="count",
-        height=PLOT_HEIGHT + LABEL_PX * longest,
-        margin={"t": 40, "b": 40},
     )
+    return _labelled(figure, names)
+
+
+def _labelled(figure: go.Figure, names: Sequence[str]) -> go.Figure:
+    """The bars' value labels as ticks, the plot area kept whatever their length.
+
+    A tick shows at most :data:`LABEL_CHARS` of a label (the bar's hover has it whole),
+    and the figure grows by the labels' height, so long rotated labels never eat the plot.
+    """
+    ticks = [n if len(n) <= LABEL_CHARS else n[: LABEL_CHARS - 1] + "…" for n in names]
+    longest = max((len(t) for t in ticks), default=1)
+    figure.update_xaxes(type="category", tickvals=list(names), ticktext=ticks, automargin=True)
+    figure.update_layout(height=PLOT_HEIGHT + LABEL_PX * longest, margin={"t": 40, "b": 40})
     return figure
 
 
@@ -84,24 +90,26 @@ def _interval_error_y(table: pd.DataFrame) -> dict[str, Any]:
 
 def estimates_with_intervals(table: pd.DataFrame) -> go.Figure:
     """The 50 largest ``estimate`` values with their ``low``–``high`` intervals (Your data)."""
-    top = table.sort_values("estimate", ascending=False, kind="stable").head(50)
+    top = table.sort_values("estimate", ascending=False, kind="stable").head(TOP_VALUES)
+    names = [str(v) for v in top["value"]]
     figure = go.Figure(
         go.Bar(
-            x=top["value"],
+            x=names,
             y=top["estimate"],
             marker_color=DATA_COLOUR,
             error_y=_interval_error_y(top),
+            hovertext=names,
+            hovertemplate="%{hovertext}: %{y:.2~%}<extra></extra>",
         )
     )
     on_white(figure)
     figure.update_layout(
-        title="Consistent estimates (50 largest) with 95% intervals",
+        title=f"Consistent estimates ({len(top)} largest) with 95% intervals",
         xaxis_title="value",
-        yaxis_title="frequency",
+        yaxis_title="frequency (%)",
         yaxis_tickformat=".2~%",
-        height=360,
     )
-    return figure
+    return _labelled(figure, names)
 
 
 #: The wall's chart: type read from the back row, as tall as the teacher's.

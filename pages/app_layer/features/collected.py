@@ -33,12 +33,7 @@ from pages.app_layer.serving.answers import (
     consistent,
     guessed_kind,
 )
-from pages.app_layer.views.display import (
-    frequency_columns,
-    run_or_explain,
-    show_chart,
-    verdict_banner,
-)
+from pages.app_layer.views.display import run_or_explain, show_chart, verdict_banner
 from pages.app_layer.views.exports import command_markdown
 
 #: The method a file's form starts at before its recommendation is known.
@@ -173,7 +168,15 @@ def _estimates(data: bytes, source: str, settings: dict[str, object], method: st
         + (f" {BASE_OUTSIDE_NOTE}" if outside else "")
     )
     show_chart(figures.estimates_with_intervals(table), key="chart-consistent")
-    shown = frequency_columns(table[["estimate", "low", "high"]])
+    # One unit in the table, every frequency in percent, each column named in words (the
+    # CSV keeps the command's column names).
+    words = {
+        "base_estimate": "Base estimate",
+        "estimate": method,
+        "low": "95% interval: low",
+        "high": "95% interval: high",
+    }
+    shown = {c: st.column_config.NumberColumn(w, format="percent") for c, w in words.items()}
     st.dataframe(table, hide_index=True, key="consistent-table", column_config=shown)
     st.download_button(
         "Consistent estimates (CSV)",
