@@ -203,29 +203,12 @@ def recommend(
 ) -> Recommendation:
     """Rank post-processing methods for a collected estimate.
 
-    Parameters
-    ----------
-    estimate : array_like
-        The Base estimate that was collected.
-    protocol : FrequencyOracle
-        The protocol that produced it.
-    n : int
-        Number of users.
-    query : str
-        The query that matters (see :func:`ldpcore.queries.specs.parse_query`).
-    methods : sequence of str, optional
-        Candidates (default: all).
-    trials, seed : int
-        Simulation size (per drawn truth, from the posterior) and seed.
-    truth_from : {"posterior", "Norm-Sub", "PowerNS"}
-        Truths drawn from the posterior given the collection (the default:
-        :func:`recommend_for_collection`, at most the Bayes method's 4,096 values), or
-        the one stand-in that method makes (:func:`recommend_on_stand_in`), whose
-        intervals hold for the stand-in, not for the unknown truth.
-    groups : sequence of str, optional
-        The group of each value, for the ``groups`` query.
-    progress : callable, optional
-        Called as ``progress(done, total)`` as the simulations finish.
+    The parameters are :func:`ldpcore.advice.ranking.recommend_on_stand_in`'s, ``trials``
+    counted per drawn truth; ``truth_from`` is where the simulated truths come from:
+    drawn from the posterior given the collection (``"posterior"``, the default:
+    :func:`recommend_for_collection`, at most the Bayes method's 4,096 values), or the
+    one stand-in ``"Norm-Sub"`` or ``"PowerNS"`` makes of the estimate, whose intervals
+    hold for the stand-in, not for the unknown truth.
 
     Returns
     -------
