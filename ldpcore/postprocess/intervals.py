@@ -233,7 +233,9 @@ def exact_intervals(
     ([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0])
     """
     c = np.asarray(counts, dtype=np.int64)
-    below, above = _count_tails(n, protocol.p, protocol.q)
+    pmf = _count_pmf(n, protocol.p, protocol.q)
+    below = np.minimum(np.cumsum(pmf, axis=1), 1.0)
+    above = np.minimum(np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1], 1.0)
     tail = (1 - level) / 2
     # kept[k, v]: the count of v is not in either rejected tail when k users hold v.
     kept = (below[:, c] > tail) & (above[:, c] > tail)
@@ -241,16 +243,39 @@ def exact_intervals(
     ks = np.arange(n + 1)[:, None]
     k_low = np.where(kept, ks, n + 1).min(axis=0)
     k_high = np.where(kept, ks, -1).max(axis=0)
-    # Nothing kept (an extreme count at a level near 1): the k under which the count is
-    # least surprising, so the interval is never empty.
-    fallback = np.argmax(np.minimum(below[:, c], above[:, c]), axis=0)
-    k_low = np.where(held, k_low, fallback)
-    k_high = np.where(held, k_high, fallback)
+    # Nothing kept, or one k alone (a count no holder count explains at this level): the
+    # Feldman–Cousins belt of the same channel, ordered by likelihood ratio, is never
+    # empty; joined with the equal-tailed one, it only adds coverage.
+    narrow = ~held | (k_low == k_high)
+    if narrow.any():
+        ordered = _likelihood_ratio_belt(pmf, level)[:, c]
+        fc_low = np.where(ordered, ks, n + 1).min(axis=0)
+        fc_high = np.where(ordered, ks, -1).max(axis=0)
+        k_low = np.where(narrow, np.minimum(np.where(held, k_low, n + 1), fc_low), k_low)
+        k_high = np.where(narrow, np.maximum(np.where(held, k_high, -1), fc_high), k_high)
     return k_low / n, k_high / n
 
 
-def _count_tails(n: int, p: float, q: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """``P(C ≤ c)`` and ``P(C ≥ c)`` for ``C ~ Bin(k, p) + Bin(n − k, q)``, rows ``k``.
+def _likelihood_ratio_belt(pmf: NDArray[np.float64], level: float) -> NDArray[np.bool_]:
+    """``kept[k, c]``: count ``c`` is in ``k``'s acceptance region (Feldman–Cousins).
+
+    The region holds the counts of largest ``P(c | k) / max_k' P(c | k')`` until their
+    probability reaches ``level`` (Feldman and Cousins 1998, Sec. IV.B, for a discrete
+    channel).
+    """
+    best = pmf.max(axis=0, keepdims=True)
+    ratio = np.divide(pmf, best, out=np.zeros_like(pmf), where=best > 0)
+    order = np.argsort(-ratio, axis=1, kind="stable")
+    mass = np.cumsum(np.take_along_axis(pmf, order, axis=1), axis=1)
+    # Each row keeps its counts up to and including the one that reaches the level.
+    reached = np.concatenate([np.zeros((pmf.shape[0], 1)), mass[:, :-1]], axis=1) < level
+    kept = np.zeros_like(pmf, dtype=bool)
+    np.put_along_axis(kept, order, reached, axis=1)
+    return kept
+
+
+def _count_pmf(n: int, p: float, q: float) -> NDArray[np.float64]:
+    """``P(C = c)`` for ``C ~ Bin(k, p) + Bin(n − k, q)``, rows ``k``, columns ``c``.
 
     Each row's distribution is the convolution of two binomial pmfs, done for all
     ``k`` at once by FFT. Its rounding error (about 1e-15) is far below any tail a
@@ -267,10 +292,7 @@ def _count_tails(n: int, p: float, q: float) -> tuple[NDArray[np.float64], NDArr
         np.fft.rfft(holders, size, axis=1) * np.fft.rfft(others, size, axis=1), size, axis=1
     )[:, : n + 1]
     pmf = np.clip(pmf, 0.0, None)
-    pmf /= pmf.sum(axis=1, keepdims=True)
-    below = np.cumsum(pmf, axis=1)
-    above = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]
-    return np.minimum(below, 1.0), np.minimum(above, 1.0)
+    return pmf / pmf.sum(axis=1, keepdims=True)
 
 
 def reports_for_half_width(

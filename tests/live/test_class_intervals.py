@@ -52,19 +52,36 @@ def floor(classes: int, cells: int, level: float = 0.95) -> float:
 
 
 def slow_interval(count: int, n: int, p: float, q: float, level: float) -> tuple[float, float]:
-    """The exact interval by its definition, one k at a time (direct convolution)."""
+    """The exact interval by its definition, one k at a time (direct convolution).
+
+    Every k neither of whose tails at ``count`` is at most ``(1 − level) / 2``; where that
+    is no k or one k alone, joined with the k whose likelihood-ratio acceptance region
+    (Feldman–Cousins: each k's counts by ``P(c | k) / max_k' P(c | k')``, kept until they
+    hold ``level``) holds ``count``.
+    """
     tail = (1 - level) / 2
-    kept, least_surprised = [], []
-    for k in range(n + 1):
-        pmf = np.convolve(
+    pmfs = [
+        np.convolve(
             stats.binom.pmf(np.arange(k + 1), k, p), stats.binom.pmf(np.arange(n - k + 1), n - k, q)
         )
-        below, above = pmf[: count + 1].sum(), pmf[count:].sum()
-        if below > tail and above > tail:
-            kept.append(k)
-        least_surprised.append(min(below, above))
-    if not kept:  # a count no k explains at this level: the k it surprises least
-        kept = [int(np.argmax(least_surprised))]
+        for k in range(n + 1)
+    ]
+    kept = [
+        k
+        for k, pmf in enumerate(pmfs)
+        if pmf[: count + 1].sum() > tail and pmf[count:].sum() > tail
+    ]
+    if len(kept) <= 1:
+        best = [max(pmf[c] for pmf in pmfs) for c in range(n + 1)]
+        for k, pmf in enumerate(pmfs):
+            ranked = sorted(range(n + 1), key=lambda c: -(pmf[c] / best[c] if best[c] else 0.0))
+            held = 0.0
+            for c in ranked:
+                if held >= level:
+                    break
+                held += pmf[c]
+                if c == count:
+                    kept.append(k)
     return min(kept) / n, max(kept) / n
 
 
