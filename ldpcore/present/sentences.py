@@ -133,6 +133,13 @@ def ranking_note(verdict: Verdict, ranks: Mapping[str, int]) -> str:
             f"{'its' if len(above) == 1 else 'their'} paired interval with Base reaches 1 "
             "or lies within the 5% margin."
         )
+    if verdict.recommended == "Base":
+        return (
+            "The table is ranked by mean MSE on these trials, which is not a recommendation "
+            f"here: no method is more accurate than Base by more than 5%, and every method "
+            f"that gives a proper distribution is significantly less accurate, so {named}, "
+            "the raw estimates, is named."
+        )
     return (
         "The table is ranked by mean MSE on these trials, which is not a recommendation "
         f"here: no method is more accurate than Base by more than 5%, so {named} is named as "
@@ -262,8 +269,8 @@ def sweep_headline(found: SweepVerdict) -> str:
             )
             sure = format_times(min(g for _, g in gains))
             parts.append(
-                f"{method} is the most accurate of the methods significantly better than "
-                f"the raw estimates (Base) {where(values)}: {span} lower mean squared "
+                f"{method} is the most accurate of the methods significantly more accurate "
+                f"than Base {where(values)}: {span} lower mean squared "
                 f"error, at least {sure} with 95% confidence"
             )
     text = "; ".join(parts)

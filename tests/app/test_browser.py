@@ -63,6 +63,30 @@ def browser_page() -> Iterator[Page]:
         browser.close()
 
 
+@pytest.fixture(autouse=True)
+def _shot_when_failed(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A failed test leaves what its page showed: failed-<test>.png in test-artifacts/."""
+    yield
+    report = getattr(request.node, "rep_call", None)
+    if report is None or not report.failed or "browser_page" not in request.fixturenames:
+        return
+    page: Page = request.getfixturevalue("browser_page")
+    name = re.sub(r"[^A-Za-z0-9_-]+", "-", request.node.name)[:80]
+    page.screenshot(path=str(ARTIFACTS / f"failed-{name}.png"), full_page=True)
+
+
+def _open_from_the_menu(page: Page, url: str, link: str) -> None:
+    """Open ``url``, then the menu's page ``link``, as a person would once the app shows.
+
+    A click before the first page has drawn can land on the menu being replaced (the
+    first run redraws it through the app's navigation): on a loaded machine the click
+    was lost and the test waited on the wrong page. A person sees the page, then clicks.
+    """
+    page.goto(url)
+    page.locator(".js-plotly-plot").locator("visible=true").first.wait_for(timeout=120_000)
+    page.get_by_role("link", name=link).click()
+
+
 BASE_MSE_JS = """() => {
   const plots = [...document.querySelectorAll('.js-plotly-plot')];
   for (const plot of plots) {
@@ -211,8 +235,7 @@ def test_each_page_opens(
     server: str, browser_page: Page, title: str, shot: str, says: str | None
 ) -> None:
     page = browser_page
-    page.goto(f"{server}/?n=10000&d=64&trials=3")
-    page.get_by_role("link", name=title).click()
+    _open_from_the_menu(page, f"{server}/?n=10000&d=64&trials=3", title)
     page.get_by_role("heading", name=title.split(":", maxsplit=1)[0]).first.wait_for(timeout=60_000)
     # The first chart or table on screen (one inside a closed expander does not count);
     # the Paper page runs a figure only when asked, so its picker is what it shows first.
@@ -304,8 +327,7 @@ def test_upload_collected_output_and_download_consistent_estimates(
     upload = tmp_path / "support.csv"
     # OLH at ε = 1 (g = 4) on 10,000 users holding 40/30/20/10 %: c_v ≈ n(q + f_v(p − q)).
     upload.write_text("value,count\nred,3410\ngreen,3160\nblue,2965\ngrey,2720\n")
-    page.goto(server)
-    page.get_by_role("link", name="Your data").click()
+    _open_from_the_menu(page, server, "Your data")
     page.get_by_role("tab", name="Make collected LDP output consistent").click()
     page.locator("input[type='file']").last.set_input_files(str(upload))
     button = page.get_by_role("button", name="Consistent estimates (CSV)")
@@ -431,8 +453,7 @@ def test_a_second_upload_runs_with_its_own_n(
     first, second = tmp_path / "first.csv", tmp_path / "second.csv"
     first.write_text("value,count\n" + "".join(f"v{i},{(i + 1) * 1000}\n" for i in range(10)))
     second.write_text("value,count\na,700000\nb,400000\nc,300000\nd,150000\ne,50000\nf,20000\n")
-    page.goto(server)
-    page.get_by_role("link", name="Your data").click()
+    _open_from_the_menu(page, server, "Your data")
     page.get_by_text("Upload a file").first.click()
     uploads = page.locator("input[type='file']")
     expect(uploads).to_have_count(2, timeout=60_000)  # the histogram's, then the collected tab's
@@ -500,8 +521,7 @@ def test_collected_output_s_form_belongs_to_each_file_in_the_browser(
     second.write_text(
         "club,estimate\nCHN,0.0662\nDEU,0.3123\nFRA,-0.0121\nITA,0.5113\nESP,0.1223\n"
     )
-    page.goto(server)
-    page.get_by_role("link", name="Your data").click()
+    _open_from_the_menu(page, server, "Your data")
     page.get_by_role("tab", name="Make collected LDP output consistent").click()
     upload = page.locator("input[type='file']").last
     upload.set_input_files(str(first))
@@ -519,7 +539,9 @@ def test_collected_output_s_form_belongs_to_each_file_in_the_browser(
     expect(n_field).to_have_value("10000", timeout=60_000)
     expect(page.get_by_label("Protocol used").last).to_have_value("OLH")
     button = page.get_by_role("button", name="Consistent estimates (CSV)")
-    button.wait_for(timeout=60_000)
+    # The second file's own answer is drawn (its values on the chart's axis), not the
+    # first's still on screen while the page reruns.
+    expect(page.locator(".js-plotly-plot").get_by_text("ITA").first).to_be_visible(timeout=120_000)
     page.wait_for_selector("[data-testid='stStatusWidget']", state="detached")
     with page.expect_download() as download_info:
         button.click()

@@ -7,6 +7,8 @@ from typing import Any, Final
 
 import streamlit as st
 
+from pages.app_layer.views.reruns import rerun_unless_asked_elsewhere
+
 TITLE = "LDP post-processing explorer"
 #: Session-state key app.py sets before running a page: the session has been through
 #: app.py (see ensure_app). Never removed: deleting a key mid-run disturbs widget state.
@@ -94,4 +96,4 @@ def ensure_app(page: str) -> None:
     # Run again, now through app.py's navigation: a widget drawn in this legacy-mode run
     # belongs to another page identity, and the first click on it was lost (measured on
     # the Class page: "Start the poll" did nothing once). The first paint costs one run.
-    st.rerun()
+    rerun_unless_asked_elsewhere()

@@ -30,6 +30,7 @@ from ldpcore.serving.workers import worker_count
 from pages.app_layer.serving.budget import approved
 from pages.app_layer.serving.cache import run_estimate, simulate, simulate_sweep
 from pages.app_layer.views.display import run_or_explain
+from pages.app_layer.views.reruns import rerun_unless_asked_elsewhere
 
 
 @dataclass
@@ -57,7 +58,7 @@ class Staged:
         for complete in self._pending:
             complete()
         self._pending.clear()
-        st.rerun()
+        rerun_unless_asked_elsewhere()
 
     def _stage(
         self, config: ExperimentConfig, parameter: str | None, values: tuple[Any, ...]

@@ -9,6 +9,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from pages.app_layer.views.reruns import rerun_unless_asked_elsewhere
+
 
 def downloads(
     name: str,
@@ -118,4 +120,4 @@ def _png_download(column: Any, name: str, figure: go.Figure, command: str) -> No
             )
             return
         st.session_state[slot] = (command, image)
-        st.rerun()
+        rerun_unless_asked_elsewhere()
