@@ -541,7 +541,8 @@ def test_collected_output_s_form_belongs_to_each_file_in_the_browser(
     button = page.get_by_role("button", name="Consistent estimates (CSV)")
     # The second file's own answer is drawn (its values on the chart's axis), not the
     # first's still on screen while the page reruns.
-    expect(page.locator(".js-plotly-plot").get_by_text("ITA").first).to_be_visible(timeout=120_000)
+    axis_label = page.locator(".js-plotly-plot").get_by_text("ITA", exact=True)
+    expect(axis_label.locator("visible=true").first).to_be_visible(timeout=120_000)
     page.wait_for_selector("[data-testid='stStatusWidget']", state="detached")
     with page.expect_download() as download_info:
         button.click()
