@@ -661,6 +661,13 @@ def _first_chart(
         chart.wait_for(timeout=120_000)
         page.wait_for_selector("[data-testid='stStatusWidget']", state="detached", timeout=180_000)
         page.wait_for_timeout(500)
-        yield page, chart
+        try:
+            yield page, chart
+        except AssertionError:
+            # What this window showed (the module's page, which the failure hook keeps,
+            # is another window).
+            name = re.sub(r"[^A-Za-z0-9_-]+", "-", url.split("/", 3)[-1])[:80]
+            page.screenshot(path=str(ARTIFACTS / f"failed-window-{name}.png"), full_page=True)
+            raise
     finally:
         context.close()
