@@ -136,9 +136,10 @@ def ranking_note(verdict: Verdict, ranks: Mapping[str, int]) -> str:
     if verdict.recommended == "Base":
         return (
             "The table is ranked by mean MSE on these trials, which is not a recommendation "
-            f"here: no method is more accurate than Base by more than 5%, and every method "
-            f"that gives a proper distribution is significantly less accurate, so {named}, "
-            "the raw estimates, is named."
+            f"here: no method is more accurate than Base by more than 5%, and each method "
+            "that gives a proper distribution is significantly less accurate than Base or "
+            f"puts the values asked far from their true total, so {named}, the raw "
+            "estimates, is named."
         )
     return (
         "The table is ranked by mean MSE on these trials, which is not a recommendation "
