@@ -222,8 +222,7 @@ def recommend_on_stand_in(
     if truth_from not in STAND_INS:
         raise InputError(f"truth_from must be 'Norm-Sub' or 'PowerNS', got {truth_from!r}")
     wanted = default_method_names() if methods is None else tuple(methods)
-    stand_in = get_method(truth_from)(estimate, protocol=protocol, n=n)
-    counts = round_to_total(stand_in, n)
+    counts = stand_in_truth(estimate, protocol=protocol, n=n, truth_from=truth_from)
     extras = protocol.parameters()
     config = ExperimentConfig(
         dataset=f"synthetic truth ({truth_from} of the estimate)",
@@ -237,7 +236,7 @@ def recommend_on_stand_in(
         params={
             key: value for key, value in extras.items() if key not in {"epsilon", "domain_size"}
         },
-        true_counts=tuple(int(c) for c in counts),
+        true_counts=counts,
         groups=None if groups is None else tuple(groups),
     )
     result = run(config, progress=progress)
@@ -247,6 +246,18 @@ def recommend_on_stand_in(
 
 #: The methods whose output can stand in for the truth (NDSS Sec. V-D).
 STAND_INS = ("Norm-Sub", "PowerNS")
+
+
+def stand_in_truth(
+    estimate: Sequence[float] | np.ndarray,
+    *,
+    protocol: FrequencyOracle,
+    n: int,
+    truth_from: str,
+) -> tuple[int, ...]:
+    """The histogram of ``n`` users that ``truth_from`` makes of the estimate (NDSS Sec. V-D)."""
+    stand_in = get_method(truth_from)(estimate, protocol=protocol, n=n)
+    return tuple(int(c) for c in round_to_total(stand_in, n))
 
 
 def without_base_unless_asked(found: Recommendation, wanted: Sequence[str]) -> Recommendation:

@@ -120,9 +120,11 @@ class Comparison:
     ----------
     method, reference : str
     ratio : float
-        Mean MSE of ``method`` over mean MSE of ``reference`` (below 1: lower error).
+        Mean MSE of ``method`` over mean MSE of ``reference`` (below 1: lower error);
+        over truths drawn from a posterior, the median of each truth's ratio.
     low, high : float
-        The simultaneous interval for the ratio (see the module docstring).
+        The simultaneous interval for the ratio (see the module docstring), or what
+        ``interval`` says it is.
     better, worse : bool
         Whether the whole interval lies below (above) 1 and outside the practical
         margin: a significant difference worth acting on.
@@ -130,7 +132,7 @@ class Comparison:
         The method returns the reference's answers (by declaration or measured);
         then ``ratio = low = high = 1`` and it is neither better nor worse.
     trials : int
-        The number of paired trials.
+        The number of paired trials, or of drawn truths.
     negligible : bool
         The interval excludes 1 but lies within the practical margin: "about the same".
     interval : str

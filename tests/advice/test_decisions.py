@@ -19,7 +19,7 @@ from ldpcore.postprocess import METHODS, get_method
 from ldpcore.present.epsilon_sentences import epsilon_sentence
 from ldpcore.present.sentences import comparison_words, sweep_headline, verdict_headline
 from ldpcore.protocols import PROTOCOLS, get_protocol
-from ldpcore.stats.compare import compare
+from ldpcore.stats.compare import Comparison, compare
 
 DEFAULT_METHODS = ("Base", "Base-Cut", "Norm", "Norm-Sub", "MLE-Apx", "PowerNS")
 
@@ -639,3 +639,18 @@ def test_a_chain_whose_report_is_a_listed_protocol_s_has_its_answer() -> None:
     assert epsilon_reason(by_name["L-GRR"]).startswith(
         "One report of L-GRR is one report of GRR at the same ε"
     )
+
+
+def test_the_recommended_winner_has_the_lowest_mean_mse_whatever_its_ratio_says() -> None:
+    # Over drawn truths a comparison's ratio is a median, whose order can differ from the
+    # mean MSE's; the ranking orders by mean MSE, so the verdict must name its first.
+    rng = np.random.default_rng(3)
+    errors = np.vstack([np.full(50, 1.0), np.full(50, 0.30), np.full(50, 0.32)])
+    errors = errors * rng.uniform(0.9, 1.1, size=(1, 50))
+    names = ["Base", "Norm-Sub", "PowerNS"]
+    by_median = [
+        Comparison("Norm-Sub", "Base", 0.31, 0.28, 0.33, True, False, False, 20),
+        Comparison("PowerNS", "Base", 0.29, 0.11, 0.34, True, False, False, 20),
+    ]
+    found = verdict(errors, names, against_base=by_median)
+    assert found.recommended == "Norm-Sub" and found.helps

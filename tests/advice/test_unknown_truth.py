@@ -1,6 +1,7 @@
 """Recommending for a collection whose truth is unknown: truths drawn from the posterior,
-the refusal beyond its domain, the words of its intervals, and (slow tier) how often
-those intervals hold the true ratio on a real histogram."""
+intervals widened to the stand-ins' ratios, the refusal beyond its domain, the words of
+its intervals, and (slow tier) how often those intervals hold the true ratio on a real
+histogram."""
 
 from __future__ import annotations
 
@@ -8,8 +9,13 @@ import numpy as np
 import pytest
 
 from ldpcore.advice import recommend
-from ldpcore.advice.ranking import recommend_on_stand_in
-from ldpcore.advice.unknown_truth import TRUTHS, plausible_truths, recommend_for_collection
+from ldpcore.advice.ranking import STAND_INS, recommend_on_stand_in, stand_in_truth
+from ldpcore.advice.unknown_truth import (
+    STAND_IN_TRIALS,
+    TRUTHS,
+    plausible_truths,
+    recommend_for_collection,
+)
 from ldpcore.data.specs import parse_dataset_spec
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
@@ -43,8 +49,39 @@ def test_its_intervals_say_what_they_are_and_hold_their_median() -> None:
     for c in found.verdict.against_base:
         assert c.low <= c.ratio <= c.high and c.trials == TRUTHS
         assert "truths drawn from the posterior" in c.interval
+        assert "widened to the Norm-Sub and PowerNS stand-ins' ratios" in c.interval
     said = verdict_headline(found.verdict)
     assert "paired" not in said and "drawn from the posterior" in said
+
+
+def test_the_intervals_hold_each_stand_in_s_own_ratio() -> None:
+    # The widening, checked on an independent path: each stand-in's ratio measured by a
+    # plain run on the same seed lies in every interval; without the stand-ins the
+    # intervals are the drawn truths' alone, never wider.
+    data, oracle, estimate = _collection("countries", 73_421, seed=4)
+    asked = {"protocol": oracle, "n": data.n, "query": "full", "methods": METHODS, "trials": 3}
+    widened = recommend_for_collection(estimate, **asked)
+    alone = recommend_for_collection(estimate, **asked, stand_ins=())
+    for position, name in enumerate(STAND_INS):
+        config = ExperimentConfig(
+            dataset="stand-in",
+            n=data.n,
+            protocol="OUE",
+            epsilon=1.0,
+            methods=("Base", *METHODS),
+            query="full",
+            trials=STAND_IN_TRIALS * 3,
+            seed=TRUTHS + position,
+            true_counts=stand_in_truth(estimate, protocol=oracle, n=data.n, truth_from=name),
+        )
+        mse = run(config).trial_errors.mean(axis=1)
+        ratios = dict(zip(METHODS, mse[1:] / mse[0], strict=True))
+        for wide, narrow in zip(
+            widened.verdict.against_base, alone.verdict.against_base, strict=True
+        ):
+            assert wide.low <= ratios[wide.method] <= wide.high, (name, wide)
+            assert wide.low <= narrow.low and narrow.high <= wide.high
+            assert "widened" not in narrow.interval
 
 
 def test_a_domain_beyond_the_posterior_is_refused_in_words() -> None:
@@ -103,8 +140,11 @@ def test_on_a_real_histogram_s_top_10_the_intervals_hold_the_true_ratio() -> Non
 
 
 @pytest.mark.slow
-def test_on_every_value_the_posterior_truths_hold_it_more_often_than_one_stand_in() -> None:
-    """Countries, full domain: below the level (72% in benchmarks/README.md), but on the
-    same collections far more often than the single stand-in's intervals (45%)."""
+def test_on_every_value_the_widened_intervals_hold_the_true_ratio() -> None:
+    """Countries, full domain, where the drawn truths alone held it 72% of the time
+    (their tail is rougher than a real one): widened to the stand-ins' ratios, the
+    intervals hold it at their level, within 3 standard errors, and more often than
+    the single stand-in's."""
     posterior, stand_in = _held(("countries", "OUE", 73_421, "full"), 20)
-    assert posterior >= stand_in + 0.1, (posterior, stand_in)
+    assert posterior >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / 100), posterior
+    assert posterior > stand_in, (posterior, stand_in)
