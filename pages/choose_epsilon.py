@@ -14,9 +14,10 @@ from ldpcore.formats import round_up
 from ldpcore.postprocess import method_names
 from ldpcore.present import figures
 from ldpcore.present.epsilon_sentences import (
+    LONG_COLUMNS,
+    answers_in_full,
     answers_table,
     epsilon_headline,
-    epsilon_reason,
     epsilon_sentence,
     interval_note,
     users_needed_sentence,
@@ -166,21 +167,20 @@ table = answers_table(answers)
 # The long cells (why, the consistent option) get wide columns, and the reasons are
 # also given in full below: a table cell cuts a sentence off where it runs out.
 # Every column's header explains the terms its cells use, where they are read.
-wide = {"why", "a proper distribution at this ε"}
 st.dataframe(
     table,
     hide_index=True,
     key="choose-table",
     column_config={
         column: st.column_config.TextColumn(
-            width="large" if column in wide else None,
+            width="large" if column in LONG_COLUMNS else None,
             help=terms_help(" ".join([column, *map(str, table[column])])) or None,
         )
         for column in table.columns
     },
 )
 with st.expander("Why, for each protocol, in full"):
-    st.markdown("\n".join(f"- **{a.protocol}**: {epsilon_reason(a)}" for a in answers))
+    st.markdown(answers_in_full(table))
 # Every term the answer uses, in plain words, where it is read.
 said = " ".join([epsilon_sentence(winner, int(n)), caveat, table.to_string()])
 with st.expander("What these words mean", icon=":material/menu_book:"):

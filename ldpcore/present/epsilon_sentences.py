@@ -312,6 +312,28 @@ def answers_table(answers: Sequence[EpsilonAnswer]) -> pd.DataFrame:
     )
 
 
+#: The table's columns whose sentences a cell can cut off: given in full below it.
+LONG_COLUMNS = ("why", "a proper distribution at this ε")
+
+
+def answers_in_full(table: pd.DataFrame) -> str:
+    """Every long cell of :func:`answers_table`, in full, a protocol a line (markdown).
+
+    A table cell cuts a sentence where its width runs out, so each of
+    :data:`LONG_COLUMNS` is also said whole, where nothing can cut it.
+    """
+    lines = []
+    for _, row in table.iterrows():
+        said = [f"- **{row['protocol']}**: {row['why']}"]
+        said += [
+            f"*{column.capitalize()}:* {row[column]}"
+            for column in LONG_COLUMNS[1:]
+            if row[column] != "—"
+        ]
+        lines.append("  \n  ".join(said))  # a line break within the protocol's item
+    return "\n".join(lines)
+
+
 def users_needed_sentence(
     protocol: str,
     method: str,
@@ -371,7 +393,9 @@ TARGET_HELP = (
 
 
 __all__ = [
+    "LONG_COLUMNS",
     "SET_QUERY_INTERVAL_NOTE",
+    "answers_in_full",
     "answers_table",
     "epsilon_reason",
     "epsilon_sentence",

@@ -10,6 +10,7 @@ import pytest
 from apptest import app, chart, frame, messages, open_page, values
 from streamlit.testing.v1 import AppTest
 
+from ldpcore.present.epsilon_sentences import LONG_COLUMNS
 from ldpcore.present.tables import RISK_SHARES
 from ldpcore.protocols import get_protocol
 
@@ -199,6 +200,12 @@ def test_choose_epsilon_answers_in_one_sentence_with_risk() -> None:
     listed = " ".join(m.value for m in at.markdown)
     for protocol, reason in zip(table["protocol"], table["why"], strict=True):
         assert f"**{protocol}**: {reason}" in listed
+    # So is every cell a column cuts off: a column of long sentences is declared long
+    # (the check reads the table, so a new column is covered without being named).
+    for column in table.columns:
+        assert column in LONG_COLUMNS or table[column].str.len().max() <= 60, column
+    for column in LONG_COLUMNS:
+        assert all(cell == "—" or cell in listed for cell in table[column]), column
     curve = chart(at, "chart-choose")
     assert any(shape.get("type") == "line" for shape in curve["layout"].get("shapes", []))
     risk = frame(at, "attacker guesses right")
