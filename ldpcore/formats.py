@@ -56,6 +56,20 @@ def format_count(value: float) -> str:
     return f"{float(f'{value:.3g}'):,.0f}"
 
 
+def format_as_written(value: float) -> str:
+    """A number read from a file, as a person wrote it: never in e-notation.
+
+    A whole one in full with its thousands (``22,299,600``), any other through
+    :func:`format_number`.
+
+    Examples
+    --------
+    >>> format_as_written(22_299_600.0), format_as_written(0.99996), format_as_written(1.0)
+    ('22,299,600', '0.99996', '1')
+    """
+    return f"{value:,.0f}" if float(value).is_integer() else format_number(value)
+
+
 def format_delta(delta: float) -> str:
     """A δ as people read it: ``10⁻⁶`` for a power of ten, else ``2.5 × 10⁻⁷``.
 

@@ -28,6 +28,7 @@ from ldpcore.collection.report_files import check_per_value
 from ldpcore.data.datasets import Dataset
 from ldpcore.data.tables import TableError, TableLayout, inspect_table, read_numbers
 from ldpcore.errors import InputError
+from ldpcore.formats import format_number
 from ldpcore.postprocess import (
     DirichletPrior,
     estimates_with_intervals,
@@ -279,7 +280,7 @@ def plausibility_notes(
             )
             notes.append(
                 f"the support counts sum to {total:,.0f}, but {said} give about "
-                f"{expected:,.0f} (each report supports {p + (d - 1) * q:.3g} "
+                f"{expected:,.0f} (each report supports {format_number(p + (d - 1) * q)} "
                 f"value{'s' * (abs(p + (d - 1) * q - 1) > 1e-9)} on average): {looks}"
             )
     if estimates is not None:
@@ -287,15 +288,17 @@ def plausibility_notes(
         outside = int(np.sum((estimates < low - 1e-9) | (estimates > high + 1e-9)))
         if outside:
             notes.append(
-                f"{outside} estimate{'s lie' if outside != 1 else ' lies'} outside {low:.3g} to "
-                f"{high:.3g}, the range Base estimates of {said} can take: check ε and "
-                "the protocol, or whether these are estimates at all"
+                f"{outside} estimate{'s lie' if outside != 1 else ' lies'} outside "
+                f"{format_number(low)} to {format_number(high)}, the range Base estimates "
+                f"of {said} can take: check ε and the protocol, or whether these are "
+                "estimates at all"
             )
         total = float(estimates.sum())
         if abs(total - 1) > slack / (n * (p - q)):
             notes.append(
-                f"the estimates sum to {total:.4g}; Base estimates of {said} sum to 1 "
-                f"within ±{slack / (n * (p - q)):.2g}: check ε, n and the protocol"
+                f"the estimates sum to {format_number(total)}; Base estimates of {said} sum "
+                f"to 1 within ±{format_number(slack / (n * (p - q)))}: check ε, n and the "
+                "protocol"
             )
     return notes
 
@@ -328,7 +331,8 @@ def _sum_notes(
     elif abs(total - n) > spread:
         what = "sums" if counts is not None else "estimates times n"
         notes.append(
-            f"the {what} total {total:,.6g}, but {said} give {n:,} within ±{spread:,.0f}: "
+            # In users, whole, as n is: never e-notation.
+            f"the {what} total {total:,.0f}, but {said} give {n:,} within ±{spread:,.0f}: "
             "check ε, n and the protocol"
         )
     return notes

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ldpcore.errors import InputError, TableError
+from ldpcore.formats import format_as_written
 
 #: What to do with a total row: refuse the file until told (the default), drop the row,
 #: or keep it as a value.
@@ -95,8 +96,9 @@ def total_row(numbers: NDArray[np.float64], *, frequencies: bool = False) -> int
 
 def total_message(source: str, label: str, number: float) -> str:
     """What a refused total row is told with: what it looks like, and both ways on."""
+    held = format_as_written(number)
     return (
-        f"{source}: the row {label!r} holds {number:,.6g}, the sum of all the other rows: "
+        f"{source}: the row {label!r} holds {held}, the sum of all the other rows: "
         "it looks like a total, not a value. Drop it (Drop the total row, or "
         f"{TOTAL_FLAGS['drop']}), or keep it if it really is a value "
         f"(Keep it as a value, or {TOTAL_FLAGS['keep']})"

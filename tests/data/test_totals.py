@@ -21,7 +21,7 @@ from ldpcore.cli import main
 from ldpcore.collection.estimates import read_collected
 from ldpcore.data.datasets import bundled_names, load_bundled, parse_histogram
 from ldpcore.data.tables import TableError, TotalRowError, read_numbers
-from ldpcore.data.totals import total_row
+from ldpcore.data.totals import total_message, total_row
 from ldpcore.errors import InputError
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.present.commands import simulate_command
@@ -367,3 +367,14 @@ def test_postprocess_says_a_total_flag_found_nothing(tmp_path: Path) -> None:
     )  # fmt: skip
     assert code == 0, err
     assert "--keep-total changed nothing" in err
+
+
+@pytest.mark.parametrize(
+    ("number", "written"),
+    [(22_299_600.0, "22,299,600"), (10_200.0, "10,200"), (1.0, "1"), (0.99996, "0.99996")],
+)
+def test_a_total_row_is_named_with_its_number_as_written_never_in_e_notation(
+    number: float, written: str
+) -> None:
+    said = total_message("the file", "Total", number)
+    assert f"holds {written}, the sum" in said and "e+" not in said
