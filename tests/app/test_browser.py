@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator, Page, expect, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from served import ARTIFACTS, CHROMIUM, ROOT, assert_accessible
 
 from devtools.serving import streamlit_server
@@ -497,10 +499,15 @@ def _choose_file(page: Page, upload: Locator, path: Path, attempts: int = 3) -> 
     replaced, and the app never hears of it (seen once in CI on a loaded machine): the
     person would see their file missing and choose it again, which is what this does.
     """
+    listed = page.get_by_text(path.name, exact=True).last
     for _ in range(attempts):
+        page.wait_for_selector("[data-testid='stStatusWidget']", state="detached")
         upload.set_input_files(str(path))
         try:
-            expect(page.get_by_text(path.name, exact=True).last).to_be_visible(timeout=20_000)
+            expect(listed).to_be_visible(timeout=20_000)
+            # Still listed once the rerun it started is over: not on a replaced element.
+            page.wait_for_selector("[data-testid='stStatusWidget']", state="detached")
+            expect(listed).to_be_visible(timeout=5_000)
             return
         except AssertionError:
             page.wait_for_selector("[data-testid='stStatusWidget']", state="detached")
@@ -552,6 +559,114 @@ def test_collected_output_s_form_belongs_to_each_file_in_the_browser(
     assert [float(row[1]) for row in rows] == [0.0662, 0.3123, -0.0121, 0.5113, 0.1223]
     assert "not a whole number" not in page.content()
     assert page.locator("[data-testid='stException']").count() == 0
+
+
+def _every_pair_in_turn(kinds: list[str]) -> list[str]:
+    """A sequence of uploads in which every ordered pair of different kinds follows once
+    (an Eulerian circuit of the complete directed graph, by Hierholzer's algorithm)."""
+    left = {a: [b for b in kinds if b != a] for a in kinds}
+    stack, walk = [kinds[0]], []
+    while stack:
+        if left[stack[-1]]:
+            stack.append(left[stack[-1]].pop())
+        else:
+            walk.append(stack.pop())
+    return walk[::-1]
+
+
+def _pick(page: Page, label: str, option: str, attempts: int = 3) -> None:
+    """Choose ``option`` in a select box, opening it again if a rerun closed it."""
+    for _ in range(attempts):
+        page.wait_for_selector("[data-testid='stStatusWidget']", state="detached")
+        page.get_by_label(label).last.click()
+        choice = page.get_by_role("option", name=option, exact=True)
+        try:
+            choice.click(timeout=10_000)
+            expect(page.get_by_label(label).last).to_have_value(option, timeout=10_000)
+            return
+        except (AssertionError, PlaywrightTimeout):
+            page.keyboard.press("Escape")
+    raise AssertionError(f"{label} never took {option}")
+
+
+def _downloaded(page: Page) -> list[list[str]]:
+    """The rows of the collected tab's CSV; none where a rerun replaced the button."""
+    page.wait_for_selector("[data-testid='stStatusWidget']", state="detached")
+    try:
+        with page.expect_download(timeout=30_000) as download_info:
+            page.get_by_role("button", name="Consistent estimates (CSV)").click()
+        lines = Path(download_info.value.path()).read_text().splitlines()
+    except PlaywrightError:
+        return []
+    return [line.split(",") for line in lines[1:]]
+
+
+def test_every_pair_of_collected_files_in_turn_keeps_one_state_per_file_in_the_browser(
+    server: str, browser_page: Page, tmp_path: Path
+) -> None:
+    """Your data, collected output, as a person uploads: file A, its method (and n) changed
+    by hand, then file B, through a sequence in which every ordered pair of file kinds
+    (counts, estimates, ordered values, reports) comes once. B's form is B's own, and the
+    CSV the page hands over is what the core computes from the settings on that form."""
+    from collected_files import COLLECTED_KINDS  # noqa: PLC0415
+
+    from ldpcore.collection.estimates import (  # noqa: PLC0415
+        consistent_estimates_and_caveats,
+        read_collected,
+    )
+
+    page = browser_page
+    sequence = _every_pair_in_turn(list(COLLECTED_KINDS))
+    assert len(sequence) == len(COLLECTED_KINDS) * (len(COLLECTED_KINDS) - 1) + 1
+    _open_from_the_menu(page, server, "Your data")
+    page.get_by_role("tab", name="Make collected LDP output consistent").click()
+    for step, kind in enumerate(sequence):
+        make, holds = COLLECTED_KINDS[kind]
+        shape = "The reports" if holds is None else "Support counts or estimates"
+        page.get_by_text(re.compile(f"^{shape}")).click()
+        path = tmp_path / f"{step:02d}-{kind}.csv"
+        path.write_bytes(make())
+        # The uploader of this shape, drawn once the click's rerun is over.
+        page.wait_for_selector("[data-testid='stStatusWidget']", state="detached")
+        _choose_file(page, page.locator("input[type='file']").last, path)
+        page.get_by_role("button", name="Consistent estimates (CSV)").wait_for(timeout=120_000)
+        after = f"{sequence[step - 1]} then {kind}" if step else kind
+        n_field = page.get_by_role("spinbutton", name="Users who reported (n)")
+        if holds is None:
+            expect(page.get_by_label("Protocol used").last).to_have_value("GRR", timeout=60_000)
+        else:
+            label = {"counts": "support counts", "estimates": "Base estimates"}[holds]
+            expect(page.get_by_role("radio", name=label, exact=True)).to_be_checked(timeout=60_000)
+            expect(n_field).to_have_value("10000", timeout=60_000)
+            # The page redraws after the upload (the method moves to B's recommendation):
+            # read until the form and the CSV settle, then they must agree exactly.
+            for _ in range(10):
+                rows = _downloaded(page)
+                settings = {
+                    "kind": holds,
+                    "protocol": page.get_by_label("Protocol used").last.input_value(),
+                    "epsilon": float(page.get_by_role("spinbutton", name="ε used").input_value()),
+                    "n": 10_000,
+                }
+                method = page.get_by_label("Post-processing method").input_value()
+                collected = read_collected(make(), source=path.name, **settings)
+                table, _ = consistent_estimates_and_caveats(collected, method)
+                expected = list(table["estimate"])
+                if [row[0] for row in rows] == list(table["value"]) and [
+                    float(row[2]) for row in rows
+                ] == pytest.approx(expected, rel=1e-12):
+                    break
+                page.wait_for_timeout(1_000)
+            assert [row[0] for row in rows] == list(table["value"]), after
+            shown = [float(row[2]) for row in rows]
+            assert shown == pytest.approx(expected, rel=1e-12), (after, method)
+        assert page.locator("[data-testid='stException']").count() == 0, after
+        # The person then changes the form by hand before the next file.
+        _pick(page, "Post-processing method", "Base-Cut")
+        if holds is not None:
+            n_field.fill("9600")
+            n_field.press("Enter")
+            expect(n_field).to_have_value("9600", timeout=60_000)
 
 
 #: The words a result page shows above its answer, at most: its title and what it asks.

@@ -3,7 +3,6 @@ form, file B"; what is shown and computed afterwards belongs to B."""
 
 from __future__ import annotations
 
-import io
 import json
 import shlex
 import subprocess
@@ -13,30 +12,15 @@ import numpy as np
 import pandas as pd
 import pytest
 from apptest import commands, frame, messages, open_page
+from collected_files import COLLECTED_KINDS, counts_file, estimates_file, reports_file
 from command import COMMAND
 
-from ldpcore.collection.report_files import csv_parameter_line, reports_to_frame
 from ldpcore.formats import format_error
-from ldpcore.protocols import get_protocol, protocol_names
-
-
-def _counts_file(protocol: str, n: int, d: int, seed: int) -> tuple[bytes, np.ndarray]:
-    oracle = get_protocol(protocol, epsilon=1.0, domain_size=d)
-    truth = np.full(d, n // d)
-    truth[0] += n - truth.sum()
-    support = oracle.sample_support_counts(truth, seed)
-    text = "value,count\n" + "".join(f"team{i},{c}\n" for i, c in enumerate(support))
-    return text.encode(), support
-
-
-def _estimates_file(d: int) -> tuple[bytes, np.ndarray]:
-    estimates = np.random.default_rng(3).normal(1 / d, 0.02, d)
-    text = "club,estimate\n" + "".join(f"C{i},{float(e)!r}\n" for i, e in enumerate(estimates))
-    return text.encode(), estimates
+from ldpcore.protocols import protocol_names
 
 
 def test_collected_output_second_file_starts_from_what_it_says() -> None:
-    first, _ = _counts_file("OUE", 21_699, 12, seed=1)
+    first, _ = counts_file("OUE", 21_699, 12, seed=1)
     at = open_page("pages/your_data.py")
     at.file_uploader(key="collected-upload").set_value(("teams.csv", first, "text/csv"))
     at = at.run()
@@ -46,7 +30,7 @@ def test_collected_output_second_file_starts_from_what_it_says() -> None:
     at = at.run()
     assert not at.exception and at.radio(key="collected-kind").value == "counts"
     # File B holds estimates: the form starts from what B says, not from A's choices.
-    second, estimates = _estimates_file(9)
+    second, estimates = estimates_file(9)
     at.file_uploader(key="collected-upload").set_value(("clubs.csv", second, "text/csv"))
     at = at.run()
     assert not at.exception, at.exception
@@ -79,28 +63,18 @@ def test_a_histogram_s_columns_belong_to_its_file() -> None:
     assert not at.error, messages(at)
 
 
-def _reports_file(protocol: str, d: int, epsilon: float) -> bytes:
-    oracle = get_protocol(protocol, epsilon=epsilon, domain_size=d)
-    rng = np.random.default_rng(0)
-    reports = oracle.randomize(rng.integers(0, d, 400), rng)
-    buffer = io.StringIO()
-    buffer.write(csv_parameter_line(oracle) + "\n")
-    reports_to_frame(oracle, reports, text=True).to_csv(buffer, index=False)
-    return buffer.getvalue().encode()
-
-
 @pytest.mark.parametrize(("first", "second"), [(("OUE", 16, 1.0), ("GRR", 6, 2.0))])
 def test_a_report_file_s_recorded_settings_fill_the_form_afresh(
     first: tuple[str, int, float], second: tuple[str, int, float]
 ) -> None:
     at = open_page("pages/your_data.py")
     at.radio(key="collected-shape").set_value("The reports, one row per user").run()
-    at.file_uploader(key="reports-upload").set_value(("a.csv", _reports_file(*first), "text/csv"))
+    at.file_uploader(key="reports-upload").set_value(("a.csv", reports_file(*first), "text/csv"))
     at = at.run()
     assert at.selectbox(key="reports-protocol").value == first[0]
     at.number_input(key="reports-epsilon").set_value(3.0)  # the person changes the form
     at = at.run()
-    at.file_uploader(key="reports-upload").set_value(("b.csv", _reports_file(*second), "text/csv"))
+    at.file_uploader(key="reports-upload").set_value(("b.csv", reports_file(*second), "text/csv"))
     at = at.run()
     assert not at.exception, at.exception
     assert at.selectbox(key="reports-protocol").value == second[0]
@@ -163,22 +137,6 @@ def test_the_sidebar_says_when_a_named_protocol_is_for_ordered_values_the_data_l
     at = app({"protocol": ordered, "dataset": "sample: ages", "trials": "5"})
     at.run()
     assert "made for ordered values" not in " | ".join(c.value for c in at.sidebar.caption)
-
-
-def _ordered_counts_file() -> bytes:
-    """Counts per year: a file of ordered values."""
-    oracle = get_protocol("OLH", epsilon=1.0, domain_size=16)
-    support = oracle.sample_support_counts(np.full(16, 600), 4)
-    return ("year,count\n" + "".join(f"{1990 + i},{c}\n" for i, c in enumerate(support))).encode()
-
-
-#: Every kind of collected file the tab takes: how to upload it and what its form says.
-COLLECTED_KINDS = {
-    "counts": (lambda: _counts_file("OUE", 21_699, 12, seed=1)[0], "counts"),
-    "estimates": (lambda: _estimates_file(9)[0], "estimates"),
-    "ordered": (_ordered_counts_file, "counts"),
-    "reports": (lambda: _reports_file("GRR", 6, 2.0), None),
-}
 
 
 def _upload_collected(at: object, kind: str) -> object:
@@ -246,7 +204,7 @@ def test_the_collected_tab_s_commands_give_its_numbers(tmp_path: Path) -> None:
     table the page shows, `recommend` names the method the page recommends."""
     import re  # noqa: PLC0415
 
-    data, _ = _counts_file("OUE", 21_699, 12, seed=1)
+    data, _ = counts_file("OUE", 21_699, 12, seed=1)
     at = open_page("pages/your_data.py")
     at.file_uploader(key="collected-upload").set_value(("teams.csv", data, "text/csv"))
     at = at.run()
