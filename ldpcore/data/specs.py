@@ -285,6 +285,22 @@ class ExplicitCounts(DatasetSpec):
         """The name as given."""
         return self.name
 
+    def command_text(self) -> str:
+        """How a command names these counts.
+
+        ``file:NAME``, the person's file by its name, or a bundled dataset's own name
+        where they are its counts as shipped (a page's pick of sample data, which the
+        command finds without a file).
+        """
+        assert self._array is not None  # set in __post_init__
+        shipped = (
+            self.total is None
+            and self.reading is None
+            and self.name in bundled_names()
+            and np.array_equal(load_bundled(self.name).counts, self._array)
+        )
+        return self.name if shipped else f"file:{self.name}"
+
 
 _DATASET_HELP = (
     "unknown dataset {got}; use zipf:d=D,s=S (e.g. zipf:d=1024,s=1.5), uniform:d=D, "

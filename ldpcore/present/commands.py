@@ -20,10 +20,11 @@ from ldpcore.queries.specs import QuerySpec
 def _arguments(config: ExperimentConfig, query: str | QuerySpec) -> list[str]:
     """``--dataset … --seed …`` for a configuration (the options both commands share)."""
     methods = ",".join(config.methods) if config.methods != default_method_names() else "all"
-    # A spec as its canonical text; uploaded counts by their file's name (file:PATH).
+    # A spec as its canonical text; counts by their file's name (file:PATH) or, for
+    # sample data a page picked, by the bundled name.
     dataset = str(config.dataset)
     if isinstance(config.dataset, ExplicitCounts):
-        dataset = f"file:{dataset}"
+        dataset = config.dataset.command_text()
     # What was done with the file's total row, so the command reads the file the same way.
     total = config.dataset.total if isinstance(config.dataset, ExplicitCounts | FileData) else None
     # And how it was read (its columns, header, order), so it gives the page's numbers.

@@ -325,11 +325,9 @@ def answers_in_full(table: pd.DataFrame) -> str:
     lines = []
     for _, row in table.iterrows():
         said = [f"- **{row['protocol']}**: {row['why']}"]
-        said += [
-            f"*{column.capitalize()}:* {row[column]}"
-            for column in LONG_COLUMNS[1:]
-            if row[column] != "—"
-        ]
+        option = row[LONG_COLUMNS[1]]
+        if option != "—":  # its own words say it gives a proper distribution
+            said.append(f"*The consistent option:* {option}")
         lines.append("  \n  ".join(said))  # a line break within the protocol's item
     return "\n".join(lines)
 

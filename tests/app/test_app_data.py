@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
-from apptest import app, chart, frame, messages, open_page, values
+from apptest import app, chart, commands, frame, messages, open_page, values
+from command import COMMAND
 from streamlit.testing.v1 import AppTest
 
 from ldpcore.present.epsilon_sentences import LONG_COLUMNS
 from ldpcore.present.tables import RISK_SHARES
-from ldpcore.protocols import get_protocol
+from ldpcore.protocols import get_protocol, protocol_class
 
 HISTOGRAM = b"value,count,group\napple,480,fruit\npear,320,fruit\nleek,150,veg\nkale,50,veg\n"
 
@@ -430,3 +434,40 @@ def test_choose_epsilon_asks_all_at_once_in_people_s_words() -> None:
 
     assert GLOSSARY["Base"] in config["without post-processing (Base)"]["help"]
     assert GLOSSARY["ε"] in config["smallest ε"]["help"]
+
+
+def test_choose_epsilon_shows_the_command_that_gives_its_table(tmp_path: Path) -> None:
+    """The command under Choose ε's answer, run as a person would paste it, names the
+    page's method and ε for every protocol it searched."""
+    from ldpcore.formats import epsilon_interval  # noqa: PLC0415
+
+    at = open_page("pages/choose_epsilon.py")
+    at.selectbox(key="choose-bundled").set_value("countries")
+    at.slider(key="choose-trials").set_value(5)
+    at.multiselect(key="choose-protocols").set_value(["GRR", "OUE"])
+    at.multiselect(key="choose-methods").set_value(["Base", "Norm-Sub"])
+    at = at.run()
+    assert not at.exception, at.exception
+    (line,) = [c for c in commands(at) if c.startswith("ldpcore choose-epsilon ")]
+    ran = subprocess.run(
+        [*COMMAND, *shlex.split(line)[1:]],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert ran.returncode == 0, (line, ran.stderr)
+    table = frame(at, "recommended method")
+    answers = json.loads(ran.stdout)["answers"]
+    assert [a["protocol"] for a in answers] == list(table["protocol"])
+    for answer, (_, row) in zip(answers, table.iterrows(), strict=True):
+        assert answer["method"] == row["recommended method"], line
+        said = epsilon_interval(
+            answer["epsilon"],
+            answer["epsilon_low"],
+            answer["epsilon_high"],
+            exact=answer["base_exact"] and not answer["post_processing_helps"],
+            source=protocol_class(answer["protocol"]).variance_source,
+        )
+        assert said == row["smallest ε"], (line, said, row["smallest ε"])

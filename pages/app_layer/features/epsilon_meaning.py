@@ -23,6 +23,7 @@ from ldpcore.advice.targets import AccuracyTarget
 from ldpcore.attacks.reach import TopKQuestion
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.formats import format_delta
+from ldpcore.present.commands import choose_epsilon_command
 from ldpcore.present.context_sentences import (
     SHUFFLE_TERMS,
     odds_sentence,
@@ -36,6 +37,7 @@ from ldpcore.present.tables import risk_table
 from pages.app_layer.controls.widgets import epsilon_to_inspect
 from pages.app_layer.serving.answers import epsilon_in_context
 from pages.app_layer.views.display import run_or_explain
+from pages.app_layer.views.exports import show_command
 
 #: The δ offered for the central ε after shuffling, and the default (FMT's example's).
 DELTAS = (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10)
@@ -146,6 +148,10 @@ def downloads(
         ),
         file_name="choose-epsilon.ipynb",
         mime="application/x-ipynb+json",
+    )
+    # The record's command, in view too: what is copied asks what was searched.
+    show_command(
+        choose_epsilon_command(config, target=target, protocols=protocols, methods=methods)
     )
 
 
