@@ -16,7 +16,7 @@ from collected_files import COLLECTED_KINDS, counts_file, estimates_file, report
 from command import COMMAND
 
 from ldpcore.formats import format_error
-from ldpcore.protocols import protocol_names
+from ldpcore.protocols import get_protocol, protocol_names
 
 
 def test_collected_output_second_file_starts_from_what_it_says() -> None:
@@ -238,3 +238,37 @@ def test_the_collected_tab_s_commands_give_its_numbers(tmp_path: Path) -> None:
     assert list(written.columns)[:2] == ["value", "frequency"] or "estimate" in written.columns
     column = "estimate" if "estimate" in written.columns else "frequency"
     np.testing.assert_allclose(written[column], shown["estimate"], rtol=1e-9)
+
+
+def test_a_second_report_file_of_the_same_name_starts_its_method_afresh() -> None:
+    """Two report files both called reports.csv (the same export, run twice): what was
+    chosen for the first belongs to that upload, not to its name."""
+    from ldpcore.advice import recommend  # noqa: PLC0415
+    from ldpcore.collection.estimates import read_collected  # noqa: PLC0415
+    from ldpcore.collection.report_check import check_report_upload  # noqa: PLC0415
+
+    second = reports_file("OUE", 8, 1.0)
+    # The second file's recommendation, made by the core from its reports as the page
+    # aggregates them.
+    table, users = check_report_upload(
+        get_protocol("OUE", epsilon=1.0, domain_size=8), second, "reports.csv"
+    ).counts_table(drop=True)
+    collected = read_collected(table, kind="counts", protocol="OUE", epsilon=1.0, n=users)
+    wanted = recommend(collected.estimate, protocol=collected.protocol, n=users, query="topk:k=7")
+    at = open_page("pages/your_data.py")
+    at.radio(key="collected-shape").set_value("The reports, one row per user").run()
+    # The same number of values, so the query (top-7) is the same for both files.
+    first = reports_file("GRR", 8, 2.0)
+    at.file_uploader(key="reports-upload").set_value(("reports.csv", first, "text/csv"))
+    at = at.run()
+    assert not at.exception and not at.error, messages(at)
+    chosen = next(
+        m for m in at.selectbox(key="collected-method").options if m != wanted.recommended
+    )
+    at.selectbox(key="collected-method").set_value(chosen)
+    at = at.run()
+    at.file_uploader(key="reports-upload").set_value(("reports.csv", second, "text/csv"))
+    at = at.run()
+    assert not at.exception and not at.error, messages(at)
+    assert at.selectbox(key="reports-protocol").value == "OUE"
+    assert at.selectbox(key="collected-method").value == wanted.recommended, chosen

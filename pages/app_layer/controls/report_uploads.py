@@ -40,8 +40,12 @@ def checked_reports(
     return check_report_upload(oracle, data, name)
 
 
-def report_inputs() -> tuple[bytes, str, dict[str, object]] | None:
-    """The report-file upload and its check; support counts for the tab, or None."""
+def report_inputs() -> tuple[bytes, str, dict[str, object], str] | None:
+    """The report-file upload and its check, or None.
+
+    Support counts for the tab, their name, the form's settings, and the upload's id (what
+    is chosen for the file belongs to this upload, even after another of the same name).
+    """
     upload = st.file_uploader(
         "Reports: one row per user, in the format `ldpcore randomize` writes (CSV or Parquet)",
         type=["csv", "parquet"],
@@ -127,7 +131,7 @@ def report_inputs() -> tuple[bytes, str, dict[str, object]] | None:
         "n": users,
         "params": extras,
     }
-    return table, f"{name} (aggregated)", settings
+    return table, f"{name} (aggregated)", settings, upload.file_id
 
 
 __all__ = ["checked_reports", "example_reports", "report_inputs"]

@@ -52,8 +52,8 @@ def collected_inputs() -> tuple[bytes, str, dict[str, object], object] | None:
         found = report_inputs()
         if found is None:
             return None
-        table, name, read = found
-        return table, name, read, ("reports", name, read["kind"])
+        table, name, read, upload_id = found
+        return table, name, read, ("reports", upload_id, read["kind"])
     upload = st.file_uploader(
         "Collected output: CSV or TSV with a value column and either `count` (support "
         "counts) or `estimate` (Base frequency estimates)",
