@@ -249,7 +249,7 @@ STAND_INS = ("Norm-Sub", "PowerNS")
 
 
 def stand_in_truth(
-    estimate: Sequence[float] | np.ndarray,
+    estimate: ArrayLike,
     *,
     protocol: FrequencyOracle,
     n: int,
