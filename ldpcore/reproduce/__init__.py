@@ -1,12 +1,12 @@
 """Reproduce the papers' experiments: one recipe per figure or table, claims checked.
 
-A *recipe* runs an experiment of one of the three papers in ``../shared/papers``
-(NDSS 2020 Figs. 1–10; the MLE paper's Figs. 2–3; the generalized-IBU paper's
-Table 1) in a ``quick`` mode (seconds, fewer trials and points) or a ``full`` mode
-(the paper's trial counts), and returns a :class:`Reproduction`: the numbers, a
-Plotly figure and every claim the paper makes about it, each with the measured
-value and whether it holds. A claim that does not hold is reported as such; the
-thresholds are fixed in the recipe, before anything is measured.
+A *recipe* runs an experiment of a paper the tool implements (NDSS 2020 Figs.
+1–10; the MLE paper's Figs. 2–3; the generalized-IBU paper's Table 1) in a ``quick``
+mode (seconds, fewer trials and points) or a ``full`` mode (the paper's trial counts),
+and returns a :class:`Reproduction`: the numbers, a Plotly figure and every claim the
+paper makes about it, each with the measured value and whether it holds. A claim that
+does not hold is reported as such; the thresholds are fixed in the recipe, before
+anything is measured.
 
 ``ldpcore reproduce`` and the Paper page are thin layers over :func:`run_recipe`
 and :func:`write_reproduction`.

@@ -7,8 +7,8 @@ honest users). Each cell is :func:`ldpcore.experiments.poisoning.run_attack`: fa
 reports drawn exactly, Base's gain per trial, and the closed form beside it
 (:func:`ldpcore.attacks.expected_gain`).
 
-The paper is not among ``../shared/papers``; its claims are checked here in the form
-its closed forms give them (the formulas the issue quotes: GRR's maximal gain
+Its claims are checked from the paper's text here, in the form
+its closed forms give them (Cao et al.'s formulas: GRR's maximal gain
 ``β(1 − f_T) + β(d − r)/(e^ε − 1)``, OUE's and OLH's ``β(2r − f_T) + 2βr/(e^ε − 1)``),
 with every threshold fixed before anything is measured.
 """
@@ -99,7 +99,7 @@ def attacks(context: Context) -> RecipeOutput:
         claims,
         f"Zipf s=1.5, n = {USERS:,}, β = {BETA:.0%}, r = {TARGETS}, ε ∈ {EPSILONS}, "
         f"d ∈ {DOMAINS}, {trials} trials per cell",
-        "The paper is not in ../shared/papers: its claims are checked as its closed forms "
+        "Its claims are checked from the paper's text, as its closed forms "
         "state them. OLH uses the real hash family (the closed form assumes an ideal "
         "one); its cells are within the same bounds.",
     )

@@ -8,7 +8,7 @@ OUE and OLH exactly when ``d < 3e^ε + 2``. Here each is simulated on the tool's
 (Zipf s = 1.5, 10⁵ users) with the exact fast samplers, at ε ∈ {0.5, 1, 2, 3, 4, 5}:
 SHE, THE, OUE and OLH on d = 128 values, GRR and OUE also on d = 8.
 
-The paper is not among ``../shared/papers``; its claims are checked as its formulas
+Its claims are checked from the paper's text, as its formulas
 state them, with every threshold fixed before anything is measured. SHE's exact
 variance is computed here from its definition (``2b²/n`` with ``b = 2/ε``), not from the
 protocol's code, so the first claim checks the sampler and the estimator against it (the
@@ -115,7 +115,7 @@ def variances(context: Context) -> RecipeOutput:
         _claims(frame, trials),
         f"Zipf s=1.5, n = {USERS:,}, ε ∈ {EPSILONS}, d = {WIDE} (and {NARROW} for GRR "
         f"against OUE), {trials} trials per cell",
-        "The paper is not in ../shared/papers: its claims are checked as its formulas "
+        "Its claims are checked from the paper's text, as its formulas "
         "state them. Var* is the paper's variance per user where a value is rare; the "
         "exact column adds the frequency term (NDSS 2020 Eq. 3).",
     )

@@ -8,7 +8,7 @@ Each cell simulates ``T = 10`` rounds of the same users with the exact T-round s
 the ten rounds' average, each beside its exact value (NDSS Eq. 3 with the chain's compound
 ``p`` and ``q``; the average's from :mod:`ldpcore.protocols.rounds`).
 
-The paper is not among ``../shared/papers``; its claims are checked as its variances
+Its claims are checked from the paper's text, as its variances
 state them (L-OSUE the most accurate unary chain; L-GRR ahead of it on small domains and
 behind on large ones, the adaptive choice between the two; the snapshot variance its
 formula gives), with every threshold fixed before anything is measured. The rounds'
@@ -109,7 +109,7 @@ def chains(context: Context) -> RecipeOutput:
         _claims(frame, trials),
         f"Zipf s=1.5, n = {USERS:,}, ε₁ = ε∞/2, ε∞ ∈ {LIFETIMES}, d ∈ {DOMAINS}, "
         f"{ROUNDS} rounds of the same users, {trials} trials per cell",
-        "The paper is not in ../shared/papers: its claims are checked as its variances "
+        "Its claims are checked from the paper's text, as its variances "
         "state them. One report's ε₁ is half of ε∞ throughout; the rounds' average is this "
         "tool's addition.",
     )
