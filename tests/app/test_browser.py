@@ -561,6 +561,10 @@ def test_collected_output_s_form_belongs_to_each_file_in_the_browser(
     assert page.locator("[data-testid='stException']").count() == 0
 
 
+#: The collected tab's two uploaders by their labels: one row per value, or reports.
+UPLOADERS = {False: "Collected output: CSV or TSV", True: "Reports: one row per user"}
+
+
 def _every_pair_in_turn(kinds: list[str]) -> list[str]:
     """A sequence of uploads in which every ordered pair of different kinds follows once
     (an Eulerian circuit of the complete directed graph, by Hierholzer's algorithm)."""
@@ -623,17 +627,22 @@ def test_every_pair_of_collected_files_in_turn_keeps_one_state_per_file_in_the_b
     for step, kind in enumerate(sequence):
         make, holds = COLLECTED_KINDS[kind]
         shape = "The reports" if holds is None else "Support counts or estimates"
+        after = f"{sequence[step - 1]} then {kind}" if step else kind
         page.get_by_text(re.compile(f"^{shape}")).click()
         path = tmp_path / f"{step:02d}-{kind}.csv"
         path.write_bytes(make())
-        # The uploader of this shape, drawn once the click's rerun is over.
+        # This shape's own uploader, once drawn: the other shape's may still be on the
+        # page while the click's rerun runs, and a file chosen there is lost with it.
+        uploader = page.get_by_test_id("stFileUploader").filter(has_text=UPLOADERS[holds is None])
+        expect(uploader).to_be_visible(timeout=60_000)
         page.wait_for_selector("[data-testid='stStatusWidget']", state="detached")
-        _choose_file(page, page.locator("input[type='file']").last, path)
+        _choose_file(page, uploader.locator("input[type='file']"), path)
         page.get_by_role("button", name="Consistent estimates (CSV)").wait_for(timeout=120_000)
-        after = f"{sequence[step - 1]} then {kind}" if step else kind
         n_field = page.get_by_role("spinbutton", name="Users who reported (n)")
         if holds is None:
-            expect(page.get_by_label("Protocol used").last).to_have_value("GRR", timeout=60_000)
+            expect(page.get_by_label("Protocol used").last, after).to_have_value(
+                "GRR", timeout=60_000
+            )
         else:
             label = {"counts": "support counts", "estimates": "Base estimates"}[holds]
             expect(page.get_by_role("radio", name=label, exact=True)).to_be_checked(timeout=60_000)
