@@ -187,11 +187,12 @@ def _summary(config: ExperimentConfig) -> pd.DataFrame:
     frame = result.summary.copy()
     for position, (key, value) in enumerate(
         [
-            ("dataset", config.dataset),
+            # The specs as their canonical text: a table's cell, in CSV and Parquet alike.
+            ("dataset", str(config.dataset)),
             ("protocol", config.protocol),
             ("epsilon", config.epsilon),
             ("n", config.n),
-            ("query", config.query),
+            ("query", str(config.query)),
             ("trials", config.trials),
             ("seed", config.seed),
         ]

@@ -645,3 +645,24 @@ def test_an_unsettled_sampler_is_one_warning_line_after_the_progress_line(
     assert err.count("had not settled") == 1, err
     assert "\nwarning: Bayes's sampler had not settled" in err, err
     assert target.read_text().startswith("value,frequency")
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_a_sweep_writes_its_specs_as_their_text_in_either_format(
+    tmp_path: Path, suffix: str
+) -> None:
+    # Typed specs in the table once made Parquet fail ("Conversion failed for column
+    # dataset"); CSV wrote their text. Both now hold the canonical text.
+    import pandas as pd  # noqa: PLC0415
+
+    config = tmp_path / "sweep.toml"
+    config.write_text(
+        'dataset = "zipf:d=64,s=1.5"\nprotocols = ["OLH"]\nepsilons = [1.0]\n'
+        'ns = [10000]\nqueries = ["topk:k=5"]\ntrials = 3\n'
+    )
+    out = tmp_path / f"results{suffix}"
+    done = ldpcore("sweep", "--config", str(config), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    table = pd.read_parquet(out) if suffix == ".parquet" else pd.read_csv(out)
+    assert set(table["dataset"]) == {"zipf:d=64,s=1.5"}
+    assert set(table["query"]) == {"topk:k=5"}
