@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ldpcore.data.datasets import zipf
+from ldpcore.data.datasets import Dataset, zipf
 from ldpcore.data.specs import parse_dataset_spec
 from ldpcore.experiments.config import ExperimentConfig
 from ldpcore.experiments.trials import run
@@ -118,11 +118,32 @@ def value_coverage(
     method, the rate for frequent values (the top 10%) and for rare ones (bottom half).
     """
     data = zipf(d, n, 1.5)
-    truth = data.frequencies()
-    oracle = get_protocol(protocol, epsilon=epsilon, domain_size=d)
-    order = np.argsort(-truth, kind="stable")
+    order = np.argsort(-data.frequencies(), kind="stable")
     frequent, rare = order[: max(1, d // 10)], order[d // 2 :]
-    held = {name: [] for name in methods}
+    held, _ = _held_per_value(data, protocol, epsilon, runs=runs, level=level, methods=methods)
+    return {
+        name: (float(rows[:, frequent].mean()), float(rows[:, rare].mean()))
+        for name, rows in held.items()
+    }
+
+
+def _held_per_value(
+    data: Dataset,
+    protocol: str,
+    epsilon: float,
+    *,
+    runs: int,
+    level: float,
+    methods: Sequence[str],
+) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """Whether each method's interval held each value's truth, and its zero-width count.
+
+    A row per collection, each its own seed.
+    """
+    truth, n = data.frequencies(), data.n
+    oracle = get_protocol(protocol, epsilon=epsilon, domain_size=data.domain_size)
+    held = {name: np.zeros((runs, data.domain_size), bool) for name in methods}
+    points = dict.fromkeys(methods, 0)
     for seed in range(runs):
         support = oracle.sample_support_counts(data.counts, np.random.default_rng(seed))
         estimate = oracle.estimate(support, n)
@@ -131,11 +152,9 @@ def value_coverage(
             low, high = frequency_intervals(
                 estimate, protocol=oracle, n=n, level=level, point=point
             )
-            held[name].append((low <= truth) & (truth <= high))
-    return {
-        name: (float(np.mean(np.array(rows)[:, frequent])), float(np.mean(np.array(rows)[:, rare])))
-        for name, rows in held.items()
-    }
+            held[name][seed] = (low <= truth) & (truth <= high)
+            points[name] += int(np.sum(high <= low))
+    return held, points
 
 
 @dataclasses.dataclass(frozen=True)
@@ -175,27 +194,14 @@ def real_value_coverage(
     every value is checked, and grouped as :class:`ValueCoverage` says.
     """
     data = parse_dataset_spec(dataset).build(n)
-    truth = data.frequencies()
-    oracle = get_protocol(protocol, epsilon=epsilon, domain_size=data.domain_size)
-    order = np.argsort(-truth, kind="stable")
+    order = np.argsort(-data.frequencies(), kind="stable")
     d = data.domain_size
     groups = {
         "frequent": order[: max(1, d // 10)],
         "rare": order[d // 2 :],
         "few": np.flatnonzero(data.counts <= FEW_USERS),
     }
-    held = {name: np.zeros((runs, d), bool) for name in methods}
-    points = dict.fromkeys(methods, 0)
-    for seed in range(runs):
-        support = oracle.sample_support_counts(data.counts, np.random.default_rng(seed))
-        estimate = oracle.estimate(support, n)
-        for name in methods:
-            point = get_method(name)(estimate, protocol=oracle, n=n)
-            low, high = frequency_intervals(
-                estimate, protocol=oracle, n=n, level=level, point=point
-            )
-            held[name][seed] = (low <= truth) & (truth <= high)
-            points[name] += int(np.sum(high <= low))
+    held, points = _held_per_value(data, protocol, epsilon, runs=runs, level=level, methods=methods)
     found = {}
     for name, rows in held.items():
         each = rows.mean(axis=0)

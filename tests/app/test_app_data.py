@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 from apptest import app, chart, commands, frame, messages, open_page, values
-from command import COMMAND
+from command import run_shown
 from streamlit.testing.v1 import AppTest
 
 from ldpcore.present.epsilon_sentences import LONG_COLUMNS
@@ -449,14 +447,7 @@ def test_choose_epsilon_shows_the_command_that_gives_its_table(tmp_path: Path) -
     at = at.run()
     assert not at.exception, at.exception
     (line,) = [c for c in commands(at) if c.startswith("ldpcore choose-epsilon ")]
-    ran = subprocess.run(
-        [*COMMAND, *shlex.split(line)[1:]],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
+    ran = run_shown(line, cwd=tmp_path)
     assert ran.returncode == 0, (line, ran.stderr)
     table = frame(at, "recommended method")
     answers = json.loads(ran.stdout)["answers"]

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from apptest import commands, frame, messages, open_page
 from collected_files import COLLECTED_KINDS, counts_file, estimates_file, reports_file
-from command import COMMAND
+from command import COMMAND, run_shown
 
 from ldpcore.formats import format_error
 from ldpcore.protocols import get_protocol, protocol_names
@@ -108,14 +108,7 @@ def test_the_page_s_command_reads_the_upload_as_the_page_did(tmp_path: Path) -> 
     command = next(c for c in commands(at) if c.startswith("ldpcore simulate"))
     assert "--numeric-order" in command and "--count-column shorts" in command
     (tmp_path / "films.csv").write_text(FILMS)
-    done = subprocess.run(
-        [*COMMAND, *shlex.split(command)[1:]],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    done = run_shown(command, cwd=tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr
     printed = {r["method"]: r["mse"] for r in json.loads(done.stdout)["results"]}
     shown = frame(at, "equivalent users n'").set_index("method")["MSE"].to_dict()
