@@ -67,12 +67,15 @@ def test_no_page_is_over_250_lines() -> None:
 
 
 def _commands(text: str) -> list[list[str]]:
-    """Every ``ldpcore …`` line of a Markdown text's shell blocks, continuations joined."""
+    """Every ``ldpcore …`` line of a Markdown text's shell blocks, continuations joined:
+    ``bash`` blocks (which tests/house/test_shown_commands.py also runs) and ``console``
+    transcripts (their ``$`` prompt dropped), where a command needs a state no step makes.
+    """
     commands = []
-    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
+    for block in re.findall(r"```(?:bash|console)\n(.*?)```", text, flags=re.S):
         joined = re.sub(r"\\\n\s*", " ", block)
         for raw in joined.splitlines():
-            line = raw.split("  #", 1)[0].strip()
+            line = raw.split("  #", 1)[0].strip().removeprefix("$ ")
             if line.startswith("ldpcore "):
                 commands.append(shlex.split(line)[1:])
     return commands
